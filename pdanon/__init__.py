@@ -1,0 +1,48 @@
+"""pdanon: de-identification of pandas DataFrames.
+
+Importing pdanon registers the ``df.anon`` accessor and the ``generalization[...]`` dtype.
+
+Example
+-------
+>>> import pdanon
+>>> df = pdanon.datasets.load_adult()
+>>> out = df.anon.k_anonymize(5, quasi_identifiers=["age", "sex", "race"])
+>>> out.anon.k_anonymity(quasi_identifiers=["age", "sex", "race"]) >= 5
+True
+"""
+
+from pdanon._errors import (
+    AnonymizationError,
+    InfeasibleError,
+    InvalidInputError,
+    KindError,
+    UnknownColumnError,
+    VerificationError,
+)
+from pdanon.dtype import GeneralizationArray, GeneralizationDtype, GeneralizationRange
+from pdanon import accessor as _accessor  # noqa: F401  (registers df.anon)
+from pdanon import datasets, io, models
+from pdanon.io import read_csv
+from pdanon.schema import Roles, infer_schema, resolve_roles, schema
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AnonymizationError",
+    "GeneralizationArray",
+    "GeneralizationDtype",
+    "GeneralizationRange",
+    "InfeasibleError",
+    "InvalidInputError",
+    "KindError",
+    "Roles",
+    "UnknownColumnError",
+    "VerificationError",
+    "datasets",
+    "infer_schema",
+    "io",
+    "models",
+    "read_csv",
+    "resolve_roles",
+    "schema",
+]

@@ -1,0 +1,35 @@
+"""Exception types of pdanon.
+
+Every error pdanon raises on bad input derives from :class:`AnonymizationError` *and* from the
+builtin the user would expect (``ValueError``, ``KeyError``, ``TypeError``), so both
+``except pdanon.AnonymizationError`` and ``except ValueError`` work.
+"""
+
+from __future__ import annotations
+
+
+class AnonymizationError(Exception):
+    """Base class of pdanon's own errors."""
+
+
+class InvalidInputError(AnonymizationError, ValueError):
+    """The input frame or an argument is not usable (empty frame, NaN, k < 1, duplicate names...)."""
+
+
+class UnknownColumnError(AnonymizationError, KeyError):
+    """A column named in a role or option does not exist in the frame."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""
+
+
+class KindError(AnonymizationError, TypeError):
+    """A column's kind (real / ordered / unordered) does not fit its values or the operation."""
+
+
+class InfeasibleError(AnonymizationError, ValueError):
+    """The privacy model cannot be met on this table with these parameters."""
+
+
+class VerificationError(AnonymizationError, AssertionError):
+    """An anonymizer's output failed the check of its own privacy model (a bug: please report)."""

@@ -1,0 +1,159 @@
+"""``df.anon``: the pandas face of pdanon.
+
+The accessor holds no algorithm. It resolves column roles (keywords > roles remembered in
+``df.attrs`` > defaults), calls the engine, and returns a **new** frame with the same index and
+row order; what was done is in ``out.anon.info``. pandas 3 does not cache accessors, so this
+object is stateless: everything it remembers lives in ``df.attrs["pdanon"]``.
+
+Example
+-------
+>>> import pandas as pd, pdanon
+>>> df = pd.DataFrame({"age": [30, 31, 40, 42], "sex": ["F", "F", "M", "M"]})
+>>> out = df.anon.k_anonymize(2)
+>>> out.anon.k_anonymity()
+2
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+
+from pdanon import schema as _schema
+from pdanon._errors import InvalidInputError
+
+_KEY = _schema._ATTRS_KEY
+ROLE_KEYWORDS = ("identifiers", "quasi_identifiers", "sensitive", "insensitive")
+
+
+@pd.api.extensions.register_dataframe_accessor("anon")
+class AnonAccessor:
+    """De-identification methods on a DataFrame (``df.anon``).
+
+    Role keywords accepted by every method: ``identifiers=[...]``,
+    ``quasi_identifiers=[...] or {col: kind}``, ``sensitive=[...] or {col: kind}``,
+    ``insensitive=[...]``.
+    """
+
+    def __init__(self, df: pd.DataFrame):
+        self._df = df
+
+    # ------------------------------------------------------------------ roles and state
+    def roles(self, **roles) -> _schema.Roles:
+        """The resolved roles of this frame's columns (see :func:`pdanon.schema.resolve_roles`)."""
+        return _schema.resolve_roles(self._df, **roles)
+
+    def with_schema(self, schema) -> pd.DataFrame:
+        """Validate the frame against a pandera schema made by :func:`pdanon.schema` (or any
+        schema whose columns carry ``{"role", "kind"}`` metadata) and return a new frame that
+        remembers the roles.
+
+        Example
+        -------
+        >>> s = pdanon.schema(quasi_identifiers={"age": "real"}, sensitive={"sex": "unordered"})
+        >>> df.anon.with_schema(s).anon.roles().sensitive
+        {'sex': 'unordered'}
+        """
+        keywords = _schema.roles_from_schema(schema)
+        validated = schema.validate(self._df, lazy=True)
+        out = validated.copy(deep=False)
+        out.attrs = copy.deepcopy(self._df.attrs)
+        roles = _schema.resolve_roles(out, **keywords)
+        return _schema.with_roles(out, roles)
+
+    @property
+    def schema(self):
+        """A pandera schema of this frame's roles and kinds (remembered or inferred)."""
+        return _schema.roles_to_schema(self.roles())
+
+    @property
+    def info(self) -> dict:
+        """What the last pdanon step did to produce this frame (algorithm, parameters, counts)."""
+        return copy.deepcopy(self._df.attrs.get(_KEY, {}).get("info", {}))
+
+    # ------------------------------------------------------------------ helpers for faces
+    def _result(self, out: pd.DataFrame, roles: _schema.Roles, info: dict) -> pd.DataFrame:
+        """Attach roles and info to a new frame."""
+        out.attrs = {k: v for k, v in self._df.attrs.items() if k != _KEY}
+        out.attrs[_KEY] = {"roles": roles.restricted_to(out.columns).to_dict(), "info": info}
+        return out
+
+    # ------------------------------------------------------------------ privacy levels
+    def equivalence_classes(self, **roles) -> pd.Series:
+        """The equivalence-class label of every row over the quasi-identifiers (NaN equals NaN).
+
+        Example
+        -------
+        >>> df.anon.equivalence_classes().tolist()
+        [0, 1, 2, 3]
+        """
+        from pdanon._groups import class_labels
+
+        r = self.roles(**roles)
+        return pd.Series(class_labels(self._df, r.qi), index=self._df.index, name="class")
+
+    def k_anonymity(self, **roles) -> int:
+        """The largest k for which the frame is k-anonymous: the smallest class size (0 when
+        the frame is empty).
+
+        Example
+        -------
+        >>> df.anon.k_anonymity()
+        1
+        """
+        from pdanon import models
+
+        r = self.roles(**roles)
+        return models.k_anonymity(self._df, r.qi)
+
+    # ------------------------------------------------------------------ anonymizers
+    def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "nearest",
+                    **roles) -> pd.DataFrame:
+        """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
+        at least ``k`` rows.
+
+        Parameters
+        ----------
+        k : int
+            1 <= k <= number of rows.
+        method : {"generalize", "suppress", "aggregate"}
+            How a group's quasi-identifier cells are recoded: ranges/sets
+            (generalization dtype), NaN where the group is not constant, or the group's
+            mean / median / mode.
+        algorithm : {"nearest"}
+            ``"nearest"``: the reference's TimeOptimal grouping (first ungrouped row with its
+            k-1 nearest ungrouped rows).
+        **roles
+            ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
+
+        Returns a new frame: identifiers dropped, sensitive and insensitive columns unchanged,
+        same index and row order; ``out.anon.info`` tells what was done.
+
+        Example
+        -------
+        >>> out = df.anon.k_anonymize(2, method="generalize")
+        >>> out["age"].astype(str).tolist()
+        ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
+        """
+        from pdanon import engine
+
+        r = self.roles(**_pick_roles(roles))
+        _no_extra(roles)
+        out, info = engine.anonymize(self._df, r, model=engine.KAnonymity(k), method=method,
+                                     algorithm=algorithm)
+        return self._result(out, r.restricted_to(out.columns), info)
+
+
+def _pick_roles(kwargs: dict) -> dict:
+    return {k: kwargs[k] for k in ROLE_KEYWORDS if k in kwargs}
+
+
+def _no_extra(kwargs: dict) -> None:
+    extra = [k for k in kwargs if k not in ROLE_KEYWORDS]
+    if extra:
+        raise TypeError(
+            f"unexpected keyword argument(s) {extra}; role keywords are {list(ROLE_KEYWORDS)}"
+        )
+    if kwargs.get("quasi_identifiers") is not None and len(kwargs["quasi_identifiers"]) == 0:
+        raise InvalidInputError("quasi_identifiers is empty: name at least one column")

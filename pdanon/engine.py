@@ -1,0 +1,211 @@
+"""The engine behind every face: (partitioner, privacy model, recoder).
+
+:func:`anonymize` validates the request, encodes the quasi-identifiers, asks a partitioner
+(:mod:`pdanon.partition`) for groups, recodes them (:mod:`pdanon.recode`), verifies the privacy
+model on the output, and reports what it did. The accessor, the classic classes and the command
+line all call it; no algorithm lives anywhere else.
+
+Example
+-------
+>>> import pandas as pd
+>>> from pdanon.schema import resolve_roles
+>>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
+>>> out, info = anonymize(df, resolve_roles(df), model=KAnonymity(2), method="suppress",
+...                       algorithm="nearest")
+>>> out["age"].tolist(), info["changed_cells"]
+([nan, nan, nan, nan], 4)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from pdanon import recode
+from pdanon._encode import encode_table
+from pdanon._errors import InvalidInputError, KindError
+from pdanon.models import KAnonymity, PrivacyModel
+from pdanon.partition import PARTITIONERS, Partition
+from pdanon.schema import Roles, validate_qi_values
+
+__all__ = ["KAnonymity", "anonymize", "algorithms"]
+
+
+class AllOf(PrivacyModel):
+    """Several privacy models at once (e.g. k-anonymity and l-diversity)."""
+
+    name = "all of"
+
+    def __init__(self, *models: PrivacyModel):
+        self.models = [m for m in models if m is not None]
+        self.name = " + ".join(m.name for m in self.models)
+
+    def __repr__(self) -> str:
+        return "AllOf(" + ", ".join(map(repr, self.models)) + ")"
+
+    def params(self) -> dict:
+        out = {}
+        for m in self.models:
+            out.update(m.params())
+        return out
+
+    def check_feasible(self, df, roles) -> None:
+        for m in self.models:
+            m.check_feasible(df, roles)
+
+    def groups_ok(self, labels, context=None):
+        ok = self.models[0].groups_ok(labels, context)
+        for m in self.models[1:]:
+            ok = ok & m.groups_ok(labels, context)
+        return ok
+
+    def holds(self, df, quasi_identifiers, sensitive=None) -> bool:
+        return all(m.holds(df, quasi_identifiers, sensitive) for m in self.models)
+
+
+def requirement(model: PrivacyModel, what: str):
+    """What a model (or an :class:`AllOf`) asks of group sizes, for partitioners that grow
+    groups: ``"k"`` (minimum rows), ``"distinct_l"`` (distinct sensitive values) or
+    ``"other"`` (True when a model of another kind is involved)."""
+    parts = model.models if isinstance(model, AllOf) else [model]
+    if what == "k":
+        return max((p.k for p in parts if isinstance(p, KAnonymity)), default=None)
+    if what == "distinct_l":
+        return max((p.l for p in parts if type(p).__name__ == "LDiversity"
+                    and getattr(p, "variant", "distinct") == "distinct"), default=None)
+    if what == "other":
+        return any(not isinstance(p, KAnonymity) and not (
+            type(p).__name__ == "LDiversity" and getattr(p, "variant", "distinct") == "distinct")
+            for p in parts)
+    raise ValueError(what)
+
+
+def _load_partitioners() -> None:
+    # importing the modules registers them
+    from pdanon.partition import nearest  # noqa: F401
+
+
+def algorithms() -> list[str]:
+    """Names accepted by ``algorithm=``."""
+    _load_partitioners()
+    return sorted(PARTITIONERS)
+
+
+def _check_method(method: str) -> None:
+    if method not in recode.METHODS:
+        raise InvalidInputError(
+            f"unknown method {method!r}; use one of {list(recode.METHODS)}"
+        )
+
+
+def _check_algorithm(algorithm: str) -> None:
+    _load_partitioners()
+    if algorithm not in PARTITIONERS:
+        raise InvalidInputError(
+            f"unknown algorithm {algorithm!r}; use one of {sorted(PARTITIONERS)}"
+        )
+
+
+def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
+              algorithm: str, **options) -> tuple[pd.DataFrame, dict]:
+    """Anonymize ``df`` and return ``(new_frame, info)``.
+
+    The new frame has the input's index and row order; identifier columns are dropped,
+    quasi-identifiers recoded, every other column unchanged. ``info`` holds the algorithm,
+    method, model parameters, changed cells, suppressed rows, group count, achieved levels and
+    the elapsed seconds.
+    """
+    started = time.perf_counter()
+    _check_method(method)
+    _check_algorithm(algorithm)
+    n = len(df)
+    keep = [c for c in df.columns if c not in set(roles.identifiers)]
+    info = {
+        "algorithm": algorithm,
+        "method": method,
+        "model": model.name,
+        "params": model.params(),
+        "quasi_identifiers": list(roles.qi),
+        "dropped_identifiers": list(roles.identifiers),
+        "rows": n,
+        "groups": 0,
+        "changed_cells": 0,
+        "suppressed_rows": 0,
+    }
+    if n == 0:
+        info["seconds"] = time.perf_counter() - started
+        return df[keep].copy(), info
+    if not roles.qi:
+        raise InvalidInputError(
+            "no quasi-identifier columns: pass quasi_identifiers=[...] (or roles that leave at "
+            "least one column as a quasi-identifier)"
+        )
+    model.check_feasible(df, roles)
+    validate_qi_values(df, roles.qi)
+    if method == "aggregate":
+        for c in roles.qi:
+            if getattr(df[c].dtype, "name", "").startswith("generalization"):
+                raise KindError(f"column {c!r} is already generalized; cannot aggregate ranges")
+    enc = encode_table(df, roles)
+    result = PARTITIONERS[algorithm](enc, model, method=method, **options)
+
+    out = df[keep].copy()
+    if isinstance(result, recode.Recoded):
+        for c, col in result.columns.items():
+            out[c] = col
+        info["changed_cells"] = int(result.changed)
+        info["suppressed_rows"] = int(result.suppressed_rows)
+    else:
+        partition: Partition = result
+        changed = 0
+        for col in enc.columns:
+            new, count = recode.recode_column(method, df[col.name], col, partition.labels,
+                                              partition.order)
+            out[col.name] = new
+            changed += count
+        if partition.suppressed is not None and partition.suppressed.any():
+            rows = partition.suppressed
+            for c in roles.qi:
+                before = out[c].isna().to_numpy()
+                out[c] = out[c].mask(rows)
+                changed += int((rows & ~before).sum())
+            info["suppressed_rows"] = int(rows.sum())
+        info["groups"] = partition.groups
+        info["changed_cells"] = changed
+        if partition.note:
+            info["note"] = partition.note
+    out_roles = roles.restricted_to(out.columns)
+    model.verify(out, out_roles.qi, list(out_roles.sensitive))
+    if method == "generalize":
+        _verify_truthful(df, out, roles.qi)
+    info["achieved"] = {"k": int(np.bincount(_labels(out, roles.qi)).min())}
+    info["seconds"] = time.perf_counter() - started
+    return out, info
+
+
+def _labels(out: pd.DataFrame, qi) -> np.ndarray:
+    from pdanon._groups import class_labels
+
+    return class_labels(out, qi)
+
+
+def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi) -> None:
+    """Every published range or set contains the original value of its cell."""
+    from pdanon._errors import VerificationError
+    from pdanon.dtype import GeneralizationDtype
+
+    for c in qi:
+        if not isinstance(out[c].dtype, GeneralizationDtype):
+            continue
+        if isinstance(df[c].dtype, GeneralizationDtype):
+            continue  # chained generalization: checked against the plain values upstream
+        arr = out[c].array
+        ok = arr.contains(df[c].to_numpy()) | arr.isna()
+        if not ok.all():
+            bad = df.index[np.flatnonzero(~ok)[0]]
+            raise VerificationError(
+                f"column {c!r}: the generalized cell at index {bad!r} does not contain the "
+                "original value; this is a bug in pdanon, please report it"
+            )

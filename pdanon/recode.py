@@ -1,0 +1,174 @@
+"""Recoders: group labels -> output quasi-identifier columns.
+
+Changes: **recoding** only. Given a :class:`~pdanon.partition.Partition`, each quasi-identifier
+column is rebuilt in one vectorized pass:
+
+* ``suppress`` — cells of a group whose column is not constant become missing;
+* ``generalize`` — a group's cells become one generalized cell: ``[min, max]`` for real and
+  ordered columns, the set of the group's values for unordered columns (a constant column stays
+  a plain value); the output column has the generalization dtype;
+* ``aggregate`` — a group's cells become the group's mean (real), the element at position
+  ``len // 2`` of its sorted values (ordered), or its mode (unordered; ties go to the value met
+  first in group-build order).
+
+Every function returns the new column and the number of cells whose value changed.
+
+Example
+-------
+>>> import numpy as np, pandas as pd
+>>> from pdanon._encode import encode_column
+>>> s = pd.Series([1, 3, 5, 5])
+>>> col, changed = generalize(s, encode_column(s, "real"), np.array([0, 0, 1, 1]))
+>>> col.astype(str).tolist(), changed
+(['[1, 3]', '[1, 3]', '5', '5'], 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pdanon._encode import EncodedColumn
+
+METHODS = ("generalize", "suppress", "aggregate")
+
+
+@dataclass
+class Recoded:
+    """Ready output columns (for partitioners that recode globally) and the changed-cell count."""
+
+    columns: dict
+    changed: int
+    suppressed_rows: int = 0
+
+
+def _group_min_max(values: np.ndarray, labels: np.ndarray, groups: int):
+    lo = np.full(groups, np.inf)
+    hi = np.full(groups, -np.inf)
+    np.minimum.at(lo, labels, values)
+    np.maximum.at(hi, labels, values)
+    return lo, hi
+
+
+def constant_groups(col: EncodedColumn, labels: np.ndarray, groups: int) -> np.ndarray:
+    """Boolean per group: do all its cells of this column hold the same value?"""
+    lo, hi = _group_min_max(col.codes.astype(np.float64), labels, groups)
+    return lo == hi
+
+
+def suppress(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
+    groups = int(labels.max()) + 1
+    keep = constant_groups(col, labels, groups)[labels]
+    out = series.where(keep)
+    return out, int((~keep).sum())
+
+
+def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
+    from pdanon.dtype import GeneralizationArray
+
+    groups = int(labels.max()) + 1
+    const = constant_groups(col, labels, groups)
+    changed = int((~const[labels]).sum())
+    if col.kind == "unordered":
+        if col.membership is not None:
+            member = np.zeros((groups, col.membership.shape[1]), dtype=bool)
+            np.logical_or.at(member, labels, col.membership)
+            categories = series.array.categories
+        else:
+            member = np.zeros((groups, len(col.categories)), dtype=bool)
+            member[labels, col.codes] = True
+            categories = col.categories
+        arr = GeneralizationArray.from_membership(member[labels], categories)
+    else:
+        lo_g, _ = _group_min_max(np.asarray(col.lo, dtype=np.float64), labels, groups)
+        _, hi_g = _group_min_max(np.asarray(col.hi, dtype=np.float64), labels, groups)
+        lo, hi = lo_g[labels], hi_g[labels]
+        if col.generalized:
+            categories = series.array.categories
+        elif col.kind == "ordered" and not col.numeric:
+            categories = col.categories
+        else:
+            categories = None
+        if col.kind == "ordered" and not col.numeric and not col.generalized:
+            lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+        elif col.kind == "ordered" and col.numeric and not col.generalized:
+            # codes -> the numeric values they stand for
+            values = col.categories.to_numpy(dtype=np.float64)
+            lo, hi = values[lo.astype(np.int64)], values[hi.astype(np.int64)]
+        arr = GeneralizationArray.from_bounds(lo, hi, kind=col.kind, categories=categories)
+    return pd.Series(arr, index=series.index, name=series.name), changed
+
+
+def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
+              order: np.ndarray | None = None):
+    if col.generalized:
+        from pdanon._errors import KindError
+
+        raise KindError(
+            f"column {series.name!r} is already generalized; aggregate the original values "
+            "instead (aggregation needs plain values)"
+        )
+    groups = int(labels.max()) + 1
+    n = len(labels)
+    if col.kind == "real":
+        values = np.asarray(col.lo, dtype=np.float64)
+        sums = np.bincount(labels, weights=values, minlength=groups)
+        counts = np.bincount(labels, minlength=groups)
+        new = (sums / counts)[labels]
+        changed = int((new != values).sum())
+        return pd.Series(new, index=series.index, name=series.name), changed
+    if order is None:
+        order = np.arange(n)
+    if col.kind == "ordered":
+        by = np.lexsort((col.codes, labels))  # rows sorted by (group, value)
+        counts = np.bincount(labels, minlength=groups)
+        starts = np.cumsum(counts) - counts
+        pick_codes = col.codes[by[starts + counts // 2]]
+    else:
+        # mode per group; ties -> the value met first in group-build order
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n)
+        width = len(col.categories)
+        pair = labels * width + col.codes
+        uniq, inverse = np.unique(pair, return_inverse=True)
+        counts = np.bincount(inverse)
+        first = np.full(len(uniq), n, dtype=np.int64)
+        np.minimum.at(first, inverse, position)
+        g = uniq // width
+        best = np.lexsort((first, -counts, g))  # per group: highest count, then earliest
+        is_head = np.r_[True, g[best][1:] != g[best][:-1]]
+        pick_codes = np.empty(groups, dtype=np.int64)
+        pick_codes[g[best][is_head]] = (uniq % width)[best][is_head]
+    new_codes = pick_codes[labels]
+    changed = int((new_codes != col.codes).sum())
+    return _from_codes(series, col, new_codes), changed
+
+
+def _from_codes(series: pd.Series, col: EncodedColumn, codes: np.ndarray) -> pd.Series:
+    """A column of the input's dtype holding ``col.categories[codes]``."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = series.cat.categories
+        if not cats.equals(col.categories):
+            codes = cats.get_indexer(col.categories)[codes]
+        values = pd.Categorical.from_codes(codes, dtype=series.dtype)
+        return pd.Series(values, index=series.index, name=series.name)
+    values = col.categories.take(codes)
+    out = pd.Series(values, index=series.index, name=series.name)
+    try:
+        return out.astype(series.dtype)
+    except (TypeError, ValueError):
+        return out
+
+
+def recode_column(method: str, series: pd.Series, col: EncodedColumn, labels: np.ndarray,
+                  order: np.ndarray | None = None):
+    """Dispatch to :func:`suppress`, :func:`generalize` or :func:`aggregate`."""
+    if method == "suppress":
+        return suppress(series, col, labels)
+    if method == "generalize":
+        return generalize(series, col, labels)
+    if method == "aggregate":
+        return aggregate(series, col, labels, order)
+    raise ValueError(f"unknown method {method!r}; use one of {list(METHODS)}")

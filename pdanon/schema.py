@@ -1,0 +1,352 @@
+"""Column roles and kinds: resolution, inference, validation and pandera schemas.
+
+A column has a **role** (``identifier``, ``quasi_identifier``, ``sensitive``, ``insensitive``) and,
+for quasi-identifiers and sensitive columns, a **kind** (``real``, ``ordered``, ``unordered``).
+
+Roles travel with a frame in ``df.attrs["pdanon"]["roles"]`` as plain dictionaries (cheap to
+copy), and can be exported as a pandera ``DataFrameSchema`` whose column metadata carry role and
+kind (:func:`schema`, :func:`infer_schema`).
+
+Example
+-------
+>>> import pandas as pd, pdanon
+>>> df = pd.DataFrame({"name": ["a", "b"], "age": [30, 41], "disease": ["flu", "cold"]})
+>>> r = resolve_roles(df, identifiers=["name"], sensitive=["disease"])
+>>> r.quasi_identifiers
+{'age': 'real'}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
+
+KINDS = ("real", "ordered", "unordered")
+ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
+_ATTRS_KEY = "pdanon"
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Resolved roles of a frame's columns (kinds for quasi-identifiers and sensitive columns)."""
+
+    identifiers: tuple = ()
+    quasi_identifiers: dict = field(default_factory=dict)
+    sensitive: dict = field(default_factory=dict)
+    insensitive: tuple = ()
+
+    @property
+    def qi(self) -> list:
+        """Quasi-identifier column names, in frame order."""
+        return list(self.quasi_identifiers)
+
+    def kind(self, column) -> str:
+        """The kind of a quasi-identifier or sensitive column."""
+        if column in self.quasi_identifiers:
+            return self.quasi_identifiers[column]
+        return self.sensitive[column]
+
+    def to_dict(self) -> dict:
+        """Plain-dict form, as stored in ``df.attrs``."""
+        return {
+            "identifiers": list(self.identifiers),
+            "quasi_identifiers": dict(self.quasi_identifiers),
+            "sensitive": dict(self.sensitive),
+            "insensitive": list(self.insensitive),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Roles":
+        return cls(
+            identifiers=tuple(d.get("identifiers", ())),
+            quasi_identifiers=dict(d.get("quasi_identifiers", {})),
+            sensitive=dict(d.get("sensitive", {})),
+            insensitive=tuple(d.get("insensitive", ())),
+        )
+
+    def restricted_to(self, columns: Iterable) -> "Roles":
+        """The same roles for the columns still present (e.g. after identifiers were dropped)."""
+        cols = set(columns)
+        return Roles(
+            identifiers=tuple(c for c in self.identifiers if c in cols),
+            quasi_identifiers={c: k for c, k in self.quasi_identifiers.items() if c in cols},
+            sensitive={c: k for c, k in self.sensitive.items() if c in cols},
+            insensitive=tuple(c for c in self.insensitive if c in cols),
+        )
+
+
+def infer_kind(series: pd.Series) -> str:
+    """The kind pdanon assumes for a column: numeric -> real, ordered Categorical -> ordered,
+    generalized columns keep their kind, anything else -> unordered."""
+    dtype = series.dtype
+    kind = getattr(dtype, "kind_name", None) or getattr(dtype, "generalization_kind", None)
+    if kind in KINDS:
+        return kind
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "ordered" if dtype.ordered else "unordered"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "unordered"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "real"
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        return "ordered"
+    return "unordered"
+
+
+def _check_frame(df: pd.DataFrame) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    if df.columns.has_duplicates:
+        dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+        raise InvalidInputError(
+            f"duplicate column names {dups}: give every column a unique name "
+            "(e.g. df.columns = [...]) before anonymizing"
+        )
+
+
+def _check_columns(df: pd.DataFrame, names: Iterable, what: str) -> None:
+    missing = [c for c in names if c not in df.columns]
+    if missing:
+        raise UnknownColumnError(
+            f"unknown {what} column(s) {missing}; the frame has columns {list(df.columns)}"
+        )
+
+
+def _kinds_for(df: pd.DataFrame, spec, what: str) -> dict:
+    """Normalize a role spec (None, a name, a list of names, or {name: kind}) to {name: kind}."""
+    if spec is None:
+        return {}
+    if isinstance(spec, (str, int)) and not isinstance(spec, bool):
+        spec = [spec]
+    if isinstance(spec, Mapping):
+        items = list(spec.items())
+    else:
+        items = [(c, None) for c in spec]
+    _check_columns(df, [c for c, _ in items], what)
+    out = {}
+    for col, kind in items:
+        if kind is None:
+            kind = infer_kind(df[col])
+        if kind not in KINDS:
+            raise KindError(
+                f"unknown kind {kind!r} for {what} column {col!r}; use one of {list(KINDS)}"
+            )
+        out[col] = kind
+    return out
+
+
+def _names(df: pd.DataFrame, spec, what: str) -> tuple:
+    if spec is None:
+        return ()
+    if isinstance(spec, (str, int)) and not isinstance(spec, bool):
+        spec = [spec]
+    spec = list(spec)
+    _check_columns(df, spec, what)
+    return tuple(spec)
+
+
+def stored_roles(df: pd.DataFrame) -> Roles | None:
+    """Roles remembered by :meth:`df.anon.with_schema` or an earlier pdanon call, if any."""
+    stored = df.attrs.get(_ATTRS_KEY, {}).get("roles")
+    if stored is None:
+        return None
+    return Roles.from_dict(stored).restricted_to(df.columns)
+
+
+def resolve_roles(
+    df: pd.DataFrame,
+    *,
+    identifiers=None,
+    quasi_identifiers=None,
+    sensitive=None,
+    insensitive=None,
+) -> Roles:
+    """Work out every column's role and kind.
+
+    Explicit keywords win; otherwise roles remembered in ``df.attrs`` (from ``with_schema`` or an
+    earlier pdanon step) are used; otherwise every column not given another role is a
+    quasi-identifier. When ``quasi_identifiers`` is given explicitly, columns named nowhere are
+    ``insensitive`` (published unchanged). Kinds default to :func:`infer_kind`.
+    """
+    _check_frame(df)
+    explicit = any(x is not None for x in (identifiers, quasi_identifiers, sensitive, insensitive))
+    if not explicit:
+        stored = stored_roles(df)
+        if stored is not None:
+            return _complete(df, stored)
+    ids = _names(df, identifiers, "identifier")
+    sens = _kinds_for(df, sensitive, "sensitive")
+    ins = _names(df, insensitive, "insensitive")
+    if quasi_identifiers is None:
+        taken = set(ids) | set(sens) | set(ins)
+        qis = {c: infer_kind(df[c]) for c in df.columns if c not in taken}
+    else:
+        qis = _kinds_for(df, quasi_identifiers, "quasi-identifier")
+    seen: dict = {}
+    for role, cols in (("identifier", ids), ("quasi_identifier", qis), ("sensitive", sens),
+                       ("insensitive", ins)):
+        for c in cols:
+            if c in seen:
+                raise InvalidInputError(
+                    f"column {c!r} is given two roles ({seen[c]} and {role}); give it one"
+                )
+            seen[c] = role
+    rest = tuple(c for c in df.columns if c not in seen)
+    roles = Roles(
+        identifiers=tuple(c for c in df.columns if c in set(ids)),
+        quasi_identifiers={c: qis[c] for c in df.columns if c in qis},
+        sensitive={c: sens[c] for c in df.columns if c in sens},
+        insensitive=tuple(c for c in df.columns if c in set(ins)) + rest,
+    )
+    return roles
+
+
+def _complete(df: pd.DataFrame, roles: Roles) -> Roles:
+    """Columns added after roles were stored are insensitive."""
+    known = set(roles.identifiers) | set(roles.quasi_identifiers) | set(roles.sensitive) | set(
+        roles.insensitive
+    )
+    extra = tuple(c for c in df.columns if c not in known)
+    if not extra:
+        return roles
+    return Roles(roles.identifiers, roles.quasi_identifiers, roles.sensitive,
+                 roles.insensitive + extra)
+
+
+def with_roles(df: pd.DataFrame, roles: Roles) -> pd.DataFrame:
+    """Return ``df`` (same object) with ``roles`` remembered in its attrs."""
+    meta = dict(df.attrs.get(_ATTRS_KEY, {}))
+    meta["roles"] = roles.restricted_to(df.columns).to_dict()
+    df.attrs[_ATTRS_KEY] = meta
+    return df
+
+
+# --------------------------------------------------------------------------- pandera schemas
+
+
+def schema(
+    *,
+    identifiers: Iterable = (),
+    quasi_identifiers: Mapping | Iterable = (),
+    sensitive: Mapping | Iterable = (),
+    insensitive: Iterable = (),
+    name: str | None = None,
+):
+    """Build a pandera ``DataFrameSchema`` that records each column's role and kind.
+
+    Roles and kinds go into each column's ``metadata`` (``{"role": ..., "kind": ...}``) and,
+    because pandera's YAML/JSON export drops column metadata, also into the schema-level
+    ``metadata["pdanon"]`` block.
+
+    Example
+    -------
+    >>> s = schema(identifiers=["name"], quasi_identifiers={"age": "real", "sex": "unordered"},
+    ...            sensitive={"disease": "unordered"})
+    >>> s.columns["age"].metadata
+    {'role': 'quasi_identifier', 'kind': 'real'}
+    """
+    import pandera.pandas as pa
+
+    def as_kinds(spec, what):
+        if isinstance(spec, Mapping):
+            items = dict(spec)
+        else:
+            items = {c: "unordered" for c in spec}
+        for c, k in items.items():
+            if k not in KINDS:
+                raise KindError(f"unknown kind {k!r} for {what} column {c!r}; use one of {list(KINDS)}")
+        return items
+
+    qis = as_kinds(quasi_identifiers, "quasi-identifier")
+    sens = as_kinds(sensitive, "sensitive")
+    columns = {}
+    roles = {"identifiers": list(identifiers), "quasi_identifiers": qis, "sensitive": sens,
+             "insensitive": list(insensitive)}
+    seen = set()
+    for role, cols in (("identifier", roles["identifiers"]), ("quasi_identifier", qis),
+                       ("sensitive", sens), ("insensitive", roles["insensitive"])):
+        for c in cols:
+            if c in seen:
+                raise InvalidInputError(f"column {c!r} is given two roles; give it one")
+            seen.add(c)
+            meta = {"role": role}
+            if role in ("quasi_identifier", "sensitive"):
+                meta["kind"] = cols[c]
+            columns[c] = pa.Column(nullable=True, required=True, metadata=meta)
+    return pa.DataFrameSchema(columns, name=name, metadata={"pdanon": roles})
+
+
+def roles_from_schema(sch) -> dict:
+    """Role keywords (for :func:`resolve_roles`) from a pandera schema made by :func:`schema`
+    or from any pandera schema whose columns carry ``{"role", "kind"}`` metadata."""
+    meta = (getattr(sch, "metadata", None) or {}).get("pdanon")
+    if meta:
+        return {
+            "identifiers": list(meta.get("identifiers", [])),
+            "quasi_identifiers": dict(meta.get("quasi_identifiers", {})),
+            "sensitive": dict(meta.get("sensitive", {})),
+            "insensitive": list(meta.get("insensitive", [])),
+        }
+    out = {"identifiers": [], "quasi_identifiers": {}, "sensitive": {}, "insensitive": []}
+    for name, col in sch.columns.items():
+        m = col.metadata or {}
+        role = m.get("role", "insensitive")
+        if role == "identifier":
+            out["identifiers"].append(name)
+        elif role == "quasi_identifier":
+            out["quasi_identifiers"][name] = m.get("kind")
+        elif role == "sensitive":
+            out["sensitive"][name] = m.get("kind")
+        else:
+            out["insensitive"].append(name)
+    return out
+
+
+def infer_schema(df: pd.DataFrame, *, identifiers=None, quasi_identifiers=None, sensitive=None,
+                 insensitive=None, name: str | None = None):
+    """A pandera schema for ``df`` with roles as :func:`resolve_roles` would resolve them.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"age": [30, 41], "sex": ["F", "M"]})
+    >>> infer_schema(df).columns["sex"].metadata
+    {'role': 'quasi_identifier', 'kind': 'unordered'}
+    """
+    r = resolve_roles(df, identifiers=identifiers, quasi_identifiers=quasi_identifiers,
+                      sensitive=sensitive, insensitive=insensitive)
+    return schema(identifiers=r.identifiers, quasi_identifiers=r.quasi_identifiers,
+                  sensitive=r.sensitive, insensitive=r.insensitive, name=name)
+
+
+def roles_to_schema(roles: Roles):
+    """The pandera schema of resolved roles."""
+    return schema(identifiers=roles.identifiers, quasi_identifiers=roles.quasi_identifiers,
+                  sensitive=roles.sensitive, insensitive=roles.insensitive)
+
+
+def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = False) -> None:
+    """Raise a teaching error for QI columns an anonymizer cannot process (NaN, mixed types)."""
+    for c in columns:
+        s = df[c]
+        if not allow_na:
+            na = s.isna()
+            if na.any():
+                first = s.index[np.flatnonzero(na.to_numpy())[0]]
+                raise InvalidInputError(
+                    f"column {c!r} has {int(na.sum())} missing value(s) (first at index {first!r}); "
+                    f"fill them (df[{c!r}].fillna(...)) or drop those rows before anonymizing"
+                )
+        if s.dtype == object:
+            types = {type(v) for v in s.dropna().head(10_000)}
+            numeric = {t for t in types if issubclass(t, (int, float, np.number)) and t is not bool}
+            if numeric and len(types) > len(numeric):
+                names = sorted(t.__name__ for t in types)
+                raise KindError(
+                    f"column {c!r} mixes value types {names}; convert it to one type "
+                    f"(e.g. df[{c!r}].astype(str)) before anonymizing"
+                )

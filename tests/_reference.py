@@ -1,0 +1,61 @@
+"""Straightforward (slow, obviously correct) implementations the tests compare pdanon against.
+
+They build the full distance matrix and loop in Python, exactly as the reference library's
+documentation describes its algorithms. Only for small tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def row_distance_matrix(columns, kinds, hamming=False):
+    """columns: list of 1-D arrays of plain values; kinds: list of kinds."""
+    n = len(columns[0])
+    d = np.zeros((n, n))
+    for values, kind in zip(columns, kinds):
+        values = list(values)
+        for i in range(n):
+            for j in range(n):
+                a, b = values[i], values[j]
+                if hamming or kind == "unordered":
+                    d[i, j] += float(a != b)
+                elif kind == "ordered":
+                    s = sorted(values)
+                    d[i, j] += abs(s.index(a) - s.index(b)) / n
+                else:
+                    span = max(values) - min(values)
+                    d[i, j] += 0.0 if a == b or span == 0 else abs(a - b) / span
+    return d
+
+
+def time_optimal_groups(columns, kinds, k, hamming=False, sensitive=None, l=None):
+    """Reference TimeOptimal grouping: list of groups, each a list of row indices in build
+    order (seed first, then by (distance, index)); leftovers join the last group; with l, a
+    group grows until k rows and l distinct values in every sensitive column, and a group that
+    cannot be completed merges into the previous one."""
+    n = len(columns[0])
+    d = row_distance_matrix(columns, kinds, hamming)
+    ungrouped = list(range(n))
+    groups = []
+    while len(ungrouped) >= k:
+        seed = ungrouped[0]
+        cand = sorted(ungrouped, key=lambda j: (d[seed, j], j))
+        if l is None:
+            take = cand[:k]
+        else:
+            take = None
+            for p in range(k, len(cand) + 1):
+                if all(len(set(np.asarray(s)[cand[:p]])) >= l for s in sensitive):
+                    take = cand[:p]
+                    break
+            if take is None:
+                break
+        groups.append(take)
+        ungrouped = [j for j in ungrouped if j not in set(take)]
+    if ungrouped:
+        if groups:
+            groups[-1] = groups[-1] + ungrouped
+        else:
+            groups.append(list(ungrouped))
+    return groups

@@ -144,6 +144,115 @@ class AnonAccessor:
                                      algorithm=algorithm)
         return self._result(out, r.restricted_to(out.columns), info)
 
+    # ---- perturbation (perturbation engineer)
+    def shuffle(self, columns=None, *, within=None, seed=None, keep_identifiers: bool = False,
+                **roles) -> pd.DataFrame:
+        """Permute each listed column independently (each column gets its own permutation).
+
+        Parameters
+        ----------
+        columns : column name or list, optional
+            Default: the quasi-identifier and sensitive columns, minus the ``within`` grouping
+            columns (which a within-group shuffle cannot change).
+        within : None, "equivalence_classes", column name or list of names
+            ``None`` shuffles whole columns; ``"equivalence_classes"`` only moves values between
+            rows with identical quasi-identifier values (the reference's ShufflerInBatches);
+            column names define the groups instead.
+        seed : int, optional
+            Reproducible shuffles; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped (as by every anonymizer) unless True.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": ["A", "A", "B", "B"], "disease": ["flu", "gout", "flu", "hiv"]})
+        >>> out = df.anon.shuffle(within="equivalence_classes", seed=0,
+        ...                       quasi_identifiers=["zip"], sensitive=["disease"])
+        >>> sorted(out["disease"][:2]), sorted(out["disease"][2:])
+        (['flu', 'gout'], ['flu', 'hiv'])
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.shuffle_by_roles(self._df, self.roles(**roles), columns,
+                                                within=within, seed=seed,
+                                                keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def randomize(self, columns=None, *, scale: float = 1.0, low=None, high=None, noise=None,
+                  seed=None, clip: bool = True, keep_identifiers: bool = False,
+                  **roles) -> pd.DataFrame:
+        """Randomize columns (default: the quasi-identifiers) by the reference's per-kind method,
+        uniform noise or your own noise functions. See :func:`pdanon.perturb.randomize_series`.
+
+        Parameters
+        ----------
+        scale : float
+            Spread of the default method: the rank shift is ``N(0, 1)·n·scale``.
+        low, high : number or {column: number}
+            Uniform noise ``U(low, high)`` added to real columns.
+        noise : function or {column: function}
+            ``f(values) -> noise`` added to real columns; ``f`` gets the column's non-missing
+            values as a float array (or, if it does not return an array, is called per value).
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        clip : bool
+            Keep real values inside the column's observed [min, max] (default True).
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Integer columns stay integer (rounded), ordered/unordered columns only take values of the
+        column (an ordered Categorical keeps its categories), missing cells stay missing.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [20, 30, 40, 50]})
+        >>> bool(df.anon.randomize(low=-2, high=2, seed=0)["age"].between(20, 50).all())
+        True
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.randomize_by_roles(self._df, self.roles(**roles), columns,
+                                                  scale=scale, low=low, high=high, noise=noise,
+                                                  seed=seed, clip=clip,
+                                                  keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def hash_identifiers(self, columns=None, *, key=None, **roles) -> pd.DataFrame:
+        """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text
+        (:func:`pdanon.perturb.canonical_text`). Missing cells stay missing; the columns keep
+        the identifier role.
+
+        ``key`` (bytes or str) is secret: the same key gives the same pseudonyms in every call
+        and frame, so joins still work. With ``key=None`` a random 256-bit key is generated and
+        returned as ``out.anon.info["key"]`` (a :class:`pdanon.perturb.SecretKey`: ``bytes(key)``
+        gives it; it is never printed or written into saved files).
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"phone": ["+79001234567", None], "age": [30, 40]})
+        >>> out = df.anon.hash_identifiers(identifiers=["phone"])
+        >>> len(out["phone"][0]), out["phone"].isna().tolist(), out.anon.info["key"].nbytes
+        (64, [False, True], 32)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.hash_by_roles(self._df, self.roles(**roles), columns, key=key)
+        return self._result(out, r, info)
+
+    def drop_identifiers(self, **roles) -> pd.DataFrame:
+        """The frame without its identifier columns.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"name": ["Ann", "Bob"], "age": [30, 40]})
+        >>> list(df.anon.drop_identifiers(identifiers=["name"]).columns)
+        ['age']
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.drop_identifiers_by_roles(self._df, self.roles(**roles))
+        return self._result(out, r, info)
+
 
 def _pick_roles(kwargs: dict) -> dict:
     return {k: kwargs[k] for k in ROLE_KEYWORDS if k in kwargs}

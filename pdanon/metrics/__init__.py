@@ -1,0 +1,66 @@
+"""Risk and utility metrics of anonymized tables (SPEC §4), as plain functions on DataFrames.
+
+Risk: :func:`k_anonymity`, :func:`l_diversity`, :func:`t_closeness` (achieved levels),
+:func:`is_k_anonymous`, :func:`is_l_diverse`, :func:`is_t_close`,
+:func:`adversarial_knowledge_gain`, :func:`adversarial_accuracy_gain`,
+:func:`boosting_security_score` (gradient-boosting linkage attack).
+
+Utility: :func:`average_class_size`, :func:`distinctness`, :func:`changed_proportion`,
+:func:`non_uniform_entropy`, :func:`entropy_information_loss`, :func:`by_element_distance`,
+:func:`boosting_utility` (gradient boosting on original vs anonymized), :func:`prepare_data`.
+
+:func:`metrics_table` gathers them in one tidy table (``df.anon.metrics()``). scikit-learn is
+imported only when a gradient-boosting metric runs.
+
+Example
+-------
+>>> import pandas as pd
+>>> from pdanon import metrics
+>>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+>>> metrics.k_anonymity(df, ["zip"]), metrics.t_closeness(df, ["zip"], ["d"])
+(2, 0.25)
+"""
+
+from pdanon.metrics.ml import boosting_security_score, boosting_utility, prepare_data
+from pdanon.metrics.report import metrics_table
+from pdanon.metrics.risk import (
+    adversarial_accuracy_gain,
+    adversarial_knowledge_gain,
+    is_k_anonymous,
+    is_l_diverse,
+    is_t_close,
+    k_anonymity,
+    l_diversity,
+    t_closeness,
+)
+from pdanon.metrics.utility import (
+    average_class_size,
+    by_element_distance,
+    by_element_distances,
+    changed_proportion,
+    distinctness,
+    entropy_information_loss,
+    non_uniform_entropy,
+)
+
+__all__ = [
+    "adversarial_accuracy_gain",
+    "adversarial_knowledge_gain",
+    "average_class_size",
+    "boosting_security_score",
+    "boosting_utility",
+    "by_element_distance",
+    "by_element_distances",
+    "changed_proportion",
+    "distinctness",
+    "entropy_information_loss",
+    "is_k_anonymous",
+    "is_l_diverse",
+    "is_t_close",
+    "k_anonymity",
+    "l_diversity",
+    "metrics_table",
+    "non_uniform_entropy",
+    "prepare_data",
+    "t_closeness",
+]

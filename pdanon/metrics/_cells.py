@@ -1,0 +1,326 @@
+"""Quasi-identifier cells of an original and an anonymized column on one common scale.
+
+Utility metrics compare a cell of the original table with the same cell after anonymization.
+Cells may be plain values (numbers, strings, Categoricals), generalized cells of the
+``generalization[...]`` dtype (ranges ``[lo, hi]`` or sets ``{a, b}``), or missing (suppressed).
+This module turns both columns into arrays on one scale, without Python loops over rows:
+
+* :func:`interval_pair` (``real`` / ``ordered``): ``lo``, ``hi`` floats and a missing mask; a
+  plain value has ``lo == hi``. Ordered non-numeric values become positions in one common
+  order (the categories of an ordered Categorical or of the generalized column, else the sorted
+  union of the values).
+* :func:`set_pair` (``unordered``): codes into one common list of categories (``-1`` missing,
+  ``-2`` a set of two or more values) and, for generalized columns, the membership matrix of
+  the sets over those categories.
+
+Example
+-------
+>>> import pandas as pd
+>>> a, b = interval_pair(pd.Series([1.0, 2.0]), pd.Series([1.0, None]), "real")
+>>> a.lo.tolist(), b.na.tolist()
+([1.0, 2.0], [False, True])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, KindError
+
+
+def is_generalized(series) -> bool:
+    """Is this column (or array) of pdanon's generalization dtype?"""
+    dtype = getattr(series, "dtype", None)
+    return getattr(dtype, "name", "").startswith("generalization")
+
+
+def as_array(series: pd.Series, kind: str):
+    """The column's array; an object column of ``GeneralizationRange`` cells (as the classic
+    API may return) is converted to the generalization dtype."""
+    arr = series.array
+    if series.dtype == object and len(series):
+        try:
+            from pdanon.dtype import GeneralizationArray, GeneralizationRange
+        except ImportError:  # pragma: no cover - the dtype ships with pdanon
+            return arr
+        values = series.to_numpy()
+        if any(isinstance(v, GeneralizationRange) for v in values):
+            return GeneralizationArray._from_sequence(values, dtype=f"generalization[{kind}]")
+    return arr
+
+
+# --------------------------------------------------------------------------- real / ordered
+
+
+@dataclass
+class Intervals:
+    """Cells of a real/ordered column as ``[lo, hi]`` on a common scale (plain: lo == hi)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    na: np.ndarray
+
+    @property
+    def is_range(self) -> np.ndarray:
+        return ~self.na & (self.hi > self.lo)
+
+
+def _plain_numeric(arr) -> bool:
+    dtype = getattr(arr, "dtype", None)
+    return (dtype is not None and pd.api.types.is_numeric_dtype(dtype)
+            and not pd.api.types.is_bool_dtype(dtype)
+            and not isinstance(dtype, pd.CategoricalDtype))
+
+
+def _side(arr, kind, name):
+    """('num', lo, hi, na) or ('cat', categories Index, lo codes, hi codes, na)."""
+    if is_generalized(arr):
+        if getattr(arr, "kind", kind) != kind:
+            raise KindError(f"column {name!r} holds generalized cells of kind {arr.kind!r}, "
+                            f"not {kind!r}")
+        na = np.asarray(arr.isna(), dtype=bool)
+        cats = getattr(arr, "categories", None)
+        lo = np.array(arr.lo, dtype=np.float64)  # a copy; positions use -1 for missing
+        hi = np.array(arr.hi, dtype=np.float64)
+        lo[na] = np.nan
+        hi[na] = np.nan
+        if cats is None or kind == "real":
+            return ("num", lo, hi, na)
+        return ("cat", pd.Index(cats), lo, hi, na)
+    na = np.asarray(pd.isna(arr), dtype=bool)
+    if _plain_numeric(arr):
+        v = np.asarray(pd.Series(arr).to_numpy(dtype=np.float64, na_value=np.nan))
+        return ("num", v, v, na)
+    dtype = getattr(arr, "dtype", None)
+    if kind == "real":
+        if dtype is not None and pd.api.types.is_datetime64_any_dtype(dtype):
+            v = np.asarray(pd.Series(arr).astype("int64"), dtype=np.float64)
+            v[na] = np.nan
+            return ("num", v, v, na)
+        raise KindError(
+            f"column {name!r} has kind 'real' but holds {dtype} values; convert it to numbers "
+            f"(pd.to_numeric) or declare it 'ordered' / 'unordered'"
+        )
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = np.asarray(arr.codes, dtype=np.float64)
+        codes[na] = np.nan
+        cats = pd.Index(arr.categories)
+        if not dtype.ordered:
+            cats, codes = _resort(cats, codes, name)
+        return ("cat", cats, codes, codes, na)
+    codes, uniq = pd.factorize(arr, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.float64)
+    codes[codes < 0] = np.nan
+    cats, codes = _resort(pd.Index(uniq), codes, name)
+    return ("cat", cats, codes, codes, na)
+
+
+def _resort(cats: pd.Index, codes: np.ndarray, name):
+    try:
+        order = np.asarray(cats.argsort(), dtype=np.int64)
+    except TypeError:
+        types = sorted({type(v).__name__ for v in cats})
+        raise KindError(f"column {name!r} has kind 'ordered' but its values ({types}) cannot be "
+                        f"sorted; convert them to one type or use an ordered Categorical") from None
+    rank = np.empty(len(cats), dtype=np.float64)
+    rank[order] = np.arange(len(cats))
+    out = np.full(len(codes), np.nan)
+    ok = ~np.isnan(codes)
+    out[ok] = rank[codes[ok].astype(np.int64)]
+    return cats[order], out
+
+
+def _remap(codes, src: pd.Index, dst: pd.Index, name):
+    idx = dst.get_indexer(src)
+    if (idx < 0).any():
+        return None
+    out = np.full(len(codes), np.nan)
+    ok = ~np.isnan(codes)
+    out[ok] = idx[codes[ok].astype(np.int64)]
+    return out
+
+
+def interval_pair(original, anonymized, kind: str, *, name=None) -> tuple[Intervals, Intervals]:
+    """Both columns as :class:`Intervals` on one scale (see the module docstring)."""
+    name = getattr(original, "name", name) if name is None else name
+    a = _side(as_array(original, kind) if isinstance(original, pd.Series) else original, kind,
+              name)
+    b = _side(as_array(anonymized, kind) if isinstance(anonymized, pd.Series) else anonymized,
+              kind, name)
+    if a[0] == "num" and b[0] == "num":
+        return Intervals(a[1], a[2], a[3]), Intervals(b[1], b[2], b[3])
+    sides = [a, b]
+    # give a numeric side categories: its distinct values
+    for i, s in enumerate(sides):
+        if s[0] == "num":
+            vals = np.unique(np.concatenate([s[1][~s[3]], s[2][~s[3]]]))
+            cats = pd.Index(vals)
+            lo = np.full(len(s[1]), np.nan)
+            hi = np.full(len(s[1]), np.nan)
+            lo[~s[3]] = cats.get_indexer(s[1][~s[3]])
+            hi[~s[3]] = cats.get_indexer(s[2][~s[3]])
+            sides[i] = ("cat", cats, lo, hi, s[3])
+    # one common order: the first side's categories if they hold every value, else the sorted
+    # union of both
+    canon = None
+    for s in sides:
+        cand = s[1]
+        if all(len(o[1]) == 0 or (cand.get_indexer(o[1]) >= 0).all() for o in sides):
+            canon = cand
+            break
+    if canon is None:
+        union = sides[0][1].append(sides[1][1]).unique()
+        try:
+            canon = pd.Index(union).sort_values()
+        except TypeError:
+            raise KindError(
+                f"column {name!r}: the original and anonymized values cannot be put in one "
+                f"order; use an ordered Categorical with all values as categories"
+            ) from None
+    out = []
+    for s in sides:
+        lo = _remap(s[2], s[1], canon, name)
+        hi = _remap(s[3], s[1], canon, name)
+        out.append(Intervals(lo, hi, s[4]))
+    return out[0], out[1]
+
+
+def intervals(series: pd.Series, kind: str) -> Intervals:
+    """One column as :class:`Intervals` (positions in its own order for ordered values)."""
+    a, _ = interval_pair(series, series, kind)
+    return a
+
+
+# --------------------------------------------------------------------------- unordered
+
+
+@dataclass
+class Sets:
+    """Cells of an unordered column: ``codes`` into common ``categories`` (-1 missing, -2 a
+    set of two or more values) and ``members`` (n × C bool, only for generalized columns)."""
+
+    codes: np.ndarray
+    members: np.ndarray | None
+    categories: pd.Index
+
+    @property
+    def na(self) -> np.ndarray:
+        return self.codes == -1
+
+    @property
+    def is_set(self) -> np.ndarray:
+        return self.codes == -2
+
+    def sizes(self) -> np.ndarray:
+        """Number of values a cell stands for (1 plain, 0 missing, |set| for sets)."""
+        out = (self.codes >= 0).astype(np.int64)
+        if self.members is not None:
+            s = self.is_set
+            out[s] = self.members[s].sum(axis=1)
+        return out
+
+    def contains(self, codes: np.ndarray) -> np.ndarray:
+        """Does each cell's set contain the value ``codes[i]`` (plain cells: equality)?"""
+        out = (self.codes == codes) & (codes >= 0)
+        if self.members is not None:
+            s = self.is_set & (codes >= 0)
+            rows = np.flatnonzero(s)
+            out[rows] = self.members[rows, codes[rows]]
+        return out
+
+    def member_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Membership (len(rows) × C) of the given rows, plain cells as one-hot rows."""
+        C = len(self.categories)
+        out = np.zeros((len(rows), C), dtype=bool)
+        codes = self.codes[rows]
+        plain = codes >= 0
+        out[np.flatnonzero(plain), codes[plain]] = True
+        if self.members is not None:
+            s = codes == -2
+            out[s] = self.members[rows[s]]
+        return out
+
+
+def _set_side(arr, name):
+    """(values-or-None, categories-or-None, membership-or-None, na)"""
+    if is_generalized(arr):
+        if getattr(arr, "kind", "unordered") != "unordered":
+            raise KindError(f"column {name!r} holds generalized cells of kind {arr.kind!r}, "
+                            f"not 'unordered'")
+        return None, pd.Index(arr.categories), np.asarray(arr.membership, dtype=bool), np.asarray(
+            arr.isna(), dtype=bool)
+    return arr, None, None, np.asarray(pd.isna(arr), dtype=bool)
+
+
+def set_pair(original, anonymized, *, name=None) -> tuple[Sets, Sets]:
+    """Both columns as :class:`Sets` over one list of categories."""
+    name = getattr(original, "name", name) if name is None else name
+    sides = []
+    for s in (original, anonymized):
+        arr = as_array(s, "unordered") if isinstance(s, pd.Series) else s
+        sides.append(_set_side(arr, name))
+    pieces = []
+    for values, cats, _, _ in sides:
+        if cats is not None:
+            pieces.append(cats)
+        else:
+            try:
+                pieces.append(pd.Index(pd.unique(pd.Series(values).dropna())))
+            except TypeError as exc:
+                raise KindError(f"column {name!r} holds unhashable values ({exc}); convert them "
+                                f"to strings or tuples") from None
+    canon = pieces[0]
+    for p in pieces[1:]:
+        canon = canon.append(p).unique() if len(p) else canon
+    canon = pd.Index(canon)
+    out = []
+    for values, cats, members, na in sides:
+        if cats is None:
+            codes = np.asarray(canon.get_indexer(pd.Series(values).to_numpy(dtype=object)),
+                               dtype=np.int64)
+            codes[na] = -1
+            out.append(Sets(codes, None, canon))
+            continue
+        idx = canon.get_indexer(cats)
+        full = np.zeros((len(na), len(canon)), dtype=bool)
+        full[:, idx] = members
+        full[na] = False
+        size = full.sum(axis=1)
+        codes = np.full(len(na), -2, dtype=np.int64)
+        codes[size == 0] = -1
+        one = size == 1
+        codes[one] = full[one].argmax(axis=1)
+        out.append(Sets(codes, full, canon))
+    return out[0], out[1]
+
+
+def sets(series: pd.Series) -> Sets:
+    """One column as :class:`Sets` over its own categories."""
+    a, _ = set_pair(series, series)
+    return a
+
+
+# --------------------------------------------------------------------------- equality
+
+
+def equal_cells(original: pd.Series, anonymized: pd.Series, kind: str) -> np.ndarray:
+    """Is every anonymized cell identical to the original one (missing equals missing)?"""
+    if len(original) != len(anonymized):
+        raise InvalidInputError(
+            f"column {original.name!r}: the original has {len(original)} rows and the "
+            f"anonymized {len(anonymized)}; compare frames with the same rows"
+        )
+    if kind in ("real", "ordered"):
+        a, b = interval_pair(original, anonymized, kind)
+        same = (a.lo == b.lo) & (a.hi == b.hi)
+        return np.where(a.na | b.na, a.na & b.na, same)
+    a, b = set_pair(original, anonymized)
+    eq = (a.codes == b.codes) & (a.codes != -2)
+    both_sets = a.is_set & b.is_set
+    if both_sets.any():
+        rows = np.flatnonzero(both_sets)
+        eq[rows] = (a.member_rows(rows) == b.member_rows(rows)).all(axis=1)
+    return eq

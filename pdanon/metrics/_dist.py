@@ -1,0 +1,507 @@
+"""Per-class distributions of sensitive values, computed for all classes at once.
+
+Everything here works on two integer arrays: the equivalence-class label of every row
+(``0..G-1``) and the code of its sensitive value (``0..m-1``; for ``real`` / ``ordered`` columns the
+codes follow the value order and a missing value is the last code). The ``(class, value)`` pairs
+present in the table are counted once (hash + sort of the distinct pairs only), and every
+measure - distinct values, entropy, recursive (c, l), total variation, Jensen-Shannon divergence,
+ordered-distance EMD, normalized 1-D Wasserstein distance, hierarchical EMD - is then a handful
+of ``bincount`` / ``cumsum`` / ``searchsorted`` passes over those pairs. Memory is O(n + pairs);
+no ``G x m`` matrix is built.
+
+Example
+-------
+>>> import numpy as np
+>>> labels = np.array([0, 0, 1, 1])
+>>> col = SensitiveColumn.from_values(np.array(["a", "b", "a", "a"]), "unordered", name="s")
+>>> total_variation(PairCounts.build(labels, col), col).tolist()
+[0.25, 0.25]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, KindError
+
+#: The reference library's guard against a zero value range in the normalized Wasserstein distance.
+WASSERSTEIN_EPS = 1e-10
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def _is_generalized(values) -> bool:
+    return getattr(getattr(values, "dtype", None), "name", "").startswith("generalization")
+
+
+def _sort_ranks(uniques, name) -> np.ndarray:
+    """Rank (0..m-1) of every distinct value in the value order of its dtype."""
+    m = len(uniques)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    try:
+        order = np.asarray(pd.Series(uniques).argsort(kind="stable"), dtype=np.int64)
+    except TypeError:
+        types = sorted({type(v).__name__ for v in uniques})
+        raise KindError(
+            f"sensitive column {name!r} is treated as ordered but its values ({types}) cannot be "
+            f"sorted; convert them to one type, use an ordered Categorical, or declare the "
+            f"column 'unordered'"
+        ) from None
+    ranks = np.empty(m, dtype=np.int64)
+    ranks[order] = np.arange(m)
+    return ranks
+
+
+def _numeric_uniques(uniques, name) -> np.ndarray:
+    """Float value of every distinct value of a ``real`` column (midpoint of a range)."""
+    if _is_generalized(uniques):
+        lo = np.asarray(uniques.lo, dtype=np.float64)
+        hi = np.asarray(uniques.hi, dtype=np.float64)
+        return (lo + hi) / 2
+    dtype = getattr(uniques, "dtype", None)
+    if dtype is not None and pd.api.types.is_datetime64_any_dtype(dtype):
+        return np.asarray(pd.Series(uniques).astype("int64"), dtype=np.float64)
+    try:
+        return np.asarray(uniques, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise KindError(
+            f"sensitive column {name!r} is declared 'real' but holds non-numeric values; "
+            f"convert it (pd.to_numeric) or declare it 'ordered' or 'unordered'"
+        ) from None
+
+
+@dataclass
+class SensitiveColumn:
+    """One sensitive column as codes.
+
+    ``codes`` are 0..m-1; for ``real`` and ``ordered`` kinds they follow the value order, with a
+    missing value (if any) as the last code ``m-1``. ``values`` holds the sorted distinct
+    numbers of a ``real`` column (NaN last when present); ``uniques`` the distinct cells in code
+    order (missing value excluded); ``has_na`` tells whether code ``m-1`` stands for missing.
+    """
+
+    name: Hashable
+    kind: str
+    codes: np.ndarray
+    m: int
+    has_na: bool
+    uniques: object = None
+    values: np.ndarray | None = None
+    global_counts: np.ndarray = field(default=None, repr=False)
+
+    @classmethod
+    def from_values(cls, values, kind: str, *, name: Hashable = None) -> "SensitiveColumn":
+        """Encode a column (Series, array, Categorical, generalization array)."""
+        if isinstance(values, pd.Series):
+            name = values.name if name is None else name
+            values = values.array
+        if kind not in ("real", "ordered", "unordered"):
+            raise KindError(f"unknown kind {kind!r} for sensitive column {name!r}; use real, "
+                            f"ordered or unordered")
+        try:
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        except TypeError as exc:
+            raise KindError(
+                f"sensitive column {name!r} holds unhashable values ({exc}); convert them to "
+                f"strings or tuples"
+            ) from None
+        codes = np.asarray(codes, dtype=np.int64)
+        m = len(uniques)
+        numbers = None
+        if kind in ("real", "ordered"):
+            ranks = _sort_ranks(uniques, name)
+            inv = np.empty(m, dtype=np.int64)
+            inv[ranks] = np.arange(m)
+            uniques = uniques.take(inv) if hasattr(uniques, "take") else np.asarray(uniques)[inv]
+            codes = np.where(codes >= 0, ranks[np.maximum(codes, 0)], codes)
+            if kind == "real":
+                numbers = _numeric_uniques(uniques, name)
+        has_na = bool((codes < 0).any())
+        if has_na:
+            codes = np.where(codes < 0, m, codes)
+            if numbers is not None:
+                numbers = np.append(numbers, np.nan)
+            m += 1
+        counts = np.bincount(codes, minlength=m) if len(codes) else np.zeros(m, dtype=np.int64)
+        return cls(name, kind, codes, m, has_na, uniques, numbers, counts)
+
+    @property
+    def n(self) -> int:
+        return len(self.codes)
+
+    def take(self, rows) -> "SensitiveColumn":
+        """The same column restricted to ``rows``; the whole table's distribution is kept."""
+        return SensitiveColumn(self.name, self.kind, self.codes[rows], self.m, self.has_na,
+                               self.uniques, self.values, self.global_counts)
+
+
+@dataclass
+class SensitiveData:
+    """Encoded sensitive columns of a table: the context privacy models use in ``groups_ok``.
+
+    ``take(rows)`` restricts the rows (e.g. candidate groups of a partitioner) while keeping
+    the whole table's distributions, against which t-closeness is measured.
+    """
+
+    columns: dict
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, sensitive) -> "SensitiveData":
+        """``sensitive``: a list of column names (kinds inferred) or ``{name: kind}``."""
+        kinds = sensitive_kinds(df, sensitive)
+        return cls({c: SensitiveColumn.from_values(df[c], k, name=c) for c, k in kinds.items()})
+
+    def take(self, rows) -> "SensitiveData":
+        return SensitiveData({c: col.take(rows) for c, col in self.columns.items()})
+
+    @property
+    def sensitive(self) -> dict:
+        """``{name: codes}`` (the form :class:`pdanon._encode.EncodedTable` uses)."""
+        return {c: col.codes for c, col in self.columns.items()}
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+
+def sensitive_kinds(df: pd.DataFrame, sensitive, kinds: Mapping | None = None) -> dict:
+    """``{name: kind}`` for a sensitive spec (name, list of names or mapping), checking names."""
+    from pdanon._errors import UnknownColumnError
+    from pdanon.schema import KINDS, infer_kind
+
+    if sensitive is None:
+        sensitive = []
+    if isinstance(sensitive, (str, int)) and not isinstance(sensitive, bool):
+        sensitive = [sensitive]
+    items = dict(sensitive) if isinstance(sensitive, Mapping) else {c: None for c in sensitive}
+    if kinds:
+        for c, k in kinds.items():
+            if c not in items:
+                raise InvalidInputError(f"kinds names column {c!r}, which is not sensitive; "
+                                        f"sensitive columns are {list(items)}")
+            items[c] = k
+    missing = [c for c in items if c not in df.columns]
+    if missing:
+        raise UnknownColumnError(
+            f"unknown sensitive column(s) {missing}; the frame has columns {list(df.columns)}"
+        )
+    out = {}
+    for c, k in items.items():
+        k = infer_kind(df[c]) if k is None else k
+        if k not in KINDS:
+            raise KindError(f"unknown kind {k!r} for sensitive column {c!r}; use one of "
+                            f"{list(KINDS)}")
+        out[c] = k
+    return out
+
+
+# --------------------------------------------------------------------------- pair counts
+
+
+@dataclass
+class PairCounts:
+    """The distinct ``(class, value)`` pairs of a table, sorted by class then value."""
+
+    cls: np.ndarray        # class label of each pair
+    val: np.ndarray        # value code of each pair
+    count: np.ndarray      # rows with that pair
+    sizes: np.ndarray      # rows per class (G,)
+
+    @property
+    def groups(self) -> int:
+        return len(self.sizes)
+
+    @classmethod
+    def build(cls, labels: np.ndarray, col: SensitiveColumn, *,
+              groups: int | None = None) -> "PairCounts":
+        labels = np.asarray(labels, dtype=np.int64)
+        G = int(labels.max()) + 1 if len(labels) and groups is None else (groups or 0)
+        return cls.from_codes(labels, col.codes, col.m, G)
+
+    @classmethod
+    def from_codes(cls, labels, codes, m, G, weights=None) -> "PairCounts":
+        key = labels * np.int64(max(m, 1)) + codes
+        if len(key) == 0:
+            z = np.zeros(0, dtype=np.int64)
+            return cls(z, z, z, np.zeros(G, dtype=np.int64))
+        if weights is None:
+            # hashing then sorting only the distinct pairs beats sorting all rows
+            pair_codes, uniq = pd.factorize(key, sort=False)
+            counts = np.bincount(pair_codes, minlength=len(uniq))
+        else:
+            pair_codes, uniq = pd.factorize(key, sort=False)
+            counts = np.bincount(pair_codes, weights=weights, minlength=len(uniq))
+            counts = np.rint(counts).astype(np.int64)
+        order = np.argsort(uniq, kind="stable")
+        uniq = np.asarray(uniq)[order]
+        counts = counts[order]
+        pcls = uniq // max(m, 1)
+        sizes = np.bincount(pcls, weights=counts, minlength=G)
+        return cls(pcls, uniq % max(m, 1), counts, np.rint(sizes).astype(np.int64))
+
+    def coarsen(self, mapping: np.ndarray, m_new: int) -> "PairCounts":
+        """Pairs after mapping every value code through ``mapping`` (e.g. to hierarchy nodes)."""
+        return PairCounts.from_codes(self.cls, mapping[self.val], m_new, self.groups,
+                                     weights=self.count.astype(np.float64))
+
+    def first_in_class(self) -> np.ndarray:
+        """Boolean mask of the first pair of each class."""
+        first = np.ones(len(self.cls), dtype=bool)
+        first[1:] = self.cls[1:] != self.cls[:-1]
+        return first
+
+
+# --------------------------------------------------------------------------- l-diversity
+
+
+def distinct_counts(pairs: PairCounts) -> np.ndarray:
+    """Number of distinct sensitive values in every class."""
+    return np.bincount(pairs.cls, minlength=pairs.groups)
+
+
+def entropies(pairs: PairCounts) -> np.ndarray:
+    """Shannon entropy (natural log) of the sensitive values of every class."""
+    sizes = pairs.sizes[pairs.cls].astype(np.float64)
+    p = pairs.count / sizes
+    return -np.bincount(pairs.cls, weights=p * np.log(p), minlength=pairs.groups)
+
+
+def recursive_l(pairs: PairCounts, c: float) -> np.ndarray:
+    """Largest l per class with r1 < c * (r_l + ... + r_m), counts sorted r1 >= r2 >= ... >= rm
+    (0 when even l = 1 fails, i.e. c <= 1 and one value fills the class)."""
+    G = pairs.groups
+    order = np.lexsort((-pairs.count, pairs.cls))
+    cl = pairs.cls[order]
+    cnt = pairs.count[order].astype(np.float64)
+    first = np.ones(len(cl), dtype=bool)
+    first[1:] = cl[1:] != cl[:-1]
+    csum = np.cumsum(cnt)
+    start = np.flatnonzero(first)
+    before = (csum - cnt)  # sum of counts before each pair (over all classes)
+    before_class = before - before[start][np.cumsum(first) - 1]
+    tail = pairs.sizes[cl] - before_class            # r_i + ... + r_m
+    r1 = cnt[start][np.cumsum(first) - 1]
+    ok = r1 < c * tail
+    return np.bincount(cl, weights=ok, minlength=G).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- distances
+
+
+def _global_probs(col: SensitiveColumn) -> np.ndarray:
+    total = col.global_counts.sum()
+    return col.global_counts / total if total else col.global_counts.astype(np.float64)
+
+
+def total_variation(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
+    """Equal-distance EMD = total variation distance ½·Σ|p − q| of every class to the table."""
+    q = _global_probs(col)
+    p = pairs.count / pairs.sizes[pairs.cls]
+    qv = q[pairs.val]
+    present = np.bincount(pairs.cls, weights=np.abs(p - qv) - qv, minlength=pairs.groups)
+    return np.clip(0.5 * (present + 1.0), 0.0, 1.0)
+
+
+def jensen_shannon(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
+    """Jensen–Shannon divergence (natural log, not its square root) of every class to the
+    table: ½·KL(P‖M) + ½·KL(Q‖M) with M = (P + Q)/2. In [0, ln 2]."""
+    q = _global_probs(col)
+    p = pairs.count / pairs.sizes[pairs.cls]
+    qv = q[pairs.val]
+    mid = (p + qv) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = p * np.log(p / mid) + np.where(qv > 0, qv * np.log(qv / mid), 0.0)
+    present = np.bincount(pairs.cls, weights=term - qv * np.log(2.0), minlength=pairs.groups)
+    # values absent from a class contribute ½·q·ln 2 each; Σ over all values of q is 1
+    return np.maximum(0.5 * (present + np.log(2.0)), 0.0)
+
+
+def _cdf_abs_sum(pairs: PairCounts, col: SensitiveColumn, weights: np.ndarray) -> np.ndarray:
+    """Σ_i w_i·|P_c(i) − Q(i)| for every class c, P_c / Q the cumulative distributions at value
+    index i (0..m-1). Between two values present in a class P_c is constant and Q is
+    non-decreasing, so each such run splits at one ``searchsorted`` point and is summed from
+    prefix sums: O(pairs·log m)."""
+    m = col.m
+    G = pairs.groups
+    Q = np.cumsum(_global_probs(col))
+    S1 = np.concatenate(([0.0], np.cumsum(weights)))
+    S2 = np.concatenate(([0.0], np.cumsum(weights * Q)))
+    if len(pairs.cls) == 0:
+        return np.zeros(G)
+    first = pairs.first_in_class()
+    starts = np.flatnonzero(first)
+    class_of = np.cumsum(first) - 1
+    cum = np.cumsum(pairs.count)
+    cum_in_class = cum - (cum[starts] - pairs.count[starts])[class_of]
+    P = cum_in_class / pairs.sizes[pairs.cls]
+    a = pairs.val
+    b = np.empty_like(a)
+    b[:-1] = a[1:]
+    last = np.ones(len(a), dtype=bool)
+    last[:-1] = first[1:]
+    b[last] = m
+    s = np.clip(np.searchsorted(Q, P, side="left"), a, b)
+    run = (P * (S1[s] - S1[a]) - (S2[s] - S2[a]) + (S2[b] - S2[s]) - P * (S1[b] - S1[s]))
+    out = np.bincount(pairs.cls, weights=run, minlength=G)
+    # before the first value present in the class P_c = 0, so |P_c − Q| = Q
+    f = pairs.val[starts]
+    out[pairs.cls[starts]] += S2[f]
+    return np.maximum(out, 0.0)
+
+
+def ordered_emd(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
+    """Ordered-distance EMD (Li, Li & Venkatasubramanian 2007): the distance between the i-th
+    and j-th of the m sorted distinct values is |i − j|/(m − 1), and
+    EMD = 1/(m−1) · Σ_i |Σ_{j≤i} (p_j − q_j)|."""
+    if col.m <= 1:
+        return np.zeros(pairs.groups)
+    w = np.full(col.m, 1.0 / (col.m - 1))
+    w[-1] = 0.0
+    return np.minimum(_cdf_abs_sum(pairs, col, w), 1.0)
+
+
+def wasserstein(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
+    """1-D Wasserstein distance between each class's values and all values, divided by
+    (max − min of all values + 1e-10), as the reference's ``find_t_close`` does for real
+    columns."""
+    if col.values is None:
+        raise KindError(f"the Wasserstein distance needs a real column; {col.name!r} is "
+                        f"{col.kind}")
+    if col.has_na:
+        raise InvalidInputError(
+            f"sensitive column {col.name!r} has missing values; the Wasserstein distance is "
+            f"undefined for them: fill or drop them, or use distance='emd' (NaN is then one "
+            f"more value, ranked last)"
+        )
+    x = col.values
+    if col.m <= 1:
+        return np.zeros(pairs.groups)
+    gaps = np.append(np.diff(x), 0.0)
+    span = x[-1] - x[0]
+    return _cdf_abs_sum(pairs, col, gaps) / (span + WASSERSTEIN_EPS)
+
+
+# --------------------------------------------------------------------------- hierarchies
+
+
+def hierarchy_levels(hierarchy, col: SensitiveColumn) -> tuple[list[np.ndarray], int]:
+    """Node codes of every value code at every level below the root, and the tree height H.
+
+    ``hierarchy`` is ``{value: [level1, level2, ...]}`` (most specific first) or a DataFrame
+    whose first column holds the values and the next columns their generalizations (ARX's CSV
+    layout ``value;level1;...;*``), or an object with a ``to_frame()`` method giving one. When
+    the last level is one label for every value it is the root; otherwise a root is added
+    above it. A missing value is its own branch directly below the root.
+    """
+    frame = _hierarchy_frame(hierarchy, col.name)
+    leaf = frame.iloc[:, 0]
+    levels = frame.iloc[:, 1:]
+    if levels.shape[1] and levels.iloc[:, -1].nunique(dropna=False) == 1:
+        levels = levels.iloc[:, :-1]  # the root
+    height = levels.shape[1] + 1
+    # map each value of the column to a hierarchy row
+    lookup = {}
+    for i, v in enumerate(leaf.tolist()):
+        lookup.setdefault(v, i)
+        lookup.setdefault(str(v), i)
+    uniques = list(col.uniques) if col.uniques is not None else []
+    rows = np.empty(len(uniques), dtype=np.int64)
+    missing = []
+    for j, v in enumerate(uniques):
+        r = lookup.get(v, lookup.get(str(v)))
+        if r is None:
+            missing.append(v)
+        else:
+            rows[j] = r
+    if missing:
+        raise InvalidInputError(
+            f"the hierarchy of sensitive column {col.name!r} lacks the value(s) "
+            f"{missing[:10]}; add them as rows (value;level1;...)"
+        )
+    out = [np.arange(col.m, dtype=np.int64)]  # leaves: the values themselves
+    for j in range(levels.shape[1]):
+        # a node is identified by its path to the top, so repeated labels under different
+        # parents stay distinct
+        path = levels.iloc[:, j:].astype(str).agg("\x1f".join, axis=1).to_numpy()
+        node, _ = pd.factorize(path[rows]) if len(rows) else (np.zeros(0, np.int64), None)
+        node = np.asarray(node, dtype=np.int64)
+        if col.has_na:
+            node = np.append(node, node.max(initial=-1) + 1)
+        out.append(node)
+    return out, height
+
+
+def _hierarchy_frame(hierarchy, name) -> pd.DataFrame:
+    if hasattr(hierarchy, "to_frame") and not isinstance(hierarchy, (pd.DataFrame, pd.Series)):
+        hierarchy = hierarchy.to_frame()
+    if isinstance(hierarchy, pd.DataFrame):
+        frame = hierarchy.reset_index(drop=True)
+    elif isinstance(hierarchy, Mapping):
+        lens = {len(v) if not isinstance(v, str) else 1 for v in hierarchy.values()}
+        if len(lens) > 1:
+            raise InvalidInputError(
+                f"the hierarchy of {name!r} gives values different numbers of levels "
+                f"{sorted(lens)}; give every value the same number of levels"
+            )
+        rows = [[k] + ([v] if isinstance(v, str) else list(v)) for k, v in hierarchy.items()]
+        frame = pd.DataFrame(rows)
+    else:
+        raise InvalidInputError(
+            f"hierarchy for {name!r} must be a mapping {{value: [level1, ...]}} or a DataFrame "
+            f"(value, level1, ...), got {type(hierarchy).__name__}"
+        )
+    if frame.shape[1] < 1:
+        raise InvalidInputError(f"the hierarchy of {name!r} is empty")
+    return frame
+
+
+def hierarchical_emd(pairs: PairCounts, col: SensitiveColumn, hierarchy) -> np.ndarray:
+    """Hierarchical EMD (Li et al. 2007): leaves are at height 0, the root at height H and the
+    ground distance of two values is height(lowest common ancestor)/H. On a tree this equals
+    (1/H)·Σ over the H levels below the root of the total variation distance of the class and
+    table distributions coarsened to that level."""
+    levels, height = hierarchy_levels(hierarchy, col)
+    total = np.zeros(pairs.groups)
+    for node in levels:
+        m_new = int(node.max()) + 1 if len(node) else 1
+        coarse = pairs if node is levels[0] else pairs.coarsen(node, m_new)
+        ccol = SensitiveColumn(col.name, "unordered", node, m_new, False, None, None,
+                               np.bincount(node, weights=col.global_counts,
+                                           minlength=m_new))
+        total += total_variation(coarse, ccol)
+    return total / height
+
+
+DISTANCES = ("emd", "hierarchical", "jensen_shannon", "wasserstein", "reference")
+
+
+def class_distances(pairs: PairCounts, col: SensitiveColumn, distance: str,
+                    hierarchy=None) -> np.ndarray:
+    """Distance of every class's distribution of ``col`` to the whole table's."""
+    kind = col.kind
+    if distance == "reference":
+        distance = "wasserstein" if kind == "real" else "jensen_shannon"
+    if distance == "hierarchical":
+        if hierarchy is not None:
+            return hierarchical_emd(pairs, col, hierarchy)
+        distance = "emd"
+    if distance == "emd":
+        return total_variation(pairs, col) if kind == "unordered" else ordered_emd(pairs, col)
+    if distance == "jensen_shannon":
+        return jensen_shannon(pairs, col)
+    if distance == "wasserstein":
+        if kind == "ordered":
+            # on ranks 0..m-1 the normalized Wasserstein distance is the ordered EMD
+            return ordered_emd(pairs, col)
+        if kind != "real":
+            raise KindError(
+                f"distance='wasserstein' needs a real or ordered column; {col.name!r} is "
+                f"unordered: use 'emd' or 'jensen_shannon'"
+            )
+        return wasserstein(pairs, col)
+    raise InvalidInputError(f"unknown distance {distance!r}; use one of {list(DISTANCES)}")

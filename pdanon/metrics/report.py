@@ -1,0 +1,129 @@
+"""One tidy table of risk and utility figures (what ``df.anon.metrics()`` returns).
+
+Equivalence classes are computed once and shared by every metric.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+>>> table = metrics_table(df, quasi_identifiers=["zip"], sensitive=["d"])
+>>> table.set_index("metric").loc["k-anonymity", "value"]
+2.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pdanon._groups import class_labels
+from pdanon.metrics import _dist, risk, utility
+from pdanon.metrics._common import aligned, quasi_identifier_kinds
+
+COLUMNS = ["metric", "value", "better", "meaning"]
+
+
+class MetricsFrame(pd.DataFrame):
+    """The table :func:`metrics_table` returns: a plain DataFrame that prints in full (no
+    truncated meanings, compact numbers). Any operation on it gives a plain DataFrame."""
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def _fmt(self, v) -> str:
+        return f"{v:.6g}"
+
+    def __repr__(self) -> str:
+        return self.to_string(float_format=self._fmt, index=False)
+
+    def _repr_html_(self):
+        with pd.option_context("display.max_colwidth", None):
+            return self.to_html(float_format=self._fmt, index=False)
+
+
+def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
+                  quasi_identifiers=None, sensitive=None, target=None, ml: bool = False,
+                  random_state: int = 0) -> pd.DataFrame:
+    """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``,
+    ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility rows, more
+    useful) and ``meaning``.
+
+    Without ``original`` only the metrics that need no original are reported. With
+    ``ml=True`` (needs ``original``) the gradient-boosting linkage attack is run, and with a
+    ``target`` column the gradient-boosting utility ratio too.
+    """
+    from pdanon.schema import stored_roles
+
+    qis = quasi_identifier_kinds(anonymized, quasi_identifiers, other=original)
+    if sensitive is None:
+        stored = stored_roles(anonymized)
+        sensitive = dict(stored.sensitive) if stored is not None else {}
+    sens = _dist.sensitive_kinds(anonymized, sensitive)
+    rows: list[tuple] = []
+
+    def add(metric, value, better, meaning):
+        rows.append((metric, float(value), better, meaning))
+
+    n = len(anonymized)
+    labels = class_labels(anonymized, list(qis))
+    G = int(labels.max()) + 1 if n else 0
+    sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
+    add("k-anonymity", sizes.min() if n else 0, "higher",
+        "risk: rows in the smallest equivalence class")
+    if sens:
+        from pdanon import models
+
+        data = _dist.SensitiveData({c: _dist.SensitiveColumn.from_values(anonymized[c], k,
+                                                                         name=c)
+                                    for c, k in sens.items()})
+        if n:
+            l_d = models._l_per_group(labels, data, "distinct", None, G).min()
+            l_e = models._l_per_group(labels, data, "entropy", None, G).min()
+            t = models._t_per_group(labels, data, "emd", None, G).max()
+        else:
+            l_d = l_e = t = 0.0
+        add("l-diversity (distinct)", l_d, "higher",
+            "risk: fewest distinct sensitive values in a class")
+        add("l-diversity (entropy)", l_e, "higher",
+            "risk: exp(lowest class entropy of sensitive values)")
+        add("t-closeness (EMD)", t, "lower",
+            "risk: largest class-to-table distance (sensitive)")
+        add("adversarial knowledge gain", risk.adversarial_knowledge_gain(
+            anonymized, list(qis), sens, labels=labels), "lower",
+            "risk: mean class-to-table total variation")
+        add("adversarial accuracy gain", risk.adversarial_accuracy_gain(
+            anonymized, list(qis), sens, labels=labels), "lower",
+            "risk: gain in guessing a sensitive value by class")
+    add("equivalence classes", G, "higher", "utility: distinct quasi-identifier combinations")
+    add("average class size", n / G if G else 0.0, "lower",
+        "utility: rows per equivalence class")
+    add("distinctness", utility.distinctness(anonymized), "higher",
+        "utility: distinct published rows / rows")
+    h = utility._entropy_bits(labels)
+    add("non-uniform entropy", h, "higher", "utility: entropy (bits) of quasi-identifier rows")
+    if original is not None:
+        orig = aligned(original, anonymized)
+        h0 = utility._entropy_bits(class_labels(orig, list(qis)))
+        add("changed proportion", utility.changed_proportion(orig, anonymized, qis), "lower",
+            "utility: changed quasi-identifier cells / all")
+        add("entropy information loss", 1.0 - h / h0 if h0 else 0.0, "lower",
+            "utility: 1 - entropy(anonymized) / entropy(original)")
+        add("by-element distance", utility.by_element_distance(orig, anonymized, qis), "lower",
+            "utility: mean cell distance to the original, 0..1")
+        if ml:
+            from pdanon.metrics import ml as _ml
+
+            add("linkage attack security", _ml.boosting_security_score(
+                orig, anonymized, qis, random_state=random_state), "higher",
+                "risk: 1 - re-identification accuracy (boosting)")
+            if target is not None:
+                r = _ml.boosting_utility(orig, anonymized, target=target,
+                                         quasi_identifiers=qis, random_state=random_state)
+                add(f"boosting {r['metric']} ratio", r["ratio"], "higher",
+                    f"utility: {r['task']} of {target!r}, anonymized vs original")
+    elif ml:
+        from pdanon._errors import InvalidInputError
+
+        raise InvalidInputError("ml=True compares with the original: pass original=<frame>")
+    return MetricsFrame(rows, columns=COLUMNS)

@@ -1,0 +1,200 @@
+"""Risk metrics: how much an attacker who knows a person's quasi-identifiers learns.
+
+Privacy levels (max k, max l, min t) and their checks, and Brickell & Shmatikov's (2008, §4.4)
+adversarial knowledge gain and adversarial accuracy gain. Quasi-identifiers and sensitive
+columns default to the roles remembered by the frame.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+>>> adversarial_knowledge_gain(df, ["zip"], ["d"])
+0.25
+>>> adversarial_accuracy_gain(df, ["zip"], ["d"])
+0.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pdanon._groups import class_labels
+from pdanon.metrics import _dist
+from pdanon.metrics._common import check_frame, quasi_identifier_kinds, sensitive_spec
+
+__all__ = [
+    "adversarial_accuracy_gain",
+    "adversarial_knowledge_gain",
+    "is_k_anonymous",
+    "is_l_diverse",
+    "is_t_close",
+    "k_anonymity",
+    "l_diversity",
+    "t_closeness",
+]
+
+
+def _qis(df, quasi_identifiers):
+    return list(quasi_identifier_kinds(df, quasi_identifiers))
+
+
+def k_anonymity(df: pd.DataFrame, quasi_identifiers=None) -> int:
+    """Largest k for which ``df`` is k-anonymous: the smallest equivalence class size.
+    [reference: ``find_k_anonimus``]
+
+    Example
+    -------
+    >>> k_anonymity(pd.DataFrame({"a": [1, 1, 2, 2, 2]}), ["a"])
+    2
+    """
+    from pdanon import models
+
+    check_frame(df)
+    return models.k_anonymity(df, _qis(df, quasi_identifiers))
+
+
+def l_diversity(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
+                variant: str = "distinct", c: float | None = None):
+    """Largest l for which ``df`` is l-diverse (see :func:`pdanon.models.l_diversity`).
+    [reference: ``find_l_diverse`` for ``variant="distinct"``]
+
+    Example
+    -------
+    >>> l_diversity(pd.DataFrame({"a": [1, 1, 2, 2], "s": ["x", "y", "x", "z"]}), ["a"], ["s"])
+    2
+    """
+    from pdanon import models
+
+    check_frame(df)
+    return models.l_diversity(df, _qis(df, quasi_identifiers), sensitive_spec(df, sensitive),
+                              variant=variant, c=c)
+
+
+def t_closeness(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
+                distance: str = "emd", kinds=None, hierarchies=None) -> float:
+    """Smallest t for which ``df`` is t-close (see :func:`pdanon.models.t_closeness`).
+    [reference: ``find_t_close`` for ``distance="reference"``]
+
+    Example
+    -------
+    >>> t_closeness(pd.DataFrame({"a": [1, 1, 2, 2], "s": ["x", "y", "x", "x"]}), ["a"], ["s"])
+    0.25
+    """
+    from pdanon import models
+
+    check_frame(df)
+    return models.t_closeness(df, _qis(df, quasi_identifiers), sensitive_spec(df, sensitive),
+                              distance=distance, kinds=kinds, hierarchies=hierarchies)
+
+
+def is_k_anonymous(df: pd.DataFrame, k: int, quasi_identifiers=None) -> bool:
+    """Is every equivalence class at least ``k`` rows? [reference: ``is_k_anonimus``]
+
+    Example
+    -------
+    >>> is_k_anonymous(pd.DataFrame({"a": [1, 1, 2]}), 2, ["a"])
+    False
+    """
+    from pdanon import models
+
+    return models.KAnonymity(k).holds(df, _qis(df, quasi_identifiers))
+
+
+def is_l_diverse(df: pd.DataFrame, l, quasi_identifiers=None, sensitive=None, *,
+                 k: int | None = None, variant: str = "distinct", c: float | None = None) -> bool:
+    """Is every class l-diverse (and, when ``k`` is given, at least ``k`` rows, as the
+    reference's ``is_l_diverse(qi, s, k, l)`` requires)?
+
+    Example
+    -------
+    >>> is_l_diverse(pd.DataFrame({"a": [1, 1], "s": ["x", "y"]}), 2, ["a"], ["s"], k=2)
+    True
+    """
+    from pdanon import models
+
+    qis = _qis(df, quasi_identifiers)
+    ok = models.LDiversity(l, variant=variant, c=c).holds(df, qis, sensitive_spec(df, sensitive))
+    return ok and (k is None or models.KAnonymity(k).holds(df, qis))
+
+
+def is_t_close(df: pd.DataFrame, t: float, quasi_identifiers=None, sensitive=None, *,
+               k: int | None = None, distance: str = "emd", hierarchies=None) -> bool:
+    """Is every class within distance ``t`` of the table (and at least ``k`` rows when ``k`` is
+    given, as the reference's ``is_t_close`` requires)?
+
+    Example
+    -------
+    >>> is_t_close(pd.DataFrame({"a": [1, 1], "s": ["x", "y"]}), 0.0, ["a"], ["s"])
+    True
+    """
+    from pdanon import models
+
+    qis = _qis(df, quasi_identifiers)
+    model = models.TCloseness(t, distance=distance, hierarchies=hierarchies)
+    ok = model.holds(df, qis, sensitive_spec(df, sensitive))
+    return ok and (k is None or models.KAnonymity(k).holds(df, qis))
+
+
+def _pairs_per_column(df, quasi_identifiers, sensitive, labels=None):
+    check_frame(df)
+    spec = _dist.sensitive_kinds(df, sensitive_spec(df, sensitive))
+    if not spec:
+        from pdanon._errors import InvalidInputError
+
+        raise InvalidInputError("this metric needs a sensitive column: pass sensitive=[...]")
+    if labels is None:
+        labels = class_labels(df, _qis(df, quasi_identifiers))
+    G = int(labels.max()) + 1 if len(labels) else 0
+    for c, k in spec.items():
+        col = _dist.SensitiveColumn.from_values(df[c], "unordered", name=c)
+        yield col, _dist.PairCounts.from_codes(labels, col.codes, col.m, G)
+
+
+def adversarial_knowledge_gain(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
+                               labels=None) -> float:
+    """Brickell & Shmatikov (2008, §4.4) knowledge gain: the average, over rows, of the total
+    variation distance ½·Σ_s|p(s | class) − p(s)| between the sensitive values of the row's
+    equivalence class and of the whole table, i.e. Σ_classes |class|/n · TV(class, table).
+    0 = the classes reveal nothing beyond the table's distribution; 1 = full disclosure.
+    Several sensitive columns: the largest value. [reference: ``adversarial_knowledge_gain``]
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "a", "b", "b"]})
+    >>> adversarial_knowledge_gain(df, ["zip"], ["d"])
+    0.5
+    """
+    best = 0.0
+    n = len(df)
+    if n == 0:
+        return 0.0
+    for col, pairs in _pairs_per_column(df, quasi_identifiers, sensitive, labels):
+        tv = _dist.total_variation(pairs, col)
+        best = max(best, float((tv * pairs.sizes).sum() / n))
+    return best
+
+
+def adversarial_accuracy_gain(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
+                              labels=None) -> float:
+    """Brickell & Shmatikov (2008, §4.4) accuracy gain: how much more often an attacker guesses
+    a person's sensitive value right by taking the most frequent value of the person's
+    equivalence class instead of the table's most frequent value:
+    (Σ_classes max_s count(s, class) − max_s count(s)) / n. 0 = no gain.
+    Several sensitive columns: the largest value. [reference: ``adversarial_accuracy_gain``]
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "a", "b", "b"]})
+    >>> adversarial_accuracy_gain(df, ["zip"], ["d"])
+    0.5
+    """
+    best = 0.0
+    n = len(df)
+    if n == 0:
+        return 0.0
+    for col, pairs in _pairs_per_column(df, quasi_identifiers, sensitive, labels):
+        starts = np.flatnonzero(pairs.first_in_class())
+        top = np.maximum.reduceat(pairs.count, starts)  # pairs are sorted by class
+        best = max(best, float((top.sum() - col.global_counts.max()) / n))
+    return best

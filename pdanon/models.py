@@ -1,0 +1,447 @@
+"""Privacy models as vectorized checks over equivalence-class labels.
+
+A *model* object says when a group of rows is acceptable; the engine uses it while partitioning
+and verifies every output with :meth:`PrivacyModel.verify`. The ``*_anonymity`` /
+``*_diversity`` functions measure the level a frame achieves.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"age": [1, 1, 2, 2, 2]})
+>>> k_anonymity(df, ["age"])
+2
+>>> KAnonymity(2).holds(df, ["age"])
+True
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, VerificationError
+from pdanon._groups import class_labels
+
+
+def k_anonymity(df: pd.DataFrame, quasi_identifiers) -> int:
+    """Largest k for which ``df`` is k-anonymous over ``quasi_identifiers`` (smallest class
+    size; 0 for an empty frame; the row count when there are no quasi-identifiers)."""
+    n = len(df)
+    if n == 0:
+        return 0
+    labels = class_labels(df, list(quasi_identifiers))
+    return int(np.bincount(labels).min())
+
+
+class PrivacyModel:
+    """Base class: a condition every equivalence class must meet."""
+
+    name = "model"
+
+    def params(self) -> dict:
+        return {}
+
+    def check_feasible(self, df: pd.DataFrame, roles) -> None:
+        """Raise :class:`InfeasibleError` before any work when the request cannot be met."""
+
+    def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
+        """Boolean per group label: does the group meet the model?"""
+        raise NotImplementedError
+
+    def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
+        """Does ``df`` (already recoded) meet the model over its equivalence classes?"""
+        raise NotImplementedError
+
+    def verify(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> None:
+        if not self.holds(df, quasi_identifiers, sensitive):
+            raise VerificationError(
+                f"the output does not satisfy {self!r}; this is a bug in pdanon, please report it"
+            )
+
+
+def _check_int(value, name: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidInputError(f"{name} must be an integer >= {low}, got {value!r}")
+    value = int(value)
+    if value < low:
+        raise InvalidInputError(f"{name} must be an integer >= {low}, got {value}")
+    return value
+
+
+class KAnonymity(PrivacyModel):
+    """Every equivalence class has at least ``k`` rows."""
+
+    name = "k-anonymity"
+
+    def __init__(self, k: int):
+        self.k = _check_int(k, "k")
+
+    def __repr__(self) -> str:
+        return f"KAnonymity(k={self.k})"
+
+    def params(self) -> dict:
+        return {"k": self.k}
+
+    def check_feasible(self, df: pd.DataFrame, roles) -> None:
+        n = len(df)
+        if n and self.k > n:
+            raise InvalidInputError(
+                f"k={self.k} is larger than the number of rows ({n}); choose k <= {n}"
+            )
+
+    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
+        return np.bincount(labels) >= self.k
+
+    def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
+        return len(df) == 0 or k_anonymity(df, quasi_identifiers) >= self.k
+
+
+# ============================================================================ l-diversity, t-closeness
+# (metrics engineer) vectorized measures over all equivalence classes at once; the heavy lifting
+# is in pdanon.metrics._dist (bincount / cumsum / searchsorted over distinct (class, value) pairs).
+
+L_VARIANTS = ("distinct", "entropy", "recursive")
+#: Tolerance of the float comparisons in :class:`LDiversity` (entropy) and :class:`TCloseness`.
+TOLERANCE = 1e-12
+
+
+def _dist():
+    from pdanon.metrics import _dist as d
+
+    return d
+
+
+def _check_qis(df: pd.DataFrame, quasi_identifiers) -> list:
+    from pdanon._errors import UnknownColumnError
+
+    if isinstance(quasi_identifiers, (str, int)) and not isinstance(quasi_identifiers, bool):
+        quasi_identifiers = [quasi_identifiers]
+    qis = list(quasi_identifiers)
+    missing = [c for c in qis if c not in df.columns]
+    if missing:
+        raise UnknownColumnError(
+            f"unknown quasi-identifier column(s) {missing}; the frame has columns "
+            f"{list(df.columns)}"
+        )
+    return qis
+
+
+def _sensitive_data(df, sensitive, kinds=None, what="this measure"):
+    d = _dist()
+    spec = d.sensitive_kinds(df, sensitive, kinds)
+    if not spec:
+        raise InvalidInputError(
+            f"{what} needs at least one sensitive column: pass sensitive=[...] (or "
+            f"{{column: kind}})"
+        )
+    return d.SensitiveData({c: d.SensitiveColumn.from_values(df[c], k, name=c)
+                            for c, k in spec.items()})
+
+
+def _check_variant(variant: str, c) -> None:
+    if variant not in L_VARIANTS:
+        raise InvalidInputError(f"unknown l-diversity variant {variant!r}; use one of "
+                                f"{list(L_VARIANTS)}")
+    if variant == "recursive":
+        if c is None or isinstance(c, bool) or not isinstance(c, numbers.Real) or not c > 0:
+            raise InvalidInputError(
+                f"recursive (c, l)-diversity needs a constant c > 0 (e.g. c=2), got {c!r}"
+            )
+
+
+def _l_per_group(labels: np.ndarray, data, variant: str, c, groups: int) -> np.ndarray:
+    """Achieved l of every group (min over sensitive columns); float for entropy."""
+    d = _dist()
+    out = None
+    for col in _context_columns(data):
+        pairs = d.PairCounts.from_codes(labels, col.codes, col.m, groups)
+        if variant == "distinct":
+            v = d.distinct_counts(pairs).astype(np.float64)
+        elif variant == "entropy":
+            v = np.exp(d.entropies(pairs))
+        else:
+            v = d.recursive_l(pairs, float(c)).astype(np.float64)
+        out = v if out is None else np.minimum(out, v)
+    return out
+
+
+def _context_columns(context):
+    """The sensitive columns of a context: SensitiveData, or anything with ``.sensitive``
+    {name: codes} (e.g. the engine's EncodedTable; such codes carry no value order)."""
+    d = _dist()
+    if isinstance(context, d.SensitiveData):
+        return list(context.columns.values())
+    sens = getattr(context, "sensitive", None)
+    if isinstance(sens, dict):
+        cols = []
+        for name, codes in sens.items():
+            codes = np.asarray(codes, dtype=np.int64)
+            m = int(codes.max()) + 1 if len(codes) else 0
+            cols.append(d.SensitiveColumn(name, "unordered", codes, m, False, None, None,
+                                          np.bincount(codes, minlength=m)))
+        return cols
+    raise InvalidInputError(
+        "this model needs the sensitive columns: pass the context made by "
+        "model.context(df, sensitive) to groups_ok"
+    )
+
+
+def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str = "distinct",
+                c: float | None = None):
+    """The l that ``df`` achieves over ``quasi_identifiers`` for the ``sensitive`` column(s).
+
+    Variants (the smallest over all equivalence classes and all sensitive columns):
+
+    * ``"distinct"`` - the number of distinct sensitive values in a class (int). Missing values
+      count as one value.
+    * ``"entropy"`` - ``exp(H)``, H the Shannon entropy (natural log) of the class's sensitive
+      values: the table is entropy-l-diverse exactly for l <= this value (a float; e.g. a class
+      with values a, a, b gives 1.89).
+    * ``"recursive"`` - recursive (c, l)-diversity: with the class's value counts sorted
+      r1 >= r2 >= ... >= rm, the largest l with r1 < c·(r_l + ... + r_m) (int; needs ``c``).
+      0 when even l = 1 fails (c <= 1 and a class holds one value only).
+
+    Returns 0 for an empty frame.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 1, 2, 2, 2], "d": ["a", "a", "b", "a", "b", "c"]})
+    >>> l_diversity(df, ["zip"], ["d"])
+    2
+    >>> round(l_diversity(df, ["zip"], ["d"], variant="entropy"), 4)
+    1.8899
+    >>> l_diversity(df, ["zip"], ["d"], variant="recursive", c=2)
+    1
+    """
+    _check_variant(variant, c)
+    qis = _check_qis(df, quasi_identifiers)
+    data = _sensitive_data(df, sensitive, what="l-diversity")
+    if len(df) == 0:
+        return 0.0 if variant == "entropy" else 0
+    labels = class_labels(df, qis)
+    per_group = _l_per_group(labels, data, variant, c, int(labels.max()) + 1)
+    value = float(per_group.min())
+    return value if variant == "entropy" else int(round(value))
+
+
+def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str = "emd",
+                kinds=None, hierarchies=None) -> float:
+    """The smallest t for which ``df`` is t-close: the largest distance, over all equivalence
+    classes and sensitive columns, between a class's distribution of sensitive values and the
+    whole table's.
+
+    Parameters
+    ----------
+    sensitive : list of names, or ``{name: kind}``
+        Kinds (``real`` / ``ordered`` / ``unordered``) default to the inferred ones; ``kinds``
+        overrides some of them.
+    distance : str
+        ``"emd"`` (default; Li, Li & Venkatasubramanian 2007): equal-distance EMD (total
+        variation ½·Σ|p−q|) for unordered columns, ordered-distance EMD
+        1/(m−1)·Σ_i|Σ_{j<=i}(p_j−q_j)| over the m sorted distinct values for ordered and real.
+        ``"hierarchical"``: hierarchical EMD for the columns in ``hierarchies`` (others as
+        ``"emd"``). ``"jensen_shannon"``: Jensen–Shannon divergence, natural log, every kind.
+        ``"wasserstein"``: 1-D Wasserstein distance / (max − min + 1e-10) for real columns
+        (ranks for ordered). ``"reference"``: what cp2025's ``find_t_close`` computes -
+        Wasserstein for real, Jensen–Shannon for ordered/unordered.
+    hierarchies : dict, optional
+        ``{column: hierarchy}``; a hierarchy is ``{value: [level1, level2, ...]}`` or a
+        DataFrame ``value, level1, ..., *`` (ARX layout).
+
+    Missing sensitive values are one more value (ranked last for ordered/real; an error for
+    the Wasserstein distance). Returns 0.0 for an empty frame.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+    >>> t_closeness(df, ["zip"], ["d"])
+    0.25
+    """
+    qis = _check_qis(df, quasi_identifiers)
+    d = _dist()
+    data = _sensitive_data(df, sensitive, kinds, what="t-closeness")
+    _check_distance(distance, hierarchies, data)
+    if len(df) == 0:
+        return 0.0
+    labels = class_labels(df, qis)
+    return float(_t_per_group(labels, data, distance, hierarchies,
+                              int(labels.max()) + 1).max())
+
+
+def _check_distance(distance, hierarchies, data) -> None:
+    d = _dist()
+    if distance not in d.DISTANCES:
+        raise InvalidInputError(f"unknown distance {distance!r}; use one of {list(d.DISTANCES)}")
+    if hierarchies:
+        unknown = [c for c in hierarchies if c not in data.columns]
+        if unknown:
+            raise InvalidInputError(
+                f"hierarchies given for {unknown}, which are not sensitive columns "
+                f"{list(data.columns)}"
+            )
+    if distance == "hierarchical" and not hierarchies:
+        raise InvalidInputError(
+            "distance='hierarchical' needs hierarchies={column: {value: [level1, ...]}} (or a "
+            "DataFrame value, level1, ...); without one use distance='emd'"
+        )
+
+
+def _t_per_group(labels, data, distance, hierarchies, groups: int) -> np.ndarray:
+    d = _dist()
+    out = np.zeros(groups)
+    for col in _context_columns(data):
+        pairs = d.PairCounts.from_codes(labels, col.codes, col.m, groups)
+        h = (hierarchies or {}).get(col.name)
+        out = np.maximum(out, d.class_distances(pairs, col, distance, h))
+    return out
+
+
+class LDiversity(PrivacyModel):
+    """Every equivalence class is l-diverse in every sensitive column (see
+    :func:`l_diversity` for the variants).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "c"]})
+    >>> LDiversity(2).holds(df, ["zip"], ["d"])
+    True
+    """
+
+    name = "l-diversity"
+
+    def __init__(self, l, *, variant: str = "distinct", c: float | None = None):
+        _check_variant(variant, c)
+        if variant == "entropy":
+            if isinstance(l, bool) or not isinstance(l, numbers.Real) or not l >= 1:
+                raise InvalidInputError(f"l must be a number >= 1, got {l!r}")
+            self.l = float(l) if not float(l).is_integer() else int(l)
+        else:
+            self.l = _check_int(l, "l")
+        self.variant = variant
+        self.c = None if c is None else float(c)
+
+    def __repr__(self) -> str:
+        extra = "" if self.variant == "distinct" else f", variant={self.variant!r}"
+        if self.c is not None:
+            extra += f", c={self.c:g}"
+        return f"LDiversity(l={self.l}{extra})"
+
+    def params(self) -> dict:
+        out = {"l": self.l, "variant": self.variant}
+        if self.c is not None:
+            out["c"] = self.c
+        return out
+
+    def context(self, df: pd.DataFrame, sensitive):
+        """Encoded sensitive columns of ``df`` for :meth:`groups_ok` (``sensitive``: names or
+        ``{name: kind}``)."""
+        return _sensitive_data(df, sensitive, what="l-diversity")
+
+    def _threshold(self) -> float:
+        return float(self.l) - (TOLERANCE * self.l if self.variant == "entropy" else 0.0)
+
+    def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
+        labels = np.asarray(labels, dtype=np.int64)
+        groups = int(labels.max()) + 1 if len(labels) else 0
+        return _l_per_group(labels, context, self.variant, self.c, groups) >= self._threshold()
+
+    def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
+        if len(df) == 0:
+            return True
+        value = l_diversity(df, quasi_identifiers, sensitive, variant=self.variant, c=self.c)
+        return value >= self._threshold()
+
+    def check_feasible(self, df: pd.DataFrame, roles) -> None:
+        from pdanon._errors import InfeasibleError
+
+        sensitive = getattr(roles, "sensitive", roles)
+        data = _sensitive_data(df, sensitive, what="l-diversity")
+        if len(df) == 0:
+            return
+        # all three variants are preserved when classes merge, so the whole table (one class)
+        # is the most diverse partition: if it fails, every partition fails
+        labels = np.zeros(len(df), dtype=np.int64)
+        for col in data.columns.values():
+            one = _dist().SensitiveData({col.name: col})
+            got = float(_l_per_group(labels, one, self.variant, self.c, 1)[0])
+            if got < self._threshold():
+                shown = f"{got:.4g}" if self.variant == "entropy" else f"{int(got)}"
+                raise InfeasibleError(
+                    f"{self!r} cannot be met: the whole table reaches only l={shown} in "
+                    f"sensitive column {col.name!r} ({self.variant} l-diversity); lower l"
+                    + (" or raise c" if self.variant == "recursive" else "")
+                )
+
+
+class TCloseness(PrivacyModel):
+    """In every equivalence class and sensitive column, the distance between the class's
+    distribution and the whole table's is at most ``t`` (see :func:`t_closeness`).
+
+    ``kinds`` ({column: kind}) and ``hierarchies`` ({column: hierarchy}) are remembered and
+    used when :meth:`holds` / :meth:`context` get sensitive columns as plain names.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "b"]})
+    >>> TCloseness(0.1).holds(df, ["zip"], ["d"])
+    True
+    """
+
+    name = "t-closeness"
+
+    def __init__(self, t: float, *, distance: str = "emd", kinds=None, hierarchies=None):
+        d = _dist()
+        if isinstance(t, bool) or not isinstance(t, numbers.Real) or not t >= 0:
+            raise InvalidInputError(f"t must be a number >= 0, got {t!r}")
+        if distance not in d.DISTANCES:
+            raise InvalidInputError(f"unknown distance {distance!r}; use one of "
+                                    f"{list(d.DISTANCES)}")
+        if distance == "hierarchical" and not hierarchies:
+            raise InvalidInputError("distance='hierarchical' needs hierarchies={column: ...}")
+        self.t = float(t)
+        self.distance = distance
+        self.kinds = dict(kinds) if kinds else None
+        self.hierarchies = dict(hierarchies) if hierarchies else None
+
+    def __repr__(self) -> str:
+        extra = "" if self.distance == "emd" else f", distance={self.distance!r}"
+        return f"TCloseness(t={self.t:g}{extra})"
+
+    def params(self) -> dict:
+        return {"t": self.t, "distance": self.distance}
+
+    def _kinds_for(self, df, sensitive):
+        """Explicit ``{name: kind}`` wins; plain names take the remembered kinds."""
+        d = _dist()
+        spec = d.sensitive_kinds(df, sensitive)
+        if self.kinds and not isinstance(sensitive, dict):
+            spec.update({c: k for c, k in self.kinds.items() if c in spec})
+        return spec
+
+    def context(self, df: pd.DataFrame, sensitive):
+        """Encoded sensitive columns of ``df`` (with the whole table's distributions) for
+        :meth:`groups_ok`."""
+        data = _sensitive_data(df, self._kinds_for(df, sensitive), what="t-closeness")
+        _check_distance(self.distance, self.hierarchies, data)
+        return data
+
+    def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
+        labels = np.asarray(labels, dtype=np.int64)
+        groups = int(labels.max()) + 1 if len(labels) else 0
+        dist = _t_per_group(labels, context, self.distance, self.hierarchies, groups)
+        return dist <= self.t + TOLERANCE
+
+    def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
+        if len(df) == 0:
+            return True
+        value = t_closeness(df, quasi_identifiers, self._kinds_for(df, sensitive),
+                            distance=self.distance, hierarchies=self.hierarchies)
+        return value <= self.t + TOLERANCE
+
+    def check_feasible(self, df: pd.DataFrame, roles) -> None:
+        # the whole table as one class is at distance 0, so any t >= 0 is reachable; only the
+        # inputs are checked here
+        sensitive = getattr(roles, "sensitive", roles)
+        self.context(df, sensitive)

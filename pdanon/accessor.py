@@ -17,10 +17,11 @@ Example
 from __future__ import annotations
 
 import copy
+import importlib
 
 import pandas as pd
 
-from pdanon import schema as _schema
+_schema = importlib.import_module("pdanon.schema")
 from pdanon._errors import InvalidInputError
 
 _KEY = _schema._ATTRS_KEY
@@ -51,6 +52,8 @@ class AnonAccessor:
 
         Example
         -------
+        >>> import pandas as pd, pdanon
+        >>> df = pd.DataFrame({"age": [30, 41], "sex": ["F", "M"]})
         >>> s = pdanon.schema(quasi_identifiers={"age": "real"}, sensitive={"sex": "unordered"})
         >>> df.anon.with_schema(s).anon.roles().sensitive
         {'sex': 'unordered'}
@@ -85,8 +88,10 @@ class AnonAccessor:
 
         Example
         -------
+        >>> import pandas as pd, pdanon
+        >>> df = pd.DataFrame({"age": [30, 30, 40], "sex": ["F", "F", "M"]})
         >>> df.anon.equivalence_classes().tolist()
-        [0, 1, 2, 3]
+        [0, 0, 1]
         """
         from pdanon._groups import class_labels
 
@@ -99,7 +104,8 @@ class AnonAccessor:
 
         Example
         -------
-        >>> df.anon.k_anonymity()
+        >>> import pandas as pd, pdanon
+        >>> pd.DataFrame({"age": [30, 30, 40]}).anon.k_anonymity()
         1
         """
         from pdanon import models
@@ -107,8 +113,82 @@ class AnonAccessor:
         r = self.roles(**roles)
         return models.k_anonymity(self._df, r.qi)
 
+    # ---- privacy levels and metrics (metrics engineer)
+    def _sensitive_roles(self, roles: dict, what: str):
+        r = self.roles(**roles)
+        if not r.sensitive:
+            raise InvalidInputError(
+                f"{what} needs at least one sensitive column: pass sensitive=[...] (or "
+                f"{{column: kind}}), or give the frame roles with df.anon.with_schema(...)"
+            )
+        return r
+
+    def l_diversity(self, *, variant: str = "distinct", c: float | None = None, **roles):
+        """The l the frame achieves: the smallest, over equivalence classes and sensitive
+        columns, of the number of distinct sensitive values (``variant="distinct"``, int),
+        ``exp(entropy)`` (``"entropy"``, float) or the largest l of recursive
+        (c, l)-diversity (``"recursive"``, needs ``c``). See :func:`pdanon.models.l_diversity`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "c"]})
+        >>> df.anon.l_diversity(quasi_identifiers=["zip"], sensitive=["d"])
+        2
+        """
+        from pdanon import models
+
+        r = self._sensitive_roles(roles, "l-diversity")
+        return models.l_diversity(self._df, r.qi, r.sensitive, variant=variant, c=c)
+
+    def t_closeness(self, *, distance: str = "emd", hierarchies=None, **roles) -> float:
+        """The smallest t for which the frame is t-close: the largest distance between a
+        class's distribution of a sensitive column and the whole table's. ``distance``:
+        ``"emd"`` (default), ``"hierarchical"`` (with ``hierarchies={column: ...}``),
+        ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"``. See
+        :func:`pdanon.models.t_closeness`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+        >>> df.anon.t_closeness(quasi_identifiers=["zip"], sensitive=["d"])
+        0.25
+        """
+        from pdanon import models
+
+        r = self._sensitive_roles(roles, "t-closeness")
+        return models.t_closeness(self._df, r.qi, r.sensitive, distance=distance,
+                                  hierarchies=hierarchies)
+
+    def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
+                random_state: int = 0, **roles) -> pd.DataFrame:
+        """Risk and utility figures of this (anonymized) frame as a tidy table with columns
+        ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
+        for utility rows) and ``meaning``.
+
+        Without ``original`` only the metrics that need no original are reported (k, l, t,
+        adversarial gains, class sizes, distinctness, entropy). With ``original`` (the frame
+        before anonymization, same index) also the changed proportion, entropy information
+        loss and by-element distance; ``ml=True`` adds the gradient-boosting linkage attack
+        and, with ``target=<column>``, the gradient-boosting utility ratio. See
+        :mod:`pdanon.metrics`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+        >>> m = df.anon.metrics(quasi_identifiers=["zip"], sensitive=["d"])
+        >>> m.set_index("metric").loc["t-closeness (EMD)", "value"]
+        0.25
+        """
+        from pdanon.metrics.report import metrics_table
+
+        r = self.roles(**roles)
+        return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
+                             sensitive=r.sensitive, target=target, ml=ml,
+                             random_state=random_state)
+
     # ------------------------------------------------------------------ anonymizers
-    def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "nearest",
+    def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
+                    max_suppressed_rows=None, options: dict | None = None,
                     **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows.
@@ -121,27 +201,134 @@ class AnonAccessor:
             How a group's quasi-identifier cells are recoded: ranges/sets
             (generalization dtype), NaN where the group is not constant, or the group's
             mean / median / mode.
-        algorithm : {"nearest"}
+        algorithm : {"auto", "mondrian", "nearest", "datafly", "equal_groups"}
+            ``"auto"`` (default): ``"nearest"`` below ``pdanon.engine.AUTO_MONDRIAN_ROWS``
+            (5,000) rows, ``"mondrian"`` from there on (``info["algorithm"]`` says which).
             ``"nearest"``: the reference's TimeOptimal grouping (first ungrouped row with its
-            k-1 nearest ungrouped rows).
+            k-1 nearest ungrouped rows). ``"mondrian"``: LeFevre et al.'s multidimensional
+            median splits, O(n log n). ``"datafly"``: Sweeney's Datafly (merge the rarest values
+            of the column with most distinct values, then suppress up to
+            ``max_suppressed_rows`` rows). ``"equal_groups"``: the reference's
+            GeneralizationGreedyByOneEqualSizedGroups. See docs/algorithms.md.
+        max_suppressed_rows : int or float, optional
+            Datafly's suppression budget: a row count, or a fraction of the rows in [0, 1);
+            default k - 1. The other algorithms never need to suppress and ignore it
+            (``equal_groups`` rejects a non-zero budget).
+        options : dict, optional
+            Algorithm-specific options, e.g. ``{"unordered_split": "frequency"}`` for
+            Mondrian or ``{"unordered_order": "appearance"}`` for equal_groups.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
         Returns a new frame: identifiers dropped, sensitive and insensitive columns unchanged,
-        same index and row order; ``out.anon.info`` tells what was done.
+        same index and row order; ``out.anon.info`` tells what was done (algorithm, changed
+        cells, ``suppressed_rows``, groups, achieved k).
 
         Example
         -------
+        >>> import pandas as pd, pdanon
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> out = df.anon.k_anonymize(2, method="generalize")
         >>> out["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
         from pdanon import engine
 
+        return self._anonymize(engine.KAnonymity(k), method, algorithm, max_suppressed_rows,
+                               options, roles)
+
+    def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
+                    method: str = "generalize", algorithm: str = "auto",
+                    max_suppressed_rows=None, options: dict | None = None,
+                    **roles) -> pd.DataFrame:
+        """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
+
+        Parameters
+        ----------
+        l : int (float for ``variant="entropy"``)
+            ``"distinct"``: at least l distinct sensitive values per class; ``"entropy"``:
+            class entropy >= log(l); ``"recursive"``: recursive (c, l)-diversity,
+            r1 < c·(r_l + ... + r_m) (needs ``c``).
+        k : int
+            Also require k-anonymity (default 1: none beyond l-diversity).
+        method, algorithm, max_suppressed_rows, options
+            As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
+            group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
+            for the other variants.
+        **roles
+            Role keywords; at least one sensitive column is needed.
+
+        Raises :class:`~pdanon.InfeasibleError` before any work when the whole table is not
+        l-diverse (e.g. fewer than l distinct sensitive values).
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["flu", "hiv", "flu", "cold"]})
+        >>> out = df.anon.l_diversify(2, sensitive=["d"])
+        >>> out.anon.l_diversity()
+        2
+        """
+        from pdanon import engine
+        from pdanon.models import LDiversity
+
+        model = engine.AllOf(engine.KAnonymity(k), LDiversity(l, variant=variant, c=c))
+        return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
+                               needs_sensitive="l-diversity")
+
+    def t_close(self, t: float, *, k: int = 1, distance: str = "emd", method: str = "generalize",
+                algorithm: str = "auto", max_suppressed_rows=None, options: dict | None = None,
+                hierarchies=None, **roles) -> pd.DataFrame:
+        """Make every equivalence class t-close: in every sensitive column the distance between
+        the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
+
+        Parameters
+        ----------
+        t : float
+            >= 0.
+        k : int
+            Also require k-anonymity (default 1).
+        distance : str
+            ``"emd"`` (default; Li et al. 2007: total variation for unordered, ordered-distance
+            EMD for ordered/real), ``"hierarchical"`` (with ``hierarchies``),
+            ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"`` (cp2025's
+            ``find_t_close``). See :func:`pdanon.models.t_closeness`.
+        method, algorithm, max_suppressed_rows, options
+            As in :meth:`k_anonymize`; ``"auto"`` and ``"nearest"``: t-closeness needs
+            ``"mondrian"``, ``"datafly"`` or ``"equal_groups"`` (auto picks Mondrian).
+        **roles
+            Role keywords; at least one sensitive column is needed.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "b"]})
+        >>> out = df.anon.t_close(0.2, sensitive=["d"])
+        >>> out.anon.t_closeness() <= 0.2
+        True
+        """
+        from pdanon import engine
+        from pdanon.models import TCloseness
+
+        model = engine.AllOf(engine.KAnonymity(k),
+                             TCloseness(t, distance=distance, hierarchies=hierarchies))
+        return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
+                               needs_sensitive="t-closeness")
+
+    def _anonymize(self, model, method, algorithm, max_suppressed_rows, options, roles,
+                   needs_sensitive: str | None = None) -> pd.DataFrame:
+        from pdanon import engine
+
         r = self.roles(**_pick_roles(roles))
         _no_extra(roles)
-        out, info = engine.anonymize(self._df, r, model=engine.KAnonymity(k), method=method,
-                                     algorithm=algorithm)
+        if needs_sensitive and not r.sensitive:
+            raise InvalidInputError(
+                f"{needs_sensitive} needs at least one sensitive column: pass sensitive=[...] "
+                f"(or {{column: kind}}), or give the frame roles with df.anon.with_schema(...)"
+            )
+        extra = dict(options or {})
+        if max_suppressed_rows is not None:
+            extra["max_suppressed_rows"] = max_suppressed_rows
+        out, info = engine.anonymize(self._df, r, model=model, method=method,
+                                     algorithm=algorithm, **extra)
         return self._result(out, r.restricted_to(out.columns), info)
 
     # ---- perturbation (perturbation engineer)

@@ -84,7 +84,33 @@ def requirement(model: PrivacyModel, what: str):
 
 def _load_partitioners() -> None:
     # importing the modules registers them
-    from pdanon.partition import nearest  # noqa: F401
+    from pdanon.partition import datafly, equal_groups, mondrian, nearest  # noqa: F401
+
+    PARTITIONERS.setdefault("auto", _auto)
+
+
+#: ``algorithm="auto"`` uses Mondrian from this many rows on (and for every model that the
+#: nearest-neighbour grouping does not support). Below it the reference's TimeOptimal grouping
+#: (``"nearest"``, O(n²/k)) takes under about a second and often publishes tighter cells.
+AUTO_MONDRIAN_ROWS = 5_000
+
+
+def _auto(enc, model, *, method: str, **options):
+    """``algorithm="auto"``: ``nearest`` for small tables under k-anonymity / distinct
+    l-diversity, ``mondrian`` otherwise; the choice is reported in ``info``."""
+    if enc.n < AUTO_MONDRIAN_ROWS and not requirement(model, "other") and not (
+            set(options) - {"frame", "context", "max_suppressed_rows"}):
+        options.pop("max_suppressed_rows", None)
+        result = PARTITIONERS["nearest"](enc, model, method=method, **options)
+        why = f"auto: nearest ({enc.n:,} rows < {AUTO_MONDRIAN_ROWS:,})"
+    else:
+        result = PARTITIONERS["mondrian"](enc, model, method=method, **options)
+        why = (f"auto: mondrian ({enc.n:,} rows >= {AUTO_MONDRIAN_ROWS:,})"
+               if enc.n >= AUTO_MONDRIAN_ROWS else
+               f"auto: mondrian (nearest does not support {model!r})")
+    result.note = why + ("; " + result.note if result.note else "")
+    result.chosen = why.split(" ")[1]
+    return result
 
 
 def algorithms() -> list[str]:
@@ -144,12 +170,18 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         )
     model.check_feasible(df, roles)
     validate_qi_values(df, roles.qi)
+    context = _model_context(model, df, roles)
     if method == "aggregate":
         for c in roles.qi:
             if getattr(df[c].dtype, "name", "").startswith("generalization"):
                 raise KindError(f"column {c!r} is already generalized; cannot aggregate ranges")
     enc = encode_table(df, roles)
-    result = PARTITIONERS[algorithm](enc, model, method=method, **options)
+    result = PARTITIONERS[algorithm](enc, model, method=method, frame=df, context=context,
+                                     **options)
+    if getattr(result, "chosen", None):
+        info["algorithm"] = result.chosen
+        info["requested_algorithm"] = algorithm
+    suppressed = None
 
     out = df[keep].copy()
     if isinstance(result, recode.Recoded):
@@ -157,6 +189,8 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             out[c] = col
         info["changed_cells"] = int(result.changed)
         info["suppressed_rows"] = int(result.suppressed_rows)
+        suppressed = getattr(result, "suppressed", None)
+        info.update(getattr(result, "info", None) or {})
     else:
         partition: Partition = result
         changed = 0
@@ -172,17 +206,57 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
                 out[c] = out[c].mask(rows)
                 changed += int((rows & ~before).sum())
             info["suppressed_rows"] = int(rows.sum())
+            suppressed = rows
         info["groups"] = partition.groups
         info["changed_cells"] = changed
         if partition.note:
             info["note"] = partition.note
     out_roles = roles.restricted_to(out.columns)
-    model.verify(out, out_roles.qi, list(out_roles.sensitive))
+    labels = _labels(out, roles.qi)
+    if suppressed is not None and suppressed.any():
+        # fully suppressed rows publish no quasi-identifier and form no class (ARX, Datafly):
+        # the model is verified on the other rows, against the whole table's distributions
+        _verify_without(model, labels, suppressed, context)
+        kept = labels[~suppressed]
+    else:
+        model.verify(out, out_roles.qi, dict(out_roles.sensitive))
+        kept = labels
     if method == "generalize":
         _verify_truthful(df, out, roles.qi)
-    info["achieved"] = {"k": int(np.bincount(_labels(out, roles.qi)).min())}
+    sizes = np.bincount(kept)
+    sizes = sizes[sizes > 0]
+    info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0}
+    if isinstance(result, recode.Recoded):
+        info["groups"] = len(sizes)  # classes of the published (not suppressed) rows
     info["seconds"] = time.perf_counter() - started
     return out, info
+
+
+def _model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):
+    """The encoded sensitive columns a model checks groups against (None for k only)."""
+    parts = model.models if isinstance(model, AllOf) else [model]
+    for p in parts:
+        if hasattr(p, "context") and roles.sensitive:
+            return p.context(df, dict(roles.sensitive))
+    return None
+
+
+def _verify_without(model: PrivacyModel, labels: np.ndarray, suppressed: np.ndarray,
+                    context) -> None:
+    from pdanon._errors import VerificationError
+
+    rows = np.flatnonzero(~suppressed)
+    if not len(rows):
+        return
+    _, kept = np.unique(labels[rows], return_inverse=True)
+    kept = kept.reshape(-1)
+    sub = context.take(rows) if context is not None else None
+    ok = np.asarray(model.groups_ok(kept, sub), dtype=bool)
+    if not ok.all():
+        raise VerificationError(
+            f"the output does not satisfy {model!r} on the rows that were not suppressed; "
+            "this is a bug in pdanon, please report it"
+        )
 
 
 def _labels(out: pd.DataFrame, qi) -> np.ndarray:

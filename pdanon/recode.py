@@ -71,34 +71,33 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
     groups = int(labels.max()) + 1
     const = constant_groups(col, labels, groups)
     changed = int((~const[labels]).sum())
-    if col.kind == "unordered":
-        if col.membership is not None:
-            member = np.zeros((groups, col.membership.shape[1]), dtype=bool)
-            np.logical_or.at(member, labels, col.membership)
-            categories = series.array.categories
-        else:
-            member = np.zeros((groups, len(col.categories)), dtype=bool)
-            member[labels, col.codes] = True
-            categories = col.categories
-        arr = GeneralizationArray.from_membership(member[labels], categories)
+    if col.generalized:
+        arr = _generalize_generalized(series.array, col, labels, groups)
+    elif col.kind == "unordered":
+        arr = GeneralizationArray.from_groups(col.codes, labels, kind="unordered",
+                                              categories=col.categories)
+    elif col.kind == "ordered" and not col.numeric:
+        arr = GeneralizationArray.from_groups(col.codes, labels, kind="ordered",
+                                              categories=col.categories)
     else:
-        lo_g, _ = _group_min_max(np.asarray(col.lo, dtype=np.float64), labels, groups)
-        _, hi_g = _group_min_max(np.asarray(col.hi, dtype=np.float64), labels, groups)
-        lo, hi = lo_g[labels], hi_g[labels]
-        if col.generalized:
-            categories = series.array.categories
-        elif col.kind == "ordered" and not col.numeric:
-            categories = col.categories
-        else:
-            categories = None
-        if col.kind == "ordered" and not col.numeric and not col.generalized:
-            lo, hi = lo.astype(np.int64), hi.astype(np.int64)
-        elif col.kind == "ordered" and col.numeric and not col.generalized:
-            # codes -> the numeric values they stand for
-            values = col.categories.to_numpy(dtype=np.float64)
-            lo, hi = values[lo.astype(np.int64)], values[hi.astype(np.int64)]
-        arr = GeneralizationArray.from_bounds(lo, hi, kind=col.kind, categories=categories)
+        arr = GeneralizationArray.from_groups(series.to_numpy(), labels, kind=col.kind)
     return pd.Series(arr, index=series.index, name=series.name), changed
+
+
+def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups: int):
+    """Generalize cells that are already ranges/sets: the hull of ranges, the union of sets."""
+    from pdanon.dtype import GeneralizationArray
+
+    mask = arr.isna()
+    if col.kind == "unordered":
+        member = np.zeros((groups, col.membership.shape[1]), dtype=bool)
+        np.logical_or.at(member, labels, col.membership)
+        return GeneralizationArray.from_membership(member[labels], arr.categories, mask=mask)
+    lo_g, _ = _group_min_max(np.asarray(col.lo, dtype=np.float64), labels, groups)
+    _, hi_g = _group_min_max(np.asarray(col.hi, dtype=np.float64), labels, groups)
+    return GeneralizationArray.from_bounds(lo_g[labels], hi_g[labels], kind=col.kind,
+                                           categories=arr.categories, mask=mask,
+                                           integer=arr.is_integer)
 
 
 def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,

@@ -350,3 +350,59 @@ def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = 
                     f"column {c!r} mixes value types {names}; convert it to one type "
                     f"(e.g. df[{c!r}].astype(str)) before anonymizing"
                 )
+
+
+def schema_to_yaml(sch, path=None) -> str | None:
+    """Serialize a pdanon schema to YAML *with* its roles and kinds.
+
+    pandera's own ``to_yaml`` drops column and schema metadata, so the roles would be lost;
+    this writes pandera's YAML under ``pandera:`` and the roles under ``pdanon:``. Read it back
+    with :func:`schema_from_yaml`. Returns the text when ``path`` is None.
+
+    Example
+    -------
+    >>> s = schema(quasi_identifiers={"age": "real"})
+    >>> schema_from_yaml(schema_to_yaml(s)).columns["age"].metadata
+    {'role': 'quasi_identifier', 'kind': 'real'}
+    """
+    import yaml
+
+    doc = {"pdanon": roles_from_schema(sch), "pandera": yaml.safe_load(sch.to_yaml())}
+    text = yaml.safe_dump(doc, sort_keys=False)
+    if path is None:
+        return text
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return None
+
+
+def schema_from_yaml(source):
+    """Read a schema written by :func:`schema_to_yaml` (a path or the YAML text)."""
+    import os
+
+    import pandera.pandas as pa
+    import yaml
+
+    text = source
+    if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
+        with open(source, encoding="utf-8") as fh:
+            text = fh.read()
+    doc = yaml.safe_load(text)
+    if not isinstance(doc, dict) or "pdanon" not in doc or "pandera" not in doc:
+        raise InvalidInputError("not a pdanon schema file (expected 'pdanon:' and 'pandera:' keys)")
+    sch = pa.DataFrameSchema.from_yaml(yaml.safe_dump(doc["pandera"]))
+    roles = doc["pdanon"]
+    updates = {}
+    for role, names in (("identifier", roles.get("identifiers", [])),
+                        ("quasi_identifier", roles.get("quasi_identifiers", {})),
+                        ("sensitive", roles.get("sensitive", {})),
+                        ("insensitive", roles.get("insensitive", []))):
+        for c in names:
+            meta = {"role": role}
+            if isinstance(names, dict):
+                meta["kind"] = names[c]
+            if c in sch.columns:
+                updates[c] = {"metadata": meta}
+    sch = sch.update_columns(updates)
+    sch.metadata = {"pdanon": roles}
+    return sch

@@ -1,0 +1,228 @@
+"""k_anonymize with the nearest (TimeOptimal) partitioner: exact outputs, properties, errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon._encode import encode_table
+from pdanon.partition.nearest import nearest_partition
+from pdanon.schema import resolve_roles
+
+from _reference import time_optimal_groups
+
+SEED_ROWS = [[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]]
+
+
+def seed_frame():
+    return pd.DataFrame(SEED_ROWS, columns=list("abcd"))
+
+
+# ----------------------------------------------------------------------------- seed examples
+
+
+def test_seed_example_generalization():
+    out = seed_frame().anon.k_anonymize(2, method="generalize",
+                                        quasi_identifiers={c: "real" for c in "abcd"})
+    assert out["a"].astype(str).tolist() == ["1", "1", "2", "2"]
+    assert out["d"].astype(str).tolist() == ["1", "1", "[2, 3]", "[2, 3]"]
+    assert out.anon.info["changed_cells"] == 2
+    assert out.anon.k_anonymity() == 2
+
+
+def test_seed_example_suppression():
+    out = seed_frame().anon.k_anonymize(2, method="suppress")
+    assert out["d"].isna().tolist() == [False, False, True, True]
+    assert out[["a", "b", "c"]].notna().all().all()
+    assert out.anon.info["changed_cells"] == 2
+
+
+def test_seed_example_aggregation():
+    out = seed_frame().anon.k_anonymize(2, method="aggregate",
+                                        quasi_identifiers={c: "real" for c in "abcd"})
+    assert out["d"].tolist() == [1.0, 1.0, 2.5, 2.5]
+    assert out.anon.info["changed_cells"] == 2
+
+
+# ----------------------------------------------------------------------------- hand-checked
+
+
+def test_leftover_rows_join_last_group():
+    df = pd.DataFrame({"x": [0, 10, 1, 11, 5]})
+    out = df.anon.k_anonymize(2)
+    # seed 0 takes 2 (|0-1|), seed 10 takes 11, row 5 is left over and joins the last group
+    assert out["x"].astype(str).tolist() == ["[0, 1]", "[5, 11]", "[0, 1]", "[5, 11]", "[5, 11]"]
+
+
+def test_ties_go_to_lower_row_index():
+    df = pd.DataFrame({"x": ["a", "b", "c", "d"]})
+    p = nearest_partition(encode_table(df, resolve_roles(df)), k=2)
+    assert p.labels.tolist() == [0, 0, 1, 1]
+
+
+def test_ordered_categorical_ranges_follow_category_order():
+    levels = ["low", "mid", "high"]
+    df = pd.DataFrame({"lvl": pd.Categorical(["high", "low", "mid", "high"], categories=levels,
+                                             ordered=True)})
+    out = df.anon.k_anonymize(2)
+    # ranks: high=2, low=0, mid=1 (rank/n): seed row0 (high) nearest row3 (high)
+    cells = out["lvl"].astype(str).tolist()
+    assert cells[0] == cells[3] == "high"
+    assert cells[1] == cells[2] == "[low, mid]"
+
+
+def test_unordered_generalization_gives_sets():
+    df = pd.DataFrame({"c": ["x", "y", "x", "y"], "n": [1, 1, 2, 2]})
+    out = df.anon.k_anonymize(2, quasi_identifiers={"c": "unordered", "n": "real"})
+    assert out["c"].astype(str).tolist() == ["{x, y}", "{x, y}", "{x, y}", "{x, y}"]
+    assert out["n"].astype(str).tolist() == ["1", "1", "2", "2"]
+
+
+def test_aggregate_ordered_takes_middle_of_sorted_group_and_mode_ties_first_met():
+    df = pd.DataFrame({"o": [3, 1, 2, 9], "u": ["b", "a", "a", "b"]})
+    out = df.anon.k_anonymize(4, method="aggregate",
+                              quasi_identifiers={"o": "ordered", "u": "unordered"})
+    # one group; sorted o = [1, 2, 3, 9] -> position 4 // 2 = 2 -> 3
+    assert out["o"].tolist() == [3, 3, 3, 3]
+    # mode tie a/b (2 each): seed row 0 is 'b', so 'b' was met first
+    assert out["u"].tolist() == ["b", "b", "b", "b"]
+
+
+def test_roles_identifiers_dropped_sensitive_kept_index_kept():
+    df = pd.DataFrame(
+        {"name": ["A", "B", "C", "D"], "age": [30, 31, 40, 42], "dis": ["x", "y", "z", "w"]},
+        index=[10, 20, 30, 40],
+    )
+    before = df.copy()
+    out = df.anon.k_anonymize(2, identifiers=["name"], sensitive=["dis"])
+    assert list(out.columns) == ["age", "dis"]
+    assert out.index.tolist() == [10, 20, 30, 40]
+    assert out["dis"].tolist() == ["x", "y", "z", "w"]
+    pd.testing.assert_frame_equal(df, before)
+    info = out.anon.info
+    assert info["algorithm"] == "nearest" and info["params"] == {"k": 2}
+    assert info["dropped_identifiers"] == ["name"]
+    assert out.anon.roles().sensitive == {"dis": "unordered"}
+
+
+def test_chaining_remembers_roles():
+    df = pdanon.datasets.load_adult(nrows=300)
+    out = df.anon.k_anonymize(3).anon.k_anonymize(6)
+    assert out.anon.k_anonymity() >= 6
+    assert out["salary-class"].equals(df["salary-class"])
+
+
+def test_empty_frame_returned_unchanged():
+    df = pd.DataFrame({"a": pd.Series([], dtype=float)})
+    out = df.anon.k_anonymize(3)
+    assert len(out) == 0 and out.anon.info["changed_cells"] == 0
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, "2", True])
+def test_bad_k(k):
+    with pytest.raises(ValueError, match="k must be an integer"):
+        seed_frame().anon.k_anonymize(k)
+
+
+def test_k_larger_than_rows():
+    with pytest.raises(pdanon.InvalidInputError, match=r"k=5 is larger than the number of rows \(4\)"):
+        seed_frame().anon.k_anonymize(5)
+
+
+def test_unknown_column():
+    with pytest.raises(pdanon.UnknownColumnError, match="unknown quasi-identifier column"):
+        seed_frame().anon.k_anonymize(2, quasi_identifiers=["zzz"])
+
+
+def test_wrong_kind():
+    df = pd.DataFrame({"s": ["a", "b"]})
+    with pytest.raises(pdanon.KindError, match="kind 'real'"):
+        df.anon.k_anonymize(1, quasi_identifiers={"s": "real"})
+
+
+def test_unknown_kind():
+    with pytest.raises(pdanon.KindError, match="unknown kind 'numeric'"):
+        seed_frame().anon.k_anonymize(2, quasi_identifiers={"a": "numeric"})
+
+
+def test_nan_in_quasi_identifier():
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0]})
+    with pytest.raises(pdanon.InvalidInputError, match="column 'a' has 1 missing value"):
+        df.anon.k_anonymize(1)
+
+
+def test_mixed_types():
+    df = pd.DataFrame({"a": [1, "x", 2]})
+    with pytest.raises(pdanon.KindError, match="mixes value types"):
+        df.anon.k_anonymize(1)
+
+
+def test_duplicate_column_names():
+    df = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])
+    with pytest.raises(pdanon.InvalidInputError, match="duplicate column names"):
+        df.anon.k_anonymize(1)
+
+
+def test_two_roles_for_one_column():
+    with pytest.raises(pdanon.InvalidInputError, match="two roles"):
+        seed_frame().anon.k_anonymize(2, identifiers=["a"], sensitive=["a"])
+
+
+def test_unknown_method_and_algorithm():
+    with pytest.raises(ValueError, match="unknown method"):
+        seed_frame().anon.k_anonymize(2, method="blur")
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        seed_frame().anon.k_anonymize(2, algorithm="magic")
+
+
+def test_unexpected_keyword():
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        seed_frame().anon.k_anonymize(2, quasi=["a"])
+
+
+# ----------------------------------------------------------------------------- properties
+
+frames = st.integers(1, 18).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 4), min_size=n, max_size=n),
+        st.lists(st.sampled_from(["x", "y", "z"]), min_size=n, max_size=n),
+        st.lists(st.sampled_from([0.5, 1.5, 7.0]), min_size=n, max_size=n),
+        st.integers(1, n),
+    )
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(frames, st.sampled_from(["generalize", "suppress", "aggregate"]))
+def test_matches_reference_grouping_and_model_holds(data, method):
+    a, b, c, k = data
+    df = pd.DataFrame({"a": a, "b": b, "c": c}, index=np.arange(len(a))[::-1] * 3)
+    before = df.copy()
+    kinds = {"a": "real", "b": "unordered", "c": "ordered"}
+    out = df.anon.k_anonymize(k, method=method, quasi_identifiers=kinds)
+    pd.testing.assert_frame_equal(df, before)
+    assert out.index.equals(df.index)
+    assert out.anon.k_anonymity() >= k
+    groups = time_optimal_groups([df[x].to_numpy() for x in kinds], list(kinds.values()), k,
+                                 hamming=method == "suppress")
+    assert out.anon.info["groups"] == len(groups)
+    for g in groups:
+        rows = out.iloc[g]
+        for col in kinds:
+            assert rows[col].astype(str).nunique(dropna=False) == 1
+            orig = df[col].iloc[g]
+            if method == "generalize":
+                cell = rows[col].iloc[0]
+                if orig.nunique() == 1:
+                    assert str(cell) == str(orig.iloc[0])
+                elif kinds[col] == "unordered":
+                    assert cell.values_set == frozenset(orig)
+                else:
+                    assert (cell.min, cell.max) == (orig.min(), orig.max())
+            if method == "suppress":
+                assert rows[col].isna().all() == (orig.nunique() > 1)

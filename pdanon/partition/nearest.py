@@ -57,15 +57,13 @@ def _distance_columns(enc: EncodedTable, hamming: bool):
     return out
 
 
-def _distances(cols, alive: np.ndarray, s: int) -> np.ndarray:
-    d = np.zeros(len(alive), dtype=np.float64)
-    for how, values, divisor in cols:
-        v = values[alive]
+def _distances(cols, s: int) -> np.ndarray:
+    """Distances from position ``s`` to every position of the (compacted) column arrays."""
+    d = np.zeros(len(cols[0][1]), dtype=np.float64)
+    for how, v, divisor in cols:
         if how == "eq":
             d += v != v[s]
-        elif divisor is None:
-            continue  # a constant real column contributes 0
-        else:
+        elif divisor is not None:  # a constant real column contributes 0
             d += np.abs(v - v[s]) / divisor
     return d
 
@@ -116,37 +114,48 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     group can be formed the returned partition has a single group (the caller checks).
     """
     n = enc.n
-    cols = _distance_columns(enc, hamming)
+    all_cols = _distance_columns(enc, hamming)
     labels = np.full(n, -1, dtype=np.int64)
     pieces: list[np.ndarray] = []
-    alive = np.arange(n)
-    dead = np.zeros(n, dtype=bool)  # lazily compacted: dead rows get distance +inf
-    start = 0  # position in ``alive`` of the first live row
+    alive = np.arange(n)  # row ids of the compacted arrays below
+    cols = all_cols
+    gone = np.zeros(n, dtype=bool)  # per compacted position: grouped since the last compaction
+    dead = np.zeros(n, dtype=bool)  # per row id
+    start = 0  # compacted position of the first live row
     live = n
     group = 0
     diverse = l is not None and sensitive
 
     while live >= k:
-        if dead[alive[start]]:
-            start += int(np.argmin(dead[alive[start:]]))
-        dist = _distances(cols, alive, start)
-        dist[dead[alive]] = np.inf
+        while gone[start]:
+            start += 1
+        dist = _distances(cols, start)
+        dist[gone] = np.inf
         if not diverse:
             chosen = _k_nearest(dist, k)
         else:
-            by_distance = _k_nearest(dist, live)
+            # the nearest few usually suffice; the full order only when they do not
+            window = min(live, 4 * k + 64)
+            by_distance = _k_nearest(dist, window)
             p = _first_l_diverse_prefix(alive[by_distance], sensitive, k, l)
+            if p is None and window < live:
+                by_distance = _k_nearest(dist, live)
+                p = _first_l_diverse_prefix(alive[by_distance], sensitive, k, l)
             if p is None:
                 break  # cannot complete a group: the rest merges into the previous one
             chosen = by_distance[:p]
         rows = alive[chosen]
         labels[rows] = group
         pieces.append(rows)
+        gone[chosen] = True
         dead[rows] = True
         live -= len(rows)
         group += 1
-        if live and (len(alive) - start) > 2 * live:  # compact when most entries are dead
-            alive = alive[~dead[alive]]
+        if live and len(alive) > 2 * live:  # compact when most positions are grouped
+            keep = ~gone
+            alive = alive[keep]
+            cols = [(how, v[keep], div) for how, v, div in cols]
+            gone = np.zeros(len(alive), dtype=bool)
             start = 0
 
     rest = np.flatnonzero(~dead)

@@ -1,0 +1,98 @@
+"""Encoding columns of any dtype to numeric arrays and back."""
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon._encode import encode_column
+
+
+def roundtrip(series, kind):
+    e = encode_column(series, kind)
+    return e, list(e.categories.take(e.codes))
+
+
+def test_numbers_real():
+    e, back = roundtrip(pd.Series([3, 1, 2, 3]), "real")
+    assert e.codes.tolist() == [2, 0, 1, 2]  # codes follow value order
+    assert back == [3, 1, 2, 3]
+    assert e.lo.tolist() == [3.0, 1.0, 2.0, 3.0]
+
+
+def test_ordered_categorical_uses_category_order():
+    s = pd.Series(pd.Categorical(["hi", "lo", "mid"], categories=["lo", "mid", "hi"], ordered=True))
+    e, back = roundtrip(s, "ordered")
+    assert e.codes.tolist() == [2, 0, 1]
+    assert back == ["hi", "lo", "mid"]
+    assert e.rank.tolist() == [2, 0, 1]
+
+
+def test_rank_is_first_position_in_sorted_column():
+    e = encode_column(pd.Series([5, 1, 5, 5, 9]), "ordered")
+    # sorted: 1 5 5 5 9 -> rank(1)=0, rank(5)=1, rank(9)=4
+    assert e.rank.tolist() == [1, 0, 1, 1, 4]
+
+
+def test_booleans_tuples_and_objects_unordered():
+    e, back = roundtrip(pd.Series([True, False, True]), "unordered")
+    assert back == [True, False, True] and e.codes.tolist() == [0, 1, 0]
+    tuples = pd.Series([(1, "a"), (2, "b"), (1, "a")], dtype=object)
+    e, back = roundtrip(tuples, "unordered")
+    assert back == [(1, "a"), (2, "b"), (1, "a")]
+    frozen = pd.Series([frozenset({1}), frozenset({2}), frozenset({1})], dtype=object)
+    assert roundtrip(frozen, "unordered")[0].codes.tolist() == [0, 1, 0]
+
+
+def test_dates_are_ordered():
+    s = pd.Series(pd.to_datetime(["2021-03-01", "2020-01-01", "2021-03-01"]))
+    e, back = roundtrip(s, "ordered")
+    assert e.codes.tolist() == [1, 0, 1]
+    assert back[1] == pd.Timestamp("2020-01-01")
+
+
+def test_nan_gets_code_minus_one_and_is_rejected_by_anonymizers():
+    e = encode_column(pd.Series(["a", None, "a"]), "unordered")
+    assert e.codes.tolist() == [0, -1, 0]
+    with pytest.raises(pdanon.InvalidInputError, match="fillna"):
+        pd.DataFrame({"a": ["a", None, "a"]}).anon.k_anonymize(1)
+
+
+def test_unhashable_values_are_a_kind_error():
+    with pytest.raises(pdanon.KindError, match="unhashable"):
+        encode_column(pd.Series([[1], [2]], dtype=object), "unordered")
+
+
+def test_unsortable_ordered_values():
+    with pytest.raises(pdanon.KindError, match="cannot be sorted"):
+        encode_column(pd.Series([1, "a"], dtype=object), "ordered")
+
+
+def test_objects_anonymize_as_unordered():
+    df = pd.DataFrame({"t": [(1, 2), (1, 2), (3, 4), (3, 5)], "d": [dt.date(2020, 1, 1)] * 4})
+    out = df.anon.k_anonymize(2, method="aggregate")
+    assert out["t"].tolist() == [(1, 2), (1, 2), (3, 4), (3, 4)]
+
+
+@given(st.lists(st.one_of(st.integers(-5, 5), st.text(max_size=2)), min_size=1, max_size=30))
+def test_unordered_roundtrip_property(values):
+    s = pd.Series(values, dtype=object)
+    e, back = roundtrip(s, "unordered")
+    assert back == values
+    # equal cells <-> equal codes
+    codes = e.codes
+    for i in range(len(values)):
+        for j in range(len(values)):
+            assert (codes[i] == codes[j]) == (values[i] == values[j] and type(values[i]) is type(values[j]))
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=40))
+def test_real_codes_follow_value_order(values):
+    e = encode_column(pd.Series(values), "real")
+    order = np.argsort(values, kind="stable")
+    assert np.all(np.diff(e.codes[order]) >= 0)
+    assert list(e.categories.take(e.codes)) == values

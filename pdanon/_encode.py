@@ -113,8 +113,8 @@ def encode_column(series: pd.Series, kind: str) -> EncodedColumn:
 def _sorted_codes(series: pd.Series, name) -> tuple[np.ndarray, pd.Index]:
     try:
         codes, cats = pd.factorize(series, sort=True)
-        if cats.dtype == object and len(cats) > 1:
-            sorted(cats)  # pandas falls back to an unsorted order for mixed types; we refuse
+        if cats.dtype == object and pd.api.types.infer_dtype(cats, skipna=True).startswith("mixed"):
+            raise TypeError  # pandas falls back to an unsorted order for mixed types; we refuse
     except TypeError:
         types = sorted({type(v).__name__ for v in series.dropna()})
         raise KindError(

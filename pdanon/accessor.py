@@ -176,7 +176,7 @@ class AnonAccessor:
         -------
         >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
         >>> m = df.anon.metrics(quasi_identifiers=["zip"], sensitive=["d"])
-        >>> m.set_index("metric").loc["t-closeness (EMD)", "value"]
+        >>> float(m.set_index("metric").loc["t-closeness (EMD)", "value"])
         0.25
         """
         from pdanon.metrics.report import metrics_table

@@ -19,7 +19,7 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
                            other: pd.DataFrame | None = None) -> dict:
     """``{column: kind}`` of the quasi-identifiers: the given list/mapping (kinds inferred where
     missing), else the roles remembered by ``df`` (or ``other``), else every column."""
-    from pdanon.schema import KINDS, infer_kind, resolve_roles, stored_roles
+    from pdanon.schema import KINDS, resolve_roles, stored_roles
     from pdanon._errors import KindError
 
     if quasi_identifiers is None:
@@ -41,14 +41,22 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
     out = {}
     for c, k in items.items():
         if k is None:
-            k = infer_kind(df[c]) if other is None or c not in other.columns else infer_kind(
-                df[c] if getattr(df[c].dtype, "name", "").startswith("generalization")
-                else other[c])
+            k = _kind_of(df[c], None if other is None or c not in other.columns else other[c])
         if k not in KINDS:
             raise KindError(f"unknown kind {k!r} for quasi-identifier column {c!r}; use one of "
                             f"{list(KINDS)}")
         out[c] = k
     return out
+
+
+def _kind_of(column: pd.Series, original: pd.Series | None) -> str:
+    """A generalized column's own kind; else the original column's inferred kind."""
+    from pdanon.schema import infer_kind
+
+    kind = getattr(column.dtype, "column_type", None)
+    if kind is not None:
+        return kind
+    return infer_kind(column if original is None else original)
 
 
 def sensitive_spec(df: pd.DataFrame, sensitive=None):

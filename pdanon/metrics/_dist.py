@@ -192,7 +192,8 @@ def sensitive_kinds(df: pd.DataFrame, sensitive, kinds: Mapping | None = None) -
         )
     out = {}
     for c, k in items.items():
-        k = infer_kind(df[c]) if k is None else k
+        if k is None:
+            k = getattr(df[c].dtype, "column_type", None) or infer_kind(df[c])
         if k not in KINDS:
             raise KindError(f"unknown kind {k!r} for sensitive column {c!r}; use one of "
                             f"{list(KINDS)}")

@@ -7,7 +7,7 @@ Example
 >>> import pandas as pd
 >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
 >>> table = metrics_table(df, quasi_identifiers=["zip"], sensitive=["d"])
->>> table.set_index("metric").loc["k-anonymity", "value"]
+>>> float(table.set_index("metric").loc["k-anonymity", "value"])
 2.0
 """
 

@@ -585,6 +585,17 @@ class GeneralizationDtype(ExtensionDtype):
 # ---------------------------------------------------------------------------------------------
 
 
+def _sorted_unique(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (np.unique without return_* is hash-based and slow in numpy 2.4)."""
+    s = np.sort(x, kind="stable")
+    if len(s) == 0:
+        return s
+    keep = np.empty(len(s), dtype=bool)
+    keep[0] = True
+    keep[1:] = s[1:] != s[:-1]
+    return s[keep]
+
+
 def _row_keys(rows: np.ndarray) -> np.ndarray:
     """bool (m, C) -> 1-D void array whose equal entries are equal rows."""
     packed = np.ascontiguousarray(np.packbits(rows, axis=1))
@@ -661,7 +672,7 @@ def _sets_from_pairs(n: int, rows: np.ndarray, cats: np.ndarray, n_cat: int):
     codes = np.full(n, -1, dtype=np.int64)
     if len(rows) == 0:
         return codes, np.zeros((0, n_cat), dtype=bool)
-    key = np.unique(rows * max(n_cat, 1) + cats)
+    key = _sorted_unique(rows * max(n_cat, 1) + cats)
     rows, cats = key // max(n_cat, 1), key % max(n_cat, 1)
     counts = np.bincount(rows, minlength=n)
     single = counts[rows] == 1
@@ -701,6 +712,16 @@ def _gather_segments(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray)
 # ---------------------------------------------------------------------------------------------
 # the array
 # ---------------------------------------------------------------------------------------------
+
+
+def _pair_keys(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """One complex128 key per (lo, hi) pair for pandas' hash tables.
+
+    The imaginary part is ``-hi``: pandas hashes a complex number as hash(real) XOR
+    hash(imag), so ``lo + 1j*hi`` would give every plain value (lo == hi) the same hash and make
+    factorization quadratic.
+    """
+    return lo - 1j * hi
 
 
 def _resolve_dtype(dtype) -> GeneralizationDtype | None:
@@ -923,7 +944,7 @@ class GeneralizationArray(ExtensionArray):
                     dtype = GeneralizationDtype(kind, categories)
                     pos = dtype.categories.get_indexer(cat_src)
                     src_codes = values.codes.astype(np.int64)
-                    used = np.unique(src_codes[src_codes >= 0])
+                    used = _sorted_unique(src_codes[src_codes >= 0])
                     missing = used[pos[used] < 0]
                     if len(missing):
                         raise ValueError(f"value {cat_src[missing[0]]!r} is not among the "
@@ -1087,8 +1108,8 @@ class GeneralizationArray(ExtensionArray):
             vals = np.asarray(values, dtype=object)
             return cls._from_objects(vals, original.dtype, parse=False)
         vals = np.asarray(values, dtype=np.complex128)
-        lo = vals.real.copy()
-        hi = vals.imag.copy()
+        lo = vals.real + 0.0
+        hi = -vals.imag + 0.0
         return cls._new_bounds(lo, hi, np.isnan(lo), original.dtype, original._integer)
 
     @classmethod
@@ -1389,7 +1410,7 @@ class GeneralizationArray(ExtensionArray):
         codes = other._codes.copy()
         is_set = codes >= c
         if is_set.any():
-            used = np.unique(codes[is_set] - c)
+            used = _sorted_unique(codes[is_set] - c)
             mapped = self._table.lookup(other._table.sets[used], append=True)
             remap = np.empty(len(other._table.sets), dtype=np.int64)
             remap[used] = mapped
@@ -1569,78 +1590,59 @@ class GeneralizationArray(ExtensionArray):
 
     # -- conversion ----------------------------------------------------------------------------
     def _to_object(self) -> np.ndarray:
-        """Vectorized boxing into an object array (NaN for missing)."""
+        """Vectorized boxing into an object array (NaN for missing).
+
+        Plain values are converted in bulk; each distinct generalized cell is boxed once.
+        """
         n = len(self)
         out = np.empty(n, dtype=object)
         out[:] = np.nan
         dtype = self._dtype
-        if self._is_sets:
-            codes = self._codes
-            c = dtype._n_categories
-            if c:
-                cats = np.empty(c, dtype=object)
-                cats[:] = [None] * c
-                for j, v in enumerate(dtype._cat_list):
-                    cats[j] = v
-                plain = (codes >= 0) & (codes < c)
-                out[plain] = cats[codes[plain]]
-            sets = codes >= c
-            if sets.any():
-                used, inv = np.unique(codes[sets], return_inverse=True)
-                boxed = np.empty(len(used), dtype=object)
+        plain = self.is_plain
+        if plain.any():
+            if self._is_sets or dtype.categories is not None:
                 cl = dtype._cat_list
-                for k, code in enumerate(used):
-                    boxed[k] = GeneralizationRange(
-                        column_type="unordered",
-                        column_values=[cl[j] for j in np.flatnonzero(self._table.sets[code - c])])
-                out[sets] = boxed[inv.ravel()]
-            return out
-        valid = ~self._mask
-        plain = valid & (self._lo == self._hi)
-        rng = np.flatnonzero(valid & (self._lo != self._hi))
-        if dtype.categories is not None:
-            cl = dtype._cat_list
-            cats = np.empty(len(cl), dtype=object)
-            for j, v in enumerate(cl):
-                cats[j] = v
-            out[plain] = cats[self._lo[plain].astype(np.int64)]
-            for i in rng:
-                out[i] = GeneralizationRange(cl[int(self._lo[i])], cl[int(self._hi[i])],
-                                             dtype.column_type)
-            return out
-        if self._integer:
-            out[plain] = self._lo[plain].astype(np.int64).astype(object)
-            for i in rng:
-                out[i] = GeneralizationRange(int(self._lo[i]), int(self._hi[i]),
-                                             dtype.column_type)
-        else:
-            out[plain] = self._lo[plain].astype(object)
-            for i in rng:
-                out[i] = GeneralizationRange(float(self._lo[i]), float(self._hi[i]),
-                                             dtype.column_type)
+                cats = np.empty(len(cl), dtype=object)
+                for j, v in enumerate(cl):
+                    cats[j] = v
+                pcodes = self._codes[plain] if self._is_sets else self._lo[plain].astype(np.int64)
+                out[plain] = cats[pcodes]
+            elif self._integer:
+                out[plain] = self._lo[plain].astype(np.int64).astype(object)
+            else:
+                out[plain] = self._lo[plain].astype(object)
+        general = ~plain & ~self.isna()
+        if general.any():
+            sub = self._take_key(general)
+            codes, first = sub._factorize_positions()
+            boxed = np.empty(len(first), dtype=object)
+            for k, i in enumerate(first):
+                boxed[k] = sub._box(int(i))
+            out[general] = boxed[codes]
         return out
 
     def to_text(self, na_rep=np.nan) -> np.ndarray:
         """Object array of the text form of each cell (``[20, 29]``, ``{a, b}``, plain value).
 
-        Missing cells get ``na_rep``. ``str(arr[i]) == arr.to_text()[i]`` for non-missing cells.
+        Missing cells get ``na_rep``; otherwise ``to_text()[i] == str(arr[i])``. Each distinct
+        cell is formatted once.
+
+        Examples
+        --------
+        >>> arr = pd.array([39, GeneralizationRange(20, 29, "real"), None],
+        ...                dtype="generalization[real]")
+        >>> arr.to_text(na_rep="").tolist()
+        ['39', '[20, 29]', '']
         """
-        obj = self._to_object()
-        out = np.empty(len(obj), dtype=object)
-        na = self.isna()
-        # format once per distinct cell
-        if self._is_sets:
-            keys = self._codes
-        else:
-            keys = None
-        if keys is not None and len(keys):
-            used, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-            txt = np.array([str(obj[i]) for i in first], dtype=object)
-            out[:] = txt[inv.ravel()]
-        else:
-            for i, v in enumerate(obj):
-                out[i] = str(v)
-        out[na] = na_rep
+        n = len(self)
+        out = np.empty(n, dtype=object)
+        codes, first = self._factorize_positions()
+        txt = np.empty(len(first), dtype=object)
+        for k, i in enumerate(first):
+            txt[k] = str(self._box(int(i)))
+        valid = codes >= 0
+        out[valid] = txt[codes[valid]]
+        out[~valid] = na_rep
         return out
 
     def __array__(self, dtype=None, copy=None):
@@ -1720,8 +1722,8 @@ class GeneralizationArray(ExtensionArray):
         c_new = dtype._n_categories
         pos = dtype.categories.get_indexer(src.categories).astype(np.int64)
         codes = self._codes
-        used_plain = np.unique(codes[(codes >= 0) & (codes < c_old)])
-        used_sets = np.unique(codes[codes >= c_old]) - c_old
+        used_plain = _sorted_unique(codes[(codes >= 0) & (codes < c_old)])
+        used_sets = _sorted_unique(codes[codes >= c_old]) - c_old
         need = np.zeros(c_old, dtype=bool)
         need[used_plain] = True
         if len(used_sets):
@@ -1755,7 +1757,7 @@ class GeneralizationArray(ExtensionArray):
     def _set_intrinsic_keys(self) -> tuple[np.ndarray, list]:
         """(codes used, their member tuples) for an unordered array."""
         c = self._dtype._n_categories
-        used = np.unique(self._codes[self._codes >= 0])
+        used = _sorted_unique(self._codes[self._codes >= 0])
         tuples = []
         for code in used:
             if code < c:
@@ -1796,18 +1798,23 @@ class GeneralizationArray(ExtensionArray):
         """Per-row hashable numeric key: equal cells <=> equal keys (NaN-like for missing)."""
         if self._is_sets:
             return self._codes
-        return self._lo + 1j * self._hi
+        return _pair_keys(self._lo, self._hi)
 
-    def factorize(self, use_na_sentinel: bool = True):
+    def _factorize_positions(self):
+        """(code per row, -1 if missing; first row of each distinct cell), first-seen order."""
         na = self.isna()
         keys = self._factor_keys()
         valid_pos = np.flatnonzero(~na)
         sub_codes, uniq = pd.factorize(keys[valid_pos])
-        k = len(uniq)
-        first = np.empty(k, dtype=np.intp)
+        first = np.empty(len(uniq), dtype=np.intp)
         first[sub_codes[::-1]] = valid_pos[::-1]
         codes = np.full(len(self), -1, dtype=np.intp)
         codes[valid_pos] = sub_codes
+        return codes, first
+
+    def factorize(self, use_na_sentinel: bool = True):
+        codes, first = self._factorize_positions()
+        na = codes < 0
         if not use_na_sentinel and na.any():
             first_na = int(np.flatnonzero(na)[0])
             # NA takes its place in order of first appearance
@@ -1824,7 +1831,7 @@ class GeneralizationArray(ExtensionArray):
             for i, v in enumerate(vals):
                 out[i] = v.values_set if isinstance(v, GeneralizationRange) else v
             return out, np.nan
-        keys = self._lo + 1j * self._hi
+        keys = _pair_keys(self._lo, self._hi)
         return keys, complex(np.nan, np.nan)
 
     def _hash_pandas_object(self, *, encoding: str, hash_key: str, categorize: bool):
@@ -1840,7 +1847,7 @@ class GeneralizationArray(ExtensionArray):
                 h = cat_h[lo] * np.uint64(31) + cat_h[hi]
                 h[self._mask] = np.uint64(0x9E3779B97F4A7C15)
                 return h
-            return hash_array(self._lo + 1j * self._hi, encoding=encoding, hash_key=hash_key,
+            return hash_array(_pair_keys(self._lo, self._hi), encoding=encoding, hash_key=hash_key,
                               categorize=categorize)
         c = self._dtype._n_categories
         out = np.full(len(self), np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64)
@@ -1948,7 +1955,7 @@ class GeneralizationArray(ExtensionArray):
         codes = other._codes.copy()
         is_set = codes >= c
         if is_set.any():
-            used = np.unique(codes[is_set] - c)
+            used = _sorted_unique(codes[is_set] - c)
             mapped = self._table.lookup(other._table.sets[used], append=False)
             remap = np.full(len(other._table.sets), -2, dtype=np.int64)
             remap[used] = np.where(mapped >= 0, c + mapped, -2)
@@ -2274,17 +2281,12 @@ def _array_to_arrow(arr: GeneralizationArray):
                                                  names=["lo", "hi"], mask=mask)
     else:
         cats = pa.array(cats_json) if cats_json else pa.array([], pa.string())
-        c = dtype._n_categories
-        indptr, indices = _csr_members(c, arr._table.sets)
+        indptr, indices = _csr_members(dtype._n_categories, arr._table.sets)
         codes = arr._codes
-        safe = np.where(codes >= 0, codes, 0)
-        lens, flat = _gather_segments(indptr, indices, safe) if len(codes) else (
-            np.zeros(0, np.int64), np.zeros(0, np.int64))
-        lens = np.where(na, 0, lens)
-        if na.any() and len(codes):
-            # drop members of missing rows
-            keep = np.repeat(~na, indptr[safe + 1] - indptr[safe])
-            flat = flat[keep]
+        lens = np.zeros(len(codes), dtype=np.int64)
+        flat = np.zeros(0, dtype=np.int64)
+        if (~na).any():
+            lens[~na], flat = _gather_segments(indptr, indices, codes[~na])
         offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
         values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
@@ -2324,30 +2326,44 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
             hi = hi_f.fill_null(0).to_numpy(zero_copy_only=False).astype(np.float64)
             return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type, mask=na,
                                                    integer=integer)
-        lo_v = lo_f.to_numpy(zero_copy_only=False)
-        hi_v = hi_f.to_numpy(zero_copy_only=False)
+        lo_i, lo_d = _dict_encode(lo_f, pc)
+        hi_i, hi_d = _dict_encode(hi_f, pc)
         if dtype.categories is None:
             dtype = GeneralizationDtype(dtype.column_type, _infer_categories(
-                np.concatenate([lo_v[~na], hi_v[~na]]).astype(object), sort=True))
+                np.concatenate([lo_d, hi_d]), sort=True))
         cats = dtype.categories
-        lo = cats.get_indexer(pd.Index(np.asarray(lo_v, dtype=object), tupleize_cols=False))
-        hi = cats.get_indexer(pd.Index(np.asarray(hi_v, dtype=object), tupleize_cols=False))
-        lo = np.where(na, -1, lo)
-        hi = np.where(na, -1, hi)
+        lo = np.where(na, -1, _codes_via_dict(cats, lo_i, lo_d))
+        hi = np.where(na, -1, _codes_via_dict(cats, hi_i, hi_d))
         if ((lo < 0) & ~na).any() or ((hi < 0) & ~na).any():
-            raise ValueError("Parquet column holds values missing from its categories")
+            raise ValueError("Parquet column holds missing bounds in non-missing cells")
         return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
                                                categories=cats, mask=na)
     values = pc.list_flatten(storage)
     parents = pc.list_parent_indices(storage).to_numpy(zero_copy_only=False)
-    vals = np.asarray(values.to_numpy(zero_copy_only=False), dtype=object)
+    vidx, vdict = _dict_encode(values, pc)
     if dtype.categories is None:
-        dtype = GeneralizationDtype("unordered", _infer_categories(vals, sort=True))
-    cats = dtype.categories
-    codes = cats.get_indexer(pd.Index(vals, tupleize_cols=False)) if len(vals) else \
-        np.zeros(0, np.int64)
-    if (codes < 0).any():
-        raise ValueError("Parquet column holds values missing from its categories")
+        dtype = GeneralizationDtype("unordered", _infer_categories(vdict, sort=True))
+    codes = _codes_via_dict(dtype.categories, vidx, vdict)
     keep = ~na[parents] if len(parents) else np.zeros(0, bool)
-    cell_codes, table = _sets_from_pairs(n, parents[keep], codes[keep], len(cats))
+    cell_codes, table = _sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
     return GeneralizationArray._new_sets(cell_codes, _SetTable(table), dtype)
+
+
+def _dict_encode(values, pc):
+    """Arrow array -> (int64 indices (-1 for null), object ndarray of distinct values)."""
+    enc = pc.dictionary_encode(values)
+    idx = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    dct = np.asarray(enc.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    return idx, dct
+
+
+def _codes_via_dict(categories: pd.Index, idx: np.ndarray, dct: np.ndarray) -> np.ndarray:
+    pos = categories.get_indexer(pd.Index(dct, tupleize_cols=False)) if len(dct) else \
+        np.zeros(0, np.int64)
+    if (pos < 0).any():
+        raise ValueError(f"Parquet column holds values missing from its categories: "
+                         f"{dct[pos < 0][:5].tolist()}")
+    out = np.full(len(idx), -1, dtype=np.int64)
+    ok = idx >= 0
+    out[ok] = pos[idx[ok]]
+    return out

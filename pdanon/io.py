@@ -124,9 +124,22 @@ def parse_generalized(strings, kind: str, categories=None) -> GeneralizationArra
     if isinstance(categories, pd.CategoricalDtype):
         categories = categories.categories
     obj = _object_array(strings)
+    # parse each distinct text once (generalized columns repeat their cells a lot)
+    try:
+        codes, uniq = pd.factorize(obj, use_na_sentinel=True)
+        uniq = _object_array(uniq)
+    except TypeError:  # unhashable values: parse row by row (and fail with a clear message)
+        codes, uniq = None, obj
     if kind == "unordered":
-        return _parse_sets(obj, categories)
-    return _parse_ranges(obj, kind, categories)
+        parsed = _parse_sets(uniq, categories)
+    else:
+        parsed = _parse_ranges(uniq, kind, categories)
+    if codes is None:
+        return parsed
+    out = parsed.take(codes, allow_fill=True)
+    if not out._is_sets and len(out) and not out._mask.all():
+        out._integer = parsed._integer
+    return out
 
 
 def _parse_ranges(obj: np.ndarray, kind: str, categories) -> GeneralizationArray:

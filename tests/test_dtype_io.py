@@ -1,0 +1,474 @@
+"""GeneralizationArray behaviour in frames, Parquet and CSV round trips, engine constructors."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pandas._testing as tm
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon.dtype import GeneralizationArray, GeneralizationDtype, GeneralizationRange
+from pdanon.io import parse_generalized, read_csv
+
+R = GeneralizationRange
+
+
+def S(*members):
+    return R(column_type="unordered", column_values=list(members))
+
+
+EDU = ["Preschool", "HS-grad", "Bachelors", "Masters", "Doctorate"]
+
+
+@pytest.fixture
+def gen_frame():
+    return pd.DataFrame({
+        "age": pd.array([39, R(20, 29, "real"), None, 50, R(30, 39, "real")],
+                        dtype="generalization[real]"),
+        "edu": pd.array(["HS-grad", R("HS-grad", "Masters", "ordered"), np.nan, "Preschool",
+                         R("Bachelors", "Doctorate", "ordered")],
+                        dtype=GeneralizationDtype("ordered", EDU)),
+        "race": pd.array(["White", S("Asian", "White"), None, "Black", S("Asian", "White")],
+                         dtype="generalization[unordered]"),
+        "zip": pd.array([1300, S(1300, 1301), 1302, None, S(1301, 1302)],
+                        dtype="generalization[unordered]"),
+        "disease": ["flu", "cold", "flu", "hiv", "cold"],
+    })
+
+
+def _parquet_round_trip(df):
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    buf.seek(0)
+    return pd.read_parquet(buf)
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def test_plain_values_ranges_and_na_side_by_side(gen_frame):
+    age = gen_frame["age"]
+    assert age[0] == 39 and type(age[0]) is int
+    assert isinstance(age[1], GeneralizationRange) and age[1] == R(20, 29, "real")
+    assert pd.isna(age[2])
+    assert gen_frame["race"][0] == "White"
+    assert gen_frame["race"][1] == S("Asian", "White")
+    assert gen_frame["edu"][1] == R("HS-grad", "Masters", "ordered")
+    assert gen_frame["race"].dtype.categories.tolist() == ["Asian", "Black", "White"]
+
+
+def test_float_array_returns_floats():
+    arr = pd.array([39.5, R(1.5, 2, "real")], dtype="generalization[real]")
+    assert arr[0] == 39.5 and type(arr[0]) is float
+    assert not arr.is_integer
+    ints = GeneralizationArray.from_values(np.array([1, 2]), kind="real")
+    assert ints.is_integer and type(ints[0]) is int
+
+
+def test_repr_and_text(gen_frame):
+    text = repr(gen_frame)
+    assert "[20, 29]" in text and "{Asian, White}" in text and "[HS-grad, Masters]" in text
+    assert gen_frame["age"].astype(str).tolist()[:2] == ["39", "[20, 29]"]
+    assert "generalization[real]" in repr(gen_frame.dtypes)
+
+
+def test_isna_and_eq(gen_frame):
+    assert gen_frame["age"].isna().tolist() == [False, False, True, False, False]
+    assert (gen_frame["age"] == R(20, 29, "real")).tolist() == [False, True, False, False, False]
+    assert (gen_frame["age"] == 39).tolist() == [True, False, False, False, False]
+    assert (gen_frame["race"] == {"Asian", "White"}).tolist() == [False, True, False, False,
+                                                                  True]
+    assert (gen_frame["race"] == "Martian").tolist() == [False] * 5
+    assert (gen_frame["race"] != "White").tolist() == [False, True, True, True, True]
+    other = gen_frame["race"].iloc[[4, 1, 2, 3, 0]].reset_index(drop=True)
+    assert (gen_frame["race"] == other).tolist() == [False, True, False, True, False]
+
+
+def test_order_comparisons_use_lower_bound(gen_frame):
+    assert (gen_frame["age"] < 35).tolist() == [False, True, False, False, True]
+    with pytest.raises(TypeError):
+        gen_frame["race"] < "White"  # noqa: B015
+    # ordered: category order, not text order
+    assert (gen_frame["edu"] > "Preschool").tolist() == [True, True, False, False, True]
+
+
+def test_groupby_sort_and_value_counts(gen_frame):
+    df = pd.concat([gen_frame] * 3, ignore_index=True)
+    counts = df.groupby("race").size()
+    assert counts.to_dict() == {"Black": 3, "White": 3, S("Asian", "White"): 6}
+    assert df.groupby("race", dropna=False).size().sum() == 15
+    g = df.groupby(["age", "race"]).size()
+    assert g.sum() == 12  # rows without NA in either key
+    srt = df["age"].sort_values(na_position="last")
+    assert srt.tolist()[:6] == [R(20, 29, "real")] * 3 + [R(30, 39, "real")] * 3
+    assert srt.tolist()[6:9] == [39] * 3
+    assert df["edu"].sort_values().tolist()[0] == "Preschool"
+    vc = df["race"].value_counts()
+    assert vc.iloc[0] == 6 and vc.index[0] == S("Asian", "White")
+
+
+def test_concat_frames_generalized_separately():
+    a = pd.DataFrame({"race": pd.array(["White", S("Asian", "White")],
+                                       dtype="generalization[unordered]")})
+    b = pd.DataFrame({"race": pd.array(["Black", S("Black", "Other")],
+                                       dtype="generalization[unordered]")})
+    both = pd.concat([a, b], ignore_index=True)
+    assert isinstance(both["race"].dtype, GeneralizationDtype)
+    assert set(both["race"].dtype.categories) == {"Asian", "Black", "Other", "White"}
+    assert both["race"].tolist() == ["White", S("Asian", "White"), "Black", S("Black", "Other")]
+    e1 = GeneralizationDtype("ordered", ["low", "mid"])
+    e2 = GeneralizationDtype("ordered", ["mid", "high"])
+    o = pd.concat([pd.Series(pd.array(["low", R("low", "mid")], dtype=e1)),
+                   pd.Series(pd.array([R("mid", "high"), "high"], dtype=e2))])
+    assert o.dtype.categories.tolist() == ["low", "mid", "high"]
+    assert o.tolist() == ["low", R("low", "mid"), R("mid", "high"), "high"]
+
+
+def test_concat_with_plain_numbers_stays_generalized():
+    g = pd.Series(pd.array([R(20, 29, "real")], dtype="generalization[real]"))
+    out = pd.concat([g, pd.Series([35, 40])], ignore_index=True)
+    assert isinstance(out.dtype, GeneralizationDtype)
+    assert out.tolist() == [R(20, 29, "real"), 35, 40]
+    mixed = pd.concat([g, pd.Series(["x"])], ignore_index=True)
+    assert mixed.dtype == object
+
+
+def test_take_copy_setitem_and_views():
+    arr = pd.array(["a", S("a", "b"), None], dtype="generalization[unordered]")
+    t = arr.take([2, 1, -1], allow_fill=True)
+    assert pd.isna(t[0]) and t[1] == S("a", "b") and pd.isna(t[2])
+    view = arr[1:]
+    view[1] = "b"
+    assert arr[2] == "b"  # views write through
+    arr2 = pd.array(["a", "b", "c"], dtype="generalization[unordered]")
+    v = arr2[:2]
+    v[0] = {"a", "c"}  # a set the array has never seen
+    assert arr2[0] == S("a", "c") and v[0] == S("a", "c")
+    with pytest.raises(ValueError, match="not among the categories"):
+        arr2[0] = "zzz"
+    ro = arr2[:]
+    ro._readonly = True
+    with pytest.raises(ValueError, match="read-only"):
+        ro[0] = "a"
+    assert ro[:1]._readonly
+
+
+def test_series_setitem_and_where():
+    s = pd.Series(pd.array([1, 2, 3], dtype="generalization[real]"))
+    s[1] = R(1, 5, "real")
+    s.iloc[2] = np.nan
+    assert s.tolist()[:2] == [1, R(1, 5, "real")] and pd.isna(s[2])
+    w = s.where(s.array.is_plain, R(0, 9, "real"))
+    assert w.tolist() == [1, R(0, 9, "real"), R(0, 9, "real")]
+    with pytest.raises((TypeError, ValueError)):
+        s.array[0] = "not a number"
+
+
+def test_astype(gen_frame):
+    age = gen_frame["age"]
+    obj = age.astype(object)
+    assert obj.dtype == object and obj[1] == R(20, 29, "real")
+    s = age.astype("string")
+    assert s.tolist()[:2] == ["39", "[20, 29]"] and pd.isna(s[2])
+    with pytest.raises(TypeError, match="lo / .hi"):
+        age.astype(float)
+    plain = pd.Series(pd.array([1, None, 3], dtype="generalization[real]"))
+    assert plain.astype(float).tolist()[0] == 1.0
+    assert age.astype("generalization[ordered]").tolist()[1] == R(20, 29, "ordered")
+
+
+def test_merge_on_generalized_key(gen_frame):
+    left = gen_frame[["race", "disease"]]
+    right = pd.DataFrame({"race": gen_frame["race"].iloc[[1, 3]].reset_index(drop=True),
+                          "x": [1, 2]})
+    m = left.merge(right, on="race")
+    assert sorted(m["x"].tolist()) == [1, 1, 2]
+
+
+def test_hash_pandas_object_equal_cells_equal_hashes():
+    a = pd.Series(pd.array(["a", S("a", "b"), S("b", "a"), None, "a"],
+                           dtype="generalization[unordered]"))
+    h = pd.util.hash_pandas_object(a, index=False).to_numpy()
+    assert h[1] == h[2] and h[0] == h[4] and h[0] != h[1]
+    b = pd.Series(pd.array([S("a", "b"), "a"], dtype=GeneralizationDtype("unordered",
+                                                                        ["b", "a", "c"])))
+    hb = pd.util.hash_pandas_object(b, index=False).to_numpy()
+    assert hb[0] == h[1] and hb[1] == h[0]  # independent of category order
+
+
+# --------------------------------------------------------------------------- engine API
+
+
+def test_from_bounds_and_properties():
+    arr = GeneralizationArray.from_bounds([20, 39, 0], [29, 39, 0], kind="real",
+                                          mask=[False, False, True])
+    assert arr.tolist()[:2] == [R(20, 29, "real"), 39] and pd.isna(arr[2])
+    assert arr.is_plain.tolist() == [False, True, False]
+    assert np.isnan(arr.lo[2]) and arr.lo[0] == 20 and arr.hi[0] == 29
+    assert arr.contains([25, 39, 5]).tolist() == [True, True, False]
+    with pytest.raises(ValueError, match="greater"):
+        GeneralizationArray.from_bounds([5], [1], kind="real")
+    with pytest.raises(ValueError):
+        arr.lo[0] = 3  # read-only view
+
+
+def test_from_bounds_ordered_categories():
+    arr = GeneralizationArray.from_bounds([1, 0, -1], [3, 0, -1], kind="ordered",
+                                          categories=EDU)
+    assert arr[0] == R("HS-grad", "Masters", "ordered") and arr[1] == "Preschool"
+    assert pd.isna(arr[2])
+    assert arr.lo.tolist() == [1, 0, -1] and arr.lo.dtype == np.int64
+    assert arr.contains(["Bachelors", "HS-grad", "HS-grad"]).tolist() == [True, False, False]
+    cat = pd.Categorical(["Bachelors", "HS-grad", "HS-grad"], categories=EDU, ordered=True)
+    assert arr.contains(cat).tolist() == [True, False, False]
+
+
+def test_from_membership_and_membership():
+    cats = ["Asian", "Black", "White"]
+    m = np.array([[1, 0, 1], [0, 0, 1], [0, 0, 0], [1, 0, 1]], dtype=bool)
+    arr = GeneralizationArray.from_membership(m, cats)
+    assert arr.tolist()[:2] == [S("Asian", "White"), "White"] and pd.isna(arr[2])
+    np.testing.assert_array_equal(arr.membership, m)
+    assert arr.codes[0] == arr.codes[3] and arr.codes[1] == 2
+    assert arr.is_plain.tolist() == [False, True, False, False]
+    assert arr.contains(["White", "Black", "White", "Asian"]).tolist() == [True, False, False,
+                                                                           True]
+
+
+def test_from_groups():
+    arr = GeneralizationArray.from_groups(np.array([25, 31, 40, 40, np.nan]),
+                                          np.array([0, 0, 1, -1, 0]), kind="real", integer=True)
+    assert arr.tolist()[:4] == [R(25, 31, "real"), R(25, 31, "real"), 40, 40]
+    assert pd.isna(arr[4])
+    u = GeneralizationArray.from_groups(np.array([0, 2, 1, 1, -1]), np.array([0, 0, 1, 1, 1]),
+                                        kind="unordered", categories=["a", "b", "c"])
+    assert u.tolist()[:4] == [S("a", "c"), S("a", "c"), "b", "b"] and pd.isna(u[4])
+
+
+def test_from_values_categorical_and_errors():
+    cat = pd.Categorical(["HS-grad", "Masters", None], categories=EDU, ordered=True)
+    arr = GeneralizationArray.from_values(cat, kind="ordered")
+    assert arr.dtype.categories.tolist() == EDU and arr.tolist()[:2] == ["HS-grad", "Masters"]
+    with pytest.raises(ValueError, match="not among the categories"):
+        GeneralizationArray.from_values(["x"], kind="unordered", categories=["a"])
+    u = GeneralizationArray.from_values([(1, 2), (3, 4), (1, 2)], kind="unordered")
+    assert u[0] == (1, 2) and len(u.dtype.categories) == 2
+
+
+def test_set_table_grows_not_per_row():
+    n = 10_000
+    m = np.zeros((n, 30), dtype=bool)
+    m[np.arange(n), np.arange(n) % 30] = True
+    m[np.arange(n), (np.arange(n) + 1) % 30] = True
+    arr = GeneralizationArray.from_membership(m, [f"c{i}" for i in range(30)])
+    assert len(arr._table.sets) == 30  # one row per distinct set, not per cell
+    codes, uniques = pd.factorize(arr)
+    assert len(uniques) == 30 and codes.max() == 29
+
+
+# --------------------------------------------------------------------------- Parquet
+
+
+def test_parquet_round_trip(gen_frame):
+    back = _parquet_round_trip(gen_frame)
+    tm.assert_frame_equal(back, gen_frame)
+    assert back["age"].array.is_integer and type(back["age"][0]) is int
+    assert back["zip"].dtype.categories.tolist() == [1300, 1301, 1302]
+    assert back["edu"].dtype.categories.tolist() == EDU
+
+
+def test_parquet_floats_and_int_categories():
+    df = pd.DataFrame({
+        "x": pd.array([1.5, R(0.25, 3, "real"), np.nan], dtype="generalization[real]"),
+        "n": pd.array([7, {7, 9}, None], dtype="generalization[unordered]"),
+        "o": pd.array([1, R(1, 3, "ordered"), None], dtype="generalization[ordered]"),
+    })
+    back = _parquet_round_trip(df)
+    tm.assert_frame_equal(back, df)
+    assert type(back["x"][0]) is float
+
+
+def test_parquet_storage_is_readable_without_pdanon_types(gen_frame):
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(gen_frame)
+    storage = table.column("race").chunk(0).storage
+    assert storage.to_pylist()[:2] == [["White"], ["Asian", "White"]]
+    age = table.column("age").chunk(0).storage
+    assert age.to_pylist()[1] == {"lo": 20, "hi": 29}
+
+
+def test_parquet_sliced_chunks(gen_frame):
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(gen_frame.iloc[1:4])
+    back = table.to_pandas()
+    tm.assert_frame_equal(back, gen_frame.iloc[1:4])
+
+
+# --------------------------------------------------------------------------- CSV / text
+
+
+def test_csv_round_trip_with_pandera_schema(gen_frame, tmp_path):
+    path = tmp_path / "release.csv"
+    gen_frame.to_csv(path, index=False)
+    text = path.read_text()
+    assert '"[20, 29]"' in text and '"{Asian, White}"' in text
+    sch = pdanon.schema(quasi_identifiers={"age": "real", "race": "unordered",
+                                           "zip": "unordered", "edu": "ordered"},
+                        sensitive={"disease": "unordered"})
+    sch.columns["edu"].metadata["categories"] = EDU
+    back = read_csv(path, schema=sch)
+    tm.assert_frame_equal(back, gen_frame)
+
+
+def test_read_csv_dict_schema_and_untouched_columns(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text('a,b,c\n1,"[1, 2]",x\n2,3,"{x, y}"\n')
+    df = read_csv(path, schema={"a": "real", "b": "real", "c": "unordered"})
+    assert df["a"].dtype == np.int64  # no range syntax -> left as read
+    assert df["b"].tolist() == [R(1, 2, "real"), 3]
+    assert df["c"].tolist() == ["x", S("x", "y")]
+    untouched = read_csv(path)
+    assert untouched["b"].dtype != GeneralizationDtype("real")
+
+
+def test_parse_generalized_typing():
+    u = parse_generalized(["{1, 2}", "3", None, ""], "unordered")
+    assert u.dtype.categories.tolist() == [1, 2, 3] and u[1] == 3
+    assert pd.isna(u[2]) and pd.isna(u[3])
+    f = parse_generalized(["1.5", "[2, 3.25]"], "real")
+    assert f.tolist() == [1.5, R(2, 3.25, "real")] and not f.is_integer
+    o = parse_generalized(["low", "[low, high]"], "ordered", categories=["low", "mid", "high"])
+    assert o[1] == R("low", "high", "ordered")
+    o2 = parse_generalized(["1", "[1, 3]"], "ordered")
+    assert o2.dtype.categories is None and o2[1] == R(1, 3, "ordered")
+    with pytest.raises(ValueError, match="cannot parse"):
+        parse_generalized(["[1, 2", "x"], "real")
+    with pytest.raises(ValueError, match="not among"):
+        parse_generalized(["{a, z}"], "unordered", categories=["a", "b"])
+
+
+def test_parse_categories_with_commas():
+    cats = ["Married, spouse absent", "Never married", "Divorced"]
+    arr = pd.array(["Divorced", S("Married, spouse absent", "Divorced")],
+                   dtype=GeneralizationDtype("unordered", cats))
+    back = parse_generalized(arr.to_text(), "unordered", categories=cats)
+    assert back.tolist() == arr.tolist()
+    o = pd.array([R("Married, spouse absent", "Divorced", "ordered")],
+                 dtype=GeneralizationDtype("ordered", cats))
+    assert parse_generalized(o.to_text(), "ordered", categories=cats).tolist() == o.tolist()
+
+
+def test_json_round_trip(gen_frame):
+    s = gen_frame["race"]
+    back = pd.read_json(io.StringIO(s.to_json()), typ="series", dtype=s.dtype)
+    tm.assert_series_equal(back, s, check_names=False)
+
+
+# --------------------------------------------------------------------------- properties
+
+_WORDS = ["Asian", "Black", "White", "Other", "Amer-Indian"]
+
+_real_cell = st.one_of(
+    st.none(),
+    st.integers(-1000, 1000),
+    st.tuples(st.integers(-1000, 1000), st.integers(0, 50)).map(
+        lambda t: R(t[0], t[0] + t[1], "real")),
+)
+_float_cell = st.one_of(
+    st.none(),
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+    st.tuples(st.floats(-1e6, 1e6, allow_nan=False), st.floats(0, 1e3, allow_nan=False)).map(
+        lambda t: R(t[0], t[0] + t[1], "real")),
+)
+_word_cell = st.one_of(
+    st.none(),
+    st.sampled_from(_WORDS),
+    st.sets(st.sampled_from(_WORDS), min_size=1, max_size=4).map(
+        lambda s: R(column_type="unordered", column_values=sorted(s))),
+)
+_int_set_cell = st.one_of(
+    st.none(),
+    st.integers(0, 20),
+    st.sets(st.integers(0, 20), min_size=2, max_size=5).map(frozenset),
+)
+
+
+def _frame(cells, dtype):
+    return pd.DataFrame({"c": pd.array(cells, dtype=dtype)})
+
+
+def _same_cells(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        if pd.isna(x) if not isinstance(x, GeneralizationRange) else False:
+            assert pd.isna(y)
+        else:
+            assert x == y, (x, y)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_real_cell, min_size=1, max_size=30))
+def test_property_real_round_trips(cells):
+    df = _frame(cells, "generalization[real]")
+    tm.assert_frame_equal(_parquet_round_trip(df), df)
+    text = df.to_csv(index=False)
+    back = read_csv(io.StringIO(text), schema={"c": "real"})
+    _same_cells(back["c"].tolist(), df["c"].tolist())
+    if (~df["c"].array.is_plain & ~df["c"].isna()).any():
+        tm.assert_frame_equal(back, df)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_float_cell, min_size=1, max_size=20))
+def test_property_float_round_trips(cells):
+    df = _frame(cells, "generalization[real]")
+    tm.assert_frame_equal(_parquet_round_trip(df), df)
+    parsed = parse_generalized(df["c"].array.to_text(), "real")
+    _same_cells(parsed.tolist(), df["c"].tolist())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_word_cell, min_size=1, max_size=30))
+def test_property_unordered_strings_round_trip(cells):
+    df = _frame(cells, "generalization[unordered]")
+    tm.assert_frame_equal(_parquet_round_trip(df), df)
+    text = df.to_csv(index=False)
+    back = read_csv(io.StringIO(text), schema={"c": "unordered"})
+    _same_cells(back["c"].tolist(), df["c"].tolist())
+    if (~df["c"].array.is_plain & ~df["c"].isna()).any():
+        tm.assert_frame_equal(back, df)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_int_set_cell, min_size=1, max_size=30))
+def test_property_unordered_ints_round_trip(cells):
+    df = _frame(cells, "generalization[unordered]")
+    tm.assert_frame_equal(_parquet_round_trip(df), df)
+    parsed = parse_generalized(df["c"].array.to_text(), "unordered",
+                               categories=df["c"].dtype.categories)
+    tm.assert_extension_array_equal(parsed, df["c"].array)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_word_cell, min_size=0, max_size=15), st.lists(_word_cell, min_size=0,
+                                                                 max_size=15))
+def test_property_concat_and_factorize_agree_with_python(a_cells, b_cells):
+    a = pd.array(a_cells, dtype="generalization[unordered]") if a_cells else None
+    b = pd.array(b_cells, dtype="generalization[unordered]") if b_cells else None
+    parts = [pd.Series(x) for x in (a, b) if x is not None]
+    if not parts:
+        return
+    both = pd.concat(parts, ignore_index=True)
+    expected = [c for c in a_cells + b_cells]
+    _same_cells(both.tolist(), [np.nan if c is None else c for c in expected])
+    codes, uniques = pd.factorize(both)
+    objs = both.tolist()
+    for i in range(len(objs)):
+        for j in range(len(objs)):
+            if codes[i] >= 0 and codes[j] >= 0:
+                assert (codes[i] == codes[j]) == (objs[i] == objs[j])

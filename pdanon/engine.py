@@ -212,15 +212,13 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         if partition.note:
             info["note"] = partition.note
     out_roles = roles.restricted_to(out.columns)
-    labels = _labels(out, roles.qi)
-    if suppressed is not None and suppressed.any():
-        # fully suppressed rows publish no quasi-identifier and form no class (ARX, Datafly):
-        # the model is verified on the other rows, against the whole table's distributions
-        _verify_without(model, labels, suppressed, context)
-        kept = labels[~suppressed]
-    else:
-        model.verify(out, out_roles.qi, dict(out_roles.sensitive))
-        kept = labels
+    labels = _labels(out, out_roles.qi)  # the classes of the published frame
+    if suppressed is None:
+        suppressed = np.zeros(n, dtype=bool)
+    # fully suppressed rows publish no quasi-identifier and form no class (ARX, Datafly):
+    # the model is verified on the other rows, against the whole table's distributions
+    _verify_groups(model, labels, suppressed, context)
+    kept = labels[~suppressed]
     if method == "generalize":
         _verify_truthful(df, out, roles.qi)
     sizes = np.bincount(kept)
@@ -241,21 +239,27 @@ def _model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):
     return None
 
 
-def _verify_without(model: PrivacyModel, labels: np.ndarray, suppressed: np.ndarray,
-                    context) -> None:
+def _verify_groups(model: PrivacyModel, labels: np.ndarray, suppressed: np.ndarray,
+                   context) -> None:
+    """Every class of the published rows (``labels`` computed from the output frame) meets
+    the model; suppressed rows are left out."""
     from pdanon._errors import VerificationError
 
-    rows = np.flatnonzero(~suppressed)
-    if not len(rows):
-        return
-    _, kept = np.unique(labels[rows], return_inverse=True)
-    kept = kept.reshape(-1)
-    sub = context.take(rows) if context is not None else None
+    if suppressed.any():
+        rows = np.flatnonzero(~suppressed)
+        if not len(rows):
+            return
+        _, kept = np.unique(labels[rows], return_inverse=True)
+        kept = kept.reshape(-1)
+        sub = context.take(rows) if context is not None else None
+    else:
+        kept, sub = labels, context
     ok = np.asarray(model.groups_ok(kept, sub), dtype=bool)
     if not ok.all():
         raise VerificationError(
-            f"the output does not satisfy {model!r} on the rows that were not suppressed; "
-            "this is a bug in pdanon, please report it"
+            f"the output does not satisfy {model!r}"
+            + (" on the rows that were not suppressed" if suppressed.any() else "")
+            + "; this is a bug in pdanon, please report it"
         )
 
 

@@ -1,0 +1,263 @@
+"""Equal-size value groups per column: the reference's ``GeneralizationGreedyByOneEqualSizedGroups``.
+
+Changes: **partitioning** (per column, not per row: every column is cut on its own) and the
+search over group sizes; recoding is done by :mod:`pdanon.recode` on each column's groups.
+
+The rule, as the reference documents it:
+
+* try ``group_size`` = k, k + 1, … (the table as it is first: when it already satisfies the
+  model it is returned unchanged and ``group_size`` is 1, every value its own group);
+* cut every quasi-identifier column independently into consecutive groups of at least
+  ``group_size`` rows: ``real`` / ``ordered`` along the sorted column, a group extended over
+  values equal to its last one (a value never straddles two groups); ``unordered`` by taking
+  whole distinct values, in a fixed order, until the group holds ``group_size`` rows; a tail
+  of fewer than ``group_size`` rows joins the last group;
+* every group becomes one generalized cell (``[min, max]`` / the set of its values; a group of
+  one value stays plain);
+* stop at the first ``group_size`` whose table satisfies the model (k-anonymity, or any model:
+  l-diversity, t-closeness). The whole table as one group always does, so the search ends.
+  It is not a binary search: a larger group size can break anonymity again.
+
+The reference takes the distinct values of an unordered column in Python ``set`` order (an
+arbitrary order that changes between runs for strings). pdanon uses a deterministic order
+(``unordered_order=``): ``"frequency"`` (default: most frequent value first, ties by first
+appearance - frequent values stay plain, rare values are pooled), or ``"appearance"`` (first
+appearance in the table). ``benchmarks/bench_engine.py`` measures both.
+
+Implementation: the value counts of each column are computed once (``bincount`` on codes); a
+cut is a walk over cumulative counts with ``searchsorted`` (one step per group, not per row);
+the classes of a candidate table come from :func:`pdanon._groups.combine_codes`; a group size
+whose cuts equal the previous size's is skipped without re-checking.
+
+Example
+-------
+>>> import pandas as pd
+>>> from pdanon._encode import encode_table
+>>> from pdanon.models import KAnonymity
+>>> from pdanon.schema import resolve_roles
+>>> df = pd.DataFrame({"a": [1, 1, 2, 2], "d": [1, 1, 2, 3]})
+>>> groups, size = equal_group_cuts(encode_table(df, resolve_roles(df)), KAnonymity(2))
+>>> size, [g.tolist() for g in groups]
+(2, [[0, 1], [0, 1, 1]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pdanon._encode import EncodedColumn, EncodedTable
+from pdanon._errors import InvalidInputError
+from pdanon._groups import combine_codes
+from pdanon.partition import register
+from pdanon.recode import Recoded
+
+UNORDERED_ORDERS = ("frequency", "appearance")
+
+
+# ============================================================================ shared helpers
+# (also used by pdanon.partition.datafly: both recode per column from value groups)
+
+
+@dataclass
+class ColumnRecoded(Recoded):
+    """A :class:`~pdanon.recode.Recoded` that also says which rows were suppressed (every
+    quasi-identifier missing; the engine verifies the model on the other rows) and what the
+    algorithm wants added to ``info``."""
+
+    suppressed: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+def value_counts(col: EncodedColumn) -> np.ndarray:
+    """Rows per code of an encoded column."""
+    return np.bincount(col.codes, minlength=len(col.categories))
+
+
+def column_keys(method: str, col: EncodedColumn, group_of_code: np.ndarray,
+                counts: np.ndarray):
+    """What a column looks like after recoding its value groups with ``method``.
+
+    ``group_of_code`` maps every code of ``col`` to a group (any ints). Returns
+    ``(labels, keys, changed)``: per row its compact group label (0..G-1, for
+    :mod:`pdanon.recode`), an int key that is equal exactly for rows whose recoded cells are
+    equal, and whether its cell changes.
+    """
+    uniq, compact = np.unique(np.asarray(group_of_code, dtype=np.int64), return_inverse=True)
+    compact = compact.reshape(-1)
+    ngroups = len(uniq)
+    labels = compact[col.codes]
+    nvalues = np.bincount(compact, weights=counts > 0, minlength=ngroups)
+    multi = nvalues > 1
+    if method == "generalize":
+        return labels, labels, multi[labels]
+    if method == "suppress":
+        key = np.where(multi, ngroups, np.arange(ngroups))  # every suppressed cell is one value
+        return labels, key[labels], multi[labels]
+    if method != "aggregate":
+        raise ValueError(f"unknown method {method!r}")
+    codes = col.codes
+    if col.kind == "real":
+        # exactly the arithmetic of pdanon.recode.aggregate (bincount over rows in row order)
+        values = np.asarray(col.lo, dtype=np.float64)
+        sums = np.bincount(labels, weights=values, minlength=ngroups)
+        rows = np.bincount(labels, minlength=ngroups)
+        mean = (sums / rows)[labels]
+        key, _ = pd.factorize(mean)
+        return labels, np.asarray(key, np.int64), mean != values
+    ncodes = len(counts)
+    if col.kind == "ordered":
+        # element at position len // 2 of the group's sorted values
+        order = np.lexsort((np.arange(ncodes), compact))
+        cum = np.cumsum(counts[order])
+        size = np.bincount(compact, weights=counts, minlength=ngroups).astype(np.int64)
+        start = np.cumsum(size) - size
+        pick = order[np.searchsorted(cum, start + size // 2, side="right")]
+    else:
+        # mode; ties to the value met first in row order (unordered codes follow first
+        # appearance, so: the smallest code)
+        order = np.lexsort((np.arange(ncodes), -counts, compact))
+        head = np.r_[True, compact[order][1:] != compact[order][:-1]]
+        pick = np.empty(ngroups, dtype=np.int64)
+        pick[compact[order][head]] = order[head]
+    new = pick[labels]
+    return labels, new, new != codes
+
+
+def recode_columns(method: str, frame: pd.DataFrame, enc: EncodedTable, groups: list,
+                   suppressed: np.ndarray | None = None):
+    """Output columns for per-column value groups (``groups[j]``: group of every code of
+    column j), with ``suppressed`` rows set missing in every quasi-identifier. Returns
+    ``(columns, changed_cells)``."""
+    from pdanon import recode
+
+    columns = {}
+    changed = 0
+    for col, group_of_code in zip(enc.columns, groups):
+        labels, _, diff = column_keys(method, col, group_of_code, value_counts(col))
+        new, _ = recode.recode_column(method, frame[col.name], col, labels)
+        if suppressed is not None and suppressed.any():
+            new = new.mask(suppressed)
+            diff = diff | suppressed
+        columns[col.name] = new
+        changed += int(diff.sum())
+    return columns, changed
+
+
+def model_failures(model, labels: np.ndarray, context, k: int, only_k: bool) -> np.ndarray:
+    """Boolean per row: does the row's class fail the model?"""
+    sizes = np.bincount(labels)
+    bad = sizes < k
+    if not only_k:
+        ok = model.groups_ok(labels, context)
+        bad = bad | ~np.asarray(ok, dtype=bool)[: len(sizes)]
+    return bad[labels]
+
+
+def model_parts(model, enc: EncodedTable, context):
+    """(k, only_k, context) for a model; the context is built from ``enc`` when missing."""
+    from pdanon.engine import requirement
+    from pdanon.partition.mondrian import _context_from, _only_k
+
+    only_k = _only_k(model)
+    if not only_k and context is None:
+        context = _context_from(enc)
+    return requirement(model, "k") or 1, only_k, context
+
+
+# ============================================================================ the algorithm
+
+
+def _cut(counts: np.ndarray, size: int) -> np.ndarray:
+    """Group of every position of ``counts`` (rows per value, in cut order): consecutive
+    values until a group holds >= size rows; a short tail joins the last group."""
+    m = len(counts)
+    cum = np.cumsum(counts)
+    total = int(cum[-1]) if m else 0
+    bounds = []  # last position of each group
+    start = 0  # rows before the current group
+    while total - start >= size:
+        end = int(np.searchsorted(cum, start + size, side="left"))
+        bounds.append(end)
+        start = int(cum[end])
+    if not bounds:
+        return np.zeros(m, dtype=np.int64)
+    if start < total:
+        bounds[-1] = m - 1
+    group = np.zeros(m, dtype=np.int64)
+    heads = np.asarray(bounds[:-1], dtype=np.int64) + 1
+    group[heads] = 1
+    return np.cumsum(group)
+
+
+def _cut_order(col: EncodedColumn, counts: np.ndarray, unordered_order: str) -> np.ndarray:
+    """Positions of the codes in cut order."""
+    m = len(counts)
+    if col.kind != "unordered" or unordered_order == "appearance":
+        return np.arange(m)
+    return np.lexsort((np.arange(m), -counts))  # most frequent first, ties by code
+
+
+def equal_group_cuts(enc: EncodedTable, model, *, method: str = "generalize", context=None,
+                     unordered_order: str = "frequency"):
+    """Search the smallest group size (module docstring). Returns ``(groups, group_size)``,
+    ``groups[j]`` the group of every code of column j."""
+    if unordered_order not in UNORDERED_ORDERS:
+        raise InvalidInputError(
+            f"unknown unordered_order {unordered_order!r}; use one of {list(UNORDERED_ORDERS)}"
+        )
+    n = enc.n
+    k, only_k, context = model_parts(model, enc, context)
+    counts = [value_counts(col) for col in enc.columns]
+    orders = [_cut_order(col, c, unordered_order) for col, c in zip(enc.columns, counts)]
+    keys_cache: list = [None] * len(enc.columns)
+    groups_prev: list = [None] * len(enc.columns)
+
+    def satisfied(groups) -> bool:
+        keys = []
+        for j, (col, g) in enumerate(zip(enc.columns, groups)):
+            if groups_prev[j] is None or not np.array_equal(g, groups_prev[j]):
+                keys_cache[j] = column_keys(method, col, g, counts[j])[1]
+                groups_prev[j] = g
+            keys.append(keys_cache[j])
+        labels = combine_codes(keys, n)
+        return not model_failures(model, labels, context, k, only_k).any()
+
+    identity = [np.arange(len(c), dtype=np.int64) for c in counts]
+    if satisfied(identity):
+        return identity, 1
+    last = None
+    for size in range(max(k, 2), n + 1):
+        groups = []
+        for c, order in zip(counts, orders):
+            g = np.empty(len(c), dtype=np.int64)
+            g[order] = _cut(c[order], size)
+            groups.append(g)
+        if last is not None and all(np.array_equal(a, b) for a, b in zip(groups, last)):
+            continue  # same table as the previous size: already rejected
+        last = groups
+        if satisfied(groups):
+            return groups, size
+    return [np.zeros(len(c), dtype=np.int64) for c in counts], n  # pragma: no cover
+
+
+@register("equal_groups")
+def equal_groups(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, context=None,
+                 unordered_order: str = "frequency", max_suppressed_rows=None, **options):
+    """Engine entry point (``algorithm="equal_groups"``). Returns a
+    :class:`~pdanon.recode.Recoded`; ``group_size`` is reported in ``info``."""
+    from pdanon.partition.mondrian import _reject_options
+
+    _reject_options(options, "equal_groups")
+    if max_suppressed_rows:
+        raise InvalidInputError(
+            "algorithm='equal_groups' never suppresses rows; drop max_suppressed_rows or use "
+            "algorithm='datafly'"
+        )
+    groups, size = equal_group_cuts(enc, model, method=method, context=context,
+                                    unordered_order=unordered_order)
+    columns, changed = recode_columns(method, frame, enc, groups)
+    return ColumnRecoded(columns, changed,
+                         info={"group_size": size, "unordered_order": unordered_order})

@@ -1,0 +1,241 @@
+"""Datafly: the reference's documented examples (outputs computed with cp2025 1.0.3), hand-checked
+steps, the suppression budget, and a straightforward reference implementation."""
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon.dtype import GeneralizationRange
+from pdanon.partition.datafly import suppression_budget
+
+
+def cells(series: pd.Series) -> list:
+    out = []
+    for v in series.array:
+        if isinstance(v, GeneralizationRange):
+            out.append(v.values_set if v.kind == "unordered" else (v.min, v.max))
+        elif v is None or (isinstance(v, float) and v != v) or v is pd.NA:
+            out.append(None)
+        else:
+            out.append(v)
+    return out
+
+
+def rows_of(out, cols):
+    return [list(t) for t in zip(*(cells(out[c]) for c in cols))]
+
+
+T1 = [[1, 20, 1], [2, 21, 1], [3, 22, 2], [4, 23, 2], [5, 30, 3], [6, 31, 3], [7, 40, 4],
+      [8, 41, 4], [8, 41, 5]]
+T1_KINDS = {"a": "real", "b": "ordered", "c": "unordered"}
+
+
+# ----------------------------------------------------------------------------- seed example
+
+
+def test_seed_example_matches_reference():
+    df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]], columns=list("abcd"))
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={c: "real" for c in "abcd"})
+    # cp2025: [[1,1,1,1],[1,1,1,1],[2,2,2,[2, 3]],[2,2,2,[2, 3]]], 2 changes
+    assert rows_of(out, "abcd") == [[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, (2, 3)],
+                                   [2, 2, 2, (2, 3)]]
+    assert out.anon.info["changed_cells"] == 2
+    unordered = df.anon.k_anonymize(2, algorithm="datafly",
+                                    quasi_identifiers={c: "unordered" for c in "abcd"})
+    assert cells(unordered["d"]) == [1, 1, frozenset({2, 3}), frozenset({2, 3})]
+
+
+def test_suppresses_within_default_budget_like_reference():
+    df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={"x": "real", "y": "real"})
+    # cp2025: [[[1,2],5],[[1,2],5],[nan,nan],[[3,5],7],[[3,5],7],[9,8],[9,8]], 6 changes
+    assert rows_of(out, "xy") == [[(1, 2), 5], [(1, 2), 5], [None, None], [(3, 5), 7],
+                                  [(3, 5), 7], [9, 8], [9, 8]]
+    info = out.anon.info
+    assert info["changed_cells"] == 6 and info["suppressed_rows"] == 1
+    assert info["max_suppressed_rows"] == 1 and info["steps"] == 3
+    assert info["achieved"]["k"] == 2 and info["groups"] == 3
+
+
+def test_mixed_kinds_match_reference():
+    df = pd.DataFrame(T1, columns=list("abc"))
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=T1_KINDS)
+    s15, s23 = frozenset({1, 5}), frozenset({2, 3})
+    assert rows_of(out, "abc") == [
+        [(1, 4), (20, 23), s15], [(1, 4), (20, 23), s15], [(1, 4), (20, 23), s23],
+        [(1, 4), (20, 23), s23], [(5, 8), (30, 41), s23], [(5, 8), (30, 41), s23],
+        [(5, 8), (30, 41), 4], [(5, 8), (30, 41), 4], [None, None, None]]
+    assert out.anon.info["changed_cells"] == 25
+    for budget in (None, 0):
+        out3 = df.anon.k_anonymize(3, algorithm="datafly", quasi_identifiers=T1_KINDS,
+                                   max_suppressed_rows=budget)
+        s145 = frozenset({1, 4, 5})
+        assert rows_of(out3, "abc") == [[(1, 8), (20, 41), s145]] * 2 + \
+            [[(1, 8), (20, 41), s23]] * 4 + [[(1, 8), (20, 41), s145]] * 3
+        assert out3.anon.info["changed_cells"] == 27
+
+
+# ----------------------------------------------------------------------------- hand-checked
+
+
+def test_real_rarest_merges_with_rarer_neighbour_lower_on_tie():
+    # counts 1:2 2:1 3:3 4:1 ... rarest smallest is 2; neighbours 1 (2 rows) and 3 (3) -> [1, 2]
+    df = pd.DataFrame({"x": [1, 1, 2, 3, 3, 3, 4, 5, 5]})
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=10**6)
+    assert out.anon.info["steps"] == 0  # budget covers every failing row: suppress only
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=1)
+    # step 1 merges 2 into [1, 2]; the lone 4 is within the budget and suppressed
+    assert cells(out["x"]) == [(1, 2)] * 3 + [3] * 3 + [None, 5, 5]
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
+    # then 4 (1 row) is the rarest: neighbours 3 (3 rows) and 5 (2 rows) -> [4, 5]
+    assert cells(out["x"]) == [(1, 2)] * 3 + [3] * 3 + [(4, 5)] * 3
+    assert out.anon.info["steps"] == 2
+
+
+def test_unordered_ties_go_to_first_appearance():
+    df = pd.DataFrame({"c": ["q", "p", "r", "s", "s"]})
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=1)
+    # q, p, r are equally rare: q and p (first seen) merge; the lone r is then suppressed
+    assert cells(out["c"]) == [frozenset("pq"), frozenset("pq"), None, "s", "s"]
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
+    # with no budget r (1 row) merges with the next rarest: {q, p} and s have 2 rows each,
+    # {q, p} was seen first
+    assert cells(out["c"]) == [frozenset("pqr")] * 3 + ["s", "s"]
+
+
+def test_column_with_most_distinct_values_is_generalized_first():
+    df = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 3, 4]})
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
+    assert cells(out["a"]) == [1, 1, 2, 2]
+    assert cells(out["b"]) == [(1, 2), (1, 2), (3, 4), (3, 4)]
+
+
+def test_fraction_budget():
+    assert suppression_budget(None, 100, 5) == 4
+    assert suppression_budget(0.05, 100, 5) == 5
+    assert suppression_budget(7, 100, 5) == 7
+    for bad in (-1, 1.5, "3", True):
+        with pytest.raises(pdanon.InvalidInputError, match="max_suppressed_rows"):
+            suppression_budget(bad, 100, 5)
+
+
+def test_suppressed_rows_reported_and_excluded_from_classes():
+    df = pd.DataFrame({"x": [1, 1, 1, 9]})
+    out = df.anon.k_anonymize(3, algorithm="datafly")  # budget 2: suppress the lone 9
+    assert cells(out["x"]) == [1, 1, 1, None]
+    assert out.anon.info["suppressed_rows"] == 1 and out.anon.info["achieved"]["k"] == 3
+
+
+def test_l_diversity_drives_generalization():
+    df = pd.DataFrame({"x": [1, 2, 3, 4], "d": ["a", "a", "b", "b"]})
+    out = df.anon.l_diversify(2, algorithm="datafly", sensitive=["d"])
+    assert out.anon.l_diversity() >= 2
+    assert out.anon.info["suppressed_rows"] == 0  # k=1 -> budget 0
+
+
+def test_methods_suppress_and_aggregate():
+    df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
+    qi = {"x": "real", "y": "real"}
+    sup = df.anon.k_anonymize(2, algorithm="datafly", method="suppress", quasi_identifiers=qi)
+    assert sup["x"].isna().tolist() == [True] * 5 + [False] * 2
+    # NaN cells of merged values form one value; the suppressed row 2 forms no class
+    assert sup.anon.info["suppressed_rows"] == 1 and sup.anon.info["achieved"]["k"] == 2
+    assert sup.drop(index=2).anon.k_anonymity() == 2
+    assert sup.anon.k_anonymity() == 1  # measured with the suppressed row as a class
+    agg = df.anon.k_anonymize(2, algorithm="datafly", method="aggregate", quasi_identifiers=qi)
+    assert agg["x"].tolist()[:2] == [1.5, 1.5]
+
+
+# ----------------------------------------------------------------------------- reference
+
+
+def reference_datafly(columns, kinds, k, budget):
+    """Datafly straight from the rule: cells are frozensets of the original values merged."""
+    n, q = len(columns[0]), len(columns)
+    cur = [[frozenset([v]) for v in col] for col in columns]
+    first = [{} for _ in columns]
+    for j, col in enumerate(columns):
+        for i, v in enumerate(col):
+            first[j].setdefault(v, i)
+
+    def failing():
+        rows = [tuple(cur[j][i] for j in range(q)) for i in range(n)]
+        count = Counter(rows)
+        return [i for i in range(n) if count[rows[i]] < k]
+
+    while len(failing()) > budget:
+        distinct = [len(set(c)) for c in cur]
+        j = distinct.index(max(distinct))
+        count = Counter(cur[j])
+        if kinds[j] == "unordered":
+            by = sorted(count, key=lambda g: (count[g], min(first[j][v] for v in g)))
+            a, b = by[0], by[1]
+        else:
+            srt = sorted(count, key=min)
+            i = min(range(len(srt)), key=lambda t: (count[srt[t]], t))
+            if i == 0:
+                other = 1
+            elif i == len(srt) - 1:
+                other = i - 1
+            else:
+                other = i - 1 if count[srt[i - 1]] <= count[srt[i + 1]] else i + 1
+            a, b = srt[i], srt[other]
+        merged = a | b
+        cur[j] = [merged if g in (a, b) else g for g in cur[j]]
+    return cur, set(failing())
+
+
+tables = st.integers(1, 20).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 6), min_size=n, max_size=n),
+        st.lists(st.sampled_from(["x", "y", "z", "w"]), min_size=n, max_size=n),
+        st.lists(st.integers(0, 3), min_size=n, max_size=n),
+        st.sampled_from(["real", "ordered", "unordered"]),
+        st.integers(1, n),
+        st.one_of(st.none(), st.integers(0, 4)),
+    )
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tables)
+def test_matches_reference(table):
+    a, b, c, kind_c, k, budget = table
+    df = pd.DataFrame({"a": a, "b": b, "c": c})
+    kinds = ["real", "unordered", kind_c]
+    before = df.copy()
+    out = df.anon.k_anonymize(k, algorithm="datafly", quasi_identifiers=dict(zip("abc", kinds)),
+                              max_suppressed_rows=budget)
+    pd.testing.assert_frame_equal(df, before)
+    cur, suppressed = reference_datafly([a, b, c], kinds, k, k - 1 if budget is None else budget)
+    for j, col in enumerate("abc"):
+        got = cells(out[col])
+        for i in range(len(a)):
+            if i in suppressed:
+                assert got[i] is None
+                continue
+            g = cur[j][i]
+            if len(g) == 1:
+                assert got[i] == next(iter(g))
+            elif kinds[j] == "unordered":
+                assert got[i] == g
+            else:
+                assert got[i] == (min(g), max(g))
+                assert got[i][0] <= [a, b, c][j][i] <= got[i][1]  # truthful
+    assert out.anon.info["suppressed_rows"] == len(suppressed)
+    changed = sum(len(cur[j][i]) > 1 for j in range(3) for i in range(len(a))
+                  if i not in suppressed) + 3 * len(suppressed)
+    assert out.anon.info["changed_cells"] == changed
+
+
+def test_adult_runs():
+    adult = pdanon.datasets.load_adult(nrows=3000)
+    out = adult.anon.k_anonymize(5, algorithm="datafly")
+    assert out.anon.info["achieved"]["k"] >= 5
+    assert out.anon.info["suppressed_rows"] <= 4
+    assert np.isclose(out["salary-class"].eq(adult["salary-class"]).mean(), 1.0)

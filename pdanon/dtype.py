@@ -1017,9 +1017,9 @@ class GeneralizationArray(ExtensionArray):
         --------
         >>> GeneralizationArray.from_groups([25, 31, 40, 40], [0, 0, 1, -1], kind="real").tolist()
         [[25, 31], [25, 31], 40, 40]
-        >>> GeneralizationArray.from_groups([0, 2, 1], [0, 0, 0], kind="unordered",
+        >>> GeneralizationArray.from_groups([0, 2, 1], [0, 0, 1], kind="unordered",
         ...                                 categories=["a", "b", "c"]).tolist()
-        [{a, c}, {a, c}, {a, c}]
+        [{a, c}, {a, c}, 'b']
         """
         g = np.asarray(groups, dtype=np.int64)
         vals = np.asarray(values)
@@ -1265,6 +1265,8 @@ class GeneralizationArray(ExtensionArray):
         n = int(np.prod(shape))
         dtype = _resolve_dtype(dtype)
         if dtype.column_type == "unordered":
+            if dtype.categories is None:
+                dtype = GeneralizationDtype("unordered", [])
             return cls._new_sets(np.full(n, -1, dtype=np.int64),
                                  _SetTable(np.zeros((0, dtype._n_categories), bool)), dtype)
         return cls._new_bounds(np.full(n, np.nan), np.full(n, np.nan), np.ones(n, bool), dtype,
@@ -1873,6 +1875,34 @@ class GeneralizationArray(ExtensionArray):
                 set_h *= np.uint64(0x94D049BB133111EB)
             out[sets] = set_h[inv.ravel()]
         return out
+
+    def _where(self, mask, value):
+        if self._is_scalar_value(value):  # a Python set is one cell, not a list of values
+            result = self.copy()
+            result[~np.asarray(mask, dtype=bool)] = value
+            return result
+        return super()._where(mask, value)
+
+    def _putmask(self, mask, value) -> None:
+        if self._is_scalar_value(value):
+            self[np.asarray(mask, dtype=bool)] = value
+            return
+        super()._putmask(mask, value)
+
+    def _reduce(self, name: str, *, skipna: bool = True, keepdims: bool = False, **kwargs):
+        # min / max of real and ordered columns: the first / last cell in sort order
+        if name in ("min", "max") and not self._is_sets:
+            na = self.isna()
+            if na.all() or (not skipna and na.any()):
+                result = np.nan
+            else:
+                keys = self._values_for_argsort()
+                i = np.nanargmin(keys) if name == "min" else np.nanargmax(keys)
+                result = self[int(i)]
+            if keepdims:
+                return type(self)._from_sequence([result], dtype=self._dtype)
+            return result
+        return super()._reduce(name, skipna=skipna, keepdims=keepdims, **kwargs)
 
     def unique(self):
         _, uniques = self.factorize(use_na_sentinel=False)

@@ -11,7 +11,7 @@ turns such text back into the ``generalization[...]`` dtype:
 Example
 -------
 >>> import io as _io
->>> text = "age,race\\n39,White\\n\"[20, 29]\",\"{Asian, White}\"\\n"
+>>> text = 'age,race\\n39,White\\n"[20, 29]","{Asian, White}"\\n'
 >>> df = read_csv(_io.StringIO(text), schema={"age": "real", "race": "unordered"})
 >>> df.dtypes.astype(str).tolist()
 ['generalization[real]', 'generalization[unordered]']

@@ -472,3 +472,17 @@ def test_property_concat_and_factorize_agree_with_python(a_cells, b_cells):
         for j in range(len(objs)):
             if codes[i] >= 0 and codes[j] >= 0:
                 assert (codes[i] == codes[j]) == (objs[i] == objs[j])
+
+
+def test_min_max_where_with_sets_and_empty():
+    s = pd.Series([39, R(20, 29, "real"), None], dtype="generalization[real]")
+    assert s.min() == R(20, 29, "real") and s.max() == 39
+    assert pd.isna(s.min(skipna=False))
+    u = pd.Series(["a", S("a", "b"), None], dtype="generalization[unordered]")
+    with pytest.raises(TypeError):
+        u.min()
+    assert u.where(u.isna(), {"a", "b"}).tolist()[:2] == [S("a", "b")] * 2
+    filled = u.fillna(S("a", "b"))
+    assert filled.tolist() == ["a", S("a", "b"), S("a", "b")]
+    empty = GeneralizationDtype("unordered").empty((2,))
+    assert empty.isna().all() and empty.dtype.categories is not None

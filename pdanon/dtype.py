@@ -1116,6 +1116,19 @@ class GeneralizationArray(ExtensionArray):
     def _from_objects(cls, obj: np.ndarray, dtype: GeneralizationDtype | None, parse: bool):
         """The general (Python-level) constructor from an object array of cells."""
         n = len(obj)
+        if n >= 1000:
+            # cells repeat a lot in generalized columns: convert each distinct cell once
+            try:
+                codes, uniq = pd.factorize(obj)
+            except TypeError:  # unhashable cells (e.g. Python sets): row by row
+                codes, uniq = None, None
+            if codes is not None and len(uniq) <= n // 2 and not any(
+                    isinstance(v, (bool, np.bool_)) for v in uniq):
+                base = cls._from_objects(_object_array(uniq), dtype, parse)
+                out = base.take(codes, allow_fill=True)
+                if not out._is_sets:
+                    out._integer = base._integer
+                return out
         kind = dtype.column_type if dtype is not None else _infer_kind(obj)
         if dtype is None:
             dtype = GeneralizationDtype(kind)

@@ -299,6 +299,20 @@ def test_t_hierarchical_emd():
         t_closeness(df2, ["q"], ["s"], distance="hierarchical")
 
 
+def test_t_hierarchical_accepts_pdanon_hierarchies():
+    from pdanon import hierarchy
+
+    df = pd.DataFrame({"q": [0, 0, 1, 1], "s": ["a", "b", "c", "c"]})
+    tree = hierarchy.tree({"X": ["a", "b"], "Y": ["c"]})
+    assert t_closeness(df, ["q"], ["s"], distance="hierarchical",
+                       hierarchies={"s": tree}) == pytest.approx(0.5)
+    # a rule-based hierarchy is evaluated on the column's values: 23 -> 20-24 -> 20-29 -> *
+    ages = pd.DataFrame({"q": [0, 0, 1, 1], "s": [23, 24, 37, 41]})
+    # class {23, 24} vs uniform table: TV 1/2 at each of the three levels below the root
+    assert t_closeness(ages, ["q"], {"s": "real"}, distance="hierarchical",
+                       hierarchies={"s": hierarchy.intervals([5, 10])}) == pytest.approx(0.5)
+
+
 def test_t_hierarchical_with_shipped_adult_hierarchy():
     adult = pdanon.datasets.load_adult(nrows=3000)
     frame = pd.read_csv(pdanon.datasets.adult_hierarchy_path("occupation"), sep=";",

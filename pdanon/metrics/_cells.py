@@ -292,7 +292,8 @@ def set_pair(original, anonymized, *, name=None) -> tuple[Sets, Sets]:
         codes = np.full(len(na), -2, dtype=np.int64)
         codes[size == 0] = -1
         one = size == 1
-        codes[one] = full[one].argmax(axis=1)
+        if one.any():
+            codes[one] = full[one].argmax(axis=1)
         out.append(Sets(codes, full, canon))
     return out[0], out[1]
 

@@ -393,13 +393,19 @@ def wasserstein(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
 def hierarchy_levels(hierarchy, col: SensitiveColumn) -> tuple[list[np.ndarray], int]:
     """Node codes of every value code at every level below the root, and the tree height H.
 
-    ``hierarchy`` is ``{value: [level1, level2, ...]}`` (most specific first) or a DataFrame
+    ``hierarchy`` is ``{value: [level1, level2, ...]}`` (most specific first), a DataFrame
     whose first column holds the values and the next columns their generalizations (ARX's CSV
-    layout ``value;level1;...;*``), or an object with a ``to_frame()`` method giving one. When
+    layout ``value;level1;...;*``), a :class:`pdanon.hierarchy.Hierarchy` (its
+    ``levels_table`` for the column's values), or an object whose ``to_frame()`` gives such a
+    DataFrame. When
     the last level is one label for every value it is the root; otherwise a root is added
     above it. A missing value is its own branch directly below the root.
     """
-    frame = _hierarchy_frame(hierarchy, col.name)
+    if hasattr(hierarchy, "levels_table"):  # a pdanon.hierarchy.Hierarchy
+        values = list(col.uniques) if col.uniques is not None else []
+        frame = hierarchy.levels_table(pd.Index(values))
+    else:
+        frame = _hierarchy_frame(hierarchy, col.name)
     leaf = frame.iloc[:, 0]
     levels = frame.iloc[:, 1:]
     if levels.shape[1] and levels.iloc[:, -1].nunique(dropna=False) == 1:

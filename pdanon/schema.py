@@ -84,9 +84,8 @@ def infer_kind(series: pd.Series) -> str:
     """The kind pdanon assumes for a column: numeric -> real, ordered Categorical -> ordered,
     generalized columns keep their kind, anything else -> unordered."""
     dtype = series.dtype
-    kind = getattr(dtype, "kind_name", None) or getattr(dtype, "generalization_kind", None)
-    if kind in KINDS:
-        return kind
+    if type(dtype).__name__ == "GeneralizationDtype":
+        return dtype.column_type
     if isinstance(dtype, pd.CategoricalDtype):
         return "ordered" if dtype.ordered else "unordered"
     if pd.api.types.is_bool_dtype(dtype):

@@ -428,6 +428,11 @@ class TCloseness(PrivacyModel):
         return data
 
     def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
+        if not isinstance(context, _dist().SensitiveData):
+            raise InvalidInputError(
+                "t-closeness measures classes against the whole table: pass the context made "
+                "by model.context(df, sensitive) (or its .take(rows)) to groups_ok"
+            )
         labels = np.asarray(labels, dtype=np.int64)
         groups = int(labels.max()) + 1 if len(labels) else 0
         dist = _t_per_group(labels, context, self.distance, self.hierarchies, groups)

@@ -28,6 +28,8 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
 
+_SMALL = 2048  # below this many rows, np.unique beats hashing
+
 #: The reference library's guard against a zero value range in the normalized Wasserstein distance.
 WASSERSTEIN_EPS = 1e-10
 
@@ -94,6 +96,8 @@ class SensitiveColumn:
     uniques: object = None
     values: np.ndarray | None = None
     global_counts: np.ndarray = field(default=None, repr=False)
+    #: whole-table arrays (probabilities, CDF, prefix sums) computed once and shared by take()
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_values(cls, values, kind: str, *, name: Hashable = None) -> "SensitiveColumn":
@@ -138,7 +142,7 @@ class SensitiveColumn:
     def take(self, rows) -> "SensitiveColumn":
         """The same column restricted to ``rows``; the whole table's distribution is kept."""
         return SensitiveColumn(self.name, self.kind, self.codes[rows], self.m, self.has_na,
-                               self.uniques, self.values, self.global_counts)
+                               self.uniques, self.values, self.global_counts, self.cache)
 
 
 @dataclass
@@ -230,17 +234,21 @@ class PairCounts:
         if len(key) == 0:
             z = np.zeros(0, dtype=np.int64)
             return cls(z, z, z, np.zeros(G, dtype=np.int64))
-        if weights is None:
+        if len(key) <= _SMALL:
+            # small groups (partitioners testing candidates): a plain sort is cheapest
+            uniq, pair_codes = np.unique(key, return_inverse=True)
+        else:
             # hashing then sorting only the distinct pairs beats sorting all rows
             pair_codes, uniq = pd.factorize(key, sort=False)
+        if weights is None:
             counts = np.bincount(pair_codes, minlength=len(uniq))
         else:
-            pair_codes, uniq = pd.factorize(key, sort=False)
             counts = np.bincount(pair_codes, weights=weights, minlength=len(uniq))
             counts = np.rint(counts).astype(np.int64)
-        order = np.argsort(uniq, kind="stable")
-        uniq = np.asarray(uniq)[order]
-        counts = counts[order]
+        if len(key) > _SMALL:
+            order = np.argsort(uniq, kind="stable")
+            uniq = np.asarray(uniq)[order]
+            counts = counts[order]
         pcls = uniq // max(m, 1)
         sizes = np.bincount(pcls, weights=counts, minlength=G)
         return cls(pcls, uniq % max(m, 1), counts, np.rint(sizes).astype(np.int64))
@@ -295,8 +303,23 @@ def recursive_l(pairs: PairCounts, c: float) -> np.ndarray:
 
 
 def _global_probs(col: SensitiveColumn) -> np.ndarray:
-    total = col.global_counts.sum()
-    return col.global_counts / total if total else col.global_counts.astype(np.float64)
+    q = col.cache.get("q")
+    if q is None:
+        total = col.global_counts.sum()
+        q = col.global_counts / total if total else col.global_counts.astype(np.float64)
+        col.cache["q"] = q
+    return q
+
+
+def _prefix_sums(col: SensitiveColumn, name: str, weights_fn):
+    """Table CDF Q and the prefix sums of w and w·Q for a weighting (cached per column)."""
+    hit = col.cache.get(name)
+    if hit is None:
+        Q = np.cumsum(_global_probs(col))
+        w = weights_fn()
+        hit = (Q, np.concatenate(([0.0], np.cumsum(w))), np.concatenate(([0.0], np.cumsum(w * Q))))
+        col.cache[name] = hit
+    return hit
 
 
 def total_variation(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
@@ -322,16 +345,14 @@ def jensen_shannon(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
     return np.maximum(0.5 * (present + np.log(2.0)), 0.0)
 
 
-def _cdf_abs_sum(pairs: PairCounts, col: SensitiveColumn, weights: np.ndarray) -> np.ndarray:
+def _cdf_abs_sum(pairs: PairCounts, col: SensitiveColumn, name: str, weights_fn) -> np.ndarray:
     """Σ_i w_i·|P_c(i) − Q(i)| for every class c, P_c / Q the cumulative distributions at value
     index i (0..m-1). Between two values present in a class P_c is constant and Q is
     non-decreasing, so each such run splits at one ``searchsorted`` point and is summed from
     prefix sums: O(pairs·log m)."""
     m = col.m
     G = pairs.groups
-    Q = np.cumsum(_global_probs(col))
-    S1 = np.concatenate(([0.0], np.cumsum(weights)))
-    S2 = np.concatenate(([0.0], np.cumsum(weights * Q)))
+    Q, S1, S2 = _prefix_sums(col, name, weights_fn)
     if len(pairs.cls) == 0:
         return np.zeros(G)
     first = pairs.first_in_class()
@@ -361,9 +382,12 @@ def ordered_emd(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
     EMD = 1/(m−1) · Σ_i |Σ_{j≤i} (p_j − q_j)|."""
     if col.m <= 1:
         return np.zeros(pairs.groups)
-    w = np.full(col.m, 1.0 / (col.m - 1))
-    w[-1] = 0.0
-    return np.minimum(_cdf_abs_sum(pairs, col, w), 1.0)
+    def weights():
+        w = np.full(col.m, 1.0 / (col.m - 1))
+        w[-1] = 0.0
+        return w
+
+    return np.minimum(_cdf_abs_sum(pairs, col, "ordered_emd", weights), 1.0)
 
 
 def wasserstein(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
@@ -382,9 +406,9 @@ def wasserstein(pairs: PairCounts, col: SensitiveColumn) -> np.ndarray:
     x = col.values
     if col.m <= 1:
         return np.zeros(pairs.groups)
-    gaps = np.append(np.diff(x), 0.0)
     span = x[-1] - x[0]
-    return _cdf_abs_sum(pairs, col, gaps) / (span + WASSERSTEIN_EPS)
+    return (_cdf_abs_sum(pairs, col, "wasserstein", lambda: np.append(np.diff(x), 0.0))
+            / (span + WASSERSTEIN_EPS))
 
 
 # --------------------------------------------------------------------------- hierarchies
@@ -472,7 +496,12 @@ def hierarchical_emd(pairs: PairCounts, col: SensitiveColumn, hierarchy) -> np.n
     ground distance of two values is height(lowest common ancestor)/H. On a tree this equals
     (1/H)·Σ over the H levels below the root of the total variation distance of the class and
     table distributions coarsened to that level."""
-    levels, height = hierarchy_levels(hierarchy, col)
+    key = ("hierarchy", id(hierarchy))
+    hit = col.cache.get(key)
+    if hit is None or hit[0] is not hierarchy:
+        hit = (hierarchy, *hierarchy_levels(hierarchy, col))  # keeps the object: ids stay unique
+        col.cache[key] = hit
+    _, levels, height = hit
     total = np.zeros(pairs.groups)
     for node in levels:
         m_new = int(node.max()) + 1 if len(node) else 1

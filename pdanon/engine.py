@@ -107,7 +107,7 @@ def _auto(enc, model, *, method: str, **options):
         result = PARTITIONERS["mondrian"](enc, model, method=method, **options)
         why = (f"auto: mondrian ({enc.n:,} rows >= {AUTO_MONDRIAN_ROWS:,})"
                if enc.n >= AUTO_MONDRIAN_ROWS else
-               f"auto: mondrian (nearest does not support {model!r})")
+               "auto: mondrian (nearest supports k-anonymity and distinct l-diversity only)")
     result.note = why + ("; " + result.note if result.note else "")
     result.chosen = why.split(" ")[1]
     return result
@@ -275,12 +275,20 @@ def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi) -> None:
     from pdanon.dtype import GeneralizationDtype
 
     for c in qi:
-        if not isinstance(out[c].dtype, GeneralizationDtype):
+        before, after = df[c], out[c]  # one lookup each: every lookup deep-copies attrs
+        if not isinstance(after.dtype, GeneralizationDtype):
             continue
-        if isinstance(df[c].dtype, GeneralizationDtype):
+        if isinstance(before.dtype, GeneralizationDtype):
             continue  # chained generalization: checked against the plain values upstream
-        arr = out[c].array
-        ok = arr.contains(df[c].to_numpy()) | arr.isna()
+        arr = after.array
+        if isinstance(before.dtype, pd.CategoricalDtype):
+            values = before.array
+        elif pd.api.types.is_numeric_dtype(before.dtype):
+            values = before.to_numpy()
+        else:
+            # one hash pass; far cheaper than boxing a million strings into Python objects
+            values = pd.Categorical(before.array)
+        ok = arr.contains(values) | arr.isna()
         if not ok.all():
             bad = df.index[np.flatnonzero(~ok)[0]]
             raise VerificationError(

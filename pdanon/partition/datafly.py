@@ -30,8 +30,9 @@ model is verified on the rows that are published with quasi-identifiers, and the
 ``max_suppressed_rows``: an int count, or a float in [0, 1) as a fraction of the rows.
 
 Implementation: each column keeps the group of every value code; one step touches one column:
-group counts by ``bincount`` over value counts, the new column keys in one gather, the classes
-by :func:`pdanon._groups.combine_codes`. O(n · q) per step, no per-row Python.
+group counts by ``bincount`` over value counts, the column's new keys in one gather, the row
+keys (mixed radix over the columns) updated for that column only, and the classes by one
+``np.unique`` of the row keys. O(n log n) per step, no per-row Python.
 
 Example
 -------
@@ -119,23 +120,55 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
     n = enc.n
     k, only_k, context = model_parts(model, enc, context)
     budget = suppression_budget(max_suppressed_rows, n, k)
-    counts = [value_counts(col) for col in enc.columns]
+    cols = enc.columns
+    counts = [value_counts(col) for col in cols]
     groups = [np.arange(len(c), dtype=np.int64) for c in counts]
-    keys = [column_keys(method, col, g, c)[1]
-            for col, g, c in zip(enc.columns, groups, counts)]
+
+    def keys_of(j: int) -> np.ndarray:
+        if method == "generalize":  # the representative code is the recoded cell's key
+            return groups[j][cols[j].codes]
+        return column_keys(method, cols[j], groups[j], counts[j])[1]
+
+    keys = [keys_of(j) for j in range(len(cols))]
+    # one int64 key per row (mixed radix over the column keys, each < its code count + 1),
+    # updated column by column; too many combinations for int64 -> re-combine every step
+    radix = [len(c) + 1 for c in counts]
+    mixed = int(np.prod([float(r) for r in radix])) < 2**62
+    if mixed:
+        weight = np.cumprod([1] + radix[:-1]).astype(np.int64)
+        row_key = sum(kj * w for kj, w in zip(keys, weight))
     distinct = np.array([int(np.count_nonzero(c)) for c in counts])
+    def failing_rows() -> np.ndarray:
+        if mixed:
+            _, labels, sizes = np.unique(row_key, return_inverse=True, return_counts=True)
+            labels = labels.reshape(-1)
+            failing = sizes[labels] < k
+            if not only_k:
+                failing |= ~np.asarray(model.groups_ok(labels, context), dtype=bool)[labels]
+            return failing
+        return model_failures(model, combine_codes(keys, n), context, k, only_k)
+
+    def failing_count() -> int:
+        if mixed and only_k:  # class sizes from the sorted keys alone (no inverse needed)
+            srt = np.sort(row_key)
+            edges = np.flatnonzero(srt[1:] != srt[:-1]) + 1
+            runs = np.diff(np.concatenate([[0], edges, [n]]))
+            return int(runs[runs < k].sum())
+        return int(failing_rows().sum())
+
     steps = 0
     while True:
-        labels = combine_codes(keys, n)
-        failing = model_failures(model, labels, context, k, only_k)
-        if int(failing.sum()) <= budget or distinct.max() <= 1:
+        if failing_count() <= budget or distinct.max() <= 1:
             break
         j = int(np.argmax(distinct))  # most distinct values; ties to the leftmost column
-        groups[j] = _merge_step(enc.columns[j].kind, groups[j], counts[j])
+        groups[j] = _merge_step(cols[j].kind, groups[j], counts[j])
         distinct[j] -= 1
-        keys[j] = column_keys(method, enc.columns[j], groups[j], counts[j])[1]
+        new = keys_of(j)
+        if mixed:
+            row_key += (new - keys[j]) * weight[j]
+        keys[j] = new
         steps += 1
-    return groups, failing, steps
+    return groups, failing_rows(), steps
 
 
 @register("datafly")

@@ -26,8 +26,9 @@ appearance in the table). ``benchmarks/bench_engine.py`` measures both.
 
 Implementation: the value counts of each column are computed once (``bincount`` on codes); a
 cut is a walk over cumulative counts with ``searchsorted`` (one step per group, not per row);
-the classes of a candidate table come from :func:`pdanon._groups.combine_codes`; a group size
-whose cuts equal the previous size's is skipped without re-checking.
+the classes of a candidate table come from :func:`pdanon._groups.combine_codes`. Group sizes
+that cannot change any cut are skipped: a greedy cut stays the same for every size up to its
+smallest group, so the search jumps past it (exact, just faster).
 
 Example
 -------
@@ -173,23 +174,32 @@ def model_parts(model, enc: EncodedTable, context):
 def _cut(counts: np.ndarray, size: int) -> np.ndarray:
     """Group of every position of ``counts`` (rows per value, in cut order): consecutive
     values until a group holds >= size rows; a short tail joins the last group."""
+    return _cut_and_slack(counts, size)[0]
+
+
+def _cut_and_slack(counts: np.ndarray, size: int):
+    """:func:`_cut` and the largest group size that gives the same cut (the smallest row
+    count among the greedy groups before the tail joins: for any size up to it every greedy
+    step ends at the same value)."""
     m = len(counts)
     cum = np.cumsum(counts)
     total = int(cum[-1]) if m else 0
     bounds = []  # last position of each group
+    smallest = total
     start = 0  # rows before the current group
     while total - start >= size:
         end = int(np.searchsorted(cum, start + size, side="left"))
         bounds.append(end)
+        smallest = min(smallest, int(cum[end]) - start)
         start = int(cum[end])
     if not bounds:
-        return np.zeros(m, dtype=np.int64)
+        return np.zeros(m, dtype=np.int64), total
     if start < total:
         bounds[-1] = m - 1
     group = np.zeros(m, dtype=np.int64)
     heads = np.asarray(bounds[:-1], dtype=np.int64) + 1
     group[heads] = 1
-    return np.cumsum(group)
+    return np.cumsum(group), smallest
 
 
 def _cut_order(col: EncodedColumn, counts: np.ndarray, unordered_order: str) -> np.ndarray:
@@ -228,18 +238,19 @@ def equal_group_cuts(enc: EncodedTable, model, *, method: str = "generalize", co
     identity = [np.arange(len(c), dtype=np.int64) for c in counts]
     if satisfied(identity):
         return identity, 1
-    last = None
-    for size in range(max(k, 2), n + 1):
+    size = max(k, 2)
+    while size <= n:
         groups = []
+        same_until = n
         for c, order in zip(counts, orders):
             g = np.empty(len(c), dtype=np.int64)
-            g[order] = _cut(c[order], size)
+            g[order], slack = _cut_and_slack(c[order], size)
             groups.append(g)
-        if last is not None and all(np.array_equal(a, b) for a, b in zip(groups, last)):
-            continue  # same table as the previous size: already rejected
-        last = groups
+            same_until = min(same_until, slack)
         if satisfied(groups):
             return groups, size
+        # every size up to same_until cuts every column the same way: already rejected
+        size = max(size, same_until) + 1
     return [np.zeros(len(c), dtype=np.int64) for c in counts], n  # pragma: no cover
 
 

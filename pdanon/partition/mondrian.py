@@ -149,17 +149,18 @@ def _pair_table(sid: np.ndarray, key: np.ndarray, nseg: int, ncodes: int):
     return inverse.reshape(-1), uniq // ncodes, uniq % ncodes, counts
 
 
-def _widths(dims: list[_Dim], rows: np.ndarray, sid: np.ndarray, starts: np.ndarray,
+def _widths(dims: list[_Dim], keys: list, sid: np.ndarray, starts: np.ndarray,
             nseg: int) -> np.ndarray:
-    """Normalized width of every (open partition, column)."""
+    """Normalized width of every (open partition, column); ``keys[j]`` holds column j's key
+    of every open row, aligned with ``sid``."""
     w = np.zeros((nseg, len(dims)))
     for j, d in enumerate(dims):
         if d.scale <= 0:
             continue
-        key = d.key[rows]
+        key = keys[j]
         if d.is_set:
             pair = sid * d.ncodes + key
-            if nseg * d.ncodes <= _DENSE_FACTOR * len(rows) + (1 << 16):
+            if nseg * d.ncodes <= _DENSE_FACTOR * len(key) + (1 << 16):
                 seen = np.bincount(pair, minlength=nseg * d.ncodes).reshape(nseg, d.ncodes)
                 distinct = np.count_nonzero(seen, axis=1)
             else:
@@ -214,19 +215,23 @@ def _balanced_sides(key: np.ndarray, sid: np.ndarray, nseg: int, ncodes: int) ->
     return side[pair_of_row]
 
 
-def _regroup(rows: np.ndarray, sid: np.ndarray, side: np.ndarray, starts: np.ndarray,
+def _regroup(sid: np.ndarray, side: np.ndarray, starts: np.ndarray,
              sizes: np.ndarray) -> np.ndarray:
-    """Stable in-place partition of every segment: left rows first, then right rows (O(n))."""
-    m = len(rows)
+    """New position of every row for a stable partition of every segment: left rows first,
+    then right rows (O(n), no sort)."""
+    m = len(sid)
     pos = np.arange(m, dtype=np.int64) - starts[sid]
     cs = np.cumsum(side, dtype=np.int64)
     before_start = np.where(starts > 0, cs[np.maximum(starts - 1, 0)], 0)
     right_before = cs - side - before_start[sid]
     right_total = np.bincount(sid, weights=side, minlength=len(sizes)).astype(np.int64)
     left_total = sizes - right_total
-    new_pos = starts[sid] + np.where(side, left_total[sid] + right_before, pos - right_before)
-    out = np.empty_like(rows)
-    out[new_pos] = rows
+    return starts[sid] + np.where(side, left_total[sid] + right_before, pos - right_before)
+
+
+def _moved(values: np.ndarray, new_pos: np.ndarray) -> np.ndarray:
+    out = np.empty_like(values)
+    out[new_pos] = values
     return out
 
 
@@ -266,6 +271,9 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     q = len(dims)
 
     rows = np.arange(n, dtype=np.int64)  # open partitions, contiguous
+    # every column's key of the open rows, kept in the same order as ``rows`` (moving them
+    # with the rows is cache-friendly; gathering from the original order each level is not)
+    keys = [d.key.astype(np.int32 if d.ncodes < 2**31 else np.int64) for d in dims]
     sizes = np.array([n], dtype=np.int64)
     group = 0
     while len(sizes):
@@ -277,13 +285,14 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
             labels[rows[mask]] = group + (np.cumsum(small) - 1)[sid[mask]]
             group += int(small.sum())
             rows = rows[~mask]
+            keys = [key[~mask] for key in keys]
             sizes = sizes[~small]
             if not len(sizes):
                 break
         nseg = len(sizes)
         starts = _starts(sizes)
         sid = np.repeat(np.arange(nseg, dtype=np.int64), sizes)
-        w = _widths(dims, rows, sid, starts, nseg)
+        w = _widths(dims, keys, sid, starts, nseg)
         choice = np.argsort(-w, axis=1, kind="stable")
         side = np.zeros(len(rows), dtype=bool)
         split = np.zeros(nseg, dtype=bool)
@@ -300,7 +309,7 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
                 lsid = local[sid[at]]
                 c = int(segs.sum())
                 d = dims[j]
-                key = d.key[rows[at]]
+                key = keys[j][at].astype(np.int64)
                 if d.balanced:
                     s = _balanced_sides(key, lsid, c, d.ncodes)
                 else:
@@ -325,9 +334,10 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
             group += int(fin.sum())
         if not split.any():
             break
-        rows = _regroup(rows, sid, side, starts, sizes)
-        keep = split[sid]
-        rows = rows[keep]
+        new_pos = _regroup(sid, side, starts, sizes)
+        keep = _moved(split[sid], new_pos)
+        rows = _moved(rows, new_pos)[keep]
+        keys = [_moved(key, new_pos)[keep] for key in keys]
         right = np.bincount(sid, weights=side, minlength=nseg).astype(np.int64)[split]
         left = sizes[split] - right
         sizes = np.column_stack([left, right]).reshape(-1)

@@ -160,7 +160,8 @@ class AnonAccessor:
                                   hierarchies=hierarchies)
 
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
-                random_state: int = 0, **roles) -> pd.DataFrame:
+                random_state: int = 0, n_threads: int | None = None,
+                **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
         ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
         for utility rows) and ``meaning``.
@@ -169,7 +170,8 @@ class AnonAccessor:
         adversarial gains, class sizes, distinctness, entropy). With ``original`` (the frame
         before anonymization, same index) also the changed proportion, entropy information
         loss and by-element distance; ``ml=True`` adds the gradient-boosting linkage attack
-        and, with ``target=<column>``, the gradient-boosting utility ratio. See
+        and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
+        ``random_state``; ``n_threads`` limits scikit-learn's threads). See
         :mod:`pdanon.metrics`.
 
         Example
@@ -184,7 +186,7 @@ class AnonAccessor:
         r = self.roles(**roles)
         return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                              sensitive=r.sensitive, target=target, ml=ml,
-                             random_state=random_state)
+                             random_state=random_state, n_threads=n_threads)
 
     # ------------------------------------------------------------------ anonymizers
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",

@@ -185,6 +185,8 @@ def test_rows_matched_by_index():
         metrics.changed_proportion(orig, pd.DataFrame({"a": [1]}, index=[99]), ["a"])
     with pytest.raises(UnknownColumnError):
         metrics.changed_proportion(orig, orig, ["zz"])
+    with pytest.raises(UnknownColumnError, match="original frame lacks"):
+        metrics.by_element_distance(orig.rename(columns={"a": "b"}), orig, ["a"])
 
 
 # --------------------------------------------------------------------------- by-element distance

@@ -1,5 +1,6 @@
 """Gradient-boosting metrics: feature encoding (hand-checked), determinism, and sanity of the
-utility ratio and the linkage attack."""
+utility ratio and the linkage attack. Boosting runs on one OpenMP thread here (``n_threads=1``):
+the test machines' cores are shared, and oversubscribed OpenMP threads slow it down badly."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def test_prepare_data_caps_categories():
 def test_boosting_utility_identical_data_and_determinism():
     adult = pdanon.datasets.load_adult(nrows=1500)
     r = metrics.boosting_utility(adult, adult, target="salary-class",
-                                 quasi_identifiers=["age", "sex", "education"])
+                                 quasi_identifiers=["age", "sex", "education"], n_threads=1)
     assert r["task"] == "classification" and r["metric"] == "accuracy"
     assert r["ratio"] == 1.0 and r["original"] == r["anonymized"]
     assert 0.6 < r["original"] <= 1
@@ -72,14 +73,14 @@ def test_boosting_utility_generalized_and_regression():
     qis = ["age", "sex", "education"]
     out = adult.anon.k_anonymize(10, quasi_identifiers=qis, sensitive=["salary-class"])
     a = metrics.boosting_utility(adult, out, target="salary-class", quasi_identifiers=qis,
-                                 random_state=3)
+                                 random_state=3, n_threads=1)
     b = metrics.boosting_utility(adult, out, target="salary-class", quasi_identifiers=qis,
-                                 random_state=3)
+                                 random_state=3, n_threads=1)
     assert a == b
     assert 0.5 < a["ratio"] < 1.2
     # numeric target -> regression on RMSE; ratio = original RMSE / anonymized RMSE
     reg = metrics.boosting_utility(adult, out.assign(age=adult["age"]), target="age",
-                                   quasi_identifiers=["sex", "education"])
+                                   quasi_identifiers=["sex", "education"], n_threads=1)
     assert reg["task"] == "regression" and reg["metric"] == "rmse"
     assert reg["ratio"] == pytest.approx(reg["original"] / reg["anonymized"])
     with pytest.raises(UnknownColumnError):
@@ -89,23 +90,28 @@ def test_boosting_utility_generalized_and_regression():
 def test_boosting_utility_sampling_bound():
     adult = pdanon.datasets.load_adult(nrows=800)
     r = metrics.boosting_utility(adult, adult, target="salary-class",
-                                 quasi_identifiers=["age", "sex"], max_rows=300)
+                                 quasi_identifiers=["age", "sex"], max_rows=300, n_threads=1)
     assert r["rows"] == 300
 
 
 def test_boosting_security_score():
     adult = pdanon.datasets.load_adult(nrows=1500)
     qis = ["age", "sex", "race", "education", "occupation"]
-    same = metrics.boosting_security_score(adult, adult, qis, train_rows=600, test_rows=60)
-    again = metrics.boosting_security_score(adult, adult, qis, train_rows=600, test_rows=60)
+    same = metrics.boosting_security_score(adult, adult, qis, train_rows=600, test_rows=60,
+                                          n_threads=1)
+    again = metrics.boosting_security_score(adult, adult, qis, train_rows=600, test_rows=60,
+                                            n_threads=1)
     assert same == again
     assert 0.0 <= same < 0.9          # identical data: most rows are re-identified
     fully = adult.assign(**{c: np.nan for c in ["age"]}).astype({"age": "float64"})
     for c in ["sex", "race", "education", "occupation"]:
         fully[c] = pd.Series([None] * len(adult), dtype=object)
     # everything suppressed: every candidate ties, accuracy 1/60 in expectation
-    safe = metrics.boosting_security_score(adult, fully, qis, train_rows=600, test_rows=60)
+    safe = metrics.boosting_security_score(adult, fully, qis, train_rows=600, test_rows=60,
+                                           n_threads=1)
     assert safe == pytest.approx(1 - 1 / 60)
+    with pytest.raises(InvalidInputError, match="n_threads"):
+        metrics.boosting_security_score(adult, adult, qis, n_threads=0)
     with pytest.raises(InvalidInputError, match="10 rows"):
         metrics.boosting_security_score(adult.iloc[:5], adult.iloc[:5], qis)
 
@@ -114,7 +120,7 @@ def test_metrics_table_with_ml():
     adult = pdanon.datasets.load_adult(nrows=1200)
     qis = ["age", "sex", "education"]
     out = adult.anon.k_anonymize(5, quasi_identifiers=qis, sensitive=["salary-class"])
-    m = out.anon.metrics(adult, ml=True, target="salary-class").set_index("metric")
+    m = out.anon.metrics(adult, ml=True, target="salary-class", n_threads=1).set_index("metric")
     assert 0 <= m.loc["linkage attack security", "value"] <= 1
     assert m.loc["linkage attack security", "better"] == "higher"
     assert m.loc["boosting accuracy ratio", "better"] == "higher"

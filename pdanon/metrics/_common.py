@@ -26,8 +26,10 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
         for frame in (df, other):
             if frame is not None and stored_roles(frame) is not None:
                 qis = resolve_roles(frame).quasi_identifiers
-                return {c: k for c, k in qis.items() if c in df.columns} or dict(qis)
-        return resolve_roles(df).quasi_identifiers
+                quasi_identifiers = {c: k for c, k in qis.items() if c in df.columns} or dict(qis)
+                break
+        else:
+            quasi_identifiers = resolve_roles(df).quasi_identifiers
     if isinstance(quasi_identifiers, (str, int)) and not isinstance(quasi_identifiers, bool):
         quasi_identifiers = [quasi_identifiers]
     items = (dict(quasi_identifiers) if isinstance(quasi_identifiers, Mapping)
@@ -46,6 +48,13 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
             raise KindError(f"unknown kind {k!r} for quasi-identifier column {c!r}; use one of "
                             f"{list(KINDS)}")
         out[c] = k
+    if other is not None:
+        missing = [c for c in out if c not in other.columns]
+        if missing:
+            raise UnknownColumnError(
+                f"the original frame lacks quasi-identifier column(s) {missing}; compare frames "
+                f"with the same quasi-identifier columns"
+            )
     return out
 
 

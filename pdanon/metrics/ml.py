@@ -120,6 +120,20 @@ def prepare_data(train: pd.DataFrame, test: pd.DataFrame, kinds, *,
             pd.DataFrame(fte, index=test.index, dtype=np.float64))
 
 
+def _threads(n_threads):
+    """Context limiting the OpenMP threads of scikit-learn's boosting (None: its default)."""
+    import contextlib
+
+    if n_threads is None:
+        return contextlib.nullcontext()
+    if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
+        raise InvalidInputError(f"n_threads must be a positive integer or None, got {n_threads!r}")
+    import sklearn.ensemble  # noqa: F401  (load the OpenMP runtime so the limit reaches it)
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=n_threads, user_api="openmp")
+
+
 def _task_of(y: pd.Series) -> str:
     numeric = (pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype)
                and not isinstance(y.dtype, pd.CategoricalDtype))
@@ -128,7 +142,8 @@ def _task_of(y: pd.Series) -> str:
 
 def boosting_utility(original: pd.DataFrame, anonymized: pd.DataFrame, *, target,
                      quasi_identifiers=None, test_size: float = 0.25, random_state: int = 0,
-                     max_rows: int = 100_000, task: str | None = None) -> dict:
+                     max_rows: int = 100_000, task: str | None = None,
+                     n_threads: int | None = None) -> dict:
     """Train scikit-learn's ``HistGradientBoosting`` on the original and on the anonymized
     quasi-identifiers (same rows, same train/test split) to predict ``target`` (taken from the
     original frame), and compare the test scores.
@@ -136,7 +151,9 @@ def boosting_utility(original: pd.DataFrame, anonymized: pd.DataFrame, *, target
     Classification (accuracy) when the target is not numeric, regression (RMSE) otherwise
     (``task=`` overrides). ``ratio`` is anonymized accuracy / original accuracy, or original
     RMSE / anonymized RMSE, so that in both cases 1.0 means no utility lost and lower is worse.
-    Tables above ``max_rows`` rows are sampled (seeded) to bound the work.
+    Tables above ``max_rows`` rows are sampled (seeded) to bound the work. ``n_threads`` limits
+    scikit-learn's OpenMP threads (default: all cores; use 1 on a machine whose cores are busy,
+    where oversubscribed OpenMP threads slow boosting down many times).
 
     Returns ``{"task", "metric", "original", "anonymized", "ratio", "rows"}``.
 
@@ -148,8 +165,6 @@ def boosting_utility(original: pd.DataFrame, anonymized: pd.DataFrame, *, target
     >>> r["ratio"]
     1.0
     """
-    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-
     original = aligned(original, anonymized)
     if target not in original.columns:
         raise UnknownColumnError(f"unknown target column {target!r}; the original frame has "
@@ -177,6 +192,23 @@ def boosting_utility(original: pd.DataFrame, anonymized: pd.DataFrame, *, target
     else:
         y = y_all.to_numpy(dtype=np.float64)
     scores = {}
+    with _threads(n_threads):
+        _fit_score(original, anonymized, kinds, task, y, train_rows, test_rows, random_state,
+                   scores)
+    if task == "classification":
+        ratio = scores["anonymized"] / scores["original"] if scores["original"] else np.nan
+    else:
+        ratio = (scores["original"] / scores["anonymized"] if scores["anonymized"]
+                 else (1.0 if scores["original"] == 0 else np.nan))
+    return {"task": task, "metric": "accuracy" if task == "classification" else "rmse",
+            "original": scores["original"], "anonymized": scores["anonymized"],
+            "ratio": float(ratio), "rows": n}
+
+
+def _fit_score(original, anonymized, kinds, task, y, train_rows, test_rows, random_state,
+               scores) -> None:
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
     for which, frame in (("original", original), ("anonymized", anonymized)):
         tr, te = prepare_data(frame.iloc[train_rows], frame.iloc[test_rows], kinds)
         if task == "classification":
@@ -188,19 +220,12 @@ def boosting_utility(original: pd.DataFrame, anonymized: pd.DataFrame, *, target
             model.fit(tr.to_numpy(), y[train_rows])
             err = model.predict(te.to_numpy()) - y[test_rows]
             scores[which] = float(np.sqrt(np.mean(err ** 2)))
-    if task == "classification":
-        ratio = scores["anonymized"] / scores["original"] if scores["original"] else np.nan
-    else:
-        ratio = (scores["original"] / scores["anonymized"] if scores["anonymized"]
-                 else (1.0 if scores["original"] == 0 else np.nan))
-    return {"task": task, "metric": "accuracy" if task == "classification" else "rmse",
-            "original": scores["original"], "anonymized": scores["anonymized"],
-            "ratio": float(ratio), "rows": n}
 
 
 def boosting_security_score(original: pd.DataFrame, anonymized: pd.DataFrame,
                             quasi_identifiers=None, *, train_rows: int = 2000,
-                            test_rows: int = 200, random_state: int = 0) -> float:
+                            test_rows: int = 200, random_state: int = 0,
+                            n_threads: int | None = None) -> float:
     """Linkage attack by gradient boosting [reference: ``get_boosting_security_score``].
 
     The rows are split (seeded) into a training and a held-out part. A classifier
@@ -216,7 +241,8 @@ def boosting_security_score(original: pd.DataFrame, anonymized: pd.DataFrame,
     held-out rows (test_rows² scored pairs) are sampled, whatever the table size (the
     reference uses 80 % / 20 % of all rows, i.e. O(n²) predictions). Ties in the predicted
     probability are broken uniformly at random in expectation (a row tied with t others counts
-    1/t), not in favour of the first row as in the reference.
+    1/t), not in favour of the first row as in the reference. ``n_threads`` as in
+    :func:`boosting_utility`.
 
     Example
     -------
@@ -248,11 +274,12 @@ def boosting_security_score(original: pd.DataFrame, anonymized: pd.DataFrame,
     other = (np.arange(n_train) + shift) % n_train
     X = np.vstack([np.hstack([o_tr, a_tr]), np.hstack([o_tr, a_tr[other]])])
     y = np.concatenate([np.ones(n_train), np.zeros(n_train)])
-    model = HistGradientBoostingClassifier(random_state=random_state)
-    model.fit(X, y)
     # every held-out anonymized row i against every held-out original row j
     pairs = np.hstack([np.tile(o_te, (n_test, 1)), np.repeat(a_te, n_test, axis=0)])
-    prob = model.predict_proba(pairs)[:, 1].reshape(n_test, n_test)  # [i, j]
+    with _threads(n_threads):
+        model = HistGradientBoostingClassifier(random_state=random_state)
+        model.fit(X, y)
+        prob = model.predict_proba(pairs)[:, 1].reshape(n_test, n_test)  # [i, j]
     best = prob.max(axis=1, keepdims=True)
     tied = prob == best
     own = np.diag(tied)

@@ -44,14 +44,15 @@ class MetricsFrame(pd.DataFrame):
 
 def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                   quasi_identifiers=None, sensitive=None, target=None, ml: bool = False,
-                  random_state: int = 0) -> pd.DataFrame:
+                  random_state: int = 0, n_threads: int | None = None) -> pd.DataFrame:
     """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``,
     ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility rows, more
     useful) and ``meaning``.
 
     Without ``original`` only the metrics that need no original are reported. With
     ``ml=True`` (needs ``original``) the gradient-boosting linkage attack is run, and with a
-    ``target`` column the gradient-boosting utility ratio too.
+    ``target`` column the gradient-boosting utility ratio too (``random_state`` and
+    ``n_threads`` are passed to them).
     """
     from pdanon.schema import stored_roles
 
@@ -115,11 +116,13 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
             from pdanon.metrics import ml as _ml
 
             add("linkage attack security", _ml.boosting_security_score(
-                orig, anonymized, qis, random_state=random_state), "higher",
+                orig, anonymized, qis, random_state=random_state, n_threads=n_threads),
+                "higher",
                 "risk: 1 - re-identification accuracy (boosting)")
             if target is not None:
                 r = _ml.boosting_utility(orig, anonymized, target=target,
-                                         quasi_identifiers=qis, random_state=random_state)
+                                         quasi_identifiers=qis, random_state=random_state,
+                                         n_threads=n_threads)
                 add(f"boosting {r['metric']} ratio", r["ratio"], "higher",
                     f"utility: {r['task']} of {target!r}, anonymized vs original")
     elif ml:

@@ -31,16 +31,24 @@ def column_codes(values) -> tuple[np.ndarray, int]:
 
 
 def combine_codes(codes_list: Sequence[np.ndarray], n: int) -> np.ndarray:
-    """One label per distinct combination of per-column codes, numbered by first appearance."""
-    label = np.zeros(n, dtype=np.int64)
+    """One label per distinct combination of per-column codes, numbered by first appearance.
+
+    Codes are combined into one mixed-radix integer key and factorized once; when the product
+    of the column widths would overflow int64 the key built so far is compressed first.
+    """
+    key = np.zeros(n, dtype=np.int64)
+    span = 1  # every key value lies in [0, span)
     for codes in codes_list:
         c = np.asarray(codes, dtype=np.int64)
         width = int(c.max()) + 1 if n else 1
-        # label < n and c < width <= n + 1, so label * width + c stays far below 2**63 for any
-        # realistic n; re-factorizing keeps the next step in range too
-        label, _ = pd.factorize(label * width + c)
-        label = np.asarray(label, dtype=np.int64)
-    return label
+        if span * width >= 2**62:
+            key, uniq = pd.factorize(key)
+            key = np.asarray(key, dtype=np.int64)
+            span = max(len(uniq), 1)
+        key = key * width + c
+        span *= width
+    label, _ = pd.factorize(key)
+    return np.asarray(label, dtype=np.int64)
 
 
 def class_labels(df: pd.DataFrame, columns: Sequence) -> np.ndarray:

@@ -96,3 +96,26 @@ def test_real_codes_follow_value_order(values):
     order = np.argsort(values, kind="stable")
     assert np.all(np.diff(e.codes[order]) >= 0)
     assert list(e.categories.take(e.codes)) == values
+
+
+@given(st.lists(st.lists(st.integers(0, 3), min_size=12, max_size=12), min_size=1, max_size=5))
+def test_class_labels_match_tuple_grouping(columns):
+    from pdanon._groups import combine_codes
+
+    codes = [np.asarray(c) for c in columns]
+    labels = combine_codes(codes, 12)
+    tuples = list(zip(*columns))
+    first = {}
+    expected = [first.setdefault(t, len(first)) for t in tuples]
+    assert labels.tolist() == expected
+
+
+def test_class_labels_survive_wide_keys():
+    from pdanon._groups import combine_codes
+
+    rng = np.random.default_rng(1)
+    cols = [rng.integers(0, 2**20, 500) for _ in range(5)]  # product of widths >> 2**63
+    tuples = list(zip(*cols))
+    first = {}
+    expected = [first.setdefault(t, len(first)) for t in tuples]
+    assert combine_codes(cols, 500).tolist() == expected

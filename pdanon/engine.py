@@ -18,6 +18,7 @@ Example
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
@@ -169,6 +170,10 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             "no quasi-identifier columns: pass quasi_identifiers=[...] (or roles that leave at "
             "least one column as a quasi-identifier)"
         )
+    attrs = df.attrs
+    if attrs:  # every column lookup deep-copies attrs: work on a shallow view without them
+        df = df.copy(deep=False)
+        df.attrs = {}
     model.check_feasible(df, roles)
     validate_qi_values(df, roles.qi)
     context = _model_context(model, df, roles)
@@ -227,6 +232,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0}
     if isinstance(result, recode.Recoded):
         info["groups"] = len(sizes)  # classes of the published (not suppressed) rows
+    out.attrs = copy.deepcopy(attrs)
     info["seconds"] = time.perf_counter() - started
     return out, info
 

@@ -29,10 +29,12 @@ model is verified on the rows that are published with quasi-identifiers, and the
 
 ``max_suppressed_rows``: an int count, or a float in [0, 1) as a fraction of the rows.
 
-Implementation: each column keeps the group of every value code; one step touches one column:
-group counts by ``bincount`` over value counts, the column's new keys in one gather, the row
-keys (mixed radix over the columns) updated for that column only, and the classes by one
-``np.unique`` of the row keys. O(n log n) per step, no per-row Python.
+Implementation: each column keeps the group of every value code; one step touches one column
+(group counts by ``bincount`` over value counts). The steps do not depend on the classes, and
+for k-anonymity and distinct l-diversity (with generalization or suppression) a step only
+merges classes, so the number of failing rows never grows: the stopping step is found by
+galloping and bisection, with O(log steps) class computations (one ``np.sort`` of mixed-radix
+int64 row keys each). Other models check every step. No per-row Python.
 
 Example
 -------
@@ -91,9 +93,10 @@ def suppression_budget(max_suppressed_rows, n: int, k: int) -> int:
     return int(np.floor(v * n))
 
 
-def _merge_step(kind: str, group: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """One Datafly generalization step on a column. ``group`` maps every code to its group
-    representative (the smallest code of the group); returns the new mapping."""
+def _merge_pair(kind: str, group: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
+    """The two groups one Datafly step merges in a column. ``group`` maps every code to its
+    group representative (the smallest code of the group); returns representatives
+    ``(a, b)``, a < b: the codes of group b join group a."""
     reps = np.unique(group)  # representatives in code order
     sizes = np.bincount(group, weights=counts, minlength=len(group))[reps]
     if kind == "unordered":
@@ -109,38 +112,73 @@ def _merge_step(kind: str, group: np.ndarray, counts: np.ndarray) -> np.ndarray:
         else:
             j = i - 1 if sizes[i - 1] <= sizes[i + 1] else i + 1
         a, b = reps[min(i, j)], reps[max(i, j)]
-    return np.where(group == b, a, group)
+    return int(a), int(b)
+
+
+class _Steps:
+    """Datafly's generalization steps. They do not depend on the classes (the column is chosen
+    by its distinct count, the values by their counts), so they can be generated ahead of the
+    stopping test and replayed."""
+
+    def __init__(self, enc: EncodedTable, counts: list):
+        self.kinds = [col.kind for col in enc.columns]
+        self.counts = counts
+        self.groups = [np.arange(len(c), dtype=np.int64) for c in counts]
+        self.distinct = np.array([int(np.count_nonzero(c)) for c in counts])
+
+    def exhausted(self) -> bool:
+        return int(self.distinct.max()) <= 1
+
+    def next(self) -> tuple[int, int, int]:
+        """Take one step on the state; return it as (column, a, b)."""
+        j = int(np.argmax(self.distinct))  # most distinct values; ties to the leftmost column
+        a, b = _merge_pair(self.kinds[j], self.groups[j], self.counts[j])
+        self.groups[j] = np.where(self.groups[j] == b, a, self.groups[j])
+        self.distinct[j] -= 1
+        return j, a, b
+
+
+def _replay(groups: list, steps: list) -> list:
+    out = list(groups)
+    for j, a, b in steps:
+        out[j] = np.where(out[j] == b, a, out[j])
+    return out
 
 
 def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", context=None,
                    max_suppressed_rows=None):
     """Run Datafly (module docstring). Returns ``(groups, suppressed, steps)``: ``groups[j]``
     the group (representative code) of every code of column j, a boolean mask of suppressed
-    rows, and the number of generalization steps."""
+    rows, and the number of generalization steps.
+
+    For k-anonymity and distinct l-diversity with generalization or suppression, a step only
+    merges classes, so the number of failing rows never grows: the first step within the
+    budget is found by galloping and bisection (O(log steps) class computations). Otherwise
+    every step is checked in turn.
+    """
+    from pdanon.engine import requirement
+
     n = enc.n
     k, only_k, context = model_parts(model, enc, context)
     budget = suppression_budget(max_suppressed_rows, n, k)
     cols = enc.columns
     counts = [value_counts(col) for col in cols]
-    groups = [np.arange(len(c), dtype=np.int64) for c in counts]
+    radix = [len(c) + 1 for c in counts]
+    mixed = float(np.prod([float(r) for r in radix])) < 2.0**62
+    weight = np.cumprod([1] + radix[:-1]).astype(np.int64) if mixed else None
 
-    def keys_of(j: int) -> np.ndarray:
+    def keys_of(groups: list, j: int) -> np.ndarray:
         if method == "generalize":  # the representative code is the recoded cell's key
             return groups[j][cols[j].codes]
         return column_keys(method, cols[j], groups[j], counts[j])[1]
 
-    keys = [keys_of(j) for j in range(len(cols))]
-    # one int64 key per row (mixed radix over the column keys, each < its code count + 1),
-    # updated column by column; too many combinations for int64 -> re-combine every step
-    radix = [len(c) + 1 for c in counts]
-    mixed = int(np.prod([float(r) for r in radix])) < 2**62
-    if mixed:
-        weight = np.cumprod([1] + radix[:-1]).astype(np.int64)
-        row_key = sum(kj * w for kj, w in zip(keys, weight))
-    distinct = np.array([int(np.count_nonzero(c)) for c in counts])
-    def failing_rows() -> np.ndarray:
+    def row_key(keys: list) -> np.ndarray:
+        return sum(kj * w for kj, w in zip(keys, weight))
+
+    def failing_rows(keys: list) -> np.ndarray:
         if mixed:
-            _, labels, sizes = np.unique(row_key, return_inverse=True, return_counts=True)
+            _, labels, sizes = np.unique(row_key(keys), return_inverse=True,
+                                         return_counts=True)
             labels = labels.reshape(-1)
             failing = sizes[labels] < k
             if not only_k:
@@ -148,27 +186,55 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
             return failing
         return model_failures(model, combine_codes(keys, n), context, k, only_k)
 
-    def failing_count() -> int:
+    def failing_count(keys: list, key: np.ndarray | None = None) -> int:
         if mixed and only_k:  # class sizes from the sorted keys alone (no inverse needed)
-            srt = np.sort(row_key)
+            srt = np.sort(row_key(keys) if key is None else key)
             edges = np.flatnonzero(srt[1:] != srt[:-1]) + 1
             runs = np.diff(np.concatenate([[0], edges, [n]]))
             return int(runs[runs < k].sum())
-        return int(failing_rows().sum())
+        return int(failing_rows(keys).sum())
 
+    state = _Steps(enc, counts)
+    monotone = method in ("generalize", "suppress") and (
+        only_k or not requirement(model, "other"))
+    if monotone:
+        base = list(state.groups)  # the state after `done` steps fails the budget
+        done = 0
+        if failing_count([keys_of(base, j) for j in range(len(cols))]) <= budget:
+            final = base
+        else:
+            width = 1
+            while True:  # gallop: 1, 2, 4, ... steps ahead
+                ahead = []
+                while len(ahead) < width and not state.exhausted():
+                    ahead.append(state.next())
+                keys = [keys_of(state.groups, j) for j in range(len(cols))]
+                if state.exhausted() or failing_count(keys) <= budget:
+                    break
+                base, done, width = list(state.groups), done + len(ahead), 2 * width
+            lo, hi = 0, len(ahead)  # after `hi` steps of `ahead` the budget holds
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                trial = _replay(base, ahead[:mid])
+                if failing_count([keys_of(trial, j) for j in range(len(cols))]) <= budget:
+                    hi = mid
+                else:
+                    lo = mid
+            final, done = _replay(base, ahead[:hi]), done + hi
+        keys = [keys_of(final, j) for j in range(len(cols))]
+        return final, failing_rows(keys), done
+
+    keys = [keys_of(state.groups, j) for j in range(len(cols))]
+    key = row_key(keys) if mixed else None
     steps = 0
-    while True:
-        if failing_count() <= budget or distinct.max() <= 1:
-            break
-        j = int(np.argmax(distinct))  # most distinct values; ties to the leftmost column
-        groups[j] = _merge_step(cols[j].kind, groups[j], counts[j])
-        distinct[j] -= 1
-        new = keys_of(j)
+    while failing_count(keys, key) > budget and not state.exhausted():
+        j, _, _ = state.next()
+        new = keys_of(state.groups, j)
         if mixed:
-            row_key += (new - keys[j]) * weight[j]
+            key += (new - keys[j]) * weight[j]
         keys[j] = new
         steps += 1
-    return groups, failing_rows(), steps
+    return state.groups, failing_rows(keys), steps
 
 
 @register("datafly")

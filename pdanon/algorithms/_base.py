@@ -1,0 +1,478 @@
+"""The classic ``Depersonalizator`` interface and the bridge from index lists to the engine.
+
+The reference library (cp2025) describes columns by *position*: ``depersonalize(df,
+identifiers_ids=None, quasi_identifiers_ids='left', sensitives_ids=None)`` takes a list of
+rows, a numpy array or a DataFrame, splits it into identifier / quasi-identifier / sensitive
+blocks (object arrays), lets the algorithm (``__depersonalize__``) recode them and stitches the
+result back together in the input's column order. This module does the same splitting and
+stitching; the algorithms themselves are thin wrappers over :func:`pdanon.engine.anonymize`
+(:func:`run_engine`) and :mod:`pdanon.perturb`.
+
+Conversions done by :func:`run_engine`:
+
+* ``real`` quasi-identifiers are passed as numbers; ``ordered`` ones as their positions in the
+  sorted column and ``unordered`` ones as first-appearance codes, so any sortable (ordered) or
+  hashable (unordered) Python value works, whatever its type;
+* the engine's output is turned back into the reference's object cells: an unchanged cell is
+  the very object of the input, a suppressed cell is ``nan``, a generalized cell a
+  :class:`~pdanon.dtype.GeneralizationRange` over the original values, an aggregated cell the
+  group's mean (real) or one of the group's values (ordered, unordered).
+
+Example
+-------
+>>> from pdanon.algorithms import SuppressionKAnonymityTimeOptimal
+>>> SuppressionKAnonymityTimeOptimal(2).depersonalize([[1, "a"], [1, "b"], [2, "c"], [2, "c"]])
+([[1, nan], [1, nan], [2, 'c'], [2, 'c']], 2)
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InfeasibleError, InvalidInputError, KindError
+
+KINDS = ("real", "ordered", "unordered")
+
+__all__ = ["Depersonalizator", "fill_left_columns_ids", "run_engine", "check_kinds"]
+
+
+# ============================================================================ index lists
+
+
+def fill_left_columns_ids(size: int, other_list_1, other_list_2) -> list:
+    """The column positions ``0..size-1`` named in neither list (what ``'left'`` stands for).
+
+    Example
+    -------
+    >>> fill_left_columns_ids(5, [0], [3])
+    [1, 2, 4]
+    """
+    taken = set(_as_ids(other_list_1, size, "ids")) | set(_as_ids(other_list_2, size, "ids"))
+    return [i for i in range(size) if i not in taken]
+
+
+def _as_ids(ids, ncols: int, what: str) -> list:
+    if ids is None:
+        return []
+    if isinstance(ids, str):
+        raise InvalidInputError(f"{what} must be a list of column positions or 'left', got {ids!r}")
+    if isinstance(ids, numbers.Integral):
+        ids = [ids]
+    out = []
+    for i in list(ids):
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral):
+            raise InvalidInputError(
+                f"{what} must hold integer column positions, got {i!r}; the classic API names "
+                "columns by position (0 = first column)")
+        i = int(i)
+        if not -ncols <= i < ncols:
+            raise InvalidInputError(
+                f"{what} names column {i}, but the table has {ncols} column(s) (0..{ncols - 1})")
+        out.append(i % ncols)
+    return out
+
+
+def resolve_ids(ncols: int, identifiers_ids, quasi_identifiers_ids, sensitives_ids):
+    """The three position lists, with ``'left'`` expanded (at most one may be ``'left'``)."""
+    given = [identifiers_ids, quasi_identifiers_ids, sensitives_ids]
+    lefts = sum(isinstance(x, str) and x == "left" for x in given)
+    if lefts > 1:
+        raise ValueError("There can be only one ids with value 'left'")
+    names = ("identifiers_ids", "quasi_identifiers_ids", "sensitives_ids")
+    lists = [None if (isinstance(x, str) and x == "left") else _as_ids(x, ncols, name)
+             for x, name in zip(given, names)]
+    for j in range(3):
+        if lists[j] is None:
+            a, b = (lists[m] for m in range(3) if m != j)
+            lists[j] = fill_left_columns_ids(ncols, a, b)
+    return lists
+
+
+# ============================================================================ input / output
+
+
+def _object_table(df) -> np.ndarray:
+    """The input as a 2-D object array (the reference's ``np.array(df, dtype=object)``)."""
+    if isinstance(df, pd.DataFrame):
+        arr = np.array(df.to_numpy(), dtype=object)
+    elif isinstance(df, np.ndarray):
+        arr = np.array(df, dtype=object)
+    else:
+        rows = list(df)
+        width = {len(r) if hasattr(r, "__len__") and not isinstance(r, (str, bytes)) else -1
+                 for r in rows}
+        if len(width) != 1 or -1 in width:
+            raise InvalidInputError(
+                "depersonalize() needs a table: a list of rows of equal length, a 2-D numpy "
+                f"array or a DataFrame (row lengths found: {sorted(width)})")
+        arr = np.empty((len(rows), width.pop()), dtype=object)
+        for i, r in enumerate(rows):  # cell by cell: tuples and lists inside cells stay cells
+            arr[i, :] = list(r) if not isinstance(r, np.ndarray) else r.tolist()
+    if arr.ndim != 2:
+        raise InvalidInputError(
+            f"depersonalize() needs a 2-D table (rows x columns), got {arr.ndim}-D input")
+    return arr
+
+
+class Depersonalizator(ABC):
+    """Base class of the classic algorithm classes (the reference's ``Depersonalizator``).
+
+    Subclasses implement ``__depersonalize__(identifiers, quasi_identifiers, sensitives)``: the
+    three blocks are 2-D object arrays (rows x their columns); it returns
+    ``(new_identifiers, new_quasi_identifiers, *extra)`` where a block that is ``None`` (or has
+    fewer columns than given) is dropped from the output, and ``extra`` are the algorithm's
+    counts. ``output_defaults`` are the counts returned for an empty table.
+
+    Example
+    -------
+    >>> class Upper(Depersonalizator):
+    ...     def __init__(self):
+    ...         super().__init__([0])
+    ...     def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):
+    ...         return None, np.vectorize(str.upper, otypes=[object])(quasi_identifiers), 0
+    >>> Upper().depersonalize([["ann", "x"], ["bob", "y"]], identifiers_ids=[0])
+    ([['X'], ['Y']], 0)
+    """
+
+    def __init__(self, output_defaults):
+        self.output_defaults = output_defaults
+        self.identifiers_ids = None
+        self.quasi_identifiers_ids = None
+        self.sensitives_ids = None
+
+    def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids="left",
+                      sensitives_ids=None):
+        """Anonymize ``df`` (list of rows, numpy array or DataFrame); returns
+        ``(table, *counts)`` with the table of the input's type.
+
+        Column roles are position lists; one of them may be ``'left'`` (every column not in the
+        other two; the default for quasi-identifiers). Identifier columns are dropped unless the
+        algorithm returns them; a column in no list is left out.
+        """
+        if len(df) == 0:
+            if self.output_defaults is not None:
+                return (df, *self.output_defaults)
+            return df
+        is_list = isinstance(df, list)
+        labels = list(df.columns) if isinstance(df, pd.DataFrame) else None
+        table = _object_table(df)
+        ncols = table.shape[1]
+        ids, qis, sens = resolve_ids(ncols, identifiers_ids, quasi_identifiers_ids,
+                                     sensitives_ids)
+        self.identifiers_ids, self.quasi_identifiers_ids, self.sensitives_ids = ids, qis, sens
+        identifiers = table[:, ids]
+        quasi = table[:, qis]
+        sensitive = table[:, sens]
+        out_ids, out_qi, *extra = self.__depersonalize__(identifiers, quasi, sensitive)
+        keep_ids = out_ids is not None and np.ndim(out_ids) == 2 and np.shape(out_ids)[1] == len(ids)
+        keep_qi = out_qi is not None and np.ndim(out_qi) == 2 and np.shape(out_qi)[1] == len(qis)
+        cols, kept = [], []
+        for i in range(ncols):
+            if i in ids and keep_ids:
+                cols.append(np.asarray(out_ids, dtype=object)[:, ids.index(i)])
+                kept.append(i)
+            if i in qis and keep_qi:
+                cols.append(np.asarray(out_qi, dtype=object)[:, qis.index(i)])
+                kept.append(i)
+            if i in sens:
+                cols.append(sensitive[:, sens.index(i)])
+                kept.append(i)
+        if not cols:
+            return (None, *extra)
+        out = np.empty((table.shape[0], len(cols)), dtype=object)
+        for j, c in enumerate(cols):
+            out[:, j] = c
+        if is_list:
+            return (out.tolist(), *extra)
+        if labels is not None:
+            return (pd.DataFrame(out, columns=[labels[i] for i in kept], dtype=object), *extra)
+        return (out, *extra)
+
+    @abstractmethod
+    def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):
+        """Recode the blocks; see the class docstring."""
+
+
+# ============================================================================ the engine bridge
+
+
+def check_kinds(types, count: int, what: str = "quasi_identifiers_types") -> list:
+    """``types`` (None → all ``'unordered'``) checked against the number of columns."""
+    if types is None:
+        return ["unordered"] * count
+    if isinstance(types, str):
+        raise InvalidInputError(f"{what} must be a list of kinds (e.g. ['real', 'unordered']), "
+                                f"got the string {types!r}")
+    types = list(types)
+    if len(types) != count:
+        raise InvalidInputError(
+            f"{what} has {len(types)} entries but there are {count} such column(s); give one "
+            f"kind ({', '.join(KINDS)}) per column")
+    bad = [t for t in types if t not in KINDS]
+    if bad:
+        raise KindError(f"{what}: unknown kind(s) {bad}; use {', '.join(KINDS)}")
+    return types
+
+
+def _is_range(v) -> bool:
+    from pdanon.dtype import GeneralizationRange
+
+    return isinstance(v, GeneralizationRange)
+
+
+class _Column:
+    """One quasi-identifier (or sensitive) block column as the engine sees it, and the way
+    back to the caller's objects."""
+
+    def __init__(self, values: np.ndarray, kind: str, position, *, role: str):
+        self.original = values
+        self.kind = kind
+        self.uniques = None
+        where = f"{role} column {position}"
+        if any(_is_range(v) for v in values):
+            raise KindError(
+                f"{where} already holds generalized cells (GeneralizationRange); the classic "
+                "algorithms take plain values - anonymize the original data")
+        if kind == "real":
+            inferred = pd.api.types.infer_dtype(values, skipna=False)
+            if inferred == "integer":
+                try:
+                    self.series = np.asarray(values, dtype=np.int64)
+                except OverflowError:
+                    self.series = np.asarray(values, dtype=np.float64)
+            elif inferred in ("floating", "mixed-integer-float", "decimal"):
+                self.series = np.asarray(values, dtype=np.float64)
+            else:
+                example = next((v for v in values
+                                if not isinstance(v, numbers.Real) or isinstance(v, bool)), None)
+                raise KindError(
+                    f"{where} is declared 'real' but holds non-numeric values (e.g. {example!r});"
+                    " convert them to numbers or declare the column 'ordered' / 'unordered'")
+            if np.isnan(np.asarray(self.series, dtype=np.float64)).any():
+                raise InvalidInputError(
+                    f"{where} has missing values; fill or drop them before anonymizing")
+        elif kind == "ordered":
+            try:
+                codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+                if uniques.dtype == object and pd.api.types.infer_dtype(
+                        uniques, skipna=True) in ("mixed",):
+                    sorted(uniques.tolist())  # raises for values that cannot be compared
+            except TypeError:
+                types = sorted({type(v).__name__ for v in values})
+                raise KindError(
+                    f"{where} is declared 'ordered' but its values ({', '.join(types)}) cannot "
+                    "be sorted; convert them to one type or declare it 'unordered'") from None
+            if (codes < 0).any():
+                raise InvalidInputError(
+                    f"{where} has missing values; fill or drop them before anonymizing")
+            self.series = np.asarray(codes, dtype=np.int64)
+            self.uniques = np.asarray(uniques, dtype=object)
+        else:
+            try:
+                codes, uniques = pd.factorize(values, use_na_sentinel=False)
+            except TypeError as exc:
+                raise KindError(f"{where} holds unhashable values ({exc}); convert them to "
+                                "hashable ones (tuples, strings)") from None
+            self.series = np.asarray(codes, dtype=np.int64)
+            self.uniques = _object_array(uniques)
+
+    def decode(self, out: pd.Series, method: str, labels: np.ndarray | None) -> np.ndarray:
+        """The engine's output column as the reference's object cells."""
+        from pdanon.dtype import GeneralizationDtype, GeneralizationRange
+
+        n = len(out)
+        res = self.original.copy()
+        na = out.isna().to_numpy()
+        res[na] = np.nan
+        if isinstance(out.dtype, GeneralizationDtype):
+            arr = out.array
+            ranged = ~arr.is_plain & ~na
+            if ranged.any():
+                cells = arr[ranged].to_numpy(dtype=object)
+                if self.kind != "real":
+                    cache = {}
+                    for k, cell in enumerate(cells):
+                        got = cache.get(cell)
+                        if got is None:
+                            got = self._range_back(cell, GeneralizationRange)
+                            cache[cell] = got
+                        cells[k] = got
+                res[ranged] = cells
+            return res
+        if method != "aggregate":
+            return res  # suppression: unchanged cells keep the caller's objects
+        vals = out.to_numpy(dtype=object)
+        if self.kind == "real":
+            # a group whose cells were all equal keeps them as they were (as the reference)
+            x = np.asarray(self.series, dtype=np.float64)
+            g = int(labels.max()) + 1 if n else 0
+            lo = np.full(g, np.inf)
+            hi = np.full(g, -np.inf)
+            np.minimum.at(lo, labels, x)
+            np.maximum.at(hi, labels, x)
+            changed = (lo != hi)[labels] & ~na
+            res[changed] = np.asarray(out.to_numpy(dtype=np.float64)[changed], dtype=object)
+            return res
+        valid = ~na
+        codes = np.asarray(vals[valid], dtype=np.int64)
+        res[valid] = self.uniques[codes]
+        same = np.asarray(self.series)[valid] == codes
+        idx = np.flatnonzero(valid)[same]
+        res[idx] = self.original[idx]
+        return res
+
+    def _range_back(self, cell, GeneralizationRange):
+        if self.kind == "unordered":
+            return GeneralizationRange(None, None, "unordered",
+                                       [self.uniques[int(c)] for c in cell.values_set])
+        return GeneralizationRange(self.uniques[int(cell.min)], self.uniques[int(cell.max)],
+                                   "ordered")
+
+
+def _object_array(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+def _sensitive_series(values: np.ndarray, kind: str, position):
+    """A sensitive block column for the engine: numbers for ``real`` (distances need them),
+    first-appearance codes otherwise (only equality and, for t-closeness, frequencies matter;
+    ordered columns keep their order)."""
+    if kind == "real":
+        return _Column(values, "real", position, role="sensitive").series
+    return _Column(values, "ordered" if kind == "ordered" else "unordered", position,
+                   role="sensitive").series
+
+
+def _frame(quasi: np.ndarray, sensitive: np.ndarray, kinds: list, sensitive_kinds=None,
+           qi_positions=None, s_positions=None):
+    """The blocks as a frame with positional labels (quasi-identifiers 0..q-1, sensitive
+    columns q..q+s-1), its roles, and the quasi-identifier :class:`_Column` objects."""
+    from pdanon.schema import Roles
+
+    q = quasi.shape[1]
+    s = sensitive.shape[1]
+    qi_positions = list(range(q)) if qi_positions is None else list(qi_positions)
+    s_positions = list(range(s)) if s_positions is None else list(s_positions)
+    sensitive_kinds = list(sensitive_kinds) if sensitive_kinds else ["unordered"] * s
+    cols = [_Column(quasi[:, j], kinds[j], qi_positions[j], role="quasi-identifier")
+            for j in range(q)]
+    data = {j: c.series for j, c in enumerate(cols)}
+    for j in range(s):
+        data[q + j] = _sensitive_series(sensitive[:, j], sensitive_kinds[j], s_positions[j])
+    frame = pd.DataFrame(data, columns=list(range(q + s)), index=pd.RangeIndex(len(quasi)))
+    roles = Roles(identifiers=(), quasi_identifiers={j: kinds[j] for j in range(q)},
+                  sensitive={q + j: sensitive_kinds[j] for j in range(s)}, insensitive=())
+    return frame, roles, cols
+
+
+def _classes(labels: np.ndarray) -> list:
+    """Rows of every class (lists of positions), classes in order of their first row."""
+    order = np.argsort(labels, kind="stable")
+    bounds = np.flatnonzero(np.diff(labels[order])) + 1
+    groups = [g.tolist() for g in np.split(order, bounds)] if len(order) else []
+    groups.sort(key=lambda g: g[0])
+    return groups
+
+
+def run_engine(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_for, method: str,
+               algorithm: str, sensitive_kinds: list | None = None, qi_positions=None,
+               s_positions=None, **options):
+    """Anonymize the quasi-identifier block with :func:`pdanon.engine.anonymize`.
+
+    ``model_for(has_sensitive)`` builds the privacy model. Returns ``(object block, changed
+    cells, info)``; ``info["classes"]`` lists the rows of every published equivalence class.
+    Raises :class:`~pdanon.InfeasibleError` when the model cannot be met.
+    """
+    from pdanon import engine
+    from pdanon._groups import class_labels
+
+    frame, roles, cols = _frame(quasi, sensitive, kinds, sensitive_kinds, qi_positions,
+                                s_positions)
+    model = model_for(sensitive.shape[1] > 0)
+    out, info = engine.anonymize(frame, roles, model=model, method=method, algorithm=algorithm,
+                                 **options)
+    q = quasi.shape[1]
+    labels = class_labels(out, list(range(q)))
+    block = np.empty(quasi.shape, dtype=object)
+    for j, col in enumerate(cols):
+        block[:, j] = col.decode(out[j], method, labels)
+    info["classes"] = _classes(labels)
+    return block, _changed_cells(quasi, block), info
+
+
+def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
+    """Recode given groups (lists of row positions, every row exactly once; a group's order
+    decides aggregation ties) with :func:`pdanon.recode.recode_column`. Returns
+    ``(object block, changed cells)``.
+
+    Example
+    -------
+    >>> q = np.array([[1, "a"], [2, "a"], [5, "b"]], dtype=object)
+    >>> recode_groups([[0, 1], [2]], q, ["real", "unordered"], "aggregate")
+    (array([[1.5, 'a'],
+           [1.5, 'a'],
+           [5, 'b']], dtype=object), 2)
+    """
+    from pdanon import recode
+    from pdanon._encode import encode_column
+
+    n = len(quasi)
+    labels = np.full(n, -1, dtype=np.int64)
+    order = []
+    for g_id, g in enumerate(groups):
+        rows = [int(r) for r in g]
+        if any(labels[r] >= 0 for r in rows):
+            raise InvalidInputError(f"row(s) of group {g_id} already belong to another group")
+        labels[rows] = g_id
+        order.extend(rows)
+    if (labels < 0).any():
+        raise InvalidInputError(
+            f"groups leave row(s) {np.flatnonzero(labels < 0)[:5].tolist()} out; every row must "
+            "be in one group")
+    frame, _, cols = _frame(quasi, quasi[:, :0], kinds)
+    block = np.empty(quasi.shape, dtype=object)
+    for j, col in enumerate(cols):
+        new, _ = recode.recode_column(method, frame[j], encode_column(frame[j], kinds[j]),
+                                      labels, np.asarray(order, dtype=np.int64))
+        block[:, j] = col.decode(new, method, labels)
+    return block, _changed_cells(quasi, block)
+
+
+def partition_groups(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_for,
+                     method: str, sensitive_kinds=None, **options) -> list:
+    """The groups pdanon's GroupJoin partitioner forms (lists of row positions)."""
+    from pdanon._encode import encode_table
+    from pdanon.engine import _model_context
+    from pdanon.partition.group_join import group_join_partition
+
+    frame, roles, _ = _frame(quasi, sensitive, kinds, sensitive_kinds)
+    model = model_for(sensitive.shape[1] > 0)
+    model.check_feasible(frame, roles)
+    context = _model_context(model, frame, roles)
+    partition, _ = group_join_partition(encode_table(frame, roles), model, method=method,
+                                        context=context, **options)
+    return _classes(np.asarray(partition.labels))
+
+
+def _changed_cells(before: np.ndarray, after: np.ndarray) -> int:
+    """Cells whose value changed (``before != after``; missing equals missing)."""
+    if before.size == 0:
+        return 0
+    a_na = pd.isna(before)
+    b_na = pd.isna(after)
+    diff = a_na != b_na
+    both = ~a_na & ~b_na
+    if both.any():
+        diff[both] = np.asarray(before[both] != after[both], dtype=bool)
+    return int(diff.sum())
+
+
+def infeasible(exc: Exception) -> bool:
+    """Errors that mean "this request cannot be met" (the reference returns ``None``)."""
+    return isinstance(exc, InfeasibleError)

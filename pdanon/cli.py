@@ -1,0 +1,410 @@
+"""``depersonalize``: the reference's command line, over pdanon's classic classes.
+
+::
+
+    depersonalize -i INPUT [-f] [-o OUTPUT] [-a ALGORITHM] [-m {k,l,t}] [-r {s,g,a}]
+                  [-k K] [-l L] [-t T] [--qi_ids IDS] [--i_ids IDS] [--s_ids IDS]
+                  [--types TYPES] [--s_types TYPES] [-s SEED] [--k_suppressed_lines N]
+                  [--scale SCALE] [--cols2shuffle IDS] [--progress {auto,always,never}]
+
+The input is a CSV file (``-f``: its first line is a header) or a Parquet file (by extension);
+columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Parquet for a
+``.parquet`` / ``.pq`` name) or to standard output as CSV. Generalized cells are written in
+pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields.
+Wrong or missing arguments, unreadable files and infeasible requests end with a one-line
+``depersonalize: error: ...`` on standard error and exit code 2. Runs longer than a second
+show a spinner with the elapsed time on standard error (when it is a terminal, or always with
+``--progress always``). docs/cli.md has examples.
+
+Example
+-------
+>>> main(["-i", "missing.csv", "-k", "2"])  # doctest: +SKIP
+depersonalize: error: cannot read 'missing.csv': file not found
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+
+PROG = "depersonalize"
+ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
+              "randomization", "shuffler", "batch_shuffler")
+_KIND_LETTERS = {"r": "real", "o": "ordered", "u": "unordered"}
+_PARQUET = (".parquet", ".pq")
+
+
+class CliError(Exception):
+    """A problem to report in one line (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit code 2 (argparse's own code), no usage block
+        raise CliError(f"{message} (see {PROG} -h)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (flags and defaults of the reference's ``depersonalize``)."""
+    p = _Parser(prog=PROG, description="Depersonalize (anonymize) a CSV or Parquet table with "
+                "the classic algorithms of pdanon (the cp2025 command line).")
+    p.add_argument("-i", "--input", required=True,
+                   help="input CSV file (or .parquet / .pq) with the dataset")
+    p.add_argument("-f", "--header", action="store_true",
+                   help="the input CSV has a header line (kept in the output)")
+    p.add_argument("-o", "--output",
+                   help="output file: CSV, or Parquet for .parquet / .pq (default: CSV on the "
+                   "console)")
+    p.add_argument("-a", "--algorithm", default="group_join", choices=ALGORITHMS,
+                   metavar="ALGORITHM",
+                   help="one of: " + ", ".join(ALGORITHMS) + " (default group_join)")
+    p.add_argument("-m", "--metric", choices=["k", "l", "t"], default="k",
+                   help="k-anonymity, l-diversity or t-closeness (default k)")
+    p.add_argument("-r", "--method", choices=["s", "g", "a"], default="s",
+                   help="suppression, generalization or aggregation (default s)")
+    p.add_argument("-k", help="k for k-anonymity (also required with l and t)")
+    p.add_argument("-l", help="l for l-diversity")
+    p.add_argument("-t", help="t for t-closeness")
+    p.add_argument("--qi_ids", default="left",
+                   help='quasi-identifier column numbers ("1,3,5") or "left" (default left)')
+    p.add_argument("--i_ids", help='identifier column numbers ("1,3,5") or "left"')
+    p.add_argument("--s_ids", help='sensitive column numbers ("1,3,5") or "left"')
+    p.add_argument("--types", help='quasi-identifier kinds as letters, e.g. "rour" for real, '
+                   "ordered, unordered, real (default: all unordered)")
+    p.add_argument("--s_types", help='sensitive column kinds as letters (t-closeness), e.g. "ru"')
+    p.add_argument("-s", "--seed", help="random seed")
+    p.add_argument("--k_suppressed_lines",
+                   help="the most rows Datafly may suppress (default k - 1)")
+    p.add_argument("--scale", help="scale of the randomization (default 1)")
+    p.add_argument("--cols2shuffle", help='column numbers to shuffle ("1,3,5"; default all)')
+    p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
+                   help="spinner on standard error for runs over a second (auto: when it is "
+                   "a terminal)")
+    return p
+
+
+# ============================================================================ argument values
+
+
+def _int(value, flag: str, low: int | None = None) -> int:
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise CliError(f"{flag} must be an integer, got {value!r}") from None
+    if low is not None and v < low:
+        raise CliError(f"{flag} must be >= {low}, got {v}")
+    return v
+
+
+def _float(value, flag: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise CliError(f"{flag} must be a number, got {value!r}") from None
+    if v != v:
+        raise CliError(f"{flag} must be a number, got {value!r}")
+    return v
+
+
+def _ids(value, flag: str, allow_left: bool = True):
+    if value is None:
+        return None
+    text = value.strip()
+    if allow_left and text == "left":
+        return "left"
+    if not text:
+        return []
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.lstrip("-").isdigit():
+            raise CliError(f"{flag} must be column numbers separated by commas (\"1,3,5\")"
+                           + (' or "left"' if allow_left else "") + f", got {value!r}")
+        out.append(int(part))
+    return out
+
+
+def _kinds(value, flag: str):
+    if value is None:
+        return None
+    out = []
+    for ch in value.strip():
+        if ch not in _KIND_LETTERS:
+            raise CliError(f"{flag}: unknown kind letter {ch!r} in {value!r}; use r (real), "
+                           "o (ordered), u (unordered), e.g. \"rour\"")
+        out.append(_KIND_LETTERS[ch])
+    return out
+
+
+# ============================================================================ files
+
+
+def _is_parquet(path: str) -> bool:
+    return path.lower().endswith(_PARQUET)
+
+
+def read_table(path: str, header: bool):
+    """The input table as a DataFrame (CSV with or without a header line, or Parquet)."""
+    import pandas as pd
+
+    if not os.path.exists(path):
+        raise CliError(f"cannot read {path!r}: file not found")
+    if os.path.isdir(path):
+        raise CliError(f"cannot read {path!r}: it is a directory")
+    try:
+        if _is_parquet(path):
+            df = pd.read_parquet(path)
+        else:
+            df = pd.read_csv(path, header=0 if header else None, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise CliError(f"cannot read {path!r}: the file is empty") from None
+    except Exception as exc:  # parser, encoding, permission, Arrow errors
+        raise CliError(f"cannot read {path!r}: {_one_line(exc)}") from None
+    if df.shape[1] == 0:
+        raise CliError(f"cannot read {path!r}: no columns found")
+    return df
+
+
+def _for_parquet(df):
+    """Object columns holding generalized cells become the generalization dtype; other object
+    columns get their natural dtype; labels become strings."""
+    import pandas as pd
+
+    from pdanon.dtype import GeneralizationRange
+
+    out = {}
+    for c in df.columns:
+        s = df[c]
+        ranges = [v for v in s if isinstance(v, GeneralizationRange)]
+        if ranges:
+            s = pd.Series(pd.array(s.to_numpy(dtype=object),
+                                   dtype=f"generalization[{ranges[0].kind}]"), index=s.index)
+        else:
+            s = s.infer_objects()
+        out[str(c)] = s
+    return pd.DataFrame(out, index=df.index)
+
+
+def write_table(df, path: str | None, header: bool) -> None:
+    """CSV (or Parquet by extension) to ``path``, or CSV on standard output."""
+    if path is None:
+        df.to_csv(sys.stdout, index=False, header=header)
+        sys.stdout.flush()
+        return
+    try:
+        if _is_parquet(path):
+            _for_parquet(df).to_parquet(path, index=False)
+        else:
+            df.to_csv(path, index=False, header=header)
+    except Exception as exc:
+        raise CliError(f"cannot write {path!r}: {_one_line(exc)}") from None
+
+
+# ============================================================================ the algorithm
+
+
+def make_algorithm(args):
+    """The classic algorithm object the flags ask for, and a short description of it."""
+    from pdanon import algorithms as A
+
+    name = args.algorithm
+    metric = args.metric
+    method = args.method
+    types = _kinds(args.types, "--types")
+    s_types = _kinds(args.s_types, "--s_types")
+    seed = _int(args.seed, "-s/--seed", 0) if args.seed is not None else None
+    needs_k = name in ("baseline", "time_optimal", "datafly", "greedy", "group_join")
+    k = l = t = None
+    if needs_k:
+        if args.k is None:
+            raise CliError(f"-k is required for algorithm {name!r}")
+        k = _int(args.k, "-k", 1)
+        if metric == "l" and name in ("baseline", "time_optimal", "group_join"):
+            if args.l is None:
+                raise CliError("-l is required for l-diversity (-m l)")
+            l = _int(args.l, "-l", 1)
+        if metric == "t" and name in ("baseline", "time_optimal", "group_join"):
+            if args.t is None:
+                raise CliError("-t is required for t-closeness (-m t)")
+            t = _float(args.t, "-t")
+            if t < 0:
+                raise CliError(f"-t must be >= 0, got {t}")
+    label = f"{name}"
+    if name == "baseline":
+        label += f" ({metric}, exact suppression)"
+        if metric == "k":
+            return A.SuppressionKAnonymityBaseline(k), label
+        if metric == "l":
+            return A.SuppressionLDiversityBaseline(k, l), label
+        return A.SuppressionTClosenessBaseline(k, t, sensitives_types=s_types), label
+    if name == "time_optimal":
+        label += f" ({metric}, {dict(s='suppression', g='generalization', a='aggregation')[method]})"
+        if metric == "t":
+            raise CliError("time_optimal does not support t-closeness; use -a group_join or "
+                           "-a baseline with -m t")
+        classes = {
+            ("k", "s"): lambda: A.SuppressionKAnonymityTimeOptimal(k),
+            ("k", "g"): lambda: A.GeneralizationKAnonymityTimeOptimal(k, types),
+            ("k", "a"): lambda: A.AggregationKAnonymityTimeOptimal(k, types),
+            ("l", "s"): lambda: A.SuppressionLDiversityTimeOptimal(k, l),
+            ("l", "g"): lambda: A.GeneralizationLDiversityTimeOptimal(k, l, types),
+            ("l", "a"): lambda: A.AggregationLDiversityTimeOptimal(k, l, types),
+        }
+        return classes[(metric, method)](), label
+    if name == "datafly":
+        lines = (_int(args.k_suppressed_lines, "--k_suppressed_lines", 0)
+                 if args.k_suppressed_lines is not None else None)
+        return A.Datafly(k, types, k_suppressed_lines=lines), label
+    if name == "greedy":
+        return A.GeneralizationGreedyByOneEqualSizedGroups(k, types), label
+    if name == "group_join":
+        label += f" ({metric}, {dict(s='suppression', g='generalization', a='aggregation')[method]})"
+        gj_method = {"s": lambda: A.GroupJoinSuppression(),
+                     "g": lambda: A.GroupJoinGeneralization(types),
+                     "a": lambda: A.GroupJoinAggregation(types)}[method]()
+        if metric == "k":
+            gj_metric = A.GroupJoinKAnonymity(k, seed=seed)
+        elif metric == "l":
+            gj_metric = A.GroupJoinLDiversity(k, l, seed=seed)
+        else:
+            gj_metric = A.GroupJoinTCloseness(k, t, sensitives_types=s_types, seed=seed)
+        return A.GroupJoinDepersonalizator(gj_method, gj_metric), label
+    if name == "hasher":
+        return A.IdentifierHasher(), label
+    if name == "randomization":
+        scale = _float(args.scale, "--scale") if args.scale is not None else 1
+        if scale < 0:
+            raise CliError(f"--scale must be >= 0, got {scale}")
+        return A.RandomizationBaselineDepersonalizator(quasi_identifiers_types=types, seed=seed,
+                                                       scale=scale), label
+    cols = _ids(args.cols2shuffle, "--cols2shuffle", allow_left=False)
+    if name == "shuffler":
+        return A.Shuffler(seed=seed, columns_ids_to_shuffle=cols), label
+    return A.ShufflerInBatches(seed=seed, columns_ids_to_shuffle=cols), label
+
+
+# ============================================================================ progress
+
+
+class Progress:
+    """A spinner with the elapsed time on standard error, shown once a run has lasted
+    ``delay`` seconds (a background thread; the work itself is not interrupted)."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self, label: str, enabled: bool, delay: float = 1.0, stream=None):
+        self.label = label
+        self.enabled = enabled
+        self.delay = delay
+        self.stream = stream or sys.stderr
+        self._stop = threading.Event()
+        self._thread = None
+        self.shown = False
+        self.started = 0.0
+
+    def __enter__(self):
+        self.started = time.perf_counter()
+        if self.enabled:
+            self._thread = threading.Thread(target=self._spin, daemon=True)
+            self._thread.start()
+        return self
+
+    def _spin(self) -> None:
+        if self._stop.wait(self.delay):
+            return
+        self.shown = True
+        i = 0
+        while not self._stop.is_set():
+            elapsed = time.perf_counter() - self.started
+            self.stream.write(f"\r{PROG}: {self.label} {self.FRAMES[i % 4]} {elapsed:5.1f} s")
+            self.stream.flush()
+            i += 1
+            self._stop.wait(0.1)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.shown:
+            elapsed = time.perf_counter() - self.started
+            self.stream.write(f"\r{PROG}: {self.label} done in {elapsed:.1f} s\n")
+            self.stream.flush()
+        return False
+
+
+def _progress_enabled(mode: str) -> bool:
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+# ============================================================================ main
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, KeyError) and text.startswith("'") and text.endswith("'"):
+        text = text[1:-1]
+    return " ".join(text.split())
+
+
+def run(argv=None) -> int:
+    """Parse ``argv``, anonymize, write; raises :class:`CliError` for user errors."""
+    args = build_parser().parse_args(argv)
+    algorithm, label = make_algorithm(args)
+    df = read_table(args.input, args.header)
+    i_ids = _ids(args.i_ids, "--i_ids")
+    qi_ids = _ids(args.qi_ids, "--qi_ids")
+    s_ids = _ids(args.s_ids, "--s_ids")
+    delay = float(os.environ.get("PDANON_PROGRESS_DELAY", "1.0"))
+    with Progress(label, _progress_enabled(args.progress), delay):
+        result = algorithm.depersonalize(df, identifiers_ids=i_ids, quasi_identifiers_ids=qi_ids,
+                                         sensitives_ids=s_ids)
+    table, counts = result[0], result[1:]
+    if counts and counts[0] is None:
+        k = getattr(algorithm, "k", None) or getattr(
+            getattr(algorithm, "group_join_metric", None), "k", None)
+        if k is not None and len(df) < k:
+            raise CliError(f"cannot reach k={k}: the table has only {len(df)} row(s)")
+        raise CliError("the privacy model cannot be met on this table (e.g. fewer distinct "
+                       "sensitive values than l); relax the parameters")
+    if table is None:
+        raise CliError("nothing to write: every column was dropped (check --i_ids / --qi_ids / "
+                       "--s_ids)")
+    write_table(table, args.output, args.header)
+    if args.output is not None and counts:
+        print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
+              file=sys.stderr)
+    return 0
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``depersonalize`` console script; returns the exit code."""
+    try:
+        return run(argv)
+    except CliError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except SystemExit as exc:  # -h / --help
+        return exc.code if isinstance(exc.code, int) else 0
+    except Exception as exc:  # noqa: BLE001 - a command line never shows a traceback
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

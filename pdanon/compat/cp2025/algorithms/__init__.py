@@ -1,0 +1,1 @@
+"""``cp2025.algorithms``: one module per classic class, re-exporting :mod:`pdanon.algorithms`."""

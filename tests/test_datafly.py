@@ -108,6 +108,16 @@ def test_unordered_ties_go_to_first_appearance():
     assert cells(out["c"]) == [frozenset("pqr")] * 3 + ["s", "s"]
 
 
+def test_unused_categories_take_no_part():
+    # level "b" has no rows: the rarest value is c (1 row); neighbours a and d (2 rows each)
+    # -> the lower one, a
+    col = pd.Categorical(["a", "a", "c", "d", "d"], categories=list("abcd"), ordered=True)
+    out = pd.DataFrame({"o": col}).anon.k_anonymize(2, algorithm="datafly",
+                                                    max_suppressed_rows=0)
+    assert out["o"].astype(str).tolist() == ["[a, c]"] * 3 + ["d", "d"]
+    assert out.anon.info["steps"] == 1
+
+
 def test_column_with_most_distinct_values_is_generalized_first():
     df = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 3, 4]})
     out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)

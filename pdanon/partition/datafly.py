@@ -93,12 +93,10 @@ def suppression_budget(max_suppressed_rows, n: int, k: int) -> int:
     return int(np.floor(v * n))
 
 
-def _merge_pair(kind: str, group: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
-    """The two groups one Datafly step merges in a column. ``group`` maps every code to its
-    group representative (the smallest code of the group); returns representatives
-    ``(a, b)``, a < b: the codes of group b join group a."""
-    reps = np.unique(group)  # representatives in code order
-    sizes = np.bincount(group, weights=counts, minlength=len(group))[reps]
+def _merge_pair(kind: str, reps: np.ndarray, sizes: np.ndarray) -> tuple[int, int]:
+    """The two groups one Datafly step merges in a column, given the column's groups in code
+    order (``reps``: each group's representative, its smallest code; ``sizes``: its rows).
+    Returns representatives ``(a, b)``, a < b: the codes of group b join group a."""
     if kind == "unordered":
         # two rarest, ties by representative (= first appearance for unordered codes)
         two = np.lexsort((reps, sizes))[:2]
@@ -118,12 +116,13 @@ def _merge_pair(kind: str, group: np.ndarray, counts: np.ndarray) -> tuple[int, 
 class _Steps:
     """Datafly's generalization steps. They do not depend on the classes (the column is chosen
     by its distinct count, the values by their counts), so they can be generated ahead of the
-    stopping test and replayed."""
+    stopping test and replayed. Codes with no rows (unused categories) take no part."""
 
     def __init__(self, enc: EncodedTable, counts: list):
         self.kinds = [col.kind for col in enc.columns]
-        self.counts = counts
         self.groups = [np.arange(len(c), dtype=np.int64) for c in counts]
+        self.alive = [c > 0 for c in counts]  # group representatives (codes with rows)
+        self.sizes = [c.astype(np.int64) for c in counts]  # rows per representative
         self.distinct = np.array([int(np.count_nonzero(c)) for c in counts])
 
     def exhausted(self) -> bool:
@@ -132,8 +131,13 @@ class _Steps:
     def next(self) -> tuple[int, int, int]:
         """Take one step on the state; return it as (column, a, b)."""
         j = int(np.argmax(self.distinct))  # most distinct values; ties to the leftmost column
-        a, b = _merge_pair(self.kinds[j], self.groups[j], self.counts[j])
+        reps = np.flatnonzero(self.alive[j])
+        sizes = self.sizes[j]
+        a, b = _merge_pair(self.kinds[j], reps, sizes[reps])
         self.groups[j] = np.where(self.groups[j] == b, a, self.groups[j])
+        sizes[a] += sizes[b]
+        sizes[b] = 0
+        self.alive[j][b] = False
         self.distinct[j] -= 1
         return j, a, b
 

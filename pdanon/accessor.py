@@ -191,6 +191,7 @@ class AnonAccessor:
     # ------------------------------------------------------------------ anonymizers
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
+                    hierarchies=None, objective: str | None = None,
                     **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows.
@@ -219,6 +220,13 @@ class AnonAccessor:
         options : dict, optional
             Algorithm-specific options, e.g. ``{"unordered_split": "frequency"}`` for
             Mondrian or ``{"unordered_order": "appearance"}`` for equal_groups.
+        hierarchies, objective
+            ``algorithm="optimal"``: the optimal full-domain generalization over the lattice of
+            hierarchy levels. ``hierarchies={column: hierarchy}`` (see
+            :mod:`pdanon.hierarchy`; a quasi-identifier without one is kept or suppressed
+            whole), ``objective`` one of ``"loss"`` (default), ``"precision"``,
+            ``"discernibility"``, ``"entropy"``; ``max_suppressed_rows`` defaults to 0 there.
+            ``out.anon.info["levels"]`` gives the chosen levels. See docs/hierarchies.md.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
@@ -237,11 +245,12 @@ class AnonAccessor:
         from pdanon import engine
 
         return self._anonymize(engine.KAnonymity(k), method, algorithm, max_suppressed_rows,
-                               options, roles)
+                               options, roles, hierarchies=hierarchies, objective=objective)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
+                    hierarchies=None, objective: str | None = None,
                     **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
@@ -253,7 +262,7 @@ class AnonAccessor:
             r1 < c·(r_l + ... + r_m) (needs ``c``).
         k : int
             Also require k-anonymity (default 1: none beyond l-diversity).
-        method, algorithm, max_suppressed_rows, options
+        method, algorithm, max_suppressed_rows, options, hierarchies, objective
             As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
@@ -275,11 +284,12 @@ class AnonAccessor:
 
         model = engine.AllOf(engine.KAnonymity(k), LDiversity(l, variant=variant, c=c))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
-                               needs_sensitive="l-diversity")
+                               needs_sensitive="l-diversity", hierarchies=hierarchies,
+                               objective=objective)
 
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", method: str = "generalize",
                 algorithm: str = "auto", max_suppressed_rows=None, options: dict | None = None,
-                hierarchies=None, **roles) -> pd.DataFrame:
+                hierarchies=None, objective: str | None = None, **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -294,7 +304,10 @@ class AnonAccessor:
             EMD for ordered/real), ``"hierarchical"`` (with ``hierarchies``),
             ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"`` (cp2025's
             ``find_t_close``). See :func:`pdanon.models.t_closeness`.
-        method, algorithm, max_suppressed_rows, options
+        hierarchies : {column: hierarchy}, optional
+            Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
+            quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
+        method, algorithm, max_suppressed_rows, options, objective
             As in :meth:`k_anonymize`; ``"auto"`` and ``"nearest"``: t-closeness needs
             ``"mondrian"``, ``"datafly"`` or ``"equal_groups"`` (auto picks Mondrian).
         **roles
@@ -310,13 +323,16 @@ class AnonAccessor:
         from pdanon import engine
         from pdanon.models import TCloseness
 
+        sensitive_h, qi_h = _split_hierarchies(hierarchies, self.roles(**_pick_roles(roles)))
         model = engine.AllOf(engine.KAnonymity(k),
-                             TCloseness(t, distance=distance, hierarchies=hierarchies))
+                             TCloseness(t, distance=distance, hierarchies=sensitive_h))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
-                               needs_sensitive="t-closeness")
+                               needs_sensitive="t-closeness", hierarchies=qi_h,
+                               objective=objective)
 
     def _anonymize(self, model, method, algorithm, max_suppressed_rows, options, roles,
-                   needs_sensitive: str | None = None) -> pd.DataFrame:
+                   needs_sensitive: str | None = None, hierarchies=None,
+                   objective: str | None = None) -> pd.DataFrame:
         from pdanon import engine
 
         r = self.roles(**_pick_roles(roles))
@@ -329,9 +345,63 @@ class AnonAccessor:
         extra = dict(options or {})
         if max_suppressed_rows is not None:
             extra["max_suppressed_rows"] = max_suppressed_rows
+        if hierarchies:
+            extra["hierarchies"] = hierarchies
+        if objective is not None:
+            extra["objective"] = objective
         out, info = engine.anonymize(self._df, r, model=model, method=method,
                                      algorithm=algorithm, **extra)
         return self._result(out, r.restricted_to(out.columns), info)
+
+    # ---- hierarchies (hierarchy engineer)
+    def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,
+                   **roles) -> pd.DataFrame:
+        """Generalize columns to chosen levels of their hierarchies (full-domain recoding by
+        rules, e.g. age into 10-year bands and zip codes masked to 3 digits).
+
+        Parameters
+        ----------
+        levels : {column: level}
+            Level 0 keeps a column unchanged; level ``h`` is its hierarchy's top.
+        hierarchies : {column: hierarchy}
+            :mod:`pdanon.hierarchy` objects (``intervals``, ``masking``, ``tree``,
+            ``from_table``, ``dates``, ``read_arx_csv``), nested dicts, mapping tables or ARX
+            CSV paths.
+        labels : bool
+            False (default): cells in the generalization dtype - ranges ``[20, 29]`` for
+            real/ordered columns, the set of original values under the node for unordered
+            ones. True: the hierarchy's labels (``20-29``, ``100**``) as text.
+        **roles
+            Role keywords; they only decide each column's kind (inferred otherwise).
+
+        Returns a new frame (the input is untouched) with every column kept;
+        ``out.anon.info["levels"]`` records the levels applied.
+
+        Example
+        -------
+        >>> from pdanon.hierarchy import intervals, masking
+        >>> df = pd.DataFrame({"zip": ["10001", "10002"], "age": [23, 37]})
+        >>> out = df.anon.generalize({"zip": 2, "age": 1},
+        ...                          hierarchies={"zip": masking(), "age": intervals([10])})
+        >>> out["age"].astype(str).tolist(), out["zip"].astype(str).tolist()
+        (['[20, 29]', '[30, 39]'], ['{10001, 10002}', '{10001, 10002}'])
+        >>> labelled = df.anon.generalize({"zip": 2}, hierarchies={"zip": masking()}, labels=True)
+        >>> labelled["zip"].tolist()
+        ['100**', '100**']
+        """
+        from pdanon import hierarchy as _hierarchy
+
+        r = self.roles(**_pick_roles(roles))
+        _no_extra(roles)
+        df = self._df
+        kinds = {}
+        for c in (levels or {}):
+            if c in df.columns:
+                kinds[c] = (r.quasi_identifiers.get(c) or r.sensitive.get(c)
+                            or _schema.infer_kind(df[c]))
+        out, info = _hierarchy.generalize_frame(df, levels, hierarchies, kinds, labels=labels)
+        info = {"algorithm": "generalize", **info}
+        return self._result(out, r, info)
 
     # ---- perturbation (perturbation engineer)
     def shuffle(self, columns=None, *, within=None, seed=None, keep_identifiers: bool = False,
@@ -441,6 +511,16 @@ class AnonAccessor:
 
         out, r, info = perturb.drop_identifiers_by_roles(self._df, self.roles(**roles))
         return self._result(out, r, info)
+
+
+def _split_hierarchies(hierarchies, r):
+    """``t_close(hierarchies=...)``: sensitive columns' hierarchies go to the t-closeness
+    distance, the others (quasi-identifiers) to the generalization algorithm."""
+    if not hierarchies:
+        return None, None
+    sens = {c: h for c, h in hierarchies.items() if c in r.sensitive}
+    rest = {c: h for c, h in hierarchies.items() if c not in r.sensitive}
+    return sens or None, rest or None
 
 
 def _pick_roles(kwargs: dict) -> dict:

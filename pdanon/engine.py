@@ -85,7 +85,7 @@ def requirement(model: PrivacyModel, what: str):
 
 def _load_partitioners() -> None:
     # importing the modules registers them
-    from pdanon.partition import datafly, equal_groups, mondrian, nearest  # noqa: F401
+    from pdanon.partition import datafly, equal_groups, mondrian, nearest, optimal  # noqa: F401
     from pdanon.partition import exact, group_join  # noqa: F401
 
     PARTITIONERS.setdefault("auto", _auto)

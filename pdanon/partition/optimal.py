@@ -1,0 +1,897 @@
+"""Optimal full-domain generalization: a search of the lattice of hierarchy levels.
+
+Changes: **partitioning and recoding** (a global recoding: every value of a column is replaced
+by its node at one level of the column's hierarchy). Registered as ``algorithm="optimal"`` for
+``k_anonymize``, ``l_diversify`` and ``t_close``.
+
+The search space
+----------------
+Every quasi-identifier has a hierarchy (:mod:`pdanon.hierarchy`) with levels ``0..h_c``; a
+*node* of the lattice picks one level per column (full-domain generalization, as in Samarati,
+Sweeney's MinGen, Incognito, OLA and ARX's Flash). A node's equivalence classes are the
+distinct combinations of the rows' nodes. Rows in classes that violate the privacy model are
+*suppressed* (every quasi-identifier becomes missing); a node is **acceptable** when at most
+``max_suppressed_rows`` rows are suppressed (a count, or a fraction of the rows). As in ARX and
+Datafly, suppressed rows publish no quasi-identifier and form no equivalence class: the model
+is required of the published classes (t-closeness against the whole table's distribution).
+
+Among acceptable nodes the search returns one with the smallest ``objective``:
+
+* ``"loss"`` (default) — generalized information loss (Iyengar 2002; ARX's "Loss") averaged over
+  all quasi-identifier cells: in a real column a cell published as the range ``[lo, hi]`` costs
+  ``min(1, (hi − lo)/(max − min))``; in an ordered or unordered column a cell generalized to
+  a node covering ``m`` of the column's ``M`` distinct values costs ``(m − 1)/(M − 1)`` (for
+  an ordered column ``m`` counts the values inside the published range, which exceeds the
+  node when the node is not contiguous in the order); a
+  suppressed cell costs 1 (:func:`pdanon.plot.information_loss` measures the same on any
+  output);
+* ``"precision"`` — Sweeney's Prec loss: the average of ``level / height`` over cells (a
+  suppressed cell counts as the top level);
+* ``"discernibility"`` — ``Σ |class|²`` over published classes ``+ suppressed rows · n``;
+* ``"entropy"`` — non-uniform entropy loss (Gionis & Tassa 2009) in bits per cell: a cell
+  with value ``v`` published as node ``g`` costs ``log2(count(g) / count(v))`` (counts over the
+  column's rows), a suppressed cell ``log2(n / count(v))``.
+
+Pruning, and why it is sound
+----------------------------
+Nodes are visited in increasing order of a **lower bound** of the objective that needs no look
+at the data: for loss, precision and entropy the objective splits into ``base(node)`` — the
+cost with no row suppressed, a sum of per-column, per-level constants — plus a non-negative
+suppression surcharge (a suppressed cell costs the top level's cost, at least its node's). So
+``objective(node) >= base(node)``, and once ``base`` of the next node reaches the best
+objective found, no unvisited node can beat it: the search stops (for discernibility the bound
+is ``max(k·n, n² / #possible classes)``). This is what makes most nodes never evaluated.
+
+Whether a node is acceptable is decided, where possible, without evaluating it, by
+**predictive tagging** (Flash / OLA): for a *monotone* condition, if a node satisfies it, all of
+its generalizations do, and if it fails, all of its specializations fail. A node whose status
+is unknown is resolved Flash-style: climb a path of untagged generalizations and binary-search
+it, tagging the whole lattice above every satisfying node and below every failing one.
+
+Which conditions are monotone:
+
+* **k-anonymity and distinct l-diversity, with any suppression budget.** When classes merge,
+  a merged class violating k (or distinct l) consists only of classes that violated it already,
+  so the rows that must be suppressed can only shrink; "at most B rows violate" is monotone.
+* **entropy / recursive (c, l)-diversity and t-closeness, with no suppression (B = 0).** Merged
+  classes inherit them (entropy is concave; the EMD, Jensen–Shannon and Wasserstein distances
+  are convex in the class distribution; recursive diversity is monotone, Machanavajjhala et al.
+  2007), so "every class satisfies" is monotone.
+* **the same models with B > 0 are not**: a satisfying class merged with a violating one can
+  violate, so a generalization can need *more* suppression. For them only the k-anonymity
+  (and distinct-l) part is used for tagging — a node failing that part fails the whole model —
+  and every remaining candidate below the bound is evaluated.
+
+With B = 0 and a monotone model the objective equals ``base`` exactly, so the first
+acceptable node in bound order is optimal and the search stops there; for discernibility
+(not a sum of constants) the successors of an acceptable node are skipped instead, since its
+``Σ |class|²`` can only grow when classes merge. With suppression (B > 0) a generalization can
+lower the objective by un-suppressing rows, so acceptable nodes do not dominate their
+generalizations; those are left to the lower bound.
+
+Evaluation is vectorized: every column's hierarchy is bound once (the column is factorized and
+only its distinct values are mapped), each level is an integer code array, and a node's classes
+are found by combining the codes of an already evaluated *more specific* node's classes (a
+roll-up, as in ARX), not of the rows: only the smallest cached predecessor's class table is
+re-grouped (``bincount`` / hashing of mixed-radix keys), with its sensitive-value counts.
+
+Example
+-------
+>>> import pandas as pd, pdanon
+>>> from pdanon.hierarchy import intervals, masking
+>>> df = pd.DataFrame({"zip": ["10001", "10002", "10011", "10012"], "age": [21, 25, 33, 38]})
+>>> out = df.anon.k_anonymize(2, algorithm="optimal",
+...                           hierarchies={"zip": masking(), "age": intervals([10])})
+>>> out.anon.info["levels"]
+{'zip': 1, 'age': 1}
+>>> out["zip"].astype(str).tolist()
+['{10001, 10002}', '{10001, 10002}', '{10011, 10012}', '{10011, 10012}']
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InfeasibleError, InvalidInputError, UnknownColumnError
+from pdanon.partition import register
+from pdanon.recode import Recoded
+
+OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
+#: Largest lattice searched (nodes); beyond it the search asks for fewer levels.
+MAX_LATTICE = 2_000_000
+_TOL = 1e-12
+
+
+@dataclass
+class RecodedWithInfo(Recoded):
+    """:class:`~pdanon.recode.Recoded` plus the suppressed rows (which the engine leaves out
+    when it verifies the model) and facts the engine copies into ``info``."""
+
+    suppressed: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- model parts
+
+
+def _parts(model) -> list:
+    from pdanon.engine import AllOf
+
+    return list(model.models) if isinstance(model, AllOf) else [model]
+
+
+def _kind_of(part) -> str:
+    from pdanon.models import KAnonymity
+
+    name = type(part).__name__
+    if isinstance(part, KAnonymity):
+        return "k"
+    if name == "LDiversity":
+        return "l_distinct" if getattr(part, "variant", "distinct") == "distinct" else "l_other"
+    if name == "TCloseness":
+        return "t"
+    raise InvalidInputError(
+        f"algorithm='optimal' supports k-anonymity, l-diversity and t-closeness (and their "
+        f"combinations); got {part!r}")
+
+
+# --------------------------------------------------------------------------- class tables
+
+#: Sensitive columns with at most this many distinct values are counted in a dense
+#: (classes x values) matrix; wider ones as sparse (class, value, count) pairs.
+_DENSE_VALUES = 64
+
+
+@dataclass
+class _Classes:
+    """The equivalence classes of one node: per class the node code in every column, the row
+    count and, per sensitive column, the value counts (a dense classes x values matrix, or a
+    :class:`~pdanon.metrics._dist.PairCounts`)."""
+
+    codes: list
+    counts: np.ndarray
+    sens: list
+    rows: np.ndarray | None = None  # class of every row (only when built from the rows)
+
+    @property
+    def groups(self) -> int:
+        return len(self.counts)
+
+
+def _group(codes: list, radices: list):
+    """Labels 0..G-1 of the distinct combinations of ``codes`` and, per label, the codes."""
+    n = len(codes[0])
+    total = 1
+    for r in radices:
+        total *= max(int(r), 1)
+    if total < 2 ** 62:
+        key = np.array(codes[0], dtype=np.int64, copy=True)
+        mult = max(int(radices[0]), 1)
+        for c, r in zip(codes[1:], radices[1:]):
+            key += c * np.int64(mult)
+            mult *= max(int(r), 1)
+        if total <= 4 * n + 1024:
+            present = np.zeros(total, dtype=bool)
+            present[key] = True
+            uniq = np.flatnonzero(present)
+            lookup = np.empty(total, dtype=np.int64)
+            lookup[uniq] = np.arange(len(uniq))
+            labels = lookup[key]
+        elif n <= 4096:
+            uniq, labels = np.unique(key, return_inverse=True)
+            labels = labels.reshape(-1)
+        else:
+            labels, uniq = pd.factorize(key, sort=False)
+            labels = np.asarray(labels, dtype=np.int64)
+            uniq = np.asarray(uniq, dtype=np.int64)
+        out_codes = []
+        rest = uniq
+        for r in radices:
+            r = max(int(r), 1)
+            out_codes.append(rest % r)
+            rest = rest // r
+        return labels, out_codes
+    # very wide keys: combine pairwise, re-factorizing so nothing overflows
+    labels = np.zeros(n, dtype=np.int64)
+    for c in codes:
+        width = int(c.max()) + 1 if n else 1
+        labels, _ = pd.factorize(labels * width + c, sort=False)
+        labels = np.asarray(labels, dtype=np.int64)
+    g = int(labels.max()) + 1 if n else 0
+    first = np.full(g, n, dtype=np.int64)
+    np.minimum.at(first, labels, np.arange(n))
+    return labels, [c[first] for c in codes]
+
+
+def _as_pairs(item, counts: np.ndarray):
+    """A class-by-value count table as PairCounts (sorted by class, then value)."""
+    from pdanon.metrics._dist import PairCounts
+
+    if isinstance(item, np.ndarray):
+        cls, val = np.nonzero(item)
+        return PairCounts(cls.astype(np.int64), val.astype(np.int64), item[cls, val],
+                          np.asarray(counts, dtype=np.int64))
+    return item
+
+
+def _sens_from_rows(labels, g, col):
+    if col.m <= _DENSE_VALUES:
+        flat = np.bincount(labels * col.m + col.codes, minlength=g * col.m)
+        return flat.reshape(g, col.m).astype(np.int64)
+    from pdanon.metrics._dist import PairCounts
+
+    return PairCounts.from_codes(labels, col.codes, col.m, g)
+
+
+def _sens_rollup(item, labels, g, col):
+    from pdanon.metrics._dist import PairCounts
+
+    if isinstance(item, np.ndarray):
+        m = item.shape[1]
+        key = (labels[:, None] * m + np.arange(m)).ravel()
+        flat = np.bincount(key, weights=item.ravel(), minlength=g * m)
+        return np.rint(flat).astype(np.int64).reshape(g, m)
+    return PairCounts.from_codes(labels[item.cls], item.val, col.m, g,
+                                 weights=item.count.astype(np.float64))
+
+
+# --------------------------------------------------------------------------- the search
+
+
+@dataclass
+class _Eval:
+    groups: int          # published classes
+    mono_rows: int       # rows violating the monotone parts of the model
+    lb_rows: float       # rows every specialization must suppress (see _class_stats)
+    suppressed: int      # rows violating the model
+    acceptable: bool
+    objective: float     # raw (sums, not averages)
+    d0: float            # Σ |class|² over all classes, suppressed or not
+
+
+class LatticeSearch:
+    """The lattice of per-column levels of ``columns`` (:class:`~pdanon.hierarchy.ColumnLevels`)
+    for ``model`` (see the module docstring). Build it, call :meth:`run`."""
+
+    def __init__(self, columns, model, sensitive, *, budget: int, objective: str,
+                 bounds: list[tuple[int, int]]):
+        self.columns = columns
+        self.q = len(columns)
+        self.n = len(columns[0].rows)
+        self.model = model
+        self.sensitive = list(sensitive)  # SensitiveColumn objects
+        self.budget = int(budget)
+        self.objective = objective
+        self.bounds = bounds
+        self.parts = _parts(model)
+        self.kinds = [_kind_of(p) for p in self.parts]
+        self.needs_sens = any(k != "k" for k in self.kinds)
+        if self.needs_sens and not self.sensitive:
+            raise InvalidInputError(f"{model!r} needs at least one sensitive column")
+        # the monotone parts (see the module docstring)
+        if self.budget == 0:
+            self.mono = list(range(len(self.parts)))
+        else:
+            self.mono = [i for i, k in enumerate(self.kinds) if k in ("k", "l_distinct")]
+        self.fully_monotone = len(self.mono) == len(self.parts)
+        self._dmax = {}
+        self._build_lattice()
+        self._build_costs()
+        self.results: dict[int, _Eval] = {}
+        self._snaps: list[_Classes] = []
+        self._snap_nodes: list[int] = []
+        self._snap_levels = np.zeros((0, self.q), dtype=np.int16)
+        self._snap_groups = np.zeros(0, dtype=np.int64)
+        self._snap_cap = max(8 * self.n, 200_000)
+        self.evaluated = 0
+
+    # ------------------------------------------------------------------ lattice
+    def _build_lattice(self):
+        dims = [hi - lo + 1 for lo, hi in self.bounds]
+        total = 1
+        for d in dims:
+            total *= d
+        if total > MAX_LATTICE:
+            raise InvalidInputError(
+                f"the lattice has {total:,} nodes (levels per column "
+                f"{dict(zip([c.name for c in self.columns], dims))}), more than the "
+                f"{MAX_LATTICE:,} algorithm='optimal' searches; fix some levels with "
+                f"options={{'levels': {{column: level}}}}, use hierarchies with fewer levels, or "
+                f"use algorithm='mondrian'")
+        self.dims = dims
+        self.total = total
+        grids = np.indices(dims, dtype=np.int16).reshape(self.q, -1).T  # C order: last fastest
+        lows = np.array([lo for lo, _ in self.bounds], dtype=np.int16)
+        self.L = np.ascontiguousarray(grids + lows)
+        self._Lcols = [self.L[:, c].copy() for c in range(self.q)]
+        strides = np.ones(self.q, dtype=np.int64)
+        for c in range(self.q - 2, -1, -1):
+            strides[c] = strides[c + 1] * dims[c + 1]
+        self.strides = strides
+        self.highs = np.array([hi for _, hi in self.bounds], dtype=np.int16)
+        self.fail = np.zeros(total, dtype=bool)
+        self.sat = np.zeros(total, dtype=bool)
+        self.dominated = np.zeros(total, dtype=bool)
+
+    def index(self, levels) -> int:
+        """Node index of a level per column."""
+        return int(sum((int(levels[c]) - self.bounds[c][0]) * int(self.strides[c])
+                       for c in range(self.q)))
+
+    def _below(self, idx: int) -> np.ndarray:
+        """Nodes at or below ``idx`` (its specializations)."""
+        row = self.L[idx]
+        mask = self._Lcols[0] <= row[0]
+        for c in range(1, self.q):
+            mask &= self._Lcols[c] <= row[c]
+        return mask
+
+    def _above(self, idx: int) -> np.ndarray:
+        """Nodes at or above ``idx`` (its generalizations)."""
+        row = self.L[idx]
+        mask = self._Lcols[0] >= row[0]
+        for c in range(1, self.q):
+            mask &= self._Lcols[c] >= row[c]
+        return mask
+
+    # ------------------------------------------------------------------ costs
+    def _build_costs(self):
+        n, obj = self.n, self.objective
+        self.node_cost = []   # per column, per level: cost of a cell in each node
+        self.top_cost = []    # cost of a suppressed cell (as a node cost)
+        self.base_levels = []  # per column, per level: cost of the column with nothing suppressed
+        self.min_surcharge_levels = []
+        for col in self.columns:
+            b = col.bound
+            counts_v = np.bincount(col.rows, minlength=len(b.values)).astype(np.float64)
+            per_level, base = [], []
+            for j in range(b.height + 1):
+                codes = b.codes[j]
+                if obj == "loss":
+                    cost = _loss_costs(col, j)
+                    base.append(float(np.dot(counts_v, cost[codes])))
+                elif obj == "precision":
+                    cost = np.full(b.nodes(j), j / b.height if b.height else 0.0)
+                    base.append(float(n * j / b.height) if b.height else 0.0)
+                elif obj == "entropy":
+                    node_rows = np.bincount(codes, weights=counts_v, minlength=b.nodes(j))
+                    cost = np.log2(np.maximum(node_rows, 1.0))
+                    base.append(float(np.dot(counts_v, cost[codes] - np.log2(
+                        np.maximum(counts_v, 1.0)))))
+                else:  # discernibility is not a sum over cells
+                    cost = np.zeros(b.nodes(j))
+                    base.append(0.0)
+                per_level.append(cost)
+            self.node_cost.append(per_level)
+            top = math.log2(n) if obj == "entropy" else (0.0 if obj == "discernibility" else 1.0)
+            self.top_cost.append(top)
+            self.base_levels.append(np.array(base))
+            # the least a suppressed row of this column can add to the objective, per level
+            self.min_surcharge_levels.append(np.array(
+                [top - float(cost.max(initial=0.0)) for cost in per_level]))
+        base = np.zeros(self.total)
+        rmin = np.zeros(self.total)
+        for c in range(self.q):
+            base += self.base_levels[c][self._Lcols[c]]
+            rmin += self.min_surcharge_levels[c][self._Lcols[c]]
+        self.base = base
+        self.min_surcharge = np.maximum(rmin, 0.0)
+        self.k_required = max([p.k for p, kd in zip(self.parts, self.kinds) if kd == "k"],
+                              default=1)
+        if obj == "discernibility":
+            k = max([p.k for p, kd in zip(self.parts, self.kinds) if kd == "k"], default=1)
+            possible = np.ones(self.total)
+            for c, col in enumerate(self.columns):
+                nodes = np.array([col.bound.nodes(j) for j in range(col.height + 1)], float)
+                possible *= nodes[self._Lcols[c]]
+            possible = np.minimum(possible, n)
+            # Σ|E|² >= n²/#classes (Cauchy–Schwarz); a published class has >= k rows
+            self.lower = np.maximum(float(n) * n / possible, float(k) * n)
+        else:
+            self.lower = base.copy()
+
+    # ------------------------------------------------------------------ class tables
+    def _radices(self, levels) -> list:
+        return [self.columns[c].bound.nodes(int(levels[c])) for c in range(self.q)]
+
+    def _step(self, c: int, a: int, b: int) -> np.ndarray:
+        cache = self.__dict__.setdefault("_steps", {})
+        key = (c, a, b)
+        if key not in cache:
+            cache[key] = self.columns[c].bound.step(a, b)
+        return cache[key]
+
+    def from_rows(self, levels) -> _Classes:
+        """The classes of a node computed from the rows (with every row's class)."""
+        codes = [self.columns[c].node_codes(int(levels[c])) for c in range(self.q)]
+        labels, cls_codes = _group(codes, self._radices(levels))
+        g = len(cls_codes[0])
+        counts = np.bincount(labels, minlength=g).astype(np.int64)
+        sens = [_sens_from_rows(labels, g, s) for s in self.sensitive] if self.needs_sens else []
+        return _Classes(cls_codes, counts, sens, rows=labels)
+
+    def _source(self, idx: int) -> int:
+        """The cached class table of a specialization of ``idx`` with the fewest classes."""
+        row = self.L[idx]
+        ok = np.all(self._snap_levels <= row, axis=1)
+        cand = np.flatnonzero(ok)
+        return int(cand[np.argmin(self._snap_groups[cand])])
+
+    def classes(self, idx: int) -> _Classes:
+        """The classes of node ``idx``, rolled up from the smallest cached specialization."""
+        if not self._snaps:
+            bottom = self.index([lo for lo, _ in self.bounds])
+            root = self.from_rows(self.L[bottom])
+            root.rows = None
+            self._keep(bottom, root)
+        src = self._source(idx)
+        snap = self._snaps[src]
+        if self._snap_nodes[src] == idx:
+            return snap
+        from_levels = self._snap_levels[src]
+        levels = self.L[idx]
+        codes = []
+        for c in range(self.q):
+            a, b = int(from_levels[c]), int(levels[c])
+            codes.append(snap.codes[c] if a == b else self._step(c, a, b)[snap.codes[c]])
+        labels, cls_codes = _group(codes, self._radices(levels))
+        g = len(cls_codes[0])
+        counts = np.rint(np.bincount(labels, weights=snap.counts, minlength=g)).astype(np.int64)
+        sens = [_sens_rollup(item, labels, g, s) for item, s in zip(snap.sens, self.sensitive)]
+        out = _Classes(cls_codes, counts, sens)
+        if g <= 0.7 * snap.groups:
+            self._keep(idx, out)
+        return out
+
+    def _keep(self, idx: int, snap: _Classes) -> None:
+        total = int(self._snap_groups.sum())
+        if self._snaps and total + snap.groups > self._snap_cap:
+            # drop the largest tables (never the first: every node rolls up from it)
+            order = np.argsort(-self._snap_groups[1:]) + 1
+            drop = set()
+            for i in order:
+                if total + snap.groups <= self._snap_cap:
+                    break
+                drop.add(int(i))
+                total -= int(self._snap_groups[i])
+            if total + snap.groups > self._snap_cap:
+                return
+            keep = [i for i in range(len(self._snaps)) if i not in drop]
+            self._snaps = [self._snaps[i] for i in keep]
+            self._snap_nodes = [self._snap_nodes[i] for i in keep]
+            self._snap_levels = self._snap_levels[keep]
+            self._snap_groups = self._snap_groups[keep]
+        self._snaps.append(snap)
+        self._snap_nodes.append(idx)
+        self._snap_levels = np.vstack([self._snap_levels, self.L[idx][None, :]])
+        self._snap_groups = np.append(self._snap_groups, snap.groups)
+
+    # ------------------------------------------------------------------ the model on classes
+    def _dmax_of(self, i: int, col) -> float:
+        """The largest distance any distribution can have from the table's (t-closeness part
+        ``i``, column ``col``): a convex distance peaks at a point mass."""
+        key = (i, col.name)
+        if key not in self._dmax:
+            from pdanon.metrics import _dist as d
+
+            p = self.parts[i]
+            m = col.m
+            pairs = d.PairCounts(np.arange(m, dtype=np.int64), np.arange(m, dtype=np.int64),
+                                 np.ones(m, dtype=np.int64), np.ones(m, dtype=np.int64))
+            h = (p.hierarchies or {}).get(col.name)
+            self._dmax[key] = float(np.max(d.class_distances(pairs, col, p.distance, h)))
+        return self._dmax[key]
+
+    def class_stats(self, cl: _Classes):
+        """Per class: meets the whole model? meets its monotone parts? and a lower bound on
+        the rows any specialization must suppress inside the class."""
+        from pdanon.metrics import _dist as d
+
+        counts = cl.counts
+        G = len(counts)
+        ok = np.ones(G, dtype=bool)
+        ok_mono = np.ones(G, dtype=bool)
+        bound = np.zeros(G)
+        fcounts = counts.astype(np.float64)
+        pairs_cache = {}
+
+        def pairs(j):
+            if j not in pairs_cache:
+                pairs_cache[j] = _as_pairs(cl.sens[j], counts)
+            return pairs_cache[j]
+
+        for i, (p, kind) in enumerate(zip(self.parts, self.kinds)):
+            part_ok = np.ones(G, dtype=bool)
+            if kind == "k":
+                part_ok = counts >= p.k
+                bound = np.maximum(bound, np.where(part_ok, 0.0, fcounts))
+            for j, s in enumerate(self.sensitive if kind != "k" else []):
+                item = cl.sens[j]
+                if kind == "l_distinct":
+                    if isinstance(item, np.ndarray):
+                        distinct = (item > 0).sum(axis=1)
+                    else:
+                        distinct = d.distinct_counts(item)
+                    good = distinct >= p.l
+                    # every part of a class with < l values has < l values
+                    bound = np.maximum(bound, np.where(good, 0.0, fcounts))
+                elif kind == "l_other" and p.variant == "entropy":
+                    h = d.entropies(pairs(j))
+                    good = np.exp(h) >= p._threshold()
+                    if float(p.l) > 1:
+                        # entropy is concave: parts meeting log l make up at most H/log l
+                        frac = 1.0 - h / (math.log(float(p.l)) - 1e-9)
+                        bound = np.maximum(bound, np.where(good, 0.0,
+                                                           fcounts * np.clip(frac, 0.0, 1.0)))
+                elif kind == "l_other":
+                    good = d.recursive_l(pairs(j), float(p.c)) >= p.l
+                else:
+                    h = (p.hierarchies or {}).get(s.name)
+                    dist = d.class_distances(pairs(j), s, p.distance, h)
+                    tt = p.t + _TOL
+                    good = dist <= tt
+                    dmax = self._dmax_of(i, s)
+                    if dmax > tt:
+                        # the distance is convex: parts within t make up at most
+                        # (dmax - dist) / (dmax - t) of a class
+                        frac = (dist - tt) / (dmax + 1e-9 - tt)
+                        bound = np.maximum(bound, np.where(good, 0.0,
+                                                           fcounts * np.clip(frac, 0.0, 1.0)))
+                part_ok = part_ok & good
+            ok &= part_ok
+            if i in self.mono:
+                ok_mono &= part_ok
+        return ok, ok_mono, bound
+
+    def evaluate(self, idx: int) -> _Eval:
+        """Evaluate node ``idx`` (cached) and tag the lattice from what it shows."""
+        if idx in self.results:
+            return self.results[idx]
+        self.evaluated += 1
+        cl = self.classes(idx)
+        counts = cl.counts
+        ok, ok_mono, bound = self.class_stats(cl)
+        bad = ~ok
+        mono_rows = int(counts[~ok_mono].sum())
+        suppressed = int(counts[bad].sum())
+        lb_rows = float(bound.sum())
+        fc = counts.astype(np.float64)
+        d0 = float(np.dot(fc, fc))
+        value = self._objective(idx, cl, bad, suppressed)
+        res = _Eval(cl.groups - int(bad.sum()), mono_rows, lb_rows, suppressed,
+                    suppressed <= self.budget, value, d0)
+        self.results[idx] = res
+        # predictive tagging (sound: see the module docstring)
+        must = max(lb_rows, mono_rows if self.mono else 0)
+        if must > self.budget + 1e-6:
+            self.fail |= self._below(idx)
+        else:
+            if self.mono and mono_rows <= self.budget:
+                self.sat |= self._above(idx)
+            if must > 0:
+                self._raise_below(idx, must)
+        if self.objective == "discernibility":
+            above = np.flatnonzero(self._above(idx))
+            self.lower[above] = np.maximum(self.lower[above], d0)
+        return res
+
+    def _raise_below(self, idx: int, rows: float) -> None:
+        """Every specialization of ``idx`` suppresses at least ``rows`` rows: raise their
+        lower bounds by the least such rows can cost."""
+        below = np.flatnonzero(self._below(idx))
+        if self.objective == "discernibility":
+            n, k = float(self.n), float(self.k_required)
+            bound = n * k + rows * max(n - k, 0.0)
+        else:
+            bound = self.base[below] + rows * self.min_surcharge[below]
+        self.lower[below] = np.maximum(self.lower[below], bound)
+
+    def _objective(self, idx: int, cl: _Classes, bad: np.ndarray, suppressed: int) -> float:
+        if self.objective == "discernibility":
+            c = cl.counts[~bad].astype(np.float64)
+            return float(np.dot(c, c) + suppressed * float(self.n))
+        value = float(self.base[idx])
+        if suppressed:
+            levels = self.L[idx]
+            w = cl.counts[bad].astype(np.float64)
+            for c in range(self.q):
+                cost = self.node_cost[c][int(levels[c])][cl.codes[c][bad]]
+                value += float(np.dot(w, self.top_cost[c] - cost))
+        return value
+
+    # ------------------------------------------------------------------ search
+    def _resolve(self, idx: int) -> None:
+        """Learn about ``idx`` cheaply: climb untagged generalizations, then binary-search the
+        path (Flash); every evaluation tags the lattice above or below it."""
+        path = [idx]
+        cur = idx
+        while True:
+            best, best_lb = None, None
+            for c in range(self.q):
+                if self.L[cur, c] >= self.highs[c]:
+                    continue
+                nxt = cur + int(self.strides[c])
+                if self.fail[nxt] or self.sat[nxt]:
+                    continue
+                if best is None or self.lower[nxt] < best_lb:
+                    best, best_lb = nxt, self.lower[nxt]
+            if best is None:
+                break
+            path.append(best)
+            cur = best
+        hi = len(path) - 1
+        while hi >= 0 and not (self.fail[idx] or self.sat[idx]):
+            mid = (hi + 1) // 2
+            self.evaluate(path[mid])
+            hi = mid - 1
+
+    def run(self) -> int | None:
+        """The index of an optimal acceptable node, or None when there is none."""
+        best, best_idx = math.inf, None
+        shortcut = self.budget == 0 and self.fully_monotone and self.objective != "discernibility"
+        levelsum = self.L.sum(axis=1, dtype=np.int64)
+        order = np.lexsort((levelsum, self.lower)).tolist()
+        static_key = self.lower.copy()
+
+        def nodes():
+            # nodes by their current lower bound: the static order merged with a heap of
+            # nodes whose bound rose after they were sorted
+            pos, deferred = 0, []
+            while pos < len(order) or deferred:
+                if pos < len(order):
+                    i = order[pos]
+                    key = static_key[i]
+                    if deferred and (deferred[0][0], deferred[0][1]) < (key, levelsum[i]):
+                        key, _, i = heapq.heappop(deferred)
+                    else:
+                        pos += 1
+                else:
+                    key, _, i = heapq.heappop(deferred)
+                if self.lower[i] > key:
+                    heapq.heappush(deferred, (float(self.lower[i]), int(levelsum[i]), i))
+                    continue
+                yield i
+
+        for idx in nodes():
+            if self.lower[idx] >= best:
+                break
+            if self.fail[idx] or self.dominated[idx]:
+                continue
+            if not self.sat[idx]:
+                self._resolve(idx)
+                if self.fail[idx]:
+                    continue
+            if shortcut:
+                # the model holds with nothing suppressed, and the objective equals the bound
+                return idx
+            res = self.evaluate(idx)
+            if res.acceptable and res.objective < best:
+                best, best_idx = res.objective, idx
+            if res.acceptable and self.budget == 0 and self.fully_monotone:
+                # with nothing suppressed Σ|class|² only grows when classes merge
+                self.dominated |= self._above(idx)
+                self.dominated[idx] = False
+        return best_idx
+
+    def objective_value(self, idx: int) -> float:
+        """The objective of ``idx`` on the scale reported to users (per-cell averages, except
+        discernibility)."""
+        value = self.evaluate(idx).objective
+        if self.objective == "discernibility":
+            return value
+        return value / (self.n * self.q)
+
+
+def _loss_costs(col, j: int) -> np.ndarray:
+    """Generalized information loss of a cell in each node at level ``j``: for a real column
+    the node's range width over the column's span (capped at 1), otherwise
+    ``(m - 1) / (M - 1)`` for a node holding ``m`` of the column's ``M`` distinct values."""
+    b = col.bound
+    if j == 0:
+        return np.zeros(b.nodes(0))
+    if col.kind == "real" and b.lo[j] is not None:
+        x = np.asarray(b.values, dtype=np.float64)
+        span = float(x.max() - x.min()) if len(x) else 0.0
+        if span <= 0:
+            return np.zeros(b.nodes(j))
+        return np.clip((np.asarray(b.hi[j]) - np.asarray(b.lo[j])) / span, 0.0, 1.0)
+    M = len(b.values)
+    if M <= 1:
+        return np.zeros(b.nodes(j))
+    if col.kind == "ordered":
+        # the published range [lo, hi] may hold more values than the node when the node is
+        # not contiguous in the column's order: count what the range holds
+        lo, hi = col.node_ranges(j)
+        if col.categories is not None:
+            pos = np.sort(col.categories.get_indexer(b.values))
+        else:
+            pos = np.sort(np.asarray(b.values, dtype=np.float64))
+        m = (np.searchsorted(pos, np.asarray(hi), "right")
+             - np.searchsorted(pos, np.asarray(lo), "left")).astype(np.float64)
+    else:
+        m = b.value_counts_per_node(j).astype(np.float64)
+    return np.clip((m - 1.0) / (M - 1.0), 0.0, 1.0)
+
+
+# --------------------------------------------------------------------------- the partitioner
+
+
+def budget_rows(max_suppressed_rows, n: int) -> int:
+    """A suppression budget (``None``, a count, or a fraction < 1 of ``n``) in rows."""
+    if max_suppressed_rows is None:
+        return 0
+    v = max_suppressed_rows
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or (
+            isinstance(v, float) and math.isnan(v)):
+        raise InvalidInputError(
+            f"max_suppressed_rows must be a row count >= 0 or a fraction in [0, 1), got {v!r}")
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if v < 1:
+        return int(math.floor(v * n + 1e-9))
+    if float(v).is_integer():
+        return int(v)
+    raise InvalidInputError(
+        f"max_suppressed_rows must be a row count >= 0 or a fraction in [0, 1), got {v!r}")
+
+
+def prepare_columns(enc, hierarchies) -> list:
+    """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
+    get the two-level hierarchy value → ``*`` (keep or suppress the whole column)."""
+    from pdanon.hierarchy import as_hierarchy, column_levels_encoded, tree
+
+    hierarchies = dict(hierarchies or {})
+    names = enc.names
+    unknown = [c for c in hierarchies if c not in names]
+    if unknown:
+        raise UnknownColumnError(
+            f"hierarchies given for {unknown}, which are not quasi-identifiers; the "
+            f"quasi-identifiers are {names}")
+    cols = []
+    for col in enc.columns:
+        if col.generalized:
+            raise InvalidInputError(
+                f"column {col.name!r} is already generalized; algorithm='optimal' needs the "
+                f"original values")
+        spec = hierarchies.get(col.name)
+        if spec is None:
+            h = _star_hierarchy(col)
+        else:
+            h = as_hierarchy(spec, name=col.name)
+        integer = col.kind == "real" and bool(np.all(np.mod(
+            np.asarray(col.categories, dtype=np.float64), 1) == 0))
+        cols.append(column_levels_encoded(h, col, integer=integer))
+    return cols
+
+
+def _star_hierarchy(col):
+    from pdanon.hierarchy import TableHierarchy
+
+    values = list(col.categories)
+    return TableHierarchy(values, [["*"] * len(values)], description="value → *")
+
+
+def _bounds(cols, levels) -> list:
+    levels = dict(levels or {})
+    names = [c.name for c in cols]
+    unknown = [c for c in levels if c not in names]
+    if unknown:
+        raise UnknownColumnError(
+            f"levels given for {unknown}, which are not quasi-identifiers {names}")
+    out = []
+    for col in cols:
+        h = col.height
+        spec = levels.get(col.name)
+        if spec is None:
+            out.append((0, h))
+            continue
+        if isinstance(spec, tuple) and len(spec) == 2:
+            lo, hi = spec
+        else:
+            lo = hi = spec
+        for v in (lo, hi):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v <= h:
+                raise InvalidInputError(
+                    f"levels[{col.name!r}] must be a level in 0..{h} or a (min, max) pair, got "
+                    f"{spec!r}")
+        if lo > hi:
+            raise InvalidInputError(f"levels[{col.name!r}] = {spec!r}: min is above max")
+        out.append((int(lo), int(hi)))
+    return out
+
+
+def _sensitive_columns(enc, context) -> list:
+    from pdanon.metrics import _dist as d
+
+    if context is not None and hasattr(context, "columns") and isinstance(context.columns, dict):
+        return list(context.columns.values())
+    cols = []
+    for name, codes in enc.sensitive.items():
+        codes = np.asarray(codes, dtype=np.int64)
+        m = int(codes.max()) + 1 if len(codes) else 0
+        cols.append(d.SensitiveColumn(name, "unordered", codes, m, False, None, None,
+                                      np.bincount(codes, minlength=m)))
+    return cols
+
+
+@register("optimal")
+def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objective: str = "loss",
+            max_suppressed_rows=None, levels=None, labels: bool = False, context=None,
+            frame=None, **options) -> RecodedWithInfo:
+    """Full-domain generalization with the best ``objective`` (see the module docstring).
+
+    Options (through ``k_anonymize`` / ``l_diversify`` / ``t_close``):
+
+    hierarchies : {column: hierarchy}
+        :mod:`pdanon.hierarchy` objects, nested dicts, mapping tables or ARX CSV paths. A
+        quasi-identifier without one can only be kept or suppressed whole (value → ``*``).
+    objective : {"loss", "precision", "discernibility", "entropy"}
+    max_suppressed_rows : int or float
+        Rows that may be suppressed (a count, or a fraction of the rows below 1); default 0.
+    levels : {column: level or (min, max)}
+        Restrict the lattice (e.g. keep ``sex`` at level 0, or evaluate one given node).
+    labels : bool
+        Publish hierarchy labels (``20-29``, ``100**``) instead of ranges and sets.
+    """
+    started = time.perf_counter()
+    if options:
+        raise InvalidInputError(
+            f"algorithm='optimal' does not take option(s) {sorted(options)}; it takes "
+            f"hierarchies=, objective=, max_suppressed_rows=, levels=, labels=")
+    if method != "generalize":
+        raise InvalidInputError(
+            f"algorithm='optimal' recodes by hierarchies (method='generalize'); got "
+            f"method={method!r}")
+    if objective not in OBJECTIVES:
+        raise InvalidInputError(f"unknown objective {objective!r}; use one of {list(OBJECTIVES)}")
+    n = enc.n
+    budget = budget_rows(max_suppressed_rows, n)
+    cols = prepare_columns(enc, hierarchies)
+    bounds = _bounds(cols, levels)
+    for p in _parts(model):
+        _kind_of(p)  # reject unsupported models early
+    sensitive = _sensitive_columns(enc, context)
+    search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,
+                           bounds=bounds)
+    best = search.run()
+    if best is None:
+        raise InfeasibleError(
+            f"no node of the generalization lattice meets {model!r} with at most {budget} "
+            f"suppressed row(s); raise max_suppressed_rows, use hierarchies that reach a single "
+            f"top node, or relax the model")
+    chosen = search.L[best]
+    final = search.from_rows(chosen)
+    ok, _, _ = search.class_stats(final)
+    suppressed_mask = ~ok[final.rows]
+    out_cols = {}
+    changed = 0
+    for c, col in enumerate(cols):
+        level = int(chosen[c])
+        out_cols[col.name] = col.cells(level, mask=suppressed_mask, labels=labels)
+        if labels:
+            changed += n if level > 0 else int(suppressed_mask.sum())
+        else:
+            plain = col.plain_nodes(level)[col.node_codes(level)]
+            changed += int((~plain | suppressed_mask).sum())
+    raw = search._objective(best, final, ~ok, int(suppressed_mask.sum()))
+    value = raw if objective == "discernibility" else raw / (n * len(cols))
+    info = {
+        "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
+        "objective": objective,
+        "objective_value": value,
+        "max_suppressed_rows": budget,
+        "groups": int(ok.sum()),
+        "nodes_evaluated": search.evaluated,
+        "nodes_total": search.total,
+        "heights": {col.name: col.height for col in cols},
+        "search_seconds": time.perf_counter() - started,
+    }
+    return RecodedWithInfo(out_cols, changed, int(suppressed_mask.sum()),
+                           suppressed=suppressed_mask, info=info)

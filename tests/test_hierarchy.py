@@ -1,0 +1,283 @@
+"""Hierarchies (pdanon.hierarchy) and df.anon.generalize: hand-checked outputs, validation
+errors, and property tests against straightforward reference mappings."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon import hierarchy as hh
+from pdanon.dtype import GeneralizationDtype, GeneralizationRange
+from pdanon.hierarchy import dates, from_table, intervals, masking, read_arx_csv, tree
+
+# ----------------------------------------------------------------------------- intervals
+
+
+def test_intervals_labels_and_ranges_by_hand():
+    h = intervals([5, 10, 20])
+    table = h.levels_table([23, 41, 20, 29])
+    assert table.to_dict("list") == {
+        "value": [23, 41, 20, 29],
+        "level1": ["20-24", "40-44", "20-24", "25-29"],
+        "level2": ["20-29", "40-49", "20-29", "20-29"],
+        "level3": ["20-39", "40-59", "20-39", "20-39"],
+        "level4": ["*", "*", "*", "*"],
+    }
+    assert h.height == 4
+    cl = hh.column_levels(h, pd.Series([23, 41, 20, 29], name="age"), "real")
+    assert cl.cells(2).tolist() == [GeneralizationRange(20, 29, "real"),
+                                   GeneralizationRange(40, 49, "real"),
+                                   GeneralizationRange(20, 29, "real"),
+                                   GeneralizationRange(20, 29, "real")]
+    # the top covers the column
+    assert cl.cells(4).astype(str).tolist() == ["[20, 41]"] * 4
+
+
+def test_intervals_start_and_floats():
+    h = intervals([10], start=5)
+    assert h.map(pd.Series([4, 5, 14, 15]), 1).tolist() == ["-5-4", "5-14", "5-14", "15-24"]
+    f = intervals([0.5])
+    assert f.map(pd.Series([1.2, 1.7]), 1).tolist() == ["[1, 1.5)", "[1.5, 2)"]
+
+
+def test_intervals_width_must_nest():
+    with pytest.raises(pdanon.InvalidInputError, match="not a multiple of the previous width"):
+        intervals([5, 10, 25])
+    with pytest.raises(pdanon.InvalidInputError, match="positive"):
+        intervals([0])
+
+
+def test_intervals_need_numbers():
+    with pytest.raises(pdanon.KindError, match="'zip'.*needs numbers"):
+        intervals([10]).validate(pd.Series(["a", "b"], name="zip"))
+
+
+# ----------------------------------------------------------------------------- masking
+
+
+def test_masking_zip_codes():
+    h = masking()
+    s = pd.Series(["10001", "10002", "10103"], index=[7, 8, 9])
+    assert h.map(s, 1).tolist() == ["1000*", "1000*", "1010*"]
+    assert h.map(s, 2).tolist() == ["100**", "100**", "101**"]
+    out = h.map(s, 5)
+    assert out.tolist() == ["*****"] * 3 and list(out.index) == [7, 8, 9]
+
+
+def test_masking_tutorial_steps_and_char():
+    h = masking(char="X", steps=[2])
+    # all three zips share 100XX: the top is not needed
+    assert h.levels_table(["10001", "10002", "10003"])["level1"].tolist() == ["100XX"] * 3
+    # 100XX and 102XX differ: a top "*" is added
+    t = h.levels_table(["10001", "10201"])
+    assert t.columns.tolist() == ["value", "level1", "level2"]
+    assert t["level2"].tolist() == ["*", "*"]
+
+
+def test_masking_bad_arguments():
+    with pytest.raises(pdanon.InvalidInputError, match="one character"):
+        masking(char="**")
+    with pytest.raises(pdanon.InvalidInputError, match="increasing"):
+        masking(steps=[2, 1])
+
+
+# ----------------------------------------------------------------------------- trees, tables
+
+
+def test_tree_nested_dict_unbalanced():
+    h = tree({"Europe": {"West": ["France", "Spain"]}, "Asia": ["India"]})
+    t = h.levels_table()
+    assert t.to_dict("list") == {
+        "value": ["France", "Spain", "India"],
+        "level1": ["West", "West", "India"],
+        "level2": ["Europe", "Europe", "Asia"],
+        "level3": ["*", "*", "*"],
+    }
+    codes = h.codes_table()
+    assert codes.loc["France"].tolist() == [0, 0, 0, 0]
+    assert codes.loc["India"].tolist() == [2, 1, 1, 0]
+
+
+def test_tree_repeated_label_is_not_a_coarsening():
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"level 2 is not a coarsening of level 1: 'Other' .* both"):
+        tree({"Europe": {"Other": ["Malta"]}, "Asia": {"Other": ["Laos"]}})
+
+
+def test_from_table_and_conflicting_rows():
+    t = pd.DataFrame({"value": ["HS-grad", "Masters", "Masters"],
+                      "l1": ["School", "Higher", "Higher"], "l2": ["*", "*", "*"]})
+    h = from_table(t)
+    assert h.map(pd.Series(["Masters", "HS-grad"]), 1).tolist() == ["Higher", "School"]
+    bad = pd.DataFrame({"value": ["a", "a"], "l1": ["X", "Y"]})
+    with pytest.raises(pdanon.InvalidInputError, match="'a' appears more than once"):
+        from_table(bad)
+
+
+def test_missing_values_are_named():
+    h = tree({"A": ["x", "y"]})
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"column 'c' has no entry for 2 values of the column: \['z', 'w'\]"):
+        h.validate(pd.Series(["x", "z", "w"], name="c"))
+
+
+def test_dates_day_month_year():
+    s = pd.Series(pd.to_datetime(["2024-03-05", "2024-03-28", "2023-12-31"]))
+    h = dates()
+    assert h.map(s, 1).tolist() == ["2024-03", "2024-03", "2023-12"]
+    assert h.map(s, 2).tolist() == ["2024", "2024", "2023"]
+    assert h.map(s, 3).tolist() == ["*"] * 3
+    q = dates(["quarter", "decade"], top=None)
+    assert q.map(s, 1).tolist() == ["2024Q1", "2024Q1", "2023Q4"]
+    assert q.map(s, 2).tolist() == ["2020s", "2020s", "2020s"]
+    with pytest.raises(pdanon.InvalidInputError, match="increasing"):
+        dates(["year", "month"])
+
+
+# ----------------------------------------------------------------------------- ARX files
+
+
+def test_read_arx_csv_shipped_hierarchies():
+    df = pdanon.datasets.load_adult(nrows=2000)
+    for col in pdanon.datasets.ADULT_QUASI_IDENTIFIERS:
+        h = read_arx_csv(pdanon.datasets.adult_hierarchy_path(col))
+        h.validate(df[col])
+    age = read_arx_csv(pdanon.datasets.adult_hierarchy_path("age"))
+    # the file stores numbers as text; a numeric column still matches
+    assert age.map(pd.Series([23, 41]), 2).tolist() == ["20-29", "40-49"]
+    edu = read_arx_csv(pdanon.datasets.adult_hierarchy_path("education"))
+    assert edu.height == 3
+    assert edu.map(pd.Series(["Masters", "9th"]), 2).tolist() == ["Higher education",
+                                                                  "Secondary education"]
+
+
+def test_read_arx_csv_errors(tmp_path):
+    p = tmp_path / "h.csv"
+    p.write_text("a;A;*\nb;B\n")
+    with pytest.raises(pdanon.InvalidInputError, match="row 2 .* has 2 fields"):
+        read_arx_csv(p)
+    p.write_text("")
+    with pytest.raises(pdanon.InvalidInputError, match="empty"):
+        read_arx_csv(p)
+    p.write_text("a;A;*\nb;A;*\nc;C;*\n")
+    h = read_arx_csv(p)
+    assert h.levels_table()["level1"].tolist() == ["A", "A", "C"]
+    assert h.to_frame().shape == (3, 3)
+
+
+def test_map_level_out_of_range():
+    with pytest.raises(pdanon.InvalidInputError, match="outside its hierarchy's levels 0..2"):
+        intervals([10]).map(pd.Series([1], name="age"), 3)
+
+
+# ----------------------------------------------------------------------------- generalize
+
+
+def patients():
+    return pd.DataFrame({
+        "zipcode": ["10001", "10002", "10003", "10101"],
+        "age": [23, 37, 41, 29],
+        "gender": pd.Categorical(["M", "F", "F", "M"]),
+        "disease": ["flu", "cold", "flu", "hiv"],
+    })
+
+
+def test_generalize_ranges_and_sets_by_hand():
+    df = patients()
+    before = df.copy()
+    out = df.anon.generalize({"age": 1, "zipcode": 2},
+                             hierarchies={"age": intervals([10]), "zipcode": masking()},
+                             sensitive=["disease"])
+    pd.testing.assert_frame_equal(df, before)  # input untouched
+    assert isinstance(out["age"].dtype, GeneralizationDtype)
+    assert out["age"].astype(str).tolist() == ["[20, 29]", "[30, 39]", "[40, 49]", "[20, 29]"]
+    assert out["zipcode"].astype(str).tolist() == ["{10001, 10002, 10003}"] * 3 + ["10101"]
+    assert out["gender"].tolist() == df["gender"].tolist()
+    assert out.anon.info["levels"] == {"age": 1, "zipcode": 2}
+    assert list(out.index) == list(df.index)
+
+
+def test_generalize_labels():
+    out = patients().anon.generalize({"age": 1, "zipcode": 1},
+                                     hierarchies={"age": intervals([10]),
+                                                  "zipcode": masking(char="X", steps=[2])},
+                                     labels=True)
+    assert out["age"].tolist() == ["20-29", "30-39", "40-49", "20-29"]
+    assert out["zipcode"].tolist() == ["100XX", "100XX", "100XX", "101XX"]
+
+
+def test_generalize_ordered_tree_to_range():
+    df = pdanon.datasets.load_adult(nrows=50)
+    h = read_arx_csv(pdanon.datasets.adult_hierarchy_path("education"))
+    out = df.anon.generalize({"education": 2}, hierarchies={"education": h})
+    cells = out["education"]
+    assert cells.array.kind == "ordered"
+    first = df["education"].iloc[0]  # Bachelors -> Higher education: Some-college..Doctorate
+    assert first == "Bachelors"
+    assert str(cells.iloc[0]) == "[Some-college, Doctorate]"
+    assert bool(cells.array.contains(df["education"].to_numpy()).all())
+
+
+def test_generalize_level_zero_keeps_column():
+    df = patients()
+    out = df.anon.generalize({"age": 0}, hierarchies={"age": intervals([10])})
+    pd.testing.assert_series_equal(out["age"], df["age"])
+
+
+def test_generalize_errors():
+    df = patients()
+    with pytest.raises(pdanon.UnknownColumnError, match="'height'"):
+        df.anon.generalize({"height": 1}, hierarchies={"height": intervals([10])})
+    with pytest.raises(pdanon.InvalidInputError, match="no hierarchy for column"):
+        df.anon.generalize({"age": 1}, hierarchies={})
+    with pytest.raises(pdanon.InvalidInputError, match="outside its hierarchy's levels 0..2"):
+        df.anon.generalize({"age": 3}, hierarchies={"age": intervals([10])})
+    with pytest.raises(pdanon.InvalidInputError, match="no entry for 1 value"):
+        df.anon.generalize({"gender": 1}, hierarchies={"gender": {"Person": ["M"]}})
+
+
+# ----------------------------------------------------------------------------- properties
+
+
+def _reference_band(x, w, start):
+    lo = start + ((x - start) // w) * w
+    return f"{lo}-{lo + w - 1}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-50, 150), min_size=1, max_size=40),
+       base=st.integers(1, 6), factors=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       start=st.integers(-10, 10))
+def test_intervals_match_reference_and_coarsen(values, base, factors, start):
+    widths = [base]
+    for f in factors:
+        widths.append(widths[-1] * f)
+    h = intervals(widths, start=start)
+    s = pd.Series(values, name="v")
+    b = h.bind(pd.unique(s), name="v")
+    for j, w in enumerate(widths, start=1):
+        assert h.map(s, j).tolist() == [_reference_band(x, w, start) for x in values]
+    # levels are monotone: equal nodes at level j stay equal at level j + 1
+    for j in range(b.height):
+        a, c = b.codes[j], b.codes[j + 1]
+        for node in np.unique(a):
+            assert len(np.unique(c[a == node])) == 1
+    # every range contains its values
+    cl = hh.column_levels(h, s, "real")
+    for j in range(1, b.height + 1):
+        assert bool(cl.cells(j).contains(s.to_numpy()).all())
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.text("0123456789", min_size=1, max_size=5), min_size=1, max_size=30))
+def test_masking_matches_reference(values):
+    s = pd.Series(values, name="zip")
+    h = masking()
+    b = h.bind(pd.unique(s), name="zip")
+    longest = max(len(v) for v in values)
+    for m in range(1, longest + 1):
+        want = [v[:max(len(v) - m, 0)] + "*" * min(m, len(v)) for v in values]
+        assert h.map(s, m).tolist() == want
+    assert len(b.labels[b.height]) == 1  # a single top node

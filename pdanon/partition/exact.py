@@ -487,7 +487,20 @@ def exact(enc: EncodedTable, model, *, method: str, frame=None, context=None,
           time_limit: float = 60.0, max_rounds: int = 200, distance=None, **options):
     """Engine entry point (``algorithm="exact"``, ``method="suppress"`` only). Returns the
     recoded columns; ``info`` gains ``optimal`` (True), ``suppressed_cells`` and solver
-    statistics."""
+    statistics.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.engine import anonymize
+    >>> from pdanon.models import KAnonymity
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"a": [1, 1, 2, 2, 2], "b": ["x", "y", "z", "z", "z"]})
+    >>> out, info = anonymize(df, resolve_roles(df), model=KAnonymity(2), method="suppress",
+    ...                       algorithm="exact")
+    >>> out["b"].tolist(), info["suppressed_cells"], info["optimal"]
+    ([nan, nan, 'z', 'z', 'z'], 2, True)
+    """
     from pdanon import recode
     from pdanon.partition.group_join import _check_distance_option, _reject
 

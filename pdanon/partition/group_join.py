@@ -84,7 +84,8 @@ AUTO_ALL_ROWS = 1000
 PARTNERS = ("auto", "all", "near")
 #: relative tolerance under which two loss increases count as equal (then the smaller id wins)
 TIE = 1e-9
-# a dense (groups x values) table / bitset is used up to this many cells
+# dense (groups x values) count tables and value bitsets use at most this many cells in all
+# (8 bytes each); wider columns fall back to rows (sensitive) or Python sets (unordered QIs)
 _DENSE_CELLS = 1 << 23
 # at most this many (member row, order, offset) probes per candidate search
 _PROBES = 60_000
@@ -196,6 +197,7 @@ class _Groups:
     def __init__(self, enc: EncodedTable, method: str, spec: _ModelSpec):
         n = enc.n
         self.n = n
+        self.budget = _DENSE_CELLS  # cells left for dense tables and bitsets
         self.method = method
         self.spec = spec
         self.size = np.ones(n, dtype=np.int64)
@@ -230,7 +232,8 @@ class _Groups:
         self.sens_dense = []
         if spec.needs_sensitive:
             for col in spec.sens_cols:
-                if n * col.m <= _DENSE_CELLS:
+                if n * col.m <= self.budget:
+                    self.budget -= n * col.m
                     m = np.zeros((n, col.m), dtype=np.int64)
                     m[np.arange(n), col.codes] = 1
                     self.sens_dense.append(m)
@@ -246,7 +249,8 @@ class _Groups:
         for j in self.set_cols:
             card = int(self.codes[:, j].max()) + 1
             w = (card + 63) // 64
-            if n * w <= _DENSE_CELLS:
+            if n * w <= self.budget:
+                self.budget -= n * w
                 self.bit_cols.append(j)
                 offsets.append(total)
                 widths.append(w)
@@ -611,7 +615,20 @@ def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=Non
     """Engine entry point (``algorithm="group_join"``): k-anonymity, l-diversity (every
     variant) and t-closeness (every distance), with the three recoding methods. Returns the
     recoded columns; ``info`` gains ``loss`` (total information loss), ``merges`` and
-    ``partners``."""
+    ``partners``.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.engine import anonymize
+    >>> from pdanon.models import KAnonymity
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"age": [20, 21, 40, 41]})
+    >>> out, info = anonymize(df, resolve_roles(df), model=KAnonymity(2), method="aggregate",
+    ...                       algorithm="group_join", seed=0)
+    >>> out["age"].tolist(), info["merges"]
+    ([20.5, 20.5, 40.5, 40.5], 2)
+    """
     from pdanon import recode
 
     _reject(options, "group_join")

@@ -1,0 +1,542 @@
+"""Privacy and utility metrics of Dask DataFrames, computed as Dask group-bys.
+
+Nothing here collects rows. Each partition turns its quasi-identifiers into canonical key
+columns (:mod:`pdanon.dask._keys`); Dask groups by them to get one count per equivalence class
+(and, for l-diversity / t-closeness, one count per (class, sensitive value) pair). The per-class
+measures run *inside* Dask tasks, on the pair counts of whole classes (pairs are shuffled by
+class key when the group-by output has several partitions), with the same vectorized functions
+pandas uses (:mod:`pdanon.metrics._dist`), so the values equal the pandas results exactly; only
+scalars come back to the client.
+
+What is collected to the client: the scalars themselves, and for every sensitive column its
+distinct values with their counts (one small table; it fixes the value codes and the whole
+table's distribution that t-closeness compares with).
+
+Example
+-------
+>>> import pandas as pd, dask.dataframe as dd
+>>> import pdanon.dask as pdd
+>>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+>>> ddf = dd.from_pandas(df, npartitions=2)
+>>> pdd.k_anonymity(ddf, ["zip"]), pdd.t_closeness(ddf, ["zip"], ["d"])
+(2, 0.25)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError
+from pdanon.dask._keys import key_frame, key_names
+from pdanon.metrics import _dist
+
+__all__ = [
+    "average_class_size",
+    "class_sizes",
+    "discernibility",
+    "distinctness",
+    "global_sensitive_column",
+    "k_anonymity",
+    "l_diversity",
+    "metrics",
+    "non_uniform_entropy",
+    "t_closeness",
+]
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def check_dask_frame(ddf):
+    """Raise a clear TypeError unless ``ddf`` is a Dask DataFrame."""
+    import dask.dataframe as dd
+
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"expected a Dask DataFrame, got {type(ddf).__name__}; for pandas frames "
+                        f"use df.anon / pdanon.metrics")
+    _ensure_workers()
+    return ddf
+
+
+def _ensure_workers() -> None:
+    """With a distributed client, make its workers import pdanon.dask (once)."""
+    import sys
+
+    if "distributed" in sys.modules:
+        from pdanon.dask._workers import ensure_workers
+
+        ensure_workers()
+
+
+def _qis(ddf, quasi_identifiers) -> list:
+    from pdanon.metrics._common import quasi_identifier_kinds
+
+    return list(quasi_identifier_kinds(ddf._meta, quasi_identifiers))
+
+
+def _sensitive(ddf, sensitive, kinds=None) -> dict:
+    from pdanon.metrics._common import sensitive_spec
+
+    spec = _dist.sensitive_kinds(ddf._meta, sensitive_spec(ddf._meta, sensitive), kinds)
+    if not spec:
+        raise InvalidInputError("this measure needs at least one sensitive column: pass "
+                                "sensitive=[...] (or {column: kind})")
+    return spec
+
+
+def _split_out(ddf) -> int:
+    """Output partitions of the class group-bys: one per 32 input partitions."""
+    return max(1, int(math.ceil(ddf.npartitions / 32)))
+
+
+# --------------------------------------------------------------------------- class keys
+
+
+def _dtypes(ddf, columns) -> dict:
+    return {c: ddf._meta[c].dtype for c in columns}
+
+
+def class_keys(ddf, columns):
+    """(lazy Dask frame of key columns, their names) for the classes over ``columns``."""
+    dtypes = _dtypes(ddf, columns)
+    names = key_names(columns, dtypes)
+    if not names:  # no column: every row is in one class
+        meta = pd.DataFrame({"k0": np.zeros(0, np.int64)})
+        return ddf.map_partitions(lambda p: pd.DataFrame({"k0": np.zeros(len(p), np.int64)}),
+                                  meta=meta), ["k0"]
+    meta = key_frame(ddf._meta, columns, dtypes)
+    return ddf.map_partitions(key_frame, columns, dtypes, meta=meta), names
+
+
+def class_sizes(ddf, quasi_identifiers=None):
+    """Size of every equivalence class as a lazy Dask Series (one entry per class, indexed by
+    the class's key columns). Missing equals missing.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> ddf = dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2)
+    >>> sorted(class_sizes(ddf, ["a"]).compute().tolist())
+    [1, 2]
+    """
+    check_dask_frame(ddf)
+    keys, names = class_keys(ddf, _qis(ddf, quasi_identifiers))
+    return _sizes(keys, names, _split_out(ddf))
+
+
+def _sizes(keys, names, split_out):
+    return keys.groupby(names, dropna=False, sort=False, observed=True).size(
+        split_out=split_out).rename("size")
+
+
+def _size_summary(sizes):
+    """Lazy scalars over class sizes: rows, classes, smallest, Σ s·log2 s, Σ s²."""
+    as_float = sizes.astype(np.float64)
+    return {
+        "rows": sizes.sum(),
+        "classes": sizes.count(),
+        "k": sizes.min(),
+        "slog": (as_float * np.log2(as_float)).sum(),
+        "squares": (as_float * as_float).sum(),
+    }
+
+
+def _entropy(rows: int, slog: float) -> float:
+    if rows == 0:
+        return 0.0
+    # -Σ p·log2 p with p = s/n equals log2 n - Σ s·log2 s / n
+    return max(float(math.log2(rows) - slog / rows), 0.0) + 0.0
+
+
+def k_anonymity(ddf, quasi_identifiers=None) -> int:
+    """Largest k for which the frame is k-anonymous: the smallest class size (0 when empty).
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> k_anonymity(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 2, 2]}), npartitions=2), ["a"])
+    2
+    """
+    import dask
+
+    sizes = class_sizes(ddf, quasi_identifiers)
+    rows, k = dask.compute(sizes.sum(), sizes.min())
+    return int(k) if int(rows) else 0
+
+
+def average_class_size(ddf, quasi_identifiers=None) -> float:
+    """Rows / equivalence classes (0.0 when empty), as :func:`pdanon.metrics.average_class_size`.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> average_class_size(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2), ["a"])
+    1.5
+    """
+    import dask
+
+    sizes = class_sizes(ddf, quasi_identifiers)
+    rows, classes = dask.compute(sizes.sum(), sizes.count())
+    return int(rows) / int(classes) if int(rows) else 0.0
+
+
+def distinctness(ddf, columns=None) -> float:
+    """Distinct rows / rows over ``columns`` (default: every column), as
+    :func:`pdanon.metrics.distinctness`.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> distinctness(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 3]}), npartitions=2))
+    0.75
+    """
+    import dask
+
+    check_dask_frame(ddf)
+    cols = list(ddf.columns) if columns is None else _qis(ddf, columns)
+    keys, names = class_keys(ddf, cols)
+    sizes = _sizes(keys, names, _split_out(ddf))
+    rows, classes = dask.compute(sizes.sum(), sizes.count())
+    return int(classes) / int(rows) if int(rows) else 0.0
+
+
+def non_uniform_entropy(ddf, quasi_identifiers=None) -> float:
+    """Shannon entropy (bits) of the distribution of quasi-identifier rows, as
+    :func:`pdanon.metrics.non_uniform_entropy` (equal up to float summation order).
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> non_uniform_entropy(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 3]}), npartitions=2),
+    ...                     ["a"])
+    1.5
+    """
+    import dask
+
+    s = _size_summary(class_sizes(ddf, quasi_identifiers))
+    rows, slog = dask.compute(s["rows"], s["slog"])
+    return _entropy(int(rows), float(slog))
+
+
+def discernibility(ddf, quasi_identifiers=None) -> int:
+    """Discernibility metric Σ |class|² (lower keeps more detail).
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> discernibility(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2), ["a"])
+    5
+    """
+    sizes = class_sizes(ddf, quasi_identifiers)
+    return int((sizes.astype(np.int64) ** 2).sum().compute())
+
+
+# --------------------------------------------------------------------------- sensitive columns
+
+
+def _value_table(series: pd.Series) -> pd.DataFrame:
+    """Distinct values of one partition in order of appearance (missing included) and counts."""
+    codes, uniq = pd.factorize(series.array, use_na_sentinel=False)
+    counts = np.bincount(codes, minlength=len(uniq)) if len(codes) else np.zeros(0, np.int64)
+    return pd.DataFrame({"v": uniq, "n": counts.astype(np.int64)})
+
+
+class GlobalColumn:
+    """A sensitive column of the whole Dask frame: the :class:`~pdanon.metrics._dist.
+    SensitiveColumn` pandas would build (codes in the same order, the whole table's counts)
+    without per-row codes, and the lookup that gives each partition its rows' codes."""
+
+    def __init__(self, column: _dist.SensitiveColumn, lookup: pd.Index, lookup_codes):
+        self.column = column
+        self.lookup = lookup
+        self.lookup_codes = np.asarray(lookup_codes, dtype=np.int64)
+
+    @property
+    def name(self):
+        return self.column.name
+
+    def codes(self, series: pd.Series) -> np.ndarray:
+        """Global code of every row of a partition (missing: the last code)."""
+        local, uniq = pd.factorize(series.array, use_na_sentinel=True)
+        local = np.asarray(local, dtype=np.int64)
+        if len(uniq):
+            pos = self.lookup.get_indexer(uniq)
+            if (pos < 0).any():
+                raise InvalidInputError(
+                    f"sensitive column {self.name!r} holds values that were not seen when its "
+                    f"distribution was computed (the data changed between passes?)")
+            mapped = self.lookup_codes[pos]
+        else:
+            mapped = np.zeros(0, np.int64)
+        out = np.full(len(local), self.column.m - 1, dtype=np.int64)
+        ok = local >= 0
+        out[ok] = mapped[local[ok]]
+        return out
+
+
+def global_sensitive_column(table: pd.DataFrame, kind: str, name) -> GlobalColumn:
+    """Build the whole table's sensitive column from the per-partition value tables
+    (concatenated in partition order)."""
+    codes, uniq = pd.factorize(table["v"].array, use_na_sentinel=False)
+    counts = np.bincount(codes, weights=table["n"].to_numpy(np.float64),
+                         minlength=len(uniq)) if len(codes) else np.zeros(0)
+    counts = np.rint(counts).astype(np.int64)
+    col = _dist.SensitiveColumn.from_values(pd.Series(uniq, dtype=table["v"].dtype), kind,
+                                            name=name)
+    global_counts = (np.bincount(col.codes, weights=counts, minlength=col.m)
+                     if len(col.codes) else np.zeros(col.m))
+    column = _dist.SensitiveColumn(name, kind, np.zeros(0, np.int64), col.m, col.has_na,
+                                   col.uniques, col.values,
+                                   np.rint(global_counts).astype(np.int64))
+    na = np.asarray(pd.isna(pd.Series(uniq, dtype=table["v"].dtype)), dtype=bool)
+    lookup = pd.Index(pd.Series(uniq, dtype=table["v"].dtype)[~na].array)
+    return GlobalColumn(column, lookup, col.codes[~na])
+
+
+def sensitive_columns(ddf, spec: dict, *, extra=()) -> dict:
+    """{name: GlobalColumn} for ``spec`` ({name: kind}) in one pass over ``ddf`` (``extra``:
+    more lazy objects to compute in the same pass; their results come back under "extra")."""
+    import dask
+
+    lazies = []
+    for c in spec:
+        meta = pd.DataFrame({"v": ddf._meta[c].array[:0], "n": np.zeros(0, np.int64)})
+        lazies.append(ddf[c].map_partitions(_value_table, meta=meta))
+    results = dask.compute(*lazies, *extra)
+    out = {c: global_sensitive_column(results[i], kind, c) for i, (c, kind) in
+           enumerate(spec.items())}
+    out["extra"] = results[len(spec):]
+    return out
+
+
+# --------------------------------------------------------------------------- per-class measures
+
+_NEUTRAL = {"min": np.inf, "max": -np.inf, "sum": 0.0}
+
+
+def _pair_keys(pdf, columns, dtypes, gcol: GlobalColumn):
+    return key_frame(pdf, columns, dtypes, extra={"__s": gcol.codes(pdf[gcol.name])})
+
+
+def _pair_counts(pdf: pd.DataFrame, names) -> _dist.PairCounts:
+    """PairCounts (sorted by class, then value code) of one partition of (class, value) counts
+    holding whole classes."""
+    from pdanon._groups import class_labels
+
+    labels = class_labels(pdf, names)
+    val = pdf["__s"].to_numpy(np.int64)
+    cnt = pdf["__n"].to_numpy(np.int64)
+    order = np.lexsort((val, labels))
+    cls = labels[order]
+    groups = int(cls.max()) + 1
+    sizes = np.rint(np.bincount(cls, weights=cnt[order], minlength=groups)).astype(np.int64)
+    return _dist.PairCounts(cls, val[order], cnt[order], sizes)
+
+
+def _measure(pairs: _dist.PairCounts, col: _dist.SensitiveColumn, what: str, param):
+    """Per-class values of one measure (as pdanon.models computes them)."""
+    if what == "distinct":
+        return _dist.distinct_counts(pairs).astype(np.float64)
+    if what == "entropy":
+        return np.exp(_dist.entropies(pairs))
+    if what == "recursive":
+        return _dist.recursive_l(pairs, float(param)).astype(np.float64)
+    if what == "t":
+        distance, hierarchy = param
+        return _dist.class_distances(pairs, col, distance, hierarchy)
+    if what == "knowledge":  # Σ |C|·TV(C): summed, divided by n on the client
+        return _dist.total_variation(pairs, col) * pairs.sizes
+    if what == "accuracy":  # Σ max count in C
+        starts = np.flatnonzero(pairs.first_in_class())
+        return np.maximum.reduceat(pairs.count, starts).astype(np.float64)
+    raise ValueError(what)
+
+
+def _measures_of_pairs(pdf, names, col, measures):
+    """One row: every measure reduced over the classes of this partition."""
+    row = {}
+    if len(pdf) == 0:
+        return pd.DataFrame({label: [_NEUTRAL[how]] for label, _, _, how in measures})
+    pairs = _pair_counts(pdf, names)
+    for label, what, param, how in measures:
+        v = _measure(pairs, col, what, param)
+        row[label] = [float(v.min() if how == "min" else v.max() if how == "max" else v.sum())]
+    return pd.DataFrame(row)
+
+
+def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures):
+    """Lazy {label: scalar} of per-class ``measures`` [(label, what, param, how)] for one
+    sensitive column."""
+    dtypes = _dtypes(ddf, qis)
+    names = key_names(qis, dtypes) if qis else []
+    if not names:
+        # no quasi-identifier: one class; give every row the same key
+        base = ddf.assign(__one=0)
+        qis, dtypes, names = ["__one"], {"__one": np.dtype(np.int64)}, ["k0"]
+    else:
+        base = ddf
+    meta = key_frame(base._meta, qis, dtypes, extra={"__s": np.zeros(0, np.int64)})
+    keys = base.map_partitions(_pair_keys, qis, dtypes, gcol, meta=meta)
+    split_out = _split_out(ddf)
+    pairs = keys.groupby(names + ["__s"], dropna=False, sort=False, observed=True).size(
+        split_out=split_out).rename("__n").reset_index()
+    if split_out > 1:
+        pairs = pairs.shuffle(on=names, npartitions=split_out)
+    out_meta = pd.DataFrame({label: np.zeros(0) for label, _, _, _ in measures})
+    per_part = pairs.map_partitions(_measures_of_pairs, names, gcol.column, measures,
+                                    meta=out_meta)
+    lazy = {}
+    for label, _, _, how in measures:
+        col = per_part[label]
+        lazy[label] = col.min() if how == "min" else col.max() if how == "max" else col.sum()
+    return lazy
+
+
+def _check_measure_inputs(gcols: dict, distance=None, hierarchies=None):
+    """Raise the errors pandas raises (unknown distance, missing hierarchy, Wasserstein on
+    missing values, ...) before any Dask work, by evaluating on no class."""
+    if distance is None:
+        return
+    from pdanon import models
+
+    data = _dist.SensitiveData({c: g.column for c, g in gcols.items()})
+    models._check_distance(distance, hierarchies, data)
+    empty = _dist.PairCounts(np.zeros(0, np.int64), np.zeros(0, np.int64),
+                             np.zeros(0, np.int64), np.zeros(0, np.int64))
+    for c, g in gcols.items():
+        _dist.class_distances(empty, g.column, distance, (hierarchies or {}).get(c))
+
+
+def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "distinct",
+                c: float | None = None):
+    """The l the frame achieves (see :func:`pdanon.models.l_diversity` for the variants):
+    the smallest over classes and sensitive columns; equal to the pandas value.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> df = pd.DataFrame({"zip": [1, 1, 1, 2, 2, 2], "d": ["a", "a", "b", "a", "b", "c"]})
+    >>> ddf = dd.from_pandas(df, npartitions=2)
+    >>> l_diversity(ddf, ["zip"], ["d"]), round(l_diversity(ddf, ["zip"], ["d"], variant="entropy"), 4)
+    (2, 1.8899)
+    """
+    import dask
+    from pdanon import models
+
+    check_dask_frame(ddf)
+    models._check_variant(variant, c)
+    qis = _qis(ddf, quasi_identifiers)
+    spec = _sensitive(ddf, sensitive)
+    gcols = sensitive_columns(ddf, spec)
+    gcols.pop("extra")
+    if sum(int(g.column.global_counts.sum()) for g in gcols.values()) == 0:
+        return 0.0 if variant == "entropy" else 0
+    lazies = [_lazy_measures(ddf, qis, g, [("l", variant, c, "min")])["l"]
+              for g in gcols.values()]
+    value = float(min(dask.compute(*lazies)))
+    return value if variant == "entropy" else int(round(value))
+
+
+def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = "emd",
+                kinds=None, hierarchies=None) -> float:
+    """The smallest t for which the frame is t-close (see :func:`pdanon.models.t_closeness` for
+    the distances): the largest class-to-table distance; equal to the pandas value.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+    >>> t_closeness(dd.from_pandas(df, npartitions=2), ["zip"], ["d"])
+    0.25
+    """
+    import dask
+
+    check_dask_frame(ddf)
+    qis = _qis(ddf, quasi_identifiers)
+    spec = _sensitive(ddf, sensitive, kinds)
+    gcols = sensitive_columns(ddf, spec)
+    gcols.pop("extra")
+    _check_measure_inputs(gcols, distance, hierarchies)
+    if sum(int(g.column.global_counts.sum()) for g in gcols.values()) == 0:
+        return 0.0
+    lazies = [_lazy_measures(ddf, qis, g, [("t", "t", (distance, (hierarchies or {}).get(c)),
+                                            "max")])["t"] for c, g in gcols.items()]
+    return float(max(0.0, *dask.compute(*lazies)))
+
+
+def metrics(ddf, quasi_identifiers=None, sensitive=None) -> pd.DataFrame:
+    """The original-free rows of :func:`pdanon.metrics.metrics_table` for a Dask frame (k, l
+    distinct / entropy, t (EMD), adversarial gains, classes, average class size, distinctness,
+    non-uniform entropy) plus the discernibility Σ|class|², computed in one Dask pass per
+    group-by. ``sensitive`` defaults to the roles remembered by the frame's meta (none: the l,
+    t and adversarial rows are left out).
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+    >>> m = metrics(dd.from_pandas(df, npartitions=2), ["zip"], ["d"])
+    >>> float(m.set_index("metric").loc["t-closeness (EMD)", "value"])
+    0.25
+    """
+    import dask
+    from pdanon.metrics.report import COLUMNS, MetricsFrame
+    from pdanon.schema import stored_roles
+
+    check_dask_frame(ddf)
+    qis = _qis(ddf, quasi_identifiers)
+    if sensitive is None:
+        stored = stored_roles(ddf._meta)
+        sensitive = dict(stored.sensitive) if stored is not None else {}
+    spec = _dist.sensitive_kinds(ddf._meta, sensitive)
+    sizes_qi = _size_summary(class_sizes(ddf, qis))
+    keys_all, names_all = class_keys(ddf, list(ddf.columns))
+    distinct_rows = _sizes(keys_all, names_all, _split_out(ddf)).count()
+    extra = [sizes_qi[k] for k in ("rows", "classes", "k", "slog", "squares")] + [distinct_rows]
+    gcols = sensitive_columns(ddf, spec, extra=extra) if spec else {"extra": dask.compute(*extra)}
+    rows, classes, k, slog, squares, distinct = gcols.pop("extra")
+    rows, classes = int(rows), int(classes)
+    out = []
+
+    def add(metric, value, better, meaning):
+        out.append((metric, float(value), better, meaning))
+
+    add("k-anonymity", int(k) if rows else 0, "higher",
+        "risk: rows in the smallest equivalence class")
+    if gcols:
+        measures = [("l_d", "distinct", None, "min"), ("l_e", "entropy", None, "min"),
+                    ("t", "t", ("emd", None), "max"), ("kg", "knowledge", None, "sum"),
+                    ("ag", "accuracy", None, "sum")]
+        lazy = [_lazy_measures(ddf, qis, g, measures) for g in gcols.values()] if rows else []
+        got = dask.compute(*lazy)
+        if rows:
+            l_d = min(r["l_d"] for r in got)
+            l_e = min(r["l_e"] for r in got)
+            t = max(0.0, *(r["t"] for r in got))
+            kg = max(0.0, *(r["kg"] / rows for r in got))
+            ag = max(0.0, *((r["ag"] - g.column.global_counts.max()) / rows
+                            for r, g in zip(got, gcols.values())))
+        else:
+            l_d = l_e = t = kg = ag = 0.0
+        add("l-diversity (distinct)", l_d, "higher",
+            "risk: fewest distinct sensitive values in a class")
+        add("l-diversity (entropy)", l_e, "higher",
+            "risk: exp(lowest class entropy of sensitive values)")
+        add("t-closeness (EMD)", t, "lower", "risk: largest class-to-table distance (sensitive)")
+        add("adversarial knowledge gain", kg, "lower", "risk: mean class-to-table total variation")
+        add("adversarial accuracy gain", ag, "lower",
+            "risk: gain in guessing a sensitive value by class")
+    add("equivalence classes", classes if rows else 0, "higher",
+        "utility: distinct quasi-identifier combinations")
+    add("average class size", rows / classes if rows else 0.0, "lower",
+        "utility: rows per equivalence class")
+    add("distinctness", int(distinct) / rows if rows else 0.0, "higher",
+        "utility: distinct published rows / rows")
+    add("non-uniform entropy", _entropy(rows, float(slog)), "higher",
+        "utility: entropy (bits) of quasi-identifier rows")
+    add("discernibility", int(squares) if rows else 0, "lower",
+        "utility: sum of squared class sizes")
+    return MetricsFrame(out, columns=COLUMNS)

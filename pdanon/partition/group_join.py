@@ -458,6 +458,8 @@ class _Neighbours:
             labs = labs[labs != g]
             if len(labs):
                 uniq, first = np.unique(labs, return_index=True)
+                if len(uniq) <= self.max_candidates:
+                    return uniq
                 cands = uniq[np.argsort(first, kind="stable")][: self.max_candidates]
                 return np.sort(cands)
             if w >= n:

@@ -88,9 +88,10 @@ def __getattr__(name):
     if name == "DistributedDataOwnerKAnonymityDepersonalizator":
         try:
             from pdanon import parties
-        except ImportError:
-            raise AttributeError(
+
+            return getattr(parties, name)
+        except (ImportError, AttributeError):
+            raise ImportError(
                 "DistributedDataOwnerKAnonymityDepersonalizator needs pdanon.parties (the "
                 "two-party protocol), which this pdanon version does not ship yet") from None
-        return getattr(parties, name)
     raise AttributeError(f"module 'pdanon.algorithms' has no attribute {name!r}")

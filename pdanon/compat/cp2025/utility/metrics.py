@@ -66,8 +66,12 @@ def _table(arr) -> np.ndarray:
 def _column(values: np.ndarray):
     """One object column as pandas likes it: numbers as a numeric array; anything holding
     generalized cells or non-numbers stays object."""
-    if any(isinstance(v, GeneralizationRange) for v in values):
-        return values
+    ranges = [v for v in values if isinstance(v, GeneralizationRange)]
+    if ranges:
+        try:  # the generalization dtype of the cells' kind (metrics read the kind from it)
+            return pd.array(values, dtype=f"generalization[{ranges[0].kind}]")
+        except (TypeError, ValueError):
+            return values
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
         try:

@@ -1,0 +1,690 @@
+"""pdanon against the reference library cp2025 1.0.3.
+
+The reference's outputs are frozen in tests/data/cp2025_reference.json (made by
+tests/make_cp2025_fixture.py under the reference's own interpreter), so these comparisons run
+everywhere; when the reference is installed at /work/refvenv, ``test_live_reference`` also
+generates fresh random cases with it and compares them.
+
+What must be equal (issue 7): the deterministic algorithms (TimeOptimal family, Datafly, equal
+groups, exact counts), every metric and helper — except the documented defects, which pdanon
+fixes (docs/compat.md): a generalized range is ``[min, max]`` of its group (the reference's
+maximum is the group's *last* value), the ordered ranks of GroupJoin's losses are taken on the
+sorted column, and an exact (Baseline) suppression may pick another pattern with the same
+minimum count.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdanon import algorithms as A
+from pdanon.dtype import GeneralizationRange
+
+DATA = pathlib.Path(__file__).with_name("data") / "cp2025_reference.json"
+REF_PYTHON = pathlib.Path("/work/refvenv/bin/python")
+GENERATOR = pathlib.Path(__file__).with_name("make_cp2025_fixture.py")
+
+
+@pytest.fixture(scope="module")
+def fixture():
+    return json.loads(DATA.read_text())
+
+
+def cases(fixture, family):
+    return [c for c in fixture["cases"] if c["family"] == family]
+
+
+# ============================================================================ cells
+
+
+def dec(cell):
+    tag = cell[0]
+    if tag == "v":
+        return cell[1]
+    if tag == "nan":
+        return np.nan
+    if tag == "r":
+        return GeneralizationRange(cell[1], cell[2], cell[3])
+    return GeneralizationRange(None, None, "unordered", cell[1])
+
+
+def dec_table(t):
+    if t is None:
+        return None
+    if isinstance(t, dict):
+        return pd.DataFrame([[dec(c) for c in r] for r in t["frame"]], columns=t["columns"],
+                            dtype=object)
+    return [[dec(c) for c in r] for r in t]
+
+
+def is_nan(v) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def same_cell(a, b, tol=1e-9) -> bool:
+    if is_nan(a) or is_nan(b):
+        return is_nan(a) and is_nan(b)
+    ra, rb = isinstance(a, GeneralizationRange), isinstance(b, GeneralizationRange)
+    if ra or rb:
+        if not (ra and rb) or (a.kind == "unordered") != (b.kind == "unordered"):
+            return False
+        if a.kind == "unordered":
+            return set(a.values_set) == set(b.values_set)
+        return same_cell(a.min, b.min, tol) and same_cell(a.max, b.max, tol)
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return abs(float(a) - float(b)) <= tol * max(1.0, abs(float(a)))
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def same_table(a, b, tol=1e-9) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if len(a) != len(b):
+        return False
+    return all(len(r) == len(s) and all(same_cell(x, y, tol) for x, y in zip(r, s))
+               for r, s in zip(a, b))
+
+
+def diff_text(a, b) -> str:
+    lines = []
+    for i, (r, s) in enumerate(zip(a or [], b or [])):
+        if not all(same_cell(x, y) for x, y in zip(r, s)) or len(r) != len(s):
+            lines.append(f"row {i}: pdanon {r} reference {s}")
+    return "\n".join(lines[:8])
+
+
+def same_except_maxima(got, ref, rows) -> bool:
+    """Equal tables, except that a range's maximum may differ: pdanon's is the largest
+    original value of the rows that share the cell (the reference's is the group's last)."""
+    for i, (r, s) in enumerate(zip(got, ref)):
+        for j, (a, b) in enumerate(zip(r, s)):
+            if isinstance(a, GeneralizationRange) and isinstance(b, GeneralizationRange) \
+                    and a.kind != "unordered" and b.kind != "unordered":
+                members = [rows[m][j] for m in range(len(got)) if same_cell(got[m][j], a)]
+                if a.min != b.min or a.max != max(members) or b.max > a.max:
+                    return False
+            elif not same_cell(a, b):
+                return False
+    return True
+
+
+def fixed_generalization(qi_rows, groups, kinds):
+    """What correct generalization of ``groups`` gives: a constant column keeps its value,
+    real/ordered become [min, max], unordered the set of the group's values."""
+    out = [list(r) for r in qi_rows]
+    for g in groups:
+        for j, kind in enumerate(kinds):
+            vals = [qi_rows[i][j] for i in g]
+            if all(v == vals[0] for v in vals):
+                continue
+            if kind == "unordered":
+                cell = GeneralizationRange(None, None, "unordered", vals)
+            else:
+                cell = GeneralizationRange(min(vals), max(vals), kind)
+            for i in g:
+                out[i][j] = cell
+    return out
+
+
+# ============================================================================ TimeOptimal
+
+
+def exact_distances(qi_rows, kinds, hamming):
+    """The TimeOptimal row distances in exact rational arithmetic (SPEC §3)."""
+    from fractions import Fraction
+
+    n = len(qi_rows)
+    per_col = []
+    for j, kind in enumerate(kinds):
+        col = [r[j] for r in qi_rows]
+        if hamming or kind == "unordered":
+            per_col.append(lambda a, b, col=col: Fraction(int(col[a] != col[b])))
+        elif kind == "ordered":
+            srt = sorted(col)
+            rank = {v: srt.index(v) for v in set(col)}
+            per_col.append(lambda a, b, col=col, rank=rank:
+                           Fraction(abs(rank[col[a]] - rank[col[b]]), n))
+        else:
+            lo, hi = min(col), max(col)
+            span = Fraction(hi) - Fraction(lo)
+            per_col.append(lambda a, b, col=col, span=span:
+                           abs(Fraction(col[a]) - Fraction(col[b])) / span if span else
+                           Fraction(0))
+    return [[sum((f(a, b) for f in per_col), Fraction(0)) for b in range(n)] for a in range(n)]
+
+
+def exact_time_optimal_groups(qi_rows, sens_rows, kinds, k, l, hamming):
+    """The documented TimeOptimal grouping with exact distances and ties to the lower row
+    index; group rows in build order (seed, then by distance)."""
+    d = exact_distances(qi_rows, kinds, hamming)
+    n = len(qi_rows)
+    free = [True] * n
+    groups = []
+
+    def diverse(rows):
+        if l is None or not sens_rows or not sens_rows[0]:
+            return True
+        return all(len({sens_rows[r][j] for r in rows}) >= l for j in range(len(sens_rows[0])))
+
+    for i in range(n):
+        if not free[i]:
+            continue
+        order = sorted((r for r in range(n) if free[r]), key=lambda r: (d[i][r], r))
+        group = []
+        for r in order:
+            if len(group) >= k and diverse(group):
+                break
+            group.append(r)
+        for r in group:
+            free[r] = False
+        if len(group) < k or not diverse(group):
+            if not groups:
+                return None
+            groups[-1] = groups[-1] + group
+        else:
+            groups.append(group)
+    return groups
+
+
+def recode(qi_rows, groups, kinds, method):
+    """Straightforward recoding of groups (SPEC §1), generalization with correct maxima."""
+    if method == "g":
+        return fixed_generalization(qi_rows, groups, kinds)
+    out = [list(r) for r in qi_rows]
+    for g in groups:
+        for j, kind in enumerate(kinds):
+            vals = [qi_rows[i][j] for i in g]
+            if all(v == vals[0] for v in vals):
+                continue
+            if method == "s":
+                cell = np.nan
+            elif kind == "real":
+                cell = float(np.mean(vals))
+            elif kind == "ordered":
+                cell = sorted(vals)[len(vals) // 2]
+            else:
+                counts = {}
+                for v in vals:
+                    counts[v] = counts.get(v, 0) + 1
+                cell = max(counts, key=lambda v: (counts[v], -vals.index(v)))
+            for i in g:
+                out[i][j] = cell
+    return out
+
+
+def _time_optimal(case):
+    k, l, kinds = case["k"], case["l"], case["kinds"]
+    cls = {("s", "k"): lambda: A.SuppressionKAnonymityTimeOptimal(k),
+           ("g", "k"): lambda: A.GeneralizationKAnonymityTimeOptimal(k, kinds),
+           ("a", "k"): lambda: A.AggregationKAnonymityTimeOptimal(k, kinds),
+           ("s", "l"): lambda: A.SuppressionLDiversityTimeOptimal(k, l),
+           ("g", "l"): lambda: A.GeneralizationLDiversityTimeOptimal(k, l, kinds),
+           ("a", "l"): lambda: A.AggregationLDiversityTimeOptimal(k, l, kinds)}
+    return cls[(case["method"], case["model"])]()
+
+
+def test_time_optimal_equals_reference(fixture):
+    """pdanon's TimeOptimal classes compute the documented rule exactly: groups by exact
+    (rational) distances with ties to the lower row index, then suppression / aggregation /
+    generalization with [min, max] ranges. The reference equals that rule too, except
+
+    * range maxima: the reference's maximum is the group's *last* value (the defect);
+    * exact distance ties: the reference computes distances in floating point after
+      normalizing each value, so an exact tie can come out as 0.19999999999999996 vs 0.2
+      and be broken the other way (docs/compat.md).
+
+    So: pdanon == the exact rule, always; and wherever the reference's groups are the exact
+    rule's groups, pdanon == the reference (with the correct maxima for generalization)."""
+    checked = defect_cells = float_ties = 0
+    for case in cases(fixture, "time_optimal"):
+        rows = [list(r) for r in case["input"]]
+        q = len(case["kinds"])
+        kinds, method, k = case["kinds"], case["method"], case["k"]
+        l = case["l"] if case["model"] == "l" else None
+        got = _time_optimal(case).depersonalize(rows, sensitives_ids=case["s_ids"])
+        ref = dec_table(case["output"])
+        if len(rows) < k or case["groups"] is None:
+            assert list(got[1:]) == case["counts"] == [None]
+            assert same_table(got[0], ref)
+            continue
+        qi_rows = [r[:q] for r in rows]
+        groups = exact_time_optimal_groups(qi_rows, [r[q:] for r in rows], kinds, k, l,
+                                           hamming=method == "s")
+        expected = [e + r[q:] for e, r in zip(recode(qi_rows, groups, kinds, method), rows)]
+        assert same_table(got[0], expected), diff_text(got[0], expected)
+        if [sorted(g) for g in groups] != [sorted(g) for g in case["groups"]]:
+            float_ties += 1
+            continue
+        assert list(got[1:]) == case["counts"], case
+        if method != "g":
+            assert same_table(got[0], ref), diff_text(got[0], ref)
+        else:
+            for g in case["groups"]:  # the reference differs only in maxima = last value
+                last = rows[g[-1]]
+                for i in g:
+                    for j in range(q):
+                        a, b = ref[i][j], expected[i][j]
+                        if same_cell(a, b):
+                            continue
+                        defect_cells += 1
+                        assert isinstance(b, GeneralizationRange) and b.kind != "unordered"
+                        assert a.min == b.min and a.max == last[j] and a.max != b.max
+        checked += 1
+    assert checked >= 50 and float_ties <= checked // 10
+    assert defect_cells > 0  # the fixture does exercise the defect
+
+
+# ============================================================================ Datafly, greedy
+
+
+def test_datafly_equals_reference(fixture):
+    for case in cases(fixture, "datafly"):
+        rows = [list(r) for r in case["input"]]
+        got = A.Datafly(case["k"], case["kinds"], k_suppressed_lines=case["lines"]).depersonalize(
+            rows)
+        ref = dec_table(case["output"])
+        assert list(got[1:]) == case["counts"], case
+        assert same_table(got[0], ref), diff_text(got[0], ref)
+
+
+def test_greedy_equals_reference(fixture):
+    for case in cases(fixture, "greedy"):
+        rows = [list(r) for r in case["input"]]
+        got = A.GeneralizationGreedyByOneEqualSizedGroups(case["k"], case["kinds"]).depersonalize(
+            rows)
+        ref = dec_table(case["output"])
+        assert list(got[1:]) == case["counts"], case
+        assert same_table(got[0], ref), diff_text(got[0], ref)
+
+
+# ============================================================================ exact (Baseline)
+
+
+def _satisfies(table, q, s_ids, model, k, l, t, s_types):
+    from pdanon.compat.cp2025.utility import metrics as M
+
+    arr = np.array(table, dtype=object)
+    qi = arr[:, :q]
+    if model == "k":
+        return M.is_k_anonimus(qi, k)
+    s = arr[:, q:q + 1]
+    if model == "l":
+        return M.is_l_diverse(qi, s, k, l)
+    return M.is_t_close(qi, s, s_types, k, t)
+
+
+def test_baseline_counts_equal_reference(fixture):
+    """Same minimum number of suppressed cells; pdanon's table meets the model and suppresses
+    exactly that many cells (it may choose another minimal pattern)."""
+    for case in cases(fixture, "baseline"):
+        rows = [list(r) for r in case["input"]]
+        k, l, t = case["k"], case["l"], case["t"]
+        alg = {"k": lambda: A.SuppressionKAnonymityBaseline(k),
+               "l": lambda: A.SuppressionLDiversityBaseline(k, l),
+               "t": lambda: A.SuppressionTClosenessBaseline(k, t, case["s_types"])}[case["model"]]()
+        got = alg.depersonalize(rows, sensitives_ids=case["s_ids"])
+        assert list(got[1:]) == case["counts"], case
+        if case["counts"][0] is None:  # infeasible: the sensitive column only, as the reference
+            assert same_table(got[0], dec_table(case["output"]))
+            continue
+        q = len(rows[0]) - (1 if case["s_ids"] else 0)
+        suppressed = sum(is_nan(v) for r in got[0] for v in r[:q])
+        assert suppressed == case["counts"][0]
+        assert _satisfies(got[0], q, case["s_ids"], case["model"], k, l, t, case["s_types"])
+
+
+# ============================================================================ GroupJoin
+
+
+def _group_join(case, seed):
+    kinds = case["kinds"]
+    method = {"s": lambda: A.GroupJoinSuppression(),
+              "g": lambda: A.GroupJoinGeneralization(kinds),
+              "a": lambda: A.GroupJoinAggregation(kinds)}[case["method"]]()
+    metric = {"k": lambda: A.GroupJoinKAnonymity(case["k"], seed=seed),
+              "l": lambda: A.GroupJoinLDiversity(case["k"], case["l"], seed=seed),
+              "t": lambda: A.GroupJoinTCloseness(case["k"], case["t"], ["unordered"],
+                                                 seed=seed)}[case["model"]]()
+    return A.GroupJoinDepersonalizator(method, metric)
+
+
+def test_group_join_valid_and_equal_when_the_choice_does_not_matter(fixture, strict=True):
+    """pdanon does not replay the reference's random draws. Where both libraries give one
+    output for every seed tried (the random choice of the violating group does not matter),
+    the outputs must be equal - for suppression and aggregation exactly, for generalization
+    with correct range maxima. Every pdanon output must satisfy the model."""
+    from pdanon.compat.cp2025.utility import metrics as M
+
+    compared = 0
+    for case in cases(fixture, "group_join"):
+        rows = [list(r) for r in case["input"]]
+        q = len(case["kinds"])
+        outs = [s for s in case["seeds"] if "output" in s]
+        got = _group_join(case, 0).depersonalize(rows, sensitives_ids=case["s_ids"])
+        if got[1] is None:  # infeasible (the reference crashes or loops there)
+            assert any("error" in s for s in case["seeds"]) or not outs
+            continue
+        arr = np.array(got[0], dtype=object)
+        if case["model"] == "k":
+            assert M.is_k_anonimus(arr[:, :q], case["k"])
+        elif case["model"] == "l":
+            assert M.is_l_diverse(arr[:, :q], arr[:, q:], case["k"], case["l"])
+        else:
+            assert M.is_t_close(arr[:, :q], arr[:, q:], ["unordered"], case["k"], case["t"])
+        tables = [dec_table(s["output"]) for s in outs]
+        invariant = len(outs) == len(case["seeds"]) and all(
+            same_table(tables[0], t) and outs[0]["counts"] == s["counts"]
+            for t, s in zip(tables, outs))
+        if not invariant:
+            continue
+        ours = [got] + [_group_join(case, seed).depersonalize(rows, sensitives_ids=case["s_ids"])
+                        for seed in range(1, 5)]
+        if not all(same_table(o[0], got[0]) for o in ours):
+            continue  # the choice matters for pdanon's draws: not comparable
+        if not strict:
+            # fresh cases: equally good partners are broken differently (pdanon: the group
+            # with the smallest row; the reference: the group it stored first), so only count
+            equal = list(got[1:]) == outs[0]["counts"] and (
+                same_except_maxima(got[0], tables[0], rows) if case["method"] == "g"
+                else same_table(got[0], tables[0]))
+            compared += equal
+            continue
+        assert list(got[1:]) == outs[0]["counts"], case
+        if case["method"] == "g":
+            assert same_except_maxima(got[0], tables[0], rows), diff_text(got[0], tables[0])
+        else:
+            assert same_table(got[0], tables[0]), diff_text(got[0], tables[0])
+        compared += 1
+    assert compared >= 5 if strict else compared >= 0
+
+
+def test_first_violating_group_join_matches_reference_grouping(fixture):
+    """GeneralizationKAnonymityGroupJoin merges the first violating group (deterministic in
+    both libraries). Its early loss differs (docs/compat.md), so the tables may differ; pdanon's
+    output must be k-anonymous and truthful, and the counts are compared in aggregate."""
+    from pdanon.compat.cp2025.utility import metrics as M
+
+    same = total = 0
+    for case in cases(fixture, "gk_group_join"):
+        rows = [list(r) for r in case["input"]]
+        got = A.GeneralizationKAnonymityGroupJoin(case["k"], case["kinds"]).depersonalize(rows)
+        arr = np.array(got[0], dtype=object)
+        assert M.is_k_anonimus(arr, case["k"])
+        for r, o in zip(rows, got[0]):
+            for v, c in zip(r, o):
+                assert (v in c) if isinstance(c, GeneralizationRange) else v == c
+        total += 1
+        same += list(got[1:]) == case["counts"] and same_except_maxima(
+            got[0], dec_table(case["output"]), rows)
+    assert total >= 5 and same >= total // 3
+
+
+# ============================================================================ io and hasher
+
+
+def _input(kind, rows):
+    if kind == "list":
+        return [list(r) for r in rows]
+    if kind == "ndarray":
+        return np.array(rows, dtype=object)
+    return pd.DataFrame(rows, columns=["name", "age", "sex", "d"])
+
+
+def test_io_types_none_and_column_dropping(fixture):
+    """Same output type, cells, counts and ``None`` cases. The reference cannot build a
+    DataFrame once it dropped columns (ValueError); pdanon returns the kept columns with
+    their labels (docs/compat.md)."""
+    for case in cases(fixture, "io"):
+        data = _input(case["input_type"], case["input"])
+        kwargs = {k: v for k, v in case["kwargs"].items()}
+        if "error" in case and case["error"] == "ValueError" and "left" in str(
+                case["kwargs"].values()):
+            with pytest.raises(ValueError, match="only one"):
+                A.SuppressionKAnonymityTimeOptimal(case["k"]).depersonalize(data, **kwargs)
+            continue
+        got = A.SuppressionKAnonymityTimeOptimal(case["k"]).depersonalize(data, **kwargs)
+        if "error" in case:
+            assert case["input_type"] == "frame" and "Shape of passed values" in case["message"]
+            assert isinstance(got[0], pd.DataFrame)
+            kept = [c for i, c in enumerate(["name", "age", "sex", "d"])
+                    if i not in kwargs.get("identifiers_ids", [])]
+            assert list(got[0].columns) == kept
+            assert (got[0].dtypes == object).all()
+            continue
+        assert list(got[1:]) == case["counts"]
+        ref = dec_table(case["output"])
+        if ref is None:
+            assert got[0] is None
+            continue
+        assert type(got[0]).__name__ == case["type"]
+        if isinstance(got[0], pd.DataFrame):
+            assert list(got[0].columns) == list(ref.columns)
+            assert (got[0].dtypes == object).all()
+            assert same_table(got[0].to_numpy().tolist(), ref.to_numpy().tolist())
+        else:
+            rows = got[0].tolist() if isinstance(got[0], np.ndarray) else got[0]
+            assert same_table(rows, ref)
+
+
+def test_identifier_hasher_is_byte_identical(fixture):
+    for case in cases(fixture, "hasher"):
+        data = _input(case["input_type"], case["input"])
+        got = A.IdentifierHasher().depersonalize(data, identifiers_ids=[0, 2], sensitives_ids=[3])
+        assert len(got) == 1
+        out = got[0]
+        rows = (out.to_numpy().tolist() if isinstance(out, pd.DataFrame)
+                else out.tolist() if isinstance(out, np.ndarray) else out)
+        ref = dec_table(case["output"])
+        ref_rows = ref.to_numpy().tolist() if isinstance(ref, pd.DataFrame) else ref
+        assert rows == ref_rows
+        assert type(out).__name__ == case["type"]
+
+
+def test_empty_table(fixture):
+    (case,) = cases(fixture, "empty")
+    assert A.SuppressionKAnonymityTimeOptimal(2).depersonalize([]) == ([], *case["counts"])
+    assert A.IdentifierHasher().depersonalize([]) == ([],)
+    assert A.Shuffler().depersonalize([]) == ([], 0)
+
+
+# ============================================================================ metrics and helpers
+
+
+def _metric_inputs(case):
+    q = len(case["kinds"])
+    orig = np.array([r[:q] for r in case["original"]], dtype=object)
+    s = np.array([r[q:] for r in case["original"]], dtype=object)
+    anon = np.array(dec_table(case["anonymized"]), dtype=object)
+    return orig, anon, s
+
+
+def test_every_metric_equals_reference(fixture):
+    from pdanon.compat.cp2025.utility import metrics as M
+
+    compared = 0
+    for case in cases(fixture, "metrics"):
+        orig, qa, s = _metric_inputs(case)
+        k, kinds, t_types = case["k"], case["kinds"], [case["s_kind"]]
+        calls = {
+            "find_k_anonimus": lambda: M.find_k_anonimus(qa),
+            "is_k_anonimus": lambda: M.is_k_anonimus(qa, k),
+            "find_l_diverse": lambda: M.find_l_diverse(qa, s),
+            "is_l_diverse": lambda: M.is_l_diverse(qa, s, k, 2),
+            "find_t_close": lambda: M.find_t_close(qa, s, t_types),
+            "find_t_close_entropy": lambda: M.find_t_close(qa, s, t_types, True),
+            "is_t_close": lambda: M.is_t_close(qa, s, t_types, k, 0.2),
+            "adversarial_knowledge_gain": lambda: M.adversarial_knowledge_gain(qa, s[:, 0]),
+            "adversarial_accuracy_gain": lambda: M.adversarial_accuracy_gain(qa, s[:, 0]),
+            "average_equivalence_class_size": lambda: M.average_equivalence_class_size(qa),
+            "distinctness": lambda: M.distinctness(qa),
+            "changed_proportion": lambda: M.changed_proportion(orig, qa),
+            "non_uniform_entropy": lambda: M.non_uniform_entropy(qa),
+            "entropy_based_information_loss": lambda: M.entropy_based_information_loss(orig, qa),
+            "my_by_element_distance": lambda: M.my_by_element_distance(orig, qa, kinds),
+        }
+        for name, fn in calls.items():
+            ref = case["values"][name]
+            got = fn()
+            if isinstance(ref, dict):  # the reference raised (set vs set, ...): pdanon answers
+                assert np.isfinite(got)
+                continue
+            if isinstance(ref, float) and math.isnan(ref):
+                # the reference divides 0 by 0 when the original has no entropy
+                assert name == "entropy_based_information_loss" and got == 0.0
+                continue
+            assert got == pytest.approx(ref, abs=1e-9), (name, case)
+            compared += 1
+    assert compared >= 300
+
+
+def test_utility_helpers_equal_reference(fixture):
+    from pdanon.compat.cp2025.utility import algorithms as UA
+    from pdanon.compat.cp2025.utility import diatances as D
+    from pdanon.compat.cp2025.utility import groupping as G
+    from pdanon.compat.cp2025.utility import metrics as M
+    from pdanon.compat.cp2025.utility import statistics as S
+    from pdanon.compat.cp2025.utility import utility as U
+
+    for case in cases(fixture, "utility"):
+        kinds = case["kinds"]
+        q = len(kinds)
+        rows = case["input"]
+        qi = np.array([r[:q] for r in rows], dtype=object)
+        s = np.array([r[q:] for r in rows], dtype=object)
+        dist = D.dfs_rank_general_dist(qi, kinds)
+        np.testing.assert_allclose(dist, case["dfs_rank_general_dist"], atol=1e-12)
+        np.testing.assert_allclose(D.dfs_hamming_distances(qi), case["dfs_hamming_distances"])
+        if "dfs_rank_distances" in case:
+            np.testing.assert_allclose(D.dfs_rank_distances(qi), case["dfs_rank_distances"],
+                                       atol=1e-12)
+        groups = G.group_by_dist(np.array(case["dfs_rank_general_dist"]), case["k"])
+        assert groups == case["group_by_dist"]
+        assert G.group_by_dist_with_l_diverse(np.array(case["dfs_rank_general_dist"]), s,
+                                              case["k"], 2) == case["group_by_dist_with_l_diverse"]
+        n_sup, sup = UA.suppression(groups, qi)
+        assert [n_sup] == case["suppression"][:1]
+        assert same_table(sup.tolist(), dec_table(case["suppression"][1]))
+        gen, n_gen = UA.generalization(groups, qi, kinds)
+        assert n_gen == case["generalization"][1]
+        assert same_table(gen.tolist(), fixed_generalization(qi.tolist(), groups, kinds))
+        agg, n_agg = UA.aggregation(groups, qi, kinds)
+        assert n_agg == case["aggregation"][1]
+        assert same_table(agg.tolist(), dec_table(case["aggregation"][0]))
+        params = U.count_column_params_for_my_loss(qi, kinds)
+        for j, (p, ref, kind) in enumerate(zip(params, case["count_column_params_for_my_loss"],
+                                               kinds)):
+            if kind == "real":
+                assert [float(x) for x in p] == pytest.approx(ref)
+            elif kind == "unordered":
+                assert p == []
+            else:  # ranks on the sorted column (the reference forgets to sort)
+                ranks, n = p
+                ordered = sorted(qi[:, j].tolist())
+                assert n == len(ordered)
+                assert ranks == {v: ordered.index(v) for v in set(ordered)}
+        col = s[:, 0].tolist()
+        assert S.mode(col) == case["mode"]
+        assert list(M.get_count_dict(col).items()) == [tuple(x) for x in case["get_count_dict"]]
+        keys, freqs = case["get_elements_frequencies"]
+        assert M.get_elements_frequencies(col, keys).tolist() == pytest.approx(freqs)
+        real = np.array(case["real_sample"])
+        n = len(real)
+        assert M.real_sample_distance(real[: n // 2 + 1], real) == pytest.approx(
+            case["real_sample_distance"], abs=1e-12)
+        assert M.categorical_sample_distance(s[: n // 2 + 1, 0], s[:, 0]) == pytest.approx(
+            case["categorical_sample_distance"], abs=1e-12)
+    (joins,) = cases(fixture, "joins")
+    from pdanon.compat.cp2025.utility.GeneralizationRange import join_ordered, join_unordered
+
+    for kind, a, b, ref in joins["cases"]:
+        got = join_ordered(a, b, "ordered") if kind == "ordered" else join_unordered(a, b)
+        assert same_cell(got, dec(ref))
+    assert U.fill_left_columns_ids(6, [0, 2], [5]) == joins["fill_left_columns_ids"]
+
+
+# ============================================================================ module paths
+
+
+def test_every_reference_module_and_name_exists(fixture):
+    """Every public module of cp2025 and every name it defines (or re-exports from cp2025)
+    imports from pdanon.compat.cp2025 - except the two-party class, which needs
+    pdanon.parties (issue 8)."""
+    missing = []
+    for mod, names in fixture["names"].items():
+        m = importlib.import_module("pdanon.compat." + mod)
+        for name in names:
+            if name == "DistributedDataOwnerKAnonymityDepersonalizator":
+                continue
+            if not hasattr(m, name):
+                missing.append(f"{mod}.{name}")
+    assert not missing
+    assert len(fixture["names"]) >= 30
+
+
+def test_compat_names_are_pdanon_objects():
+    from pdanon.compat.cp2025.algorithms.Datafly import Datafly
+    from pdanon.compat.cp2025.algorithms.groupjoin import GroupJoinKAnonymity
+    from pdanon.compat.cp2025.utility.boosting_security_score import get_boosting_security_score
+    from pdanon.compat.cp2025.utility.GeneralizationRange import GeneralizationRange as GR
+    from pdanon.compat.cp2025.utility.metrics import (
+        adversarial_knowledge_gain,
+        find_k_anonimus,
+        my_by_element_distance_columns_ordered,
+    )
+    from pdanon.compat.cp2025.utility.prepare_data import prepare_data
+
+    assert Datafly is A.Datafly and GroupJoinKAnonymity is A.GroupJoinKAnonymity
+    assert GR is GeneralizationRange
+    assert all(callable(f) for f in (get_boosting_security_score, adversarial_knowledge_gain,
+                                     find_k_anonimus, my_by_element_distance_columns_ordered,
+                                     prepare_data))
+
+
+def test_distributed_owner_reports_the_missing_protocol():
+    """The two-party class comes from pdanon.parties (issue 8); until that exposes it the
+    import fails with an explanation instead of a bare AttributeError."""
+    parties = None
+    try:
+        parties = importlib.import_module("pdanon.parties")
+    except ImportError:
+        pass
+    mod = "pdanon.compat.cp2025.algorithms.DistributedDataKAnonymityDepersonalization"
+    if hasattr(parties, "DistributedDataOwnerKAnonymityDepersonalizator"):
+        cls = getattr(importlib.import_module(mod),
+                      "DistributedDataOwnerKAnonymityDepersonalizator")
+        assert cls is parties.DistributedDataOwnerKAnonymityDepersonalizator
+    else:
+        with pytest.raises(ImportError, match="pdanon.parties"):
+            getattr(importlib.import_module(mod), "DistributedDataOwnerKAnonymityDepersonalizator")
+
+
+# ============================================================================ live reference
+
+
+@pytest.mark.skipif(not REF_PYTHON.exists(), reason="the reference cp2025 is not installed")
+def test_live_reference_on_fresh_cases():
+    """Fresh random cases generated and run by the installed reference (another seed than the
+    fixture's), compared with the same rules."""
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    proc = subprocess.run([str(REF_PYTHON), str(GENERATOR), "--live", "7"], capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    live = json.loads(proc.stdout)
+    for test in (test_time_optimal_equals_reference, test_datafly_equals_reference,
+                 test_greedy_equals_reference, test_every_metric_equals_reference,
+                 test_utility_helpers_equal_reference):
+        test(live)
+    test_group_join_valid_and_equal_when_the_choice_does_not_matter(live, strict=False)

@@ -92,11 +92,11 @@ class GroupJoinMethod(ABC):
         return rank / (n - 1) if n > 1 else np.zeros(len(rank), dtype=np.float64)
 
     def _range_loss(self, array, col_ind, kind) -> float:
+        if self.method == "suppress":
+            return _suppression_loss(array)
         u = self._normalized(array, col_ind, kind)
         if len(u) == 0:
             return 0.0
-        if self.method == "suppress":
-            return _suppression_loss(array)
         if self.method == "generalize":
             return float(_losses.generalization_loss(len(u), u.min(), u.max(), u.sum(),
                                                      (u * u).sum()))

@@ -7,9 +7,9 @@ Phases (what runs where is summarized in docs/dask.md):
    codes (``real``: sorted distinct values, or 1,024 quantile bins when a column has more than
    :data:`EXACT_CODES_LIMIT` distinct values; ``ordered``: the categories / sorted values;
    ``unordered``: values in order of first appearance, as pandas' ``factorize`` numbers them).
-2. **Codes** (one pass, persisted). Each partition becomes int32 codes (~4 bytes per
-   quasi-identifier and sensitive column per row), kept in worker memory while the cuts are
-   chosen.
+2. **Codes** (one pass, persisted). Each partition becomes small integer codes (1-4 bytes
+   per quasi-identifier and sensitive column per row, no index), kept in worker memory while
+   the cuts are chosen.
 3. **Top cuts** (one or two passes per level over the codes). Each partition routes its rows
    through the cut tree and counts rows per (open part, column, code); the client sums these
    small histograms and applies the rule of :mod:`pdanon.partition.mondrian` on them - widest
@@ -23,8 +23,9 @@ Phases (what runs where is summarized in docs/dask.md):
    bounds and sends every part only the rows' codes and positions; a part's task runs the
    single-machine :func:`~pdanon.partition.mondrian.mondrian_partition` on them, builds the
    generalized cells (:meth:`GeneralizationArray.from_groups`, global categories, so every part
-   has the same dtype) and verifies its classes. With ``order="input"`` the cells travel back
-   to the input partition they came from, which inserts them at their rows: the output has the
+   has the same dtype) and verifies its classes. With ``order="input"`` each row's class id
+   (4 bytes) travels back to the input partition it came from, with one small table of the
+   part's class cells; that partition inserts the cells at its rows: the output has the
    input's partitions, divisions, index and row order, and the sensitive / insensitive columns
    never move. With ``order="part"`` each part is one output partition (cheaper; index labels
    kept, row order grouped by part).
@@ -66,6 +67,14 @@ ORDERS = ("input", "part")
 # ============================================================================ the plan
 
 
+def code_dtype(ncodes: int):
+    """The smallest signed integer type holding codes 0..ncodes-1 (and -1)."""
+    for t in (np.int8, np.int16, np.int32):
+        if ncodes < np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
+
+
 @dataclass
 class QIColumn:
     """One quasi-identifier in global codes."""
@@ -99,19 +108,20 @@ class QIColumn:
         return GeneralizationDtype(self.kind, self.categories)
 
     def encode(self, series: pd.Series) -> np.ndarray:
-        """Global codes (int32) of one partition's cells."""
+        """Global codes (:func:`code_dtype`) of one partition's cells."""
+        t = code_dtype(self.ncodes)
         if self.kind == "real":
             x = series.to_numpy(dtype=np.float64, na_value=np.nan)
             if self.binned:
-                return np.searchsorted(self.edges, x, side="right").astype(np.int32)
-            return np.searchsorted(self.values.astype(np.float64), x).astype(np.int32)
+                return np.searchsorted(self.edges, x, side="right").astype(t)
+            return np.searchsorted(self.values.astype(np.float64), x).astype(t)
         if isinstance(series.dtype, pd.CategoricalDtype):
             pos = self.categories.get_indexer(series.cat.categories)
             codes = series.cat.codes.to_numpy(np.int64)
-            return pos[codes].astype(np.int32) if len(pos) else codes.astype(np.int32)
+            return pos[codes].astype(t) if len(pos) else codes.astype(t)
         codes, uniq = pd.factorize(series.array, use_na_sentinel=True)
         pos = self.categories.get_indexer(uniq)
-        return pos[codes].astype(np.int32) if len(pos) else np.asarray(codes, np.int32)
+        return pos[codes].astype(t) if len(pos) else np.asarray(codes, t)
 
     def values_of(self, codes: np.ndarray, raw: np.ndarray | None):
         """The plain values of rows given their codes (raw values for binned columns)."""
@@ -552,19 +562,19 @@ def _encode_partition(pdf: pd.DataFrame, plan: Plan) -> pd.DataFrame:
         if q.binned:
             data[f"v{j}"] = s.to_numpy(dtype=np.float64) if not q.integer else s.to_numpy()
     for i, (c, g) in enumerate(plan.sensitive.items()):
-        data[f"s{i}"] = g.codes(pdf[c]).astype(np.int32)
-    return pd.DataFrame(data, index=pdf.index)
+        data[f"s{i}"] = g.codes(pdf[c]).astype(code_dtype(g.column.m))
+    return pd.DataFrame(data, index=pd.RangeIndex(len(pdf)))
 
 
 def _encoded_meta(plan: Plan, index) -> pd.DataFrame:
     data = {}
     for j, q in enumerate(plan.qis):
-        data[f"c{j}"] = np.zeros(0, np.int32)
+        data[f"c{j}"] = np.zeros(0, code_dtype(q.ncodes))
         if q.binned:
             data[f"v{j}"] = np.zeros(0, np.int64 if q.integer else np.float64)
-    for i in range(len(plan.sensitive)):
-        data[f"s{i}"] = np.zeros(0, np.int32)
-    return pd.DataFrame(data, index=index[:0])
+    for i, g in enumerate(plan.sensitive.values()):
+        data[f"s{i}"] = np.zeros(0, code_dtype(g.column.m))
+    return pd.DataFrame(data, index=pd.RangeIndex(0))
 
 
 # ============================================================================ local phase
@@ -657,7 +667,7 @@ def _local_columns(plan: Plan, arrays: dict):
     stats = {"rows": n, "classes": int(len(sizes)), "k": int(sizes.min()) if n else 0,
              "squares": int((sizes.astype(np.int64) ** 2).sum()),
              "seconds": time.perf_counter() - started}
-    return out, stats
+    return out, stats, published
 
 
 def _concat(pieces: list, key: str):
@@ -666,21 +676,24 @@ def _concat(pieces: list, key: str):
 
 
 def _part_input_order(plan: Plan, *pieces):
-    """Part task (order="input"): anonymize, then one back piece per input partition."""
+    """Part task (order="input"): anonymize; return one back piece per input partition (the
+    rows' positions there and their class ids), the stats, and the table of class cells."""
     keys = plan.code_columns + plan.raw_columns + plan.sensitive_columns
     arrays = {k: _concat(list(pieces), k) for k in keys}
     lens = np.array([len(p["pos"]) for p in pieces], dtype=np.int64)
     bounds = np.concatenate([[0], np.cumsum(lens)])
     if bounds[-1] == 0:
         return [None] * len(pieces) + [{"rows": 0, "classes": 0, "k": 0, "squares": 0,
-                                        "seconds": 0.0}]
-    cols, stats = _local_columns(plan, arrays)
+                                        "seconds": 0.0}, None]
+    cols, stats, labels = _local_columns(plan, arrays)
+    _, first = np.unique(labels, return_index=True)
+    table = {c: arr.take(first) for c, arr in cols.items()}  # one cell per class
+    cls = labels.astype(np.int32)
     back = []
     for i, p in enumerate(pieces):
         a, b = bounds[i], bounds[i + 1]
-        back.append(None if a == b else {"pos": p["pos"], "cols": {c: arr[a:b] for c, arr in
-                                                                   cols.items()}})
-    return back + [stats]
+        back.append(None if a == b else {"pos": p["pos"], "cls": cls[a:b]})
+    return back + [stats, table]
 
 
 def _part_part_order(plan: Plan, *pieces):
@@ -694,29 +707,35 @@ def _part_part_order(plan: Plan, *pieces):
         for q in plan.qis:
             out[q.name] = pd.Series(pd.array([], dtype=q.out_dtype()), index=out.index)
     else:
-        cols, stats = _local_columns(plan, arrays)
+        cols, stats, _ = _local_columns(plan, arrays)
         for q in plan.qis:
             out[q.name] = pd.Series(cols[q.name], index=out.index)
     out.attrs = dict(plan.attrs)
     return out, stats
 
 
-def _assemble(plan: Plan, src: pd.DataFrame, *back):
-    """Final task (order="input"): insert the generalized cells of one input partition."""
+def _assemble(plan: Plan, src: pd.DataFrame, tables: list, *back):
+    """Final task (order="input"): insert the generalized cells of one input partition
+    (``back[p]``: positions and class ids of its rows in part ``p``, ``tables[p]`` that part's
+    class cells)."""
     from pdanon.dtype import GeneralizationArray
 
     out = src.copy()
-    got = [b for b in back if b is not None]
-    pos = np.concatenate([b["pos"] for b in got]) if got else np.zeros(0, np.int64)
+    got = [(b, t) for b, t in zip(back, tables) if b is not None]
+    pos = np.concatenate([b["pos"] for b, _ in got]) if got else np.zeros(0, np.int64)
     if len(pos) != len(src):
         raise VerificationError(f"a partition got {len(pos)} generalized rows for {len(src)} "
                                 f"input rows; this is a bug in pdanon, please report it")
-    inv = np.empty(len(pos), dtype=np.int64)
-    inv[pos] = np.arange(len(pos))
+    order = np.empty(len(pos), dtype=np.int64)
+    order[pos] = np.arange(len(pos))
+    if got:
+        offsets = np.cumsum([0] + [len(next(iter(t.values()))) for _, t in got[:-1]])
+        cls = np.concatenate([b["cls"].astype(np.int64) + o for (b, _), o in zip(got, offsets)])
+        rows_cls = cls[order]
     for q in plan.qis:
         if got:
-            arr = GeneralizationArray._concat_same_type([b["cols"][q.name] for b in got])
-            arr = arr.take(inv)
+            table = GeneralizationArray._concat_same_type([t[q.name] for _, t in got])
+            arr = table.take(rows_cls)
         else:
             arr = pd.array([], dtype=q.out_dtype())
         out[q.name] = pd.Series(arr, index=src.index)
@@ -803,9 +822,10 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     # -- 2. codes ------------------------------------------------------------------------
     t0 = time.perf_counter()
     encoded = ddf.map_partitions(_encode_partition, plan,
-                                 meta=_encoded_meta(plan, ddf._meta.index))
+                                 meta=_encoded_meta(plan, ddf._meta.index), clear_divisions=True)
     if persist_codes:
         encoded = encoded.persist()
+        _wait(encoded)
     if n is None:
         n = int(dask.compute(encoded["c0"].count())[0])
     _check_feasible(model, n, sensitive)
@@ -932,6 +952,20 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     meta.attrs = final_attrs
     result = result.map_partitions(_with_attrs, final_attrs, meta=meta)
     return result, info
+
+
+def _wait(collection) -> None:
+    """Block until a persisted collection is in worker memory (distributed only), so timings
+    are honest."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return
+    from distributed import futures_of, wait
+
+    futures = futures_of(collection)
+    if futures:
+        wait(futures)
 
 
 def _check_feasible(model, n: int, sensitive: dict) -> None:
@@ -1066,11 +1100,12 @@ def _local_tasks(ddf, encoded, plan: Plan, order: str):
         src_parts = src.to_delayed()
         splits = [dask.delayed(_split, nout=P)(w, plan_d, None) for w in w_parts]
         N = len(splits)
-        part_tasks = [dask.delayed(_part_input_order, nout=N + 1)(
+        part_tasks = [dask.delayed(_part_input_order, nout=N + 2)(
             plan_d, *[splits[i][p] for i in range(N)]) for p in range(P)]
         stats = [t[N] for t in part_tasks]
-        finals = [dask.delayed(_assemble)(plan_d, src_parts[i], *[t[i] for t in part_tasks])
-                  for i in range(N)]
+        tables = [t[N + 1] for t in part_tasks]
+        finals = [dask.delayed(_assemble)(plan_d, src_parts[i], tables,
+                                          *[t[i] for t in part_tasks]) for i in range(N)]
         out = dd.from_delayed(finals, meta=meta, divisions=src.divisions, verify_meta=False)
         return out, stats
     src_parts = src.to_delayed()

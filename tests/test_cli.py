@@ -1,0 +1,277 @@
+"""The ``depersonalize`` command, run as a separate process (the installed console script of
+this interpreter's environment, else ``python -m pdanon.cli``)."""
+
+from __future__ import annotations
+
+import io
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon  # noqa: F401  (registers the generalization dtype for Parquet reads)
+
+
+def _command() -> list[str]:
+    sibling = pathlib.Path(sys.executable).with_name("depersonalize")
+    if sibling.exists():
+        return [str(sibling)]
+    found = shutil.which("depersonalize")
+    if found and pathlib.Path(found).parent == pathlib.Path(sys.executable).parent:
+        return [found]
+    return [sys.executable, "-m", "pdanon.cli"]
+
+
+CMD = _command()
+PEOPLE = pd.DataFrame({
+    "name": ["ann", "bob", "cid", "dan", "eve", "fay"],
+    "age": [30, 31, 40, 42, 55, 57],
+    "edu": [1, 2, 2, 3, 3, 4],
+    "sex": ["F", "M", "M", "F", "F", "M"],
+    "disease": ["flu", "hiv", "flu", "cold", "hiv", "flu"],
+})
+
+
+def run(*args, env=None, check_one_line_error=False):
+    proc = subprocess.run(CMD + [str(a) for a in args], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})), timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if check_one_line_error:
+        assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("depersonalize: error: "), proc.stderr
+    return proc
+
+
+@pytest.fixture()
+def csv_with_header(tmp_path):
+    path = tmp_path / "people.csv"
+    PEOPLE.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture()
+def csv_plain(tmp_path):
+    path = tmp_path / "plain.csv"
+    PEOPLE.to_csv(path, index=False, header=False)
+    return path
+
+
+def read_out(text: str, header=True) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(text), header=0 if header else None, dtype=str,
+                       keep_default_na=False)
+
+
+def classes_at_least(df: pd.DataFrame, cols, k) -> bool:
+    return int(df.groupby(list(cols), dropna=False).size().min()) >= k
+
+
+# ============================================================================ algorithms
+
+
+def test_default_is_group_join_suppression_on_stdout(csv_with_header):
+    proc = run("-i", csv_with_header, "-f", "-k", 2, "--i_ids", 0, "--s_ids", 4, "-s", 1)
+    assert proc.returncode == 0, proc.stderr
+    out = read_out(proc.stdout)
+    assert list(out.columns) == ["age", "edu", "sex", "disease"]
+    assert out["disease"].tolist() == PEOPLE["disease"].tolist()
+    assert classes_at_least(out, ["age", "edu", "sex"], 2)
+    # suppression only: every cell is the original or empty
+    for c in ("age", "edu", "sex"):
+        assert all(v == "" or v == str(o) for v, o in zip(out[c], PEOPLE[c]))
+
+
+@pytest.mark.parametrize("algorithm, extra", [
+    ("time_optimal", ["-r", "g"]), ("time_optimal", ["-r", "a"]), ("time_optimal", ["-r", "s"]),
+    ("time_optimal", ["-m", "l", "-l", 2, "-r", "g"]),
+    ("datafly", []), ("datafly", ["--k_suppressed_lines", 0]), ("greedy", []),
+    ("group_join", ["-r", "g", "-m", "l", "-l", 2]),
+    ("group_join", ["-r", "a", "-m", "t", "-t", 0.5, "--s_types", "u"]),
+    ("baseline", []), ("baseline", ["-m", "l", "-l", 2]),
+    ("baseline", ["-m", "t", "-t", 0.5, "--s_types", "u"]),
+])
+def test_anonymizing_algorithms(csv_with_header, algorithm, extra):
+    proc = run("-i", csv_with_header, "-f", "-a", algorithm, "-k", 2, "--i_ids", 0,
+               "--s_ids", 4, "--types", "roo" if algorithm != "baseline" else "uuu", "-s", 3,
+               *extra)
+    assert proc.returncode == 0, proc.stderr
+    out = read_out(proc.stdout)
+    assert list(out.columns) == ["age", "edu", "sex", "disease"]
+    kept = out[~((out["age"] == "") & (out["edu"] == "") & (out["sex"] == ""))]
+    if algorithm != "datafly":
+        kept = out
+    assert classes_at_least(kept, ["age", "edu", "sex"], 2)
+    if "-r" in extra and extra[extra.index("-r") + 1] == "g" or algorithm in ("greedy",):
+        assert out["age"].str.startswith("[").any()
+
+
+def test_types_letters_and_generalized_text(csv_with_header):
+    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
+               "--i_ids", 0, "--s_ids", 4, "--types", "rou")
+    out = read_out(proc.stdout)
+    # (30, F) is nearest to (31, M)? no: age 1/27 + edu 1/6 + sex 1 > 12/27 + 2/6 + 0 (42, F)
+    assert out["age"].tolist()[:2] == ["[30, 42]", "[31, 40]"]
+    assert out["sex"].tolist()[0] == "F"
+
+
+def test_without_header_and_left(csv_plain):
+    proc = run("-i", csv_plain, "-a", "time_optimal", "-k", 3, "--i_ids", 0, "--qi_ids", "1,2",
+               "--s_ids", "left")
+    assert proc.returncode == 0, proc.stderr
+    out = read_out(proc.stdout, header=False)
+    assert out.shape == (6, 4)
+    assert out[3].tolist() == PEOPLE["disease"].tolist()
+
+
+def test_perturbations(csv_with_header):
+    hashed = read_out(run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
+                          "--s_ids", 4).stdout)
+    assert hashed["name"].str.len().eq(64).all() and hashed["age"].tolist() == [
+        str(a) for a in PEOPLE["age"]]
+    a = run("-i", csv_with_header, "-f", "-a", "shuffler", "--cols2shuffle", "1,4", "-s", 7)
+    b = run("-i", csv_with_header, "-f", "-a", "shuffler", "--cols2shuffle", "1,4", "-s", 7)
+    assert a.stdout == b.stdout
+    sh = read_out(a.stdout)
+    assert sorted(sh["age"].astype(int)) == sorted(PEOPLE["age"])
+    assert sh["name"].tolist() == PEOPLE["name"].tolist()
+    batch = read_out(run("-i", csv_with_header, "-f", "-a", "batch_shuffler", "--i_ids", 0,
+                         "--qi_ids", 3, "--s_ids", "1,2,4", "-s", 2).stdout)
+    for sex, grp in PEOPLE.groupby("sex"):
+        assert sorted(batch.loc[batch["sex"] == sex, "age"].astype(int)) == sorted(grp["age"])
+    rnd = run("-i", csv_with_header, "-f", "-a", "randomization", "--i_ids", 0, "--s_ids", 4,
+              "--types", "rou", "--scale", 0.1, "-s", 5)
+    again = run("-i", csv_with_header, "-f", "-a", "randomization", "--i_ids", 0, "--s_ids", 4,
+                "--types", "rou", "--scale", 0.1, "-s", 5)
+    assert rnd.returncode == 0 and rnd.stdout == again.stdout
+    out = read_out(rnd.stdout)
+    assert "name" not in out.columns and out["age"].astype(float).between(30, 57).all()
+
+
+# ============================================================================ files
+
+
+def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
+    csv_out = tmp_path / "out.csv"
+    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
+               "--i_ids", 0, "--s_ids", 4, "--types", "rou", "-o", csv_out)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "-> " in proc.stderr and csv_out.exists()
+    back = pdanon.read_csv(csv_out, schema={"age": "real", "edu": "ordered", "sex": "unordered"})
+    assert str(back["age"].dtype) == "generalization[real]"
+    pq_out = tmp_path / "out.parquet"
+    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
+               "--i_ids", 0, "--s_ids", 4, "--types", "rou", "-o", pq_out)
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_parquet(pq_out)
+    assert str(frame["age"].dtype) == "generalization[real]"
+    assert frame["age"].astype(str).tolist()[:2] == ["[30, 42]", "[31, 40]"]
+    # Parquet in, CSV out
+    src = tmp_path / "in.parquet"
+    PEOPLE.to_parquet(src)
+    proc = run("-i", src, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--s_ids", 4)
+    assert proc.returncode == 0, proc.stderr
+    assert list(read_out(proc.stdout).columns) == ["age", "edu", "sex", "disease"]
+
+
+# ============================================================================ errors
+
+
+@pytest.mark.parametrize("args, fragment", [
+    ([], "required: -i/--input"),
+    (["-i", "{csv}"], "-k is required"),
+    (["-i", "{csv}", "-k", "x"], "-k must be an integer"),
+    (["-i", "{csv}", "-k", "2", "-a", "magic"], "invalid choice"),
+    (["-i", "{csv}", "-k", "2", "-m", "q"], "invalid choice"),
+    (["-i", "{csv}", "-k", "2", "-m", "l"], "-l is required"),
+    (["-i", "{csv}", "-k", "2", "-m", "t", "-a", "time_optimal", "-t", "0.1"],
+     "does not support t-closeness"),
+    (["-i", "{csv}", "-k", "2", "--types", "rox"], "unknown kind letter 'x'"),
+    (["-i", "{csv}", "-k", "2", "-r", "g", "--types", "rr"], "2 entries but there are 5"),
+    (["-i", "{csv}", "-k", "2", "--i_ids", "left", "--s_ids", "left"], "only one"),
+    (["-i", "{csv}", "-k", "2", "--s_ids", "1,a"], "column numbers"),
+    (["-i", "{csv}", "-k", "2", "--s_ids", "9"], "column 9"),
+    (["-i", "{csv}", "-k", "99"], "cannot reach k=99"),
+    (["-i", "{csv}", "-k", "2", "-m", "l", "-l", "5", "--s_ids", "4", "-a", "time_optimal"],
+     "cannot be met"),
+    (["-i", "{csv}", "-k", "2", "-a", "time_optimal", "-r", "g", "--types", "uuuuu"],
+     None),  # fine: every column unordered (the header line is data without -f)
+    (["-i", "{missing}", "-k", "2"], "file not found"),
+    (["-i", "{dir}", "-k", "2"], "is a directory"),
+    (["-i", "{empty}", "-k", "2"], "empty"),
+    (["-i", "{badparquet}", "-k", "2"], "cannot read"),
+    (["-i", "{csv}", "-f", "-k", "2", "--types", "ruuuu", "-a", "time_optimal", "-r", "g"],
+     "declared 'real'"),
+    (["-i", "{csv}", "-k", "2", "-a", "datafly", "-o", "{dir}/x/y/z.csv"], "cannot write"),
+])
+def test_errors_are_one_line_with_exit_code_2(tmp_path, csv_with_header, args, fragment):
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "bad.parquet").write_bytes(b"not a parquet file")
+    subs = {"{csv}": str(csv_with_header), "{missing}": str(tmp_path / "nope.csv"),
+            "{dir}": str(tmp_path), "{empty}": str(tmp_path / "empty.csv"),
+            "{badparquet}": str(tmp_path / "bad.parquet")}
+    args = [subs.get(a, a) for a in args]
+    args = [a.replace("{dir}", str(tmp_path)) for a in args]
+    if fragment is None:
+        assert run(*args).returncode == 0
+        return
+    proc = run(*args, check_one_line_error=True)
+    assert fragment in proc.stderr, proc.stderr
+
+
+def test_help_exits_zero():
+    proc = run("-h")
+    assert proc.returncode == 0
+    for flag in ("-i INPUT", "--header", "--output", "--algorithm", "--metric", "--method",
+                 "--qi_ids", "--i_ids", "--s_ids", "--types", "--s_types", "--seed",
+                 "--k_suppressed_lines", "--scale", "--cols2shuffle", "--progress"):
+        assert flag in proc.stdout
+
+
+# ============================================================================ progress
+
+
+def test_progress_spinner_on_long_runs(tmp_path):
+    rng = np.random.default_rng(0)
+    big = pd.DataFrame({"a": rng.integers(0, 90, 3000), "b": rng.integers(0, 90, 3000),
+                        "c": rng.integers(0, 9, 3000)})
+    path = tmp_path / "big.csv"
+    big.to_csv(path, index=False)
+    args = ["-i", path, "-f", "-a", "time_optimal", "-r", "g", "-k", 5, "--types", "rrr",
+            "-o", tmp_path / "o.csv"]
+    shown = run(*args, "--progress", "always", env={"PDANON_PROGRESS_DELAY": "0"})
+    assert shown.returncode == 0, shown.stderr
+    # (text mode turns the spinner's carriage returns into newlines)
+    assert "depersonalize: time_optimal (k, generalization) |" in shown.stderr
+    assert " done in " in shown.stderr
+    quiet = run(*args, "--progress", "never", env={"PDANON_PROGRESS_DELAY": "0"})
+    assert "done in" not in quiet.stderr
+    # auto: only on a terminal (a captured stderr is not one)
+    auto = run(*args, env={"PDANON_PROGRESS_DELAY": "0"})
+    assert "done in" not in auto.stderr
+
+
+def test_progress_object_waits_for_the_delay():
+    from pdanon.cli import Progress
+
+    buf = io.StringIO()
+    with Progress("x", True, delay=10, stream=buf):
+        pass
+    assert buf.getvalue() == ""
+    buf = io.StringIO()
+    import time
+
+    with Progress("x", True, delay=0.05, stream=buf) as p:
+        time.sleep(0.3)
+    assert p.shown and "depersonalize: x" in buf.getvalue() and "done in" in buf.getvalue()
+
+
+def test_compat_entry_point_is_the_same_main():
+    from pdanon.cli import main
+    from pdanon.compat.cp2025.depersonalize import main as compat_main
+
+    assert compat_main is main

@@ -383,6 +383,28 @@ def test_top_cuts_are_the_first_cuts_of_single_machine_mondrian(adult, max_rows,
         assert len(np.unique(ref[part == p])) == 1
 
 
+def test_categorical_boolean_date_and_integer_quasi_identifiers():
+    rng = np.random.default_rng(0)
+    n = 1500
+    df = pd.DataFrame({
+        "c": pd.Categorical(rng.choice(list("abcde"), n)), "b": rng.random(n) > 0.5,
+        "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 50, n), "D"),
+        "x": rng.integers(0, 100, n), "s": rng.choice(list("pq"), n)})
+    qis = {"c": "unordered", "b": "unordered", "d": "ordered", "x": "real"}
+    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"])
+    ddf = ddf_of(df, 3)
+    got = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"],
+                               max_rows_per_part=10**9).compute()
+    for c in qis:
+        assert got[c].dtype == ref[c].dtype and as_text(got[c]) == as_text(ref[c])
+    out = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"], max_rows_per_part=300)
+    got = out.compute()
+    assert out.anon.info["parts"] > 4 and pm.k_anonymity(got, list(qis)) >= 4
+    for c in qis:
+        assert got[c].array.contains(df[c].array).all()
+    assert pdd.k_anonymity(ddf_of(got, 3), list(qis)) == pm.k_anonymity(got, list(qis))
+
+
 def check_output(out_pdf, adult, info, model_k):
     assert sorted(out_pdf.index) == sorted(adult.index)
     src = adult.loc[out_pdf.index]

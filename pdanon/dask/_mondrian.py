@@ -187,6 +187,13 @@ def _merge_tables(table: pd.DataFrame):
     return uniq, np.rint(counts).astype(np.int64)
 
 
+def _plain_values(uniq):
+    """Distinct values as a plain array (a Categorical's values in its categories' dtype)."""
+    if isinstance(getattr(uniq, "dtype", None), pd.CategoricalDtype):
+        return pd.Series(uniq).astype(uniq.categories.dtype).array
+    return pd.Series(uniq).array
+
+
 def _is_real_dtype(dtype) -> bool:
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
@@ -235,7 +242,7 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
             cats = pd.Index(dtype.categories)
         else:
             try:
-                cats = pd.Index(pd.Series(uniq).array).sort_values()
+                cats = pd.Index(_plain_values(uniq)).sort_values()
                 if cats.dtype == object and pd.api.types.infer_dtype(cats, skipna=True).startswith(
                         "mixed"):
                     raise TypeError
@@ -244,7 +251,7 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
                 raise KindError(
                     f"column {name!r} has kind 'ordered' but its values ({types}) cannot be "
                     f"sorted; convert them to one type or use an ordered Categorical") from None
-        pos = cats.get_indexer(pd.Index(pd.Series(uniq).array))
+        pos = cats.get_indexer(pd.Index(_plain_values(uniq)))
         full = np.zeros(len(cats), dtype=np.int64)
         full[pos] = counts
         numeric = _is_real_dtype(cats.dtype)
@@ -255,7 +262,7 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
         return QIColumn(name, kind, len(cats), full, values=values, categories=cats,
                         numeric=numeric, integer=numeric and pd.api.types.is_integer_dtype(
                             cats.dtype), weight=rank, scale=scale)
-    cats = pd.Index(pd.Series(uniq).array, tupleize_cols=False)
+    cats = pd.Index(_plain_values(uniq), tupleize_cols=False)
     distinct = int(np.count_nonzero(counts))
     return QIColumn(name, "unordered", len(cats), counts, values=np.arange(len(cats)),
                     categories=cats, scale=float(distinct - 1))

@@ -556,6 +556,21 @@ def seed_examples():
         lambda: SuppressionKAnonymityTimeOptimal(2).depersonalize(df))
     rec("SuppressionLDiversityTimeOptimal",
         lambda: SuppressionLDiversityTimeOptimal(2, 2).depersonalize(dfl, sensitives_ids=[4]))
+    from cp2025.algorithms.DistributedDataKAnonymityDepersonalization import (
+        DistributedDataOwnerKAnonymityDepersonalizator as Owner,
+    )
+
+    qi1 = np.array([[1, 1, 1], [1, 1, 2], [3, 3, 3], [3, 3, 4], [4, 4, 5], [4, 4, 4]],
+                   dtype=object)
+    qi2 = np.array([[1, 1, 1], [1, 1, 2], [3, 3, 3], [4, 4, 5], [3, 3, 4], [4, 4, 4]],
+                   dtype=object)
+    dep1 = Owner(qi1, np.array([]), 2, 7, seed=7, quasi_identifiers_types=["real"] * 3)
+    dep2 = Owner(qi2, np.array([]), 2, 8, seed=7, quasi_identifiers_types=["real"] * 3)
+    dep1.set_other_data_owner(dep2)
+    dep2.set_other_data_owner(dep1)
+    dep1.exchange_data()
+    res["DistributedDataOwnerKAnonymityDepersonalizator"] = {
+        "joined_data": enc_table(np.asarray(dep1.joined_data, dtype=object))}
     # the baselines of the documentation (2^16, 2^20 and 2^20 patterns in the reference)
     from cp2025.algorithms.SuppressionKAnonymityBaseline import SuppressionKAnonymityBaseline
     from cp2025.algorithms.SuppressionLDiversityBaseline import SuppressionLDiversityBaseline

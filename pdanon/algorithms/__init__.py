@@ -58,6 +58,7 @@ __all__ = [
     "AggregationLDiversityTimeOptimal",
     "Datafly",
     "Depersonalizator",
+    "DistributedDataOwnerKAnonymityDepersonalizator",  # lazily, from pdanon.parties
     "GeneralizationGreedyByOneEqualSizedGroups",
     "GeneralizationKAnonymityGroupJoin",
     "GeneralizationKAnonymityTimeOptimal",

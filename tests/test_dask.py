@@ -500,6 +500,9 @@ def test_real_columns_with_many_values_are_cut_on_quantile_bins(adult, monkeypat
     assert pm.k_anonymity(got, ["age", "hours", "sex"]) >= 5
     assert got["hours"].array.contains(df["hours"].to_numpy()).all()
     assert got["age"].array.is_integer  # integer input stays integer
+    bad = df.assign(hours=df["hours"].where(df.index != 3))
+    with pytest.raises(InvalidInputError, match="'hours' has 1 missing"):
+        ddf_of(bad).anon.k_anonymize(5, quasi_identifiers=["hours", "sex"])
 
 
 def test_errors(adult, adult_anon):

@@ -174,8 +174,10 @@ def _value_table_capped(series: pd.Series, limit: int | None) -> pd.DataFrame:
 
 
 def _over_row(series: pd.Series) -> pd.DataFrame:
+    """One row flagging "too many distinct values"; ``n`` counts the missing cells."""
     v = series.array[:1]
-    return pd.DataFrame({"v": v, "n": np.zeros(len(v), np.int64), "over": np.ones(len(v), bool)})
+    return pd.DataFrame({"v": v, "n": np.full(len(v), int(series.isna().sum()), np.int64),
+                         "over": np.ones(len(v), bool)})
 
 
 def _merge_tables(table: pd.DataFrame):
@@ -207,16 +209,16 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
         raise KindError(
             f"column {name!r} is already generalized; on Dask pdanon anonymizes plain values: "
             f"start from the original column (pandas frames can be anonymized again)")
-    if table["over"].any():
-        if kind != "real":
-            raise AssertionError("only real columns are capped")
+    if table["over"].any():  # only real columns are capped
+        over = table["over"].to_numpy()
+        rest = table[~over]
+        missing = int(table.loc[over, "n"].sum()) + int(
+            rest.loc[pd.isna(rest["v"]).to_numpy(), "n"].sum())
+        _no_missing(name, missing)
         return ("bins",)
     uniq, counts = _merge_tables(table)
     na = np.asarray(pd.isna(pd.Series(uniq)), dtype=bool)
-    if na.any():
-        raise InvalidInputError(
-            f"column {name!r} has {int(counts[na].sum())} missing value(s); fill them "
-            f"(ddf[{name!r}].fillna(...)) or drop those rows before anonymizing")
+    _no_missing(name, int(counts[na].sum()))
     if kind == "real":
         if not _is_real_dtype(dtype):
             raise KindError(
@@ -268,7 +270,14 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
                     categories=cats, scale=float(distinct - 1))
 
 
-def _binned_column(name, dtype, quantiles: np.ndarray, counts_of_bins=None) -> QIColumn:
+def _no_missing(name, missing: int) -> None:
+    if missing:
+        raise InvalidInputError(
+            f"column {name!r} has {missing} missing value(s); fill them "
+            f"(ddf[{name!r}].fillna(...)) or drop those rows before anonymizing")
+
+
+def _binned_column(name, dtype, quantiles: np.ndarray) -> QIColumn:
     edges = np.unique(np.asarray(quantiles, dtype=np.float64))
     inner = edges[1:-1] if len(edges) > 2 else edges[:0]
     lows = np.concatenate([edges[:1], inner])
@@ -609,7 +618,8 @@ def _split(wp: pd.DataFrame, plan: Plan, src: pd.DataFrame | None):
 
 
 def _local_columns(plan: Plan, arrays: dict):
-    """Local Mondrian on one part's codes -> ({column: GeneralizationArray}, stats)."""
+    """Local Mondrian on one part's codes -> ({column: GeneralizationArray}, stats, class id
+    of every row)."""
     from pdanon._encode import EncodedColumn, EncodedTable
     from pdanon._groups import class_labels
     from pdanon.dtype import GeneralizationArray
@@ -656,8 +666,8 @@ def _local_columns(plan: Plan, arrays: dict):
             arr = GeneralizationArray.from_groups(col.codes, labels, kind=q.kind,
                                                   categories=q.categories)
         # truthful by construction; checked like the engine does
-        plain = vals if vals is not None else pd.Categorical.from_codes(col.codes, categories=q.
-                                                                         categories)
+        plain = vals if vals is not None else pd.Categorical.from_codes(
+            col.codes, categories=q.categories)
         if not arr.contains(plain).all():
             raise VerificationError(f"column {q.name!r}: a generalized cell does not contain its "
                                     f"original value; this is a bug in pdanon, please report it")

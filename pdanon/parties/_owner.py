@@ -1,0 +1,615 @@
+"""One data owner of the two-party protocol, as a message-in / message-out state machine.
+
+See :mod:`pdanon.parties` for the protocol and docs/parties.md for its security notes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, VerificationError
+from pdanon.parties import _curve, _wire
+from pdanon.parties._curve import ProtocolError
+
+__all__ = ["DataOwner", "run_local", "run_party"]
+
+VERSION = 1
+_SALT_DST = b"pdanon/parties/v1/session-salt"
+_RNG = secrets.SystemRandom()  # shuffles that hide row order from the other owner
+
+
+class DataOwner:
+    """One of two owners of the same rows (a vertical partition: each holds other columns).
+
+    Each owner k-anonymizes its own columns with GroupJoin and aggregation (the engine's
+    :func:`~pdanon.partition.group_join.group_join_partition` and
+    :mod:`pdanon.recode`), then both refine their groups until no group of one intersects a
+    group of the other in 1..k−1 rows, learning the intersections only through row ids under
+    commutative elliptic-curve encryption. Finally they swap their aggregated tables; ``joined``
+    is ``[QIs of the first owner, its sensitive columns, QIs of the second, its sensitive
+    columns]`` and is k-anonymous over all quasi-identifiers (verified).
+
+    Parameters
+    ----------
+    data : DataFrame
+        This owner's columns; row ``i`` is the same person at both owners.
+    k : int
+        Must be the same at both owners.
+    quasi_identifiers, sensitive, identifiers :
+        Roles as in :func:`pdanon.schema.resolve_roles` (names, or ``{name: kind}``). Identifier
+        columns and columns with no role are never sent. Without any, roles remembered in
+        ``data.attrs`` are used, else every column is a quasi-identifier.
+    secret : int, optional
+        This owner's secret scalar; default a random 256-bit scalar from :mod:`secrets`.
+    seed : int, optional
+        Seed of the local GroupJoin (which violating group is merged first).
+    backend : {"auto", "ecpy", "coincurve"}
+        Curve arithmetic; ``"auto"`` uses coincurve when installed.
+    partners : str
+        GroupJoin's partner search for the local anonymization (``"auto"``, ``"all"``,
+        ``"near"``).
+
+    The protocol is driven by :meth:`start` and :meth:`receive` (bytes in, bytes out), by
+    :func:`run_local` (both owners in one process) or :func:`run_party` (one owner on a
+    channel to the other process).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> a = DataOwner(pd.DataFrame({"age": [21, 22, 35, 36]}), k=2, backend="ecpy")
+    >>> b = DataOwner(pd.DataFrame({"zip": [100, 101, 300, 301]}), k=2, backend="ecpy")
+    >>> run_local(a, b)[["age", "zip"]].values.tolist()
+    [[21.5, 100.5], [21.5, 100.5], [35.5, 300.5], [35.5, 300.5]]
+    """
+
+    def __init__(self, data: pd.DataFrame, *, k: int, quasi_identifiers=None, sensitive=None,
+                 identifiers=None, secret=None, seed=None, backend="auto",
+                 partners: str = "auto"):
+        from pdanon.models import KAnonymity
+        from pdanon.schema import resolve_roles, validate_qi_values
+
+        if not isinstance(data, pd.DataFrame):
+            raise InvalidInputError(
+                f"DataOwner needs a pandas DataFrame, got {type(data).__name__}; use "
+                "DistributedDataOwnerKAnonymityDepersonalizator for numpy arrays")
+        self.model = KAnonymity(k)
+        self.k = self.model.k
+        roles = resolve_roles(data, identifiers=identifiers, quasi_identifiers=quasi_identifiers,
+                              sensitive=sensitive)
+        self.roles = roles
+        self.quasi_identifiers = list(roles.quasi_identifiers)
+        self.sensitive = list(roles.sensitive)
+        cols = self.quasi_identifiers + self.sensitive
+        frame = data.copy(deep=False)
+        frame.attrs = {}
+        self._frame = frame[cols]
+        self._index = data.index
+        self.n = len(data)
+        validate_qi_values(self._frame, self.quasi_identifiers)
+        self.model.check_feasible(self._frame, roles)
+        self._secret = _curve.random_secret() if secret is None else _curve.check_secret(secret)
+        self.seed = seed
+        self.partners = partners
+        self.backend = _curve.get_backend(backend)
+        self._allow_duplicate_names = False
+        self._reset()
+
+    def __repr__(self) -> str:  # never shows the secret
+        return (f"DataOwner(rows={self.n}, k={self.k}, quasi_identifiers={self.quasi_identifiers}"
+                f", sensitive={self.sensitive}, backend={self.backend.name!r}, "
+                f"state={self._state!r})")
+
+    def _reset(self) -> None:
+        self._state = "new"
+        self.first = None
+        self.joined = None
+        self.tables = None
+        self.stats = {"backend": self.backend.name, "rows": self.n, "k": self.k,
+                      "scalar_multiplications": 0, "rounds": 0, "messages_sent": 0,
+                      "bytes_sent": 0, "bytes_received": 0, "seconds": {}}
+
+    # ------------------------------------------------------------------ helpers
+    def _timed(self, what: str, started: float) -> None:
+        sec = self.stats["seconds"]
+        sec[what] = sec.get(what, 0.0) + time.perf_counter() - started
+
+    def _out(self, header: dict, payload: bytes = b"") -> bytes:
+        msg = _wire.encode(header, payload)
+        self.stats["messages_sent"] += 1
+        self.stats["bytes_sent"] += len(msg)
+        return msg
+
+    def _multiply(self, points: list) -> list:
+        self.stats["scalar_multiplications"] += len(points)
+        return self.backend.multiply(points, self._secret)
+
+    # ------------------------------------------------------------------ local anonymization
+    def _local(self) -> None:
+        """GroupJoin with aggregation on this owner's quasi-identifiers; keeps the engine's
+        group state so later merges are priced by the same losses."""
+        from pdanon import losses
+        from pdanon._encode import encode_table
+        from pdanon.partition.group_join import _Groups, _ModelSpec, group_join_partition
+
+        started = time.perf_counter()
+        n = self.n
+        self._groups = None
+        if n == 0 or not self.quasi_identifiers:
+            labels = np.zeros(n, dtype=np.int64)
+        else:
+            roles = self.roles.restricted_to(self.quasi_identifiers)
+            self._enc = encode_table(self._frame, roles)
+            part, info = group_join_partition(self._enc, self.model, method="aggregate",
+                                              seed=self.seed, partners=self.partners)
+            labels = part.labels
+            self.stats["local_loss"] = info["loss"]
+            # the engine's per-group summaries (aggregation needs only the members; the
+            # per-row normalized values are built by _Groups itself)
+            G = _Groups(self._enc, "aggregate", _ModelSpec(self.model, [], None))
+            groups = int(labels.max()) + 1
+            order = np.argsort(labels, kind="stable")
+            bounds = np.cumsum(np.bincount(labels, minlength=groups))[:-1]
+            members = np.split(order, bounds)
+            first = np.array([m[0] for m in members], dtype=np.int64)
+            G.label[:] = first[labels]
+            G.alive[:] = False
+            G.alive[first] = True
+            G.size[:] = 0
+            G.size[first] = [len(m) for m in members]
+            G.members = [None] * n
+            for m in members:
+                G.members[int(m[0])] = m
+            loss = sum(losses.group_losses("aggregate", c, labels, groups)
+                       for c in self._enc.columns)
+            G.fval[:] = 0.0
+            G.fval[first] = loss
+            self._groups = G
+        self._labels0 = labels
+        self.stats["local_groups"] = int(labels.max()) + 1 if n else 0
+        self._timed("local_anonymization", started)
+
+    def _current_labels(self) -> np.ndarray:
+        if self._groups is None:
+            return np.zeros(self.n, dtype=np.int64)
+        return np.unique(self._groups.label, return_inverse=True)[1].reshape(-1)
+
+    # ------------------------------------------------------------------ protocol steps
+    def start(self, *, first: bool) -> bytes:
+        """Anonymize locally and return the opening message (``hello``). ``first``: whose
+        columns come first in the joined table (exactly one owner passes True)."""
+        if self._state not in ("new", "done"):
+            raise InvalidInputError("this owner is in the middle of a protocol run")
+        self._reset()
+        self.first = bool(first)
+        self._local()
+        self._nonce = secrets.token_bytes(32)
+        self._state = "hello"
+        names = [_wire._name(c) for c in self.quasi_identifiers + self.sensitive]
+        return self._out({"type": "hello", "version": VERSION, "first": self.first,
+                          "rows": self.n, "k": self.k, "nonce": self._nonce.hex(),
+                          "columns": names})
+
+    def receive(self, message: bytes) -> bytes | None:
+        """Consume the other owner's message; return this owner's next message, or None when
+        the joined table is ready (:attr:`joined`)."""
+        header, payload = _wire.decode(message)
+        self.stats["bytes_received"] += len(message)
+        if header["type"] == "abort":
+            self._state = "failed"
+            raise ProtocolError(f"the other owner aborted the protocol ({header.get('reason')})")
+        handler = {"hello": self._on_hello, "single": self._on_single, "double": self._on_double,
+                   "round": self._on_round, "table": self._on_round}.get(self._state)
+        if handler is None:
+            raise ProtocolError(f"no message expected in state {self._state!r}")
+        try:
+            return handler(header, payload)
+        except BaseException:
+            self._state = "failed"
+            raise
+
+    def abort_message(self, reason: str = "error") -> bytes:
+        """A message telling the other owner that this one gave up."""
+        return _wire.encode({"type": "abort", "reason": str(reason)[:200]})
+
+    def _expect(self, header: dict, kind: str) -> None:
+        if header["type"] != kind:
+            raise ProtocolError(f"expected a {kind!r} message, got {header['type']!r}")
+
+    def _on_hello(self, header: dict, payload: bytes) -> bytes:
+        self._expect(header, "hello")
+        if header.get("version") != VERSION:
+            raise ProtocolError(f"the other owner speaks protocol version "
+                                f"{header.get('version')!r}, this one {VERSION}")
+        if header.get("first") is self.first or not isinstance(header.get("first"), bool):
+            raise ProtocolError("both owners claim the same place in the joined table; pass "
+                                "first=True to exactly one of them")
+        if header.get("rows") != self.n:
+            raise InvalidInputError(
+                f"the owners hold different numbers of rows ({self.n} here, "
+                f"{header.get('rows')!r} at the other owner); both must hold the same rows in "
+                "the same order")
+        if header.get("k") != self.k:
+            raise InvalidInputError(f"the owners use different k ({self.k} here, "
+                                    f"{header.get('k')!r} at the other owner); agree on one k")
+        peer_names = header.get("columns") or []
+        mine = [_wire._name(c) for c in self.quasi_identifiers + self.sensitive]
+        clash = [c for c in mine if c in peer_names]
+        if clash and not self._allow_duplicate_names:
+            raise InvalidInputError(
+                f"both owners have column(s) {clash}; rename them on one side so the joined "
+                "table has distinct column names")
+        self._peer_columns = peer_names
+        try:
+            peer_nonce = bytes.fromhex(header.get("nonce", ""))
+        except (TypeError, ValueError):
+            raise ProtocolError("malformed nonce in the other owner's hello") from None
+        if len(peer_nonce) != 32:
+            raise ProtocolError("malformed nonce in the other owner's hello")
+        pair = (self._nonce, peer_nonce) if self.first else (peer_nonce, self._nonce)
+        salt = hashlib.sha256(_SALT_DST + pair[0] + pair[1]).digest()
+
+        # own row ids -> points -> encrypted once, sent grouped by (shuffled) own groups
+        started = time.perf_counter()
+        points = _curve.hash_ids(range(self.n), salt=salt, backend=self.backend)
+        self._timed("hash_to_curve", started)
+        started = time.perf_counter()
+        single = self._multiply(points)
+        self._timed("encrypt_own", started)
+        labels = self._labels0
+        G0 = int(labels.max()) + 1 if self.n else 0
+        public = list(range(G0))
+        _RNG.shuffle(public)  # public label of each local group: a random permutation
+        self._public0 = np.asarray(public, dtype=np.int64)  # local label -> public label
+        self._G0 = G0
+        by_public = np.empty(G0, dtype=np.int64)
+        by_public[self._public0] = np.arange(G0)
+        order = np.argsort(labels, kind="stable")
+        counts = np.bincount(labels, minlength=G0)
+        members = np.split(order, np.cumsum(counts)[:-1]) if G0 else []
+        sizes, chunks = [], []
+        for p in range(G0):
+            rows = members[by_public[p]].tolist()
+            _RNG.shuffle(rows)
+            sizes.append(len(rows))
+            chunks.extend(single[r] for r in rows)
+        self._own_sizes = sizes
+        self._state = "single"
+        return self._out({"type": "single", "sizes": sizes}, b"".join(chunks))
+
+    def _points(self, header: dict, payload: bytes) -> tuple[list, list]:
+        sizes = header.get("sizes")
+        if not isinstance(sizes, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes):
+            raise ProtocolError("malformed group sizes in the other owner's message")
+        if sum(sizes) != self.n or len(payload) != self.n * _curve.POINT_BYTES:
+            raise ProtocolError("the other owner's groups do not cover the rows exactly once")
+        B = _curve.POINT_BYTES
+        pts = [payload[i:i + B] for i in range(0, len(payload), B)]
+        return sizes, pts
+
+    def _on_single(self, header: dict, payload: bytes) -> bytes:
+        self._expect(header, "single")
+        sizes, pts = self._points(header, payload)
+        if any(s < self.k for s in sizes):
+            raise ProtocolError("the other owner's local groups are smaller than k")
+        started = time.perf_counter()
+        double = self._multiply(pts)
+        self._timed("encrypt_other", started)
+        # keep the other owner's groups (its public labels) over the doubly encrypted ids,
+        # and send them back shuffled inside each group
+        self._peer_points = double
+        self._peer_G0 = len(sizes)
+        self._peer_labels = np.repeat(np.arange(len(sizes)), sizes)
+        out, start = [], 0
+        for s in sizes:
+            chunk = double[start:start + s]
+            _RNG.shuffle(chunk)
+            out.extend(chunk)
+            start += s
+        self._state = "double"
+        return self._out({"type": "double", "sizes": sizes}, b"".join(out))
+
+    def _on_double(self, header: dict, payload: bytes) -> bytes:
+        self._expect(header, "double")
+        sizes, pts = self._points(header, payload)
+        if sizes != self._own_sizes:
+            raise ProtocolError("the other owner returned this owner's groups with other sizes")
+        own_labels = np.repeat(np.arange(len(sizes)), sizes)
+        xo = np.array(pts, dtype=f"S{_curve.POINT_BYTES}")
+        xp = np.array(self._peer_points, dtype=f"S{_curve.POINT_BYTES}")
+        oo = np.argsort(xo, kind="stable")
+        op = np.argsort(xp, kind="stable")
+        xo, xp = xo[oo], xp[op]
+        if len(xo) > 1 and (xo[1:] == xo[:-1]).any():
+            raise ProtocolError("the doubly encrypted ids contain duplicates")
+        if not np.array_equal(xo, xp):
+            raise ProtocolError(
+                "the doubly encrypted row ids of the two owners differ: they do not hold the "
+                "same rows (or the other owner is faulty)")
+        # one entry per row, in an order neither owner can link to row numbers
+        self._lab_own = own_labels[oo]
+        self._lab_peer = self._peer_labels[op]
+        del self._peer_points
+        G = self._groups
+        alive = np.flatnonzero(G.alive) if G is not None else np.zeros(0, np.int64)
+        # internal group id (smallest row) -> public label
+        self._pub = {int(r): int(self._public0[self._labels0[r]]) for r in alive}
+        self._round = 0
+        self._best_delta = None
+        self._rounds_started = time.perf_counter()
+        return self._next()
+
+    def _equal(self) -> bool:
+        """No own group meets a group of the other owner in 1..k−1 rows."""
+        if self.n == 0:
+            return True
+        width = max(self._peer_G0, 1)
+        key = self._lab_own * width + self._lab_peer
+        counts = np.unique(key, return_counts=True)[1]
+        return bool(counts.min() >= self.k)
+
+    def _next(self) -> bytes:
+        if self._equal():
+            self._timed("rounds", self._rounds_started)
+            self.stats["rounds"] = self._round
+            self._state = "table"
+            table = self._published()
+            self._my_table = table
+            cols = _wire.table_to_json(table, self._table_roles)
+            return self._out({"type": "table", "round": self._round, "columns": cols})
+        merge = self._merge_step()
+        self._state = "round"
+        return self._out({"type": "round", "round": self._round, "merge": merge})
+
+    def _merge_step(self) -> list:
+        """Merge this owner's smallest group with its cheapest partner (least increase of the
+        engine's aggregation loss); among several smallest groups, the one whose merge is
+        cheapest (then the smallest id). Returns the two public labels merged.
+
+        Every group's best partner is cached and kept exact: after a merge only the groups
+        whose best partner disappeared are re-priced, and the new group is priced against all
+        others once (one vectorized :meth:`union_loss` call)."""
+        G = self._groups
+        alive = np.flatnonzero(G.alive) if G is not None else np.zeros(0, np.int64)
+        if len(alive) < 2:  # cannot happen: one group meets every k-group in >= k rows
+            raise ProtocolError("the partitions differ but this owner has a single group")
+        if not hasattr(self, "_best_delta") or self._best_delta is None:
+            self._best_delta = np.full(self.n, np.inf)
+            self._best_partner = np.full(self.n, -1, dtype=np.int64)
+        bd, bp = self._best_delta, self._best_partner
+        sizes = G.size[alive]
+        tier = alive[sizes == sizes.min()]
+        for g in tier[bp[tier] < 0].tolist():
+            self._price(g, alive)
+        d = bd[tier]
+        best = float(d.min())
+        g = int(tier[np.flatnonzero(d <= best + _tol(best))[0]])  # tier is sorted by id
+        c = int(bp[g])
+        union = float(G.union_loss(g, np.array([c]))[0])
+        lo, hi = sorted((self._pub.pop(g), self._pub.pop(c)))
+        new = G.merge(g, c, union)
+        self._pub[int(new)] = lo
+        self._lab_own[self._lab_own == hi] = lo
+        # invalidate: the merged pair, and every group whose best partner was one of them
+        bd[[g, c]] = np.inf
+        bp[[g, c]] = -1
+        stale = (bp == g) | (bp == c)
+        bd[stale] = np.inf
+        bp[stale] = -1
+        # price the new group against all others; it may become another group's best partner
+        others = np.flatnonzero(G.alive)
+        others = others[others != new]
+        if len(others):
+            delta = self._price(new, np.append(others, new))
+            cached = bp[others] >= 0
+            cur = np.where(cached, bd[others], 0.0)
+            tol = _tol_arr(cur)
+            better = cached & ((delta < cur - tol)
+                               | ((np.abs(delta - cur) <= tol) & (new < bp[others])))
+            bd[others[better]] = delta[better]
+            bp[others[better]] = new
+        return [lo, hi]
+
+    def _price(self, g: int, alive: np.ndarray) -> np.ndarray:
+        """Loss increase of merging group g with every other alive group; caches the best
+        (ties: smallest partner id) and returns the increases (one per other group)."""
+        G = self._groups
+        cands = alive[alive != g]
+        loss = G.union_loss(g, cands)
+        delta = loss - G.fval[g] - G.fval[cands]
+        best = float(delta.min())
+        pick = int(np.flatnonzero(delta <= best + _tol(best))[0])
+        self._best_delta[g] = delta[pick]
+        self._best_partner[g] = cands[pick]
+        return delta
+
+    def _on_round(self, header: dict, payload: bytes):
+        if self._state == "round":
+            self._expect(header, "round")
+            if header.get("round") != self._round:
+                raise ProtocolError("the owners are out of step (different round numbers)")
+            merge = header.get("merge")
+            if (not isinstance(merge, list) or len(merge) != 2
+                    or not all(isinstance(x, int) and not isinstance(x, bool) for x in merge)
+                    or merge[0] >= merge[1]):
+                raise ProtocolError("malformed merge in the other owner's round message")
+            lo, hi = merge
+            where = self._lab_peer == hi
+            if not where.any() or not (self._lab_peer == lo).any():
+                raise ProtocolError("the other owner merged a group that does not exist")
+            self._lab_peer[where] = lo
+            self._round += 1
+            return self._next()
+        # state "table": the other owner must have found the partitions equal too
+        if header["type"] == "round":
+            raise ProtocolError("the other owner did not find the partitions equal")
+        self._expect(header, "table")
+        if header.get("round") != self._round:
+            raise ProtocolError("the owners finished in different rounds")
+        peer, peer_roles = _wire.table_from_json(header.get("columns"), self.n)
+        peer.index = self._index
+        self._join(peer, peer_roles)
+        self._state = "done"
+        return None
+
+    # ------------------------------------------------------------------ output
+    def _published(self) -> pd.DataFrame:
+        """This owner's aggregated table (QIs recoded, sensitive columns as they are), row
+        order kept, k-anonymous on its own (verified)."""
+        from pdanon import recode
+        from pdanon._groups import class_labels
+
+        labels = self._current_labels()
+        self.final_labels = labels
+        self.stats["final_groups"] = int(labels.max()) + 1 if self.n else 0
+        out = {}
+        for j, c in enumerate(self.quasi_identifiers):
+            s = self._frame[c]
+            if self.n:
+                s, _ = recode.recode_column("aggregate", s, self._enc.columns[j], labels)
+            out[c] = s
+        table = pd.DataFrame(out, index=self._frame.index)
+        for c in self.sensitive:
+            table[c] = self._frame[c]
+        table = table[self.quasi_identifiers + self.sensitive]
+        table = self._publish(table, labels)
+        self._table_roles = ([("qi", k) for k in self.roles.quasi_identifiers.values()]
+                             + [("sensitive", k) for k in self.roles.sensitive.values()])
+        if self.n and self.quasi_identifiers:
+            cls = class_labels(table.set_axis(range(table.shape[1]), axis=1),
+                               range(len(self.quasi_identifiers)))
+            if np.bincount(cls).min() < self.k:
+                raise VerificationError(
+                    f"this owner's aggregated table is not {self.k}-anonymous; this is a bug in "
+                    "pdanon, please report it")
+        return table
+
+    def _publish(self, table: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
+        """Hook: the table as it is sent (the classic API turns it into object cells)."""
+        return table
+
+    def _join(self, peer: pd.DataFrame, peer_roles: list) -> None:
+        from pdanon._groups import class_labels
+
+        mine = self._my_table.set_axis(self._index, axis=0)
+        first, second = (mine, peer) if self.first else (peer, mine)
+        r1, r2 = ((self._table_roles, peer_roles) if self.first
+                  else (peer_roles, self._table_roles))
+        self.tables = (first, second)
+        joined = pd.concat([first, second], axis=1)
+        roles = r1 + r2
+        qi_pos = [j for j, (role, _) in enumerate(roles) if role == "qi"]
+        if self.n and qi_pos:
+            cls = class_labels(joined.set_axis(range(joined.shape[1]), axis=1), qi_pos)
+            smallest = int(np.bincount(cls).min())
+            if smallest < self.k:
+                raise VerificationError(
+                    f"the joined table is only {smallest}-anonymous over both owners' "
+                    f"quasi-identifiers (k={self.k}); this is a bug in pdanon or a faulty "
+                    "other owner")
+        self.joined = joined
+        self.joined_roles = roles
+        self.stats["joined_min_class"] = int(np.bincount(cls).min()) if (
+            self.n and qi_pos) else self.n
+
+
+def _tol(x: float) -> float:
+    from pdanon.partition.group_join import TIE
+
+    return TIE * max(1.0, abs(x))
+
+
+def _tol_arr(x: np.ndarray) -> np.ndarray:
+    from pdanon.partition.group_join import TIE
+
+    return TIE * np.maximum(1.0, np.abs(x))
+
+
+# ============================================================================ drivers
+
+
+def run_local(first: DataOwner, second: DataOwner, *, observer=None) -> pd.DataFrame:
+    """Run the protocol between two owners in this process, passing the serialized messages
+    back and forth (exactly what two processes would exchange). ``observer(sender, message)``
+    sees every message (``sender`` is ``"first"`` or ``"second"``). Returns the joined table
+    (also in ``first.joined`` and ``second.joined``).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> a = DataOwner(pd.DataFrame({"x": [1, 2, 3, 4]}), k=2, backend="ecpy")
+    >>> b = DataOwner(pd.DataFrame({"y": [5, 6, 7, 8]}), k=2, backend="ecpy")
+    >>> seen = []
+    >>> run_local(a, b, observer=lambda who, m: seen.append(who)).shape
+    (4, 2)
+    >>> a.stats["scalar_multiplications"], len(seen)
+    (8, 8)
+    """
+    if first is second:
+        raise InvalidInputError("the two owners must be different objects")
+    ma = first.start(first=True)
+    mb = second.start(first=False)
+    while ma is not None or mb is not None:
+        if ma is None or mb is None:
+            raise ProtocolError("one owner finished before the other")
+        if observer is not None:
+            observer("first", ma)
+            observer("second", mb)
+        ma, mb = first.receive(mb), second.receive(ma)
+    return first.joined
+
+
+def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
+    """Run one owner over ``channel`` (anything with ``send_bytes`` / ``recv_bytes``: a
+    :class:`multiprocessing.connection.Connection` or :class:`SocketChannel`); the other
+    process runs ``run_party`` with the opposite ``first``. Each message is sent from a
+    helper thread while this one receives, so large messages cannot deadlock. On an error
+    the other owner is told to stop. Returns the joined table.
+
+    Example
+    -------
+    >>> import socket, threading, pandas as pd
+    >>> from pdanon.parties import SocketChannel
+    >>> s1, s2 = socket.socketpair()
+    >>> a = DataOwner(pd.DataFrame({"x": [1, 2, 3, 4]}), k=2, backend="ecpy")
+    >>> b = DataOwner(pd.DataFrame({"y": [5, 6, 7, 8]}), k=2, backend="ecpy")
+    >>> t = threading.Thread(target=run_party, args=(b, SocketChannel(s2)),
+    ...                      kwargs={"first": False}); t.start()
+    >>> run_party(a, SocketChannel(s1), first=True).shape; t.join()
+    (4, 2)
+    """
+    out = None
+    try:
+        out = owner.start(first=first)
+        while out is not None:
+            errors = []
+
+            def send(msg=out):
+                try:
+                    channel.send_bytes(msg)
+                except BaseException as exc:  # reported below
+                    errors.append(exc)
+
+            sender = threading.Thread(target=send, daemon=True)
+            sender.start()
+            incoming = channel.recv_bytes()
+            sender.join()
+            if errors:
+                raise errors[0]
+            out = owner.receive(incoming)
+    except EOFError:
+        raise ProtocolError("the other owner closed the connection before the end") from None
+    except BaseException as exc:
+        if not (isinstance(exc, ProtocolError) and "aborted" in str(exc)):
+            try:
+                channel.send_bytes(owner.abort_message(type(exc).__name__))
+            except Exception:
+                pass
+        raise
+    return owner.joined

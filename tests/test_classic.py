@@ -205,6 +205,20 @@ def test_ordered_strings_and_medians():
     assert out == [[2], [2], [9], [9], [11], [11]] and n == 3
 
 
+@pytest.mark.xfail(reason="engine (pdanon/partition/nearest.py) lists the rows left over at the "
+                          "end by row index; the reference by distance to the first of them - "
+                          "decides a mode tie only in constructed cases (docs/compat.md)",
+                   strict=False)
+def test_time_optimal_leftover_order_decides_mode_ties_like_the_reference():
+    # rows 0-5 form one group; rows 6-10 are left over and join it; u and w tie for the mode
+    # (2 each) and w's rows are nearer to row 6 than u's: the reference outputs w
+    rows = [[0, 0, v] for v in "abcdef"] + [[9, 0, "v"], [9, 5, "u"], [9, 0, "w"], [9, 5, "u"],
+                                           [9, 0, "w"]]
+    out, _ = A.AggregationKAnonymityTimeOptimal(6, ["real", "real", "unordered"]).depersonalize(
+        rows)
+    assert {r[2] for r in out} == {"w"}
+
+
 def test_datafly_by_hand():
     rows = [[1, "a"], [1, "a"], [2, "b"], [3, "b"], [7, "c"]]
     out, n = A.Datafly(2, ["real", "unordered"]).depersonalize(rows)

@@ -456,6 +456,7 @@ def test_shuffler_in_batches_example(reference):
     assert _rows(dec_table(reference["ShufflerInBatches"]["output"])) == ns["df"]
 
 
+@pytest.mark.filterwarnings("ignore:encryption_key has only")  # the example's keys 7 and 8
 def test_distributed_example(reference):
     cls = pytest.importorskip("pdanon.parties")
     if not hasattr(cls, "DistributedDataOwnerKAnonymityDepersonalizator"):

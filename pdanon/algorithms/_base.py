@@ -218,10 +218,13 @@ def check_kinds(types, count: int, what: str = "quasi_identifiers_types") -> lis
     return types
 
 
-def _is_range(v) -> bool:
+def _refuse_ranges(values, where: str) -> None:
     from pdanon.dtype import GeneralizationRange
 
-    return isinstance(v, GeneralizationRange)
+    if any(isinstance(v, GeneralizationRange) for v in values):
+        raise KindError(
+            f"{where} already holds generalized cells (GeneralizationRange); the classic "
+            "algorithms take plain values - anonymize the original data")
 
 
 class _Column:
@@ -233,10 +236,6 @@ class _Column:
         self.kind = kind
         self.uniques = None
         where = f"{role} column {position}"
-        if any(_is_range(v) for v in values):
-            raise KindError(
-                f"{where} already holds generalized cells (GeneralizationRange); the classic "
-                "algorithms take plain values - anonymize the original data")
         if kind == "real":
             inferred = pd.api.types.infer_dtype(values, skipna=False)
             if inferred == "integer":
@@ -247,6 +246,7 @@ class _Column:
             elif inferred in ("floating", "mixed-integer-float", "decimal"):
                 self.series = np.asarray(values, dtype=np.float64)
             else:
+                _refuse_ranges(values, where)
                 example = next((v for v in values
                                 if not isinstance(v, numbers.Real) or isinstance(v, bool)), None)
                 raise KindError(
@@ -262,10 +262,12 @@ class _Column:
                         uniques, skipna=True) in ("mixed",):
                     sorted(uniques.tolist())  # raises for values that cannot be compared
             except TypeError:
+                _refuse_ranges(values, where)
                 types = sorted({type(v).__name__ for v in values})
                 raise KindError(
                     f"{where} is declared 'ordered' but its values ({', '.join(types)}) cannot "
                     "be sorted; convert them to one type or declare it 'unordered'") from None
+            _refuse_ranges(uniques, where)
             if (codes < 0).any():
                 raise InvalidInputError(
                     f"{where} has missing values; fill or drop them before anonymizing")
@@ -277,35 +279,39 @@ class _Column:
             except TypeError as exc:
                 raise KindError(f"{where} holds unhashable values ({exc}); convert them to "
                                 "hashable ones (tuples, strings)") from None
+            _refuse_ranges(uniques, where)
             self.series = np.asarray(codes, dtype=np.int64)
             self.uniques = _object_array(uniques)
 
     def decode(self, out: pd.Series, method: str, labels: np.ndarray | None) -> np.ndarray:
         """The engine's output column as the reference's object cells."""
+        return self.decode_changed(out, method, labels)[0]
+
+    def decode_changed(self, out: pd.Series, method: str, labels: np.ndarray | None):
+        """:meth:`decode` and a mask of the cells whose value changed (``before != after``;
+        a missing cell that stays missing is unchanged)."""
         from pdanon.dtype import GeneralizationDtype, GeneralizationRange
 
         n = len(out)
         res = self.original.copy()
         na = out.isna().to_numpy()
+        was_na = pd.isna(self.original) if self.kind == "unordered" else np.zeros(n, bool)
         res[na] = np.nan
+        changed = na & ~was_na
         if isinstance(out.dtype, GeneralizationDtype):
             arr = out.array
             ranged = ~arr.is_plain & ~na
             if ranged.any():
-                cells = arr[ranged].to_numpy(dtype=object)
+                codes, uniq = arr[ranged].factorize()
+                boxed = uniq.to_numpy(dtype=object)
                 if self.kind != "real":
-                    cache = {}
-                    for k, cell in enumerate(cells):
-                        got = cache.get(cell)
-                        if got is None:
-                            got = self._range_back(cell, GeneralizationRange)
-                            cache[cell] = got
-                        cells[k] = got
-                res[ranged] = cells
-            return res
+                    boxed = _object_array([self._range_back(c, GeneralizationRange)
+                                           for c in boxed])
+                res[ranged] = boxed[np.asarray(codes)]
+                changed |= ranged
+            return res, changed
         if method != "aggregate":
-            return res  # suppression: unchanged cells keep the caller's objects
-        vals = out.to_numpy(dtype=object)
+            return res, changed  # suppression: unchanged cells keep the caller's objects
         if self.kind == "real":
             # a group whose cells were all equal keeps them as they were (as the reference)
             x = np.asarray(self.series, dtype=np.float64)
@@ -314,16 +320,19 @@ class _Column:
             hi = np.full(g, -np.inf)
             np.minimum.at(lo, labels, x)
             np.maximum.at(hi, labels, x)
-            changed = (lo != hi)[labels] & ~na
-            res[changed] = np.asarray(out.to_numpy(dtype=np.float64)[changed], dtype=object)
-            return res
+            means = out.to_numpy(dtype=np.float64)
+            mixed = (lo != hi)[labels] & ~na
+            res[mixed] = np.asarray(means[mixed], dtype=object)
+            changed |= mixed & (means != x)
+            return res, changed
         valid = ~na
-        codes = np.asarray(vals[valid], dtype=np.int64)
+        codes = np.asarray(out.to_numpy(dtype=object)[valid], dtype=np.int64)
         res[valid] = self.uniques[codes]
         same = np.asarray(self.series)[valid] == codes
-        idx = np.flatnonzero(valid)[same]
-        res[idx] = self.original[idx]
-        return res
+        idx = np.flatnonzero(valid)
+        res[idx[same]] = self.original[idx[same]]
+        changed[idx[~same]] = True
+        return res, changed
 
     def _range_back(self, cell, GeneralizationRange):
         if self.kind == "unordered":
@@ -400,10 +409,12 @@ def run_engine(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_f
     q = quasi.shape[1]
     labels = class_labels(out, list(range(q)))
     block = np.empty(quasi.shape, dtype=object)
+    changed = 0
     for j, col in enumerate(cols):
-        block[:, j] = col.decode(out[j], method, labels)
+        block[:, j], mask = col.decode_changed(out[j], method, labels)
+        changed += int(mask.sum())
     info["classes"] = _classes(labels)
-    return block, _changed_cells(quasi, block), info
+    return block, changed, info
 
 
 def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
@@ -437,11 +448,13 @@ def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
             "be in one group")
     frame, _, cols = _frame(quasi, quasi[:, :0], kinds)
     block = np.empty(quasi.shape, dtype=object)
+    changed = 0
     for j, col in enumerate(cols):
         new, _ = recode.recode_column(method, frame[j], encode_column(frame[j], kinds[j]),
                                       labels, np.asarray(order, dtype=np.int64))
-        block[:, j] = col.decode(new, method, labels)
-    return block, _changed_cells(quasi, block)
+        block[:, j], mask = col.decode_changed(new, method, labels)
+        changed += int(mask.sum())
+    return block, changed
 
 
 def partition_groups(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_for,
@@ -458,19 +471,6 @@ def partition_groups(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, m
     partition, _ = group_join_partition(encode_table(frame, roles), model, method=method,
                                         context=context, **options)
     return _classes(np.asarray(partition.labels))
-
-
-def _changed_cells(before: np.ndarray, after: np.ndarray) -> int:
-    """Cells whose value changed (``before != after``; missing equals missing)."""
-    if before.size == 0:
-        return 0
-    a_na = pd.isna(before)
-    b_na = pd.isna(after)
-    diff = a_na != b_na
-    both = ~a_na & ~b_na
-    if both.any():
-        diff[both] = np.asarray(before[both] != after[both], dtype=bool)
-    return int(diff.sum())
 
 
 def infeasible(exc: Exception) -> bool:

@@ -649,4 +649,6 @@ def test_refinement_with_many_rounds_matches_the_reference(seed):
     assert rounds >= 2
     assert (partition(a.final_labels), partition(b.final_labels)) == (pa, pb)
     assert a.stats["rounds"] == rounds
+    # ids are encrypted once (own ids, then the other's) and reused in every round
+    assert a.stats["scalar_multiplications"] == b.stats["scalar_multiplications"] == 2 * n
     assert classes_min(out, ["r", "o", "s", "u"]) >= k

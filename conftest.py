@@ -1,0 +1,17 @@
+"""Root pytest configuration (tests in tests/, doctests in pdanon/).
+
+``pandas.tests.extension.conftest`` provides the generic fixtures (``box_in_series``,
+``as_frame``, ``comparison_op`` ...) that pandas' ExtensionArray conformance suite needs; the
+dtype-specific fixtures live in ``tests/test_dtype_conformance.py``. Modules of optional extras
+are left out of doctest collection when the extra is not installed.
+"""
+
+import importlib.util
+
+pytest_plugins = ["pandas.tests.extension.conftest"]
+
+collect_ignore = []
+if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
+    collect_ignore.append("pdanon/dask")
+if importlib.util.find_spec("matplotlib") is None:
+    collect_ignore.append("pdanon/plot.py")

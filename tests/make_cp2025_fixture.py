@@ -471,6 +471,25 @@ def public_names():
     return names
 
 
+def signatures():
+    """Parameter names and kinds of every public class's constructor and public methods."""
+    import importlib
+    import inspect
+
+    out = {}
+    for mod, names in public_names().items():
+        m = importlib.import_module(mod)
+        for name in names:
+            obj = getattr(m, name, None)
+            if not inspect.isclass(obj) or obj.__module__ != mod:
+                continue
+            for meth in ["__init__"] + [a for a, v in vars(obj).items()
+                                        if callable(v) and not a.startswith("_")]:
+                params = inspect.signature(getattr(obj, meth)).parameters.values()
+                out[f"{mod}.{name}.{meth}"] = [[p.name, p.kind.name] for p in params]
+    return out
+
+
 def seed_examples():
     """The documentation's code examples as the reference runs them (fixed where the text has
     typos: undefined names, a stray bracket)."""
@@ -611,6 +630,7 @@ def main() -> None:
     data = generate(20261129)
     data["cases"] += io_cases()
     data["names"] = public_names()
+    data["signatures"] = signatures()
     data["seed_examples"] = seed_examples()
     data["generator"] = {"cp2025": "1.0.3", "numpy": np.__version__, "pandas": pd.__version__,
                          "seconds": round(time.perf_counter() - started, 1)}

@@ -411,6 +411,31 @@ def test_group_join_method_and_metric_helpers():
     agg.calc_columns_params(q)
     assert agg.loss_unordered(np.array(["a", "b", "b"]), 1) == 1.0
     assert A.GroupJoinSuppression().loss_real(np.array([1, 1]), 0) == 0.0
+    assert A.GroupJoinSuppression().loss(np.array([1, 2, 2])) == 3.0
+    # t-closeness helpers measure against the whole table's sensitive columns
+    s = np.array([["x"], ["y"], ["x"], ["y"]], dtype=object)
+    tm = A.GroupJoinTCloseness(2, 0.1, ["unordered"])
+    tm.group_join_method = A.GroupJoinSuppression()
+    tm.prepare_statistics(s)
+    assert tm.check_t_closeness([[0, 1], [2, 3]], s)  # each group is the table's 50/50
+    assert not tm.check_t_closeness([[0, 2], [1, 3]], s)  # JS(x only, 50/50) = 0.216 > 0.1
+    assert tm.categorical_sample_distance(["x", "x"], 0) == pytest.approx(
+        0.5 * (math.log(2 / 1.5) + 0.5 * math.log(0.5 / 0.75) + 0.5 * math.log(2)))
+    q2 = np.array([[1], [1], [2], [2]], dtype=object)
+    # suppressing the union costs 4 cells; the union is the whole table: t_sens = 0
+    assert tm.loss([q2[:2], s[:2]], [q2[2:], s[2:]]) == 0.0
+    assert lmetric_loss(q2, s) == pytest.approx(4 / 2)
+
+
+def lmetric_loss(q2, s):
+    m = A.GroupJoinLDiversity(2, 2)
+    m.group_join_method = A.GroupJoinSuppression()
+    return m.loss([q2[:2], s[:2]], [q2[2:], s[2:]])  # loss 4 / Σ k_sens (2)
+
+
+def test_shuffler_in_batches_lists_its_batches():
+    q = np.array([[1, "a"], [2, "b"], [1, "a"], [2, "c"]], dtype=object)
+    assert A.ShufflerInBatches().get_batches(q) == [[0, 2], [1], [3]]
 
 
 def test_first_violating_group_join_is_deterministic():

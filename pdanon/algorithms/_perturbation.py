@@ -134,6 +134,20 @@ class ShufflerInBatches(Shuffler):
 
         return class_labels(frame, list(dict.fromkeys(qis))) if qis else None
 
+    def get_batches(self, quasi_identifiers):
+        """The batches: row positions of each set of identical quasi-identifier rows, in
+        order of first appearance."""
+        from pdanon._groups import class_labels
+
+        q = np.asarray(quasi_identifiers, dtype=object)
+        q = q.reshape(len(q), -1)
+        frame = pd.DataFrame({j: q[:, j] for j in range(q.shape[1])}, dtype=object)
+        labels = class_labels(frame, list(frame.columns)) if q.shape[1] else np.zeros(len(q), int)
+        batches = [[] for _ in range(int(labels.max()) + 1 if len(labels) else 0)]
+        for i, g in enumerate(labels.tolist()):
+            batches[g].append(i)
+        return batches
+
 
 class RandomOrdered:
     """The reference's default randomizer for one ordered (``values_type='ordered'``) or real

@@ -151,6 +151,10 @@ class GroupJoinSuppression(GroupJoinMethod):
     def __init__(self):
         super().__init__()
 
+    def loss(self, array):
+        """0 when the cells are equal, else their number."""
+        return _suppression_loss(array)
+
 
 class GroupJoinGeneralization(GroupJoinMethod):
     """Generalization: a group's non-constant columns become one range / set. Loss per column:
@@ -241,10 +245,13 @@ class GroupJoinMetric(ABC):
     def loss(self, a, b):
         """The loss function's value for the union of the groups ``a`` and ``b`` (2-D arrays
         of quasi-identifier rows; for l/t metrics ``[quasi, sensitive]`` pairs)."""
+        return self._loss(*self._split(a, b))
+
+    def _loss(self, a_q, b_q, extra):
         method = self.group_join_method
-        a_q, b_q, extra = self._split(a, b)
         union = np.concatenate([np.asarray(a_q, dtype=object), np.asarray(b_q, dtype=object)])
-        kinds = check_kinds(method.quasi_identifiers_types, union.shape[1])
+        kinds = (["unordered"] * union.shape[1] if method.method == "suppress"
+                 else check_kinds(method.quasi_identifiers_types, union.shape[1]))
         total = 0.0
         for j, kind in enumerate(kinds):
             total += getattr(method, f"loss_{kind}")(union[:, j], j)
@@ -307,6 +314,11 @@ class GroupJoinLDiversity(GroupJoinMetric):
     def _params(self):
         return (self.k, self.l)
 
+    def loss(self, a_data, b_data):
+        """The loss function's value for merging ``[quasi, sensitive]`` groups ``a_data`` and
+        ``b_data`` (k_sens: distinct sensitive values of the union per column, capped at l)."""
+        return self._loss(*self._split(a_data, b_data))
+
     def _split(self, a, b):
         a_q, a_s = a
         b_q, b_s = b
@@ -344,6 +356,8 @@ class GroupJoinTCloseness(GroupJoinMetric):
         self.loss_function = loss_function if loss_function is not None else self._default_loss
         self.always_use_entropy = always_use_entropy
         self.seed = seed
+        self.sensitives = None
+        self.elements_set = []
 
     @property
     def _sensitive_kinds(self):
@@ -360,10 +374,63 @@ class GroupJoinTCloseness(GroupJoinMetric):
     def _params(self):
         return (self.k, self.t)
 
+    # ---- the reference's helpers (distances against the whole table's sensitive columns)
+    def prepare_statistics(self, sensitives):
+        """Remember the whole table's sensitive columns (2-D), against which groups are
+        measured."""
+        self.sensitives = np.asarray(sensitives, dtype=object)
+        if self.sensitives.ndim == 1:
+            self.sensitives = self.sensitives.reshape(-1, 1)
+        self.elements_set = [list(dict.fromkeys(self.sensitives[:, j].tolist()))
+                             for j in range(self.sensitives.shape[1])]
+
+    def _distance(self, values, ind) -> float:
+        from pdanon.compat.cp2025.utility import metrics as M
+
+        if getattr(self, "sensitives", None) is None:
+            raise ValueError("call prepare_statistics(sensitives) with the whole table's "
+                             "sensitive columns first")
+        whole = self.sensitives[:, ind]
+        kinds = self.sensitives_types or ["unordered"] * self.sensitives.shape[1]
+        if not self.always_use_entropy and kinds[ind] == "real":
+            return M.real_sample_distance(np.asarray(values, dtype=np.float64),
+                                          np.asarray(whole, dtype=np.float64))
+        return M.categorical_sample_distance(np.asarray(values, dtype=object), whole)
+
+    def categorical_sample_distance(self, p, ind):
+        """Jensen–Shannon divergence between the values ``p`` and sensitive column ``ind``."""
+        from pdanon.compat.cp2025.utility import metrics as M
+
+        if getattr(self, "sensitives", None) is None:
+            raise ValueError("call prepare_statistics(sensitives) first")
+        return M.categorical_sample_distance(np.asarray(p, dtype=object), self.sensitives[:, ind])
+
+    def check_t_closeness(self, groups, sensitives):
+        """Is every group ≥ k rows and within distance t of the table in every sensitive
+        column (:meth:`prepare_statistics` gives the table)?"""
+        s = np.asarray(sensitives, dtype=object)
+        if s.ndim == 1:
+            s = s.reshape(-1, 1)
+        for g in groups:
+            if len(g) < self.k:
+                return False
+            for j in range(s.shape[1]):
+                if self._distance(s[list(g), j], j) > self.t:
+                    return False
+        return True
+
+    def loss(self, a_data, b_data):
+        """The loss function's value for merging ``[quasi, sensitive]`` groups (t_sens: the
+        union's distance to the table per sensitive column)."""
+        return self._loss(*self._split(a_data, b_data))
+
     def _split(self, a, b):
-        raise NotImplementedError(
-            "GroupJoinTCloseness.loss needs the whole table's sensitive distribution; run "
-            "GroupJoinDepersonalizator(...).depersonalize or get_groups instead")
+        a_q, a_s = a
+        b_q, b_s = b
+        both = np.concatenate([np.asarray(a_s, dtype=object), np.asarray(b_s, dtype=object)])
+        both = both.reshape(len(both), -1)
+        t_sens = [self._distance(both[:, j], j) for j in range(both.shape[1])]
+        return a_q, b_q, (t_sens,)
 
 
 # ============================================================================ the depersonalizator

@@ -44,6 +44,7 @@ Example
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 
@@ -938,6 +939,7 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     if path is not None:
         write = out.to_parquet(path, compute=False, **(write_options or {}))
         _, stats = dask.compute(write, stats)
+        del write
         result = dd.read_parquet(path)
     elif verify:
         out, stats = dask.persist(out, stats)
@@ -945,7 +947,8 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
         result = out
     else:
         result, stats = out, None
-    del encoded
+    del encoded, out
+    gc.collect()  # release the persisted codes now (the task graphs hold reference cycles)
     timings["anonymize"] = time.perf_counter() - t0
     if stats is not None:
         info["groups"] = int(stats["classes"].sum())

@@ -303,34 +303,40 @@ class TableHierarchy(Hierarchy):
             plural = "value" if len(missing) == 1 else "values"
             raise InvalidInputError(
                 f"hierarchy{_for(name)} has no entry for {len(missing)} {plural} of the "
-                f"column: {shown}{more}; add it to the hierarchy (a row value;level1;...)")
+                f"column: {shown}{more}; add {'it' if len(missing) == 1 else 'them'} to the "
+                f"hierarchy (a row value;level1;... each)")
         return idx
 
     def bind(self, values, *, name=None) -> Bound:
         values = _distinct_index(values)
-        b = Hierarchy.bind(self, values, name=name)
-        # members for set/range output: every value the hierarchy knows under a node
         idx = self._indexer(values, name)
-        leaf_codes = [np.arange(len(self.leaves), dtype=np.int64)]
-        for j in range(1, self.height + 1):
-            # node code of every leaf at level j in the numbering of the bound column
-            lookup = pd.Index(b.labels[j])
-            c = lookup.get_indexer(self.levels[j - 1])
-            leaf_codes.append(c)  # -1: a node with no value of this column
-        member_values = _leaves_like(self.leaves, values)
-        leaf_codes[0] = np.full(len(self.leaves), -1, dtype=np.int64)
-        leaf_codes[0][idx] = np.arange(len(values))
-        b.member_values = member_values
-        b.member_codes = leaf_codes
+        if not hasattr(self, "_global"):
+            # node ids of every leaf at every level, once per hierarchy (validated at build)
+            self._global = [pd.factorize(lv, sort=False) for lv in self.levels]
+        n_values = len(values)
+        codes = [np.arange(n_values, dtype=np.int64)]
+        labels = [np.asarray(values, dtype=object)]
+        leaf_codes = [np.full(len(self.leaves), -1, dtype=np.int64)]
+        leaf_codes[0][idx] = np.arange(n_values)
+        for gcodes, glabels in self._global:
+            gcodes = np.asarray(gcodes, dtype=np.int64)
+            g = gcodes[idx]
+            present = np.zeros(len(glabels), dtype=bool)
+            present[g] = True
+            used = np.flatnonzero(present)
+            remap = np.full(len(glabels), -1, dtype=np.int64)
+            remap[used] = np.arange(len(used))
+            codes.append(remap[g])
+            labels.append(np.asarray(glabels, dtype=object)[used])
+            leaf_codes.append(remap[gcodes])  # -1: a node with no value of this column
+        member_values = self._leaves_as(values)
+        b = Bound(values, codes, labels, [None] * len(codes), [None] * len(codes),
+                  member_values, leaf_codes)
         num = _numeric_or_none(member_values)
         if num is not None:
-            lo, hi = [], []
-            for j in range(self.height + 1):
-                if j == 0:
-                    v = _numeric_or_none(values)
-                    lo.append(v)
-                    hi.append(v)
-                    continue
+            v = _numeric_or_none(values)
+            lo, hi = [v], [v]
+            for j in range(1, self.height + 1):
                 c = leaf_codes[j]
                 ok = (c >= 0) & ~np.isnan(num)
                 lo_j = np.full(b.nodes(j), np.inf)
@@ -341,6 +347,15 @@ class TableHierarchy(Hierarchy):
                 hi.append(hi_j)
             b.lo, b.hi = lo, hi
         return b
+
+    def _leaves_as(self, values: pd.Index) -> pd.Index:
+        """The leaves in the column's value type, cached per kind of column."""
+        key = ("num" if pd.api.types.is_numeric_dtype(values.dtype) else "other",
+               pd.api.types.is_integer_dtype(values.dtype))
+        cache = self.__dict__.setdefault("_leaves_cache", {})
+        if key not in cache:
+            cache[key] = _leaves_like(self.leaves, values)
+        return cache[key]
 
     def _default_values(self, values):
         return self.leaves if values is None else values

@@ -282,6 +282,11 @@ class LatticeSearch:
             self.mono = [i for i, k in enumerate(self.kinds) if k in ("k", "l_distinct")]
         self.fully_monotone = len(self.mono) == len(self.parts)
         self._dmax = {}
+        # per column: node counts per level, and code maps between any two levels
+        self._nodes = [[col.bound.nodes(j) for j in range(col.height + 1)] for col in columns]
+        self._steps = [[[col.bound.step(a, b) if b >= a else None
+                         for b in range(col.height + 1)] for a in range(col.height + 1)]
+                       for col in columns]
         self._build_lattice()
         self._build_costs()
         self.results: dict[int, _Eval] = {}
@@ -289,6 +294,8 @@ class LatticeSearch:
         self._snap_nodes: list[int] = []
         self._snap_levels = np.zeros((0, self.q), dtype=np.int16)
         self._snap_groups = np.zeros(0, dtype=np.int64)
+        self._level_rows: list = []
+        self._group_list: list = []
         self._snap_cap = max(8 * self.n, 200_000)
         self.evaluated = 0
 
@@ -316,6 +323,8 @@ class LatticeSearch:
             strides[c] = strides[c + 1] * dims[c + 1]
         self.strides = strides
         self.highs = np.array([hi for _, hi in self.bounds], dtype=np.int16)
+        self._highs_list = [int(hi) for _, hi in self.bounds]
+        self._strides_list = [int(x) for x in strides]
         self.fail = np.zeros(total, dtype=bool)
         self.sat = np.zeros(total, dtype=bool)
         self.dominated = np.zeros(total, dtype=bool)
@@ -401,12 +410,6 @@ class LatticeSearch:
     def _radices(self, levels) -> list:
         return [self.columns[c].bound.nodes(int(levels[c])) for c in range(self.q)]
 
-    def _step(self, c: int, a: int, b: int) -> np.ndarray:
-        cache = self.__dict__.setdefault("_steps", {})
-        key = (c, a, b)
-        if key not in cache:
-            cache[key] = self.columns[c].bound.step(a, b)
-        return cache[key]
 
     def from_rows(self, levels) -> _Classes:
         """The classes of a node computed from the rows (with every row's class)."""
@@ -435,18 +438,20 @@ class LatticeSearch:
         snap = self._snaps[src]
         if self._snap_nodes[src] == idx:
             return snap
-        from_levels = self._snap_levels[src]
-        levels = self.L[idx]
+        from_levels = self._snap_levels[src].tolist()
+        levels = self.L[idx].tolist()
         codes = []
         for c in range(self.q):
-            a, b = int(from_levels[c]), int(levels[c])
-            codes.append(snap.codes[c] if a == b else self._step(c, a, b)[snap.codes[c]])
-        labels, cls_codes = _group(codes, self._radices(levels))
+            a, b = from_levels[c], levels[c]
+            codes.append(snap.codes[c] if a == b else self._steps[c][a][b][snap.codes[c]])
+        labels, cls_codes = _group(codes, [self._nodes[c][levels[c]] for c in range(self.q)])
         g = len(cls_codes[0])
-        counts = np.rint(np.bincount(labels, weights=snap.counts, minlength=g)).astype(np.int64)
-        sens = [_sens_rollup(item, labels, g, s) for item, s in zip(snap.sens, self.sensitive)]
-        out = _Classes(cls_codes, counts, sens)
-        if g <= 0.7 * snap.groups:
+        out = _Classes(cls_codes, None, [])
+        out.counts = np.rint(np.bincount(labels, weights=snap.counts,
+                                         minlength=g)).astype(np.int64)
+        out.sens = [_sens_rollup(item, labels, g, s) for item, s in zip(snap.sens,
+                                                                          self.sensitive)]
+        if g <= 0.5 * snap.groups:
             self._keep(idx, out)
         return out
 
@@ -466,12 +471,14 @@ class LatticeSearch:
             keep = [i for i in range(len(self._snaps)) if i not in drop]
             self._snaps = [self._snaps[i] for i in keep]
             self._snap_nodes = [self._snap_nodes[i] for i in keep]
-            self._snap_levels = self._snap_levels[keep]
-            self._snap_groups = self._snap_groups[keep]
+            self._level_rows = [self._level_rows[i] for i in keep]
+            self._group_list = [self._group_list[i] for i in keep]
         self._snaps.append(snap)
         self._snap_nodes.append(idx)
-        self._snap_levels = np.vstack([self._snap_levels, self.L[idx][None, :]])
-        self._snap_groups = np.append(self._snap_groups, snap.groups)
+        self._level_rows.append(self.L[idx])
+        self._group_list.append(snap.groups)
+        self._snap_levels = np.array(self._level_rows, dtype=np.int16)
+        self._snap_groups = np.array(self._group_list, dtype=np.int64)
 
     # ------------------------------------------------------------------ the model on classes
     def _dmax_of(self, i: int, col) -> float:
@@ -564,9 +571,10 @@ class LatticeSearch:
         lb_rows = float(bound.sum())
         fc = counts.astype(np.float64)
         d0 = float(np.dot(fc, fc))
-        value = self._objective(idx, cl, bad, suppressed)
+        acceptable = suppressed <= self.budget
+        value = self._objective(idx, cl, bad, suppressed) if acceptable else math.inf
         res = _Eval(cl.groups - int(bad.sum()), mono_rows, lb_rows, suppressed,
-                    suppressed <= self.budget, value, d0)
+                    acceptable, value, d0)
         self.results[idx] = res
         # predictive tagging (sound: see the module docstring)
         must = max(lb_rows, mono_rows if self.mono else 0)
@@ -612,25 +620,39 @@ class LatticeSearch:
         path (Flash); every evaluation tags the lattice above or below it."""
         path = [idx]
         cur = idx
+        highs, strides = self._highs_list, self._strides_list
+        fail, sat, lower = self.fail, self.sat, self.lower
         while True:
             best, best_lb = None, None
+            row = self.L[cur].tolist()
             for c in range(self.q):
-                if self.L[cur, c] >= self.highs[c]:
+                if row[c] >= highs[c]:
                     continue
-                nxt = cur + int(self.strides[c])
-                if self.fail[nxt] or self.sat[nxt]:
+                nxt = cur + strides[c]
+                if fail[nxt] or sat[nxt]:
                     continue
-                if best is None or self.lower[nxt] < best_lb:
-                    best, best_lb = nxt, self.lower[nxt]
+                lb = lower[nxt]
+                if best is None or lb < best_lb:
+                    best, best_lb = nxt, lb
             if best is None:
                 break
             path.append(best)
             cur = best
-        hi = len(path) - 1
-        while hi >= 0 and not (self.fail[idx] or self.sat[idx]):
-            mid = (hi + 1) // 2
-            self.evaluate(path[mid])
-            hi = mid - 1
+        # k / distinct l with a budget: stop once ``idx`` is decided; otherwise (no budget, or
+        # models tagged only downwards) find the path's boundary: stronger tags
+        full = self.budget == 0 or not self.fully_monotone
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            if not full and (fail[idx] or sat[idx]):
+                break
+            mid = (lo + hi + 1) // 2
+            node = path[mid]
+            if not (fail[node] or sat[node]):
+                self.evaluate(node)
+            if fail[node]:
+                lo = mid + 1
+            else:
+                hi = mid - 1
 
     def run(self) -> int | None:
         """The index of an optimal acceptable node, or None when there is none."""

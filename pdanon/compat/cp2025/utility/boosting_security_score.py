@@ -34,9 +34,8 @@ def get_boosting_security_score(train, train_depersonalized, test, test_deperson
     if orig.shape != anon.shape:
         raise ValueError(f"original and anonymized features differ in shape: {orig.shape} vs "
                          f"{anon.shape}; prepare both with the same columns")
-    width = max(orig.shape[1], 1)
-    o = pd.DataFrame(orig.reshape(len(orig), -1), columns=range(orig.shape[1]))
-    a = pd.DataFrame(anon.reshape(len(anon), -1), columns=range(anon.shape[1]))
-    kinds = {c: "real" for c in range(width) if c in o.columns}
+    o = pd.DataFrame(orig.reshape(len(orig), -1))
+    a = pd.DataFrame(anon.reshape(len(anon), -1))
+    kinds = {c: "real" for c in o.columns}
     return float(boosting_security_score(o, a, kinds, train_rows=len(train),
                                          test_rows=len(test), random_state=random_state))

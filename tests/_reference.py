@@ -54,6 +54,8 @@ def time_optimal_groups(columns, kinds, k, hamming=False, sensitive=None, l=None
         groups.append(take)
         ungrouped = [j for j in ungrouped if j not in set(take)]
     if ungrouped:
+        seed = ungrouped[0]
+        ungrouped = sorted(ungrouped, key=lambda j: (d[seed, j], j))
         if groups:
             groups[-1] = groups[-1] + ungrouped
         else:

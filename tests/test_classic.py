@@ -205,10 +205,6 @@ def test_ordered_strings_and_medians():
     assert out == [[2], [2], [9], [9], [11], [11]] and n == 3
 
 
-@pytest.mark.xfail(reason="engine (pdanon/partition/nearest.py) lists the rows left over at the "
-                          "end by row index; the reference by distance to the first of them - "
-                          "decides a mode tie only in constructed cases (docs/compat.md)",
-                   strict=False)
 def test_time_optimal_leftover_order_decides_mode_ties_like_the_reference():
     # rows 0-5 form one group; rows 6-10 are left over and join it; u and w tie for the mode
     # (2 each) and w's rows are nearer to row 6 than u's: the reference outputs w

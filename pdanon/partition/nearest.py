@@ -9,8 +9,9 @@ The rule, exactly as the reference documents it:
 2. add the ungrouped rows nearest to the seed, ties broken by lower row index, until the group
    has ``k`` rows (k-anonymity) — or, for l-diversity, until it has at least ``k`` rows *and*
    at least ``l`` distinct values in every sensitive column;
-3. repeat while enough rows remain; rows left over join the last group (for l-diversity a
-   group that cannot be completed merges into the previous one).
+3. repeat while enough rows remain; the rows left over are gathered like a group from the first
+   of them (seed first, then by distance and row index) and join the last group; for
+   l-diversity a group that cannot be completed merges into the previous one the same way.
 
 Row distance: the sum over quasi-identifiers, in column order, of a per-column distance in
 [0, 1]: unordered → 0 if equal else 1; ordered → |rank(a) − rank(b)| / n with rank the first
@@ -160,6 +161,10 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
 
     rest = np.flatnonzero(~dead)
     if len(rest):
+        # the rest is gathered like a group from its first row (seed first, then by
+        # (distance, row index)) and merged into the previous group in that order
+        dist = _distances([(how, v[rest], div) for how, v, div in all_cols], 0)
+        rest = rest[np.lexsort((rest, dist))]
         target = group - 1 if group > 0 else 0
         labels[rest] = target
         pieces.append(rest)

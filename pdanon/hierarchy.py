@@ -39,9 +39,8 @@ Example
 
 from __future__ import annotations
 
-import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -361,14 +360,10 @@ class TableHierarchy(Hierarchy):
         return self.leaves if values is None else values
 
 
-class _RuleRanges:
-    """Marker: the hierarchy defines ranges itself."""
-
-
 # --------------------------------------------------------------------------- rule hierarchies
 
 
-class IntervalHierarchy(_RuleRanges, Hierarchy):
+class IntervalHierarchy(Hierarchy):
     """Numeric bands: level j groups values into bands of ``widths[j-1]`` starting at
     ``start``; the last level is ``top``."""
 

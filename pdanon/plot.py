@@ -211,10 +211,7 @@ def _role_keywords(roles: dict) -> dict:
 
 def _draw(table: pd.DataFrame, name: str, algorithm: str, ax=None):
     try:
-        import matplotlib
-
-        if ax is None:
-            import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "pdanon.plot needs matplotlib: pip install 'pdanon[plot]' (or matplotlib)"

@@ -41,33 +41,27 @@ def reference_optimum(df, qis, hierarchies, kinds, *, k=1, l=None, t=None, budge
     for node in itertools.product(*[range(h + 1) for h in heights]):
         key = pd.Series(["|".join(parts) for parts in zip(*[mapped[c][j]
                                                             for c, j in zip(qis, node)])])
-        groups = key.groupby(key).groups
-        bad_rows = []
-        sizes = []
-        for rows in groups.values():
-            rows = np.asarray(rows)
-            ok = len(rows) >= k
-            if ok and l is not None:
-                vals = pd.Series(s[rows])
-                if l_variant == "distinct":
-                    ok = vals.nunique() >= l
-                else:
-                    p = vals.value_counts(normalize=True).to_numpy()
-                    ok = math.exp(-(p * np.log(p)).sum()) >= l * (1 - 1e-12)
-            if ok and t is not None:
-                p = pd.Series(s[rows]).value_counts(normalize=True)
-                tv = 0.5 * (p.reindex(glob.index, fill_value=0) - glob).abs().sum()
-                ok = tv <= t + 1e-12
-            if ok:
-                sizes.append(len(rows))
-            else:
-                bad_rows.extend(rows.tolist())
-        if len(bad_rows) > budget:
+        labels, _ = pd.factorize(key)
+        sizes = np.bincount(labels)
+        ok = sizes >= k
+        if sensitive is not None and (l is not None or t is not None):
+            table = pd.crosstab(labels, s).reindex(columns=glob.index, fill_value=0)
+            counts = table.to_numpy(dtype=float)
+            probs = counts / counts.sum(axis=1, keepdims=True)
+            if l is not None and l_variant == "distinct":
+                ok &= (counts > 0).sum(axis=1) >= l
+            elif l is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    h = -np.nansum(np.where(probs > 0, probs * np.log(probs), 0.0), axis=1)
+                ok &= np.exp(h) >= l * (1 - 1e-12)
+            if t is not None:
+                tv = 0.5 * np.abs(probs - glob.to_numpy()[None, :]).sum(axis=1)
+                ok &= tv <= t + 1e-12
+        bad = ~ok[labels]
+        if bad.sum() > budget:
             continue
-        bad = np.zeros(n, dtype=bool)
-        bad[bad_rows] = True
         if objective == "discernibility":
-            value = float(sum(x * x for x in sizes) + len(bad_rows) * n)
+            value = float((sizes[ok] ** 2).sum() + bad.sum() * n)
         else:
             total = 0.0
             for c, j in zip(qis, node):

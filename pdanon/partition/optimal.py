@@ -34,40 +34,46 @@ Among acceptable nodes the search returns one with the smallest ``objective``:
 
 Pruning, and why it is sound
 ----------------------------
-Nodes are visited in increasing order of a **lower bound** of the objective that needs no look
-at the data: for loss, precision and entropy the objective splits into ``base(node)`` — the
-cost with no row suppressed, a sum of per-column, per-level constants — plus a non-negative
-suppression surcharge (a suppressed cell costs the top level's cost, at least its node's). So
-``objective(node) >= base(node)``, and once ``base`` of the next node reaches the best
-objective found, no unvisited node can beat it: the search stops (for discernibility the bound
-is ``max(k·n, n² / #possible classes)``). This is what makes most nodes never evaluated.
+**Bound order.** Nodes are visited in increasing order of a lower bound of the objective. For
+loss, precision and entropy the objective is ``base(node)`` — the cost with no row suppressed,
+a sum of per-column, per-level constants computed without looking at the data — plus a
+non-negative surcharge for suppressed rows (a suppressed cell costs the top level's cost, at
+least its node's). So ``objective >= base``; once the bound of the next node reaches the best
+objective found, no remaining node can beat it and the search stops. The bound rises as the
+search learns: when an evaluated node proves that each of its specializations suppresses at
+least ``r`` rows (below), their bounds grow by ``r`` times the least a suppressed row can cost
+at their levels. For discernibility the bound starts at ``max(k·n, n² / #possible classes)``
+and becomes ``Σ |class|²`` of any evaluated specialization (merging classes only raises it;
+a suppressed row costs ``n >= |class|``).
 
-Whether a node is acceptable is decided, where possible, without evaluating it, by
-**predictive tagging** (Flash / OLA): for a *monotone* condition, if a node satisfies it, all of
-its generalizations do, and if it fails, all of its specializations fail. A node whose status
-is unknown is resolved Flash-style: climb a path of untagged generalizations and binary-search
-it, tagging the whole lattice above every satisfying node and below every failing one.
+**Predictive tagging** (Flash / OLA). A node whose status is unknown is resolved by climbing a
+path of untagged generalizations and binary-searching it; each evaluation tags the lattice:
 
-Which conditions are monotone:
+* *k-anonymity and distinct l-diversity, any suppression budget B*: a class of a
+  generalization that violates the model is a union of classes that all violated it (one part
+  with >= k rows or >= l values is enough for the union), so the rows to suppress only shrink
+  upwards: a node within budget tags all its generalizations acceptable, a node over budget
+  tags all its specializations unacceptable.
+* *entropy / recursive (c, l)-diversity and t-closeness with B = 0*: merged classes inherit
+  them (entropy is concave; the EMD, Jensen–Shannon and Wasserstein distances are convex in the
+  class distribution; recursive diversity is monotone, Machanavajjhala et al. 2007), so "every
+  class satisfies" is monotone and tags both ways.
+* *the same models with B > 0 are not monotone*: a satisfying class merged with a violating one
+  can violate, so a generalization can need *more* suppression; nothing is tagged upwards for
+  them. Downwards pdanon uses a proven **lower bound on suppression**: if a class ``C`` of node
+  ``S`` is at distance ``d > t`` from the table, every specialization of ``S`` suppresses at
+  least ``|C|·(d − t)/(d_max − t)`` of ``C``'s rows (``d_max``: the largest distance any
+  distribution can have, reached at a point mass), because the kept parts of ``C`` are within
+  ``t``, the rest within ``d_max``, and the distance of the mixture is at most the mixture of
+  the distances (convexity). For entropy l-diversity the bound is ``|C|·(1 − H(C)/log l)``
+  (concavity); k and distinct l contribute ``|C|`` for a violating class. The bounds of ``S``
+  summed over its classes exceed the budget → ``S`` and all its specializations are pruned.
 
-* **k-anonymity and distinct l-diversity, with any suppression budget.** When classes merge,
-  a merged class violating k (or distinct l) consists only of classes that violated it already,
-  so the rows that must be suppressed can only shrink; "at most B rows violate" is monotone.
-* **entropy / recursive (c, l)-diversity and t-closeness, with no suppression (B = 0).** Merged
-  classes inherit them (entropy is concave; the EMD, Jensen–Shannon and Wasserstein distances
-  are convex in the class distribution; recursive diversity is monotone, Machanavajjhala et al.
-  2007), so "every class satisfies" is monotone.
-* **the same models with B > 0 are not**: a satisfying class merged with a violating one can
-  violate, so a generalization can need *more* suppression. For them only the k-anonymity
-  (and distinct-l) part is used for tagging — a node failing that part fails the whole model —
-  and every remaining candidate below the bound is evaluated.
-
-With B = 0 and a monotone model the objective equals ``base`` exactly, so the first
-acceptable node in bound order is optimal and the search stops there; for discernibility
-(not a sum of constants) the successors of an acceptable node are skipped instead, since its
-``Σ |class|²`` can only grow when classes merge. With suppression (B > 0) a generalization can
-lower the objective by un-suppressing rows, so acceptable nodes do not dominate their
-generalizations; those are left to the lower bound.
+With B = 0 and a monotone model the objective equals the bound, so the first acceptable node in
+bound order is optimal and the search stops there; for discernibility (not a sum of
+constants) the generalizations of an acceptable node are skipped instead. With suppression a
+generalization can *lower* the objective by bringing rows back, so acceptable nodes do not
+prune their generalizations; the bound does.
 
 Evaluation is vectorized: every column's hierarchy is bound once (the column is factorized and
 only its distinct values are mapped), each level is an integer code array, and a node's classes
@@ -767,7 +773,7 @@ def budget_rows(max_suppressed_rows, n: int) -> int:
 def prepare_columns(enc, hierarchies) -> list:
     """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
     get the two-level hierarchy value → ``*`` (keep or suppress the whole column)."""
-    from pdanon.hierarchy import as_hierarchy, column_levels_encoded, tree
+    from pdanon.hierarchy import as_hierarchy, column_levels_encoded
 
     hierarchies = dict(hierarchies or {})
     names = enc.names

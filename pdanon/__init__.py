@@ -21,7 +21,7 @@ from pdanon._errors import (
 )
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype, GeneralizationRange
 from pdanon import accessor as _accessor  # noqa: F401  (registers df.anon)
-from pdanon import datasets, io, models
+from pdanon import datasets, hierarchy, io, models, plot
 from pdanon.io import read_csv
 from pdanon.schema import Roles, infer_schema, resolve_roles, schema, schema_from_yaml, schema_to_yaml
 
@@ -39,9 +39,11 @@ __all__ = [
     "UnknownColumnError",
     "VerificationError",
     "datasets",
+    "hierarchy",
     "infer_schema",
     "io",
     "models",
+    "plot",
     "read_csv",
     "resolve_roles",
     "schema",

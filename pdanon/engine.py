@@ -98,9 +98,13 @@ AUTO_MONDRIAN_ROWS = 5_000
 
 
 def _auto(enc, model, *, method: str, **options):
-    """``algorithm="auto"``: ``nearest`` for small tables under k-anonymity / distinct
-    l-diversity, ``mondrian`` otherwise; the choice is reported in ``info``."""
-    if enc.n < AUTO_MONDRIAN_ROWS and not requirement(model, "other") and not (
+    """``algorithm="auto"``: ``optimal`` when hierarchies are given, else ``nearest`` for small
+    tables under k-anonymity / distinct l-diversity, ``mondrian`` otherwise; the choice is
+    reported in ``info``."""
+    if options.get("hierarchies"):
+        result = PARTITIONERS["optimal"](enc, model, method=method, **options)
+        why = "auto: optimal (hierarchies given: optimal full-domain generalization)"
+    elif enc.n < AUTO_MONDRIAN_ROWS and not requirement(model, "other") and not (
             set(options) - {"frame", "context", "max_suppressed_rows"}):
         options.pop("max_suppressed_rows", None)
         result = PARTITIONERS["nearest"](enc, model, method=method, **options)
@@ -110,7 +114,8 @@ def _auto(enc, model, *, method: str, **options):
         why = (f"auto: mondrian ({enc.n:,} rows >= {AUTO_MONDRIAN_ROWS:,})"
                if enc.n >= AUTO_MONDRIAN_ROWS else
                "auto: mondrian (nearest supports k-anonymity and distinct l-diversity only)")
-    result.note = why + ("; " + result.note if result.note else "")
+    previous = getattr(result, "note", "")
+    result.note = why + ("; " + previous if previous else "")
     result.chosen = why.split(" ")[1]
     return result
 
@@ -197,6 +202,8 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         info["suppressed_rows"] = int(result.suppressed_rows)
         suppressed = getattr(result, "suppressed", None)
         info.update(getattr(result, "info", None) or {})
+        if getattr(result, "note", ""):
+            info["note"] = result.note
     else:
         partition: Partition = result
         changed = 0

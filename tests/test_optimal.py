@@ -344,3 +344,16 @@ def test_properties_against_exhaustive(df, k, budget, objective, model):
     for c in ["age", "zip"]:
         arr = out[c].array
         assert bool((arr.contains(df[c].to_numpy()) | arr.isna()).all())
+
+
+def test_auto_with_hierarchies_chooses_optimal():
+    import pdanon
+    from pdanon import hierarchy as H
+
+    df = pdanon.datasets.load_adult(nrows=1500)
+    hs = {a: H.read_arx_csv(pdanon.datasets.adult_hierarchy_path(a)) for a in ["age", "sex"]}
+    out = df.anon.k_anonymize(5, hierarchies=hs, quasi_identifiers=["age", "sex"])
+    info = out.anon.info
+    assert info["algorithm"] == "optimal" and info["requested_algorithm"] == "auto"
+    assert "hierarchies given" in info["note"]
+    assert out.anon.k_anonymity() >= 5

@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--k", type=int, default=5, help="k of k-anonymity (default 5)")
     demo.add_argument("--method", default="generalize",
                       choices=["generalize", "suppress", "aggregate"])
-    demo.add_argument("--algorithm", default="nearest", help="partitioning algorithm")
+    demo.add_argument("--algorithm", default="auto",
+                      help="partitioning algorithm (auto, nearest, mondrian, datafly, ...)")
     demo.add_argument("--rows", type=int, default=None, help="use only the first N rows")
     args = parser.parse_args(argv)
     try:

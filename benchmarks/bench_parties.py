@@ -10,7 +10,8 @@ Owner A holds sex, age, race, marital-status and the sensitive salary-class; own
 education, native-country, workclass, occupation. "in-process" runs both owners in this
 process through :func:`pdanon.parties.run_local` (one core does both owners' work, so the time
 is the sum of both); "2 processes" runs owner B in a child process connected by a socket on
-127.0.0.1 (wall-clock time of the whole exchange). "mults" counts scalar multiplications of
+127.0.0.1 (wall-clock time of the whole exchange). "max RSS MB" is this process's peak resident
+memory so far (it includes pandas, the data and the earlier runs). "mults" counts scalar multiplications of
 both owners (2 per row per owner: its own ids once, the other's ids once; never again in the
 rounds). The ECPy rows use pdanon's fixed-window multiplication over ECPy's Jacobian formulas;
 ECPy's own ladder (``k * P``) is timed on a sample of points and its full-run time is
@@ -64,7 +65,7 @@ def _row(label, rows, k, backend, seconds, a, b, rss_before, joined):
         "groups B": f"{b.stats['local_groups']}->{b.stats['final_groups']}",
         "min class": int(joined.groupby(qi).size().min()),
         "kB sent": (a.stats["bytes_sent"] + b.stats["bytes_sent"]) / 1024,
-        "peak MB": max_rss_mb() - rss_before,
+        "max RSS MB": max_rss_mb(),
     }
 
 

@@ -233,7 +233,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     _verify_groups(model, labels, suppressed, context)
     kept = labels[~suppressed]
     if method == "generalize":
-        _verify_truthful(df, out, roles.qi)
+        _verify_truthful(df, out, roles.qi, enc)
     sizes = np.bincount(kept)
     sizes = sizes[sizes > 0]
     info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0}
@@ -283,11 +283,12 @@ def _labels(out: pd.DataFrame, qi) -> np.ndarray:
     return class_labels(out, qi)
 
 
-def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi) -> None:
+def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi, enc=None) -> None:
     """Every published range or set contains the original value of its cell."""
     from pdanon._errors import VerificationError
     from pdanon.dtype import GeneralizationDtype
 
+    encoded = {c.name: c for c in enc.columns} if enc is not None else {}
     for c in qi:
         before, after = df[c], out[c]  # one lookup each: every lookup deep-copies attrs
         if not isinstance(after.dtype, GeneralizationDtype):
@@ -295,10 +296,14 @@ def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi) -> None:
         if isinstance(before.dtype, GeneralizationDtype):
             continue  # chained generalization: checked against the plain values upstream
         arr = after.array
+        col = encoded.get(c)
         if isinstance(before.dtype, pd.CategoricalDtype):
             values = before.array
         elif pd.api.types.is_numeric_dtype(before.dtype):
             values = before.to_numpy()
+        elif col is not None and not col.generalized:
+            # the codes are already known: no second hash pass over the strings
+            values = pd.Categorical.from_codes(col.codes, categories=col.categories)
         else:
             # one hash pass; far cheaper than boxing a million strings into Python objects
             values = pd.Categorical(before.array)

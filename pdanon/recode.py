@@ -65,7 +65,10 @@ def suppress(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
     return out, int((~keep).sum())
 
 
-def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
+def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
+               missing: np.ndarray | None = None):
+    """Generalize each group to one cell (computed from all its rows); rows flagged in
+    ``missing`` (suppressed rows) are then published missing."""
     from pdanon.dtype import GeneralizationArray
 
     groups = int(labels.max()) + 1
@@ -73,14 +76,13 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
     changed = int((~const[labels]).sum())
     if col.generalized:
         arr = _generalize_generalized(series.array, col, labels, groups)
-    elif col.kind == "unordered":
-        arr = GeneralizationArray.from_groups(col.codes, labels, kind="unordered",
-                                              categories=col.categories)
-    elif col.kind == "ordered" and not col.numeric:
-        arr = GeneralizationArray.from_groups(col.codes, labels, kind="ordered",
+    elif col.kind == "unordered" or (col.kind == "ordered" and not col.numeric):
+        arr = GeneralizationArray.from_groups(col.codes, labels, kind=col.kind,
                                               categories=col.categories)
     else:
         arr = GeneralizationArray.from_groups(series.to_numpy(), labels, kind=col.kind)
+    if missing is not None and missing.any():
+        arr[missing] = None  # a new array of our own: set in place, no copy
     return pd.Series(arr, index=series.index, name=series.name), changed
 
 
@@ -162,12 +164,18 @@ def _from_codes(series: pd.Series, col: EncodedColumn, codes: np.ndarray) -> pd.
 
 
 def recode_column(method: str, series: pd.Series, col: EncodedColumn, labels: np.ndarray,
-                  order: np.ndarray | None = None):
-    """Dispatch to :func:`suppress`, :func:`generalize` or :func:`aggregate`."""
-    if method == "suppress":
-        return suppress(series, col, labels)
+                  order: np.ndarray | None = None, *, missing: np.ndarray | None = None):
+    """Dispatch to :func:`suppress`, :func:`generalize` or :func:`aggregate`; rows flagged in
+    ``missing`` (suppressed rows) come out missing."""
     if method == "generalize":
-        return generalize(series, col, labels)
-    if method == "aggregate":
-        return aggregate(series, col, labels, order)
+        return generalize(series, col, labels, missing=missing)
+    if method == "suppress":
+        new, changed = suppress(series, col, labels)
+    elif method == "aggregate":
+        new, changed = aggregate(series, col, labels, order)
+    else:
+        raise ValueError(f"unknown method {method!r}; use one of {list(METHODS)}")
+    if missing is not None and missing.any():
+        new = new.mask(missing)
+    return new, changed
     raise ValueError(f"unknown method {method!r}; use one of {list(METHODS)}")

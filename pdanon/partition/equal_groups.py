@@ -138,10 +138,10 @@ def recode_columns(method: str, frame: pd.DataFrame, enc: EncodedTable, groups: 
     changed = 0
     for col, group_of_code in zip(enc.columns, groups):
         labels, _, diff = column_keys(method, col, group_of_code, value_counts(col))
-        new, _ = recode.recode_column(method, frame[col.name], col, labels)
-        if suppressed is not None and suppressed.any():
-            new = new.mask(suppressed)
-            diff = diff | suppressed
+        missing = suppressed if suppressed is not None and suppressed.any() else None
+        new, _ = recode.recode_column(method, frame[col.name], col, labels, missing=missing)
+        if missing is not None:
+            diff = diff | missing
         columns[col.name] = new
         changed += int(diff.sum())
     return columns, changed

@@ -357,3 +357,39 @@ def test_auto_with_hierarchies_chooses_optimal():
     assert info["algorithm"] == "optimal" and info["requested_algorithm"] == "auto"
     assert "hierarchies given" in info["note"]
     assert out.anon.k_anonymity() >= 5
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.integers(0, 4), min_size=3, max_size=3), min_size=1, max_size=4),
+       st.lists(st.integers(1, 6), min_size=3, max_size=3),
+       st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.35, 0.5]))
+def test_tv_max_kept_is_the_largest_part_within_t(classes, table, t):
+    """The total-variation suppression bound: N* (dense and sparse forms agree) is at least the
+    size of every sub-multiset of the class within distance t of the table (found by brute
+    force), so ceil(|C| - N*) never exceeds the rows a specialization must suppress, and the
+    bound is tight up to rounding."""
+    from pdanon.metrics._dist import PairCounts
+    from pdanon.partition.optimal import _tv_max_kept
+
+    q = np.array(table, dtype=float) / sum(table)
+    C = np.array(classes, dtype=np.int64)
+    sizes = C.sum(axis=1)
+    keep = sizes > 0
+    C, sizes = C[keep], sizes[keep]
+    if not len(C):
+        return
+    dense = _tv_max_kept(C, sizes, q, t + 1e-12)
+    cls, val = np.nonzero(C)
+    sparse = _tv_max_kept(PairCounts(cls.astype(np.int64), val.astype(np.int64), C[cls, val],
+                                     sizes), sizes, q, t + 1e-12)
+    np.testing.assert_allclose(dense, sparse, rtol=1e-9, atol=1e-9)
+    for row, nstar in zip(C, dense):
+        best = 0
+        for part in itertools.product(*[range(c + 1) for c in row]):
+            size = sum(part)
+            if size and 0.5 * np.abs(np.array(part) / size - q).sum() <= t + 1e-12:
+                best = max(best, size)
+        assert nstar >= best - 1e-9
+        assert math.ceil(row.sum() - nstar - 1e-7) <= row.sum() - best
+        # the relaxation overshoots the integer optimum by less than the number of values
+        assert nstar < best + len(row) + 1e-9 or best == 0

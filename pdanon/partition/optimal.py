@@ -248,6 +248,71 @@ def _sens_rollup(item, labels, g, col):
                                  weights=item.count.astype(np.float64))
 
 
+def _is_tv(distance: str, col, hierarchy) -> bool:
+    """Does t-closeness ``distance`` on ``col`` resolve to total variation?"""
+    if distance == "hierarchical" and hierarchy is None:
+        distance = "emd"
+    if distance == "reference":
+        return False
+    return distance == "emd" and col.kind == "unordered"
+
+
+def _global_q(col) -> np.ndarray:
+    from pdanon.metrics import _dist as d
+
+    return d._global_probs(col)
+
+
+def _tv_max_kept(item, counts, q, t: float) -> np.ndarray:
+    """Per class, the most rows ``N`` of it whose value distribution is within total variation
+    ``t`` of ``q``.
+
+    With ``C_v`` rows of value ``v`` in the class, a kept part of ``N`` rows is within ``t``
+    exactly when its deficits ``Σ_v max(0, q_v·N − c_v)`` are at most ``t·N``; taking
+    ``c_v = min(C_v, q_v·N)`` (and any surplus) is best, so ``N`` is feasible iff
+    ``N·(q_A − t) <= C_A`` for every set ``A`` of values, i.e. ``N* = min_A C_A / (q_A − t)``
+    over sets with ``q_A > t``; the binding sets are prefixes of the values sorted by
+    ``C_v / q_v`` (values absent from the class come first). Capped at the class size.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if isinstance(item, np.ndarray):
+            C = item.astype(np.float64)
+            qq = np.broadcast_to(q, C.shape)
+            ratio_key = np.where(qq > 0, C / np.where(qq > 0, qq, 1.0), np.inf)
+            order = np.argsort(ratio_key, axis=1, kind="stable")
+            Cs = np.cumsum(np.take_along_axis(C, order, axis=1), axis=1)
+            qs = np.cumsum(q[order], axis=1)
+            cand = np.where(qs > t, Cs / (qs - t), np.inf)
+            best = cand.min(axis=1) if cand.shape[1] else np.full(len(counts), np.inf)
+            return np.minimum(best, counts)
+        # sparse pairs: values absent from a class form the first prefix
+        G = len(counts)
+        qv = q[item.val]
+        absent = np.clip(1.0 - np.bincount(item.cls, weights=qv, minlength=G), 0.0, 1.0)
+        key = np.where(qv > 0, item.count / np.where(qv > 0, qv, 1.0), np.inf)
+        order = np.lexsort((key, item.cls))
+        cls = item.cls[order]
+        c = item.count[order].astype(np.float64)
+        qo = qv[order]
+        first = np.ones(len(cls), dtype=bool)
+        first[1:] = cls[1:] != cls[:-1]
+        starts = np.flatnonzero(first)
+        cc, cq = np.cumsum(c), np.cumsum(qo)
+        idx = np.cumsum(first) - 1
+        base_c = (cc - c)[starts][idx]
+        base_q = (cq - qo)[starts][idx]
+        Cs = cc - base_c
+        qs = cq - base_q + absent[cls]
+        cand = np.where(qs > t, Cs / (qs - t), np.inf)
+        best = np.full(G, np.inf)
+        if len(cand):
+            best[cls[starts]] = np.minimum.reduceat(cand, starts)
+        best = np.where(absent > t, 0.0, best)
+        return np.minimum(best, counts)
+
+
 # --------------------------------------------------------------------------- the search
 
 
@@ -551,7 +616,13 @@ class LatticeSearch:
                     tt = p.t + _TOL
                     good = dist <= tt
                     dmax = self._dmax_of(i, s)
-                    if dmax > tt:
+                    if _is_tv(p.distance, s, h):
+                        # total variation: the kept rows of a class form a sub-multiset whose
+                        # distribution lies in the (convex) t-ball; the largest one is exact
+                        kept = _tv_max_kept(item, counts, _global_q(s), tt)
+                        need = np.ceil(fcounts - kept - 1e-7)
+                        bound = np.maximum(bound, np.where(good, 0.0, np.maximum(need, 0.0)))
+                    elif dmax > tt:
                         # the distance is convex: parts within t make up at most
                         # (dmax - dist) / (dmax - t) of a class
                         frac = (dist - tt) / (dmax + 1e-9 - tt)

@@ -178,31 +178,25 @@ def _group(codes: list, radices: list):
     for r in radices:
         total *= max(int(r), 1)
     if total < 2 ** 62:
-        key = np.array(codes[0], dtype=np.int64, copy=True)
-        mult = max(int(radices[0]), 1)
-        for c, r in zip(codes[1:], radices[1:]):
-            key += c * np.int64(mult)
-            mult *= max(int(r), 1)
-        if total <= 4 * n + 1024:
-            present = np.zeros(total, dtype=bool)
-            present[key] = True
+        radices = [max(int(r), 1) for r in radices]
+        # mixed-radix key, first column fastest (Horner from the last column)
+        key = np.array(codes[-1], dtype=np.int64, copy=True)
+        for c, r in zip(codes[-2::-1], radices[-2::-1]):
+            key *= r
+            key += c
+        if total <= 8 * n + 4096:
+            # small key range: mark the keys present, number them in key order
+            present = np.zeros(total, dtype=np.intp)
+            present[key] = 1
             uniq = np.flatnonzero(present)
-            lookup = np.empty(total, dtype=np.int64)
-            lookup[uniq] = np.arange(len(uniq))
-            labels = lookup[key]
-        elif n <= 4096:
+            present[uniq] = np.arange(len(uniq))
+            labels = present[key]
+        elif n <= 256:
             uniq, labels = np.unique(key, return_inverse=True)
             labels = labels.reshape(-1)
         else:
             labels, uniq = pd.factorize(key, sort=False)
-            labels = np.asarray(labels, dtype=np.int64)
-            uniq = np.asarray(uniq, dtype=np.int64)
-        out_codes = []
-        rest = uniq
-        for r in radices:
-            r = max(int(r), 1)
-            out_codes.append(rest % r)
-            rest = rest // r
+        out_codes = list(np.unravel_index(uniq, radices[::-1]))[::-1]
         return labels, out_codes
     # very wide keys: combine pairwise, re-factorizing so nothing overflows
     labels = np.zeros(n, dtype=np.int64)
@@ -735,26 +729,37 @@ class LatticeSearch:
         """The index of an optimal acceptable node, or None when there is none."""
         best, best_idx = math.inf, None
         shortcut = self.budget == 0 and self.fully_monotone and self.objective != "discernibility"
-        levelsum = self.L.sum(axis=1, dtype=np.int64)
-        order = np.lexsort((levelsum, self.lower)).tolist()
-        static_key = self.lower.copy()
+        levelsum_arr = self.L.sum(axis=1, dtype=np.int64)
+        order_arr = np.lexsort((levelsum_arr, self.lower))
+        levelsum = levelsum_arr.tolist()
+        static_key = self.lower.tolist()
+        fail, dominated, lower = self.fail, self.dominated, self.lower
+
+        def static():
+            # the static order in chunks, leaving out nodes already pruned (tags only grow)
+            for start in range(0, len(order_arr), 128):
+                chunk = order_arr[start:start + 128]
+                yield from chunk[~(fail[chunk] | dominated[chunk])].tolist()
 
         def nodes():
             # nodes by their current lower bound: the static order merged with a heap of
             # nodes whose bound rose after they were sorted
-            pos, deferred = 0, []
-            while pos < len(order) or deferred:
-                if pos < len(order):
-                    i = order[pos]
+            stream = static()
+            deferred = []
+            nxt = next(stream, None)
+            while nxt is not None or deferred:
+                if nxt is not None:
+                    i = nxt
                     key = static_key[i]
                     if deferred and (deferred[0][0], deferred[0][1]) < (key, levelsum[i]):
                         key, _, i = heapq.heappop(deferred)
                     else:
-                        pos += 1
+                        nxt = next(stream, None)
                 else:
                     key, _, i = heapq.heappop(deferred)
-                if self.lower[i] > key:
-                    heapq.heappush(deferred, (float(self.lower[i]), int(levelsum[i]), i))
+                cur = float(lower[i])
+                if cur > key:
+                    heapq.heappush(deferred, (cur, levelsum[i], i))
                     continue
                 yield i
 

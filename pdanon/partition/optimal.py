@@ -65,7 +65,12 @@ path of untagged generalizations and binary-searching it; each evaluation tags t
   least ``|C|·(d − t)/(d_max − t)`` of ``C``'s rows (``d_max``: the largest distance any
   distribution can have, reached at a point mass), because the kept parts of ``C`` are within
   ``t``, the rest within ``d_max``, and the distance of the mixture is at most the mixture of
-  the distances (convexity). For entropy l-diversity the bound is ``|C|·(1 − H(C)/log l)``
+  the distances (convexity). For total variation (``distance="emd"`` on an unordered column)
+  the bound is exact instead: the kept rows of ``C`` form a sub-multiset whose distribution lies
+  in the convex t-ball, and the largest such part has ``N* = min_A C_A / (q_A − t)`` rows over
+  sets ``A`` of values with ``q_A > t`` (``C_A``: rows of ``C`` with a value in ``A``, ``q_A``:
+  the table's share of ``A``), so at least ``⌈|C| − N*⌉`` rows of ``C`` are suppressed.
+  For entropy l-diversity the bound is ``|C|·(1 − H(C)/log l)``
   (concavity); k and distinct l contribute ``|C|`` for a violating class. The bounds of ``S``
   summed over its classes exceed the budget → ``S`` and all its specializations are pruned.
 
@@ -362,6 +367,8 @@ class LatticeSearch:
         self._level_rows: list = []
         self._group_list: list = []
         self._snap_cap = max(8 * self.n, 200_000)
+        self._pm = None
+        self._pm_dims = None
         self.evaluated = 0
 
     # ------------------------------------------------------------------ lattice
@@ -499,17 +506,32 @@ class LatticeSearch:
             root = self.from_rows(self.L[bottom])
             root.rows = None
             self._keep(bottom, root)
+            self._premultiply(root)
         src = self._source(idx)
         snap = self._snaps[src]
         if self._snap_nodes[src] == idx:
             return snap
-        from_levels = self._snap_levels[src].tolist()
         levels = self.L[idx].tolist()
-        codes = []
-        for c in range(self.q):
-            a, b = from_levels[c], levels[c]
-            codes.append(snap.codes[c] if a == b else self._steps[c][a][b][snap.codes[c]])
-        labels, cls_codes = _group(codes, [self._nodes[c][levels[c]] for c in range(self.q)])
+        if src == 0 and self._pm is not None:
+            # from the bottom table: keys are sums of precomputed, premultiplied level codes
+            pm = self._pm
+            key = pm[0][levels[0]].copy()
+            for c in range(1, self.q):
+                key += pm[c][levels[c]]
+            if len(key) <= 256:
+                uniq, labels = np.unique(key, return_inverse=True)
+                labels = labels.reshape(-1)
+            else:
+                labels, uniq = pd.factorize(key, sort=False)
+            cls_codes = list(np.unravel_index(uniq, self._pm_dims[::-1]))[::-1]
+        else:
+            from_levels = self._snap_levels[src].tolist()
+            codes = []
+            for c in range(self.q):
+                a, b = from_levels[c], levels[c]
+                codes.append(snap.codes[c] if a == b else self._steps[c][a][b][snap.codes[c]])
+            labels, cls_codes = _group(codes, [self._nodes[c][levels[c]]
+                                               for c in range(self.q)])
         g = len(cls_codes[0])
         out = _Classes(cls_codes, None, [])
         out.counts = np.rint(np.bincount(labels, weights=snap.counts,
@@ -519,6 +541,30 @@ class LatticeSearch:
         if g <= 0.5 * snap.groups:
             self._keep(idx, out)
         return out
+
+    def _premultiply(self, root: _Classes) -> None:
+        """Per column and level, the bottom table's codes at that level times the column's
+        place value in a fixed mixed radix (the bottom levels' node counts, first column
+        fastest): a node's key over the bottom table is then a plain sum."""
+        self._pm = None
+        lows = [lo for lo, _ in self.bounds]
+        dims = [max(int(self._nodes[c][lows[c]]), 1) for c in range(self.q)]
+        if math.prod(dims) >= 2 ** 62:
+            return
+        pm, mult = [], 1
+        for c in range(self.q):
+            per = []
+            for j in range(len(self._nodes[c])):
+                if j < lows[c] or j > self.bounds[c][1]:
+                    per.append(None)
+                    continue
+                step = self._steps[c][lows[c]][j]
+                codes = root.codes[c] if j == lows[c] else step[root.codes[c]]
+                per.append(np.asarray(codes, dtype=np.int64) * np.int64(mult))
+            pm.append(per)
+            mult *= dims[c]
+        self._pm = pm
+        self._pm_dims = dims
 
     def _keep(self, idx: int, snap: _Classes) -> None:
         total = int(self._snap_groups.sum())

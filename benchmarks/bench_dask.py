@@ -115,7 +115,7 @@ def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
         # slower numpy code). A fixed 64 MiB mmap threshold keeps the trimming and the speed.
         dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**26})
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, memory_limit=memory_limit,
-                           processes=True, dashboard_address=None)
+                           processes=True, dashboard_address=":0")
     client = Client(cluster)
     pdanon.dask.register_workers(client)
     peaks: dict = {}

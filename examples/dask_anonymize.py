@@ -31,7 +31,7 @@ rows["age"] = np.clip(rows["age"].to_numpy() + rng.integers(-2, 3, len(rows)), 1
 
 with tempfile.TemporaryDirectory() as tmp, \
         LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                     dashboard_address=None) as cluster, Client(cluster) as client:
+                     dashboard_address=":0") as cluster, Client(cluster) as client:
     source = Path(tmp, "adult")
     source.mkdir()
     for i, chunk in enumerate(np.array_split(np.arange(len(rows)), 4)):

@@ -547,7 +547,7 @@ def test_lazy_output_without_verification(adult):
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -568,3 +568,16 @@ def test_on_a_local_cluster(client, adult, adult_anon, tmp_path):
         info = out.anon.info
         assert info["parts"] > 1 and info["verified"]["k"] >= 5
         check_output(out.compute(), adult, info, 5)
+
+
+# ============================================================================ docstrings
+
+
+@pytest.mark.parametrize("module", ["pdanon.dask", "pdanon.dask._register", "pdanon.dask._keys",
+                                    "pdanon.dask._metrics", "pdanon.dask._mondrian"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

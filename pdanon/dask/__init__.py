@@ -76,7 +76,7 @@ def register_workers(client) -> None:
     Example
     -------
     >>> from distributed import Client, LocalCluster
-    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster:
     ...     with Client(cluster) as client:
     ...         register_workers(client)
     """
@@ -101,7 +101,15 @@ class DaskAnonAccessor:
 
     # ------------------------------------------------------------------ roles and state
     def roles(self, **roles):
-        """The resolved roles of this frame's columns (resolved on its meta)."""
+        """The resolved roles of this frame's columns (resolved on its meta).
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> ddf = dd.from_pandas(pd.DataFrame({"age": [30, 40], "d": ["a", "b"]}), npartitions=1)
+        >>> ddf.anon.roles(sensitive=["d"]).quasi_identifiers
+        {'age': 'real'}
+        """
         from pdanon.schema import resolve_roles
 
         _no_extra(roles)
@@ -110,7 +118,15 @@ class DaskAnonAccessor:
     @property
     def info(self) -> dict:
         """What the pdanon step that produced this frame did (parts, cuts, classes, timings,
-        verification)."""
+        verification).
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> ddf = dd.from_pandas(pd.DataFrame({"age": [30, 31, 40, 42]}), npartitions=2)
+        >>> ddf.anon.k_anonymize(2).anon.info["verified"]
+        {'rows': 4, 'classes': 2, 'k': 2}
+        """
         return copy.deepcopy(self._ddf._meta.attrs.get("pdanon", {}).get("info", {}))
 
     # ------------------------------------------------------------------ metrics
@@ -168,19 +184,48 @@ class DaskAnonAccessor:
                            hierarchies=hierarchies)
 
     def average_class_size(self, **roles) -> float:
-        """Rows / equivalence classes."""
+        """Rows / equivalence classes.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2).anon.average_class_size()
+        1.5
+        """
         return average_class_size(self._ddf, self.roles(**roles).quasi_identifiers)
 
     def distinctness(self, columns=None) -> float:
-        """Distinct rows / rows over ``columns`` (default: every column)."""
+        """Distinct rows / rows over ``columns`` (default: every column).
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 3]}), npartitions=2).anon.distinctness()
+        0.75
+        """
         return distinctness(self._ddf, columns)
 
     def non_uniform_entropy(self, **roles) -> float:
-        """Entropy (bits) of the quasi-identifier rows."""
+        """Entropy (bits) of the quasi-identifier rows.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> ddf = dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 3]}), npartitions=2)
+        >>> ddf.anon.non_uniform_entropy()
+        1.5
+        """
         return non_uniform_entropy(self._ddf, self.roles(**roles).quasi_identifiers)
 
     def discernibility(self, **roles) -> int:
-        """Σ |class|² over the equivalence classes."""
+        """Σ |class|² over the equivalence classes.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2).anon.discernibility()
+        5
+        """
         return discernibility(self._ddf, self.roles(**roles).quasi_identifiers)
 
     def metrics(self, **roles):

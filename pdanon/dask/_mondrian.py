@@ -786,6 +786,18 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
 
     ``route([q.encode(df[q.name]) for q in plan.qis], plan.tree_routing)`` gives the leaf of
     any rows; ``plan.part_of_node[leaf]`` their part.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from pdanon.models import KAnonymity
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
+    >>> plan, _, info = plan_cuts(dd.from_pandas(df, npartitions=2), resolve_roles(df),
+    ...                           model=KAnonymity(2), max_rows_per_part=4)
+    >>> info["parts"], plan.part_of_node[route([plan.qis[0].encode(df["age"])],
+    ...                                          plan.tree_routing)].tolist()
+    (2, [0, 0, 0, 0, 1, 1, 1, 1])
     """
     import dask
 
@@ -1140,7 +1152,16 @@ def _local_tasks(ddf, encoded, plan: Plan, order: str):
 
 def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
     """Distributed check of the output: class sizes by a Dask group-by (k), per-class l / t
-    from (class, sensitive value) counts. Raises VerificationError; returns what was found."""
+    from (class, sensitive value) counts. Raises VerificationError; returns what was found.
+
+    Example
+    -------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from pdanon.models import KAnonymity
+    >>> ddf = dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 2]}), npartitions=2)
+    >>> verify_output(ddf, ["a"], {}, KAnonymity(2), 4)
+    {'rows': 4, 'classes': 2, 'k': 2}
+    """
     import dask
 
     from pdanon.dask import _metrics as m

@@ -85,14 +85,9 @@ __all__ = [
 
 
 def __getattr__(name):
-    # the two-party protocol lives in pdanon.parties (issue 8) when it is installed
+    # the two-party protocol lives in pdanon.parties; imported on first use (it loads ECPy)
     if name == "DistributedDataOwnerKAnonymityDepersonalizator":
-        try:
-            from pdanon import parties
+        from pdanon import parties
 
-            return getattr(parties, name)
-        except (ImportError, AttributeError):
-            raise ImportError(
-                "DistributedDataOwnerKAnonymityDepersonalizator needs pdanon.parties (the "
-                "two-party protocol), which this pdanon version does not ship yet") from None
+        return parties.DistributedDataOwnerKAnonymityDepersonalizator
     raise AttributeError(f"module 'pdanon.algorithms' has no attribute {name!r}")

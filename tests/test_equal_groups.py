@@ -212,3 +212,13 @@ def test_matches_reference(table):
                 assert g == (min(members), max(members))
             elif isinstance(g, frozenset):
                 assert g == frozenset(members)
+
+
+def test_ordered_column_with_unused_categories_aggregates():
+    # categories that never occur form value groups without rows (found by fuzzing)
+    df = pd.DataFrame({
+        "edu": pd.Categorical(["mid"], categories=["lo", "mid", "hi"], ordered=True),
+        "zip": pd.Categorical(["c"], categories=["a", "b", "c", "d"]),
+    })
+    out = df.anon.k_anonymize(1, method="aggregate", algorithm="equal_groups")
+    assert out["edu"].tolist() == ["mid"] and out["zip"].tolist() == ["c"]

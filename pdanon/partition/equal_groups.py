@@ -115,7 +115,9 @@ def column_keys(method: str, col: EncodedColumn, group_of_code: np.ndarray,
         cum = np.cumsum(counts[order])
         size = np.bincount(compact, weights=counts, minlength=ngroups).astype(np.int64)
         start = np.cumsum(size) - size
-        pick = order[np.searchsorted(cum, start + size // 2, side="right")]
+        at = np.searchsorted(cum, start + size // 2, side="right")
+        # a group of unused categories (size 0) has no rows: any in-range pick will do
+        pick = order[np.minimum(at, ncodes - 1)]
     else:
         # mode; ties to the value met first in row order (unordered codes follow first
         # appearance, so: the smallest code)

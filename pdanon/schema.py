@@ -338,7 +338,10 @@ def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = 
                 first = s.index[np.flatnonzero(na.to_numpy())[0]]
                 raise InvalidInputError(
                     f"column {c!r} has {int(na.sum())} missing value(s) (first at index {first!r}); "
-                    f"fill them (df[{c!r}].fillna(...)) or drop those rows before anonymizing"
+                    f"fill them (df[{c!r}].fillna(...)) or drop those rows before anonymizing. "
+                    "If they are cells suppressed by an earlier pdanon step, anonymize the "
+                    "original frame with the combined model instead (e.g. "
+                    "df.anon.l_diversify(2, k=5)), or generalize in the earlier step"
                 )
         if s.dtype == object:
             types = {type(v) for v in s.dropna().head(10_000)}

@@ -95,8 +95,10 @@ def encode_column(series: pd.Series, kind: str) -> EncodedColumn:
                 codes, cats = _sorted_codes(series, name)
         else:
             codes, cats = _sorted_codes(series, name)
-        numeric = pd.api.types.is_numeric_dtype(cats.dtype) and not pd.api.types.is_bool_dtype(
-            cats.dtype)
+        # a Categorical orders its values by its categories, not by their numeric value
+        numeric = (not isinstance(series.dtype, pd.CategoricalDtype)
+                   and pd.api.types.is_numeric_dtype(cats.dtype)
+                   and not pd.api.types.is_bool_dtype(cats.dtype))
         return EncodedColumn(name, kind, codes, cats, codes, codes, numeric=numeric)
     if kind == "unordered":
         try:

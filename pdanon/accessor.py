@@ -533,5 +533,6 @@ def _no_extra(kwargs: dict) -> None:
         raise TypeError(
             f"unexpected keyword argument(s) {extra}; role keywords are {list(ROLE_KEYWORDS)}"
         )
-    if kwargs.get("quasi_identifiers") is not None and len(kwargs["quasi_identifiers"]) == 0:
+    qis = kwargs.get("quasi_identifiers")
+    if qis is not None and not isinstance(qis, (str, int)) and len(qis) == 0:
         raise InvalidInputError("quasi_identifiers is empty: name at least one column")

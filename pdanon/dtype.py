@@ -204,7 +204,9 @@ class GeneralizationRange:
         mn, mx = _py(mn), _py(mx)
         if _is_na(mn) or _is_na(mx):
             raise ValueError(f"range bounds must not be missing (got mn={mn!r}, mx={mx!r})")
-        if _is_number(mn) and _is_number(mx) and mn > mx:
+        # an ordered range's order may come from categories the scalar does not know (e.g. an
+        # ordered Categorical with categories [3, 1, 2]): only real ranges are checked here
+        if column_type == "real" and _is_number(mn) and _is_number(mx) and mn > mx:
             raise ValueError(f"range minimum {mn!r} is greater than its maximum {mx!r}")
         self.min = mn
         self.max = mx

@@ -220,7 +220,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
                 changed += int((rows & ~before).sum())
             info["suppressed_rows"] = int(rows.sum())
             suppressed = rows
-        info["groups"] = partition.groups
+        info["partitions"] = partition.groups
         info["changed_cells"] = changed
         if partition.note:
             info["note"] = partition.note
@@ -237,8 +237,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     sizes = np.bincount(kept)
     sizes = sizes[sizes > 0]
     info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0}
-    if isinstance(result, recode.Recoded):
-        info["groups"] = len(sizes)  # classes of the published (not suppressed) rows
+    info["groups"] = len(sizes)  # equivalence classes of the published (not suppressed) rows
     out.attrs = copy.deepcopy(attrs)
     info["seconds"] = time.perf_counter() - started
     return out, info

@@ -31,7 +31,7 @@ def k_anonymity(df: pd.DataFrame, quasi_identifiers) -> int:
     n = len(df)
     if n == 0:
         return 0
-    labels = class_labels(df, list(quasi_identifiers))
+    labels = class_labels(df, _check_qis(df, quasi_identifiers))
     return int(np.bincount(labels).min())
 
 

@@ -102,6 +102,16 @@ def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups:
                                            integer=arr.is_integer)
 
 
+def group_means(values: np.ndarray, labels: np.ndarray, groups: int) -> np.ndarray:
+    """Per row, the mean of its group's values; a constant group keeps its exact value (a
+    float sum could otherwise turn 0.1 + 0.1 + 0.1 over 3 into 0.10000000000000002)."""
+    sums = np.bincount(labels, weights=values, minlength=groups)
+    counts = np.bincount(labels, minlength=groups)
+    lo, hi = _group_min_max(values, labels, groups)
+    means = np.where(lo == hi, lo, sums / np.maximum(counts, 1))
+    return means[labels]
+
+
 def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
               order: np.ndarray | None = None):
     if col.generalized:
@@ -115,9 +125,7 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
     n = len(labels)
     if col.kind == "real":
         values = np.asarray(col.lo, dtype=np.float64)
-        sums = np.bincount(labels, weights=values, minlength=groups)
-        counts = np.bincount(labels, minlength=groups)
-        new = (sums / counts)[labels]
+        new = group_means(values, labels, groups)
         changed = int((new != values).sum())
         return pd.Series(new, index=series.index, name=series.name), changed
     if order is None:

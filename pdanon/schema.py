@@ -108,8 +108,18 @@ def _check_frame(df: pd.DataFrame) -> None:
         )
 
 
+def _is_one_name(df: pd.DataFrame, spec) -> bool:
+    """A role given as a single column name (a string, an int, or a tuple naming a column)."""
+    if isinstance(spec, bool):
+        return False
+    if isinstance(spec, (str, int)):
+        return True
+    return isinstance(spec, tuple) and spec in set(df.columns)
+
+
 def _check_columns(df: pd.DataFrame, names: Iterable, what: str) -> None:
-    missing = [c for c in names if c not in df.columns]
+    existing = set(df.columns)  # exact names: a MultiIndex must not accept partial keys
+    missing = [c for c in names if c not in existing]
     if missing:
         raise UnknownColumnError(
             f"unknown {what} column(s) {missing}; the frame has columns {list(df.columns)}"
@@ -120,7 +130,7 @@ def _kinds_for(df: pd.DataFrame, spec, what: str) -> dict:
     """Normalize a role spec (None, a name, a list of names, or {name: kind}) to {name: kind}."""
     if spec is None:
         return {}
-    if isinstance(spec, (str, int)) and not isinstance(spec, bool):
+    if _is_one_name(df, spec):
         spec = [spec]
     if isinstance(spec, Mapping):
         items = list(spec.items())
@@ -142,7 +152,7 @@ def _kinds_for(df: pd.DataFrame, spec, what: str) -> dict:
 def _names(df: pd.DataFrame, spec, what: str) -> tuple:
     if spec is None:
         return ()
-    if isinstance(spec, (str, int)) and not isinstance(spec, bool):
+    if _is_one_name(df, spec):
         spec = [spec]
     spec = list(spec)
     _check_columns(df, spec, what)
@@ -167,25 +177,37 @@ def resolve_roles(
 ) -> Roles:
     """Work out every column's role and kind.
 
-    Explicit keywords win; otherwise roles remembered in ``df.attrs`` (from ``with_schema`` or an
-    earlier pdanon step) are used; otherwise every column not given another role is a
-    quasi-identifier. When ``quasi_identifiers`` is given explicitly, columns named nowhere are
+    Keywords win for the roles they name. Roles remembered in ``df.attrs`` (from
+    ``with_schema`` or an earlier pdanon step) fill in the roles not given as keywords — so a
+    remembered identifier stays an identifier (and is dropped) unless a keyword gives that column
+    another role. Without remembered roles, every column not given another role is a
+    quasi-identifier; when ``quasi_identifiers`` is given explicitly, columns named nowhere are
     ``insensitive`` (published unchanged). Kinds default to :func:`infer_kind`.
     """
     _check_frame(df)
     explicit = any(x is not None for x in (identifiers, quasi_identifiers, sensitive, insensitive))
-    if not explicit:
-        stored = stored_roles(df)
-        if stored is not None:
-            return _complete(df, stored)
+    stored = stored_roles(df)
+    if not explicit and stored is not None:
+        return _complete(df, stored)
     ids = _names(df, identifiers, "identifier")
     sens = _kinds_for(df, sensitive, "sensitive")
     ins = _names(df, insensitive, "insensitive")
-    if quasi_identifiers is None:
+    qis = None if quasi_identifiers is None else _kinds_for(df, quasi_identifiers,
+                                                            "quasi-identifier")
+    if stored is not None:
+        # remembered roles fill in what the keywords leave open
+        named = set(ids) | set(sens) | set(ins) | set(qis or ())
+        if identifiers is None:
+            ids = tuple(c for c in stored.identifiers if c not in named)
+        if sensitive is None:
+            sens = {c: k for c, k in stored.sensitive.items() if c not in named}
+        if insensitive is None:
+            ins = tuple(c for c in stored.insensitive if c not in named)
+        if qis is None:
+            qis = {c: k for c, k in stored.quasi_identifiers.items() if c not in named}
+    elif qis is None:
         taken = set(ids) | set(sens) | set(ins)
         qis = {c: infer_kind(df[c]) for c in df.columns if c not in taken}
-    else:
-        qis = _kinds_for(df, quasi_identifiers, "quasi-identifier")
     seen: dict = {}
     for role, cols in (("identifier", ids), ("quasi_identifier", qis), ("sensitive", sens),
                        ("insensitive", ins)):

@@ -210,7 +210,8 @@ def test_matches_reference_grouping_and_model_holds(data, method):
     assert out.anon.k_anonymity() >= k
     groups = time_optimal_groups([df[x].to_numpy() for x in kinds], list(kinds.values()), k,
                                  hamming=method == "suppress")
-    assert out.anon.info["groups"] == len(groups)
+    assert out.anon.info["partitions"] == len(groups)
+    assert out.anon.info["groups"] == out.anon.equivalence_classes().nunique()
     for g in groups:
         rows = out.iloc[g]
         for col in kinds:
@@ -226,3 +227,51 @@ def test_matches_reference_grouping_and_model_holds(data, method):
                     assert (cell.min, cell.max) == (orig.min(), orig.max())
             if method == "suppress":
                 assert rows[col].isna().all() == (orig.nunique() > 1)
+
+
+# ----------------------------------------------------------------------------- review findings
+
+
+def test_aggregate_keeps_constant_real_groups_exact():
+    df = pd.DataFrame({"x": [0.1] * 3 + [0.7] * 3})
+    out = df.anon.k_anonymize(3, method="aggregate", algorithm="nearest")
+    assert out["x"].tolist() == [0.1] * 3 + [0.7] * 3
+    assert out.anon.info["changed_cells"] == 0
+
+
+def test_ordered_categorical_with_numeric_categories_follows_category_order():
+    c = pd.Categorical([3, 1, 2, 2], categories=[3, 1, 2], ordered=True)
+    out = pd.DataFrame({"lvl": c}).anon.k_anonymize(2, algorithm="nearest")
+    arr = out["lvl"].array
+    assert list(arr.categories) == [3, 1, 2]
+    assert out["lvl"].astype(str).tolist() == ["[3, 1]", "[3, 1]", "2", "2"]
+    assert not arr.contains(np.array([2, 2, 2, 2]))[0]
+
+
+def test_single_int_and_tuple_column_names_as_roles():
+    df = pd.DataFrame({0: [30, 31, 40, 42], 1: list("FFMM")})
+    assert df.anon.k_anonymize(2, quasi_identifiers=0).anon.roles().qi == [0]
+    df = pd.DataFrame({("a", "x"): [30, 31, 40, 42], ("c", "z"): list("abac")})
+    out = df.anon.k_anonymize(2, sensitive=("c", "z"))
+    assert out.anon.roles().sensitive == {("c", "z"): "unordered"}
+    with pytest.raises(pdanon.UnknownColumnError):
+        df.anon.k_anonymize(2, sensitive=["c"])  # a partial MultiIndex key is not a column
+
+
+def test_nearest_rejects_options_it_cannot_honour():
+    with pytest.raises(pdanon.InvalidInputError, match="does not take option"):
+        seed_frame().anon.k_anonymize(2, algorithm="nearest", max_suppressed_rows=1)
+
+
+def test_info_groups_counts_published_classes():
+    df = pd.DataFrame({"a": [1, 1, 1, 1]})
+    info = df.anon.k_anonymize(2, algorithm="nearest").anon.info
+    assert info["partitions"] == 2 and info["groups"] == 1
+
+
+def test_models_k_anonymity_accepts_one_name():
+    from pdanon.models import k_anonymity
+
+    assert k_anonymity(seed_frame(), "a") == 2
+    with pytest.raises(pdanon.UnknownColumnError):
+        k_anonymity(seed_frame(), "zz")

@@ -102,10 +102,10 @@ def column_keys(method: str, col: EncodedColumn, group_of_code: np.ndarray,
     codes = col.codes
     if col.kind == "real":
         # exactly the arithmetic of pdanon.recode.aggregate (bincount over rows in row order)
+        from pdanon.recode import group_means
+
         values = np.asarray(col.lo, dtype=np.float64)
-        sums = np.bincount(labels, weights=values, minlength=ngroups)
-        rows = np.bincount(labels, minlength=ngroups)
-        mean = (sums / rows)[labels]
+        mean = group_means(values, labels, ngroups)
         key, _ = pd.factorize(mean)
         return labels, np.asarray(key, np.int64), mean != values
     ncodes = len(counts)

@@ -177,6 +177,14 @@ def nearest(enc: EncodedTable, model, *, method: str, **options) -> Partition:
     """Engine entry point: k from the model, l when it asks for distinct l-diversity."""
     from pdanon.engine import requirement
 
+    extra = sorted(set(options) - {"frame", "context"})
+    if extra:
+        from pdanon._errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"algorithm='nearest' does not take option(s) {extra} (it never suppresses rows); "
+            "use algorithm='datafly', 'mondrian' or 'optimal' for a suppression budget"
+        )
     k = requirement(model, "k") or 1
     l = requirement(model, "distinct_l")
     if requirement(model, "other"):

@@ -83,6 +83,12 @@ def encode_column(series: pd.Series, kind: str) -> EncodedColumn:
                 f"column {name!r} has kind 'real' but holds {series.dtype} values; convert it "
                 f"to numbers (pd.to_numeric(df[{name!r}])) or declare it 'ordered'/'unordered'"
             )
+        if _beyond_float(series):
+            raise KindError(
+                f"column {name!r} holds integers above 2**53, which a 'real' column would "
+                "round (neighbouring values could merge); declare it 'ordered' or "
+                "'unordered' instead"
+            )
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
         codes, cats = pd.factorize(values, sort=True)
         return EncodedColumn(name, kind, np.asarray(codes, np.int64), pd.Index(cats), values,
@@ -98,7 +104,8 @@ def encode_column(series: pd.Series, kind: str) -> EncodedColumn:
         # a Categorical orders its values by its categories, not by their numeric value
         numeric = (not isinstance(series.dtype, pd.CategoricalDtype)
                    and pd.api.types.is_numeric_dtype(cats.dtype)
-                   and not pd.api.types.is_bool_dtype(cats.dtype))
+                   and not pd.api.types.is_bool_dtype(cats.dtype)
+                   and not _beyond_float(cats))
         return EncodedColumn(name, kind, codes, cats, codes, codes, numeric=numeric)
     if kind == "unordered":
         try:
@@ -110,6 +117,14 @@ def encode_column(series: pd.Series, kind: str) -> EncodedColumn:
             ) from None
         return EncodedColumn(name, kind, np.asarray(codes, np.int64), pd.Index(cats))
     raise KindError(f"unknown kind {kind!r} for column {name!r}; use real, ordered or unordered")
+
+
+def _beyond_float(values) -> bool:
+    """Integers too large for float64 to hold exactly (|v| > 2**53)."""
+    if not pd.api.types.is_integer_dtype(getattr(values, "dtype", None)) or len(values) == 0:
+        return False
+    top = max(abs(int(values.min())), abs(int(values.max())))
+    return top > 2**53
 
 
 def _sorted_codes(series: pd.Series, name) -> tuple[np.ndarray, pd.Index]:

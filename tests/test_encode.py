@@ -119,3 +119,15 @@ def test_class_labels_survive_wide_keys():
     first = {}
     expected = [first.setdefault(t, len(first)) for t in tuples]
     assert combine_codes(cols, 500).tolist() == expected
+
+
+def test_huge_integers_are_refused_as_real():
+    big = 2**53
+    df = pd.DataFrame({"id": [big, big + 1, big + 10, big + 11]})
+    with pytest.raises(pdanon.KindError, match="above 2\\*\\*53"):
+        df.anon.k_anonymize(2, quasi_identifiers={"id": "real"})
+    out = df.anon.k_anonymize(2, quasi_identifiers={"id": "ordered"}, algorithm="nearest")
+    # exact bounds: ordered huge integers are kept as categories, not rounded floats
+    cells = out["id"].tolist()
+    assert (cells[0].min, cells[0].max) == (big, big + 1)
+    assert (cells[2].min, cells[2].max) == (big + 10, big + 11)

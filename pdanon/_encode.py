@@ -147,19 +147,18 @@ def _encode_generalized(series: pd.Series, kind: str) -> EncodedColumn:
         raise KindError(
             f"column {series.name!r} holds generalized cells of kind {arr.kind!r}, not {kind!r}"
         )
-    codes, _ = pd.factorize(arr, use_na_sentinel=True)
-    codes = np.asarray(codes, np.int64)
-    ident = pd.Index(np.arange(codes.max() + 1 if len(codes) else 0))
     if kind == "unordered":
-        return EncodedColumn(series.name, kind, codes, ident, membership=np.asarray(arr.membership),
-                             generalized=True)
-    lo = np.asarray(arr.lo)
-    hi = np.asarray(arr.hi)
-    # codes in value order: order cells by (lo, hi) so distances on ranks stay meaningful
-    key = pd.MultiIndex.from_arrays([lo, hi])
-    sorted_codes, _ = pd.factorize(key, sort=True)
-    return EncodedColumn(series.name, kind, np.asarray(sorted_codes, np.int64),
-                         pd.Index(np.arange(int(np.max(sorted_codes, initial=-1)) + 1)), lo, hi,
+        codes, _ = pd.factorize(arr, use_na_sentinel=True)  # equal sets, equal codes
+        lo = hi = None
+        membership = np.asarray(arr.membership)
+    else:
+        lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
+        # codes in value order: order cells by (lo, hi) so distances on ranks stay meaningful
+        codes, _ = pd.factorize(pd.MultiIndex.from_arrays([lo, hi]), sort=True)
+        membership = None
+    codes = np.asarray(codes, np.int64)
+    categories = pd.Index(np.arange(int(np.max(codes, initial=-1)) + 1))
+    return EncodedColumn(series.name, kind, codes, categories, lo, hi, membership,
                          generalized=True, numeric=kind == "real")
 
 

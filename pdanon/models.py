@@ -1,8 +1,8 @@
 """Privacy models as vectorized checks over equivalence-class labels.
 
 A *model* object says when a group of rows is acceptable; the engine uses it while partitioning
-and verifies every output with :meth:`PrivacyModel.verify`. The ``*_anonymity`` /
-``*_diversity`` functions measure the level a frame achieves.
+and verifies every output with :meth:`PrivacyModel.groups_ok` on the published classes. The
+``*_anonymity`` / ``*_diversity`` functions measure the level a frame achieves.
 
 Example
 -------
@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InvalidInputError, VerificationError
+from pdanon._errors import InvalidInputError
 from pdanon._groups import class_labels
 
 
@@ -53,12 +53,6 @@ class PrivacyModel:
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         """Does ``df`` (already recoded) meet the model over its equivalence classes?"""
         raise NotImplementedError
-
-    def verify(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> None:
-        if not self.holds(df, quasi_identifiers, sensitive):
-            raise VerificationError(
-                f"the output does not satisfy {self!r}; this is a bug in pdanon, please report it"
-            )
 
 
 def _check_int(value, name: str, low: int = 1) -> int:

@@ -9,6 +9,7 @@ Randomness: every function takes a :class:`numpy.random.Generator`; :func:`make_
 from a user seed (reproducible) or, when the seed is ``None``, from 128 bits drawn from
 :mod:`secrets` (the operating system's cryptographically secure source). The generated entropy is
 never stored anywhere, so an unseeded shuffle cannot be replayed (and so undone) from the output.
+A user seed is not stored either: ``info`` says only how randomness was sourced.
 
 Example
 -------
@@ -85,12 +86,14 @@ def make_rng(seed=None) -> np.random.Generator:
 
 
 def _seed_info(seed):
-    """What may be recorded about the randomness source (never the generated entropy)."""
+    """How the randomness was sourced -- never the seed itself: ``info`` travels in
+    ``df.attrs`` and so into Parquet files, and a published seed lets anyone replay (and so
+    undo) a shuffle or subtract the noise of a randomization."""
     if seed is None:
-        return {"seed": None, "random_source": "secrets"}
-    if isinstance(seed, numbers.Integral):
-        return {"seed": int(seed), "random_source": "seed"}
-    return {"seed": None, "random_source": type(seed).__name__}
+        return {"random_source": "secrets"}
+    if isinstance(seed, np.random.Generator):
+        return {"random_source": "generator given"}
+    return {"random_source": "seed given"}
 
 
 # =========================================================================== shuffling

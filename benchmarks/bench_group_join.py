@@ -45,7 +45,7 @@ ADULT_CONFIGS = [
 
 
 def _model(family):
-    from pdanon.engine import AllOf
+    from pdanon.models import AllOf
     from pdanon.models import KAnonymity, LDiversity, TCloseness
 
     if family == "k":

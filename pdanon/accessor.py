@@ -113,7 +113,7 @@ class AnonAccessor:
         r = self.roles(**roles)
         return models.k_anonymity(self._df, r.qi)
 
-    # ---- privacy levels and metrics (metrics engineer)
+    # ---- privacy levels and metrics
     def _sensitive_roles(self, roles: dict, what: str):
         r = self.roles(**roles)
         if not r.sensitive:
@@ -189,6 +189,36 @@ class AnonAccessor:
                              random_state=random_state, n_threads=n_threads)
 
     # ------------------------------------------------------------------ anonymizers
+    def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",
+                  max_suppressed_rows=None, options: dict | None = None, hierarchies=None,
+                  objective: str | None = None, **roles) -> pd.DataFrame:
+        """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
+        :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
+        ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
+        :meth:`k_anonymize`, :meth:`l_diversify` and :meth:`t_close` are this method with
+        the model built for you; the other parameters are theirs.
+
+        Example
+        -------
+        >>> import pandas as pd, pdanon
+        >>> from pdanon.models import AllOf, KAnonymity, LDiversity
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "c"]})
+        >>> out = df.anon.anonymize(AllOf(KAnonymity(2), LDiversity(2)), sensitive=["d"],
+        ...                         algorithm="mondrian")
+        >>> out["age"].astype(str).tolist(), out.anon.info["model"]
+        (['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]'], 'k-anonymity + l-diversity')
+        """
+        from pdanon.models import PrivacyModel
+
+        if not isinstance(model, PrivacyModel):
+            raise InvalidInputError(
+                f"model must be a pdanon.models.PrivacyModel (e.g. KAnonymity(5)), got "
+                f"{type(model).__name__}")
+        needs = model.name if model.requirements().sensitive else None
+        return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
+                               needs_sensitive=needs, hierarchies=hierarchies,
+                               objective=objective)
+
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None,
@@ -242,9 +272,9 @@ class AnonAccessor:
         >>> out["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
-        from pdanon import engine
+        from pdanon import models
 
-        return self._anonymize(engine.KAnonymity(k), method, algorithm, max_suppressed_rows,
+        return self._anonymize(models.KAnonymity(k), method, algorithm, max_suppressed_rows,
                                options, roles, hierarchies=hierarchies, objective=objective)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
@@ -279,10 +309,10 @@ class AnonAccessor:
         >>> out.anon.l_diversity()
         2
         """
-        from pdanon import engine
+        from pdanon import models
         from pdanon.models import LDiversity
 
-        model = engine.AllOf(engine.KAnonymity(k), LDiversity(l, variant=variant, c=c))
+        model = models.AllOf(models.KAnonymity(k), LDiversity(l, variant=variant, c=c))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="l-diversity", hierarchies=hierarchies,
                                objective=objective)
@@ -320,11 +350,11 @@ class AnonAccessor:
         >>> out.anon.t_closeness() <= 0.2
         True
         """
-        from pdanon import engine
+        from pdanon import models
         from pdanon.models import TCloseness
 
         sensitive_h, qi_h = _split_hierarchies(hierarchies, self.roles(**_pick_roles(roles)))
-        model = engine.AllOf(engine.KAnonymity(k),
+        model = models.AllOf(models.KAnonymity(k),
                              TCloseness(t, distance=distance, hierarchies=sensitive_h))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="t-closeness", hierarchies=qi_h,

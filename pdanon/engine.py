@@ -27,60 +27,11 @@ import pandas as pd
 from pdanon import recode
 from pdanon._encode import encode_table
 from pdanon._errors import InvalidInputError, KindError
-from pdanon.models import KAnonymity, PrivacyModel
+from pdanon.models import AllOf, KAnonymity, PrivacyModel
 from pdanon.partition import PARTITIONERS, Partition
 from pdanon.schema import Roles, validate_qi_values
 
-__all__ = ["KAnonymity", "anonymize", "algorithms"]
-
-
-class AllOf(PrivacyModel):
-    """Several privacy models at once (e.g. k-anonymity and l-diversity)."""
-
-    name = "all of"
-
-    def __init__(self, *models: PrivacyModel):
-        self.models = [m for m in models if m is not None]
-        self.name = " + ".join(m.name for m in self.models)
-
-    def __repr__(self) -> str:
-        return "AllOf(" + ", ".join(map(repr, self.models)) + ")"
-
-    def params(self) -> dict:
-        out = {}
-        for m in self.models:
-            out.update(m.params())
-        return out
-
-    def check_feasible(self, df, roles) -> None:
-        for m in self.models:
-            m.check_feasible(df, roles)
-
-    def groups_ok(self, labels, context=None):
-        ok = self.models[0].groups_ok(labels, context)
-        for m in self.models[1:]:
-            ok = ok & m.groups_ok(labels, context)
-        return ok
-
-    def holds(self, df, quasi_identifiers, sensitive=None) -> bool:
-        return all(m.holds(df, quasi_identifiers, sensitive) for m in self.models)
-
-
-def requirement(model: PrivacyModel, what: str):
-    """What a model (or an :class:`AllOf`) asks of group sizes, for partitioners that grow
-    groups: ``"k"`` (minimum rows), ``"distinct_l"`` (distinct sensitive values) or
-    ``"other"`` (True when a model of another kind is involved)."""
-    parts = model.models if isinstance(model, AllOf) else [model]
-    if what == "k":
-        return max((p.k for p in parts if isinstance(p, KAnonymity)), default=None)
-    if what == "distinct_l":
-        return max((p.l for p in parts if type(p).__name__ == "LDiversity"
-                    and getattr(p, "variant", "distinct") == "distinct"), default=None)
-    if what == "other":
-        return any(not isinstance(p, KAnonymity) and not (
-            type(p).__name__ == "LDiversity" and getattr(p, "variant", "distinct") == "distinct")
-            for p in parts)
-    raise ValueError(what)
+__all__ = ["AllOf", "KAnonymity", "anonymize", "algorithms", "model_context"]
 
 
 def _load_partitioners() -> None:
@@ -104,7 +55,7 @@ def _auto(enc, model, *, method: str, **options):
     if options.get("hierarchies"):
         result = PARTITIONERS["optimal"](enc, model, method=method, **options)
         why = "auto: optimal (hierarchies given: optimal full-domain generalization)"
-    elif enc.n < AUTO_MONDRIAN_ROWS and not requirement(model, "other") and not (
+    elif enc.n < AUTO_MONDRIAN_ROWS and model.requirements().exact and not (
             set(options) - {"frame", "context", "max_suppressed_rows"}):
         options.pop("max_suppressed_rows", None)
         result = PARTITIONERS["nearest"](enc, model, method=method, **options)
@@ -181,7 +132,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         df.attrs = {}
     model.check_feasible(df, roles)
     validate_qi_values(df, roles.qi)
-    context = _model_context(model, df, roles)
+    context = model_context(model, df, roles)
     if method == "aggregate":
         for c in roles.qi:
             if getattr(df[c].dtype, "name", "").startswith("generalization"):
@@ -243,13 +194,12 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     return out, info
 
 
-def _model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):
-    """The encoded sensitive columns a model checks groups against (None for k only)."""
-    parts = model.models if isinstance(model, AllOf) else [model]
-    for p in parts:
-        if hasattr(p, "context") and roles.sensitive:
-            return p.context(df, dict(roles.sensitive))
-    return None
+def model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):
+    """The encoded sensitive columns a model checks classes against (``None`` when it reads
+    none, or there is no sensitive column)."""
+    if not roles.sensitive or not model.requirements().sensitive:
+        return None
+    return model.context(df, dict(roles.sensitive))
 
 
 def _verify_groups(model: PrivacyModel, labels: np.ndarray, suppressed: np.ndarray,

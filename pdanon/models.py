@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -35,24 +36,177 @@ def k_anonymity(df: pd.DataFrame, quasi_identifiers) -> int:
     return int(np.bincount(labels).min())
 
 
+@dataclass(frozen=True)
+class Requirements:
+    """What a privacy model asks of a partitioner, and which shortcuts its semantics allow.
+
+    ``min_size`` rows and ``min_distinct`` distinct values (in every sensitive column) are
+    necessary for a class to satisfy the model; when ``exact`` is True they are also sufficient
+    (k-anonymity, distinct l-diversity), so a partitioner may build classes by counting alone.
+    ``merge_monotone``: the union of two satisfying classes satisfies (all built-in models).
+    ``parts_monotone``: a violating union is made only of violating classes (k-anonymity,
+    distinct l-diversity); the optimal search prunes with it under a suppression budget.
+
+    Example
+    -------
+    >>> AllOf(KAnonymity(3), LDiversity(2)).requirements()
+    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True)
+    """
+
+    min_size: int = 1
+    min_distinct: int = 1
+    exact: bool = False
+    sensitive: bool = False
+    merge_monotone: bool = False
+    parts_monotone: bool = False
+
+    def __and__(self, other: "Requirements") -> "Requirements":
+        return Requirements(
+            min_size=max(self.min_size, other.min_size),
+            min_distinct=max(self.min_distinct, other.min_distinct),
+            exact=self.exact and other.exact,
+            sensitive=self.sensitive or other.sensitive,
+            merge_monotone=self.merge_monotone and other.merge_monotone,
+            parts_monotone=self.parts_monotone and other.parts_monotone,
+        )
+
+
 class PrivacyModel:
-    """Base class: a condition every equivalence class must meet."""
+    """Base class: a condition every equivalence class must meet.
+
+    A model answers from per-class counts alone (:class:`~pdanon.distributions.ClassCounts`:
+    rows per class and, per sensitive column, the class's value counts with the whole table's
+    distribution). To define one, subclass and implement :meth:`classes_ok`; override
+    :meth:`requirements` to say what it needs (``sensitive=True`` when it reads sensitive
+    columns). Every partitioner that accepts any model (mondrian, datafly, equal_groups,
+    group_join, optimal) and the engine's verification then use it. See docs/architecture.md.
+
+    Example
+    -------
+    >>> class MaxShare(PrivacyModel):
+    ...     "No sensitive value fills more than half of a class."
+    ...     name = "max-share"
+    ...     def requirements(self):
+    ...         return Requirements(sensitive=True, merge_monotone=True)
+    ...     def classes_ok(self, classes):
+    ...         ok = np.ones(classes.groups, dtype=bool)
+    ...         for j in range(len(classes.columns)):
+    ...             p = classes.pairs(j)
+    ...             top = np.zeros(classes.groups, dtype=np.int64)
+    ...             np.maximum.at(top, p.cls, p.count)
+    ...             ok &= top * 2 <= classes.sizes
+    ...         return ok
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+    >>> MaxShare().holds(df, ["zip"], ["d"])
+    False
+    """
 
     name = "model"
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({args})"
 
     def params(self) -> dict:
         return {}
 
+    def requirements(self) -> Requirements:
+        """What the model needs of a partitioner (see :class:`Requirements`)."""
+        return Requirements()
+
+    def parts(self) -> list:
+        """The single models this one is made of (``[self]``; :class:`AllOf` lists its own)."""
+        return [self]
+
     def check_feasible(self, df: pd.DataFrame, roles) -> None:
         """Raise :class:`InfeasibleError` before any work when the request cannot be met."""
 
-    def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
-        """Boolean per group label: does the group meet the model?"""
-        raise NotImplementedError
+    def context(self, df: pd.DataFrame, sensitive):
+        """Encoded sensitive columns of ``df`` for :meth:`groups_ok` (``None`` when the model
+        reads none). ``sensitive``: names or ``{name: kind}``."""
+        if not self.requirements().sensitive:
+            return None
+        return _sensitive_data(df, sensitive, what=self.name)
+
+    def classes_ok(self, classes) -> np.ndarray:
+        """Boolean per class of a :class:`~pdanon.distributions.ClassCounts`: does the class
+        meet the model? The one place a model's semantics live."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement classes_ok(classes) -> bool array")
+
+    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
+        """Boolean per group label (``0..G-1`` per row): does the group meet the model?"""
+        from pdanon.distributions import ClassCounts
+
+        return np.asarray(self.classes_ok(ClassCounts.from_labels(labels, context)),
+                          dtype=bool)
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         """Does ``df`` (already recoded) meet the model over its equivalence classes?"""
-        raise NotImplementedError
+        if len(df) == 0:
+            return True
+        labels = class_labels(df, _check_qis(df, quasi_identifiers))
+        return bool(self.groups_ok(labels, self.context(df, sensitive)).all())
+
+
+class AllOf(PrivacyModel):
+    """Several privacy models at once (e.g. k-anonymity and l-diversity): a class satisfies it
+    when it satisfies every part.
+
+    Example
+    -------
+    >>> m = AllOf(KAnonymity(2), LDiversity(2))
+    >>> m.name, [p.name for p in m.parts()]
+    ('k-anonymity + l-diversity', ['k-anonymity', 'l-diversity'])
+    """
+
+    def __init__(self, *models: PrivacyModel):
+        flat = []
+        for m in models:
+            if m is not None:
+                flat.extend(m.parts())
+        if not flat:
+            raise InvalidInputError("AllOf needs at least one privacy model")
+        self.models = flat
+        self.name = " + ".join(m.name for m in self.models)
+
+    def __repr__(self) -> str:
+        return "AllOf(" + ", ".join(map(repr, self.models)) + ")"
+
+    def parts(self) -> list:
+        return list(self.models)
+
+    def params(self) -> dict:
+        out = {}
+        for m in self.models:
+            out.update(m.params())
+        return out
+
+    def requirements(self) -> Requirements:
+        req = self.models[0].requirements()
+        for m in self.models[1:]:
+            req = req & m.requirements()
+        return req
+
+    def check_feasible(self, df, roles) -> None:
+        for m in self.models:
+            m.check_feasible(df, roles)
+
+    def context(self, df, sensitive):
+        """The context of the first part that reads sensitive columns."""
+        for m in self.models:
+            if m.requirements().sensitive:
+                return m.context(df, sensitive)
+        return None
+
+    def classes_ok(self, classes) -> np.ndarray:
+        ok = np.asarray(self.models[0].classes_ok(classes), dtype=bool)
+        for m in self.models[1:]:
+            ok = ok & np.asarray(m.classes_ok(classes), dtype=bool)
+        return ok
+
+    def holds(self, df, quasi_identifiers, sensitive=None) -> bool:
+        return all(m.holds(df, quasi_identifiers, sensitive) for m in self.models)
 
 
 def _check_int(value, name: str, low: int = 1) -> int:
@@ -85,16 +239,20 @@ class KAnonymity(PrivacyModel):
                 f"k={self.k} is larger than the number of rows ({n}); choose k <= {n}"
             )
 
-    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
-        return np.bincount(labels) >= self.k
+    def requirements(self) -> Requirements:
+        return Requirements(min_size=self.k, exact=True, merge_monotone=True,
+                            parts_monotone=True)
+
+    def classes_ok(self, classes) -> np.ndarray:
+        return classes.sizes >= self.k
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         return len(df) == 0 or k_anonymity(df, quasi_identifiers) >= self.k
 
 
 # ============================================================================ l-diversity, t-closeness
-# (metrics engineer) vectorized measures over all equivalence classes at once; the heavy lifting
-# is in pdanon.metrics._dist (bincount / cumsum / searchsorted over distinct (class, value) pairs).
+# Vectorized over all equivalence classes at once; the per-class measures are in
+# pdanon.distributions (bincount / cumsum / searchsorted over distinct (class, value) pairs).
 
 L_VARIANTS = ("distinct", "entropy", "recursive")
 #: Tolerance of the float comparisons in :class:`LDiversity` (entropy) and :class:`TCloseness`.
@@ -102,7 +260,7 @@ TOLERANCE = 1e-12
 
 
 def _dist():
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     return d
 
@@ -145,41 +303,35 @@ def _check_variant(variant: str, c) -> None:
             )
 
 
-def _l_per_group(labels: np.ndarray, data, variant: str, c, groups: int) -> np.ndarray:
-    """Achieved l of every group (min over sensitive columns); float for entropy."""
-    d = _dist()
+def achieved_l(classes, variant: str, c=None) -> np.ndarray:
+    """The l each class of a :class:`~pdanon.distributions.ClassCounts` achieves (the smallest
+    over the sensitive columns; float for every variant, ``exp(H)`` for entropy)."""
+    if not classes.columns:
+        raise InvalidInputError("l-diversity needs at least one sensitive column: pass "
+                                "sensitive=[...] (or {column: kind})")
     out = None
-    for col in _context_columns(data):
-        pairs = d.PairCounts.from_codes(labels, col.codes, col.m, groups)
+    for j in range(len(classes.columns)):
         if variant == "distinct":
-            v = d.distinct_counts(pairs).astype(np.float64)
+            v = classes.distinct(j).astype(np.float64)
         elif variant == "entropy":
-            v = np.exp(d.entropies(pairs))
+            v = np.exp(classes.entropy(j))
         else:
-            v = d.recursive_l(pairs, float(c)).astype(np.float64)
+            v = classes.recursive_l(j, float(c)).astype(np.float64)
         out = v if out is None else np.minimum(out, v)
     return out
 
 
-def _context_columns(context):
-    """The sensitive columns of a context: SensitiveData, or anything with ``.sensitive``
-    {name: codes} (e.g. the engine's EncodedTable; such codes carry no value order)."""
-    d = _dist()
-    if isinstance(context, d.SensitiveData):
-        return list(context.columns.values())
-    sens = getattr(context, "sensitive", None)
-    if isinstance(sens, dict):
-        cols = []
-        for name, codes in sens.items():
-            codes = np.asarray(codes, dtype=np.int64)
-            m = int(codes.max()) + 1 if len(codes) else 0
-            cols.append(d.SensitiveColumn(name, "unordered", codes, m, False, None, None,
-                                          np.bincount(codes, minlength=m)))
-        return cols
-    raise InvalidInputError(
-        "this model needs the sensitive columns: pass the context made by "
-        "model.context(df, sensitive) to groups_ok"
-    )
+def achieved_t(classes, distance: str, hierarchies=None) -> np.ndarray:
+    """The largest distance, over the sensitive columns, of each class's distribution to the
+    whole table's (the t each class achieves)."""
+    if not classes.columns:
+        raise InvalidInputError("t-closeness needs at least one sensitive column: pass "
+                                "sensitive=[...] (or {column: kind})")
+    out = np.zeros(classes.groups)
+    for j, col in enumerate(classes.columns):
+        h = (hierarchies or {}).get(col.name)
+        out = np.maximum(out, classes.distance(j, distance, h))
+    return out
 
 
 def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str = "distinct",
@@ -215,7 +367,7 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str 
     if len(df) == 0:
         return 0.0 if variant == "entropy" else 0
     labels = class_labels(df, qis)
-    per_group = _l_per_group(labels, data, variant, c, int(labels.max()) + 1)
+    per_group = achieved_l(_dist().ClassCounts.from_labels(labels, data), variant, c)
     value = float(per_group.min())
     return value if variant == "entropy" else int(round(value))
 
@@ -260,8 +412,8 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str
     if len(df) == 0:
         return 0.0
     labels = class_labels(df, qis)
-    return float(_t_per_group(labels, data, distance, hierarchies,
-                              int(labels.max()) + 1).max())
+    classes = _dist().ClassCounts.from_labels(labels, data)
+    return float(achieved_t(classes, distance, hierarchies).max())
 
 
 def _check_distance(distance, hierarchies, data) -> None:
@@ -280,16 +432,6 @@ def _check_distance(distance, hierarchies, data) -> None:
             "distance='hierarchical' needs hierarchies={column: {value: [level1, ...]}} (or a "
             "DataFrame value, level1, ...); without one use distance='emd'"
         )
-
-
-def _t_per_group(labels, data, distance, hierarchies, groups: int) -> np.ndarray:
-    d = _dist()
-    out = np.zeros(groups)
-    for col in _context_columns(data):
-        pairs = d.PairCounts.from_codes(labels, col.codes, col.m, groups)
-        h = (hierarchies or {}).get(col.name)
-        out = np.maximum(out, d.class_distances(pairs, col, distance, h))
-    return out
 
 
 class LDiversity(PrivacyModel):
@@ -328,6 +470,11 @@ class LDiversity(PrivacyModel):
             out["c"] = self.c
         return out
 
+    def requirements(self) -> Requirements:
+        distinct = self.variant == "distinct"
+        return Requirements(min_distinct=int(np.ceil(self.l)), exact=distinct, sensitive=True,
+                            merge_monotone=True, parts_monotone=distinct)
+
     def context(self, df: pd.DataFrame, sensitive):
         """Encoded sensitive columns of ``df`` for :meth:`groups_ok` (``sensitive``: names or
         ``{name: kind}``)."""
@@ -336,10 +483,8 @@ class LDiversity(PrivacyModel):
     def _threshold(self) -> float:
         return float(self.l) - (TOLERANCE * self.l if self.variant == "entropy" else 0.0)
 
-    def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
-        labels = np.asarray(labels, dtype=np.int64)
-        groups = int(labels.max()) + 1 if len(labels) else 0
-        return _l_per_group(labels, context, self.variant, self.c, groups) >= self._threshold()
+    def classes_ok(self, classes) -> np.ndarray:
+        return achieved_l(classes, self.variant, self.c) >= self._threshold()
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:
@@ -358,8 +503,8 @@ class LDiversity(PrivacyModel):
         # is the most diverse partition: if it fails, every partition fails
         labels = np.zeros(len(df), dtype=np.int64)
         for col in data.columns.values():
-            one = _dist().SensitiveData({col.name: col})
-            got = float(_l_per_group(labels, one, self.variant, self.c, 1)[0])
+            one = _dist().ClassCounts.from_labels(labels, _dist().SensitiveData({col.name: col}))
+            got = float(achieved_l(one, self.variant, self.c)[0])
             if got < self._threshold():
                 shown = f"{got:.4g}" if self.variant == "entropy" else f"{int(got)}"
                 raise InfeasibleError(
@@ -421,16 +566,19 @@ class TCloseness(PrivacyModel):
         _check_distance(self.distance, self.hierarchies, data)
         return data
 
-    def groups_ok(self, labels: np.ndarray, context) -> np.ndarray:
+    def requirements(self) -> Requirements:
+        return Requirements(sensitive=True, merge_monotone=True)
+
+    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
         if not isinstance(context, _dist().SensitiveData):
             raise InvalidInputError(
                 "t-closeness measures classes against the whole table: pass the context made "
                 "by model.context(df, sensitive) (or its .take(rows)) to groups_ok"
             )
-        labels = np.asarray(labels, dtype=np.int64)
-        groups = int(labels.max()) + 1 if len(labels) else 0
-        dist = _t_per_group(labels, context, self.distance, self.hierarchies, groups)
-        return dist <= self.t + TOLERANCE
+        return super().groups_ok(labels, context)
+
+    def classes_ok(self, classes) -> np.ndarray:
+        return achieved_t(classes, self.distance, self.hierarchies) <= self.t + TOLERANCE
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:

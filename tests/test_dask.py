@@ -25,7 +25,7 @@ from pdanon._errors import (InfeasibleError, InvalidInputError, KindError,  # no
 from pdanon._groups import class_labels  # noqa: E402
 from pdanon.dask import _mondrian as M  # noqa: E402
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype  # noqa: E402
-from pdanon.engine import AllOf, KAnonymity  # noqa: E402
+from pdanon.models import AllOf, KAnonymity  # noqa: E402
 from pdanon.models import LDiversity, TCloseness  # noqa: E402
 
 QIS = dict(pdanon.datasets.ADULT_QUASI_IDENTIFIERS)
@@ -287,7 +287,7 @@ MODELS = [
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3)), min_size=1, max_size=40),
        st.sampled_from(range(len(MODELS))), st.sampled_from(["unordered", "ordered"]))
 def test_model_from_counts_equals_model_on_rows(rows, which, kind):
-    from pdanon.metrics._dist import SensitiveColumn, SensitiveData
+    from pdanon.distributions import SensitiveColumn, SensitiveData
 
     model = MODELS[which]
     labels = np.array([r[0] for r in rows])
@@ -361,12 +361,12 @@ def test_top_cuts_are_the_first_cuts_of_single_machine_mondrian(adult, max_rows,
     """Every class of the single-machine Mondrian lies inside one Dask part: the top cuts
     chosen from counts are the cuts Mondrian makes first."""
     from pdanon._encode import encode_table
-    from pdanon.engine import _model_context
+    from pdanon.engine import model_context
     from pdanon.partition.mondrian import mondrian_partition
 
     roles = adult.anon.roles()
     model = model_of()
-    context = _model_context(model, adult, roles)
+    context = model_context(model, adult, roles)
     ref = mondrian_partition(encode_table(adult, roles), model, context=context,
                              unordered_split=split).labels
     plan, _, info = M.plan_cuts(ddf_of(adult), roles, model=model, max_rows_per_part=max_rows,

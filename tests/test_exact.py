@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from pdanon._encode import encode_table
 from pdanon._errors import InfeasibleError, InvalidInputError
-from pdanon.engine import AllOf, anonymize
+from pdanon.engine import anonymize
+from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity, TCloseness
 from pdanon.partition import exact as exact_mod
 from pdanon.partition.exact import exact_suppression

@@ -13,7 +13,8 @@ import pdanon
 from pdanon import losses
 from pdanon._encode import encode_column, encode_table
 from pdanon._errors import InfeasibleError, InvalidInputError
-from pdanon.engine import AllOf, anonymize
+from pdanon.engine import anonymize
+from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity, TCloseness
 from pdanon.partition.group_join import group_join_partition
 from pdanon.schema import resolve_roles

@@ -15,6 +15,7 @@ from scipy.stats import entropy as scipy_entropy
 from scipy.stats import wasserstein_distance
 
 import pdanon
+from pdanon.distributions import ClassCounts, SensitiveData
 from pdanon import models
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError, UnknownColumnError
 from pdanon.dtype import GeneralizationRange as R
@@ -414,10 +415,9 @@ def test_ordered_emd_matches_linear_program(df):
     sub = df.dropna(subset=["s"]).reset_index(drop=True)
     if len(sub) == 0:
         return
-    got_all = models._t_per_group(
-        pdanon._groups.class_labels(sub, ["q1"]),
-        models._sensitive_data(sub, {"s2": "ordered"}), "emd", None,
-        int(pdanon._groups.class_labels(sub, ["q1"]).max()) + 1)
+    got_all = models.achieved_t(
+        ClassCounts.from_labels(pdanon._groups.class_labels(sub, ["q1"]),
+                                SensitiveData.from_frame(sub, {"s2": "ordered"})), "emd")
     order = sorted(set(sub["s2"]))
     m = len(order)
     ground = (np.abs(np.subtract.outer(np.arange(m), np.arange(m))) / max(m - 1, 1))
@@ -509,7 +509,7 @@ def test_tcloseness_model():
 
 
 def test_models_work_inside_the_engine_combination():
-    from pdanon.engine import AllOf
+    from pdanon.models import AllOf
 
     both = AllOf(KAnonymity(3), LDiversity(2))
     assert both.holds(TABLE, ["zip"], ["d"])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import pdanon
 from pdanon._encode import encode_table
 from pdanon.dtype import GeneralizationRange
-from pdanon.engine import AllOf
+from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
 from pdanon.partition.mondrian import mondrian_partition
 from pdanon.schema import resolve_roles

@@ -368,7 +368,7 @@ def test_tv_max_kept_is_the_largest_part_within_t(classes, table, t):
     size of every sub-multiset of the class within distance t of the table (found by brute
     force), so ceil(|C| - N*) never exceeds the rows a specialization must suppress, and the
     bound is tight up to rounding."""
-    from pdanon.metrics._dist import PairCounts
+    from pdanon.distributions import PairCounts
     from pdanon.partition.optimal import _tv_max_kept
 
     q = np.array(table, dtype=float) / sum(table)

@@ -461,13 +461,13 @@ def partition_groups(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, m
                      method: str, sensitive_kinds=None, **options) -> list:
     """The groups pdanon's GroupJoin partitioner forms (lists of row positions)."""
     from pdanon._encode import encode_table
-    from pdanon.engine import _model_context
+    from pdanon.engine import model_context
     from pdanon.partition.group_join import group_join_partition
 
     frame, roles, _ = _frame(quasi, sensitive, kinds, sensitive_kinds)
     model = model_for(sensitive.shape[1] > 0)
     model.check_feasible(frame, roles)
-    context = _model_context(model, frame, roles)
+    context = model_context(model, frame, roles)
     partition, _ = group_join_partition(encode_table(frame, roles), model, method=method,
                                         context=context, **options)
     return _classes(np.asarray(partition.labels))

@@ -42,8 +42,7 @@ def k_model(k):
 def kl_model(k, l):
     """k-anonymity and distinct l-diversity (l-diversity over no sensitive column is vacuous,
     as in the reference)."""
-    from pdanon.engine import AllOf
-    from pdanon.models import KAnonymity, LDiversity
+    from pdanon.models import AllOf, KAnonymity, LDiversity
 
     def build(has_sensitive):
         if not has_sensitive:
@@ -57,8 +56,7 @@ def kt_model(k, t, always_use_entropy=False):
     """k-anonymity and t-closeness with the reference's distances: Jensen–Shannon divergence
     (natural log) for ordered/unordered columns, the normalized 1-D Wasserstein distance for
     real ones (``always_use_entropy``: Jensen–Shannon for every kind)."""
-    from pdanon.engine import AllOf
-    from pdanon.models import KAnonymity, TCloseness
+    from pdanon.models import AllOf, KAnonymity, TCloseness
 
     distance = "jensen_shannon" if always_use_entropy else "reference"
 

@@ -291,7 +291,7 @@ class DaskAnonAccessor:
         >>> out.compute()["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
-        from pdanon.engine import KAnonymity
+        from pdanon.models import KAnonymity
 
         return self._anonymize(KAnonymity(k), method, algorithm, roles,
                                max_rows_per_part=max_rows_per_part, order=order,
@@ -314,8 +314,7 @@ class DaskAnonAccessor:
         >>> out.anon.l_diversity()
         2
         """
-        from pdanon.engine import AllOf, KAnonymity
-        from pdanon.models import LDiversity
+        from pdanon.models import AllOf, KAnonymity, LDiversity
 
         model = AllOf(KAnonymity(k), LDiversity(l, variant=variant, c=c))
         return self._anonymize(model, method, algorithm, roles, needs_sensitive="l-diversity",
@@ -340,8 +339,7 @@ class DaskAnonAccessor:
         >>> out.anon.t_closeness() <= 0.2
         True
         """
-        from pdanon.engine import AllOf, KAnonymity
-        from pdanon.models import TCloseness
+        from pdanon.models import AllOf, KAnonymity, TCloseness
 
         model = AllOf(KAnonymity(k), TCloseness(t, distance=distance, hierarchies=hierarchies))
         return self._anonymize(model, method, algorithm, roles, needs_sensitive="t-closeness",

@@ -5,7 +5,7 @@ columns (:mod:`pdanon.dask._keys`); Dask groups by them to get one count per equ
 (and, for l-diversity / t-closeness, one count per (class, sensitive value) pair). The per-class
 measures run *inside* Dask tasks, on the pair counts of whole classes (pairs are shuffled by
 class key when the group-by output has several partitions), with the same vectorized functions
-pandas uses (:mod:`pdanon.metrics._dist`), so the values equal the pandas results exactly; only
+pandas uses (:mod:`pdanon.distributions`), so the values equal the pandas results exactly; only
 scalars come back to the client.
 
 What is collected to the client: the scalars themselves, and for every sensitive column its
@@ -31,7 +31,7 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon.dask._keys import key_frame, key_names
-from pdanon.metrics import _dist
+from pdanon import distributions as _dist
 
 __all__ = [
     "average_class_size",
@@ -245,7 +245,7 @@ def _value_table(series: pd.Series) -> pd.DataFrame:
 
 
 class GlobalColumn:
-    """A sensitive column of the whole Dask frame: the :class:`~pdanon.metrics._dist.
+    """A sensitive column of the whole Dask frame: the :class:`~pdanon.distributions.
     SensitiveColumn` pandas would build (codes in the same order, the whole table's counts)
     without per-row codes, and the lookup that gives each partition its rows' codes."""
 

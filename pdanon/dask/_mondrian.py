@@ -54,7 +54,7 @@ import pandas as pd
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError, VerificationError
 from pdanon.dask._keys import _unknown_categories
 from pdanon.dask._metrics import GlobalColumn, global_sensitive_column
-from pdanon.metrics import _dist
+from pdanon import distributions as _dist
 
 #: Default largest part (rows) handed to one task for the local Mondrian.
 DEFAULT_MAX_ROWS_PER_PART = 500_000
@@ -450,61 +450,23 @@ def _candidate_cuts(q: QIColumn, j: int, cnt: np.ndarray):
     return width, Cut(j, t, None, left, size - left)
 
 
-def _pairs_from_dense(counts: np.ndarray) -> _dist.PairCounts:
-    """PairCounts of dense (groups, values) counts (groups with no row included, size 0)."""
-    g, m = counts.shape
-    cls, val = np.nonzero(counts)  # row-major: sorted by group, then value
-    cnt = counts[cls, val].astype(np.int64)
-    sizes = counts.sum(axis=1).astype(np.int64)
-    return _dist.PairCounts(cls.astype(np.int64), val.astype(np.int64), cnt, sizes)
-
-
 def groups_ok_from_counts(model, sizes: np.ndarray, dense: dict, sensitive: dict) -> np.ndarray:
     """Does each group meet ``model``, given its row count and its (group, sensitive value)
-    counts per sensitive column (``dense[name]``: groups x values)? Uses the per-group
-    measures of :mod:`pdanon.metrics._dist`, as the pandas models do."""
-    from pdanon.engine import AllOf
-    from pdanon.models import TOLERANCE, KAnonymity, LDiversity, TCloseness
-
-    parts = model.models if isinstance(model, AllOf) else [model]
-    ok = np.ones(len(sizes), dtype=bool)
-    pairs = {c: _pairs_from_dense(d) for c, d in dense.items()}
-    for p in parts:
-        if isinstance(p, KAnonymity):
-            ok &= sizes >= p.k
-        elif isinstance(p, LDiversity):
-            for c, pc in pairs.items():
-                if p.variant == "distinct":
-                    v = _dist.distinct_counts(pc).astype(np.float64)
-                elif p.variant == "entropy":
-                    v = np.exp(_dist.entropies(pc))
-                else:
-                    v = _dist.recursive_l(pc, float(p.c)).astype(np.float64)
-                ok &= v >= p._threshold()
-        elif isinstance(p, TCloseness):
-            for c, pc in pairs.items():
-                h = (p.hierarchies or {}).get(c)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    d = _dist.class_distances(pc, sensitive[c].column, p.distance, h)
-                ok &= d <= p.t + TOLERANCE
-        else:
-            raise InvalidInputError(f"{p!r} is not supported on Dask; use KAnonymity, "
-                                    f"LDiversity or TCloseness")
-    return ok
+    counts per sensitive column (``dense[name]``: groups x values)? The model answers
+    itself (:meth:`~pdanon.models.PrivacyModel.classes_ok`), as on pandas frames."""
+    names = list(dense) if model.requirements().sensitive else []
+    classes = _dist.ClassCounts(np.asarray(sizes, dtype=np.int64),
+                                [sensitive[c].column for c in names],
+                                [np.asarray(dense[c]) for c in names])
+    return np.asarray(model.classes_ok(classes), dtype=bool)
 
 
 def _needs_context(model) -> bool:
-    from pdanon.engine import AllOf
-    from pdanon.models import KAnonymity
-
-    parts = model.models if isinstance(model, AllOf) else [model]
-    return not all(isinstance(p, KAnonymity) for p in parts)
+    return model.requirements().sensitive
 
 
 def _k_of(model) -> int:
-    from pdanon.engine import requirement
-
-    return requirement(model, "k") or 1
+    return model.requirements().min_size
 
 
 # ============================================================================ pass functions
@@ -1001,10 +963,14 @@ def _wait(collection) -> None:
 
 
 def _check_feasible(model, n: int, sensitive: dict) -> None:
-    from pdanon.engine import AllOf
-    from pdanon.models import KAnonymity, LDiversity
+    from pdanon.models import KAnonymity, LDiversity, TCloseness
 
-    parts = model.models if isinstance(model, AllOf) else [model]
+    parts = model.parts()
+    other = [p for p in parts if not isinstance(p, (KAnonymity, LDiversity, TCloseness))]
+    if other:
+        raise InvalidInputError(
+            f"on Dask pdanon verifies k-anonymity, l-diversity and t-closeness with distributed "
+            f"group-bys; {other[0]!r} is supported on pandas frames (compute() first)")
     for p in parts:
         if isinstance(p, KAnonymity) and n and p.k > n:
             raise InvalidInputError(f"k={p.k} is larger than the number of rows ({n}); choose "
@@ -1165,10 +1131,9 @@ def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
     import dask
 
     from pdanon.dask import _metrics as m
-    from pdanon.engine import AllOf
     from pdanon.models import TOLERANCE, KAnonymity, LDiversity, TCloseness
 
-    parts = model.models if isinstance(model, AllOf) else [model]
+    parts = model.parts()
     keys, names = m.class_keys(result, qnames)
     summary = m._size_summary(m._sizes(keys, names, m._split_out(result)))
     lazies = {"rows": summary["rows"], "k": summary["k"], "classes": summary["classes"]}

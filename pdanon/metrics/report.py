@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from pdanon._groups import class_labels
-from pdanon.metrics import _dist, risk, utility
+from pdanon import distributions as _dist
+from pdanon.metrics import risk, utility
 from pdanon.metrics._common import aligned, quasi_identifier_kinds
 
 COLUMNS = ["metric", "value", "better", "meaning"]
@@ -79,9 +80,10 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
                                                                          name=c)
                                     for c, k in sens.items()})
         if n:
-            l_d = models._l_per_group(labels, data, "distinct", None, G).min()
-            l_e = models._l_per_group(labels, data, "entropy", None, G).min()
-            t = models._t_per_group(labels, data, "emd", None, G).max()
+            classes = _dist.ClassCounts.from_labels(labels, data, groups=G)
+            l_d = models.achieved_l(classes, "distinct").min()
+            l_e = models.achieved_l(classes, "entropy").min()
+            t = models.achieved_t(classes, "emd").max()
         else:
             l_d = l_e = t = 0.0
         add("l-diversity (distinct)", l_d, "higher",

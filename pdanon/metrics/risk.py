@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._groups import class_labels
-from pdanon.metrics import _dist
+from pdanon import distributions as _dist
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds, sensitive_spec
 
 __all__ = [

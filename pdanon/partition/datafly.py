@@ -160,8 +160,6 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
     budget is found by galloping and bisection (O(log steps) class computations). Otherwise
     every step is checked in turn.
     """
-    from pdanon.engine import requirement
-
     n = enc.n
     k, only_k, context = model_parts(model, enc, context)
     budget = suppression_budget(max_suppressed_rows, n, k)
@@ -200,7 +198,7 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
 
     state = _Steps(enc, counts)
     monotone = method in ("generalize", "suppress") and (
-        only_k or not requirement(model, "other"))
+        only_k or model.requirements().parts_monotone)
     if monotone:
         base = list(state.groups)  # the state after `done` steps fails the budget
         done = 0

@@ -161,13 +161,12 @@ def model_failures(model, labels: np.ndarray, context, k: int, only_k: bool) -> 
 
 def model_parts(model, enc: EncodedTable, context):
     """(k, only_k, context) for a model; the context is built from ``enc`` when missing."""
-    from pdanon.engine import requirement
     from pdanon.partition.mondrian import _context_from, _only_k
 
     only_k = _only_k(model)
     if not only_k and context is None:
         context = _context_from(enc)
-    return requirement(model, "k") or 1, only_k, context
+    return model.requirements().min_size, only_k, context
 
 
 # ============================================================================ the algorithm

@@ -201,7 +201,7 @@ def _linear_distance(distance: str, col, hierarchy=None) -> str | None:
 
 def _t_rows(prog, xs, codes, col, how: str, t: float, hierarchy) -> None:
     """The linear t-closeness constraint of one tuple (rows ``codes``) and sensitive column."""
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     q = col.global_counts / max(col.global_counts.sum(), 1)
     R = len(xs)
@@ -282,8 +282,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     -------
     >>> import pandas as pd
     >>> from pdanon._encode import encode_table
-    >>> from pdanon.engine import AllOf
-    >>> from pdanon.models import KAnonymity, LDiversity
+    >>> from pdanon.models import AllOf, KAnonymity, LDiversity
     >>> from pdanon.schema import resolve_roles
     >>> df = pd.DataFrame([[1, 1, 1, 1, 1], [1, 1, 1, 1, 2], [2, 2, 2, 2, 2], [2, 2, 2, 3, 1]],
     ...                   columns=list("abcds"))
@@ -294,11 +293,17 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     >>> sol.suppressed_cells
     2
     """
-    from pdanon.metrics import _dist as d
-    from pdanon.models import LDiversity, TCloseness
+    from pdanon import distributions as d
+    from pdanon.models import KAnonymity, LDiversity, TCloseness
     from pdanon.partition.group_join import _ModelSpec, _sensitive_columns
 
     started = time.perf_counter()
+    other = [p for p in model.parts() if not isinstance(p, (KAnonymity, LDiversity, TCloseness))]
+    if other:
+        raise InvalidInputError(
+            f"algorithm='exact' formulates k-anonymity, l-diversity and t-closeness as an "
+            f"integer program; it cannot express {other[0]!r}: use algorithm='mondrian', "
+            "'group_join' or 'optimal'")
     n, c = enc.n, len(enc.columns)
     where = f"a table of {n} rows × {c} quasi-identifier columns"
     if c > MAX_COLUMNS or n * (1 << c) > MAX_PATTERN_ROWS:
@@ -425,7 +430,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
         G = int(labels.max()) + 1
         sizes = np.bincount(labels, minlength=G)
         pairs = [d.PairCounts.from_codes(labels, col.codes, col.m, G) for col in sens_cols]
-        ok = spec.ok(sizes, pairs, rows_of=lambda g: np.flatnonzero(labels == g))
+        ok = spec.ok(sizes, pairs)
         if ok.all():
             break
         if rounds >= max_rounds:

@@ -95,31 +95,27 @@ _PROBES = 60_000
 
 
 class _ModelSpec:
-    """What GroupJoin needs from a privacy model (or an AllOf of models): k, the loss-function
-    family and its parameters, and a vectorized per-group check from sensitive value counts."""
+    """What GroupJoin needs from a privacy model: k, the loss-function family and its
+    parameters (the reference's losses differ for k, l and t), and the sensitive columns the
+    model's per-class check reads. Whether a group satisfies the model is the model's own
+    answer (:meth:`~pdanon.models.PrivacyModel.classes_ok`)."""
 
     def __init__(self, model, sens_cols: list, context):
-        from pdanon.engine import AllOf, requirement
-        from pdanon.models import KAnonymity, LDiversity, TCloseness
+        from pdanon.models import LDiversity, TCloseness
 
         self.model = model
-        self.parts = list(model.models) if isinstance(model, AllOf) else [model]
-        self.k = int(requirement(model, "k") or 1)
+        self.parts = model.parts()
+        req = model.requirements()
+        self.k = int(req.min_size)
         self.lmodel = next((p for p in self.parts if isinstance(p, LDiversity)), None)
         self.tmodel = next((p for p in self.parts if isinstance(p, TCloseness)), None)
         self.family = "t" if self.tmodel is not None else "l" if self.lmodel is not None else "k"
-        self.generic = [p for p in self.parts
-                        if not isinstance(p, (KAnonymity, LDiversity, TCloseness))]
         self.sens_cols = sens_cols
         self.context = context
-        self.needs_sensitive = self.family != "k" or bool(self.generic)
+        self.needs_sensitive = bool(req.sensitive)
         if self.needs_sensitive and not sens_cols:
             raise InvalidInputError(
                 f"{model!r} needs at least one sensitive column: pass sensitive=[...]")
-        if self.generic and context is None:
-            raise InvalidInputError(
-                f"algorithm='group_join' cannot check {self.generic[0]!r} without the model's "
-                "context (model.context(df, sensitive))")
 
     @property
     def params(self) -> tuple:
@@ -131,7 +127,7 @@ class _ModelSpec:
 
     def extras(self, pairs: list) -> list:
         """k_sens (l) or t_sens (t) per sensitive column for groups given by pair counts."""
-        from pdanon.metrics import _dist as d
+        from pdanon import distributions as d
 
         if self.family == "l":
             cap = float(self.lmodel.l)
@@ -142,43 +138,21 @@ class _ModelSpec:
                     for p, col in zip(pairs, self.sens_cols)]
         return []
 
-    def ok(self, sizes: np.ndarray, pairs: list, rows_of=None) -> np.ndarray:
+    def ok(self, sizes: np.ndarray, pairs: list) -> np.ndarray:
         """Boolean per group: does it satisfy the model? ``pairs``: PairCounts per sensitive
-        column over the same groups; ``rows_of(i)``: rows of group i (generic models only)."""
-        from pdanon.metrics import _dist as d
-        from pdanon.models import TOLERANCE, KAnonymity, LDiversity, TCloseness
+        column over the same groups."""
+        from pdanon.distributions import ClassCounts
 
-        ok = np.asarray(sizes) >= self.k
-        for part in self.parts:
-            if isinstance(part, KAnonymity):
-                ok &= sizes >= part.k
-            elif isinstance(part, LDiversity):
-                need = float(part.l) - (TOLERANCE * part.l if part.variant == "entropy" else 0)
-                for p in pairs:
-                    if part.variant == "distinct":
-                        v = d.distinct_counts(p)
-                    elif part.variant == "entropy":
-                        v = np.exp(d.entropies(p))
-                    else:
-                        v = d.recursive_l(p, float(part.c))
-                    ok &= v >= need
-            elif isinstance(part, TCloseness):
-                hier = part.hierarchies or {}
-                for p, col in zip(pairs, self.sens_cols):
-                    dist = d.class_distances(p, col, part.distance, hier.get(col.name))
-                    ok &= dist <= part.t + TOLERANCE
-        for part in self.generic:
-            for i in np.flatnonzero(ok):
-                rows = rows_of(i)
-                sub = self.context.take(rows) if hasattr(self.context, "take") else self.context
-                ok[i] = bool(np.asarray(part.groups_ok(np.zeros(len(rows), np.int64), sub))[0])
-        return ok
+        sizes = np.asarray(sizes, dtype=np.int64)
+        cols = self.sens_cols if self.needs_sensitive else []
+        counts = list(pairs) if self.needs_sensitive else []
+        return np.asarray(self.model.classes_ok(ClassCounts(sizes, cols, counts)), dtype=bool)
 
 
 def _sensitive_columns(enc: EncodedTable, context) -> list:
     """SensitiveColumn objects (kinds and whole-table distributions) from the engine's
     context, or — without one — the encoded sensitive codes taken as unordered values."""
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     if context is not None and hasattr(context, "columns"):
         cols = list(context.columns.values())
@@ -335,7 +309,7 @@ class _Groups:
 
     def union_pairs(self, g: int, cands: np.ndarray, layout=None) -> list:
         """PairCounts of the sensitive values of every union g ∪ c, per sensitive column."""
-        from pdanon.metrics import _dist as d
+        from pdanon import distributions as d
 
         out = []
         C = len(cands)
@@ -353,7 +327,7 @@ class _Groups:
 
     def group_pairs(self, ids: np.ndarray) -> list:
         """PairCounts of the sensitive values of the groups ``ids``."""
-        from pdanon.metrics import _dist as d
+        from pdanon import distributions as d
 
         out = []
         for col, dense in zip(self.spec.sens_cols, self.sens_dense):
@@ -373,7 +347,7 @@ class _Groups:
         if not self.spec.needs_sensitive:
             return self.size[ids] >= self.spec.k
         pairs = self.group_pairs(ids)
-        return self.spec.ok(self.size[ids], pairs, rows_of=lambda i: self.members[ids[i]])
+        return self.spec.ok(self.size[ids], pairs)
 
     # ------------------------------------------------------------------ merging
     def merge(self, a: int, b: int, value: float) -> int:
@@ -661,11 +635,9 @@ def _check_distance_option(model, distance) -> None:
     """``distance=`` may be passed along by the accessor; it must agree with the model."""
     if distance is None:
         return
-    from pdanon.engine import AllOf
     from pdanon.models import TCloseness
 
-    parts = model.models if isinstance(model, AllOf) else [model]
-    t = [p for p in parts if isinstance(p, TCloseness)]
+    t = [p for p in model.parts() if isinstance(p, TCloseness)]
     if not t:
         raise InvalidInputError("distance= applies to t-closeness only")
     if t[0].distance != distance:

@@ -253,8 +253,6 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     Returns a :class:`Partition` whose groups are the final partitions, numbered by their
     first row (``order`` is None: aggregation ties go to the value met first in row order).
     """
-    from pdanon.engine import requirement
-
     if unordered_split not in UNORDERED_SPLITS:
         raise InvalidInputError(
             f"unknown unordered_split {unordered_split!r}; use one of {list(UNORDERED_SPLITS)}"
@@ -263,7 +261,7 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     labels = np.zeros(n, dtype=np.int64)
     if n == 0:
         return Partition(labels)
-    k = requirement(model, "k") or 1
+    k = model.requirements().min_size
     only_k = _only_k(model)
     if not only_k and context is None:
         context = _context_from(enc)
@@ -350,15 +348,13 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
 
 
 def _only_k(model) -> bool:
-    from pdanon.engine import AllOf
-    from pdanon.models import KAnonymity
-
-    parts = model.models if isinstance(model, AllOf) else [model]
-    return all(isinstance(p, KAnonymity) for p in parts)
+    """Class sizes alone decide the model (k-anonymity): no sensitive column is read."""
+    req = model.requirements()
+    return req.exact and not req.sensitive
 
 
 def _context_from(enc: EncodedTable):
-    from pdanon.metrics._dist import SensitiveColumn, SensitiveData
+    from pdanon.distributions import SensitiveColumn, SensitiveData
 
     return SensitiveData({c: SensitiveColumn.from_values(np.asarray(codes), "unordered", name=c)
                           for c, codes in enc.sensitive.items()})

@@ -175,8 +175,6 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
 @register("nearest")
 def nearest(enc: EncodedTable, model, *, method: str, **options) -> Partition:
     """Engine entry point: k from the model, l when it asks for distinct l-diversity."""
-    from pdanon.engine import requirement
-
     extra = sorted(set(options) - {"frame", "context"})
     if extra:
         from pdanon._errors import InvalidInputError
@@ -185,9 +183,10 @@ def nearest(enc: EncodedTable, model, *, method: str, **options) -> Partition:
             f"algorithm='nearest' does not take option(s) {extra} (it never suppresses rows); "
             "use algorithm='datafly', 'mondrian' or 'optimal' for a suppression budget"
         )
-    k = requirement(model, "k") or 1
-    l = requirement(model, "distinct_l")
-    if requirement(model, "other"):
+    req = model.requirements()
+    k = req.min_size
+    l = req.min_distinct if req.sensitive and req.min_distinct > 1 else None
+    if not req.exact:
         from pdanon._errors import InvalidInputError
 
         raise InvalidInputError(

@@ -132,25 +132,18 @@ class RecodedWithInfo(Recoded):
 # --------------------------------------------------------------------------- model parts
 
 
-def _parts(model) -> list:
-    from pdanon.engine import AllOf
-
-    return list(model.models) if isinstance(model, AllOf) else [model]
-
-
 def _kind_of(part) -> str:
-    from pdanon.models import KAnonymity
+    """Which pruning bounds apply to a model part (see the module docstring); ``"other"``
+    for a model the search knows nothing about (no bound: it is only evaluated)."""
+    from pdanon.models import KAnonymity, LDiversity, TCloseness
 
-    name = type(part).__name__
     if isinstance(part, KAnonymity):
         return "k"
-    if name == "LDiversity":
-        return "l_distinct" if getattr(part, "variant", "distinct") == "distinct" else "l_other"
-    if name == "TCloseness":
+    if isinstance(part, LDiversity):
+        return "l_distinct" if part.variant == "distinct" else "l_other"
+    if isinstance(part, TCloseness):
         return "t"
-    raise InvalidInputError(
-        f"algorithm='optimal' supports k-anonymity, l-diversity and t-closeness (and their "
-        f"combinations); got {part!r}")
+    return "other"
 
 
 # --------------------------------------------------------------------------- class tables
@@ -164,7 +157,7 @@ _DENSE_VALUES = 64
 class _Classes:
     """The equivalence classes of one node: per class the node code in every column, the row
     count and, per sensitive column, the value counts (a dense classes x values matrix, or a
-    :class:`~pdanon.metrics._dist.PairCounts`)."""
+    :class:`~pdanon.distributions.PairCounts`)."""
 
     codes: list
     counts: np.ndarray
@@ -215,28 +208,17 @@ def _group(codes: list, radices: list):
     return labels, [c[first] for c in codes]
 
 
-def _as_pairs(item, counts: np.ndarray):
-    """A class-by-value count table as PairCounts (sorted by class, then value)."""
-    from pdanon.metrics._dist import PairCounts
-
-    if isinstance(item, np.ndarray):
-        cls, val = np.nonzero(item)
-        return PairCounts(cls.astype(np.int64), val.astype(np.int64), item[cls, val],
-                          np.asarray(counts, dtype=np.int64))
-    return item
-
-
 def _sens_from_rows(labels, g, col):
     if col.m <= _DENSE_VALUES:
         flat = np.bincount(labels * col.m + col.codes, minlength=g * col.m)
         return flat.reshape(g, col.m).astype(np.int64)
-    from pdanon.metrics._dist import PairCounts
+    from pdanon.distributions import PairCounts
 
     return PairCounts.from_codes(labels, col.codes, col.m, g)
 
 
 def _sens_rollup(item, labels, g, col):
-    from pdanon.metrics._dist import PairCounts
+    from pdanon.distributions import PairCounts
 
     if isinstance(item, np.ndarray):
         m = item.shape[1]
@@ -257,7 +239,7 @@ def _is_tv(distance: str, col, hierarchy) -> bool:
 
 
 def _global_q(col) -> np.ndarray:
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     return d._global_probs(col)
 
@@ -340,16 +322,19 @@ class LatticeSearch:
         self.budget = int(budget)
         self.objective = objective
         self.bounds = bounds
-        self.parts = _parts(model)
+        self.parts = model.parts()
         self.kinds = [_kind_of(p) for p in self.parts]
-        self.needs_sens = any(k != "k" for k in self.kinds)
+        self.needs_sens = model.requirements().sensitive
         if self.needs_sens and not self.sensitive:
             raise InvalidInputError(f"{model!r} needs at least one sensitive column")
-        # the monotone parts (see the module docstring)
+        # the monotone parts (see the module docstring): without a budget, parts whose
+        # satisfying classes stay satisfying when merged; with one, parts whose violating
+        # unions are made of violating classes only
+        reqs = [p.requirements() for p in self.parts]
         if self.budget == 0:
-            self.mono = list(range(len(self.parts)))
+            self.mono = [i for i, r in enumerate(reqs) if r.merge_monotone]
         else:
-            self.mono = [i for i, k in enumerate(self.kinds) if k in ("k", "l_distinct")]
+            self.mono = [i for i, r in enumerate(reqs) if r.parts_monotone]
         self.fully_monotone = len(self.mono) == len(self.parts)
         self._dmax = {}
         # per column: node counts per level, and code maps between any two levels
@@ -597,7 +582,7 @@ class LatticeSearch:
         ``i``, column ``col``): a convex distance peaks at a point mass."""
         key = (i, col.name)
         if key not in self._dmax:
-            from pdanon.metrics import _dist as d
+            from pdanon import distributions as d
 
             p = self.parts[i]
             m = col.m
@@ -609,8 +594,9 @@ class LatticeSearch:
 
     def class_stats(self, cl: _Classes):
         """Per class: meets the whole model? meets its monotone parts? and a lower bound on
-        the rows any specialization must suppress inside the class."""
-        from pdanon.metrics import _dist as d
+        the rows any specialization must suppress inside the class. Whether a class meets a
+        part is the part's own answer (``classes_ok``); only the bounds are computed here."""
+        from pdanon import distributions as d
 
         counts = cl.counts
         G = len(counts)
@@ -618,48 +604,30 @@ class LatticeSearch:
         ok_mono = np.ones(G, dtype=bool)
         bound = np.zeros(G)
         fcounts = counts.astype(np.float64)
-        pairs_cache = {}
-
-        def pairs(j):
-            if j not in pairs_cache:
-                pairs_cache[j] = _as_pairs(cl.sens[j], counts)
-            return pairs_cache[j]
+        sens = list(cl.sens) if self.needs_sens else []
+        classes = d.ClassCounts(counts, self.sensitive if self.needs_sens else [], sens)
 
         for i, (p, kind) in enumerate(zip(self.parts, self.kinds)):
-            part_ok = np.ones(G, dtype=bool)
-            if kind == "k":
-                part_ok = counts >= p.k
-                bound = np.maximum(bound, np.where(part_ok, 0.0, fcounts))
-            for j, s in enumerate(self.sensitive if kind != "k" else []):
-                item = cl.sens[j]
-                if kind == "l_distinct":
-                    if isinstance(item, np.ndarray):
-                        distinct = (item > 0).sum(axis=1)
-                    else:
-                        distinct = d.distinct_counts(item)
-                    good = distinct >= p.l
-                    # every part of a class with < l values has < l values
-                    bound = np.maximum(bound, np.where(good, 0.0, fcounts))
-                elif kind == "l_other" and p.variant == "entropy":
-                    h = d.entropies(pairs(j))
-                    good = np.exp(h) >= p._threshold()
-                    if float(p.l) > 1:
-                        # entropy is concave: parts meeting log l make up at most H/log l
-                        frac = 1.0 - h / (math.log(float(p.l)) - 1e-9)
-                        bound = np.maximum(bound, np.where(good, 0.0,
-                                                           fcounts * np.clip(frac, 0.0, 1.0)))
-                elif kind == "l_other":
-                    good = d.recursive_l(pairs(j), float(p.c)) >= p.l
-                else:
+            good = np.asarray(p.classes_ok(classes), dtype=bool)
+            if kind in ("k", "l_distinct"):
+                # every part of a class with < k rows (< l values) has < k rows (< l values)
+                bound = np.maximum(bound, np.where(good, 0.0, fcounts))
+            for j, s in enumerate(self.sensitive if kind in ("l_other", "t") else []):
+                if kind == "l_other" and p.variant == "entropy" and float(p.l) > 1:
+                    # entropy is concave: parts meeting log l make up at most H/log l
+                    h = classes.entropy(j)
+                    frac = 1.0 - h / (math.log(float(p.l)) - 1e-9)
+                    bound = np.maximum(bound, np.where(good, 0.0,
+                                                       fcounts * np.clip(frac, 0.0, 1.0)))
+                elif kind == "t":
                     h = (p.hierarchies or {}).get(s.name)
-                    dist = d.class_distances(pairs(j), s, p.distance, h)
+                    dist = classes.distance(j, p.distance, h)
                     tt = p.t + _TOL
-                    good = dist <= tt
                     dmax = self._dmax_of(i, s)
                     if _is_tv(p.distance, s, h):
                         # total variation: the kept rows of a class form a sub-multiset whose
                         # distribution lies in the (convex) t-ball; the largest one is exact
-                        kept = _tv_max_kept(item, counts, _global_q(s), tt)
+                        kept = _tv_max_kept(cl.sens[j], counts, _global_q(s), tt)
                         need = np.ceil(fcounts - kept - 1e-7)
                         bound = np.maximum(bound, np.where(good, 0.0, np.maximum(need, 0.0)))
                     elif dmax > tt:
@@ -668,10 +636,9 @@ class LatticeSearch:
                         frac = (dist - tt) / (dmax + 1e-9 - tt)
                         bound = np.maximum(bound, np.where(good, 0.0,
                                                            fcounts * np.clip(frac, 0.0, 1.0)))
-                part_ok = part_ok & good
-            ok &= part_ok
+            ok &= good
             if i in self.mono:
-                ok_mono &= part_ok
+                ok_mono &= good
         return ok, ok_mono, bound
 
     def evaluate(self, idx: int) -> _Eval:
@@ -958,7 +925,7 @@ def _bounds(cols, levels) -> list:
 
 
 def _sensitive_columns(enc, context) -> list:
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     if context is not None and hasattr(context, "columns") and isinstance(context.columns, dict):
         return list(context.columns.values())
@@ -1005,8 +972,6 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     budget = budget_rows(max_suppressed_rows, n)
     cols = prepare_columns(enc, hierarchies)
     bounds = _bounds(cols, levels)
-    for p in _parts(model):
-        _kind_of(p)  # reject unsupported models early
     sensitive = _sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,
                            bounds=bounds)

@@ -178,7 +178,7 @@ def get_elements_frequencies(array, elements_set):
 
 
 def _two_samples(p, q, kind):
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     p = np.asarray(list(p), dtype=object)
     q = np.asarray(list(q), dtype=object)
@@ -196,7 +196,7 @@ def _two_samples(p, q, kind):
 def real_sample_distance(p, q):
     """1-D Wasserstein distance between samples ``p`` and ``q`` divided by
     (max − min of both + 1e-10)."""
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     pairs, table = _two_samples(p, q, "real")
     return float(d.wasserstein(pairs, table)[0])
@@ -205,7 +205,7 @@ def real_sample_distance(p, q):
 def categorical_sample_distance(p, q):
     """Jensen–Shannon divergence (natural log) between the value distributions of ``p`` and
     ``q``."""
-    from pdanon.metrics import _dist as d
+    from pdanon import distributions as d
 
     pairs, table = _two_samples(p, q, "unordered")
     return float(d.jensen_shannon(pairs, table)[0])

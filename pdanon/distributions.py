@@ -264,6 +264,124 @@ class PairCounts:
         first[1:] = self.cls[1:] != self.cls[:-1]
         return first
 
+    @classmethod
+    def from_dense(cls, counts: np.ndarray) -> "PairCounts":
+        """Pairs of a dense ``(classes, values)`` count matrix (a class with no row has size
+        0)."""
+        counts = np.asarray(counts)
+        pcls, val = np.nonzero(counts)  # row-major: sorted by class, then value
+        return cls(pcls.astype(np.int64), val.astype(np.int64),
+                   counts[pcls, val].astype(np.int64), counts.sum(axis=1).astype(np.int64))
+
+
+# --------------------------------------------------------------------------- classes
+
+
+def sensitive_columns(context) -> list:
+    """The sensitive columns of a model context: a :class:`SensitiveData`, ``None`` (no
+    sensitive column), or anything with ``.sensitive`` ``{name: codes}`` (e.g. the engine's
+    encoded table; such codes carry no value order, so they count as unordered)."""
+    if context is None:
+        return []
+    if isinstance(context, SensitiveData):
+        return list(context.columns.values())
+    sens = getattr(context, "sensitive", None)
+    if isinstance(sens, dict):
+        cols = []
+        for name, codes in sens.items():
+            codes = np.asarray(codes, dtype=np.int64)
+            m = int(codes.max()) + 1 if len(codes) else 0
+            cols.append(SensitiveColumn(name, "unordered", codes, m, False, None, None,
+                                        np.bincount(codes, minlength=m)))
+        return cols
+    raise InvalidInputError(
+        "a privacy model needs the sensitive columns: pass the context made by "
+        "model.context(df, sensitive) to groups_ok"
+    )
+
+
+class ClassCounts:
+    """What a privacy model sees of a set of equivalence classes: the rows per class and, per
+    sensitive column, the ``(class, value)`` counts -- never the rows themselves.
+
+    Every place that decides whether classes satisfy a model (the engine's verification,
+    Mondrian's cuts, GroupJoin's merges, the optimal lattice search, the Dask path) builds one
+    of these and calls ``model.classes_ok(classes)``: model semantics live in the models alone.
+
+    ``counts[j]`` is a :class:`PairCounts`, a dense ``(classes, values)`` matrix, or ``None``
+    (built on first use from ``labels``). The measures below accept either form.
+
+    Example
+    -------
+    >>> col = SensitiveColumn.from_values(np.array(["a", "b", "a", "a"]), "unordered", name="s")
+    >>> cc = ClassCounts.from_labels(np.array([0, 0, 1, 1]), SensitiveData({"s": col}))
+    >>> cc.sizes.tolist(), cc.distinct(0).tolist(), cc.distance(0, "emd").tolist()
+    ([2, 2], [2, 1], [0.25, 0.25])
+    """
+
+    def __init__(self, sizes, columns=(), counts=None, *, labels=None):
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.columns = list(columns)
+        self.counts = list(counts) if counts is not None else [None] * len(self.columns)
+        self.labels = labels
+        self._memo = {}  # measures already computed (several models may ask for one)
+        if len(self.counts) != len(self.columns):
+            raise ValueError("one count table per sensitive column")
+
+    @classmethod
+    def from_labels(cls, labels, context=None, *, groups: int | None = None) -> "ClassCounts":
+        """Classes given by a label per row (``0..G-1``); ``context``: the model context
+        (:class:`SensitiveData`) or ``None``."""
+        labels = np.asarray(labels, dtype=np.int64)
+        if groups is None:
+            groups = int(labels.max()) + 1 if len(labels) else 0
+        sizes = np.bincount(labels, minlength=groups)
+        return cls(sizes, sensitive_columns(context), labels=labels)
+
+    @property
+    def groups(self) -> int:
+        return len(self.sizes)
+
+    def pairs(self, j: int) -> PairCounts:
+        """The ``(class, value)`` pairs of sensitive column ``j``."""
+        item = self.counts[j]
+        if item is None:
+            col = self.columns[j]
+            item = PairCounts.from_codes(self.labels, col.codes, col.m, self.groups)
+            self.counts[j] = item
+        elif isinstance(item, np.ndarray):
+            item = PairCounts.from_dense(item)
+            item.sizes = self.sizes
+            self.counts[j] = item
+        return item
+
+    def distinct(self, j: int) -> np.ndarray:
+        """Distinct values of column ``j`` per class."""
+        item = self.counts[j]
+        if isinstance(item, np.ndarray):
+            return (item > 0).sum(axis=1)
+        return distinct_counts(self.pairs(j))
+
+    def entropy(self, j: int) -> np.ndarray:
+        """Shannon entropy (natural log) of column ``j`` per class."""
+        key = ("entropy", j)
+        if key not in self._memo:
+            self._memo[key] = entropies(self.pairs(j))
+        return self._memo[key]
+
+    def recursive_l(self, j: int, c: float) -> np.ndarray:
+        """Recursive (c, l): the largest l per class (see :func:`recursive_l`)."""
+        return recursive_l(self.pairs(j), c)
+
+    def distance(self, j: int, distance: str, hierarchy=None) -> np.ndarray:
+        """Distance of each class's distribution of column ``j`` to the whole table's."""
+        key = ("distance", j, distance, id(hierarchy))
+        if key not in self._memo:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                self._memo[key] = class_distances(self.pairs(j), self.columns[j], distance,
+                                                  hierarchy)
+        return self._memo[key]
+
 
 # --------------------------------------------------------------------------- l-diversity
 

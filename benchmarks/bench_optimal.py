@@ -71,13 +71,14 @@ def exhaustive(df, hierarchies, method, args, kwargs):
     """The best acceptable node by evaluating every node of the lattice."""
     from pdanon._encode import encode_table
     from pdanon.engine import model_context
+    from pdanon.partition.common import sensitive_columns
     from pdanon.partition import optimal as opt
 
     model = _model_of(method, args)
     roles = df.anon.roles()
     enc = encode_table(df, roles)
     cols = opt.prepare_columns(enc, hierarchies)
-    sens = opt._sensitive_columns(enc, model_context(model, df, roles))
+    sens = sensitive_columns(enc, model_context(model, df, roles))
     search = opt.LatticeSearch(cols, model, sens, budget=int(BUDGET * len(df)),
                                objective="loss", bounds=[(0, c.height) for c in cols])
     best, best_value = None, np.inf

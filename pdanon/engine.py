@@ -28,7 +28,8 @@ from pdanon import recode
 from pdanon._encode import encode_table
 from pdanon._errors import InvalidInputError, KindError
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
-from pdanon.partition import PARTITIONERS, Partition
+from pdanon.partition import PARTITIONERS, Partition, auto
+from pdanon.partition.auto import AUTO_MONDRIAN_ROWS  # noqa: F401  (documented here)
 from pdanon.schema import Roles, validate_qi_values
 
 __all__ = ["AllOf", "KAnonymity", "anonymize", "algorithms", "model_context"]
@@ -39,42 +40,11 @@ def _load_partitioners() -> None:
     from pdanon.partition import datafly, equal_groups, mondrian, nearest, optimal  # noqa: F401
     from pdanon.partition import exact, group_join  # noqa: F401
 
-    PARTITIONERS.setdefault("auto", _auto)
-
-
-#: ``algorithm="auto"`` uses Mondrian from this many rows on (and for every model that the
-#: nearest-neighbour grouping does not support). Below it the reference's TimeOptimal grouping
-#: (``"nearest"``, O(n²/k)) takes under about a second and often publishes tighter cells.
-AUTO_MONDRIAN_ROWS = 5_000
-
-
-def _auto(enc, model, *, method: str, **options):
-    """``algorithm="auto"``: ``optimal`` when hierarchies are given, else ``nearest`` for small
-    tables under k-anonymity / distinct l-diversity, ``mondrian`` otherwise; the choice is
-    reported in ``info``."""
-    if options.get("hierarchies"):
-        result = PARTITIONERS["optimal"](enc, model, method=method, **options)
-        why = "auto: optimal (hierarchies given: optimal full-domain generalization)"
-    elif enc.n < AUTO_MONDRIAN_ROWS and model.requirements().exact and not (
-            set(options) - {"frame", "context", "max_suppressed_rows"}):
-        options.pop("max_suppressed_rows", None)
-        result = PARTITIONERS["nearest"](enc, model, method=method, **options)
-        why = f"auto: nearest ({enc.n:,} rows < {AUTO_MONDRIAN_ROWS:,})"
-    else:
-        result = PARTITIONERS["mondrian"](enc, model, method=method, **options)
-        why = (f"auto: mondrian ({enc.n:,} rows >= {AUTO_MONDRIAN_ROWS:,})"
-               if enc.n >= AUTO_MONDRIAN_ROWS else
-               "auto: mondrian (nearest supports k-anonymity and distinct l-diversity only)")
-    previous = getattr(result, "note", "")
-    result.note = why + ("; " + previous if previous else "")
-    result.chosen = why.split(" ")[1]
-    return result
-
 
 def algorithms() -> list[str]:
-    """Names accepted by ``algorithm=``."""
+    """Names accepted by ``algorithm=``: every registered partitioner and ``"auto"``."""
     _load_partitioners()
-    return sorted(PARTITIONERS)
+    return sorted([*PARTITIONERS, "auto"])
 
 
 def _check_method(method: str) -> None:
@@ -85,11 +55,9 @@ def _check_method(method: str) -> None:
 
 
 def _check_algorithm(algorithm: str) -> None:
-    _load_partitioners()
-    if algorithm not in PARTITIONERS:
-        raise InvalidInputError(
-            f"unknown algorithm {algorithm!r}; use one of {sorted(PARTITIONERS)}"
-        )
+    names = algorithms()
+    if algorithm not in names:
+        raise InvalidInputError(f"unknown algorithm {algorithm!r}; use one of {names}")
 
 
 def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
@@ -138,11 +106,19 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             if getattr(df[c].dtype, "name", "").startswith("generalization"):
                 raise KindError(f"column {c!r} is already generalized; cannot aggregate ranges")
     enc = encode_table(df, roles)
-    result = PARTITIONERS[algorithm](enc, model, method=method, frame=df, context=context,
-                                     **options)
-    if getattr(result, "chosen", None):
-        info["algorithm"] = result.chosen
+    why = ""
+    if algorithm == "auto":
+        chosen, why = auto.choose(enc, model, options)
+        if chosen == "nearest":
+            options.pop("max_suppressed_rows", None)  # nearest never suppresses
+        info["algorithm"] = chosen
         info["requested_algorithm"] = algorithm
+        algorithm = chosen
+    partitioner = PARTITIONERS[algorithm]
+    partitioner.check_options(options)
+    result = partitioner(enc, model, method=method, frame=df, context=context, **options)
+    note = "; ".join(x for x in (f"auto: {why}" if why else "", result.note) if x)
+    info.update(result.info)
     suppressed = None
 
     out = df[keep].copy()
@@ -151,10 +127,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             out[c] = col
         info["changed_cells"] = int(result.changed)
         info["suppressed_rows"] = int(result.suppressed_rows)
-        suppressed = getattr(result, "suppressed", None)
-        info.update(getattr(result, "info", None) or {})
-        if getattr(result, "note", ""):
-            info["note"] = result.note
+        suppressed = result.suppressed
     else:
         partition: Partition = result
         changed = 0
@@ -173,8 +146,8 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             suppressed = rows
         info["partitions"] = partition.groups
         info["changed_cells"] = changed
-        if partition.note:
-            info["note"] = partition.note
+    if note:
+        info["note"] = note
     out_roles = roles.restricted_to(out.columns)
     labels = _labels(out, out_roles.qi)  # the classes of the published frame
     if suppressed is None:

@@ -25,7 +25,7 @@ Example
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -37,11 +37,17 @@ METHODS = ("generalize", "suppress", "aggregate")
 
 @dataclass
 class Recoded:
-    """Ready output columns (for partitioners that recode globally) and the changed-cell count."""
+    """What a partitioner that recodes globally (Datafly, equal groups, optimal, exact)
+    returns instead of a :class:`~pdanon.partition.Partition`: the ready output columns, the
+    changed-cell count, the rows whose every quasi-identifier was suppressed (the engine
+    verifies the model on the other rows), and facts for ``info``."""
 
     columns: dict
     changed: int
     suppressed_rows: int = 0
+    suppressed: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+    note: str = ""
 
 
 def _group_min_max(values: np.ndarray, labels: np.ndarray, groups: int):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import pdanon
 from pdanon.dtype import GeneralizationRange
-from pdanon.partition.datafly import suppression_budget
+from pdanon.partition.common import suppression_budget
 
 
 def cells(series: pd.Series) -> list:
@@ -126,12 +126,12 @@ def test_column_with_most_distinct_values_is_generalized_first():
 
 
 def test_fraction_budget():
-    assert suppression_budget(None, 100, 5) == 4
-    assert suppression_budget(0.05, 100, 5) == 5
-    assert suppression_budget(7, 100, 5) == 7
+    assert suppression_budget(None, 100, default=4) == 4
+    assert suppression_budget(0.05, 100, default=4) == 5
+    assert suppression_budget(7, 100, default=4) == 7
     for bad in (-1, 1.5, "3", True):
         with pytest.raises(pdanon.InvalidInputError, match="max_suppressed_rows"):
-            suppression_budget(bad, 100, 5)
+            suppression_budget(bad, 100, default=4)
 
 
 def test_suppressed_rows_reported_and_excluded_from_classes():

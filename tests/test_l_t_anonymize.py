@@ -12,7 +12,7 @@ import pdanon
 from pdanon import engine, models
 from pdanon._encode import encode_table
 from pdanon.dtype import GeneralizationDtype, GeneralizationRange
-from pdanon.partition import PARTITIONERS
+from pdanon.partition import PARTITIONERS, Partitioner
 from pdanon.partition.nearest import nearest_partition
 from pdanon.schema import resolve_roles
 
@@ -73,7 +73,8 @@ def test_infeasible_raises_before_any_work(monkeypatch):
                       columns=list("abcds"))
     called = []
     for name in list(PARTITIONERS):
-        monkeypatch.setitem(PARTITIONERS, name, lambda *a, **k: called.append(1))
+        monkeypatch.setitem(PARTITIONERS, name,
+                            Partitioner(name, lambda *a, **k: called.append(1)))
     # cp2025 returns the sensitive column and None here; the accessor explains instead
     with pytest.raises(pdanon.InfeasibleError, match="reaches only l=2 in sensitive column 's'"):
         df.anon.l_diversify(3, k=2, algorithm="mondrian", quasi_identifiers=QI4,

@@ -138,11 +138,12 @@ def test_user_model_works_with_every_general_partitioner(algorithm):
 def test_user_model_is_verified_by_the_engine(monkeypatch):
     """A partitioner that returns classes violating the model makes the engine fail loudly."""
     from pdanon import engine
-    from pdanon.partition import PARTITIONERS, Partition
+    from pdanon.partition import PARTITIONERS, Partition, Partitioner
 
     engine._load_partitioners()
     monkeypatch.setitem(PARTITIONERS, "one_row_groups",
-                        lambda enc, model, **kw: Partition(np.arange(enc.n)))
+                        Partitioner("one_row_groups",
+                                    lambda enc, model, **kw: Partition(np.arange(enc.n))))
     df = table(20)
     with pytest.raises(VerificationError, match=r"MaxShare\(share=0.5\)"):
         df.anon.anonymize(MaxShare(0.5), algorithm="one_row_groups",

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import pdanon
 from pdanon.hierarchy import intervals, masking, read_arx_csv, tree
-from pdanon.partition.optimal import budget_rows
+from pdanon.partition.common import suppression_budget
 
 ADULT_QIS = ["age", "education", "marital-status", "race", "sex"]
 
@@ -208,13 +208,13 @@ def test_errors():
                             hierarchies={"zip": masking(steps=[1], top=None)})
 
 
-def test_budget_rows():
-    assert budget_rows(None, 100) == 0
-    assert budget_rows(0.05, 30162) == 1508
-    assert budget_rows(7, 100) == 7
-    assert budget_rows(3.0, 100) == 3
+def test_suppression_budget():
+    assert suppression_budget(None, 100, default=0) == 0
+    assert suppression_budget(0.05, 30162, default=0) == 1508
+    assert suppression_budget(7, 100, default=0) == 7
+    assert suppression_budget(3.0, 100, default=0) == 3
     with pytest.raises(pdanon.InvalidInputError):
-        budget_rows(1.5, 100)
+        suppression_budget(1.5, 100, default=0)
 
 
 # ----------------------------------------------------------------------------- optimality

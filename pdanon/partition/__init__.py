@@ -6,12 +6,18 @@ The recoders in :mod:`pdanon.recode` then turn groups into output cells. A parti
 recodes globally (e.g. Datafly's per-value merging) may instead return a
 :class:`~pdanon.recode.Recoded`.
 
-Registered partitioners (``algorithm=`` in the accessor) live in :data:`PARTITIONERS`.
+Registered partitioners (``algorithm=`` in the accessor) live in :data:`PARTITIONERS`; each
+declares the keyword options a user may pass (:func:`register`), and the engine refuses any
+other before the partitioner runs. Every partitioner is called as
+``fn(enc, model, *, method, frame, context, **declared_options)``. Helpers they share are in
+:mod:`pdanon.partition.common`; ``algorithm="auto"`` is a chooser
+(:func:`pdanon.partition.auto.choose`), not a partitioner.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -29,20 +35,51 @@ class Partition:
     order: np.ndarray | None = None
     suppressed: np.ndarray | None = None
     note: str = ""
+    #: facts the engine copies into ``info`` (e.g. GroupJoin's total loss)
+    info: dict = field(default_factory=dict)
 
     @property
     def groups(self) -> int:
         return int(self.labels.max()) + 1 if len(self.labels) else 0
 
 
+@dataclass(frozen=True)
+class Partitioner:
+    """A registered partitioner: its function and the options it declares."""
+
+    name: str
+    function: Callable
+    options: tuple = ()
+    hint: str = ""
+
+    def check_options(self, options: dict) -> None:
+        """Refuse options the partitioner does not declare (a zero ``max_suppressed_rows``
+        asks nothing of anyone and is always accepted)."""
+        from pdanon._errors import InvalidInputError
+
+        given = [k for k, v in options.items()
+                 if not (k == "max_suppressed_rows" and not v)]
+        extra = sorted(k for k in given if k not in self.options)
+        if extra:
+            takes = (f"it takes {', '.join(o + '=' for o in self.options)}" if self.options
+                     else "it takes no options")
+            raise InvalidInputError(
+                f"algorithm={self.name!r} does not take option(s) {extra}; {takes}"
+                + (f" ({self.hint})" if self.hint else ""))
+
+    def __call__(self, enc, model, **kwargs):
+        return self.function(enc, model, **kwargs)
+
+
 PARTITIONERS: dict = {}
 
 
-def register(name: str):
-    """Decorator: make a partitioner reachable as ``algorithm=name``."""
+def register(name: str, *, options=(), hint: str = ""):
+    """Decorator: make a partitioner reachable as ``algorithm=name``, declaring the keyword
+    options (besides ``method``, ``frame`` and ``context``) a user may pass to it."""
 
     def deco(fn):
-        PARTITIONERS[name] = fn
+        PARTITIONERS[name] = Partitioner(name, fn, tuple(options), hint)
         return fn
 
     return deco

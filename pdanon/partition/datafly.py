@@ -60,37 +60,15 @@ from pdanon._encode import EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon._groups import combine_codes
 from pdanon.partition import register
+from pdanon.partition.common import suppression_budget
+from pdanon.recode import Recoded
 from pdanon.partition.equal_groups import (
-    ColumnRecoded,
     column_keys,
     model_failures,
     model_parts,
     recode_columns,
     value_counts,
 )
-
-
-def suppression_budget(max_suppressed_rows, n: int, k: int) -> int:
-    """Rows that may be suppressed: ``None`` → k − 1; an int → itself; a float in [0, 1) → that
-    fraction of ``n`` (rounded down)."""
-    if max_suppressed_rows is None:
-        return k - 1
-    v = max_suppressed_rows
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise InvalidInputError(
-            f"max_suppressed_rows must be a row count (int >= 0) or a fraction in [0, 1), "
-            f"got {v!r}"
-        )
-    if isinstance(v, numbers.Integral):
-        if v < 0:
-            raise InvalidInputError(f"max_suppressed_rows must be >= 0, got {v}")
-        return int(v)
-    if not 0 <= v < 1:
-        raise InvalidInputError(
-            f"max_suppressed_rows={v!r}: a float is a fraction of the rows and must lie in "
-            f"[0, 1); pass an int for a row count"
-        )
-    return int(np.floor(v * n))
 
 
 def _merge_pair(kind: str, reps: np.ndarray, sizes: np.ndarray) -> tuple[int, int]:
@@ -162,7 +140,7 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
     """
     n = enc.n
     k, only_k, context = model_parts(model, enc, context)
-    budget = suppression_budget(max_suppressed_rows, n, k)
+    budget = suppression_budget(max_suppressed_rows, n, default=k - 1)
     cols = enc.columns
     counts = [value_counts(col) for col in cols]
     radix = [len(c) + 1 for c in counts]
@@ -239,18 +217,15 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
     return state.groups, failing_rows(keys), steps
 
 
-@register("datafly")
+@register("datafly", options=("max_suppressed_rows",))
 def datafly(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, context=None,
-            max_suppressed_rows=None, **options) -> ColumnRecoded:
+            max_suppressed_rows=None) -> Recoded:
     """Engine entry point (``algorithm="datafly"``): global recoding of value groups, then
     suppression of the rows left in failing classes (at most ``max_suppressed_rows``)."""
-    from pdanon.partition.mondrian import _reject_options
-
-    _reject_options(options, "datafly")
     groups, suppressed, steps = datafly_groups(enc, model, method=method, context=context,
                                                max_suppressed_rows=max_suppressed_rows)
     columns, changed = recode_columns(method, frame, enc, groups, suppressed)
     budget = suppression_budget(max_suppressed_rows, enc.n,
-                                model_parts(model, enc, context)[0])
-    return ColumnRecoded(columns, changed, int(suppressed.sum()), suppressed=suppressed,
+                                default=model.requirements().min_size - 1)
+    return Recoded(columns, changed, int(suppressed.sum()), suppressed=suppressed,
                          info={"steps": steps, "max_suppressed_rows": budget})

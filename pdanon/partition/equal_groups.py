@@ -53,6 +53,7 @@ from pdanon._encode import EncodedColumn, EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon._groups import combine_codes
 from pdanon.partition import register
+from pdanon.partition.common import sensitive_context, sizes_decide
 from pdanon.recode import Recoded
 
 UNORDERED_ORDERS = ("frequency", "appearance")
@@ -60,16 +61,6 @@ UNORDERED_ORDERS = ("frequency", "appearance")
 
 # ============================================================================ shared helpers
 # (also used by pdanon.partition.datafly: both recode per column from value groups)
-
-
-@dataclass
-class ColumnRecoded(Recoded):
-    """A :class:`~pdanon.recode.Recoded` that also says which rows were suppressed (every
-    quasi-identifier missing; the engine verifies the model on the other rows) and what the
-    algorithm wants added to ``info``."""
-
-    suppressed: np.ndarray | None = None
-    info: dict = field(default_factory=dict)
 
 
 def value_counts(col: EncodedColumn) -> np.ndarray:
@@ -161,11 +152,9 @@ def model_failures(model, labels: np.ndarray, context, k: int, only_k: bool) -> 
 
 def model_parts(model, enc: EncodedTable, context):
     """(k, only_k, context) for a model; the context is built from ``enc`` when missing."""
-    from pdanon.partition.mondrian import _context_from, _only_k
-
-    only_k = _only_k(model)
-    if not only_k and context is None:
-        context = _context_from(enc)
+    only_k = sizes_decide(model)
+    if not only_k:
+        context = sensitive_context(enc, context)
     return model.requirements().min_size, only_k, context
 
 
@@ -255,14 +244,11 @@ def equal_group_cuts(enc: EncodedTable, model, *, method: str = "generalize", co
     return [np.zeros(len(c), dtype=np.int64) for c in counts], n  # pragma: no cover
 
 
-@register("equal_groups")
+@register("equal_groups", options=("unordered_order", "max_suppressed_rows"))
 def equal_groups(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, context=None,
-                 unordered_order: str = "frequency", max_suppressed_rows=None, **options):
+                 unordered_order: str = "frequency", max_suppressed_rows=None):
     """Engine entry point (``algorithm="equal_groups"``). Returns a
     :class:`~pdanon.recode.Recoded`; ``group_size`` is reported in ``info``."""
-    from pdanon.partition.mondrian import _reject_options
-
-    _reject_options(options, "equal_groups")
     if max_suppressed_rows:
         raise InvalidInputError(
             "algorithm='equal_groups' never suppresses rows; drop max_suppressed_rows or use "
@@ -271,5 +257,5 @@ def equal_groups(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, 
     groups, size = equal_group_cuts(enc, model, method=method, context=context,
                                     unordered_order=unordered_order)
     columns, changed = recode_columns(method, frame, enc, groups)
-    return ColumnRecoded(columns, changed,
+    return Recoded(columns, changed,
                          info={"group_size": size, "unordered_order": unordered_order})

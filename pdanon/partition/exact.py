@@ -58,7 +58,8 @@ import numpy as np
 
 from pdanon._encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
-from pdanon.partition import register
+from pdanon.partition import Partition, register
+from pdanon.partition.common import check_distance_option, sensitive_columns
 
 __all__ = ["exact_suppression", "ExactSolution", "MAX_COLUMNS", "MAX_PATTERN_ROWS",
            "MAX_VARIABLES"]
@@ -295,7 +296,6 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     """
     from pdanon import distributions as d
     from pdanon.models import KAnonymity, LDiversity, TCloseness
-    from pdanon.partition.group_join import _ModelSpec, _sensitive_columns
 
     started = time.perf_counter()
     other = [p for p in model.parts() if not isinstance(p, (KAnonymity, LDiversity, TCloseness))]
@@ -310,9 +310,12 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
         raise InvalidInputError(
             f"algorithm='exact' is limited to {MAX_COLUMNS} quasi-identifiers and "
             f"rows·2^columns <= {MAX_PATTERN_ROWS:,}; {where} is too large: {_SCALABLE}")
-    sens_cols = _sensitive_columns(enc, context)
-    spec = _ModelSpec(model, sens_cols, context)
-    k = spec.k
+    sens_cols = sensitive_columns(enc, context)
+    req = model.requirements()
+    if req.sensitive and not sens_cols:
+        raise InvalidInputError(
+            f"{model!r} needs at least one sensitive column: pass sensitive=[...]")
+    k = req.min_size
     if n < k:
         raise InfeasibleError(f"k={k} is larger than the number of rows ({n})")
 
@@ -320,7 +323,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     patterns = tuple_of.shape[0]
     size = np.bincount(tuple_of.ravel(), minlength=T)
     usable = size >= k
-    distinct_l = [p for p in spec.parts if isinstance(p, LDiversity)
+    distinct_l = [p for p in model.parts() if isinstance(p, LDiversity)
                   and p.variant in ("distinct", "entropy")]
     need_l = max((float(p.l) for p in distinct_l), default=1.0)
     if need_l > 1:
@@ -357,7 +360,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     members = [order[bounds[i]:bounds[i + 1]] for i in range(Tn)]  # positions into xs
 
     lazy_js, lazy_entropy = [], []
-    for part in spec.parts:
+    for part in model.parts():
         if isinstance(part, LDiversity):
             if part.variant == "distinct" and part.l > 1:
                 for col in sens_cols:
@@ -430,7 +433,9 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
         G = int(labels.max()) + 1
         sizes = np.bincount(labels, minlength=G)
         pairs = [d.PairCounts.from_codes(labels, col.codes, col.m, G) for col in sens_cols]
-        ok = spec.ok(sizes, pairs)
+        ok = np.asarray(model.classes_ok(d.ClassCounts(sizes, sens_cols if req.sensitive else [],
+                                                       pairs if req.sensitive else [])),
+                        dtype=bool)
         if ok.all():
             break
         if rounds >= max_rounds:
@@ -487,9 +492,9 @@ def _timeout(where: str, limit: float):
         f"{where}: {_SCALABLE}, or pass a larger time_limit=")
 
 
-@register("exact")
+@register("exact", options=("time_limit", "max_rounds", "distance"))
 def exact(enc: EncodedTable, model, *, method: str, frame=None, context=None,
-          time_limit: float = 60.0, max_rounds: int = 200, distance=None, **options):
+          time_limit: float = 60.0, max_rounds: int = 200, distance=None):
     """Engine entry point (``algorithm="exact"``, ``method="suppress"`` only). Returns the
     recoded columns; ``info`` gains ``optimal`` (True), ``suppressed_cells`` and solver
     statistics.
@@ -507,29 +512,22 @@ def exact(enc: EncodedTable, model, *, method: str, frame=None, context=None,
     ([nan, nan, 'z', 'z', 'z'], 2, True)
     """
     from pdanon import recode
-    from pdanon.partition.group_join import _check_distance_option, _reject
 
     if method != "suppress":
         raise InvalidInputError(
             f"algorithm='exact' finds the minimum number of suppressed cells: it supports "
             f"method='suppress' only, not {method!r}; use algorithm='group_join' or "
             "'mondrian' for generalization or aggregation")
-    _reject(options, "exact")
-    _check_distance_option(model, distance)
+    check_distance_option(model, distance)
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or \
             not time_limit > 0:
         raise InvalidInputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}")
     sol = exact_suppression(enc, model, context=context, time_limit=float(time_limit),
                             max_rounds=int(max_rounds))
     if frame is None:
-        from pdanon.partition import Partition
-
-        p = Partition(sol.labels, note="exact: minimum suppression")
-        p.info = sol.stats
-        return p
+        return Partition(sol.labels, note="exact: minimum suppression", info=sol.stats)
     columns = {}
     for j, col in enumerate(enc.columns):
         columns[col.name] = frame[col.name].mask(sol.mask[:, j])
-    result = recode.Recoded(columns, sol.suppressed_cells)
-    result.info = dict(sol.stats, note="exact: minimum number of suppressed cells")
-    return result
+    return recode.Recoded(columns, sol.suppressed_cells, info=sol.stats,
+                          note="exact: minimum number of suppressed cells")

@@ -76,6 +76,7 @@ from pdanon import losses as _losses
 from pdanon._encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
+from pdanon.partition.common import check_distance_option, sensitive_columns
 
 __all__ = ["group_join_partition", "group_join", "AUTO_ALL_ROWS", "PARTNERS"]
 
@@ -147,19 +148,6 @@ class _ModelSpec:
         cols = self.sens_cols if self.needs_sensitive else []
         counts = list(pairs) if self.needs_sensitive else []
         return np.asarray(self.model.classes_ok(ClassCounts(sizes, cols, counts)), dtype=bool)
-
-
-def _sensitive_columns(enc: EncodedTable, context) -> list:
-    """SensitiveColumn objects (kinds and whole-table distributions) from the engine's
-    context, or — without one — the encoded sensitive codes taken as unordered values."""
-    from pdanon import distributions as d
-
-    if context is not None and hasattr(context, "columns"):
-        cols = list(context.columns.values())
-        if all(len(c.codes) == enc.n for c in cols):
-            return cols
-    return [d.SensitiveColumn.from_values(np.asarray(codes), "unordered", name=name)
-            for name, codes in enc.sensitive.items()]
 
 
 # ============================================================================ per-group state
@@ -524,7 +512,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     if method not in _losses.METHODS:
         raise InvalidInputError(f"unknown method {method!r}; use one of {list(_losses.METHODS)}")
     n = enc.n
-    sens_cols = _sensitive_columns(enc, context)
+    sens_cols = sensitive_columns(enc, context)
     spec = _ModelSpec(model, sens_cols, context)
     mode = partners if partners != "auto" else ("all" if n <= AUTO_ALL_ROWS else "near")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -584,10 +572,11 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     return Partition(labels, note=note), stats
 
 
-@register("group_join")
+@register("group_join", options=("seed", "loss_function", "partners", "window", "orders",
+                                "max_candidates", "distance"))
 def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=None, seed=None,
                loss_function=None, partners: str = "auto", window: int = 24, orders: int = 8,
-               max_candidates: int = 384, distance=None, **options):
+               max_candidates: int = 384, distance=None) -> Partition:
     """Engine entry point (``algorithm="group_join"``): k-anonymity, l-diversity (every
     variant) and t-closeness (every distance), with the three recoding methods. Returns the
     recoded columns; ``info`` gains ``loss`` (total information loss), ``merges`` and
@@ -605,41 +594,9 @@ def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=Non
     >>> out["age"].tolist(), info["merges"]
     ([20.5, 20.5, 40.5, 40.5], 2)
     """
-    from pdanon import recode
-
-    _reject(options, "group_join")
-    _check_distance_option(model, distance)
+    check_distance_option(model, distance)
     partition, stats = group_join_partition(
         enc, model, method=method, seed=seed, loss_function=loss_function, partners=partners,
         window=window, orders=orders, max_candidates=max_candidates, context=context)
-    if frame is None:
-        partition.info = stats
-        return partition
-    columns, changed = {}, 0
-    for col in enc.columns:
-        new, count = recode.recode_column(method, frame[col.name], col, partition.labels)
-        columns[col.name] = new
-        changed += count
-    result = recode.Recoded(columns, changed)
-    result.info = dict(stats, note=partition.note, groups_built=partition.groups)
-    return result
-
-
-def _reject(options: dict, algorithm: str) -> None:
-    extra = [k for k in options if k not in ("max_suppressed_rows",) or options[k]]
-    if extra:
-        raise InvalidInputError(f"algorithm={algorithm!r} does not take option(s) {extra}")
-
-
-def _check_distance_option(model, distance) -> None:
-    """``distance=`` may be passed along by the accessor; it must agree with the model."""
-    if distance is None:
-        return
-    from pdanon.models import TCloseness
-
-    t = [p for p in model.parts() if isinstance(p, TCloseness)]
-    if not t:
-        raise InvalidInputError("distance= applies to t-closeness only")
-    if t[0].distance != distance:
-        raise InvalidInputError(
-            f"distance={distance!r} differs from the model's distance {t[0].distance!r}")
+    partition.info = dict(stats, groups_built=partition.groups)
+    return partition

@@ -59,6 +59,7 @@ import numpy as np
 from pdanon._encode import EncodedColumn, EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon.partition import Partition, register
+from pdanon.partition.common import sensitive_context, sizes_decide
 
 UNORDERED_SPLITS = ("balanced", "frequency", "appearance", "sensitive")
 
@@ -262,9 +263,9 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     if n == 0:
         return Partition(labels)
     k = model.requirements().min_size
-    only_k = _only_k(model)
-    if not only_k and context is None:
-        context = _context_from(enc)
+    only_k = sizes_decide(model)
+    if not only_k:
+        context = sensitive_context(enc, context)
     dims = _dims(enc, unordered_split)
     q = len(dims)
 
@@ -347,38 +348,16 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     return Partition(rank[labels], note=f"mondrian: unordered_split={unordered_split!r}")
 
 
-def _only_k(model) -> bool:
-    """Class sizes alone decide the model (k-anonymity): no sensitive column is read."""
-    req = model.requirements()
-    return req.exact and not req.sensitive
-
-
-def _context_from(enc: EncodedTable):
-    from pdanon.distributions import SensitiveColumn, SensitiveData
-
-    return SensitiveData({c: SensitiveColumn.from_values(np.asarray(codes), "unordered", name=c)
-                          for c, codes in enc.sensitive.items()})
-
-
 def _take(context, rows: np.ndarray):
     return context.take(rows) if hasattr(context, "take") else context
 
 
-@register("mondrian")
-def mondrian(enc: EncodedTable, model, *, method: str, context=None,
-             unordered_split: str = "balanced", max_suppressed_rows=None, **options) -> Partition:
+@register("mondrian", options=("unordered_split", "max_suppressed_rows"))
+def mondrian(enc: EncodedTable, model, *, method: str, frame=None, context=None,
+             unordered_split: str = "balanced", max_suppressed_rows=None) -> Partition:
     """Engine entry point (``algorithm="mondrian"``): works for every privacy model.
 
     ``max_suppressed_rows`` is accepted for a uniform API and never used: every Mondrian
     partition satisfies the model, so no row needs suppressing.
     """
-    _reject_options(options, "mondrian")
     return mondrian_partition(enc, model, context=context, unordered_split=unordered_split)
-
-
-def _reject_options(options: dict, algorithm: str) -> None:
-    extra = [k for k in options if k != "frame"]
-    if extra:
-        raise InvalidInputError(
-            f"algorithm={algorithm!r} does not take option(s) {extra}"
-        )

@@ -172,17 +172,10 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     return Partition(labels, order)
 
 
-@register("nearest")
-def nearest(enc: EncodedTable, model, *, method: str, **options) -> Partition:
+@register("nearest", hint="it never suppresses rows; use algorithm='datafly' or 'optimal' "
+                          "for a suppression budget")
+def nearest(enc: EncodedTable, model, *, method: str, frame=None, context=None) -> Partition:
     """Engine entry point: k from the model, l when it asks for distinct l-diversity."""
-    extra = sorted(set(options) - {"frame", "context"})
-    if extra:
-        from pdanon._errors import InvalidInputError
-
-        raise InvalidInputError(
-            f"algorithm='nearest' does not take option(s) {extra} (it never suppresses rows); "
-            "use algorithm='datafly', 'mondrian' or 'optimal' for a suppression budget"
-        )
     req = model.requirements()
     k = req.min_size
     l = req.min_distinct if req.sensitive and req.min_distinct > 1 else None

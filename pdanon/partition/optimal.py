@@ -112,21 +112,13 @@ import pandas as pd
 
 from pdanon._errors import InfeasibleError, InvalidInputError, UnknownColumnError
 from pdanon.partition import register
+from pdanon.partition.common import sensitive_columns, suppression_budget
 from pdanon.recode import Recoded
 
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
 #: Largest lattice searched (nodes); beyond it the search asks for fewer levels.
 MAX_LATTICE = 2_000_000
 _TOL = 1e-12
-
-
-@dataclass
-class RecodedWithInfo(Recoded):
-    """:class:`~pdanon.recode.Recoded` plus the suppressed rows (which the engine leaves out
-    when it verifies the model) and facts the engine copies into ``info``."""
-
-    suppressed: np.ndarray | None = None
-    info: dict = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- model parts
@@ -840,25 +832,6 @@ def _loss_costs(col, j: int) -> np.ndarray:
 # --------------------------------------------------------------------------- the partitioner
 
 
-def budget_rows(max_suppressed_rows, n: int) -> int:
-    """A suppression budget (``None``, a count, or a fraction < 1 of ``n``) in rows."""
-    if max_suppressed_rows is None:
-        return 0
-    v = max_suppressed_rows
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or (
-            isinstance(v, float) and math.isnan(v)):
-        raise InvalidInputError(
-            f"max_suppressed_rows must be a row count >= 0 or a fraction in [0, 1), got {v!r}")
-    if isinstance(v, numbers.Integral):
-        return int(v)
-    if v < 1:
-        return int(math.floor(v * n + 1e-9))
-    if float(v).is_integer():
-        return int(v)
-    raise InvalidInputError(
-        f"max_suppressed_rows must be a row count >= 0 or a fraction in [0, 1), got {v!r}")
-
-
 def prepare_columns(enc, hierarchies) -> list:
     """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
     get the two-level hierarchy value → ``*`` (keep or suppress the whole column)."""
@@ -924,24 +897,11 @@ def _bounds(cols, levels) -> list:
     return out
 
 
-def _sensitive_columns(enc, context) -> list:
-    from pdanon import distributions as d
-
-    if context is not None and hasattr(context, "columns") and isinstance(context.columns, dict):
-        return list(context.columns.values())
-    cols = []
-    for name, codes in enc.sensitive.items():
-        codes = np.asarray(codes, dtype=np.int64)
-        m = int(codes.max()) + 1 if len(codes) else 0
-        cols.append(d.SensitiveColumn(name, "unordered", codes, m, False, None, None,
-                                      np.bincount(codes, minlength=m)))
-    return cols
-
-
-@register("optimal")
+@register("optimal", options=("hierarchies", "objective", "max_suppressed_rows", "levels",
+                             "labels"))
 def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objective: str = "loss",
             max_suppressed_rows=None, levels=None, labels: bool = False, context=None,
-            frame=None, **options) -> RecodedWithInfo:
+            frame=None) -> Recoded:
     """Full-domain generalization with the best ``objective`` (see the module docstring).
 
     Options (through ``k_anonymize`` / ``l_diversify`` / ``t_close``):
@@ -958,10 +918,6 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         Publish hierarchy labels (``20-29``, ``100**``) instead of ranges and sets.
     """
     started = time.perf_counter()
-    if options:
-        raise InvalidInputError(
-            f"algorithm='optimal' does not take option(s) {sorted(options)}; it takes "
-            f"hierarchies=, objective=, max_suppressed_rows=, levels=, labels=")
     if method != "generalize":
         raise InvalidInputError(
             f"algorithm='optimal' recodes by hierarchies (method='generalize'); got "
@@ -969,10 +925,10 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     if objective not in OBJECTIVES:
         raise InvalidInputError(f"unknown objective {objective!r}; use one of {list(OBJECTIVES)}")
     n = enc.n
-    budget = budget_rows(max_suppressed_rows, n)
+    budget = suppression_budget(max_suppressed_rows, n, default=0)
     cols = prepare_columns(enc, hierarchies)
     bounds = _bounds(cols, levels)
-    sensitive = _sensitive_columns(enc, context)
+    sensitive = sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,
                            bounds=bounds)
     best = search.run()
@@ -1008,5 +964,5 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         "heights": {col.name: col.height for col in cols},
         "search_seconds": time.perf_counter() - started,
     }
-    return RecodedWithInfo(out_cols, changed, int(suppressed_mask.sum()),
+    return Recoded(out_cols, changed, int(suppressed_mask.sum()),
                            suppressed=suppressed_mask, info=info)

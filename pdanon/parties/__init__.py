@@ -43,8 +43,15 @@ Example
 [[30.5, 1000.5], [30.5, 1000.5], [51.0, 2000.5], [51.0, 2000.5]]
 """
 
-from pdanon.parties._classic import DistributedDataOwnerKAnonymityDepersonalizator, WeakKeyWarning
-from pdanon.parties._curve import ProtocolError, backends, get_backend, hash_ids, random_secret
+from pdanon.parties._classic import DistributedDataOwnerKAnonymityDepersonalizator
+from pdanon.parties._curve import (
+    ProtocolError,
+    WeakKeyWarning,
+    backends,
+    get_backend,
+    hash_ids,
+    random_secret,
+)
 from pdanon.parties._owner import DataOwner, run_local, run_party
 from pdanon.parties._wire import SocketChannel
 

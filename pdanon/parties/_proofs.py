@@ -23,7 +23,7 @@ Example
 >>> try:
 ...     verify(be, Y, T, U, proof, salt=b"s", context=b"other", what="demo")
 ... except ProtocolError as exc:
-...     print(str(exc)[:45])
+...     print(str(exc)[:44])
 the other owner's demo proof does not verify
 """
 

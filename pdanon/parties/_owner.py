@@ -661,12 +661,36 @@ def run_local(first: DataOwner, second: DataOwner, *, observer=None) -> pd.DataF
     return first.joined
 
 
-def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
-    """Run one owner over ``channel`` (anything with ``send_bytes`` / ``recv_bytes``: a
-    :class:`multiprocessing.connection.Connection` or :class:`SocketChannel`); the other
+def _receive(channel, cap: int, timeout):
+    """The next message from ``channel``: at most ``cap`` bytes, within ``timeout`` seconds."""
+    if isinstance(channel, _wire.SocketChannel):
+        return channel.recv_bytes(cap, timeout=timeout)
+    poll = getattr(channel, "poll", None)
+    if timeout is not None and poll is not None and not poll(timeout):
+        raise ProtocolError(f"timed out waiting for the other owner (no message within "
+                            f"{timeout} s); pass a larger timeout= if it is just slow")
+    try:
+        return channel.recv_bytes(cap)
+    except OSError as exc:  # multiprocessing: "bad message length" above the cap
+        if isinstance(exc, TimeoutError):
+            raise ProtocolError("timed out waiting for the other owner") from None
+        raise ProtocolError(f"could not receive the other owner's message ({exc}); it may "
+                            f"exceed the {cap} bytes accepted here") from None
+
+
+def run_party(owner: DataOwner, channel, *, first: bool, timeout="auto") -> pd.DataFrame:
+    """Run one owner over ``channel`` (anything with ``send_bytes`` / ``recv_bytes(maxlength)``:
+    a :class:`multiprocessing.connection.Connection` or :class:`SocketChannel`); the other
     process runs ``run_party`` with the opposite ``first``. Each message is sent from a
     helper thread while this one receives, so large messages cannot deadlock. On an error
     the other owner is told to stop. Returns the joined table.
+
+    Every receive is capped at the size this owner expects next
+    (:meth:`DataOwner.max_message_bytes`) and bounded in time: ``timeout`` seconds per message
+    (``"auto"``: 60 s plus 20 ms per row, room for a pure-Python peer encrypting every row;
+    None waits forever). A peer that stays silent raises :class:`ProtocolError` ("timed out
+    waiting for the other owner"); a channel with neither :class:`SocketChannel`'s timeout nor
+    ``poll`` cannot be bounded.
 
     Example
     -------
@@ -677,9 +701,15 @@ def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
     >>> b = DataOwner(pd.DataFrame({"y": [5, 6, 7, 8]}), k=2, backend="ecpy")
     >>> t = threading.Thread(target=run_party, args=(b, SocketChannel(s2)),
     ...                      kwargs={"first": False}); t.start()
-    >>> run_party(a, SocketChannel(s1), first=True).shape; t.join()
+    >>> run_party(a, SocketChannel(s1), first=True, timeout=30).shape; t.join()
     (4, 2)
     """
+    if timeout == "auto":
+        timeout = 60.0 + 0.02 * owner.n
+    elif timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, (int, float)) or not timeout > 0):
+        raise InvalidInputError(f"timeout must be a positive number of seconds, 'auto' or None, "
+                                f"got {timeout!r}")
     out = None
     try:
         out = owner.start(first=first)
@@ -694,10 +724,12 @@ def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
 
             sender = threading.Thread(target=send, daemon=True)
             sender.start()
-            incoming = channel.recv_bytes()
-            sender.join()
+            incoming = _receive(channel, owner.max_message_bytes(), timeout)
+            sender.join(timeout)
             if errors:
                 raise errors[0]
+            if sender.is_alive():
+                raise ProtocolError("timed out sending to the other owner")
             out = owner.receive(incoming)
     except EOFError:
         raise ProtocolError("the other owner closed the connection before the end") from None

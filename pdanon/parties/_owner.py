@@ -24,6 +24,12 @@ _SALT_DST = b"pdanon/parties/v1/session-salt"
 _RNG = secrets.SystemRandom()  # shuffles that hide row order from the other owner
 
 
+class FaultyPeerTableError(ProtocolError, VerificationError):
+    """The joined table fails k-anonymity although this owner's own table passed: the other
+    owner's table is faulty (a :class:`ProtocolError` and a
+    :class:`~pdanon.VerificationError`)."""
+
+
 class DataOwner:
     """One of two owners of the same rows (a vertical partition: each holds other columns).
 
@@ -605,7 +611,7 @@ class DataOwner:
             cls = class_labels(joined.set_axis(range(joined.shape[1]), axis=1), qi_pos)
             smallest = int(np.bincount(cls).min())
             if smallest < self.k:
-                raise VerificationError(
+                raise FaultyPeerTableError(
                     f"the joined table is only {smallest}-anonymous over both owners' "
                     f"quasi-identifiers (k={self.k}); this is a bug in pdanon or a faulty "
                     "other owner")

@@ -30,7 +30,7 @@ from pdanon.parties import (
     run_local,
     run_party,
 )
-from pdanon.parties import _curve, _owner, _wire
+from pdanon.parties import _curve, _owner, _proofs, _wire
 
 HAS_COINCURVE = "coincurve" in parties.backends()
 FAST = "coincurve" if HAS_COINCURVE else "ecpy"
@@ -409,8 +409,8 @@ def test_messages_carry_no_row_ids_and_no_qi_data_before_the_table():
     b = DataOwner(db, k=3, quasi_identifiers=["job"], sensitive=["salary"], secret=sb,
                   backend=FAST, seed=0)
     seen = _traced_run(a, b)
-    allowed = {"hello": {"type", "version", "first", "rows", "k", "nonce", "columns"},
-               "single": {"type", "sizes"}, "double": {"type", "sizes"},
+    allowed = {"hello": {"type", "version", "first", "rows", "k", "nonce", "key", "columns"},
+               "single": {"type", "sizes", "proof"}, "double": {"type", "sizes", "proof"},
                "round": {"type", "round", "merge"}, "table": {"type", "round", "columns"}}
     salt = salt_of(seen)
     backend = _curve.get_backend(FAST)
@@ -626,7 +626,7 @@ def test_large_messages_do_not_deadlock_over_a_pipe():
 # ============================================================================ docs
 
 
-@pytest.mark.parametrize("module", [parties, _curve, _wire, _owner, parties._classic])
+@pytest.mark.parametrize("module", [parties, _curve, _wire, _owner, _proofs, parties._classic])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0

@@ -8,16 +8,20 @@ of Datafly, as in cp2025's ``DistributedDataOwnerKAnonymityDepersonalizator``):
 
 1. **hello** — each owner k-anonymizes its own quasi-identifiers locally (GroupJoin with
    aggregation, :func:`pdanon.partition.group_join.group_join_partition`) and sends its row
-   count, k, column names and a random nonce; the salt of the session is SHA-256 of both
-   nonces.
+   count, k, column names, a random nonce and its public key ``a·G``; the salt of the session
+   is SHA-256 of both nonces.
 2. **single** — each owner hashes every row id to a curve point ``H(salt, id)`` (hash to
    curve: nobody knows its discrete logarithm), encrypts it with its secret scalar ``a``
    (``a·H``) and sends the points grouped by its local groups (groups under random public
-   labels, points shuffled inside each group).
+   labels, points shuffled inside each group), with a Chaum–Pedersen proof that the points
+   sum to ``a·ΣH``.
 3. **double** — each owner multiplies the other's points by its own secret (``b·a·H =
    a·b·H``: the encryption commutes) and returns them, shuffled inside each group. Now both
    hold every row as one doubly encrypted point labelled with *both* owners' groups, without
-   knowing which row it is.
+   knowing which row it is. A proof over Fiat–Shamir-weighted group sums shows that every
+   returned group holds ``b·`` (the points sent in it): an owner that used a secret per row
+   or moved points between groups to learn the other's groups is caught
+   (:class:`ProtocolError`).
 4. **round** — both compute the sizes of all intersections of a group of one owner with a
    group of the other. The partitions are "equal" when none is in 1..k−1. Otherwise each owner
    merges its smallest group with the partner of least aggregation-loss increase (the engine's
@@ -43,8 +47,15 @@ Example
 [[30.5, 1000.5], [30.5, 1000.5], [51.0, 2000.5], [51.0, 2000.5]]
 """
 
-from pdanon.parties._classic import DistributedDataOwnerKAnonymityDepersonalizator, WeakKeyWarning
-from pdanon.parties._curve import ProtocolError, backends, get_backend, hash_ids, random_secret
+from pdanon.parties._classic import DistributedDataOwnerKAnonymityDepersonalizator
+from pdanon.parties._curve import (
+    ProtocolError,
+    WeakKeyWarning,
+    backends,
+    get_backend,
+    hash_ids,
+    random_secret,
+)
 from pdanon.parties._owner import DataOwner, run_local, run_party
 from pdanon.parties._wire import SocketChannel
 

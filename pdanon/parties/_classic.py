@@ -3,19 +3,14 @@ thin driver over :class:`~pdanon.parties.DataOwner` and its message protocol."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from pdanon._errors import InvalidInputError
 from pdanon.parties import _curve
+from pdanon.parties._curve import WeakKeyWarning
 from pdanon.parties._owner import DataOwner, run_local
 
 __all__ = ["DistributedDataOwnerKAnonymityDepersonalizator", "WeakKeyWarning"]
-
-
-class WeakKeyWarning(UserWarning):
-    """An encryption key small enough to be found by trying keys."""
 
 
 def _block(values, n_rows: int | None, what: str) -> np.ndarray:
@@ -33,9 +28,10 @@ def _block(values, n_rows: int | None, what: str) -> np.ndarray:
 class _ClassicOwner(DataOwner):
     """A DataOwner whose published cells are the reference's object cells."""
 
-    def __init__(self, frame, roles, cols, sens_values, **kw):
+    def __init__(self, frame, roles, cols, sens_values, *, key, **kw):
         super().__init__(frame, quasi_identifiers=dict(roles.quasi_identifiers),
                          sensitive=dict(roles.sensitive), **kw)
+        self._secret = key  # checked (and warned about) once, by the classic class
         self._cols = cols
         self._sens_values = sens_values
         self._allow_duplicate_names = True
@@ -100,13 +96,8 @@ class DistributedDataOwnerKAnonymityDepersonalizator:
         if encryption_key is None:
             self._key = _curve.random_secret()
         else:
-            self._key = _curve.check_secret(encryption_key)
-            if self._key.bit_length() < 128:
-                warnings.warn(
-                    f"encryption_key has only {self._key.bit_length()} bits: the other owner "
-                    "can find it by trying keys and link encrypted ids to rows; pass "
-                    "encryption_key=None for a random 256-bit key", WeakKeyWarning,
-                    stacklevel=2)
+            self._key = _curve.check_secret(encryption_key, name="encryption_key",
+                                            stacklevel=2)
         self.seed = seed
         self.other_data_owner = None
         self.joined_data = None
@@ -124,7 +115,7 @@ class DistributedDataOwnerKAnonymityDepersonalizator:
         from pdanon.algorithms._base import _frame
 
         frame, roles, cols = _frame(self._qi, self._sens, self.quasi_identifiers_types)
-        return _ClassicOwner(frame, roles, cols, self._sens, k=self.k, secret=self._key,
+        return _ClassicOwner(frame, roles, cols, self._sens, k=self.k, key=self._key,
                              seed=self.seed, backend=self.backend)
 
     def exchange_data(self) -> None:

@@ -19,23 +19,32 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import warnings
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["P", "N", "POINT_BYTES", "random_secret", "check_secret", "hash_ids", "get_backend",
-           "backends", "ProtocolError"]
+__all__ = ["P", "N", "G_BYTES", "POINT_BYTES", "random_secret", "check_secret", "hash_ids",
+           "get_backend", "backends", "ProtocolError", "WeakKeyWarning"]
 
 #: field prime and group order of secp256k1 (y² = x³ + 7 over GF(P); cofactor 1)
 P = 2**256 - 2**32 - 977
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 POINT_BYTES = 33
 _DST = b"pdanon/parties/v1/hash-to-curve/secp256k1"
+#: the generator G of secp256k1, compressed
+G_BYTES = bytes.fromhex("0279BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798")
+#: secrets below this many bits can be found by trying keys
+WEAK_KEY_BITS = 128
 _EULER = (P - 1) // 2
 _SQRT = (P + 1) // 4  # P ≡ 3 (mod 4)
 
 
 class ProtocolError(InvalidInputError):
     """A message from the other owner is malformed or inconsistent with this owner's state."""
+
+
+class WeakKeyWarning(UserWarning):
+    """An encryption key small enough to be found by trying keys."""
 
 
 # ============================================================================ secrets
@@ -52,13 +61,16 @@ def random_secret() -> int:
     return secrets.randbelow(N - 1) + 1
 
 
-def check_secret(secret) -> int:
-    """``secret`` as a scalar in [1, N − 1]; raises on 0 (mod N) and non-integers.
+def check_secret(secret, *, name: str = "secret", stacklevel: int = 2) -> int:
+    """``secret`` as a scalar in [1, N − 1]; raises on 0 (mod N) and non-integers, and warns
+    (:class:`WeakKeyWarning`) when it has fewer than 128 bits: the other owner could find it
+    by trying keys. ``name`` is the argument named in the warning; ``stacklevel`` counts from
+    the caller of this function, as in :func:`warnings.warn`.
 
     Example
     -------
-    >>> check_secret(N + 3)
-    3
+    >>> check_secret(N + 2**200)
+    1606938044258990275541962092341162602522202993782792835301376
     """
     import numbers
 
@@ -70,6 +82,11 @@ def check_secret(secret) -> int:
     if s == 0:
         raise InvalidInputError(
             "the encryption key is 0 modulo the curve order; pass None for a random key")
+    if s.bit_length() < WEAK_KEY_BITS:
+        warnings.warn(
+            f"{name} has only {s.bit_length()} bits: the other owner can find it by trying keys "
+            f"and link encrypted ids to rows; pass {name}=None for a random 256-bit key",
+            WeakKeyWarning, stacklevel=stacklevel + 1)
     return s
 
 
@@ -145,6 +162,55 @@ def _encode_xy(x: int, y: int) -> bytes:
     return bytes([2 | (y & 1)]) + x.to_bytes(32, "big")
 
 
+def _jac_double(X: int, Y: int, Z: int) -> tuple[int, int, int]:
+    """2·(X, Y, Z) in Jacobian coordinates on y² = x³ + 7 (``Z == 0``: infinity)."""
+    if Z == 0 or Y == 0:
+        return 0, 1, 0
+    A = X * X % P
+    B = Y * Y % P
+    C = B * B % P
+    D = 2 * ((X + B) * (X + B) - A - C) % P
+    E = 3 * A % P
+    X3 = (E * E - 2 * D) % P
+    return X3, (E * (D - X3) - 8 * C) % P, 2 * Y * Z % P
+
+
+def _jac_add_affine(X: int, Y: int, Z: int, x: int, y: int) -> tuple[int, int, int]:
+    """(X, Y, Z) + (x, y): complete (doubling and opposite points included)."""
+    if Z == 0:
+        return x, y, 1
+    ZZ = Z * Z % P
+    H = (x * ZZ - X) % P
+    R = (y * ZZ * Z - Y) % P
+    if H == 0:
+        return _jac_double(X, Y, Z) if R == 0 else (0, 1, 0)
+    HH = H * H % P
+    HHH = H * HH % P
+    V = X * HH % P
+    X3 = (R * R - HHH - 2 * V) % P
+    return X3, (R * (V - X3) - Y * HHH) % P, Z * H % P
+
+
+def sum_points(points) -> bytes | None:
+    """The sum of compressed points (validated), compressed; None when it is the point at
+    infinity. Pure Python (one field inversion in all); every backend gives the same bytes.
+
+    Example
+    -------
+    >>> two = get_backend("ecpy").multiply_base(2)
+    >>> sum_points([G_BYTES, G_BYTES]) == two, sum_points([]) is None
+    (True, True)
+    """
+    X, Y, Z = 0, 1, 0
+    for enc in points:
+        X, Y, Z = _jac_add_affine(X, Y, Z, *_decode_xy(enc))
+    if Z == 0:
+        return None
+    zi = pow(Z, -1, P)
+    zi2 = zi * zi % P
+    return _encode_xy(X * zi2 % P, Y * zi2 * zi % P)
+
+
 def _signed_odd_digits(k: int, w: int) -> list[int]:
     """Odd ``k`` as odd digits in ±[1, 2^w − 1], most significant first, every window
     non-zero (a regular sequence: w doublings and one addition per window, whatever k is).
@@ -200,6 +266,15 @@ class EcpyBackend:
     @staticmethod
     def is_x(x: int, enc: bytes) -> bool:
         return _is_x_python(x)
+
+    @staticmethod
+    def add(points) -> bytes | None:
+        """Sum of compressed points (None: the point at infinity)."""
+        return sum_points(points)
+
+    def multiply_base(self, scalar: int) -> bytes:
+        """``scalar·G``, compressed."""
+        return self.multiply([G_BYTES], scalar)[0]
 
     def multiply(self, points, scalar: int) -> list[bytes]:
         scalar %= N
@@ -269,8 +344,38 @@ class CoincurveBackend:
             return False
         return True
 
+    def _key(self, enc: bytes):
+        if len(enc) != POINT_BYTES or enc[0] not in (2, 3):
+            raise ProtocolError("received a malformed curve point (expected 33-byte compressed)")
+        try:
+            return self._PublicKey(enc)
+        except ValueError:
+            raise ProtocolError("received bytes that are not a point of secp256k1") from None
+
+    def add(self, points) -> bytes | None:
+        """Sum of compressed points (None: the point at infinity)."""
+        keys = [self._key(enc) for enc in points]
+        if not keys:
+            return None
+        if len(keys) == 1:
+            return keys[0].format(compressed=True)
+        try:
+            return self._PublicKey.combine_keys(keys).format(compressed=True)
+        except ValueError:  # the sum is the point at infinity
+            return None
+
+    def multiply_base(self, scalar: int) -> bytes:
+        """``scalar·G``, compressed."""
+        scalar %= N
+        if scalar == 0:
+            raise InvalidInputError("the scalar is 0 modulo the curve order")
+        return self._PublicKey.from_secret(scalar.to_bytes(32, "big")).format(compressed=True)
+
     def multiply(self, points, scalar: int) -> list[bytes]:
         pk = self._PublicKey
+        scalar %= N
+        if scalar == 0:
+            raise InvalidInputError("the scalar is 0 modulo the curve order")
         k = scalar.to_bytes(32, "big")
         out = []
         for enc in points:
@@ -305,7 +410,8 @@ def backends() -> list[str]:
 
 def get_backend(backend="auto"):
     """A backend object: ``"auto"`` (coincurve when installed, else ECPy), ``"ecpy"``,
-    ``"coincurve"``, or an object with ``name``, ``is_x`` and ``multiply``.
+    ``"coincurve"``, or an object with ``name``, ``is_x``, ``multiply``, ``multiply_base`` and
+    ``add``.
 
     Example
     -------
@@ -313,7 +419,8 @@ def get_backend(backend="auto"):
     'ecpy'
     """
     if not isinstance(backend, str):
-        if all(hasattr(backend, a) for a in ("name", "is_x", "multiply")):
+        if all(hasattr(backend, a) for a in ("name", "is_x", "multiply", "multiply_base",
+                                              "add")):
             return backend
         raise InvalidInputError(f"backend must be 'auto', 'ecpy' or 'coincurve', got {backend!r}")
     if backend == "auto":

@@ -14,14 +14,20 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, VerificationError
-from pdanon.parties import _curve, _wire
+from pdanon.parties import _curve, _proofs, _wire
 from pdanon.parties._curve import ProtocolError
+from pdanon.parties._wire import VERSION
 
 __all__ = ["DataOwner", "run_local", "run_party"]
 
-VERSION = 1
 _SALT_DST = b"pdanon/parties/v1/session-salt"
 _RNG = secrets.SystemRandom()  # shuffles that hide row order from the other owner
+
+
+class FaultyPeerTableError(ProtocolError, VerificationError):
+    """The joined table fails k-anonymity although this owner's own table passed: the other
+    owner's table is faulty (a :class:`ProtocolError` and a
+    :class:`~pdanon.VerificationError`)."""
 
 
 class DataOwner:
@@ -46,7 +52,8 @@ class DataOwner:
         columns and columns with no role are never sent. Without any, roles remembered in
         ``data.attrs`` are used, else every column is a quasi-identifier.
     secret : int, optional
-        This owner's secret scalar; default a random 256-bit scalar from :mod:`secrets`.
+        This owner's secret scalar; default a random 256-bit scalar from :mod:`secrets`. A
+        key under 128 bits is accepted with a :class:`~pdanon.parties.WeakKeyWarning`.
     seed : int, optional
         Seed of the local GroupJoin (which violating group is merged first).
     backend : {"auto", "ecpy", "coincurve"}
@@ -93,7 +100,8 @@ class DataOwner:
         self.n = len(data)
         validate_qi_values(self._frame, self.quasi_identifiers)
         self.model.check_feasible(self._frame, roles)
-        self._secret = _curve.random_secret() if secret is None else _curve.check_secret(secret)
+        self._secret = (_curve.random_secret() if secret is None
+                        else _curve.check_secret(secret, name="secret", stacklevel=2))
         self.seed = seed
         self.partners = partners
         self.backend = _curve.get_backend(backend)
@@ -112,7 +120,7 @@ class DataOwner:
         self.tables = None
         self.stats = {"backend": self.backend.name, "rows": self.n, "k": self.k,
                       "scalar_multiplications": 0, "rounds": 0, "messages_sent": 0,
-                      "bytes_sent": 0, "bytes_received": 0, "seconds": {}}
+                      "bytes_sent": 0, "bytes_received": 0, "seconds": {"proofs": 0.0}}
 
     # ------------------------------------------------------------------ helpers
     def _timed(self, what: str, started: float) -> None:
@@ -189,25 +197,45 @@ class DataOwner:
         self.first = bool(first)
         self._local()
         self._nonce = secrets.token_bytes(32)
+        started = time.perf_counter()
+        self._key = self.backend.multiply_base(self._secret)  # public key Y = a·G
+        self._timed("proofs", started)
         self._state = "hello"
         names = [_wire._name(c) for c in self.quasi_identifiers + self.sensitive]
         return self._out({"type": "hello", "version": VERSION, "first": self.first,
                           "rows": self.n, "k": self.k, "nonce": self._nonce.hex(),
-                          "columns": names})
+                          "key": self._key.hex(), "columns": names})
+
+    def max_message_bytes(self) -> int:
+        """Largest message this owner accepts next (header cap plus the exact payload): a
+        channel refuses a peer that announces more (:func:`run_party` passes it on)."""
+        if self._state == "table":
+            header = _wire.table_header_cap(self.n, len(getattr(self, "_peer_columns", [])))
+        else:
+            header = _wire.MAX_HEADER
+        points = self.n * _curve.POINT_BYTES if self._state in ("single", "double") else 0
+        return 8 + header + points
 
     def receive(self, message: bytes) -> bytes | None:
         """Consume the other owner's message; return this owner's next message, or None when
-        the joined table is ready (:attr:`joined`)."""
-        header, payload = _wire.decode(message)
-        self.stats["bytes_received"] += len(message)
-        if header["type"] == "abort":
-            self._state = "failed"
-            raise ProtocolError(f"the other owner aborted the protocol ({header.get('reason')})")
-        handler = {"hello": self._on_hello, "single": self._on_single, "double": self._on_double,
-                   "round": self._on_round, "table": self._on_round}.get(self._state)
-        if handler is None:
+        the joined table is ready (:attr:`joined`). A malformed, oversized or inconsistent
+        message, or a proof that does not verify, raises :class:`ProtocolError`."""
+        max_header = self.max_message_bytes() - 8
+        if self._state not in ("hello", "single", "double", "round", "table"):
             raise ProtocolError(f"no message expected in state {self._state!r}")
         try:
+            header, payload = _wire.decode(message, max_header=max_header)
+            self.stats["bytes_received"] += len(message)
+            _wire.check_header(header)
+            if header["type"] == "abort":
+                raise ProtocolError(
+                    f"the other owner aborted the protocol ({header['reason']})")
+            if header["type"] not in ("single", "double") and payload:
+                raise ProtocolError(f"the other owner's {header['type']!r} message carries "
+                                    "unexpected binary data")
+            handler = {"hello": self._on_hello, "single": self._on_single,
+                       "double": self._on_double, "round": self._on_round,
+                       "table": self._on_round}[self._state]
             return handler(header, payload)
         except BaseException:
             self._state = "failed"
@@ -221,23 +249,23 @@ class DataOwner:
         if header["type"] != kind:
             raise ProtocolError(f"expected a {kind!r} message, got {header['type']!r}")
 
+    def _role(self, first: bool) -> bytes:
+        return b"first" if first else b"second"
+
     def _on_hello(self, header: dict, payload: bytes) -> bytes:
         self._expect(header, "hello")
-        if header.get("version") != VERSION:
-            raise ProtocolError(f"the other owner speaks protocol version "
-                                f"{header.get('version')!r}, this one {VERSION}")
-        if header.get("first") is self.first or not isinstance(header.get("first"), bool):
+        if header["first"] is self.first:
             raise ProtocolError("both owners claim the same place in the joined table; pass "
                                 "first=True to exactly one of them")
-        if header.get("rows") != self.n:
+        if header["rows"] != self.n:
             raise InvalidInputError(
                 f"the owners hold different numbers of rows ({self.n} here, "
-                f"{header.get('rows')!r} at the other owner); both must hold the same rows in "
+                f"{header['rows']} at the other owner); both must hold the same rows in "
                 "the same order")
-        if header.get("k") != self.k:
+        if header["k"] != self.k:
             raise InvalidInputError(f"the owners use different k ({self.k} here, "
-                                    f"{header.get('k')!r} at the other owner); agree on one k")
-        peer_names = header.get("columns") or []
+                                    f"{header['k']} at the other owner); agree on one k")
+        peer_names = header["columns"]
         mine = [_wire._name(c) for c in self.quasi_identifiers + self.sensitive]
         clash = [c for c in mine if c in peer_names]
         if clash and not self._allow_duplicate_names:
@@ -245,21 +273,29 @@ class DataOwner:
                 f"both owners have column(s) {clash}; rename them on one side so the joined "
                 "table has distinct column names")
         self._peer_columns = peer_names
-        try:
-            peer_nonce = bytes.fromhex(header.get("nonce", ""))
-        except (TypeError, ValueError):
-            raise ProtocolError("malformed nonce in the other owner's hello") from None
-        if len(peer_nonce) != 32:
-            raise ProtocolError("malformed nonce in the other owner's hello")
+        peer_key = bytes.fromhex(header["key"])
+        _curve._decode_xy(peer_key)  # a point of the curve (33 bytes: never infinity)
+        if peer_key == self._key:
+            raise ProtocolError("the other owner sent this owner's own public key")
+        self._peer_key = peer_key
+        peer_nonce = bytes.fromhex(header["nonce"])
         pair = (self._nonce, peer_nonce) if self.first else (peer_nonce, self._nonce)
         salt = hashlib.sha256(_SALT_DST + pair[0] + pair[1]).digest()
+        self._salt = salt
+        self._keys = (self._key, peer_key) if self.first else (peer_key, self._key)
 
         # own row ids -> points -> encrypted once, sent grouped by (shuffled) own groups
         started = time.perf_counter()
         points = _curve.hash_ids(range(self.n), salt=salt, backend=self.backend)
         self._timed("hash_to_curve", started)
         started = time.perf_counter()
-        single = self._multiply(points)
+        # both owners hash the same ids with the same salt: ΣH is the same at both
+        self._sum_h = self.backend.add(points) if self.n else None
+        if self.n and self._sum_h is None:  # pragma: no cover - probability ~2^-256
+            raise ProtocolError("the hashed row ids sum to the point at infinity")
+        self._timed("proofs", started)
+        started = time.perf_counter()
+        single = self._encrypt_own(points)
         self._timed("encrypt_own", started)
         labels = self._labels0
         G0 = int(labels.max()) + 1 if self.n else 0
@@ -279,14 +315,41 @@ class DataOwner:
             sizes.append(len(rows))
             chunks.extend(single[r] for r in rows)
         self._own_sizes = sizes
+        started = time.perf_counter()
+        # kept to verify the other owner's double: what was sent, and its sum per group
+        self._single_payload = b"".join(chunks)
+        self._own_group_sums = _proofs.group_sums(self.backend, chunks, sizes)
+        # ΣP = a·ΣH for the honest payload: one multiplication instead of n point decodings
+        proof = self._prove(self._sum_h, self.backend.multiply([self._sum_h], self._secret)[0]
+                            if self.n else None, b"single")
+        self._timed("proofs", started)
         self._state = "single"
-        return self._out({"type": "single", "sizes": sizes}, b"".join(chunks))
+        return self._out({"type": "single", "sizes": sizes, "proof": proof},
+                         self._single_payload)
+
+    def _encrypt_own(self, points: list) -> list:
+        """This owner's hashed ids times its secret (a hook: tests override it to cheat)."""
+        return self._multiply(points)
+
+    def _prove(self, T, U, what: bytes):
+        """Chaum–Pedersen proof that U = secret·T (None for an empty table)."""
+        if not self.n:
+            return None
+        return _proofs.prove(self.backend, self._secret, self._key, T, U, salt=self._salt,
+                             context=what + b"/" + self._role(self.first))
+
+    def _verify(self, proof, T, U, what: str) -> None:
+        if not self.n:
+            if proof is not None:
+                raise ProtocolError(f"the other owner sent a {what} proof for no rows")
+            return
+        if proof is None:
+            raise ProtocolError(f"the other owner's {what} message has no proof")
+        _proofs.verify(self.backend, self._peer_key, T, U, proof, salt=self._salt,
+                       context=what.encode() + b"/" + self._role(not self.first), what=what)
 
     def _points(self, header: dict, payload: bytes) -> tuple[list, list]:
-        sizes = header.get("sizes")
-        if not isinstance(sizes, list) or not all(
-                isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes):
-            raise ProtocolError("malformed group sizes in the other owner's message")
+        sizes = header["sizes"]
         if sum(sizes) != self.n or len(payload) != self.n * _curve.POINT_BYTES:
             raise ProtocolError("the other owner's groups do not cover the rows exactly once")
         B = _curve.POINT_BYTES
@@ -298,8 +361,13 @@ class DataOwner:
         sizes, pts = self._points(header, payload)
         if any(s < self.k for s in sizes):
             raise ProtocolError("the other owner's local groups are smaller than k")
+        # the other owner proves ΣP = b·ΣH: it multiplied by the secret behind its key
         started = time.perf_counter()
-        double = self._multiply(pts)
+        self._verify(header["proof"], self._sum_h, self.backend.add(pts) if self.n else None,
+                     "single")
+        self._timed("proofs", started)
+        started = time.perf_counter()
+        double = self._encrypt_other(pts)
         self._timed("encrypt_other", started)
         # keep the other owner's groups (its public labels) over the doubly encrypted ids,
         # and send them back shuffled inside each group
@@ -312,8 +380,28 @@ class DataOwner:
             _RNG.shuffle(chunk)
             out.extend(chunk)
             start += s
+        out = self._returned(out, sizes)
+        returned = b"".join(out)
+        started = time.perf_counter()
+        proof = None
+        if self.n:  # Σ r_g·D_g = a·Σ r_g·S_g over the other owner's groups g
+            r = _proofs.coefficients(self._salt, self._keys, payload, returned, sizes)
+            T = _proofs.lincomb(self.backend, r, _proofs.group_sums(self.backend, pts, sizes))
+            if T is None:
+                raise ProtocolError("the other owner's points combine to the point at "
+                                    "infinity; refusing")
+            proof = self._prove(T, self.backend.multiply([T], self._secret)[0], b"double")
+        self._timed("proofs", started)
         self._state = "double"
-        return self._out({"type": "double", "sizes": sizes}, b"".join(out))
+        return self._out({"type": "double", "sizes": sizes, "proof": proof}, returned)
+
+    def _encrypt_other(self, points: list) -> list:
+        """The other owner's points times this owner's secret (a hook for cheating tests)."""
+        return self._multiply(points)
+
+    def _returned(self, points: list, sizes: list) -> list:
+        """The doubly encrypted points as returned (a hook for cheating tests)."""
+        return points
 
     def _on_double(self, header: dict, payload: bytes) -> bytes:
         self._expect(header, "double")
@@ -332,10 +420,21 @@ class DataOwner:
             raise ProtocolError(
                 "the doubly encrypted row ids of the two owners differ: they do not hold the "
                 "same rows (or the other owner is faulty)")
+        # the other owner proves that every returned group holds b·(what was sent in it)
+        started = time.perf_counter()
+        if self.n:
+            r = _proofs.coefficients(self._salt, self._keys, self._single_payload, payload,
+                                     sizes)
+            T = _proofs.lincomb(self.backend, r, self._own_group_sums)
+            U = _proofs.lincomb(self.backend, r, _proofs.group_sums(self.backend, pts, sizes))
+            self._verify(header["proof"], T, U, "double")
+        else:
+            self._verify(header["proof"], None, None, "double")
+        self._timed("proofs", started)
         # one entry per row, in an order neither owner can link to row numbers
         self._lab_own = own_labels[oo]
         self._lab_peer = self._peer_labels[op]
-        del self._peer_points
+        del self._peer_points, self._single_payload, self._own_group_sums
         G = self._groups
         alive = np.flatnonzero(G.alive) if G is not None else np.zeros(0, np.int64)
         # internal group id (smallest row) -> public label
@@ -432,13 +531,12 @@ class DataOwner:
     def _on_round(self, header: dict, payload: bytes):
         if self._state == "round":
             self._expect(header, "round")
-            if header.get("round") != self._round:
+            if header["round"] != self._round:
                 raise ProtocolError("the owners are out of step (different round numbers)")
-            merge = header.get("merge")
-            if (not isinstance(merge, list) or len(merge) != 2
-                    or not all(isinstance(x, int) and not isinstance(x, bool) for x in merge)
-                    or merge[0] >= merge[1]):
-                raise ProtocolError("malformed merge in the other owner's round message")
+            merge = header["merge"]
+            if merge[0] >= merge[1]:
+                raise ProtocolError("malformed merge in the other owner's round message (the "
+                                    "smaller label comes first)")
             lo, hi = merge
             where = self._lab_peer == hi
             if not where.any() or not (self._lab_peer == lo).any():
@@ -450,9 +548,13 @@ class DataOwner:
         if header["type"] == "round":
             raise ProtocolError("the other owner did not find the partitions equal")
         self._expect(header, "table")
-        if header.get("round") != self._round:
+        if header["round"] != self._round:
             raise ProtocolError("the owners finished in different rounds")
-        peer, peer_roles = _wire.table_from_json(header.get("columns"), self.n)
+        names = [c["name"] for c in header["columns"]]
+        if names != self._peer_columns:
+            raise ProtocolError("the other owner's table does not have the columns it announced "
+                                "in its hello")
+        peer, peer_roles = _wire.table_from_json(header["columns"], self.n)
         peer.index = self._index
         self._join(peer, peer_roles)
         self._state = "done"
@@ -478,7 +580,8 @@ class DataOwner:
         for c in self.sensitive:
             table[c] = self._frame[c]
         table = table[self.quasi_identifiers + self.sensitive]
-        table = self._publish(table, labels)
+        # categories no row uses are not sent; drop them here too so both joined tables agree
+        table = _wire.drop_unused_categories(self._publish(table, labels))
         self._table_roles = ([("qi", k) for k in self.roles.quasi_identifiers.values()]
                              + [("sensitive", k) for k in self.roles.sensitive.values()])
         if self.n and self.quasi_identifiers:
@@ -509,7 +612,7 @@ class DataOwner:
             cls = class_labels(joined.set_axis(range(joined.shape[1]), axis=1), qi_pos)
             smallest = int(np.bincount(cls).min())
             if smallest < self.k:
-                raise VerificationError(
+                raise FaultyPeerTableError(
                     f"the joined table is only {smallest}-anonymous over both owners' "
                     f"quasi-identifiers (k={self.k}); this is a bug in pdanon or a faulty "
                     "other owner")
@@ -565,12 +668,36 @@ def run_local(first: DataOwner, second: DataOwner, *, observer=None) -> pd.DataF
     return first.joined
 
 
-def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
-    """Run one owner over ``channel`` (anything with ``send_bytes`` / ``recv_bytes``: a
-    :class:`multiprocessing.connection.Connection` or :class:`SocketChannel`); the other
+def _receive(channel, cap: int, timeout):
+    """The next message from ``channel``: at most ``cap`` bytes, within ``timeout`` seconds."""
+    if isinstance(channel, _wire.SocketChannel):
+        return channel.recv_bytes(cap, timeout=timeout)
+    poll = getattr(channel, "poll", None)
+    if timeout is not None and poll is not None and not poll(timeout):
+        raise ProtocolError(f"timed out waiting for the other owner (no message within "
+                            f"{timeout} s); pass a larger timeout= if it is just slow")
+    try:
+        return channel.recv_bytes(cap)
+    except OSError as exc:  # multiprocessing: "bad message length" above the cap
+        if isinstance(exc, TimeoutError):
+            raise ProtocolError("timed out waiting for the other owner") from None
+        raise ProtocolError(f"could not receive the other owner's message ({exc}); it may "
+                            f"exceed the {cap} bytes accepted here") from None
+
+
+def run_party(owner: DataOwner, channel, *, first: bool, timeout="auto") -> pd.DataFrame:
+    """Run one owner over ``channel`` (anything with ``send_bytes`` / ``recv_bytes(maxlength)``:
+    a :class:`multiprocessing.connection.Connection` or :class:`SocketChannel`); the other
     process runs ``run_party`` with the opposite ``first``. Each message is sent from a
     helper thread while this one receives, so large messages cannot deadlock. On an error
     the other owner is told to stop. Returns the joined table.
+
+    Every receive is capped at the size this owner expects next
+    (:meth:`DataOwner.max_message_bytes`) and bounded in time: ``timeout`` seconds per message
+    (``"auto"``: 60 s plus 20 ms per row, room for a pure-Python peer encrypting every row;
+    None waits forever). A peer that stays silent raises :class:`ProtocolError` ("timed out
+    waiting for the other owner"); a channel with neither :class:`SocketChannel`'s timeout nor
+    ``poll`` cannot be bounded.
 
     Example
     -------
@@ -581,9 +708,15 @@ def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
     >>> b = DataOwner(pd.DataFrame({"y": [5, 6, 7, 8]}), k=2, backend="ecpy")
     >>> t = threading.Thread(target=run_party, args=(b, SocketChannel(s2)),
     ...                      kwargs={"first": False}); t.start()
-    >>> run_party(a, SocketChannel(s1), first=True).shape; t.join()
+    >>> run_party(a, SocketChannel(s1), first=True, timeout=30).shape; t.join()
     (4, 2)
     """
+    if timeout == "auto":
+        timeout = 60.0 + 0.02 * owner.n
+    elif timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, (int, float)) or not timeout > 0):
+        raise InvalidInputError(f"timeout must be a positive number of seconds, 'auto' or None, "
+                                f"got {timeout!r}")
     out = None
     try:
         out = owner.start(first=first)
@@ -598,10 +731,12 @@ def run_party(owner: DataOwner, channel, *, first: bool) -> pd.DataFrame:
 
             sender = threading.Thread(target=send, daemon=True)
             sender.start()
-            incoming = channel.recv_bytes()
-            sender.join()
+            incoming = _receive(channel, owner.max_message_bytes(), timeout)
+            sender.join(timeout)
             if errors:
                 raise errors[0]
+            if sender.is_alive():
+                raise ProtocolError("timed out sending to the other owner")
             out = owner.receive(incoming)
     except EOFError:
         raise ProtocolError("the other owner closed the connection before the end") from None

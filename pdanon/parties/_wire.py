@@ -3,33 +3,57 @@
 A message is ``MAGIC`` (4 bytes) · header length (4 bytes, big endian) · UTF-8 JSON header ·
 binary payload. The header always has ``"type"``; curve points travel in the payload as
 concatenated 33-byte compressed encodings. Nothing is pickled: a message from the other owner
-is parsed as data only.
+is parsed as data only, its size is capped before it is read, and every header field is
+type-checked (:func:`check_header`) before the owner looks at it.
 
 Example
 -------
->>> m = encode({"type": "round", "round": 0}, b"")
+>>> m = encode({"type": "round", "round": 0, "merge": [0, 1]}, b"")
 >>> decode(m)
-({'type': 'round', 'round': 0}, b'')
+({'type': 'round', 'round': 0, 'merge': [0, 1]}, b'')
+>>> check_header(decode(m)[0])
+>>> check_header({"type": "round", "round": True, "merge": [0, 1]})
+Traceback (most recent call last):
+...
+pdanon.parties._curve.ProtocolError: field 'round' of the other owner's 'round' message must be an integer, got bool
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import select
 import socket
 import struct
+import time
 
 import numpy as np
 import pandas as pd
 
-from pdanon.parties._curve import ProtocolError
+from pdanon.parties._curve import POINT_BYTES, ProtocolError
 
-__all__ = ["MAGIC", "encode", "decode", "table_to_json", "table_from_json", "SocketChannel"]
+__all__ = ["MAGIC", "VERSION", "encode", "decode", "check_header", "table_to_json",
+           "table_from_json", "table_header_cap", "SocketChannel"]
 
 MAGIC = b"PDP1"
+#: protocol version, checked in ``hello`` (2: public keys and Chaum–Pedersen proofs)
+VERSION = 2
 _LEN = struct.Struct(">I")
-#: largest message accepted (header + payload), against a peer that sends garbage lengths
-MAX_MESSAGE = 1 << 31
+#: largest header of every message but ``table`` (bytes)
+MAX_HEADER = 1 << 20
+#: a ``table`` header may take ``MAX_HEADER + rows × columns × MAX_CELL_BYTES`` bytes: the
+#: average cell (value and its category, JSON-encoded) may take this many bytes
+MAX_CELL_BYTES = 512
+#: default cap of a :class:`SocketChannel` message when the owner gives none
+MAX_MESSAGE = 64 << 20
+#: largest integer accepted in a header (counts, sizes, labels, cells)
+_MAX_INT = 1 << 63
+_MAX_NAME = 1000
+_HEX = re.compile(r"[0-9a-f]*")
+_DTYPE = re.compile(
+    r"(bool|boolean|object|category|string|str|(u?int|Int|UInt)(8|16|32|64)|"
+    r"(float|Float)(16|32|64)|(datetime64|timedelta64)\[(s|ms|us|ns)(, [A-Za-z0-9_/+:-]{1,40})?\])")
 
 
 def encode(header: dict, payload: bytes = b"") -> bytes:
@@ -38,23 +62,191 @@ def encode(header: dict, payload: bytes = b"") -> bytes:
     return MAGIC + _LEN.pack(len(head)) + head + payload
 
 
-def decode(message) -> tuple[dict, bytes]:
-    """``(header, payload)`` of a message; raises :class:`ProtocolError` when malformed."""
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(message, *, max_header: int = MAX_HEADER) -> tuple[dict, bytes]:
+    """``(header, payload)`` of a message; raises :class:`ProtocolError` (and nothing else) when
+    it is malformed or its header is longer than ``max_header`` bytes."""
     if not isinstance(message, (bytes, bytearray, memoryview)):
         raise ProtocolError(f"a message must be bytes, got {type(message).__name__}")
     message = bytes(message)
     if len(message) < 8 or message[:4] != MAGIC:
         raise ProtocolError("not a pdanon.parties message (bad magic bytes)")
     (hlen,) = _LEN.unpack(message[4:8])
+    if hlen > max_header:
+        raise ProtocolError(f"the message header has {hlen} bytes, more than the {max_header} "
+                            "this message may have; refusing")
     if 8 + hlen > len(message):
         raise ProtocolError("truncated message")
     try:
-        header = json.loads(message[8:8 + hlen].decode("utf-8"))
+        header = json.loads(message[8:8 + hlen].decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError):
         raise ProtocolError("message header is not valid JSON") from None
+    except RecursionError:
+        raise ProtocolError("message header is nested too deeply") from None
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise ProtocolError("message header has no 'type'")
     return header, message[8 + hlen:]
+
+
+def table_header_cap(rows: int, columns: int) -> int:
+    """Largest ``table`` header accepted from an owner with ``columns`` columns (bytes)."""
+    return MAX_HEADER + rows * columns * MAX_CELL_BYTES
+
+
+# ============================================================================ header checks
+
+
+def _bad(kind: str, field: str, what: str, value) -> ProtocolError:
+    return ProtocolError(f"field {field!r} of the other owner's {kind!r} message must be {what}"
+                         f", got {type(value).__name__}")
+
+
+def _int(kind, field, v, lo=0):
+    if type(v) is not int:
+        raise _bad(kind, field, "an integer", v)
+    if not lo <= v < _MAX_INT:
+        raise ProtocolError(f"field {field!r} of the other owner's {kind!r} message is out of "
+                            f"range ({v})")
+    return v
+
+
+def _hexfield(kind, field, v, nbytes):
+    if not isinstance(v, str) or len(v) != 2 * nbytes or not _HEX.fullmatch(v):
+        raise ProtocolError(f"field {field!r} of the other owner's {kind!r} message must be "
+                            f"{2 * nbytes} lowercase hex digits")
+    return v
+
+
+def _is_scalar_name(x) -> bool:
+    if x is None or type(x) in (bool, int):
+        return type(x) is not int or abs(x) < _MAX_INT
+    if type(x) is float:
+        return math.isfinite(x)
+    return isinstance(x, str) and len(x) <= _MAX_NAME
+
+
+def _column_name(kind, v):
+    if _is_scalar_name(v) or (isinstance(v, list) and 1 <= len(v) <= 16
+                              and all(_is_scalar_name(x) for x in v)):
+        return v
+    raise ProtocolError(f"a column name in the other owner's {kind!r} message is not a string, "
+                        "number or list of them (or is longer than 1000 characters)")
+
+
+def _proof(kind, v):
+    if v is None:
+        return v
+    if not isinstance(v, dict) or set(v) != {"c", "s"}:
+        raise ProtocolError(f"field 'proof' of the other owner's {kind!r} message must be null "
+                            "or {\"c\": hex, \"s\": hex}")
+    for f in ("c", "s"):
+        _hexfield(kind, f"proof.{f}", v[f], 32)
+    return v
+
+
+_FIELDS = {
+    "hello": ("version", "first", "rows", "k", "nonce", "key", "columns"),
+    "single": ("sizes", "proof"),
+    "double": ("sizes", "proof"),
+    "round": ("round", "merge"),
+    "table": ("round", "columns"),
+    "abort": ("reason",),
+}
+_COLUMN_FIELDS = {"name", "role", "kind", "dtype", "values"}
+_KINDS = ("real", "ordered", "unordered")
+
+
+def check_header(header: dict) -> None:
+    """Type-check every field of a decoded header (exactly the fields of its message type);
+    raises :class:`ProtocolError` naming the field. The values are checked against this
+    owner's state by the owner."""
+    kind = header["type"]
+    if kind not in _FIELDS:
+        raise ProtocolError(f"unknown message type {kind[:40]!r} from the other owner")
+    if kind == "hello" and header.get("version") != VERSION:
+        v = header.get("version")
+        raise ProtocolError(f"the other owner speaks protocol version "
+                            f"{v if type(v) is int else '?'}, this one {VERSION}; use the same "
+                            "pdanon version on both sides")
+    want = set(_FIELDS[kind]) | {"type"}
+    if set(header) != want:
+        extra, missing = sorted(set(header) - want), sorted(want - set(header))
+        raise ProtocolError(f"the other owner's {kind!r} message has unexpected fields "
+                            f"{[x[:40] for x in extra]} / lacks {missing}")
+    h = header
+    if kind == "hello":
+        if type(h["first"]) is not bool:
+            raise _bad(kind, "first", "true or false", h["first"])
+        _int(kind, "rows", h["rows"])
+        _int(kind, "k", h["k"], lo=1)
+        _hexfield(kind, "nonce", h["nonce"], 32)
+        _hexfield(kind, "key", h["key"], POINT_BYTES)
+        if not isinstance(h["columns"], list):
+            raise _bad(kind, "columns", "a list of column names", h["columns"])
+        for name in h["columns"]:
+            _column_name(kind, name)
+    elif kind in ("single", "double"):
+        if not isinstance(h["sizes"], list):
+            raise _bad(kind, "sizes", "a list of group sizes", h["sizes"])
+        for size in h["sizes"]:
+            _int(kind, "sizes", size, lo=1)
+        _proof(kind, h["proof"])
+    elif kind == "round":
+        _int(kind, "round", h["round"])
+        m = h["merge"]
+        if not isinstance(m, list) or len(m) != 2:
+            raise _bad(kind, "merge", "a list of two group labels", m)
+        _int(kind, "merge", m[0])
+        _int(kind, "merge", m[1])
+    elif kind == "table":
+        _int(kind, "round", h["round"])
+        if not isinstance(h["columns"], list):
+            raise _bad(kind, "columns", "a list of columns", h["columns"])
+        for col in h["columns"]:
+            _check_column(col)
+    elif kind == "abort":
+        if not isinstance(h["reason"], str) or len(h["reason"]) > 200:
+            raise _bad(kind, "reason", "a string of at most 200 characters", h["reason"])
+
+
+def _check_column(col) -> None:
+    kind = "table"
+    if not isinstance(col, dict) or not (set(col) == _COLUMN_FIELDS or set(col) == (
+            _COLUMN_FIELDS | {"categories", "ordered"})):
+        raise ProtocolError("malformed column in the other owner's table (its fields must be "
+                            "name, role, kind, dtype, values [, categories, ordered])")
+    _column_name(kind, col["name"])
+    if col["role"] not in ("qi", "sensitive"):
+        raise ProtocolError("a column role in the other owner's table is not 'qi' or "
+                            "'sensitive'")
+    if col["kind"] not in _KINDS:
+        raise ProtocolError(f"a column kind in the other owner's table is not one of "
+                            f"{list(_KINDS)}")
+    if not isinstance(col["dtype"], str) or not _DTYPE.fullmatch(col["dtype"]):
+        raise ProtocolError("a column of the other owner's table has an unsupported dtype")
+    if not isinstance(col["values"], list):
+        raise _bad(kind, "values", "a list", col["values"])
+    if "categories" in col:
+        if not isinstance(col["categories"], list):
+            raise _bad(kind, "categories", "a list", col["categories"])
+        if type(col["ordered"]) is not bool:
+            raise _bad(kind, "ordered", "true or false", col["ordered"])
+    for cell in col["values"] + col.get("categories", []):
+        if not _is_cell(cell):
+            raise ProtocolError("a cell of the other owner's table is not null, a boolean, a "
+                                "64-bit integer, a finite number or a string")
+
+
+def _is_cell(v) -> bool:
+    t = type(v)
+    if v is None or t is bool or t is str:
+        return True
+    if t is int:
+        return -_MAX_INT <= v < 2 * _MAX_INT
+    return t is float and math.isfinite(v)
 
 
 # ============================================================================ tables
@@ -96,9 +288,32 @@ def _name(name):
     return str(name)
 
 
+def drop_unused_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every Categorical column reduced to the categories its rows use (order
+    kept): the categories of a column are sent with it, so an unused one would reach the other
+    owner although no row holds it. Returns ``frame`` itself when nothing changes."""
+    cat = [j for j in range(frame.shape[1])
+           if isinstance(frame.dtypes.iloc[j], pd.CategoricalDtype)]
+    if not cat:
+        return frame
+    out = frame.copy(deep=False)
+    for j in cat:
+        out.isetitem(j, frame.iloc[:, j].cat.remove_unused_categories())
+    return out
+
+
 def table_to_json(frame: pd.DataFrame, roles: dict) -> list:
     """Columns of ``frame`` as JSON-able dicts: name, role (``"qi"``/``"sensitive"``), kind,
-    dtype and the values in row order (the index is *not* sent: it may hold identifiers)."""
+    dtype and the values in row order (the index is *not* sent: it may hold identifiers).
+    A Categorical column also sends its categories — only those its rows use, in order.
+
+    Example
+    -------
+    >>> s = pd.Categorical(["b", "b"], categories=["a", "b", "SECRET"], ordered=True)
+    >>> table_to_json(pd.DataFrame({"c": s}), [("qi", "ordered")])[0]["categories"]
+    ['b']
+    """
+    frame = drop_unused_categories(frame)
     cols = []
     for j, name in enumerate(frame.columns):
         s = frame.iloc[:, j]
@@ -113,14 +328,20 @@ def table_to_json(frame: pd.DataFrame, roles: dict) -> list:
 
 
 def _restore(entry: dict, n: int) -> pd.Series:
-    values = entry.get("values")
-    if not isinstance(values, list) or len(values) != n:
+    values = entry["values"]
+    if len(values) != n:
         raise ProtocolError("a table column of the other owner has the wrong number of rows")
-    dtype = entry.get("dtype", "object")
+    dtype = entry["dtype"]
     if "categories" in entry:
         cats = entry["categories"]
-        return pd.Series(pd.Categorical(values, categories=cats,
-                                        ordered=bool(entry.get("ordered"))))
+        if len({(type(c), c) for c in cats}) != len(cats) or None in cats:
+            raise ProtocolError("a categorical column of the other owner's table repeats a "
+                                "category or has a null category")
+        known = {(type(c), c) for c in cats}
+        if any(v is not None and (type(v), v) not in known for v in values):
+            raise ProtocolError("a categorical column of the other owner's table holds a "
+                                "value that is not among its categories")
+        return pd.Series(pd.Categorical(values, categories=cats, ordered=entry["ordered"]))
     cells = np.empty(n, dtype=object)
     cells[:] = [np.nan if v is None else v for v in values]
     if dtype == "object":
@@ -134,23 +355,28 @@ def _restore(entry: dict, n: int) -> pd.Series:
         if s.isna().any() and dtype.startswith(("int", "uint")):
             return s.astype("float64")
         return s.astype(dtype)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return s
 
 
 def table_from_json(cols, n: int) -> tuple[pd.DataFrame, list]:
     """Inverse of :func:`table_to_json`: the frame (RangeIndex) and its ``(role, kind)``
-    list."""
+    list. ``cols`` must have passed :func:`check_header` (as part of a ``table`` header)."""
     if not isinstance(cols, list):
         raise ProtocolError("the table message has no column list")
     data, names, roles = [], [], []
     for entry in cols:
-        if not isinstance(entry, dict) or entry.get("role") not in ("qi", "sensitive"):
-            raise ProtocolError("malformed column in the other owner's table")
-        name = entry.get("name")
+        _check_column(entry)
+        name = entry["name"]
         names.append(tuple(name) if isinstance(name, list) else name)
-        data.append(_restore(entry, n))
-        roles.append((entry["role"], entry.get("kind")))
+        try:
+            data.append(_restore(entry, n))
+        except ProtocolError:
+            raise
+        except Exception as exc:  # pandas refusing the values: a malformed column
+            raise ProtocolError(f"a column of the other owner's table cannot be restored "
+                                f"({type(exc).__name__})") from None
+        roles.append((entry["role"], entry["kind"]))
     frame = pd.concat(data, axis=1) if data else pd.DataFrame(index=pd.RangeIndex(n))
     frame.columns = names if data else frame.columns
     return frame, roles
@@ -164,23 +390,43 @@ class SocketChannel:
     ``recv_bytes`` interface of :class:`multiprocessing.connection.Connection` (so either can
     carry the protocol).
 
+    ``timeout`` (seconds, None: wait forever) bounds each :meth:`recv_bytes` — the whole
+    message, not each chunk — so a peer that announces a message and sends nothing raises
+    :class:`ProtocolError` instead of blocking forever. ``max_size`` caps the size a peer may
+    announce (:func:`run_party` passes the cap its owner computes for the next message).
+
     Example
     -------
     >>> import socket
     >>> a, b = socket.socketpair()
     >>> SocketChannel(a).send_bytes(b"hi"); SocketChannel(b).recv_bytes()
     b'hi'
+    >>> a.sendall((1 << 40).to_bytes(8, "big")); SocketChannel(b).recv_bytes()
+    Traceback (most recent call last):
+    ...
+    pdanon.parties._curve.ProtocolError: the other owner announced a 1099511627776-byte message, more than the 67108864 accepted here; refusing
     """
 
-    def __init__(self, sock: socket.socket):
+    def __init__(self, sock: socket.socket, *, timeout: float | None = 60.0,
+                 max_size: int = MAX_MESSAGE):
         self.sock = sock
+        self.timeout = timeout
+        self.max_size = max_size
 
     def send_bytes(self, data: bytes) -> None:
         self.sock.sendall(struct.pack(">Q", len(data)) + data)
 
-    def _exact(self, size: int) -> bytes:
+    def _exact(self, size: int, deadline: float | None, timeout) -> bytes:
         chunks, got = [], 0
+        pending = getattr(self.sock, "pending", None)  # TLS: bytes already decrypted
         while got < size:
+            if deadline is not None and not (pending is not None and pending()):
+                left = deadline - time.monotonic()
+                ready = left > 0 and select.select([self.sock], [], [], left)[0]
+                if not ready:
+                    raise ProtocolError(
+                        f"timed out waiting for the other owner (no complete message within "
+                        f"{timeout} s); pass a larger timeout= if it is just slow")
             chunk = self.sock.recv(min(size - got, 1 << 20))
             if not chunk:
                 raise EOFError("the other owner closed the connection")
@@ -188,11 +434,17 @@ class SocketChannel:
             got += len(chunk)
         return b"".join(chunks)
 
-    def recv_bytes(self) -> bytes:
-        (size,) = struct.unpack(">Q", self._exact(8))
-        if size > MAX_MESSAGE:
-            raise ProtocolError(f"the other owner announced a {size}-byte message; refusing")
-        return self._exact(size)
+    def recv_bytes(self, maxlength: int | None = None, *, timeout="default") -> bytes:
+        """One message; at most ``maxlength`` bytes (default ``max_size``), within
+        ``timeout`` seconds (default the channel's)."""
+        timeout = self.timeout if timeout == "default" else timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        cap = self.max_size if maxlength is None else maxlength
+        (size,) = struct.unpack(">Q", self._exact(8, deadline, timeout))
+        if size > cap:
+            raise ProtocolError(f"the other owner announced a {size}-byte message, more than the "
+                                f"{cap} accepted here; refusing")
+        return self._exact(size, deadline, timeout)
 
     def close(self) -> None:
         self.sock.close()

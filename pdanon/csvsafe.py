@@ -12,7 +12,7 @@ Example
 >>> df = pd.DataFrame({"note": ["=1+2", "ok", None], "delta": [-5, 3, 0]})
 >>> out = neutralize_formulas(df)
 >>> out["note"].tolist(), out["delta"].tolist()
-(["'=1+2", 'ok', None], [-5, 3, 0])
+(["'=1+2", 'ok', nan], [-5, 3, 0])
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import perturb as P
+from pdanon.algorithms import _perturbation as P_ALGOS
 from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
 
 KEY = b"0123456789abcdef0123456789abcdef"
@@ -774,6 +775,88 @@ def test_dictionary_attack_breaks_unkeyed_sha256_but_not_hmac():
     key = bytes(out.anon.info["key"])
     own = {hmac.new(key, c.encode(), hashlib.sha256).hexdigest(): c for c in candidates}
     assert [own[h] for h in out["phone"]] == phones
+
+
+# =========================================================================== classic classes
+
+
+def test_keyed_identifier_hasher_classic_api():
+    from pdanon.algorithms._perturbation import KeyedIdentifierHasher
+
+    df = pd.DataFrame({"home": ["+1", None], "work": ["+1", "+2"], "age": [30, 40]})
+    out = KeyedIdentifierHasher(KEY).depersonalize(df, identifiers_ids=[0, 1])[0]
+    assert list(out.columns) == ["home", "work", "age"] and out["age"].tolist() == [30, 40]
+    assert out["home"][0] == out["work"][0] == hmac.new(KEY, b"+1", hashlib.sha256).hexdigest()
+    assert out["home"][1] is None
+    sep = KeyedIdentifierHasher(KEY, context="column").depersonalize(df, identifiers_ids=[0, 1])[0]
+    assert sep["home"][0] == hmac.new(KEY, b"\x00\x00\x00\x04home+1", hashlib.sha256).hexdigest()
+    assert sep["work"][0] == hmac.new(KEY, b"\x00\x00\x00\x04work+1", hashlib.sha256).hexdigest()
+    # without labels the context is the column's position
+    rows = KeyedIdentifierHasher(KEY, context="column").depersonalize(
+        [["a", 1]], identifiers_ids=[0])[0]
+    assert rows[0][0] == hmac.new(KEY, b"\x00\x00\x00\x010a", hashlib.sha256).hexdigest()
+    assert "withheld" in repr(KeyedIdentifierHasher(KEY)) and KEY.hex() not in repr(
+        KeyedIdentifierHasher(KEY).__dict__)
+    with pytest.raises(InvalidInputError, match="needs a key"):
+        KeyedIdentifierHasher(None)
+    with pytest.raises(InvalidInputError, match="at least 12"):
+        KeyedIdentifierHasher("short")
+    with pytest.raises(InvalidInputError, match="must not be empty"):
+        KeyedIdentifierHasher(KEY, context="")
+
+
+def _draws(make):
+    r = make()
+    return [r(v) for v in (5, 50, 95, 20, 70) * 4]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: P_ALGOS.RandomOrdered(range(100), "ordered", 0.1),
+    lambda: P_ALGOS.RandomOrdered([float(v) for v in range(100)], "real", 0.1),
+    lambda: P_ALGOS.RandomUnordered(list("abcdefgh")),
+])
+def test_compat_randomizers_own_generator_leaves_global_numpy_state(make):
+    def seeded():
+        r = make()
+        r.seed = 11
+        return r
+
+    np.random.seed(123)
+    before = np.random.get_state()
+    first = _draws(seeded)
+    second = _draws(seeded)
+    after = np.random.get_state()
+    # the global generator was neither advanced nor reseeded
+    assert before[0] == after[0] and np.array_equal(before[1], after[1])
+    assert before[2:] == after[2:]
+    # same seed, same draws; a different seed, different draws; and the draws move values
+    assert first == second
+    r = make()
+    r.seed = 12
+    assert [r(v) for v in (5, 50, 95, 20, 70) * 4] != first
+    assert first != [5, 50, 95, 20, 70] * 4
+    # the draws do not depend on numpy's global seed
+    np.random.seed(999)
+    assert _draws(seeded) == first
+    # unseeded objects draw fresh randomness from secrets (two objects differ)
+    assert _draws(make) != _draws(make)
+
+
+def test_compat_randomizer_seed_is_validated_and_resettable():
+    r = P_ALGOS.RandomUnordered(list("ab"))
+    assert r.seed is None
+    with pytest.raises(InvalidInputError, match="seed"):
+        r.seed = -1
+    r.seed = 3
+    a = [r("x") for _ in range(10)]
+    r.seed = 3
+    assert [r("x") for _ in range(10)] == a
+    # the reference's constructor signatures are kept
+    import inspect
+
+    assert list(inspect.signature(P_ALGOS.RandomOrdered).parameters) == [
+        "sorted_values", "values_type", "scale"]
+    assert list(inspect.signature(P_ALGOS.RandomUnordered).parameters) == ["values"]
 
 
 # =========================================================================== chaining

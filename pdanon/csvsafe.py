@@ -45,9 +45,7 @@ def _neutralize_values(series: pd.Series) -> pd.Series | None:
         mask = _hits(series)
         if not mask.any():
             return None
-        out = series.copy()
-        out.iloc[np.flatnonzero(mask)] = (_QUOTE + series[mask]).to_numpy()
-        return out
+        return series.mask(mask, _QUOTE + series)  # whole-column string ops, no cell loop
     if isinstance(dtype, pd.CategoricalDtype):
         cats = dtype.categories
         if not (isinstance(cats.dtype, pd.StringDtype) or cats.dtype == object):
@@ -68,9 +66,12 @@ def _neutralize_values(series: pd.Series) -> pd.Series | None:
         return _neutralize_values(obj)
     if dtype != object:
         return None  # numbers, booleans, dates, ...
-    if pd.api.types.infer_dtype(series, skipna=True) not in _TEXTUAL:
+    inferred = pd.api.types.infer_dtype(series, skipna=True)
+    if inferred not in _TEXTUAL:
         return None
-    mask = _hits(series)
+    # all-text object columns: test the prefixes on pandas' string dtype (Arrow kernels when
+    # available), which is faster than the per-object .str path; mixed columns use the latter
+    mask = _hits(series.astype("str") if inferred == "string" else series)
     if not mask.any():
         return None
     values = series.to_numpy(dtype=object, copy=True)

@@ -22,6 +22,10 @@ def test_every_owasp_prefix_is_quoted_and_nothing_else():
                                  "a=b", " =1", "'=x", "", "[1, 2]"]
     assert FORMULA_PREFIXES == ("=", "+", "-", "@", "\t", "\r")
     assert df["t"].tolist() == cells  # input not modified
+    # the same cells in an object column (all text, one missing): same result, still object
+    obj = pd.DataFrame({"t": pd.Series(cells + [None], dtype=object)})
+    got = neutralize_formulas(obj)["t"]
+    assert got.dtype == object and got.tolist() == out["t"].tolist() + [None]
 
 
 def test_numbers_are_never_touched():

@@ -35,6 +35,22 @@ key = hashed.anon.info["key"]                   # SecretKey: never printed, neve
 print("generated key:", key, "fingerprint", hashed.anon.info["key_fingerprint"])
 print(hashed[["phone", "age"]].head(3).to_string(), "\n")
 
+# a key you give is never recorded (no fingerprint): info says only where it came from
+given = df.anon.hash_identifiers(key=bytes(key))
+print("given key ->", {k: given.anon.info[k] for k in ("key_source", "context")})
+assert "key_fingerprint" not in given.anon.info and given["phone"].equals(hashed["phone"])
+
+# domain separation: with context="column" the same number in two columns gets two pseudonyms
+contacts = pd.DataFrame({"patient_phone": df["phone"].iloc[:3].tolist(),
+                         "emergency_phone": df["phone"].iloc[[1, 0, 2]].tolist()})
+linked = contacts.anon.hash_identifiers(key=key, identifiers=["patient_phone", "emergency_phone"])
+separated = contacts.anon.hash_identifiers(key=key, context="column",
+                                           identifiers=["patient_phone", "emergency_phone"])
+print("same number, two columns, context=None:    ",
+      linked["patient_phone"][0] == linked["emergency_phone"][1])
+print("same number, two columns, context='column':",
+      separated["patient_phone"][0] == separated["emergency_phone"][1], "\n")
+
 # the same key gives the same pseudonyms in another frame, so joins still work
 visits = pd.DataFrame({"phone": df["phone"].iloc[[0, 0, 3]].tolist(), "visit": [1, 2, 3]})
 v = visits.anon.hash_identifiers(key=key, identifiers=["phone"])

@@ -506,15 +506,25 @@ class AnonAccessor:
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
-    def hash_identifiers(self, columns=None, *, key=None, **roles) -> pd.DataFrame:
+    def hash_identifiers(self, columns=None, *, key=None, context=None,
+                         **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text
         (:func:`pdanon.perturb.canonical_text`). Missing cells stay missing; the columns keep
         the identifier role.
 
-        ``key`` (bytes or str) is secret: the same key gives the same pseudonyms in every call
-        and frame, so joins still work. With ``key=None`` a random 256-bit key is generated and
-        returned as ``out.anon.info["key"]`` (a :class:`pdanon.perturb.SecretKey`: ``bytes(key)``
-        gives it; it is never printed or written into saved files).
+        ``key`` is secret: the same key gives the same pseudonyms in every call and frame, so
+        joins still work. ``bytes`` are used as is (use ``secrets.token_bytes(32)``); a ``str``
+        is a passphrase of at least 12 characters, turned into a key by scrypt
+        (:func:`pdanon.perturb.derive_key`). With ``key=None`` a random 256-bit key is
+        generated and returned as ``out.anon.info["key"]`` (a
+        :class:`pdanon.perturb.SecretKey`: ``bytes(key)`` gives it; it is never printed or
+        written into saved files), with its ``key_fingerprint``; a given key leaves no trace
+        in ``info`` (``"key_source": "given"``).
+
+        ``context`` separates columns: ``None`` (default) gives equal values equal pseudonyms
+        in every column; ``"column"`` mixes each column's name into the HMAC message, so the
+        same phone number in two columns gets two unrelated pseudonyms; a str is one context
+        for every column; ``{column: str or None}`` sets each hashed column's context.
 
         Example
         -------
@@ -522,10 +532,16 @@ class AnonAccessor:
         >>> out = df.anon.hash_identifiers(identifiers=["phone"])
         >>> len(out["phone"][0]), out["phone"].isna().tolist(), out.anon.info["key"].nbytes
         (64, [False, True], 32)
+        >>> two = pd.DataFrame({"home": ["+7900"], "work": ["+7900"]})
+        >>> sep = two.anon.hash_identifiers(key=b"0" * 32, context="column",
+        ...                                 identifiers=["home", "work"])
+        >>> sep["home"][0] == sep["work"][0]
+        False
         """
         from pdanon import perturb
 
-        out, r, info = perturb.hash_by_roles(self._df, self.roles(**roles), columns, key=key)
+        out, r, info = perturb.hash_by_roles(self._df, self.roles(**roles), columns, key=key,
+                                             context=context)
         return self._result(out, r, info)
 
     def drop_identifiers(self, **roles) -> pd.DataFrame:

@@ -6,11 +6,17 @@
                   [-k K] [-l L] [-t T] [--qi_ids IDS] [--i_ids IDS] [--s_ids IDS]
                   [--types TYPES] [--s_types TYPES] [-s SEED] [--k_suppressed_lines N]
                   [--scale SCALE] [--cols2shuffle IDS] [--progress {auto,always,never}]
+                  [--key-file PATH] [--hash-context column] [--no-csv-escape]
 
 The input is a CSV file (``-f``: its first line is a header) or a Parquet file (by extension);
 columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Parquet for a
 ``.parquet`` / ``.pq`` name) or to standard output as CSV. Generalized cells are written in
-pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields.
+pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields. In CSV
+output, text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
+leading ``'`` so that spreadsheets do not run them as formulas (``--no-csv-escape`` turns
+this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes the
+reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
+``--key-file``, keyed HMAC-SHA-256 pseudonyms.
 Wrong or missing arguments, unreadable files and infeasible requests end with a one-line
 ``depersonalize: error: ...`` on standard error and exit code 2. Runs longer than a second
 show a spinner with the elapsed time on standard error (when it is a terminal, or always with
@@ -30,6 +36,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 
 PROG = "depersonalize"
 ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
@@ -83,6 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
                    help="spinner on standard error for runs over a second (auto: when it is "
                    "a terminal)")
+    p.add_argument("--key-file", metavar="PATH",
+                   help="-a hasher: file holding the secret key bytes (a trailing newline is "
+                   "stripped); writes keyed HMAC-SHA-256 pseudonyms instead of unkeyed SHA-256")
+    p.add_argument("--hash-context", choices=["column"],
+                   help="with --key-file: mix each column's name (its number without -f) into "
+                   "the hash, so equal values in two columns get different pseudonyms")
+    p.add_argument("--no-csv-escape", action="store_true",
+                   help="write text cells beginning with = + - @ (or tab, CR) as they are; by "
+                   "default CSV output prefixes them with ' so spreadsheets do not run them "
+                   "as formulas")
     return p
 
 
@@ -142,6 +159,35 @@ def _kinds(value, flag: str):
 # ============================================================================ files
 
 
+UNKEYED_HASHER_WARNING = (
+    f"{PROG}: warning: -a hasher without --key-file writes unkeyed SHA-256 hashes; hashes of "
+    "identifiers from small spaces (phone numbers, ids, names) are reversed by hashing every "
+    "candidate. Use --key-file PATH for keyed HMAC-SHA-256 pseudonyms."
+)
+
+
+def read_key_file(path: str) -> bytes:
+    """The key bytes in ``path``; one trailing newline (``\\n`` or ``\\r\\n``) of a text file
+    is stripped. A missing, unreadable or empty file is a :class:`CliError`."""
+    if not os.path.exists(path):
+        raise CliError(f"cannot read key file {path!r}: file not found")
+    if os.path.isdir(path):
+        raise CliError(f"cannot read key file {path!r}: it is a directory")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise CliError(f"cannot read key file {path!r}: {_one_line(exc)}") from None
+    if data.endswith(b"\r\n"):
+        data = data[:-2]
+    elif data.endswith(b"\n"):
+        data = data[:-1]
+    if not data:
+        raise CliError(f"key file {path!r} is empty; put a random secret in it, e.g. "
+                       "python -c \"import secrets; print(secrets.token_hex(32))\" > KEYFILE")
+    return data
+
+
 def _is_parquet(path: str) -> bool:
     return path.lower().endswith(_PARQUET)
 
@@ -188,17 +234,24 @@ def _for_parquet(df):
     return pd.DataFrame(out, index=df.index)
 
 
-def write_table(df, path: str | None, header: bool) -> None:
-    """CSV (or Parquet by extension) to ``path``, or CSV on standard output."""
+def write_table(df, path: str | None, header: bool, *, csv_escape: bool = True) -> None:
+    """CSV (or Parquet by extension) to ``path``, or CSV on standard output. CSV text cells
+    that a spreadsheet would run as formulas are quoted unless ``csv_escape`` is False
+    (:func:`pdanon.csvsafe.neutralize_formulas`); Parquet is written as is."""
+    from pdanon.csvsafe import neutralize_formulas
+
+    def as_csv(frame):
+        return neutralize_formulas(frame, header=header) if csv_escape else frame
+
     if path is None:
-        df.to_csv(sys.stdout, index=False, header=header)
+        as_csv(df).to_csv(sys.stdout, index=False, header=header)
         sys.stdout.flush()
         return
     try:
         if _is_parquet(path):
             _for_parquet(df).to_parquet(path, index=False)
         else:
-            df.to_csv(path, index=False, header=header)
+            as_csv(df).to_csv(path, index=False, header=header)
     except Exception as exc:
         raise CliError(f"cannot write {path!r}: {_one_line(exc)}") from None
 
@@ -212,6 +265,10 @@ def make_algorithm(args):
 
     name = args.algorithm
     metric = args.metric
+    if args.key_file is not None and name != "hasher":
+        raise CliError(f"--key-file applies to -a hasher, not {name!r}")
+    if args.hash_context is not None and args.key_file is None:
+        raise CliError("--hash-context needs --key-file (keyed pseudonyms)")
     method = args.method
     types = _kinds(args.types, "--types")
     s_types = _kinds(args.s_types, "--s_types")
@@ -273,6 +330,17 @@ def make_algorithm(args):
             gj_metric = A.GroupJoinTCloseness(k, t, sensitives_types=s_types, seed=seed)
         return A.GroupJoinDepersonalizator(gj_method, gj_metric), label
     if name == "hasher":
+        if args.key_file is not None:
+            from pdanon.algorithms._perturbation import KeyedIdentifierHasher
+
+            key = read_key_file(args.key_file)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                hasher = KeyedIdentifierHasher(key, context=args.hash_context)
+            for w in caught:
+                print(f"{PROG}: warning: {_one_line(w.message)}", file=sys.stderr)
+            return hasher, label + " (HMAC-SHA-256)"
+        print(UNKEYED_HASHER_WARNING, file=sys.stderr)
         return A.IdentifierHasher(), label
     if name == "randomization":
         scale = _float(args.scale, "--scale") if args.scale is not None else 1
@@ -376,7 +444,7 @@ def run(argv=None) -> int:
     if table is None:
         raise CliError("nothing to write: every column was dropped (check --i_ids / --qi_ids / "
                        "--s_ids)")
-    write_table(table, args.output, args.header)
+    write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
     if args.output is not None and counts:
         print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
               file=sys.stderr)

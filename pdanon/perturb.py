@@ -41,6 +41,8 @@ HISTOGRAM_BINS = 30
 __all__ = [
     "SecretKey",
     "canonical_text",
+    "context_prefix",
+    "derive_key",
     "drop_identifiers_by_roles",
     "hash_by_roles",
     "key_fingerprint",
@@ -508,14 +510,57 @@ class SecretKey(dict):
     __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _readonly
 
 
-def resolve_key(key) -> tuple[bytes, bool]:
-    """``(key bytes, generated?)`` from a user key (bytes, str → UTF-8, :class:`SecretKey`) or
-    ``None`` (a new random 256-bit key from :func:`secrets.token_bytes`).
+PASSPHRASE_MIN_CHARS = 12
+"""The shortest ``str`` key (passphrase) :func:`resolve_key` accepts, in characters."""
+
+KDF_SALT = b"pdanon.perturb.resolve_key passphrase v1"
+"""The fixed domain salt of the passphrase derivation. It is public and never changes, so the
+same passphrase gives the same key (and pseudonyms) in every release; it only separates
+pdanon's keys from other uses of the same passphrase."""
+
+KDF_PARAMS = {"n": 2**15, "r": 8, "p": 1, "dklen": 32}
+""":func:`hashlib.scrypt` cost parameters of the passphrase derivation (32 MiB of memory,
+about 0.2 s per derivation), giving a 32-byte key."""
+
+MIN_KEY_BYTES = 16
+"""``bytes`` keys shorter than this give a warning."""
+
+
+def derive_key(passphrase: str) -> bytes:
+    """The 32-byte HMAC key of a passphrase: ``hashlib.scrypt(passphrase.encode("utf-8"),
+    salt=KDF_SALT, n=2**15, r=8, p=1, dklen=32)``.
+
+    A memory-hard derivation makes each guess of a passphrase cost about 0.2 s and 32 MiB, so
+    offline guessing of a pseudonymized release is slow; it cannot make a short or common
+    passphrase safe (hence :data:`PASSPHRASE_MIN_CHARS`). Deterministic: the same passphrase
+    gives the same key on every machine and in every release.
 
     Example
     -------
-    >>> resolve_key("a long and secret passphrase")[0]
-    b'a long and secret passphrase'
+    >>> derive_key("correct horse battery staple").hex()[:16]
+    '68db446c57c05fbd'
+    """
+    if not isinstance(passphrase, str):
+        raise InvalidInputError(f"a passphrase is a str, got {type(passphrase).__name__}")
+    return hashlib.scrypt(passphrase.encode("utf-8"), salt=KDF_SALT, maxmem=64 * 1024 * 1024,
+                          **KDF_PARAMS)
+
+
+def resolve_key(key) -> tuple[bytes, bool]:
+    """``(HMAC key bytes, generated?)`` from a user key or ``None``.
+
+    * ``None``: a new random 256-bit key from :func:`secrets.token_bytes` (``generated`` is
+      True);
+    * ``bytes`` (or a :class:`SecretKey`): used as is; shorter than :data:`MIN_KEY_BYTES` (16)
+      gives a warning, empty is an error;
+    * ``str``: a passphrase of at least :data:`PASSPHRASE_MIN_CHARS` (12) characters, turned
+      into a 32-byte key by :func:`derive_key` (scrypt with a fixed salt). A shorter passphrase
+      is refused.
+
+    Example
+    -------
+    >>> resolve_key("a long and secret passphrase")[0] == derive_key("a long and secret passphrase")
+    True
     >>> k, generated = resolve_key(None); len(k), generated
     (32, True)
     """
@@ -526,7 +571,13 @@ def resolve_key(key) -> tuple[bytes, bool]:
     elif isinstance(key, (bytes, bytearray, memoryview)):
         raw = bytes(key)
     elif isinstance(key, str):
-        raw = key.encode("utf-8")
+        if len(key) < PASSPHRASE_MIN_CHARS:
+            raise InvalidInputError(
+                f"key is a passphrase of {len(key)} character(s); a str key needs at least "
+                f"{PASSPHRASE_MIN_CHARS} (a short passphrase can be guessed offline). Use a "
+                "random key, key=secrets.token_bytes(32), or a longer passphrase"
+            )
+        return derive_key(key), False
     else:
         raise InvalidInputError(
             f"key must be bytes, str or a SecretKey, got {type(key).__name__}; e.g. "
@@ -535,7 +586,7 @@ def resolve_key(key) -> tuple[bytes, bool]:
     if not raw:
         raise InvalidInputError("key is empty; use a secret of at least 32 random bytes "
                                 "(secrets.token_bytes(32)) or leave key=None to generate one")
-    if len(raw) < 16:
+    if len(raw) < MIN_KEY_BYTES:
         warnings.warn(
             f"the HMAC key is only {len(raw)} bytes; a short or guessable key lets an attacker "
             "rebuild the pseudonyms by trying keys. Use secrets.token_bytes(32).",
@@ -593,14 +644,16 @@ def _texts(uniques) -> list:
     return [canonical_text(v) for v in uniques]
 
 
-def _hmac_sha256_hex(key: bytes, messages: Iterable[bytes]) -> list:
-    """HMAC-SHA-256 (RFC 2104) of many messages with one key, as lowercase hex. The keyed
-    inner/outer states are computed once and copied per message (equal to ``hmac.new``)."""
+def _hmac_sha256_hex(key: bytes, messages: Iterable[bytes], prefix: bytes = b"") -> list:
+    """HMAC-SHA-256 (RFC 2104) of ``prefix + m`` for many messages ``m`` with one key, as
+    lowercase hex. The keyed inner state (after ``prefix``) and the outer state are computed
+    once and copied per message (equal to ``hmac.new(key, prefix + m, "sha256")``)."""
     block = 64
     if len(key) > block:
         key = hashlib.sha256(key).digest()
     key = key.ljust(block, b"\0")
     inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+    inner.update(prefix)
     outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
     icopy, ocopy = inner.copy, outer.copy
     out = []
@@ -615,24 +668,78 @@ def _hmac_sha256_hex(key: bytes, messages: Iterable[bytes]) -> list:
 
 
 def key_fingerprint(key: bytes) -> str:
-    """A short public fingerprint of a key (first 16 hex digits of HMAC(key, "pdanon key
-    fingerprint")): tells which key was used without revealing it.
+    """A short fingerprint of a key (first 16 hex digits of HMAC(key, "pdanon key
+    fingerprint")): tells which key was used without revealing a *random* key.
+
+    ``hash_identifiers`` records it in ``info`` only for the keys it generates (32 random
+    bytes). Do not publish the fingerprint of a key chosen by a person (a passphrase, a word):
+    anyone can try candidate keys against it offline.
 
     Example
     -------
     >>> len(key_fingerprint(b"k" * 32))
     16
     """
-    return _hmac_sha256_hex(key, [b"pdanon key fingerprint"])[0][:16]
+    return _hmac_sha256_hex(_key_bytes(key), [b"pdanon key fingerprint"])[0][:16]
 
 
-def hmac_pseudonyms(values, key: bytes, *, name=None, index=None) -> pd.Series:
+def _key_bytes(key) -> bytes:
+    if isinstance(key, SecretKey):
+        return bytes(key)
+    if isinstance(key, (bytes, bytearray, memoryview)):
+        return bytes(key)
+    if isinstance(key, str):
+        raise InvalidInputError(
+            "this function takes the key bytes; turn a passphrase into key bytes with "
+            "pdanon.perturb.resolve_key(passphrase)[0], or use df.anon.hash_identifiers(key=...)"
+        )
+    raise InvalidInputError(f"key must be bytes or a SecretKey, got {type(key).__name__}")
+
+
+def context_prefix(context) -> bytes:
+    """The bytes put before every value's text in the HMAC message for a context:
+    ``len(c).to_bytes(4, "big") + c`` with ``c = context.encode("utf-8")``, or ``b""`` for
+    ``None`` (no context: the message is the value's text alone).
+
+    The length prefix makes ``(context, value)`` → message one-to-one: ``("a", "bc")`` and
+    ``("ab", "c")`` give different messages.
+
+    Example
+    -------
+    >>> context_prefix("ab"), context_prefix(None)
+    (b'\\x00\\x00\\x00\\x02ab', b'')
+    """
+    if context is None:
+        return b""
+    if not isinstance(context, str):
+        raise InvalidInputError(
+            f"a hashing context must be a str (or None), got {type(context).__name__} "
+            f"{context!r}"
+        )
+    if not context:
+        raise InvalidInputError("a hashing context must not be empty; use None for no context")
+    c = context.encode("utf-8")
+    return len(c).to_bytes(4, "big") + c
+
+
+def hmac_pseudonyms(values, key: bytes, *, context=None, name=None, index=None) -> pd.Series:
     """HMAC-SHA-256 pseudonym (64 lowercase hex digits) of every cell, keyed by ``key``.
 
-    Each distinct value is hashed once (``pd.factorize``), using its :func:`canonical_text`.
-    Missing cells stay missing. The result has pandas' string dtype. The same key always gives
-    the same pseudonym for the same value, in any frame; without the key the pseudonyms cannot
-    be recomputed, so a dictionary of candidate values (all phone numbers, all names) is useless.
+    ``key`` is the key bytes (or a :class:`SecretKey`); a passphrase goes through
+    :func:`resolve_key` first. Each distinct value is hashed once (``pd.factorize``), using its
+    :func:`canonical_text`. Missing cells stay missing. The result has pandas' string dtype.
+
+    The HMAC message is ``context_prefix(context) + text`` (UTF-8; see :func:`context_prefix`):
+
+    * ``context=None`` (default): the text alone. The same key gives the same pseudonym for the
+      same value in *any* column and any frame (a phone number in ``patient_phone`` and in
+      ``emergency_phone`` gets one pseudonym), which keeps cross-column linkage possible;
+    * ``context="..."``: a domain label (e.g. the column name); the same value in two contexts
+      gets unrelated pseudonyms, while the same key and context still give the same pseudonyms
+      in every release. ``context="column"`` uses ``name`` (the Series name).
+
+    Without the key the pseudonyms cannot be recomputed, so a dictionary of candidate values
+    (all phone numbers, all names) is useless.
 
     Example
     -------
@@ -640,21 +747,69 @@ def hmac_pseudonyms(values, key: bytes, *, name=None, index=None) -> pd.Series:
     >>> s = hmac_pseudonyms(pd.Series(["ann", None, "ann"]), b"k" * 32)
     >>> s[0] == hmac.new(b"k" * 32, b"ann", "sha256").hexdigest(), s.isna().tolist()
     (True, [False, True, False])
+    >>> c = hmac_pseudonyms(pd.Series(["ann"]), b"k" * 32, context="name")
+    >>> c[0] == hmac.new(b"k" * 32, b"\\x00\\x00\\x00\\x04nameann", "sha256").hexdigest()
+    True
     """
     if isinstance(values, pd.Series):
         index = values.index if index is None else index
         name = values.name if name is None else name
         values = values.array
+    if isinstance(context, str) and context == "column":
+        if name is None:
+            raise InvalidInputError(
+                "context='column' uses the column's name, but these values have none; pass "
+                "name= or an explicit context='...'"
+            )
+        context = canonical_text(name)
+    prefix = context_prefix(context)
+    raw = _key_bytes(key)
     import pyarrow as pa
 
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     texts = _texts(uniques)
-    digests = pa.array(_hmac_sha256_hex(key, (t.encode("utf-8") for t in texts)),
+    digests = pa.array(_hmac_sha256_hex(raw, (t.encode("utf-8") for t in texts), prefix),
                        type=pa.string())
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes < 0
     taken = digests.take(pa.array(np.where(missing, 0, codes), mask=missing))
     return pd.Series(pd.array(taken, dtype="str"), index=index, name=name)
+
+
+def _column_contexts(context, columns: list) -> dict:
+    """``{column: context str or None}`` from ``context=`` (None, "column", a str, or a dict
+    naming every hashed column)."""
+    if context is None:
+        return {c: None for c in columns}
+    if isinstance(context, str):
+        if context == "column":
+            return {c: canonical_text(c) for c in columns}
+        context_prefix(context)  # validates
+        return {c: context for c in columns}
+    if isinstance(context, Mapping):
+        stray = [c for c in context if c not in columns]
+        if stray:
+            raise InvalidInputError(
+                f"context= names column(s) {stray} that are not being hashed (hashed: "
+                f"{columns}); remove them or add them to columns="
+            )
+        missing = [c for c in columns if c not in context]
+        if missing:
+            raise InvalidInputError(
+                f"context= gives no context for column(s) {missing}; name every hashed column "
+                "(use None for no context), or pass context='column' / one str for all"
+            )
+        out = {}
+        for c in columns:
+            v = context[c]
+            if isinstance(v, str) and v == "column":
+                v = canonical_text(c)
+            context_prefix(v)  # validates
+            out[c] = v
+        return out
+    raise InvalidInputError(
+        f"context must be None, 'column', a str or {{column: str}}, got {type(context).__name__}"
+    )
 
 
 def reference_sha256_rows(identifiers):
@@ -863,21 +1018,26 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
     return out, roles.restricted_to(out.columns), info
 
 
-def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None):
+def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=None):
     """The engine of ``df.anon.hash_identifiers``; returns ``(frame, roles, info)``.
 
     Default columns: the identifiers. Columns named in ``columns`` that had another role become
-    identifiers (they now hold pseudonyms). A generated key is returned as a
-    :class:`SecretKey` in ``info["key"]``; a given key is never stored.
+    identifiers (they now hold pseudonyms). ``key`` goes through :func:`resolve_key`;
+    ``context`` (None, ``"column"``, one str, or ``{column: str or None}`` naming every hashed
+    column) separates the columns' pseudonyms (see :func:`hmac_pseudonyms`).
+
+    ``info`` never holds a given key or anything derived from it (``"key_source": "given"``).
+    A generated key is returned as a :class:`SecretKey` in ``info["key"]``, with its
+    :func:`key_fingerprint` (``"key_source": "generated"``).
 
     Example
     -------
     >>> from pdanon.schema import resolve_roles
     >>> df = pd.DataFrame({"phone": ["+7 900 1", "+7 900 2"], "age": [30, 40]})
     >>> out, r, info = hash_by_roles(df, resolve_roles(df, identifiers=["phone"]),
-    ...                              key=b"0123456789abcdef0123456789abcdef")
-    >>> len(out["phone"][0]), r.identifiers, "key" in info
-    (64, ('phone',), False)
+    ...                              key=b"0123456789abcdef0123456789abcdef", context="column")
+    >>> len(out["phone"][0]), r.identifiers, info["key_source"], info["context"]
+    (64, ('phone',), 'given', {'phone': 'phone'})
     """
     from pdanon.schema import Roles
 
@@ -890,10 +1050,13 @@ def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None):
                 "df.anon.hash_identifiers(identifiers=['name', 'phone'])"
             )
     _check_columns(df, cols, "hash_identifiers")
+    if len(set(cols)) != len(cols):
+        raise InvalidInputError(f"columns {cols} names a column twice")
+    contexts = _column_contexts(context, cols)
     raw, generated = resolve_key(key)
     out = df.copy(deep=False)
     for c in cols:
-        out[c] = hmac_pseudonyms(df[c], raw).array
+        out[c] = hmac_pseudonyms(df[c], raw, context=contexts[c]).array
     ids = set(roles.identifiers) | set(cols)
     new_roles = Roles(
         identifiers=tuple(c for c in df.columns if c in ids),
@@ -906,10 +1069,14 @@ def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None):
         "algorithm": "HMAC-SHA-256",
         "columns": list(cols),
         "text_form": "pdanon.perturb.canonical_text, UTF-8",
+        "context": None if context is None else contexts,
         "key_generated": generated,
-        "key_fingerprint": key_fingerprint(raw),
+        "key_source": "generated" if generated else "given",
     }
     if generated:
+        # a fingerprint of 32 random bytes reveals nothing; of a chosen key it would let
+        # anyone test guesses offline, so given keys get none
+        info["key_fingerprint"] = key_fingerprint(raw)
         info["key"] = SecretKey(raw)
     return out, new_roles, info
 

@@ -3,6 +3,8 @@ this interpreter's environment, else ``python -m pdanon.cli``)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import os
 import pathlib
@@ -152,6 +154,147 @@ def test_perturbations(csv_with_header):
     assert "name" not in out.columns and out["age"].astype(float).between(30, 57).all()
 
 
+# ============================================================================ hasher and keys
+
+KEY = b"0123456789abcdef0123456789abcdef"
+
+
+def test_unkeyed_hasher_warns_and_points_to_key_file(csv_with_header):
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--s_ids", 4)
+    assert proc.returncode == 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("depersonalize: warning: ")
+    assert "unkeyed SHA-256" in lines[0] and "--key-file" in lines[0]
+    assert "phone numbers" in lines[0] and "every candidate" in lines[0]
+    out = read_out(proc.stdout)
+    # still the reference's output: SHA-256 of the numpy text of the row of identifiers
+    assert out["name"][0] == hashlib.sha256(b"['ann']").hexdigest()
+
+
+@pytest.mark.parametrize("content", [KEY, KEY + b"\n", KEY + b"\r\n"])
+def test_key_file_gives_hmac_pseudonyms_without_warning(tmp_path, csv_with_header, content):
+    key_file = tmp_path / "key"
+    key_file.write_bytes(content)
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", "0,3", "--s_ids", 4,
+               "--key-file", key_file)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    out = read_out(proc.stdout)
+    assert out["name"].tolist() == [hmac.new(KEY, n.encode(), hashlib.sha256).hexdigest()
+                                    for n in PEOPLE["name"]]
+    assert out["sex"][0] == hmac.new(KEY, b"F", hashlib.sha256).hexdigest()
+    assert out["age"].tolist() == [str(a) for a in PEOPLE["age"]]
+    assert out["disease"].tolist() == PEOPLE["disease"].tolist()
+
+
+def test_key_file_with_column_context(tmp_path, csv_with_header, csv_plain):
+    key_file = tmp_path / "key"
+    key_file.write_bytes(KEY + b"\n")
+    both = pd.DataFrame({"home": ["+7900", "x"], "work": ["+7900", "y"]})
+    path = tmp_path / "phones.csv"
+    both.to_csv(path, index=False)
+    plain = read_out(run("-i", path, "-f", "-a", "hasher", "--i_ids", "0,1",
+                         "--key-file", key_file).stdout)
+    assert plain["home"][0] == plain["work"][0]
+    proc = run("-i", path, "-f", "-a", "hasher", "--i_ids", "0,1", "--key-file", key_file,
+               "--hash-context", "column")
+    assert proc.returncode == 0 and proc.stderr == ""
+    sep = read_out(proc.stdout)
+    assert sep["home"][0] == hmac.new(KEY, b"\x00\x00\x00\x04home+7900",
+                                      hashlib.sha256).hexdigest()
+    assert sep["work"][0] == hmac.new(KEY, b"\x00\x00\x00\x04work+7900",
+                                      hashlib.sha256).hexdigest()
+    # without a header the column's number is its context
+    numbered = read_out(run("-i", csv_plain, "-a", "hasher", "--i_ids", 0, "--key-file",
+                            key_file, "--hash-context", "column").stdout, header=False)
+    assert numbered[0][0] == hmac.new(KEY, b"\x00\x00\x00\x010ann", hashlib.sha256).hexdigest()
+
+
+def test_short_key_file_warns_in_one_line(tmp_path, csv_with_header):
+    key_file = tmp_path / "key"
+    key_file.write_text("tiny\n")
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--key-file", key_file)
+    assert proc.returncode == 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("depersonalize: warning: ")
+    assert "only 4 bytes" in lines[0]
+    assert read_out(proc.stdout)["name"][0] == hmac.new(b"tiny", b"ann",
+                                                        hashlib.sha256).hexdigest()
+
+
+@pytest.mark.parametrize("setup, extra, fragment", [
+    ("missing", [], "cannot read key file"),
+    ("empty", [], "is empty"),
+    ("newline", [], "is empty"),
+    ("dir", [], "is a directory"),
+    ("ok", ["-a", "shuffler"], "--key-file applies to -a hasher"),
+    (None, ["--hash-context", "column"], "--hash-context needs --key-file"),
+    ("ok", ["--hash-context", "row"], "invalid choice"),
+])
+def test_key_file_errors(tmp_path, csv_with_header, setup, extra, fragment):
+    paths = {"missing": tmp_path / "nope", "empty": tmp_path / "empty",
+             "newline": tmp_path / "newline", "dir": tmp_path, "ok": tmp_path / "ok"}
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "newline").write_bytes(b"\n")
+    (tmp_path / "ok").write_bytes(KEY)
+    args = ["-i", csv_with_header, "-f", "--i_ids", 0]
+    if "-a" not in extra:
+        args += ["-a", "hasher"]
+    if setup is not None:
+        args += ["--key-file", paths[setup]]
+    proc = run(*args, *extra, check_one_line_error=True)
+    assert fragment in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+
+
+# ============================================================================ CSV formulas
+
+
+@pytest.fixture()
+def csv_formulas(tmp_path):
+    path = tmp_path / "formulas.csv"
+    pd.DataFrame({"id": [1, 2, 3], "delta": [-5, 3, -1],
+                  "note": ["=HYPERLINK(\"http://evil\")", "@SUM(A1)", "fine"]}).to_csv(
+        path, index=False)
+    return path
+
+
+def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
+    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "id,delta,note"
+    assert [ln.split(",", 2)[1:] for ln in lines[1:]] == [
+        ["-5", "\"'=HYPERLINK(\"\"http://evil\"\")\""], ["3", "'@SUM(A1)"], ["-1", "fine"]]
+    # the same to a file
+    out = tmp_path / "o.csv"
+    assert run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+               "-o", out).returncode == 0
+    assert out.read_text() == proc.stdout
+    # turned off
+    raw = run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+              "--no-csv-escape")
+    assert read_out(raw.stdout)["note"].tolist() == ["=HYPERLINK(\"http://evil\")", "@SUM(A1)",
+                                                     "fine"]
+
+
+def test_parquet_output_is_not_escaped(tmp_path, csv_formulas):
+    out = tmp_path / "o.parquet"
+    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+               "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_parquet(out)
+    assert frame["note"].tolist() == ["=HYPERLINK(\"http://evil\")", "@SUM(A1)", "fine"]
+    assert frame["delta"].tolist() == [-5, 3, -1]
+
+
+def test_main_in_process_captures_the_hasher_warning(capsys, csv_with_header):
+    from pdanon.cli import main
+
+    assert main(["-i", str(csv_with_header), "-f", "-a", "hasher", "--i_ids", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "--key-file" in captured.err and captured.out.startswith("name,age")
+
+
 # ============================================================================ files
 
 
@@ -228,7 +371,8 @@ def test_help_exits_zero():
     assert proc.returncode == 0
     for flag in ("-i INPUT", "--header", "--output", "--algorithm", "--metric", "--method",
                  "--qi_ids", "--i_ids", "--s_ids", "--types", "--s_types", "--seed",
-                 "--k_suppressed_lines", "--scale", "--cols2shuffle", "--progress"):
+                 "--k_suppressed_lines", "--scale", "--cols2shuffle", "--progress",
+                 "--key-file", "--hash-context", "--no-csv-escape"):
         assert flag in proc.stdout
 
 

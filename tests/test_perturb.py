@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import perturb as P
+from pdanon.algorithms import _perturbation as P_ALGOS
 from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
 
 KEY = b"0123456789abcdef0123456789abcdef"
@@ -477,7 +478,8 @@ def test_accessor_randomize_noise_per_column():
 def test_hmac_pseudonyms_rfc4231_vector_and_missing():
     # RFC 4231 test case 2 (key "Jefe")
     with pytest.warns(UserWarning, match="only 4 bytes"):
-        key, _ = P.resolve_key("Jefe")
+        key, _ = P.resolve_key(b"Jefe")
+    assert key == b"Jefe"
     s = pd.Series(["what do ya want for nothing?", None, np.nan], index=[5, 6, 7], name="q")
     out = P.hmac_pseudonyms(s, key)
     assert out[5] == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
@@ -503,10 +505,10 @@ def test_canonical_text():
 
 def test_hash_identifiers_stable_per_key_and_joinable(people):
     out1 = people.anon.hash_identifiers(key=KEY, **ROLES)
-    out2 = people.iloc[::-1].anon.hash_identifiers(key=KEY.decode(), **ROLES)
+    out2 = people.iloc[::-1].anon.hash_identifiers(key=KEY, **ROLES)
     assert out1["name"].iloc[0] == hmac.new(KEY, b"Ann", hashlib.sha256).hexdigest()
     assert out1["name"].str.len().eq(64).all() and out1["name"].nunique() == 6
-    # another frame, another call, key as str: same pseudonyms, so joins still work
+    # another frame, another call: same pseudonyms, so joins still work
     visits = pd.DataFrame({"name": ["Eve", "Ann", "Eve"], "visit": [1, 2, 3]})
     v = visits.anon.hash_identifiers(key=KEY, identifiers=["name"])
     joined = v.merge(out2[["name", "disease"]], on="name")
@@ -517,6 +519,7 @@ def test_hash_identifiers_stable_per_key_and_joinable(people):
     assert out1.drop(columns="name").equals(people.drop(columns="name"))
     assert out1.anon.roles().identifiers == ("name",)
     assert "key" not in out1.anon.info and out1.anon.info["key_generated"] is False
+    assert out1.anon.info["key_source"] == "given" and out1.anon.info["context"] is None
 
 
 def test_hash_identifiers_differs_across_keys_and_keeps_nan():
@@ -525,7 +528,6 @@ def test_hash_identifiers_differs_across_keys_and_keeps_nan():
     b = df.anon.hash_identifiers(key=KEY[::-1], identifiers=["id"])
     assert (a["id"].dropna() != b["id"].dropna()).all()
     assert a["id"].isna().tolist() == [False, True, False]
-    assert a.anon.info["key_fingerprint"] != b.anon.info["key_fingerprint"]
 
 
 def test_hash_identifiers_generated_key_is_returned_but_never_leaks(people, tmp_path):
@@ -571,7 +573,155 @@ def test_hash_identifiers_columns_and_errors(people):
     with pytest.raises(InvalidInputError, match="bytes, str"):
         people.anon.hash_identifiers(key=12345, **ROLES)
     with pytest.warns(UserWarning, match="only 3 bytes"):
-        people.anon.hash_identifiers(key="abc", **ROLES)
+        people.anon.hash_identifiers(key=b"abc", **ROLES)
+    with pytest.raises(InvalidInputError, match="columns"):
+        people.anon.hash_identifiers(["name", "name"], key=KEY, **ROLES)
+
+
+# --------------------------------------------------------------------------- str keys (passphrases)
+
+
+def test_str_key_is_derived_with_scrypt_and_documented_parameters(people):
+    phrase = "correct horse battery staple"
+    expected_key = hashlib.scrypt(phrase.encode(), salt=b"pdanon.perturb.resolve_key passphrase v1",
+                                  n=2**15, r=8, p=1, dklen=32, maxmem=64 * 1024 * 1024)
+    assert P.resolve_key(phrase) == (expected_key, False)
+    out = people.anon.hash_identifiers(key=phrase, **ROLES)
+    assert out["name"].iloc[0] == hmac.new(expected_key, b"Ann", hashlib.sha256).hexdigest()
+    # not the raw UTF-8 bytes any more
+    assert out["name"].iloc[0] != hmac.new(phrase.encode(), b"Ann", hashlib.sha256).hexdigest()
+    # deterministic: the same passphrase in another release gives the same pseudonyms
+    again = people.iloc[::-1].anon.hash_identifiers(key=phrase, **ROLES)
+    assert again["name"].iloc[::-1].equals(out["name"])
+    # nothing derived from the passphrase is recorded
+    info = out.anon.info
+    assert "key_fingerprint" not in info and "key" not in info
+    assert info["key_source"] == "given"
+    assert expected_key.hex()[:16] not in json.dumps(out.attrs, default=str)
+
+
+@pytest.mark.parametrize("short", ["", "Jefe", "abc", "x" * 11])
+def test_short_passphrases_are_refused(people, short):
+    with pytest.raises(InvalidInputError, match=r"secrets\.token_bytes\(32\)") as err:
+        people.anon.hash_identifiers(key=short, **ROLES)
+    assert "at least 12" in str(err.value) and f"of {len(short)} character" in str(err.value)
+    P.resolve_key("x" * 12)  # the minimum is accepted
+
+
+def test_low_level_functions_refuse_str_keys():
+    with pytest.raises(InvalidInputError, match="resolve_key"):
+        P.hmac_pseudonyms(pd.Series(["a"]), "a long passphrase here")
+    with pytest.raises(InvalidInputError, match="resolve_key"):
+        P.key_fingerprint("a long passphrase here")
+
+
+# --------------------------------------------------------------------------- key fingerprint
+
+
+def test_fingerprint_only_for_generated_keys(people, tmp_path):
+    gen = people.anon.hash_identifiers(**ROLES)
+    info = gen.anon.info
+    raw = bytes(info["key"])
+    assert info["key_source"] == "generated" and info["key_generated"] is True
+    assert info["key_fingerprint"] == hmac.new(raw, b"pdanon key fingerprint",
+                                               hashlib.sha256).hexdigest()[:16]
+    # a given key -- bytes, SecretKey (even one pdanon generated) or passphrase -- leaves none
+    for key in (KEY, info["key"], "a long enough passphrase"):
+        out = people.anon.hash_identifiers(key=key, **ROLES)
+        assert out.anon.info["key_source"] == "given"
+        assert "key_fingerprint" not in out.anon.info and "key" not in out.anon.info
+        path = tmp_path / "given.parquet"
+        out.to_parquet(path)
+        blob = path.read_bytes()
+        assert P.key_fingerprint(KEY).encode() not in blob
+        assert P.key_fingerprint(raw).encode() not in blob
+    # the public function still works for whoever wants to compare keys privately
+    assert P.key_fingerprint(KEY) == hmac.new(KEY, b"pdanon key fingerprint",
+                                              hashlib.sha256).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- domain separation
+
+
+def test_context_none_keeps_plain_hmac_and_links_columns():
+    df = pd.DataFrame({"patient_phone": ["+79001", "+79002"],
+                       "emergency_phone": ["+79002", "+79001"]})
+    out = df.anon.hash_identifiers(key=KEY, identifiers=["patient_phone", "emergency_phone"])
+    assert out["patient_phone"].tolist() == [hmac.new(KEY, b"+79001", hashlib.sha256).hexdigest(),
+                                             hmac.new(KEY, b"+79002", hashlib.sha256).hexdigest()]
+    assert out["patient_phone"].tolist() == out["emergency_phone"].iloc[::-1].tolist()
+
+
+def test_context_column_separates_columns_with_exact_digest():
+    df = pd.DataFrame({"patient_phone": ["+79001", "+79002"],
+                       "emergency_phone": ["+79001", None]})
+    cols = ["patient_phone", "emergency_phone"]
+    out = df.anon.hash_identifiers(key=KEY, context="column", identifiers=cols)
+    assert out["patient_phone"][0] != out["emergency_phone"][0]
+    # computed independently: 4-byte big-endian length of the context, the context, the value
+    msg = (13).to_bytes(4, "big") + b"patient_phone" + b"+79001"
+    assert out["patient_phone"][0] == hmac.new(KEY, msg, hashlib.sha256).hexdigest()
+    # ...and the same by the HMAC definition with plain SHA-256 (a 32-byte key padded to 64)
+    k64 = KEY.ljust(64, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in k64) + msg).digest()
+    assert out["patient_phone"][0] == hashlib.sha256(bytes(b ^ 0x5C for b in k64)
+                                                     + inner).hexdigest()
+    msg2 = (15).to_bytes(4, "big") + b"emergency_phone" + b"+79001"
+    assert out["emergency_phone"][0] == hmac.new(KEY, msg2, hashlib.sha256).hexdigest()
+    assert pd.isna(out["emergency_phone"][1])
+    assert out.anon.info["context"] == {"patient_phone": "patient_phone",
+                                        "emergency_phone": "emergency_phone"}
+    # the input is not modified
+    assert df["patient_phone"].tolist() == ["+79001", "+79002"]
+
+
+def test_context_same_key_and_context_across_releases():
+    jan = pd.DataFrame({"phone": ["+1", "+2", "+3"], "x": [1, 2, 3]})
+    feb = pd.DataFrame({"phone": ["+3", "+9", "+1"], "x": [4, 5, 6]})
+    a = jan.anon.hash_identifiers(key=KEY, context="column", identifiers=["phone"])
+    b = feb.anon.hash_identifiers(key=KEY, context={"phone": "phone"}, identifiers=["phone"])
+    assert b["phone"][0] == a["phone"][2] and b["phone"][2] == a["phone"][0]
+    assert b["phone"][1] not in set(a["phone"])
+    # a different context (or none) gives unrelated pseudonyms
+    c = feb.anon.hash_identifiers(key=KEY, context="phones-v2", identifiers=["phone"])
+    d = feb.anon.hash_identifiers(key=KEY, identifiers=["phone"])
+    assert not set(c["phone"]) & set(b["phone"]) and not set(d["phone"]) & set(b["phone"])
+
+
+def test_context_is_length_prefixed_so_splits_do_not_collide():
+    a = P.hmac_pseudonyms(pd.Series(["bc"]), KEY, context="a")[0]
+    b = P.hmac_pseudonyms(pd.Series(["c"]), KEY, context="ab")[0]
+    assert a != b
+    assert a == hmac.new(KEY, b"\x00\x00\x00\x01abc", hashlib.sha256).hexdigest()
+    assert b == hmac.new(KEY, b"\x00\x00\x00\x02abc", hashlib.sha256).hexdigest()
+    # a non-ASCII context counts UTF-8 bytes
+    assert P.context_prefix("é") == b"\x00\x00\x00\x02\xc3\xa9"
+
+
+def test_context_one_str_dict_and_errors(people):
+    one = people.anon.hash_identifiers(["name", "note"], key=KEY, context="clinic-7", **ROLES)
+    pre = (8).to_bytes(4, "big") + b"clinic-7"
+    assert one["name"].iloc[0] == hmac.new(KEY, pre + b"Ann", hashlib.sha256).hexdigest()
+    assert one["note"].iloc[0] == hmac.new(KEY, pre + b"a", hashlib.sha256).hexdigest()
+    mixed = people.anon.hash_identifiers(["name", "note"], key=KEY,
+                                         context={"name": "column", "note": None}, **ROLES)
+    assert mixed["name"].iloc[0] == hmac.new(KEY, (4).to_bytes(4, "big") + b"nameAnn",
+                                             hashlib.sha256).hexdigest()
+    assert mixed["note"].iloc[0] == hmac.new(KEY, b"a", hashlib.sha256).hexdigest()
+    with pytest.raises(InvalidInputError, match=r"no context for column\(s\) \['note'\]"):
+        people.anon.hash_identifiers(["name", "note"], key=KEY, context={"name": "x"}, **ROLES)
+    with pytest.raises(InvalidInputError, match=r"\['zip'\] that are not being hashed"):
+        people.anon.hash_identifiers(key=KEY, context={"name": "x", "zip": "y"}, **ROLES)
+    with pytest.raises(InvalidInputError, match="must not be empty"):
+        people.anon.hash_identifiers(key=KEY, context="", **ROLES)
+    with pytest.raises(InvalidInputError, match="context must be"):
+        people.anon.hash_identifiers(key=KEY, context=5, **ROLES)
+    with pytest.raises(InvalidInputError, match="has none|have none"):
+        P.hmac_pseudonyms(["a"], KEY, context="column")
+    # integer column labels use their decimal text as context
+    ints = pd.DataFrame({0: ["a"], 1: ["a"]}).anon.hash_identifiers(
+        key=KEY, context="column", identifiers=[0, 1])
+    assert ints[0][0] == hmac.new(KEY, b"\x00\x00\x00\x010a", hashlib.sha256).hexdigest()
 
 
 def test_drop_identifiers(people):
@@ -625,6 +775,88 @@ def test_dictionary_attack_breaks_unkeyed_sha256_but_not_hmac():
     key = bytes(out.anon.info["key"])
     own = {hmac.new(key, c.encode(), hashlib.sha256).hexdigest(): c for c in candidates}
     assert [own[h] for h in out["phone"]] == phones
+
+
+# =========================================================================== classic classes
+
+
+def test_keyed_identifier_hasher_classic_api():
+    from pdanon.algorithms._perturbation import KeyedIdentifierHasher
+
+    df = pd.DataFrame({"home": ["+1", None], "work": ["+1", "+2"], "age": [30, 40]})
+    out = KeyedIdentifierHasher(KEY).depersonalize(df, identifiers_ids=[0, 1])[0]
+    assert list(out.columns) == ["home", "work", "age"] and out["age"].tolist() == [30, 40]
+    assert out["home"][0] == out["work"][0] == hmac.new(KEY, b"+1", hashlib.sha256).hexdigest()
+    assert out["home"][1] is None
+    sep = KeyedIdentifierHasher(KEY, context="column").depersonalize(df, identifiers_ids=[0, 1])[0]
+    assert sep["home"][0] == hmac.new(KEY, b"\x00\x00\x00\x04home+1", hashlib.sha256).hexdigest()
+    assert sep["work"][0] == hmac.new(KEY, b"\x00\x00\x00\x04work+1", hashlib.sha256).hexdigest()
+    # without labels the context is the column's position
+    rows = KeyedIdentifierHasher(KEY, context="column").depersonalize(
+        [["a", 1]], identifiers_ids=[0])[0]
+    assert rows[0][0] == hmac.new(KEY, b"\x00\x00\x00\x010a", hashlib.sha256).hexdigest()
+    assert "withheld" in repr(KeyedIdentifierHasher(KEY)) and KEY.hex() not in repr(
+        KeyedIdentifierHasher(KEY).__dict__)
+    with pytest.raises(InvalidInputError, match="needs a key"):
+        KeyedIdentifierHasher(None)
+    with pytest.raises(InvalidInputError, match="at least 12"):
+        KeyedIdentifierHasher("short")
+    with pytest.raises(InvalidInputError, match="must not be empty"):
+        KeyedIdentifierHasher(KEY, context="")
+
+
+def _draws(make):
+    r = make()
+    return [r(v) for v in (5, 50, 95, 20, 70) * 4]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: P_ALGOS.RandomOrdered(range(100), "ordered", 0.1),
+    lambda: P_ALGOS.RandomOrdered([float(v) for v in range(100)], "real", 0.1),
+    lambda: P_ALGOS.RandomUnordered(list("abcdefgh")),
+])
+def test_compat_randomizers_own_generator_leaves_global_numpy_state(make):
+    def seeded():
+        r = make()
+        r.seed = 11
+        return r
+
+    np.random.seed(123)
+    before = np.random.get_state()
+    first = _draws(seeded)
+    second = _draws(seeded)
+    after = np.random.get_state()
+    # the global generator was neither advanced nor reseeded
+    assert before[0] == after[0] and np.array_equal(before[1], after[1])
+    assert before[2:] == after[2:]
+    # same seed, same draws; a different seed, different draws; and the draws move values
+    assert first == second
+    r = make()
+    r.seed = 12
+    assert [r(v) for v in (5, 50, 95, 20, 70) * 4] != first
+    assert first != [5, 50, 95, 20, 70] * 4
+    # the draws do not depend on numpy's global seed
+    np.random.seed(999)
+    assert _draws(seeded) == first
+    # unseeded objects draw fresh randomness from secrets (two objects differ)
+    assert _draws(make) != _draws(make)
+
+
+def test_compat_randomizer_seed_is_validated_and_resettable():
+    r = P_ALGOS.RandomUnordered(list("ab"))
+    assert r.seed is None
+    with pytest.raises(InvalidInputError, match="seed"):
+        r.seed = -1
+    r.seed = 3
+    a = [r("x") for _ in range(10)]
+    r.seed = 3
+    assert [r("x") for _ in range(10)] == a
+    # the reference's constructor signatures are kept
+    import inspect
+
+    assert list(inspect.signature(P_ALGOS.RandomOrdered).parameters) == [
+        "sorted_values", "values_type", "scale"]
+    assert list(inspect.signature(P_ALGOS.RandomUnordered).parameters) == ["values"]
 
 
 # =========================================================================== chaining

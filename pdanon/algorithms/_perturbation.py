@@ -23,6 +23,7 @@ from pdanon.algorithms._base import Depersonalizator, check_kinds
 
 __all__ = [
     "IdentifierHasher",
+    "KeyedIdentifierHasher",
     "RandomOrdered",
     "RandomUnordered",
     "RandomizationBaselineDepersonalizator",
@@ -54,6 +55,66 @@ class IdentifierHasher(Depersonalizator):
         from pdanon.perturb import reference_sha256_rows
 
         return reference_sha256_rows(identifiers), quasi_identifiers
+
+
+class KeyedIdentifierHasher(Depersonalizator):
+    """Replace every identifier cell by its keyed pseudonym, HMAC-SHA-256 (hex) of the cell's
+    text (:func:`pdanon.perturb.hmac_pseudonyms`; missing cells stay missing); quasi-identifier
+    and sensitive columns are unchanged. Returns ``(table,)``. The safe counterpart of
+    :class:`IdentifierHasher` (what ``depersonalize -a hasher --key-file`` runs).
+
+    ``key``: bytes (e.g. ``secrets.token_bytes(32)``), a passphrase str of at least 12
+    characters, or a :class:`pdanon.perturb.SecretKey` (see :func:`pdanon.perturb.resolve_key`).
+    ``context``: ``None`` (equal values get equal pseudonyms in every column), ``"column"``
+    (each column's label -- its position when the input has no labels -- separates the
+    columns), or one str for every column.
+
+    Example
+    -------
+    >>> import hmac
+    >>> out = KeyedIdentifierHasher(b"k" * 32).depersonalize([["Ann", 30]], identifiers_ids=[0])[0]
+    >>> out[0][0] == hmac.new(b"k" * 32, b"Ann", "sha256").hexdigest(), out[0][1]
+    (True, 30)
+    """
+
+    def __init__(self, key, *, context=None):
+        from pdanon.perturb import SecretKey, context_prefix, resolve_key
+
+        super().__init__([])
+        if key is None:
+            raise InvalidInputError("KeyedIdentifierHasher needs a key, e.g. "
+                                    "key=secrets.token_bytes(32); keep it secret")
+        self._key = SecretKey(resolve_key(key)[0])
+        if context is not None and not isinstance(context, str):
+            raise InvalidInputError(f"context must be None, 'column' or a str, got {context!r}")
+        if context != "column":
+            context_prefix(context)  # refuses an empty context now
+        self.context = context
+        self._labels = None
+
+    def __repr__(self) -> str:
+        return f"KeyedIdentifierHasher(key=<withheld>, context={self.context!r})"
+
+    def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids="left",
+                      sensitives_ids=None):
+        self._labels = list(df.columns) if isinstance(df, pd.DataFrame) else None
+        try:
+            return super().depersonalize(df, identifiers_ids, quasi_identifiers_ids,
+                                         sensitives_ids)
+        finally:
+            self._labels = None
+
+    def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):
+        from pdanon.perturb import hmac_pseudonyms
+
+        ids = list(self.identifiers_ids or [])
+        out = np.empty(identifiers.shape, dtype=object)
+        for j, pos in enumerate(ids):
+            name = self._labels[pos] if self._labels is not None else pos
+            hashed = hmac_pseudonyms(pd.Series(identifiers[:, j], dtype=object), self._key,
+                                     context=self.context, name=name)
+            out[:, j] = hashed.to_numpy(dtype=object, na_value=None)
+        return out, quasi_identifiers
 
 
 def _blocks_frame(identifiers, quasi, sensitives, ids, qis, sens):
@@ -149,16 +210,56 @@ class ShufflerInBatches(Shuffler):
         return batches
 
 
-class RandomOrdered:
+class _OwnGenerator:
+    """A per-object :class:`numpy.random.Generator` built from ``seed`` on first use
+    (:func:`pdanon.perturb.make_rng`: reproducible from a seed, from :mod:`secrets` when
+    ``seed`` is None). Setting ``seed`` starts a new generator. numpy's global generator is
+    neither read nor changed."""
+
+    _seed = None
+    _rng = None
+
+    @property
+    def seed(self):
+        """The seed of this object's generator (None: fresh randomness from secrets)."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value):
+        from pdanon.perturb import make_rng
+
+        if value is not None:
+            make_rng(value)  # refuses a bad seed now, not at the first draw
+        self._seed = value
+        self._rng = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            from pdanon.perturb import make_rng
+
+            self._rng = make_rng(self._seed)
+        return self._rng
+
+
+class RandomOrdered(_OwnGenerator):
     """The reference's default randomizer for one ordered (``values_type='ordered'``) or real
     column, as a per-value callable: the value's first position in ``sorted_values`` is
     shifted by N(0, 1)·len·scale (truncated to an int for ordered; linear interpolation for
-    real) and clipped to the ends. Uses numpy's global generator, as the reference.
+    real) and clipped to the ends.
+
+    Draws come from the object's own generator, not numpy's global one: set ``r.seed = 3``
+    (the constructor keeps the reference's signature) for reproducible draws; without a seed
+    the generator is seeded from :mod:`secrets`.
 
     Example
     -------
     >>> RandomOrdered([1, 2, 3], scale=0)(2)
     2
+    >>> a, b = RandomOrdered(range(100), scale=0.1), RandomOrdered(range(100), scale=0.1)
+    >>> a.seed = b.seed = 5
+    >>> [a(50) for _ in range(3)] == [b(50) for _ in range(3)]
+    True
     """
 
     def __init__(self, sorted_values, values_type="ordered", scale=0.25):
@@ -170,7 +271,7 @@ class RandomOrdered:
         vals = self.sorted_values
         n = len(vals)
         pos = bisect.bisect_left(vals, x)
-        z = float(np.random.normal(0, 1))
+        z = float(self.rng.standard_normal())
         if self.values_type == "ordered":
             return vals[int(np.clip(pos + int(z * n * self.scale), 0, n - 1))]
         new = pos + z * n * self.scale
@@ -182,23 +283,32 @@ class RandomOrdered:
         return vals[i] + (new - i) * (vals[i + 1] - vals[i])
 
 
-class RandomUnordered:
+class RandomUnordered(_OwnGenerator):
     """The reference's default randomizer for one unordered column: keep the value or (fair
-    coin) replace it by a uniformly drawn value of ``values`` (numpy's global generator).
+    coin) replace it by a uniformly drawn value of ``values``.
+
+    Draws come from the object's own generator (set ``r.seed`` for reproducible draws; from
+    :mod:`secrets` otherwise), never numpy's global one.
 
     Example
     -------
     >>> RandomUnordered(["a"])("a")
     'a'
+    >>> r = RandomUnordered(["a", "b", "c"]); r.seed = 1
+    >>> first = [r("x") for _ in range(6)]
+    >>> r.seed = 1  # a new generator from the same seed
+    >>> [r("x") for _ in range(6)] == first
+    True
     """
 
     def __init__(self, values):
         self.values = list(values)
 
     def __call__(self, x):
-        if np.random.random() < 0.5:
+        rng = self.rng
+        if rng.random() < 0.5:
             return x
-        return self.values[int(np.random.randint(len(self.values)))]
+        return self.values[int(rng.integers(len(self.values)))]
 
 
 def _per_column(option, j):

@@ -27,6 +27,25 @@ from pdanon.schema import Roles, infer_schema, resolve_roles, schema, schema_fro
 
 __version__ = "0.1.0"
 
+#: subpackages imported on first use (``pdanon.metrics.k_anonymity(...)`` works after
+#: ``import pdanon`` without making ``import pdanon`` pay for them)
+_LAZY = ("algorithms", "compat", "csvsafe", "distributions", "engine", "metrics", "parties",
+         "perturb")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f"pdanon.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'pdanon' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 __all__ = [
     "AnonymizationError",
     "GeneralizationArray",
@@ -42,6 +61,7 @@ __all__ = [
     "hierarchy",
     "infer_schema",
     "io",
+    "metrics",
     "models",
     "plot",
     "read_csv",

@@ -383,7 +383,7 @@ class AnonAccessor:
                                      algorithm=algorithm, **extra)
         return self._result(out, r.restricted_to(out.columns), info)
 
-    # ---- hierarchies (hierarchy engineer)
+    # ---- hierarchies
     def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,
                    **roles) -> pd.DataFrame:
         """Generalize columns to chosen levels of their hierarchies (full-domain recoding by
@@ -433,7 +433,7 @@ class AnonAccessor:
         info = {"algorithm": "generalize", **info}
         return self._result(out, r, info)
 
-    # ---- perturbation (perturbation engineer)
+    # ---- perturbation
     def shuffle(self, columns=None, *, within=None, seed=None, keep_identifiers: bool = False,
                 **roles) -> pd.DataFrame:
         """Permute each listed column independently (each column gets its own permutation).

@@ -1,6 +1,6 @@
 """Straightforward implementations for the GroupJoin and exact-suppression tests.
 
-Everything here loops over groups, partners and cells in plain Python, exactly as SPEC §3 states
+Everything here loops over groups, partners and cells in plain Python, exactly as the reference's rule states (docs/group_join.md)
 the rules; only for small tables (a few hundred rows for GroupJoin, ~15 cells for brute force).
 
 * :func:`direct_group_join` - the GroupJoin rule with a full scan of partners, the per-column

@@ -143,7 +143,7 @@ def fixed_generalization(qi_rows, groups, kinds):
 
 
 def exact_distances(qi_rows, kinds, hamming):
-    """The TimeOptimal row distances in exact rational arithmetic (SPEC §3)."""
+    """The TimeOptimal row distances in exact rational arithmetic."""
     from fractions import Fraction
 
     n = len(qi_rows)
@@ -200,7 +200,7 @@ def exact_time_optimal_groups(qi_rows, sens_rows, kinds, k, l, hamming):
 
 
 def recode(qi_rows, groups, kinds, method):
-    """Straightforward recoding of groups (SPEC §1), generalization with correct maxima."""
+    """Straightforward recoding of groups, generalization with correct maxima."""
     if method == "g":
         return fixed_generalization(qi_rows, groups, kinds)
     out = [list(r) for r in qi_rows]

@@ -1,4 +1,4 @@
-"""Risk and utility metrics (SPEC §4): hand-computed values, the seed text's example, and
+"""Risk and utility metrics: hand-computed values, the seed text's example, and
 property tests against cell-by-cell loops written here from the formulas."""
 
 from __future__ import annotations
@@ -266,7 +266,7 @@ def test_by_element_ordered_categorical():
     assert metrics.by_element_distance(orig, anon, {"e": "ordered"}) == pytest.approx(1 / 6)
 
 
-# -- property test against a cell loop written from SPEC §4
+# -- property test against a cell loop written from the metrics' definitions (docs/metrics.md)
 
 
 def ref_cell_real(a, b, span):

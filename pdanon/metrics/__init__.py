@@ -1,4 +1,4 @@
-"""Risk and utility metrics of anonymized tables (SPEC §4), as plain functions on DataFrames.
+"""Risk and utility metrics of anonymized tables, as plain functions on DataFrames.
 
 Risk: :func:`k_anonymity`, :func:`l_diversity`, :func:`t_closeness` (achieved levels),
 :func:`is_k_anonymous`, :func:`is_l_diverse`, :func:`is_t_close`,

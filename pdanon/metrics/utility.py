@@ -215,7 +215,7 @@ def _unordered_distance(orig: pd.Series, anon: pd.Series) -> np.ndarray:
     both = ~a.na & ~b.na
     pp = both & ~a.is_set & ~b.is_set
     d[pp] = (a.codes[pp] != b.codes[pp]).astype(np.float64)
-    # value vs set B: 1 − 1/|B| if the value is in B, else 0 (SPEC §4, as the reference computes)
+    # value vs set B: 1 − 1/|B| if the value is in B, else 0 (as the reference computes)
     for x, s, mask in ((a, b, both & ~a.is_set & b.is_set), (b, a, both & a.is_set & ~b.is_set)):
         rows = np.flatnonzero(mask)
         if len(rows):

@@ -1,4 +1,4 @@
-"""Nearest-neighbour grouping: the reference's "TimeOptimal" family (SPEC §3).
+"""Nearest-neighbour grouping: the reference's "TimeOptimal" family.
 
 Changes: **partitioning** only. The privacy model decides how far a group grows; recoding is
 done afterwards by :mod:`pdanon.recode`.

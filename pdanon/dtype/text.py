@@ -438,48 +438,93 @@ def _parse_sets(obj, na, is_str, txt, categories, where) -> ParsedSets:
     plain_idx = np.flatnonzero(~na & ~is_set)
     set_idx = np.flatnonzero(is_set)
     plain_tok = [txt[i] if is_str[i] else obj[i] for i in plain_idx]
-    members = [_set_members(t[1:-1], dtype) for t in txt[set_idx]]
-    lens = np.fromiter(map(len, members), dtype=np.int64, count=len(members))
-    empty = np.flatnonzero(lens == 0)
-    if len(empty):
-        i = int(set_idx[empty[0]])
-        raise InvalidInputError(f"{where(i)}: an empty set {_show(txt[i])} cannot be stored "
-                                "(use NaN)")
-    flat = list(chain.from_iterable(members))
-    if not known:
+    inners = [s[1:-1] for s in txt[set_idx]]
+    if known:
+        # split every set cell at once at ', '; cells with a piece that is not a category
+        # (categories holding ', ', or text such as '{a,b}') are split again on their own
+        counts = np.fromiter((s.count(", ") for s in inners), np.int64, len(inners)) + 1
+        flat = ", ".join(inners).split(", ") if inners else []
+        cell = np.repeat(np.arange(len(inners)), counts)
+        _check_empty(inners, counts, flat, set_idx, txt, where)
+        member_codes = _lookup_codes(flat, dtype)
+        redo = np.unique(cell[member_codes < 0])
+        if len(redo):
+            keep = ~np.isin(cell, redo)
+            again = [_set_members(inners[j], dtype) for j in redo]
+            again_cell = np.repeat(redo, [len(m) for m in again])
+            again_codes = _codes(list(chain.from_iterable(again)), dtype,
+                                 lambda j: where(int(set_idx[again_cell[j]])))
+            cell = np.concatenate([cell[keep], again_cell])
+            member_codes = np.concatenate([member_codes[keep], again_codes])
+    else:
+        counts = np.fromiter((s.count(",") for s in inners), np.int64, len(inners)) + 1
+        flat = list(map(str.strip, ",".join(inners).split(","))) if inners else []
+        cell = np.repeat(np.arange(len(inners)), counts)
+        _check_empty(inners, counts, flat, set_idx, txt, where)
         has_nonstr = any(not isinstance(t, str) for t in plain_tok)
         conv = str if has_nonstr else _token_converter(
             [t for t in plain_tok if isinstance(t, str)] + flat)
         if conv is not str:
             plain_tok = [conv(t) if isinstance(t, str) else t for t in plain_tok]
             flat = list(map(conv, flat))
-        dtype = GeneralizationDtype("unordered", _infer_categories(
-            _object_array(plain_tok + flat), sort=True))
-    pos = dtype._cat_pos
-    lookup, _ = dtype._cat_lookup
+        # the categories are the sorted distinct values: hash the values once
+        values = _object_array(plain_tok + flat)
+        vcodes, distinct = pd.factorize(values)
+        cats = _infer_categories(_object_array(distinct), sort=True)
+        dtype = GeneralizationDtype("unordered", cats)
+        order = cats.get_indexer(pd.Index(_object_array(distinct), tupleize_cols=False))
+        all_codes = order[vcodes].astype(np.int64)
     c = dtype._n_categories
-
-    def codes_of(toks: list, cell_of) -> np.ndarray:
-        try:
-            out = np.fromiter((lookup.get(t, -1) if isinstance(t, str) else pos.get(t, -1)
-                               for t in toks), dtype=np.int64, count=len(toks))
-        except TypeError:  # an unhashable value: look each one up (and name the bad one)
-            out = np.full(len(toks), -1, dtype=np.int64)
-        for j in np.flatnonzero(out < 0):
-            t = toks[j]
-            p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
-            if p is None:
-                raise InvalidInputError(f"{where(int(cell_of(j)))}: value {_show(t)} is not "
-                                        f"among the categories of {dtype!r}")
-            out[j] = p
-        return out
-
     codes = np.full(n, -1, dtype=np.int64)
-    if len(plain_idx):
-        codes[plain_idx] = codes_of(plain_tok, lambda j: plain_idx[j])
+    rows = set_idx[cell] if len(set_idx) else np.zeros(0, dtype=np.int64)
+    if known:
+        plain_codes = _codes(plain_tok, dtype, lambda j: where(int(plain_idx[j])))
+    else:
+        plain_codes, member_codes = all_codes[:len(plain_tok)], all_codes[len(plain_tok):]
+    codes[plain_idx] = plain_codes
     table = np.zeros((0, c), dtype=bool)
     if len(set_idx):
-        rows = np.repeat(set_idx, lens)
-        scodes, table = _sets_from_pairs(n, rows, codes_of(flat, lambda j: rows[j]), c)
+        scodes, table = _sets_from_pairs(n, rows, member_codes, c)
         codes[set_idx] = scodes[set_idx]
     return ParsedSets(dtype, codes, table)
+
+
+def _check_empty(inners, counts, flat, set_idx, txt, where) -> None:
+    """An empty set (``{}``, ``{ }``) cannot be stored: its single piece is blank."""
+    if not len(counts):
+        return
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    for j in np.flatnonzero(counts == 1):
+        if not flat[starts[j]].strip():
+            i = int(set_idx[j])
+            raise InvalidInputError(f"{where(i)}: an empty set {_show(txt[i])} cannot be stored "
+                                    "(use NaN)")
+
+
+def _lookup_codes(tokens: list, dtype: GeneralizationDtype) -> np.ndarray:
+    """Category positions of text tokens in one vectorized lookup (-1 when not found)."""
+    if not tokens:
+        return np.zeros(0, dtype=np.int64)
+    lookup, _ = dtype._cat_lookup
+    keys = pd.Index(list(lookup), dtype=object)
+    pos = np.fromiter(lookup.values(), dtype=np.int64, count=len(lookup))
+    found = keys.get_indexer(pd.Index(_object_array(tokens), dtype=object))
+    return np.where(found >= 0, pos[found], -1) if len(pos) else np.full(len(tokens), -1)
+
+
+def _codes(toks: list, dtype: GeneralizationDtype, cell_of) -> np.ndarray:
+    """Category positions of tokens (text or values); the error names the cell's row."""
+    pos = dtype._cat_pos
+    lookup, _ = dtype._cat_lookup
+    is_text = np.fromiter((isinstance(t, str) for t in toks), dtype=bool, count=len(toks))
+    out = np.full(len(toks), -1, dtype=np.int64)
+    if is_text.all():
+        out = _lookup_codes(toks, dtype)
+    for j in np.flatnonzero(out < 0):
+        t = toks[j]
+        p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
+        if p is None:
+            raise InvalidInputError(f"{cell_of(int(j))}: value {_show(t)} is not among the "
+                                    f"categories of {dtype!r}")
+        out[j] = p
+    return out

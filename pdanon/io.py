@@ -68,10 +68,10 @@ def parse_generalized(strings, kind: str, categories=None, *,
     ['White', {Asian, White}]
     >>> parse_generalized(["{1, 2}", "3"], "unordered").dtype.categories.tolist()
     [1, 2, 3]
-    >>> parse_generalized(["1", "[1, x]"], "real", column="age")
+    >>> parse_generalized(["1", "[1, x]"], "real", column="age")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '[1, x]' as a number or a range '[min, max]'
+    pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '[1, x]' as a number...
     """
     return GeneralizationArray._from_text(strings, kind, categories,
                                           max_cell_length=max_cell_length, column=column)
@@ -170,7 +170,7 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
             continue
         values = s.to_numpy(dtype=object)
         if has_syntax(values):
-            arr = GeneralizationArray._from_text(values, kind, cats, max_cell_length=max_cell_length,
-                                                 column=col, index=df.index)
+            arr = GeneralizationArray._from_text(values, kind, cats, column=col, index=df.index,
+                                                 max_cell_length=max_cell_length)
             df[col] = pd.Series(arr, index=df.index, name=col)
     return df

@@ -2,8 +2,8 @@
 
 Storage (one of two layouts, chosen by the dtype's kind): float64 ``_lo``/``_hi`` bounds plus a
 boolean ``_mask`` for real and ordered cells (positions into ``categories`` for non-numeric
-ordered values); one int64 ``_codes`` entry per row into a shared :class:`~pdanon.dtype.storage._SetTable`
-for unordered cells. The constructors are in :mod:`pdanon.dtype.construction`.
+ordered values); one int64 ``_codes`` entry per row into a shared table of distinct sets
+(:mod:`pdanon.dtype.storage`) for unordered cells. The constructors are in :mod:`pdanon.dtype.construction`.
 
 >>> import pandas as pd
 >>> arr = pd.array(["a", {"a", "b"}, None], dtype="generalization[unordered]")
@@ -21,7 +21,7 @@ from pandas.api.indexers import check_array_indexer
 from pandas.api.types import is_integer, is_list_like, pandas_dtype
 
 from pdanon.dtype._common import _is_na, _object_array
-from pdanon.dtype.construction import _Construction, _resolve_dtype
+from pdanon.dtype.construction import _Construction
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.scalar import GeneralizationRange
 from pdanon.dtype.storage import _SetTable, _sorted_unique

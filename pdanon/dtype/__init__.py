@@ -1,0 +1,62 @@
+"""Generalized cells: the ``GeneralizationRange`` scalar and a pandas extension dtype.
+
+A *generalized* cell replaces a value by a coarser one: a range ``[lo, hi]`` for
+``real``/``ordered`` columns or a set ``{a, b}`` for ``unordered`` columns. pdanon keeps such
+cells in a dedicated pandas ExtensionDtype, :class:`GeneralizationDtype`, whose array,
+:class:`GeneralizationArray`, stores them as numpy arrays (in the spirit of pandas'
+``IntervalArray``) so that grouping, sorting, comparing and hashing stay vectorized.
+
+Storage
+-------
+* ``real`` and numeric ``ordered``: float64 ``lo`` and ``hi`` plus a boolean NA mask; a plain
+  (ungeneralized) value has ``lo == hi``.
+* ``ordered`` with ``categories`` (e.g. education levels): the same, where ``lo``/``hi`` are
+  integer positions in ``categories``.
+* ``unordered``: one int64 code per row into a dictionary of distinct cells: codes
+  ``0 .. C-1`` are plain values (``categories[code]``), codes ``C ..`` are rows of a boolean
+  membership table (one row per *distinct* set of two or more categories, shared between
+  views), and ``-1`` is missing. Equal sets have equal codes, so ``factorize``/``groupby`` run
+  on integers.
+
+Example
+-------
+>>> import pandas as pd
+>>> from pdanon.dtype import GeneralizationRange
+>>> s = pd.Series([39, GeneralizationRange(20, 29, "real"), None], dtype="generalization[real]")
+>>> s.tolist()
+[39, [20, 29], nan]
+
+Modules
+-------
+In dependency order (each imports only modules listed before it; ``dtype`` and ``array`` import
+``array`` and ``arrow`` inside the methods that need them):
+
+* ``scalar``: :class:`GeneralizationRange`;
+* ``dtype``: :class:`GeneralizationDtype` and its registration with pandas;
+* ``storage``: the shared table of distinct sets of unordered columns;
+* ``text``: the one parser of the text form ``[20, 29]`` / ``{Asian, White}``, shared with
+  :func:`pdanon.read_csv`;
+* ``construction``: building arrays from values, bounds, memberships, objects and text;
+* ``array``: :class:`GeneralizationArray`;
+* ``arrow``: the Arrow extension type for Parquet (registered on import).
+"""
+
+from __future__ import annotations
+
+from pdanon.dtype._common import (  # noqa: F401  (private names other modules import)
+    KINDS,
+    _fmt_value,
+    _infer_categories,
+    _is_na,
+    _object_array,
+    _py,
+)
+from pdanon.dtype.array import GeneralizationArray
+from pdanon.dtype.dtype import GeneralizationDtype
+from pdanon.dtype.scalar import GeneralizationRange
+from pdanon.dtype.storage import _sets_from_pairs, _SetTable  # noqa: F401
+from pdanon.dtype.text import MAX_CELL_LENGTH, _split_range_text, _split_set_text  # noqa: F401
+from pdanon.dtype import arrow as _arrow  # noqa: E402,F401  (registers the Arrow extension type)
+
+__all__ = ["GeneralizationRange", "GeneralizationDtype", "GeneralizationArray", "KINDS",
+           "MAX_CELL_LENGTH"]

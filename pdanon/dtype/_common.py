@@ -1,0 +1,119 @@
+"""Small value helpers shared by the modules of :mod:`pdanon.dtype`.
+
+Missing-value tests, number checks, the text of one value and a safe conversion of any
+sequence into a 1-D object array.
+
+>>> _fmt_value(20.0), _is_na(float("nan")), _object_array([(1, 2), 3]).tolist()
+('20', True, [(1, 2), 3])
+"""
+
+from __future__ import annotations
+
+import decimal
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pandas.api.extensions import ExtensionArray
+
+#: The value kinds a generalized column can have.
+KINDS = ("real", "ordered", "unordered")
+
+_INT_MAX_EXACT = 2.0**53
+
+
+def _fmt_value(v: Any) -> str:
+    """Text of one bound or member: integral floats without ``.0``; others as ``str``."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if f.is_integer() and abs(f) < _INT_MAX_EXACT:
+            return str(int(f))
+        return repr(f)
+    return str(v)
+
+
+def _py(v: Any) -> Any:
+    """numpy scalar -> Python scalar (other values unchanged)."""
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _is_na(v: Any) -> bool:
+    """True for the missing-value markers pandas knows (None, NaN, pd.NA, NaT)."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    if isinstance(v, (float, np.floating)):
+        return v != v
+    if isinstance(v, decimal.Decimal):
+        return v.is_nan()
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(v))
+    return False
+
+
+def _as_real(v: Any) -> tuple[float, bool]:
+    """A real number as (float, was_an_integer); TypeError for anything else."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"a boolean ({v!r}) is not a real value")
+    if isinstance(v, (int, np.integer)):
+        return float(v), True
+    if isinstance(v, (float, np.floating)):
+        return float(v), False
+    if isinstance(v, (numbers.Real, decimal.Decimal)):
+        return float(v), False
+    raise TypeError(f"{v!r} (type {type(v).__name__}) is not a real value")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (numbers.Real, decimal.Decimal)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_set_like(v: Any) -> bool:
+    return isinstance(v, (set, frozenset))
+
+
+def _object_array(values) -> np.ndarray:
+    """Any 1-D sequence -> 1-D object ndarray without numpy broadcasting surprises."""
+    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype == object:
+        return values
+    if isinstance(values, (pd.Series, pd.Index)):
+        values = values.array
+    if isinstance(values, ExtensionArray):
+        return np.asarray(values.astype(object))
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            if values.ndim == 0:
+                raise TypeError("a scalar is not a sequence of cells")
+            raise ValueError("generalized cells need a 1-dimensional sequence")
+        return values.astype(object)
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+
+def _infer_categories(values: np.ndarray, sort: bool) -> pd.Index:
+    """Distinct values as an Index (sorted when the values are sortable)."""
+    if len(values) == 0:
+        return pd.Index([], dtype=object)
+    arr = values if isinstance(values, np.ndarray) else _object_array(values)
+    if arr.dtype == object:
+        idx = pd.Index(arr, tupleize_cols=False)
+    else:
+        idx = pd.Index(arr)
+    uniq = idx.unique()
+    if sort:
+        try:
+            uniq = uniq.sort_values()
+        except TypeError:
+            pass
+    return uniq

@@ -1,0 +1,885 @@
+"""The pandas ExtensionArray of generalized cells: :class:`GeneralizationArray`.
+
+Storage (one of two layouts, chosen by the dtype's kind): float64 ``_lo``/``_hi`` bounds plus a
+boolean ``_mask`` for real and ordered cells (positions into ``categories`` for non-numeric
+ordered values); one int64 ``_codes`` entry per row into a shared table of distinct sets
+(:mod:`pdanon.dtype.storage`) for unordered cells. The constructors are in :mod:`pdanon.dtype.construction`.
+
+>>> import pandas as pd
+>>> arr = pd.array(["a", {"a", "b"}, None], dtype="generalization[unordered]")
+>>> arr.codes.tolist(), arr[1]
+([0, 2, -1], {a, b})
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pandas.api.extensions import ExtensionArray, ExtensionDtype, no_default
+from pandas.api.extensions import take as _pd_take
+from pandas.api.indexers import check_array_indexer
+from pandas.api.types import is_integer, is_list_like, pandas_dtype
+
+from pdanon.dtype._common import _is_na, _object_array
+from pdanon.dtype.construction import _Construction
+from pdanon.dtype.dtype import GeneralizationDtype
+from pdanon.dtype.scalar import GeneralizationRange
+from pdanon.dtype.storage import _SetTable, _sorted_unique
+
+__all__ = ["GeneralizationArray"]
+
+
+def _pair_keys(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """One complex128 key per (lo, hi) pair for pandas' hash tables.
+
+    The imaginary part is ``-hi``: pandas hashes a complex number as hash(real) XOR
+    hash(imag), so ``lo + 1j*hi`` would give every plain value (lo == hi) the same hash and make
+    factorization quadratic.
+    """
+    return lo - 1j * hi
+
+
+class GeneralizationArray(_Construction, ExtensionArray):
+    """Array of generalized cells (see :mod:`pdanon.dtype` for the storage layout).
+
+    Build it with :meth:`from_values` (plain values), :meth:`from_bounds` (real/ordered ranges),
+    :meth:`from_membership` (unordered sets), :meth:`from_groups` (one range/set per group of
+    rows) or from any sequence of plain values, :class:`GeneralizationRange` cells, Python sets
+    and NaN: ``pd.array(cells, dtype="generalization[real]")``.
+
+    ``arr[i]`` returns NaN for a missing cell, the plain value for an ungeneralized cell (e.g.
+    ``39`` or ``'White'``) and a :class:`GeneralizationRange` otherwise.
+
+    Examples
+    --------
+    >>> arr = GeneralizationArray.from_bounds([20, 39], [29, 39], kind="real")
+    >>> arr[0], arr[1], arr.is_plain.tolist()
+    ([20, 29], 39, [False, True])
+    >>> arr.contains([25, 40]).tolist()
+    [True, False]
+    """
+
+    __array_priority__ = 1000
+    _readonly = False
+
+    # storage (one of the two layouts is used)
+    _dtype: GeneralizationDtype
+    _lo: np.ndarray
+    _hi: np.ndarray
+    _mask: np.ndarray
+    _integer: bool
+    _codes: np.ndarray
+    _table: _SetTable
+
+    def __init__(self, values, dtype=None, copy: bool = False):
+        arr = type(self)._from_sequence(values, dtype=dtype, copy=copy)
+        self.__dict__.update(arr.__dict__)
+
+    # -- raw constructors ----------------------------------------------------------------------
+    @classmethod
+    def _new_bounds(cls, lo, hi, mask, dtype, integer: bool):
+        obj = object.__new__(cls)
+        obj._dtype = dtype
+        obj._lo = lo
+        obj._hi = hi
+        obj._mask = mask
+        obj._integer = bool(integer)
+        return obj
+
+    @classmethod
+    def _new_sets(cls, codes, table: _SetTable, dtype):
+        obj = object.__new__(cls)
+        obj._dtype = dtype
+        obj._codes = codes
+        obj._table = table
+        return obj
+
+    @property
+    def _is_sets(self) -> bool:
+        return self._dtype._column_type == "unordered"
+
+    def _like(self, *, lo=None, hi=None, mask=None, codes=None, integer=None):
+        """A new array of the same dtype (and set table) from new storage arrays."""
+        if self._is_sets:
+            return self._new_sets(codes, self._table, self._dtype)
+        return self._new_bounds(lo, hi, mask, self._dtype,
+                                self._integer if integer is None else integer)
+
+    # -- basic protocol ------------------------------------------------------------------------
+    @property
+    def dtype(self) -> GeneralizationDtype:
+        return self._dtype
+
+    def __len__(self) -> int:
+        return len(self._codes) if self._is_sets else len(self._lo)
+
+    @property
+    def nbytes(self) -> int:
+        if self._is_sets:
+            return int(self._codes.nbytes + self._table.sets.nbytes)
+        return int(self._lo.nbytes + self._hi.nbytes + self._mask.nbytes)
+
+    def isna(self) -> np.ndarray:
+        if self._is_sets:
+            return self._codes < 0
+        return self._mask.copy()
+
+    @property
+    def _hasna(self) -> bool:
+        return bool(self.isna().any())
+
+    def copy(self):
+        if self._is_sets:
+            return self._like(codes=self._codes.copy())
+        return self._like(lo=self._lo.copy(), hi=self._hi.copy(), mask=self._mask.copy())
+
+    def _box(self, i: int):
+        dtype = self._dtype
+        if self._is_sets:
+            code = int(self._codes[i])
+            if code < 0:
+                return np.nan
+            c = dtype._n_categories
+            if code < c:
+                return dtype._cat_list[code]
+            members = np.flatnonzero(self._table.sets[code - c])
+            cl = dtype._cat_list
+            return GeneralizationRange(column_type="unordered",
+                                       column_values=[cl[j] for j in members])
+        if self._mask[i]:
+            return np.nan
+        lo, hi = self._lo[i], self._hi[i]
+        if dtype.categories is not None:
+            cl = dtype._cat_list
+            if lo == hi:
+                return cl[int(lo)]
+            return GeneralizationRange(cl[int(lo)], cl[int(hi)], dtype.column_type)
+        if self._integer:
+            a, b = int(lo), int(hi)
+        else:
+            a, b = float(lo), float(hi)
+        if lo == hi:
+            return a
+        return GeneralizationRange(a, b, dtype.column_type)
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            key = tuple(k for k in key if k is not Ellipsis)
+            if len(key) == 0:
+                key = slice(None)
+            elif len(key) == 1:
+                key = key[0]
+            else:
+                raise IndexError("too many indices for a 1-dimensional array")
+        if is_integer(key):
+            n = len(self)
+            i = int(key)
+            if i < -n or i >= n:
+                raise IndexError(f"index {i} is out of bounds for axis 0 with size {n}")
+            return self._box(i if i >= 0 else i + n)
+        if isinstance(key, slice):
+            out = self._take_key(key)
+            out._readonly = self._readonly
+            return out
+        if not is_list_like(key) and not isinstance(key, np.ndarray):
+            # let numpy produce its standard error for invalid scalars ('foo', 2.5, ...)
+            np.empty(len(self))[key]
+        key = check_array_indexer(self, key)
+        return self._take_key(key)
+
+    def _take_key(self, key):
+        if self._is_sets:
+            return self._like(codes=self._codes[key])
+        return self._like(lo=self._lo[key], hi=self._hi[key], mask=self._mask[key])
+
+    def __setitem__(self, key, value) -> None:
+        if self._readonly:
+            raise ValueError("Cannot modify read-only array")
+        key = check_array_indexer(self, key)
+        scalar = self._is_scalar_value(value)
+        vals = self._coerce(value, scalar)
+        if self._is_sets:
+            new = self._codes_in_own_table(vals)
+            self._codes[key] = new[0] if scalar else new
+            return
+        if scalar:
+            self._lo[key] = vals._lo[0]
+            self._hi[key] = vals._hi[0]
+            self._mask[key] = vals._mask[0]
+        else:
+            self._lo[key] = vals._lo
+            self._hi[key] = vals._hi
+            self._mask[key] = vals._mask
+        if not vals._mask.all():
+            self._integer = self._integer and vals._integer
+
+    def _is_scalar_value(self, value) -> bool:
+        if isinstance(value, (GeneralizationRange, str, bytes, set, frozenset)) or _is_na(value):
+            return True
+        if isinstance(value, tuple) and self._dtype.categories is not None:
+            try:
+                return value in self._dtype._cat_pos
+            except TypeError:
+                return False
+        return not is_list_like(value)
+
+    def _coerce(self, value, scalar: bool) -> GeneralizationArray:
+        """Value(s) as an array of exactly this dtype (TypeError/ValueError if impossible)."""
+        if scalar:
+            return type(self)._from_objects(_object_array([value]), self._dtype, parse=False)
+        if isinstance(value, (pd.Series, pd.Index)):
+            value = value.array
+        if isinstance(value, GeneralizationArray):
+            if value.dtype == self._dtype:
+                return value
+            return value.astype(self._dtype)
+        if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[1] == 1:
+            value = value[:, 0]
+        return type(self)._from_sequence(value, dtype=self._dtype)
+
+    def _codes_in_own_table(self, other: GeneralizationArray) -> np.ndarray:
+        """``other``'s codes expressed in this array's set table (appending new sets)."""
+        if other._table is self._table:
+            return other._codes
+        c = self._dtype._n_categories
+        codes = other._codes.copy()
+        is_set = codes >= c
+        if is_set.any():
+            used = _sorted_unique(codes[is_set] - c)
+            mapped = self._table.lookup(other._table.sets[used], append=True)
+            remap = np.empty(len(other._table.sets), dtype=np.int64)
+            remap[used] = mapped
+            codes[is_set] = c + remap[codes[is_set] - c]
+        return codes
+
+    def take(self, indices, *, allow_fill: bool = False, fill_value=None):
+        idx = np.asarray(indices, dtype=np.intp)
+        fill = None
+        if allow_fill and fill_value is not None and not _is_na(fill_value):
+            fill = self._coerce(fill_value, True)
+        if self._is_sets:
+            codes = _pd_take(self._codes, idx, allow_fill=allow_fill, fill_value=-1)
+            out = self._like(codes=np.asarray(codes, dtype=np.int64))
+            if fill is not None:
+                out._codes[idx == -1] = self._codes_in_own_table(fill)[0]
+            return out
+        lo = _pd_take(self._lo, idx, allow_fill=allow_fill, fill_value=np.nan)
+        hi = _pd_take(self._hi, idx, allow_fill=allow_fill, fill_value=np.nan)
+        mask = _pd_take(self._mask, idx, allow_fill=allow_fill, fill_value=True)
+        out = self._like(lo=lo, hi=hi, mask=np.asarray(mask, dtype=bool))
+        if fill is not None:
+            where = idx == -1
+            out._lo[where] = fill._lo[0]
+            out._hi[where] = fill._hi[0]
+            out._mask[where] = fill._mask[0]
+            out._integer = self._integer and fill._integer
+        return out
+
+    @classmethod
+    def _concat_same_type(cls, to_concat):
+        to_concat = list(to_concat)
+        dtypes = [a.dtype for a in to_concat]
+        dtype = dtypes[0]
+        if any(d != dtype for d in dtypes[1:]):
+            common = dtype._get_common_dtype(dtypes)
+            if common is None:
+                raise TypeError(f"cannot concatenate generalized arrays of dtypes {set(dtypes)}")
+            to_concat = [a.astype(common) for a in to_concat]
+            dtype = common
+        if dtype.column_type == "unordered":
+            first = to_concat[0]
+            if all(a._table is first._table for a in to_concat):
+                return cls._new_sets(np.concatenate([a._codes for a in to_concat]),
+                                     first._table, dtype)
+            table = _SetTable(first._table.sets)
+            proto = cls._new_sets(first._codes[:0], table, dtype)
+            codes = [proto._codes_in_own_table(a) for a in to_concat]
+            return cls._new_sets(np.concatenate(codes), table, dtype)
+        valid = [a for a in to_concat if not a._mask.all()]
+        integer = all(a._integer for a in valid) if valid else False
+        return cls._new_bounds(np.concatenate([a._lo for a in to_concat]),
+                               np.concatenate([a._hi for a in to_concat]),
+                               np.concatenate([a._mask for a in to_concat]), dtype, integer)
+
+    # -- engine-facing properties --------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        """'real', 'ordered' or 'unordered' (the dtype's column_type)."""
+        return self._dtype.column_type
+
+    @property
+    def categories(self) -> pd.Index | None:
+        """Categories of an ordered (non-numeric) or unordered array, else None."""
+        return self._dtype.categories
+
+    def _bounds_view(self, arr: np.ndarray) -> np.ndarray:
+        if self._dtype.categories is not None:
+            out = np.where(self._mask, -1, np.nan_to_num(arr, nan=-1)).astype(np.int64)
+            return out
+        v = arr.view()
+        v.flags.writeable = False
+        return v
+
+    @property
+    def lo(self) -> np.ndarray:
+        """Lower bounds: float64 (NaN if missing) or, with categories, int64 positions (-1)."""
+        if self._is_sets:
+            raise AttributeError("unordered cells have no bounds; use .membership")
+        return self._bounds_view(self._lo)
+
+    @property
+    def hi(self) -> np.ndarray:
+        """Upper bounds, like :attr:`lo`."""
+        if self._is_sets:
+            raise AttributeError("unordered cells have no bounds; use .membership")
+        return self._bounds_view(self._hi)
+
+    @property
+    def is_integer(self) -> bool:
+        """Whether numeric plain values and bounds are returned as ``int``."""
+        return not self._is_sets and self._dtype.categories is None and self._integer
+
+    @property
+    def membership(self) -> np.ndarray:
+        """Boolean (n, C) matrix: cell i contains categories[j] (all False if missing)."""
+        if not self._is_sets:
+            raise AttributeError("membership is defined for unordered arrays only")
+        n, c = len(self), self._dtype._n_categories
+        out = np.zeros((n, c), dtype=bool)
+        codes = self._codes
+        plain = np.flatnonzero((codes >= 0) & (codes < c))
+        out[plain, codes[plain]] = True
+        sets = np.flatnonzero(codes >= c)
+        if len(sets):
+            out[sets] = self._table.sets[codes[sets] - c]
+        return out
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Unordered: int64 cell codes (-1 missing; < C plain value categories[code]; >= C a set).
+
+        Equal cells of one array have equal codes, so the codes can be used as group keys.
+        """
+        if not self._is_sets:
+            raise AttributeError("codes are defined for unordered arrays only; use .lo/.hi")
+        v = self._codes.view()
+        v.flags.writeable = False
+        return v
+
+    @property
+    def is_plain(self) -> np.ndarray:
+        """Boolean array: the cell is an ungeneralized value (False for missing cells)."""
+        if self._is_sets:
+            return (self._codes >= 0) & (self._codes < self._dtype._n_categories)
+        return ~self._mask & (self._lo == self._hi)
+
+    def contains(self, values) -> np.ndarray:
+        """Vectorized truthfulness check: ``values[i]`` lies in cell i (False if missing).
+
+        ``values`` holds plain values (numbers for numeric columns; category values, or a
+        Categorical, otherwise).
+
+        Examples
+        --------
+        >>> arr = pd.array([GeneralizationRange(20, 29, "real"), 40, None],
+        ...                dtype="generalization[real]")
+        >>> arr.contains([25, 41, 3]).tolist()
+        [True, False, False]
+        """
+        n = len(self)
+        if isinstance(values, (pd.Series, pd.Index)):
+            values = values.array
+        if self._dtype.is_numeric_bounds:
+            if isinstance(values, ExtensionArray):
+                v = values.to_numpy(dtype=np.float64, na_value=np.nan)
+            else:
+                v = np.asarray(values, dtype=np.float64)
+            if v.shape != (n,):
+                raise ValueError(f"values must have length {n}")
+            with np.errstate(invalid="ignore"):
+                return ~self._mask & (self._lo <= v) & (v <= self._hi)
+        codes = self._value_codes(values)
+        if codes.shape != (n,):
+            raise ValueError(f"values must have length {n}")
+        ok = codes >= 0
+        if self._is_sets:
+            c = self._dtype._n_categories
+            out = ok & (self._codes == codes)
+            sets = np.flatnonzero(ok & (self._codes >= c))
+            if len(sets):
+                out[sets] = self._table.sets[self._codes[sets] - c, codes[sets]]
+            return out
+        return ok & ~self._mask & (self._lo <= codes) & (codes <= self._hi)
+
+    def _value_codes(self, values) -> np.ndarray:
+        """Category positions of plain values (-1 when missing or not a category)."""
+        cats = self._dtype.categories
+        if isinstance(values, pd.Categorical):
+            pos = cats.get_indexer(values.categories)
+            src = values.codes.astype(np.int64)
+            return np.where(src >= 0, pos[np.maximum(src, 0)] if len(pos) else -1, -1)
+        arr = values if isinstance(values, np.ndarray) else _object_array(values)
+        if arr.dtype == object:
+            return cats.get_indexer(pd.Index(arr, tupleize_cols=False)).astype(np.int64)
+        return cats.get_indexer(arr).astype(np.int64)
+
+    # -- conversion ----------------------------------------------------------------------------
+    def _to_object(self) -> np.ndarray:
+        """Vectorized boxing into an object array (NaN for missing).
+
+        Plain values are converted in bulk; each distinct generalized cell is boxed once.
+        """
+        n = len(self)
+        out = np.empty(n, dtype=object)
+        out[:] = np.nan
+        dtype = self._dtype
+        plain = self.is_plain
+        if plain.any():
+            if self._is_sets or dtype.categories is not None:
+                cl = dtype._cat_list
+                cats = np.empty(len(cl), dtype=object)
+                for j, v in enumerate(cl):
+                    cats[j] = v
+                pcodes = self._codes[plain] if self._is_sets else self._lo[plain].astype(np.int64)
+                out[plain] = cats[pcodes]
+            elif self._integer:
+                out[plain] = self._lo[plain].astype(np.int64).astype(object)
+            else:
+                out[plain] = self._lo[plain].astype(object)
+        general = ~plain & ~self.isna()
+        if general.any():
+            sub = self._take_key(general)
+            codes, first = sub._factorize_positions()
+            boxed = np.empty(len(first), dtype=object)
+            for k, i in enumerate(first):
+                boxed[k] = sub._box(int(i))
+            out[general] = boxed[codes]
+        return out
+
+    def to_text(self, na_rep=np.nan) -> np.ndarray:
+        """Object array of the text form of each cell (``[20, 29]``, ``{a, b}``, plain value).
+
+        Missing cells get ``na_rep``; otherwise ``to_text()[i] == str(arr[i])``. Each distinct
+        cell is formatted once.
+
+        Examples
+        --------
+        >>> arr = pd.array([39, GeneralizationRange(20, 29, "real"), None],
+        ...                dtype="generalization[real]")
+        >>> arr.to_text(na_rep="").tolist()
+        ['39', '[20, 29]', '']
+        """
+        n = len(self)
+        out = np.empty(n, dtype=object)
+        codes, first = self._factorize_positions()
+        txt = np.empty(len(first), dtype=object)
+        for k, i in enumerate(first):
+            txt[k] = str(self._box(int(i)))
+        valid = codes >= 0
+        out[valid] = txt[codes[valid]]
+        out[~valid] = na_rep
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("GeneralizationArray cannot be converted to numpy without a copy")
+        return self.to_numpy(dtype=dtype)
+
+    def to_numpy(self, dtype=None, copy: bool = False, na_value=no_default) -> np.ndarray:
+        if dtype is not None:
+            dtype = np.dtype(dtype)
+        if dtype is None or dtype == object:
+            out = self._to_object()
+        elif dtype.kind in "iuf" and self._dtype.is_numeric_bounds:
+            if not (self.is_plain | self._mask).all():
+                raise TypeError("cannot convert generalized ranges to numbers; use .lo / .hi")
+            if dtype.kind in "iu" and self._mask.any() and na_value is no_default:
+                raise ValueError("cannot convert missing cells to integers; give na_value")
+            vals = self._lo.copy()
+            if na_value is not no_default:
+                vals[self._mask] = na_value
+            return vals.astype(dtype)
+        elif dtype.kind in "US":
+            out = self.to_text(na_rep="nan" if na_value is no_default else na_value)
+            return out.astype(dtype)
+        else:
+            out = np.asarray(self._to_object(), dtype=dtype)
+        if na_value is not no_default:
+            out[self.isna()] = na_value
+        return out
+
+    def astype(self, dtype, copy: bool = True):
+        dtype = pandas_dtype(dtype)
+        if isinstance(dtype, GeneralizationDtype):
+            if dtype == self._dtype or (
+                    dtype.column_type == self._dtype.column_type and dtype.categories is None
+                    and self._dtype.column_type == "unordered"):
+                return self.copy() if copy else self
+            return self._astype_generalization(dtype)
+        if isinstance(dtype, pd.StringDtype):
+            return dtype.construct_array_type()._from_sequence(self.to_text(), dtype=dtype,
+                                                                copy=False)
+        if isinstance(dtype, np.dtype):
+            if dtype == object:
+                return self._to_object()
+            if dtype.kind in "US":
+                return self.to_text(na_rep="nan").astype(dtype)
+            return self.to_numpy(dtype=dtype)
+        if isinstance(dtype, ExtensionDtype) and dtype._is_numeric and self._dtype.is_numeric_bounds:
+            vals = self.to_numpy(dtype=np.float64, na_value=np.nan)
+            return pd.array(vals, dtype="Float64").astype(dtype)
+        return pd.array(self._to_object(), dtype=dtype)
+
+    def _astype_generalization(self, dtype: GeneralizationDtype):
+        src = self._dtype
+        if src.column_type == "unordered" and dtype.column_type == "unordered":
+            return self._remap_sets(dtype)
+        if src.column_type != "unordered" and dtype.column_type != "unordered":
+            if src.categories is None and dtype.categories is None:
+                return self._new_bounds(self._lo.copy(), self._hi.copy(), self._mask.copy(),
+                                        dtype, self._integer)
+            if src.categories is not None and dtype.categories is not None:
+                pos = dtype.categories.get_indexer(src.categories).astype(np.float64)
+                valid = ~self._mask
+                lo = np.full(len(self), np.nan)
+                hi = np.full(len(self), np.nan)
+                lo[valid] = pos[self._lo[valid].astype(np.int64)]
+                hi[valid] = pos[self._hi[valid].astype(np.int64)]
+                if (lo[valid] < 0).any() or (hi[valid] < 0).any():
+                    bad = np.flatnonzero(valid & ((lo < 0) | (hi < 0)))[0]
+                    raise ValueError(f"cell {self[int(bad)]!r} is not representable in {dtype!r}")
+                return type(self)._checked_bounds(lo, hi, self._mask.copy(), dtype, False)
+        return type(self)._from_objects(self._to_object(), dtype, parse=False)
+
+    def _remap_sets(self, dtype: GeneralizationDtype):
+        src = self._dtype
+        c_old = src._n_categories
+        c_new = dtype._n_categories
+        pos = dtype.categories.get_indexer(src.categories).astype(np.int64)
+        codes = self._codes
+        used_plain = _sorted_unique(codes[(codes >= 0) & (codes < c_old)])
+        used_sets = _sorted_unique(codes[codes >= c_old]) - c_old
+        need = np.zeros(c_old, dtype=bool)
+        need[used_plain] = True
+        if len(used_sets):
+            need |= self._table.sets[used_sets].any(axis=0)
+        missing = np.flatnonzero(need & (pos < 0))
+        if len(missing):
+            raise ValueError(f"value {src._cat_list[missing[0]]!r} is not among the categories "
+                             f"of {dtype!r}")
+        keep = pos >= 0
+        table = np.zeros((len(self._table.sets), c_new), dtype=bool)
+        table[:, pos[keep]] = self._table.sets[:, keep]
+        new = np.full(len(codes), -1, dtype=np.int64)
+        plain = (codes >= 0) & (codes < c_old)
+        new[plain] = pos[codes[plain]]
+        sets = codes >= c_old
+        new[sets] = c_new + (codes[sets] - c_old)
+        return self._new_sets(new, _SetTable(table), dtype)
+
+    def _formatter(self, boxed: bool = False):
+        if boxed:
+            return str
+        return repr
+
+    def _values_for_json(self) -> np.ndarray:
+        return self.to_text(na_rep=None)
+
+    def __arrow_array__(self, type=None):
+        from pdanon.dtype.arrow import _array_to_arrow  # the arrow module imports this one
+
+        return _array_to_arrow(self)
+
+    # -- keys for sorting / grouping / hashing -------------------------------------------------
+    def _set_intrinsic_keys(self) -> tuple[np.ndarray, list]:
+        """(codes used, their member tuples) for an unordered array."""
+        c = self._dtype._n_categories
+        used = _sorted_unique(self._codes[self._codes >= 0])
+        tuples = []
+        for code in used:
+            if code < c:
+                tuples.append((int(code),))
+            else:
+                tuples.append(tuple(np.flatnonzero(self._table.sets[code - c]).tolist()))
+        return used, tuples
+
+    def _values_for_argsort(self) -> np.ndarray:
+        """Float dense ranks (NaN for missing): ranges by (lo, hi); sets lexicographically by
+        the positions of their members in ``categories`` (a plain value is a 1-member set)."""
+        n = len(self)
+        out = np.full(n, np.nan)
+        if self._is_sets:
+            used, tuples = self._set_intrinsic_keys()
+            if not len(used):
+                return out
+            order = sorted(range(len(used)), key=tuples.__getitem__)
+            rank_of = np.empty(len(used), dtype=np.float64)
+            rank_of[order] = np.arange(len(used))
+            valid = self._codes >= 0
+            out[valid] = rank_of[np.searchsorted(used, self._codes[valid])]
+            return out
+        valid = np.flatnonzero(~self._mask)
+        if not len(valid):
+            return out
+        lo, hi = self._lo[valid], self._hi[valid]
+        order = np.lexsort((hi, lo))
+        ls, hs = lo[order], hi[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (ls[1:] != ls[:-1]) | (hs[1:] != hs[:-1])
+        ranks = np.empty(len(order))
+        ranks[order] = np.cumsum(new) - 1
+        out[valid] = ranks
+        return out
+
+    def _factor_keys(self) -> np.ndarray:
+        """Per-row hashable numeric key: equal cells <=> equal keys (NaN-like for missing)."""
+        if self._is_sets:
+            return self._codes
+        return _pair_keys(self._lo, self._hi)
+
+    def _factorize_positions(self):
+        """(code per row, -1 if missing; first row of each distinct cell), first-seen order."""
+        na = self.isna()
+        keys = self._factor_keys()
+        valid_pos = np.flatnonzero(~na)
+        sub_codes, uniq = pd.factorize(keys[valid_pos])
+        first = np.empty(len(uniq), dtype=np.intp)
+        first[sub_codes[::-1]] = valid_pos[::-1]
+        codes = np.full(len(self), -1, dtype=np.intp)
+        codes[valid_pos] = sub_codes
+        return codes, first
+
+    def factorize(self, use_na_sentinel: bool = True):
+        codes, first = self._factorize_positions()
+        na = codes < 0
+        if not use_na_sentinel and na.any():
+            first_na = int(np.flatnonzero(na)[0])
+            # NA takes its place in order of first appearance
+            insert_at = int(np.searchsorted(first, first_na))
+            codes[codes >= insert_at] += 1
+            codes[na] = insert_at
+            first = np.insert(first, insert_at, first_na)
+        return codes, self.take(first)
+
+    def _values_for_factorize(self):
+        if self._is_sets:
+            vals = self._to_object()
+            out = np.empty(len(vals), dtype=object)
+            for i, v in enumerate(vals):
+                out[i] = v.values_set if isinstance(v, GeneralizationRange) else v
+            return out, np.nan
+        keys = _pair_keys(self._lo, self._hi)
+        return keys, complex(np.nan, np.nan)
+
+    def _hash_pandas_object(self, *, encoding: str, hash_key: str, categorize: bool):
+        from pandas.util import hash_array
+
+        if not self._is_sets:
+            if self._dtype.categories is not None:
+                # hash category values, so equal cells hash alike whatever the category order
+                cat_h = hash_array(np.asarray(self._dtype._cat_list, dtype=object),
+                                   encoding=encoding, hash_key=hash_key, categorize=False)
+                lo = np.where(self._mask, 0, np.nan_to_num(self._lo)).astype(np.int64)
+                hi = np.where(self._mask, 0, np.nan_to_num(self._hi)).astype(np.int64)
+                h = cat_h[lo] * np.uint64(31) + cat_h[hi]
+                h[self._mask] = np.uint64(0x9E3779B97F4A7C15)
+                return h
+            return hash_array(_pair_keys(self._lo, self._hi), encoding=encoding, hash_key=hash_key,
+                              categorize=categorize)
+        c = self._dtype._n_categories
+        out = np.full(len(self), np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64)
+        if c == 0:
+            return out
+        cat_h = hash_array(_object_array(self._dtype._cat_list), encoding=encoding,
+                           hash_key=hash_key, categorize=False)
+        codes = self._codes
+        plain = (codes >= 0) & (codes < c)
+        out[plain] = cat_h[codes[plain]]
+        sets = codes >= c
+        if sets.any():
+            with np.errstate(over="ignore"):
+                mixed = cat_h * np.uint64(0xBF58476D1CE4E5B9) + np.uint64(0x94D049BB133111EB)
+                used, inv = np.unique(codes[sets], return_inverse=True)
+                rows = self._table.sets[used - c]
+                set_h = np.zeros(len(used), dtype=np.uint64)
+                for j in range(c):  # loop over categories, vectorized over sets
+                    col = rows[:, j]
+                    if col.any():
+                        set_h[col] += mixed[j]
+                set_h ^= set_h >> np.uint64(31)
+                set_h *= np.uint64(0x94D049BB133111EB)
+            out[sets] = set_h[inv.ravel()]
+        return out
+
+    def _where(self, mask, value):
+        if self._is_scalar_value(value):  # a Python set is one cell, not a list of values
+            result = self.copy()
+            result[~np.asarray(mask, dtype=bool)] = value
+            return result
+        return super()._where(mask, value)
+
+    def _putmask(self, mask, value) -> None:
+        if self._is_scalar_value(value):
+            self[np.asarray(mask, dtype=bool)] = value
+            return
+        super()._putmask(mask, value)
+
+    def _reduce(self, name: str, *, skipna: bool = True, keepdims: bool = False, **kwargs):
+        # min / max of real and ordered columns: the first / last cell in sort order
+        if name in ("min", "max") and not self._is_sets:
+            na = self.isna()
+            if na.all() or (not skipna and na.any()):
+                result = np.nan
+            else:
+                keys = self._values_for_argsort()
+                i = np.nanargmin(keys) if name == "min" else np.nanargmax(keys)
+                result = self[int(i)]
+            if keepdims:
+                return type(self)._from_sequence([result], dtype=self._dtype)
+            return result
+        return super()._reduce(name, skipna=skipna, keepdims=keepdims, **kwargs)
+
+    def unique(self):
+        _, uniques = self.factorize(use_na_sentinel=False)
+        return uniques
+
+    def duplicated(self, keep="first") -> np.ndarray:
+        codes, _ = self.factorize(use_na_sentinel=False)
+        return pd.Series(codes).duplicated(keep=keep).to_numpy()
+
+    def value_counts(self, dropna: bool = True) -> pd.Series:
+        codes, uniques = self.factorize(use_na_sentinel=dropna)
+        if dropna:
+            codes = codes[codes >= 0]
+        counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
+        return pd.Series(counts, index=pd.Index(uniques), name="count", copy=False)
+
+    def searchsorted(self, value, side="left", sorter=None):
+        scalar = self._is_scalar_value(value)
+        other = self._coerce(value, scalar) if not isinstance(value, GeneralizationArray) else value
+        both = type(self)._concat_same_type([self, other])
+        keys = both._values_for_argsort()
+        mine, theirs = keys[: len(self)], keys[len(self):]
+        res = np.searchsorted(mine, theirs, side=side, sorter=sorter)
+        return res[0] if scalar else res
+
+    # -- comparisons ---------------------------------------------------------------------------
+    def _other_as_array(self, other):
+        """other -> (GeneralizationArray aligned with self, or None when not representable)."""
+        if isinstance(other, GeneralizationArray):
+            arr = other
+        elif self._is_scalar_value(other):
+            try:
+                arr = self._coerce(other, True)
+            except (TypeError, ValueError):
+                return None
+            return arr
+        else:
+            if len(other) != len(self):
+                raise ValueError("Lengths must match to compare")
+            try:
+                arr = type(self)._from_sequence(other, dtype=self._dtype)
+            except (TypeError, ValueError):
+                return None
+        if len(arr) not in (1, len(self)):
+            raise ValueError("Lengths must match to compare")
+        if arr.dtype != self._dtype:
+            common = self._dtype._get_common_dtype([self._dtype, arr.dtype])
+            if common is None:
+                return None
+            return arr.astype(common)
+        return arr
+
+    def _eq(self, other) -> np.ndarray:
+        arr = self._other_as_array(other)
+        n = len(self)
+        if arr is None:
+            # not representable in this column: elementwise Python equality
+            obj = self._to_object()
+            if self._is_scalar_value(other):
+                return np.array([bool(v == other) if not _is_na(v) else False for v in obj],
+                                dtype=bool)
+            oth = _object_array(other)
+            return np.array([(not _is_na(a)) and bool(a == b) for a, b in zip(obj, oth)],
+                            dtype=bool)
+        me = self
+        if arr.dtype != self._dtype:
+            me = self.astype(arr.dtype)
+        if me._is_sets:
+            a = me._codes
+            b = me._codes_lookup(arr)
+            return (a >= 0) & (a == b)
+        res = ~me._mask & ~arr._mask & (me._lo == arr._lo) & (me._hi == arr._hi)
+        return np.broadcast_to(res, (n,)).copy()
+
+    def _codes_lookup(self, other: GeneralizationArray) -> np.ndarray:
+        """other's codes in self's table without appending (-2 for sets self never saw)."""
+        if other._table is self._table:
+            return other._codes
+        c = self._dtype._n_categories
+        codes = other._codes.copy()
+        is_set = codes >= c
+        if is_set.any():
+            used = _sorted_unique(codes[is_set] - c)
+            mapped = self._table.lookup(other._table.sets[used], append=False)
+            remap = np.full(len(other._table.sets), -2, dtype=np.int64)
+            remap[used] = np.where(mapped >= 0, c + mapped, -2)
+            codes[is_set] = remap[codes[is_set] - c]
+        return codes
+
+    def _order_cmp(self, other, op) -> np.ndarray:
+        if self._is_sets:
+            raise TypeError("'<', '<=', '>', '>=' are not supported for unordered (set) cells")
+        arr = self._other_as_array(other)
+        if arr is None:
+            raise TypeError(f"cannot compare {self._dtype.name} cells with {other!r}")
+        me = self if arr.dtype == self._dtype else self.astype(arr.dtype)
+        with np.errstate(invalid="ignore"):
+            res = ~me._mask & ~arr._mask & op(me._lo, arr._lo)
+        return np.broadcast_to(res, (len(self),)).copy()
+
+    @staticmethod
+    def _defer(other) -> bool:
+        return isinstance(other, (pd.Series, pd.DataFrame, pd.Index))
+
+    def __eq__(self, other):
+        if self._defer(other):
+            return NotImplemented
+        return self._eq(other)
+
+    def __ne__(self, other):
+        if self._defer(other):
+            return NotImplemented
+        return ~self._eq(other)
+
+    def __lt__(self, other):
+        if self._defer(other):
+            return NotImplemented
+        return self._order_cmp(other, np.less)
+
+    def __le__(self, other):
+        if self._defer(other):
+            return NotImplemented
+        return self._order_cmp(other, np.less_equal)
+
+    def __gt__(self, other):
+        if self._defer(other):
+            return NotImplemented
+        return self._order_cmp(other, np.greater)
+
+    def __ge__(self, other):
+        if self._defer(other):
+            return NotImplemented
+        return self._order_cmp(other, np.greater_equal)
+
+    __hash__ = None  # mutable
+
+    def __iter__(self):
+        return iter(self._to_object())
+
+    def tolist(self) -> list:
+        return list(self._to_object())
+
+    def __repr__(self) -> str:
+        return super().__repr__()
+

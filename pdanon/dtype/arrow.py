@@ -1,0 +1,225 @@
+"""Arrow / Parquet support: the ``pdanon.generalization`` Arrow extension type.
+
+The type is registered with pyarrow when :mod:`pdanon.dtype` is imported (pandas has already
+imported pyarrow by then), so ``pd.read_parquet`` restores the exact dtype. The conversion
+functions import pyarrow only when called.
+
+>>> import pandas as pd
+>>> arr = pd.array([39, None], dtype="generalization[real]")
+>>> arr.__arrow_array__().storage.to_pylist()
+[{'lo': 39, 'hi': 39}, None]
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from pdanon.dtype._common import _infer_categories
+from pdanon.dtype.array import GeneralizationArray
+from pdanon.dtype.dtype import GeneralizationDtype
+from pdanon.dtype.storage import _csr_members, _gather_segments, _sets_from_pairs, _SetTable
+
+
+_ARROW_NAME = "pdanon.generalization"
+
+
+def _categories_to_json(dtype: GeneralizationDtype):
+    if dtype.categories is None:
+        return None, None
+    cl = dtype._cat_list
+    if all(isinstance(c, str) for c in cl):
+        return cl, "str"
+    if all(isinstance(c, bool) for c in cl):
+        return cl, "bool"
+    if all(isinstance(c, int) and not isinstance(c, bool) for c in cl):
+        return cl, "int"
+    if all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in cl):
+        return [float(c) for c in cl], "float"
+    raise TypeError(
+        f"categories of {dtype!r} mix types or use a type pdanon cannot store in Parquet "
+        "(str, int, float or bool); convert them first, e.g. with .astype(str)")
+
+
+def _categories_from_json(values, ctype):
+    if values is None:
+        return None
+    if ctype == "float":
+        return pd.Index(np.asarray(values, dtype=np.float64))
+    if ctype == "int":
+        return pd.Index(np.asarray(values, dtype=np.int64))
+    if ctype == "bool":
+        return pd.Index(np.asarray(values, dtype=bool), dtype=object)
+    return pd.Index(values, dtype=object)
+
+
+try:  # pyarrow is a dependency of pdanon (and already imported by pandas)
+    import pyarrow as _pa
+except ImportError:  # pragma: no cover
+    _pa = None
+
+
+if _pa is not None:
+
+    class GeneralizationArrowType(_pa.ExtensionType):
+        """Arrow extension type of generalized columns (name ``pdanon.generalization``).
+
+        Storage: ``struct<lo, hi>`` of numbers (real / numeric ordered) or of category values
+        (ordered with categories), ``list<value>`` of members (unordered). Kind and categories
+        travel in the extension metadata, so ``pd.read_parquet`` restores the exact dtype once
+        pdanon is imported; other readers see the plain storage.
+        """
+
+        def __init__(self, storage_type, kind: str, categories=None, categories_type=None):
+            self._kind = kind
+            self._categories = None if categories is None else list(categories)
+            self._categories_type = categories_type
+            super().__init__(storage_type, _ARROW_NAME)
+
+        def __arrow_ext_serialize__(self) -> bytes:
+            return json.dumps({"kind": self._kind, "categories": self._categories,
+                               "categories_type": self._categories_type},
+                              sort_keys=True).encode()
+
+        @classmethod
+        def __arrow_ext_deserialize__(cls, storage_type, serialized):
+            meta = json.loads(serialized.decode())
+            return cls(storage_type, meta["kind"], meta.get("categories"),
+                       meta.get("categories_type"))
+
+        def __reduce__(self):
+            return (GeneralizationArrowType, (self.storage_type, self._kind, self._categories,
+                                              self._categories_type))
+
+        def __hash__(self):
+            return hash((_ARROW_NAME, str(self.storage_type), self.__arrow_ext_serialize__()))
+
+        def to_pandas_dtype(self):
+            return GeneralizationDtype(self._kind, _categories_from_json(self._categories,
+                                                                         self._categories_type))
+
+    try:
+        _pa.register_extension_type(GeneralizationArrowType(
+            _pa.struct([("lo", _pa.float64()), ("hi", _pa.float64())]), "real"))
+    except _pa.ArrowKeyError:  # already registered (module reloaded)
+        pass
+
+
+def _array_to_arrow(arr: GeneralizationArray):
+    import pyarrow as pa
+
+    dtype = arr.dtype
+    cats_json, ctype = _categories_to_json(dtype)
+    na = arr.isna()
+    mask = pa.array(na, type=pa.bool_())
+    if dtype.is_numeric_bounds:
+        if arr._integer:
+            lo = np.where(na, 0, np.nan_to_num(arr._lo)).astype(np.int64)
+            hi = np.where(na, 0, np.nan_to_num(arr._hi)).astype(np.int64)
+            typ = pa.int64()
+        else:
+            lo, hi = np.nan_to_num(arr._lo), np.nan_to_num(arr._hi)
+            typ = pa.float64()
+        storage = pa.StructArray.from_arrays([pa.array(lo, typ), pa.array(hi, typ)],
+                                             names=["lo", "hi"], mask=mask)
+    elif dtype.column_type == "ordered":
+        cats = pa.array(cats_json)
+        lo = np.where(na, 0, np.nan_to_num(arr._lo)).astype(np.int64)
+        hi = np.where(na, 0, np.nan_to_num(arr._hi)).astype(np.int64)
+        if len(cats_json) == 0:
+            storage = pa.StructArray.from_arrays(
+                [pa.nulls(len(arr), pa.string()), pa.nulls(len(arr), pa.string())],
+                names=["lo", "hi"], mask=mask)
+        else:
+            storage = pa.StructArray.from_arrays([cats.take(pa.array(lo)), cats.take(pa.array(hi))],
+                                                 names=["lo", "hi"], mask=mask)
+    else:
+        cats = pa.array(cats_json) if cats_json else pa.array([], pa.string())
+        indptr, indices = _csr_members(dtype._n_categories, arr._table.sets)
+        codes = arr._codes
+        lens = np.zeros(len(codes), dtype=np.int64)
+        flat = np.zeros(0, dtype=np.int64)
+        if (~na).any():
+            lens[~na], flat = _gather_segments(indptr, indices, codes[~na])
+        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
+        storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
+    typ = GeneralizationArrowType(storage.type, dtype.column_type, cats_json, ctype)
+    return pa.ExtensionArray.from_storage(typ, storage)
+
+
+def _arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
+    parts = []
+    for chunk in chunks:
+        ext_dtype = dtype
+        if isinstance(chunk.type, pa.BaseExtensionType):
+            if dtype.categories is None and isinstance(chunk.type, GeneralizationArrowType):
+                ext_dtype = chunk.type.to_pandas_dtype()
+            chunk = chunk.storage
+        parts.append(_storage_to_array(ext_dtype, chunk, pa, pc))
+    if not parts:
+        return GeneralizationArray._empty((0,), dtype if dtype.column_type != "unordered"
+                                          or dtype.categories is not None
+                                          else GeneralizationDtype("unordered", []))
+    return GeneralizationArray._concat_same_type(parts)
+
+
+def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
+    n = len(storage)
+    na = storage.is_null().to_numpy(zero_copy_only=False).astype(bool)
+    if dtype.column_type != "unordered":
+        lo_f, hi_f = storage.flatten()
+        numeric = pa.types.is_integer(lo_f.type) or pa.types.is_floating(lo_f.type)
+        if dtype.categories is None and numeric:
+            integer = pa.types.is_integer(lo_f.type)
+            lo = lo_f.fill_null(0).to_numpy(zero_copy_only=False).astype(np.float64)
+            hi = hi_f.fill_null(0).to_numpy(zero_copy_only=False).astype(np.float64)
+            return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type, mask=na,
+                                                   integer=integer)
+        lo_i, lo_d = _dict_encode(lo_f, pc)
+        hi_i, hi_d = _dict_encode(hi_f, pc)
+        if dtype.categories is None:
+            dtype = GeneralizationDtype(dtype.column_type, _infer_categories(
+                np.concatenate([lo_d, hi_d]), sort=True))
+        cats = dtype.categories
+        lo = np.where(na, -1, _codes_via_dict(cats, lo_i, lo_d))
+        hi = np.where(na, -1, _codes_via_dict(cats, hi_i, hi_d))
+        if ((lo < 0) & ~na).any() or ((hi < 0) & ~na).any():
+            raise ValueError("Parquet column holds missing bounds in non-missing cells")
+        return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
+                                               categories=cats, mask=na)
+    values = pc.list_flatten(storage)
+    parents = pc.list_parent_indices(storage).to_numpy(zero_copy_only=False)
+    vidx, vdict = _dict_encode(values, pc)
+    if dtype.categories is None:
+        dtype = GeneralizationDtype("unordered", _infer_categories(vdict, sort=True))
+    codes = _codes_via_dict(dtype.categories, vidx, vdict)
+    keep = ~na[parents] if len(parents) else np.zeros(0, bool)
+    cell_codes, table = _sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
+    return GeneralizationArray._new_sets(cell_codes, _SetTable(table), dtype)
+
+
+def _dict_encode(values, pc):
+    """Arrow array -> (int64 indices (-1 for null), object ndarray of distinct values)."""
+    enc = pc.dictionary_encode(values)
+    idx = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    dct = np.asarray(enc.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    return idx, dct
+
+
+def _codes_via_dict(categories: pd.Index, idx: np.ndarray, dct: np.ndarray) -> np.ndarray:
+    pos = categories.get_indexer(pd.Index(dct, tupleize_cols=False)) if len(dct) else \
+        np.zeros(0, np.int64)
+    if (pos < 0).any():
+        raise ValueError(f"Parquet column holds values missing from its categories: "
+                         f"{dct[pos < 0][:5].tolist()}")
+    out = np.full(len(idx), -1, dtype=np.int64)
+    ok = idx >= 0
+    out[ok] = pos[idx[ok]]
+    return out

@@ -1,0 +1,196 @@
+"""The scalar of generalized cells: :class:`GeneralizationRange`.
+
+>>> GeneralizationRange(20, 29, "real")
+[20, 29]
+"""
+
+from __future__ import annotations
+
+import decimal
+import numbers
+
+import numpy as np
+import pandas as pd
+from pandas.api.extensions import ExtensionArray
+
+from pdanon.dtype._common import KINDS, _fmt_value, _is_na, _is_number, _py
+
+__all__ = ["GeneralizationRange"]
+
+
+_RANGE_KEY = object()  # private marker: keys of true ranges never equal a plain value
+
+
+class GeneralizationRange:
+    """One generalized cell: a range ``[min, max]`` (real/ordered) or a set (unordered).
+
+    The constructor follows the reference library cp2025:
+    ``GeneralizationRange(mn=None, mx=None, column_type='ordered', column_values=None)``.
+
+    * ``'real'`` / ``'ordered'``: ``.min`` and ``.max`` (``mn <= mx`` is checked for numbers;
+      if only ``column_values`` is given, its min and max are used).
+    * ``'unordered'``: ``.values_set``, a frozenset built from ``column_values``.
+
+    Cells compare equal when they denote the same range/set; a degenerate range ``[5, 5]`` or a
+    singleton set ``{a}`` equals (and hashes like) the plain value, because a column stores it
+    as that plain value. ``<``, ``<=``, ``>``, ``>=`` compare ``.min`` (meant for disjoint
+    ranges, as in the reference); sets have no order. ``x in cell`` tests membership.
+    The object is deliberately not iterable, so pandas treats it as a scalar.
+
+    Examples
+    --------
+    >>> a = GeneralizationRange(1, 4, "real")
+    >>> b = GeneralizationRange(5, 6, "real")
+    >>> a < b, 3 in a, a
+    (True, True, [1, 4])
+    >>> GeneralizationRange(column_type="unordered", column_values=["White", "Asian"])
+    {Asian, White}
+    """
+
+    __slots__ = ("_kind", "min", "max", "values_set")
+
+    def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None):
+        if column_type not in KINDS:
+            raise ValueError(f"column_type must be one of {KINDS}, got {column_type!r}")
+        self._kind = column_type
+        if column_type == "unordered":
+            if column_values is None:
+                if mn is None and mx is None:
+                    raise ValueError("an unordered GeneralizationRange needs column_values")
+                column_values = [v for v in (mn, mx) if v is not None]
+            if isinstance(column_values, (str, bytes)):
+                raise TypeError("column_values must be a collection of values, not a string")
+            if hasattr(column_values, "tolist") and not isinstance(column_values, (set, frozenset)):
+                column_values = column_values.tolist()
+            self.values_set = frozenset(_py(v) for v in column_values)
+            self.min = None
+            self.max = None
+            return
+        if mn is None and mx is None and column_values is not None:
+            vals = [_py(v) for v in (column_values.tolist() if hasattr(column_values, "tolist")
+                                     else column_values) if not _is_na(v)]
+            if not vals:
+                raise ValueError("column_values holds no value")
+            mn, mx = min(vals), max(vals)
+        if mn is None and mx is None:
+            raise ValueError("a real/ordered GeneralizationRange needs mn and/or mx")
+        if mn is None:
+            mn = mx
+        if mx is None:
+            mx = mn
+        mn, mx = _py(mn), _py(mx)
+        if _is_na(mn) or _is_na(mx):
+            raise ValueError(f"range bounds must not be missing (got mn={mn!r}, mx={mx!r})")
+        # an ordered range's order may come from categories the scalar does not know (e.g. an
+        # ordered Categorical with categories [3, 1, 2]): only real ranges are checked here
+        if column_type == "real" and _is_number(mn) and _is_number(mx) and mn > mx:
+            raise ValueError(f"range minimum {mn!r} is greater than its maximum {mx!r}")
+        self.min = mn
+        self.max = mx
+        self.values_set = None
+
+    # -- attributes ---------------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        """'real', 'ordered' or 'unordered'."""
+        return self._kind
+
+    @property
+    def column_type(self) -> str:
+        """Same as :attr:`kind` (the reference library's name)."""
+        return self._kind
+
+    @property
+    def is_plain(self) -> bool:
+        """True when the cell denotes a single value ([x, x] or {x})."""
+        if self._kind == "unordered":
+            return len(self.values_set) == 1
+        return self.min == self.max
+
+    # -- equality / hashing -------------------------------------------------------------------
+    def _key(self):
+        if self._kind == "unordered":
+            if len(self.values_set) == 1:
+                return next(iter(self.values_set))
+            return self.values_set
+        if self.min == self.max:
+            return self.min
+        return (_RANGE_KEY, self.min, self.max)
+
+    def __eq__(self, other):
+        if isinstance(other, GeneralizationRange):
+            return self._key() == other._key()
+        if isinstance(other, (np.ndarray, ExtensionArray, pd.Series, pd.Index, pd.DataFrame, list)):
+            return NotImplemented
+        try:
+            res = self._key() == other
+        except TypeError:
+            return False
+        return bool(res) if isinstance(res, (bool, np.bool_)) else res
+
+    def __ne__(self, other):
+        res = self.__eq__(other)
+        if res is NotImplemented:
+            return res
+        return not res
+
+    def __hash__(self):
+        return hash(self._key())
+
+    # -- order ---------------------------------------------------------------------------------
+    def _order_operand(self, other):
+        if self._kind == "unordered":
+            return NotImplemented
+        if isinstance(other, GeneralizationRange):
+            if other._kind == "unordered":
+                return NotImplemented
+            return other.min
+        if isinstance(other, (numbers.Number, str, bytes, np.generic, decimal.Decimal)):
+            return other
+        if isinstance(other, (pd.Timestamp, pd.Timedelta)):
+            return other
+        return NotImplemented
+
+    def __lt__(self, other):
+        o = self._order_operand(other)
+        return o if o is NotImplemented else bool(self.min < o)
+
+    def __le__(self, other):
+        o = self._order_operand(other)
+        return o if o is NotImplemented else bool(self.min <= o)
+
+    def __gt__(self, other):
+        o = self._order_operand(other)
+        return o if o is NotImplemented else bool(self.min > o)
+
+    def __ge__(self, other):
+        o = self._order_operand(other)
+        return o if o is NotImplemented else bool(self.min >= o)
+
+    # -- membership ----------------------------------------------------------------------------
+    def __contains__(self, x) -> bool:
+        if _is_na(x):
+            return False
+        if self._kind == "unordered":
+            try:
+                return x in self.values_set
+            except TypeError:
+                return False
+        try:
+            return bool(self.min <= x <= self.max)
+        except TypeError:
+            return False
+
+    # -- text ----------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        if self._kind == "unordered":
+            return "{" + ", ".join(sorted(_fmt_value(v) for v in self.values_set)) + "}"
+        return f"[{_fmt_value(self.min)}, {_fmt_value(self.max)}]"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        if self._kind == "unordered":
+            return (GeneralizationRange, (None, None, "unordered", list(self.values_set)))
+        return (GeneralizationRange, (self.min, self.max, self._kind))
+

@@ -60,7 +60,7 @@ def published_categories(series: pd.Series) -> pd.Series:
 
     Missing cells need no category. Returns ``series`` itself when nothing is to be removed,
     otherwise a new Series (same index and name). Vectorized: O(rows + categories), plus one
-    row of the set table per distinct published set.
+    pass over the rows of the set table that published cells use.
 
     Example
     -------
@@ -92,9 +92,11 @@ def published_categories(series: pd.Series) -> pd.Series:
         keep[codes[(codes >= 0) & (codes < c)]] = True
         is_set = codes >= c
         if is_set.any():
-            set_codes, first, set_rank = np.unique(codes[is_set], return_index=True,
-                                                   return_inverse=True)
-            members = arr.take(np.flatnonzero(is_set)[first]).membership  # one row per set
+            # the members of the sets some cell uses: rows of the array's set table (read
+            # directly: ``membership`` would copy a rows x categories matrix)
+            table = arr._table.sets
+            used_sets, set_rank = np.unique(codes[is_set] - c, return_inverse=True)
+            members = table if len(used_sets) == len(table) else table[used_sets]
             keep |= members.any(axis=0)
     else:
         lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
@@ -105,10 +107,7 @@ def published_categories(series: pd.Series) -> pd.Series:
     categorical_index = isinstance(cats, pd.CategoricalIndex)
     if keep.all() and not categorical_index:
         return series
-    if categorical_index:  # the values themselves, not a Categorical of all the old ones
-        new_cats = cats.categories.take(np.asarray(cats.codes)[keep])
-    else:
-        new_cats = cats[keep]
+    new_cats = _values_index(cats, keep)
     new_pos = np.cumsum(keep) - 1  # old position -> new position (where kept)
     if dtype.column_type == "unordered":
         c_new = len(new_cats)
@@ -119,7 +118,7 @@ def published_categories(series: pd.Series) -> pd.Series:
         parts = [pd.Series(GeneralizationArray.from_values(
             pd.Categorical.from_codes(np.arange(c_new), categories=new_cats),
             kind="unordered"))]
-        if is_set.any():
+        if is_set.any():  # distinct sets whose members are all kept: still distinct sets
             parts.append(pd.Series(GeneralizationArray.from_membership(members[:, keep],
                                                                        new_cats)))
             out[is_set] = c_new + set_rank.reshape(-1)
@@ -186,14 +185,49 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
     if col.generalized:
         arr = _generalize_generalized(series.array, col, labels, groups)
     elif col.kind == "unordered" or (col.kind == "ordered" and not col.numeric):
-        arr = GeneralizationArray.from_groups(col.codes, labels, kind=col.kind,
-                                              categories=col.categories)
+        codes, categories = _published_codes(col, labels, groups, missing)
+        arr = GeneralizationArray.from_groups(codes, labels, kind=col.kind,
+                                              categories=categories)
     else:
         arr = GeneralizationArray.from_groups(series.to_numpy(), labels, kind=col.kind)
     if missing is not None and missing.any():
         arr[missing] = None  # a new array of our own: set in place, no copy
     out = pd.Series(arr, index=series.index, name=series.name)
     return published_categories(out), changed
+
+
+def _published_codes(col: EncodedColumn, labels: np.ndarray, groups: int,
+                     missing: np.ndarray | None):
+    """Codes and categories for :func:`generalize` with only the categories its published
+    cells need (the rule of :func:`published_categories`): the values of the groups that keep
+    a published row and, for ordered columns, every category within such a group's range.
+    Rows of fully suppressed groups get code -1 (missing)."""
+    c = len(col.categories)
+    published = labels if missing is None else labels[~missing]
+    live = np.bincount(published, minlength=groups) > 0  # groups with a published row
+    live_row = live[labels]
+    if col.kind == "unordered":
+        keep = np.zeros(c, dtype=bool)
+        keep[col.codes[live_row]] = True
+    else:
+        lo, hi = _group_min_max(col.codes.astype(np.float64), labels, groups)
+        lo, hi = lo[live].astype(np.int64), hi[live].astype(np.int64)
+        cover = np.bincount(lo, minlength=c + 1) - np.bincount(hi + 1, minlength=c + 1)
+        keep = np.cumsum(cover)[:c] > 0  # within [lo, hi] of some published group
+    cats = col.categories
+    if keep.all() and not isinstance(cats, pd.CategoricalIndex):
+        return col.codes, cats
+    new_pos = np.cumsum(keep) - 1
+    codes = np.where(live_row, new_pos[col.codes], -1)
+    return codes, _values_index(cats, keep)
+
+
+def _values_index(cats: pd.Index, keep: np.ndarray) -> pd.Index:
+    """``cats[keep]`` as a plain Index of the values (a CategoricalIndex would carry its own,
+    unpruned, categories along)."""
+    if isinstance(cats, pd.CategoricalIndex):
+        return cats.categories.take(np.asarray(cats.codes)[keep])
+    return cats[keep]
 
 
 def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups: int):

@@ -341,6 +341,14 @@ def test_recode_generalize_unordered_categories():
     assert list(out.dtype.categories) == ["x", "y", "z"] and changed == 2
 
 
+def test_recode_generalize_keeps_a_suppressed_rows_value_shown_in_its_groups_set():
+    s = _cat(["x", "y", "z", "z"], ["x", "y", "z", "w"])
+    out, _ = recode.generalize(s, encode_column(s, "unordered"), np.array([0, 0, 1, 1]),
+                               missing=np.array([False, True, False, False]))
+    assert _texts(out) == ["{x, y}", "nan", "z", "z"]
+    assert list(out.dtype.categories) == ["x", "y", "z"]
+
+
 def test_recode_generalize_ordered_keeps_categories_within_ranges():
     s = _cat(["B", "D", "E", "E", "A"], list("ABCDEF"), ordered=True)
     out, _ = recode.generalize(s, encode_column(s, "ordered"), np.array([0, 0, 1, 1, 2]),

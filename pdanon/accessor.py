@@ -260,9 +260,10 @@ class AnonAccessor:
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
-        Returns a new frame: identifiers dropped, sensitive and insensitive columns unchanged,
-        same index and row order; ``out.anon.info`` tells what was done (algorithm, changed
-        cells, ``suppressed_rows``, groups, achieved k).
+        Returns a new frame: identifiers dropped, sensitive and insensitive cells unchanged,
+        same index and row order, and no column's dtype listing a category that none of its
+        cells needs (:func:`pdanon.recode.published_categories`); ``out.anon.info`` tells what
+        was done (algorithm, changed cells, ``suppressed_rows``, groups, achieved k).
 
         Example
         -------
@@ -392,7 +393,7 @@ class AnonAccessor:
         Parameters
         ----------
         levels : {column: level}
-            Level 0 keeps a column unchanged; level ``h`` is its hierarchy's top.
+            Level 0 keeps a column's cells unchanged; level ``h`` is its hierarchy's top.
         hierarchies : {column: hierarchy}
             :mod:`pdanon.hierarchy` objects (``intervals``, ``masking``, ``tree``,
             ``from_table``, ``dates``, ``read_arx_csv``), nested dicts, mapping tables or ARX
@@ -404,8 +405,10 @@ class AnonAccessor:
         **roles
             Role keywords; they only decide each column's kind (inferred otherwise).
 
-        Returns a new frame (the input is untouched) with every column kept;
-        ``out.anon.info["levels"]`` records the levels applied.
+        Returns a new frame (the input is untouched) with every column kept, each Categorical
+        or generalized column listing only the categories its cells need
+        (:func:`pdanon.recode.published_categories`); ``out.anon.info["levels"]`` records the
+        levels applied.
 
         Example
         -------

@@ -65,7 +65,9 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     """Anonymize ``df`` and return ``(new_frame, info)``.
 
     The new frame has the input's index and row order; identifier columns are dropped,
-    quasi-identifiers recoded, every other column unchanged. ``info`` holds the algorithm,
+    quasi-identifiers recoded, every other column unchanged except that no column's dtype
+    lists a category that none of its published cells needs
+    (:func:`pdanon.recode.published_categories`). ``info`` holds the algorithm,
     method, model parameters, changed cells, suppressed rows, group count, achieved levels and
     the elapsed seconds.
     """
@@ -88,7 +90,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     }
     if n == 0:
         info["seconds"] = time.perf_counter() - started
-        return df[keep].copy(), info
+        return recode.publish_frame(df[keep].copy()), info
     if not roles.qi:
         raise InvalidInputError(
             "no quasi-identifier columns: pass quasi_identifiers=[...] (or roles that leave at "
@@ -148,6 +150,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         info["changed_cells"] = changed
     if note:
         info["note"] = note
+    recode.publish_frame(out)  # categories of suppressed / merged-away values are not published
     out_roles = roles.restricted_to(out.columns)
     labels = _labels(out, out_roles.qi)  # the classes of the published frame
     if suppressed is None:

@@ -1016,6 +1016,9 @@ def generalize_frame(df: pd.DataFrame, levels: Mapping, hierarchies: Mapping, ki
     """Apply ``levels`` ({column: level}) with ``hierarchies`` ({column: hierarchy}); the
     engine of :meth:`df.anon.generalize`. Returns the new frame and an info dict.
 
+    Every Categorical or generalized column of the new frame lists only the categories its
+    cells need (:func:`pdanon.recode.published_categories`).
+
     Example
     -------
     >>> df = pd.DataFrame({"zip": ["10001", "10002"], "age": [23, 37]})
@@ -1057,6 +1060,9 @@ def generalize_frame(df: pd.DataFrame, levels: Mapping, hierarchies: Mapping, ki
         else:
             out[col] = pd.Series(new, index=df.index, name=col)
             changed += int((~cl.plain_nodes(level)[cl.node_codes(level)]).sum())
+    from pdanon.recode import publish_frame
+
+    publish_frame(out)  # no dtype lists a category that no cell needs
     info = {"levels": applied, "labels": bool(labels), "changed_cells": changed,
             "rows": len(df)}
     return out, info

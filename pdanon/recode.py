@@ -13,6 +13,17 @@ column is rebuilt in one vectorized pass:
 
 Every function returns the new column and the number of cells whose value changed.
 
+Published categories
+--------------------
+A published column lists no value that none of its published cells shows
+(:func:`published_categories`): a Categorical keeps only the categories some cell holds (order
+and ``ordered`` kept); a generalized ``unordered`` column keeps the values that are a plain cell
+or a member of a published set; a generalized ``ordered`` column with categories keeps, in
+order, the categories that lie within the bounds of some published cell (a range ``[a, c]``
+needs every category between ``a`` and ``c`` to be read). Values of suppressed rows, or merged
+into a cell that is not published, therefore vanish from the dtype and from files written from
+it (Parquet dictionaries, the generalization extension metadata).
+
 Example
 -------
 >>> import numpy as np, pandas as pd
@@ -33,6 +44,103 @@ import pandas as pd
 from pdanon._encode import EncodedColumn
 
 METHODS = ("generalize", "suppress", "aggregate")
+
+
+def published_categories(series: pd.Series) -> pd.Series:
+    """``series`` whose dtype lists only categories that its published cells need.
+
+    * Categorical: the categories some cell holds (``cat.remove_unused_categories``: order
+      and ``ordered`` kept);
+    * generalization dtype, ``unordered``: the values that are a plain cell or a member of a
+      set cell;
+    * generalization dtype, ``ordered`` with categories: the categories, in their order, that
+      lie within ``[lo, hi]`` of some non-missing cell (a plain cell is ``[v, v]``), so every
+      published range can still be read against the category order;
+    * any other dtype: unchanged.
+
+    Missing cells need no category. Returns ``series`` itself when nothing is to be removed,
+    otherwise a new Series (same index and name). Vectorized: O(rows + categories), plus one
+    pass over the rows of the set table that published cells use.
+
+    Example
+    -------
+    >>> s = pd.Series(pd.Categorical(["a", None, "c"], categories=["a", "b", "c", "d"],
+    ...                              ordered=True))
+    >>> published_categories(s).cat.categories.tolist()
+    ['a', 'c']
+    >>> from pdanon.dtype import GeneralizationArray
+    >>> g = GeneralizationArray.from_bounds([1, 4], [2, 4], kind="ordered",
+    ...                                     categories=["A", "B", "C", "D", "E"], mask=[0, 1])
+    >>> published_categories(pd.Series(g)).dtype.categories.tolist()
+    ['B', 'C']
+    """
+    from pdanon.dtype import GeneralizationArray, GeneralizationDtype
+
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = np.asarray(series.array.codes)
+        used = np.bincount(codes[codes >= 0], minlength=len(dtype.categories)) > 0
+        return series if used.all() else series.cat.remove_unused_categories()
+    if not isinstance(dtype, GeneralizationDtype) or dtype.categories is None:
+        return series
+    arr = series.array
+    cats = dtype.categories
+    c = len(cats)
+    if dtype.column_type == "unordered":
+        codes = np.asarray(arr.codes)
+        keep = np.zeros(c, dtype=bool)
+        keep[codes[(codes >= 0) & (codes < c)]] = True
+        is_set = codes >= c
+        if is_set.any():
+            # the members of the sets some cell uses: rows of the array's set table (read
+            # directly: ``membership`` would copy a rows x categories matrix)
+            table = arr._table.sets
+            used_sets, set_rank = np.unique(codes[is_set] - c, return_inverse=True)
+            members = table if len(used_sets) == len(table) else table[used_sets]
+            keep |= members.any(axis=0)
+    else:
+        lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
+        valid = lo >= 0
+        delta = (np.bincount(lo[valid], minlength=c + 1)
+                 - np.bincount(hi[valid] + 1, minlength=c + 1))
+        keep = np.cumsum(delta)[:c] > 0
+    categorical_index = isinstance(cats, pd.CategoricalIndex)
+    if keep.all() and not categorical_index:
+        return series
+    new_cats = _values_index(cats, keep)
+    new_pos = np.cumsum(keep) - 1  # old position -> new position (where kept)
+    if dtype.column_type == "unordered":
+        c_new = len(new_cats)
+        out = np.full(len(codes), -1, dtype=np.int64)
+        plain = (codes >= 0) & (codes < c)
+        out[plain] = new_pos[codes[plain]]
+        # a dictionary of cells: every kept category as a plain cell, then the distinct sets
+        parts = [pd.Series(GeneralizationArray.from_values(
+            pd.Categorical.from_codes(np.arange(c_new), categories=new_cats),
+            kind="unordered"))]
+        if is_set.any():  # distinct sets whose members are all kept: still distinct sets
+            parts.append(pd.Series(GeneralizationArray.from_membership(members[:, keep],
+                                                                       new_cats)))
+            out[is_set] = c_new + set_rank.reshape(-1)
+        dictionary = pd.concat(parts, ignore_index=True).array
+        new = dictionary.take(out, allow_fill=True)
+    else:
+        new = GeneralizationArray.from_bounds(
+            np.where(valid, new_pos[np.maximum(lo, 0)], -1),
+            np.where(valid, new_pos[np.maximum(hi, 0)], -1),
+            kind=dtype.column_type, categories=new_cats)
+    return pd.Series(new, index=series.index, name=series.name)
+
+
+def publish_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Apply :func:`published_categories` to every column of ``frame`` (a frame the caller
+    owns: columns are replaced in place) and return it."""
+    for i in range(frame.shape[1]):
+        col = frame.iloc[:, i]
+        new = published_categories(col)
+        if new is not col:
+            frame.isetitem(i, new)
+    return frame
 
 
 @dataclass
@@ -68,7 +176,7 @@ def suppress(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
     groups = int(labels.max()) + 1
     keep = constant_groups(col, labels, groups)[labels]
     out = series.where(keep)
-    return out, int((~keep).sum())
+    return published_categories(out), int((~keep).sum())
 
 
 def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
@@ -83,13 +191,49 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
     if col.generalized:
         arr = _generalize_generalized(series.array, col, labels, groups)
     elif col.kind == "unordered" or (col.kind == "ordered" and not col.numeric):
-        arr = GeneralizationArray.from_groups(col.codes, labels, kind=col.kind,
-                                              categories=col.categories)
+        codes, categories = _published_codes(col, labels, groups, missing)
+        arr = GeneralizationArray.from_groups(codes, labels, kind=col.kind,
+                                              categories=categories)
     else:
         arr = GeneralizationArray.from_groups(series.to_numpy(), labels, kind=col.kind)
     if missing is not None and missing.any():
         arr[missing] = None  # a new array of our own: set in place, no copy
-    return pd.Series(arr, index=series.index, name=series.name), changed
+    out = pd.Series(arr, index=series.index, name=series.name)
+    return published_categories(out), changed
+
+
+def _published_codes(col: EncodedColumn, labels: np.ndarray, groups: int,
+                     missing: np.ndarray | None):
+    """Codes and categories for :func:`generalize` with only the categories its published
+    cells need (the rule of :func:`published_categories`): the values of the groups that keep
+    a published row and, for ordered columns, every category within such a group's range.
+    Rows of fully suppressed groups get code -1 (missing)."""
+    c = len(col.categories)
+    published = labels if missing is None else labels[~missing]
+    live = np.bincount(published, minlength=groups) > 0  # groups with a published row
+    live_row = live[labels]
+    if col.kind == "unordered":
+        keep = np.zeros(c, dtype=bool)
+        keep[col.codes[live_row]] = True
+    else:
+        lo, hi = _group_min_max(col.codes.astype(np.float64), labels, groups)
+        lo, hi = lo[live].astype(np.int64), hi[live].astype(np.int64)
+        cover = np.bincount(lo, minlength=c + 1) - np.bincount(hi + 1, minlength=c + 1)
+        keep = np.cumsum(cover)[:c] > 0  # within [lo, hi] of some published group
+    cats = col.categories
+    if keep.all() and not isinstance(cats, pd.CategoricalIndex):
+        return col.codes, cats
+    new_pos = np.cumsum(keep) - 1
+    codes = np.where(live_row, new_pos[col.codes], -1)
+    return codes, _values_index(cats, keep)
+
+
+def _values_index(cats: pd.Index, keep: np.ndarray) -> pd.Index:
+    """``cats[keep]`` as a plain Index of the values (a CategoricalIndex would carry its own,
+    unpruned, categories along)."""
+    if isinstance(cats, pd.CategoricalIndex):
+        return cats.categories.take(np.asarray(cats.codes)[keep])
+    return cats[keep]
 
 
 def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups: int):
@@ -158,7 +302,7 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
         pick_codes[g[best][is_head]] = (uniq % width)[best][is_head]
     new_codes = pick_codes[labels]
     changed = int((new_codes != col.codes).sum())
-    return _from_codes(series, col, new_codes), changed
+    return published_categories(_from_codes(series, col, new_codes)), changed
 
 
 def _from_codes(series: pd.Series, col: EncodedColumn, codes: np.ndarray) -> pd.Series:
@@ -190,6 +334,5 @@ def recode_column(method: str, series: pd.Series, col: EncodedColumn, labels: np
     else:
         raise ValueError(f"unknown method {method!r}; use one of {list(METHODS)}")
     if missing is not None and missing.any():
-        new = new.mask(missing)
+        new = published_categories(new.mask(missing))
     return new, changed
-    raise ValueError(f"unknown method {method!r}; use one of {list(METHODS)}")

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
+from pdanon.recode import publish_frame
 
 KINDS = ("real", "ordered", "unordered")
 HISTOGRAM_BINS = 30
@@ -943,7 +944,7 @@ def shuffle_by_roles(df: pd.DataFrame, roles, columns=None, *, within=None, seed
         "identifiers_dropped": [] if keep_identifiers else list(roles.identifiers),
         **_seed_info(seed),
     }
-    return out, roles.restricted_to(out.columns), info
+    return publish_frame(out), roles.restricted_to(out.columns), info
 
 
 def _cells_changed(old: pd.Series, new: pd.Series) -> int:
@@ -1015,7 +1016,7 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
         "identifiers_dropped": [] if keep_identifiers else list(roles.identifiers),
         **_seed_info(seed),
     }
-    return out, roles.restricted_to(out.columns), info
+    return publish_frame(out), roles.restricted_to(out.columns), info
 
 
 def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=None):
@@ -1078,7 +1079,7 @@ def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=No
         # anyone test guesses offline, so given keys get none
         info["key_fingerprint"] = key_fingerprint(raw)
         info["key"] = SecretKey(raw)
-    return out, new_roles, info
+    return publish_frame(out), new_roles, info
 
 
 def drop_identifiers_by_roles(df: pd.DataFrame, roles):
@@ -1094,7 +1095,7 @@ def drop_identifiers_by_roles(df: pd.DataFrame, roles):
     """
     out = df.drop(columns=list(roles.identifiers))
     info = {"operation": "drop_identifiers", "dropped": list(roles.identifiers)}
-    return out, roles.restricted_to(out.columns), info
+    return publish_frame(out), roles.restricted_to(out.columns), info
 
 
 # =========================================================================== helpers

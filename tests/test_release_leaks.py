@@ -284,9 +284,6 @@ def test_hash_identifiers_generated_key_is_not_written(tmp_path):
     _assert_absent(files, key, key.hex(), base64.b64encode(key), ID_PREFIX)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="pdanon/perturb.py keeps the "
-                   "input's categories: unused ones (and randomized-away values) reach the "
-                   "Parquet dictionary")
 @pytest.mark.parametrize("operation", ["shuffle", "randomize", "hash_identifiers",
                                        "drop_identifiers"])
 def test_perturbation_publishes_only_shown_categories(tmp_path, operation):

@@ -4,9 +4,20 @@
 ``as_frame``, ``comparison_op`` ...) that pandas' ExtensionArray conformance suite needs; the
 dtype-specific fixtures live in ``tests/test_dtype_conformance.py``. Modules of optional extras
 are left out of doctest collection when the extra is not installed.
+
+Property tests (hypothesis) explore new random tables on every local run; under CI (the ``CI``
+environment variable set) they run the derandomized "ci" profile, so a CI result depends on the
+commit alone.
 """
 
 import importlib.util
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 pytest_plugins = ["pandas.tests.extension.conftest"]
 

@@ -612,3 +612,13 @@ def test_a_faulty_peer_table_is_both_a_protocol_and_a_verification_error():
 
     assert issubclass(_owner.FaultyPeerTableError, ProtocolError)
     assert issubclass(_owner.FaultyPeerTableError, VerificationError)
+
+
+def test_a_table_over_the_size_cap_fails_at_the_sender():
+    """The sender refuses to send a table the other owner would refuse (long text cells)."""
+    long = "x" * (_wire.MAX_HEADER + 10)
+    a = DataOwner(pd.DataFrame({"age": [21, 22, 35, 36], "note": [long] * 4}), k=2,
+                  quasi_identifiers=["age"], sensitive=["note"], backend=FAST)
+    b = DataOwner(pd.DataFrame({"zip": [100, 101, 300, 301]}), k=2, backend=FAST)
+    with pytest.raises(InvalidInputError, match="shorten long text cells"):
+        run_local(a, b)

@@ -461,7 +461,15 @@ class DataOwner:
             table = self._published()
             self._my_table = table
             cols = _wire.table_to_json(table, self._table_roles)
-            return self._out({"type": "table", "round": self._round, "columns": cols})
+            message = self._out({"type": "table", "round": self._round, "columns": cols})
+            cap = _wire.table_header_cap(self.n, len(cols)) + 8
+            if len(message) > cap:
+                raise InvalidInputError(
+                    f"this owner's aggregated table takes {len(message):,} bytes, more than the "
+                    f"{cap:,} the other owner accepts (an average of "
+                    f"{_wire.MAX_CELL_BYTES} bytes per cell); shorten long text cells or "
+                    "send fewer columns")
+            return message
         merge = self._merge_step()
         self._state = "round"
         return self._out({"type": "round", "round": self._round, "merge": merge})

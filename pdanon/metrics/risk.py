@@ -165,14 +165,9 @@ def adversarial_knowledge_gain(df: pd.DataFrame, quasi_identifiers=None, sensiti
     >>> adversarial_knowledge_gain(df, ["zip"], ["d"])
     0.5
     """
-    best = 0.0
-    n = len(df)
-    if n == 0:
-        return 0.0
-    for col, pairs in _pairs_per_column(df, quasi_identifiers, sensitive, labels):
-        tv = _dist.total_variation(pairs, col)
-        best = max(best, float((tv * pairs.sizes).sum() / n))
-    return best
+    return _largest_share(df, quasi_identifiers, sensitive, labels,
+                          lambda col, pairs: (_dist.total_variation(pairs, col)
+                                              * pairs.sizes).sum())
 
 
 def adversarial_accuracy_gain(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
@@ -189,12 +184,18 @@ def adversarial_accuracy_gain(df: pd.DataFrame, quasi_identifiers=None, sensitiv
     >>> adversarial_accuracy_gain(df, ["zip"], ["d"])
     0.5
     """
-    best = 0.0
+    def gain(col, pairs):
+        starts = np.flatnonzero(pairs.first_in_class())
+        top = np.maximum.reduceat(pairs.count, starts)  # pairs are sorted by class
+        return top.sum() - col.global_counts.max()
+
+    return _largest_share(df, quasi_identifiers, sensitive, labels, gain)
+
+
+def _largest_share(df, quasi_identifiers, sensitive, labels, rows_of) -> float:
+    """The largest ``rows_of(column, pairs) / n`` over the sensitive columns (0 when empty)."""
     n = len(df)
     if n == 0:
         return 0.0
-    for col, pairs in _pairs_per_column(df, quasi_identifiers, sensitive, labels):
-        starts = np.flatnonzero(pairs.first_in_class())
-        top = np.maximum.reduceat(pairs.count, starts)  # pairs are sorted by class
-        best = max(best, float((top.sum() - col.global_counts.max()) / n))
-    return best
+    return max((float(rows_of(col, pairs) / n) for col, pairs in
+                _pairs_per_column(df, quasi_identifiers, sensitive, labels)), default=0.0)

@@ -1,4 +1,4 @@
-"""Information loss of groups of rows: the reference's per-column losses (SPEC §3, GroupJoin).
+"""Information loss of groups of rows: the reference's per-column losses (GroupJoin).
 
 A *group* is a set of rows that will be published with one recoded value per quasi-identifier.
 Its loss is the sum over quasi-identifier columns of a per-column loss that depends on the

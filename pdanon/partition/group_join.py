@@ -2,7 +2,7 @@
 
 Changes: **partitioning** (then the chosen recoding: suppress / generalize / aggregate).
 
-The rule (SPEC §3, the reference's ``GroupJoin…`` classes):
+The rule (the reference's ``GroupJoin…`` classes):
 
 1. every row starts as its own group;
 2. pick a group that violates the privacy model, at random (``seed=``);

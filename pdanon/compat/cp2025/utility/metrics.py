@@ -163,12 +163,12 @@ def _gain(fn, depersonalized_qi, sensitives):
 
 
 def adversarial_knowledge_gain(depersonalized_qi, sensitives):
-    """Brickell & Shmatikov's adversarial knowledge gain (SPEC §4)."""
+    """Brickell & Shmatikov's adversarial knowledge gain (:mod:`pdanon.metrics`)."""
     return _gain(_m.adversarial_knowledge_gain, depersonalized_qi, sensitives)
 
 
 def adversarial_accuracy_gain(depersonalized_qi, sensitives):
-    """Brickell & Shmatikov's adversarial accuracy gain (SPEC §4)."""
+    """Brickell & Shmatikov's adversarial accuracy gain (:mod:`pdanon.metrics`)."""
     return _gain(_m.adversarial_accuracy_gain, depersonalized_qi, sensitives)
 
 
@@ -221,7 +221,7 @@ def _by_element(initial_qi, qi, kinds):
 
 
 def my_by_element_distance_columns_unordered(initial_qi, qi):
-    """Mean cell distance of an unordered column (SPEC §4); a 2-D input gives the mean over
+    """Mean cell distance of an unordered column; a 2-D input gives the mean over
     its columns."""
     return _by_element(initial_qi, qi, ["unordered"] * _table(qi).shape[1])
 
@@ -239,6 +239,6 @@ def my_by_element_distance_columns_real(initial_qi, qi):
 
 
 def my_by_element_distance(initial_qi, qi, column_types=None):
-    """Mean over columns of the mean cell distance (SPEC §4), column kinds
+    """Mean over columns of the mean cell distance, column kinds
     ``column_types`` (default unordered)."""
     return _by_element(initial_qi, qi, column_types)

@@ -51,6 +51,9 @@ __all__ = [
     "METHODS",
     "normalized_values",
     "group_losses",
+    "suppression_losses",
+    "unordered_losses",
+    "range_losses",
     "table_loss",
     "generalization_loss",
     "unordered_generalization_loss",
@@ -159,26 +162,78 @@ def group_losses(method: str, col: EncodedColumn, labels: np.ndarray,
     labels = np.asarray(labels, dtype=np.int64)
     if groups is None:
         groups = int(labels.max()) + 1 if len(labels) else 0
-    counts = np.bincount(labels, minlength=groups).astype(np.float64)
     if len(labels) == 0:
         return np.zeros(groups)
-    codes = np.asarray(col.codes, dtype=np.int64)
     if method == "suppress":
-        lo = np.full(groups, np.iinfo(np.int64).max)
-        hi = np.full(groups, -1)
-        np.minimum.at(lo, labels, codes)
-        np.maximum.at(hi, labels, codes)
-        return np.where(lo == hi, 0.0, counts)
+        return suppression_losses(col.codes, labels, groups)
     if col.kind == "unordered":
-        width = int(codes.max()) + 1
-        pair_codes, pair_counts = np.unique(labels * width + codes, return_counts=True)
-        if method == "generalize":
-            per = np.bincount(pair_codes // width, minlength=groups)
-            return unordered_generalization_loss(counts, per)
-        top = np.zeros(groups, dtype=np.int64)
-        np.maximum.at(top, pair_codes // width, pair_counts)
-        return counts - top
-    u = normalized_values(col)
+        return unordered_losses(method, col.codes, labels, groups)
+    return range_losses(method, normalized_values(col), labels, groups, col.kind)
+
+
+def _group_counts(labels: np.ndarray, groups: int | None):
+    labels = np.asarray(labels, dtype=np.int64)
+    if groups is None:
+        groups = int(labels.max()) + 1 if len(labels) else 0
+    return labels, groups, np.bincount(labels, minlength=groups).astype(np.float64)
+
+
+def suppression_losses(codes, labels, groups: int | None = None) -> np.ndarray:
+    """Suppression loss of every group, any kind: 0 when its cells are equal (equal ``codes``),
+    else its size.
+
+    Example
+    -------
+    >>> suppression_losses(np.array([4, 4, 1, 2]), np.array([0, 0, 1, 1])).tolist()
+    [0.0, 2.0]
+    """
+    labels, groups, counts = _group_counts(labels, groups)
+    codes = np.asarray(codes, dtype=np.int64)
+    lo = np.full(groups, np.iinfo(np.int64).max)
+    hi = np.full(groups, -1)
+    np.minimum.at(lo, labels, codes)
+    np.maximum.at(hi, labels, codes)
+    return np.where(lo == hi, 0.0, counts)
+
+
+def unordered_losses(method: str, codes, labels, groups: int | None = None) -> np.ndarray:
+    """Generalization (``|g| − |g| / #distinct``) or aggregation (cells different from the
+    mode) loss of every group of an unordered column given by value ``codes`` (>= 0).
+
+    Example
+    -------
+    >>> unordered_losses("generalize", np.array([0, 1, 1]), np.array([0, 0, 0])).tolist()
+    [1.5]
+    >>> unordered_losses("aggregate", np.array([0, 1, 1]), np.array([0, 0, 0])).tolist()
+    [1.0]
+    """
+    labels, groups, counts = _group_counts(labels, groups)
+    codes = np.asarray(codes, dtype=np.int64)
+    width = int(codes.max()) + 1
+    pair_codes, pair_counts = np.unique(labels * width + codes, return_counts=True)
+    if method == "generalize":
+        per = np.bincount(pair_codes // width, minlength=groups)
+        return unordered_generalization_loss(counts, per)
+    top = np.zeros(groups, dtype=np.int64)
+    np.maximum.at(top, pair_codes // width, pair_counts)
+    return counts - top
+
+
+def range_losses(method: str, u, labels, groups: int | None = None,
+                 kind: str = "real") -> np.ndarray:
+    """Generalization or aggregation loss of every group of a real or ordered column given by
+    its normalized values ``u`` (:func:`normalized_values`); aggregation measures from the
+    mean (real) or from the element at position len // 2 of the sorted values (ordered).
+
+    Example
+    -------
+    >>> range_losses("generalize", np.array([0.0, 0.5, 1.0]), np.array([0, 0, 0])).tolist()
+    [1.25]
+    >>> range_losses("aggregate", np.array([0.0, 0.5, 1.0]), np.array([0, 0, 0])).tolist()
+    [1.0]
+    """
+    labels, groups, counts = _group_counts(labels, groups)
+    u = np.asarray(u, dtype=np.float64)
     if method == "generalize":
         lo = np.full(groups, np.inf)
         hi = np.full(groups, -np.inf)
@@ -188,7 +243,7 @@ def group_losses(method: str, col: EncodedColumn, labels: np.ndarray,
         s2 = np.bincount(labels, weights=u * u, minlength=groups)
         return generalization_loss(counts, lo, hi, s1, s2)
     # aggregate
-    if col.kind == "real":
+    if kind == "real":
         centre = np.bincount(labels, weights=u, minlength=groups) / np.maximum(counts, 1)
     else:
         by = np.lexsort((u, labels))

@@ -37,7 +37,8 @@ from pdanon._errors import InfeasibleError, InvalidInputError, KindError
 
 KINDS = ("real", "ordered", "unordered")
 
-__all__ = ["Depersonalizator", "fill_left_columns_ids", "run_engine", "check_kinds"]
+__all__ = ["Depersonalizator", "block_frame", "check_kinds", "fill_left_columns_ids",
+           "partition_rows", "recode_groups", "run_engine"]
 
 
 # ============================================================================ index lists
@@ -358,10 +359,20 @@ def _sensitive_series(values: np.ndarray, kind: str, position):
                    role="sensitive").series
 
 
-def _frame(quasi: np.ndarray, sensitive: np.ndarray, kinds: list, sensitive_kinds=None,
-           qi_positions=None, s_positions=None):
+def block_frame(quasi: np.ndarray, sensitive: np.ndarray, kinds: list, sensitive_kinds=None,
+                qi_positions=None, s_positions=None):
     """The blocks as a frame with positional labels (quasi-identifiers 0..q-1, sensitive
-    columns q..q+s-1), its roles, and the quasi-identifier :class:`_Column` objects."""
+    columns q..q+s-1), its roles, and one column object per quasi-identifier whose
+    ``decode(out, method, labels)`` turns the engine's output column back into the caller's
+    object cells. ``qi_positions`` / ``s_positions`` name the columns in error messages.
+
+    Example
+    -------
+    >>> q = np.array([[30, "x"], [40, "y"]], dtype=object)
+    >>> frame, roles, cols = block_frame(q, q[:, :0], ["real", "unordered"])
+    >>> frame.values.tolist(), dict(roles.quasi_identifiers)
+    ([[30, 0], [40, 1]], {0: 'real', 1: 'unordered'})
+    """
     from pdanon.schema import Roles
 
     q = quasi.shape[1]
@@ -401,8 +412,8 @@ def run_engine(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_f
     from pdanon import engine
     from pdanon._groups import class_labels
 
-    frame, roles, cols = _frame(quasi, sensitive, kinds, sensitive_kinds, qi_positions,
-                                s_positions)
+    frame, roles, cols = block_frame(quasi, sensitive, kinds, sensitive_kinds, qi_positions,
+                                     s_positions)
     model = model_for(sensitive.shape[1] > 0)
     out, info = engine.anonymize(frame, roles, model=model, method=method, algorithm=algorithm,
                                  **options)
@@ -446,7 +457,7 @@ def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
         raise InvalidInputError(
             f"groups leave row(s) {np.flatnonzero(labels < 0)[:5].tolist()} out; every row must "
             "be in one group")
-    frame, _, cols = _frame(quasi, quasi[:, :0], kinds)
+    frame, _, cols = block_frame(quasi, quasi[:, :0], kinds)
     block = np.empty(quasi.shape, dtype=object)
     changed = 0
     for j, col in enumerate(cols):
@@ -457,19 +468,37 @@ def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
     return block, changed
 
 
-def partition_groups(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_for,
-                     method: str, sensitive_kinds=None, **options) -> list:
-    """The groups pdanon's GroupJoin partitioner forms (lists of row positions)."""
-    from pdanon._encode import encode_table
-    from pdanon.engine import model_context
-    from pdanon.partition.group_join import group_join_partition
+def partition_rows(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_for,
+                   method: str, algorithm: str, sensitive_kinds=None, **options) -> list:
+    """The groups a registered partitioner (:data:`pdanon.partition.PARTITIONERS`, the
+    engine's ``algorithm=``) forms, as lists of row positions in the order of their smallest
+    row, without recoding them: the reference's group lists, which the published classes of
+    :func:`run_engine` cannot give (two groups may publish equal cells). The same frame,
+    model, feasibility check, context and option check as the engine.
 
-    frame, roles, _ = _frame(quasi, sensitive, kinds, sensitive_kinds)
+    Example
+    -------
+    >>> from pdanon.models import KAnonymity
+    >>> q = np.array([[1], [8], [2], [9]], dtype=object)
+    >>> partition_rows(q, q[:, :0], kinds=["real"], method="generalize",
+    ...                model_for=lambda s: KAnonymity(2), algorithm="group_join", seed=0)
+    [[0, 2], [1, 3]]
+    """
+    from pdanon._encode import encode_table
+    from pdanon.engine import algorithms, model_context
+    from pdanon.partition import PARTITIONERS
+
+    if algorithm not in algorithms() or algorithm == "auto":
+        raise InvalidInputError(
+            f"unknown partitioner {algorithm!r}; use one of {sorted(PARTITIONERS)}")
+    partitioner = PARTITIONERS[algorithm]
+    partitioner.check_options(options)
+    frame, roles, _ = block_frame(quasi, sensitive, kinds, sensitive_kinds)
     model = model_for(sensitive.shape[1] > 0)
     model.check_feasible(frame, roles)
     context = model_context(model, frame, roles)
-    partition, _ = group_join_partition(encode_table(frame, roles), model, method=method,
-                                        context=context, **options)
+    partition = partitioner(encode_table(frame, roles), model, method=method, frame=frame,
+                            context=context, **options)
     return _classes(np.asarray(partition.labels))
 
 

@@ -114,6 +114,22 @@ class _EngineDepersonalizator(Depersonalizator):
         return self._result(block, changed, info)
 
 
+class _LDiverse:
+    """Mixin of the l-diversity classes: k-anonymity and distinct l-diversity over
+    ``self.k`` and ``self.l``."""
+
+    def _model(self):
+        return kl_model(self.k, self.l)
+
+
+class _LDiverseEngine(_LDiverse, _EngineDepersonalizator):
+    """An l-diverse engine class taking ``(k, l, quasi_identifiers_types=None)``."""
+
+    def __init__(self, k, l, quasi_identifiers_types=None):
+        super().__init__(k, quasi_identifiers_types)
+        self.l = l
+
+
 # ============================================================================ TimeOptimal
 
 
@@ -136,7 +152,7 @@ class SuppressionKAnonymityTimeOptimal(_EngineDepersonalizator):
         super().__init__(k)
 
 
-class SuppressionLDiversityTimeOptimal(_EngineDepersonalizator):
+class SuppressionLDiversityTimeOptimal(_LDiverseEngine):
     """As :class:`SuppressionKAnonymityTimeOptimal`, but each group takes nearest rows until it
     has ≥ k rows and ≥ l distinct values in every sensitive column; ``None`` counts when no
     group can be formed.
@@ -151,11 +167,7 @@ class SuppressionLDiversityTimeOptimal(_EngineDepersonalizator):
     _method = "suppress"
 
     def __init__(self, k, l):
-        super().__init__(k)
-        self.l = l
-
-    def _model(self):
-        return kl_model(self.k, self.l)
+        super().__init__(k, l)
 
 
 class GeneralizationKAnonymityTimeOptimal(_EngineDepersonalizator):
@@ -173,7 +185,7 @@ class GeneralizationKAnonymityTimeOptimal(_EngineDepersonalizator):
     _method = "generalize"
 
 
-class GeneralizationLDiversityTimeOptimal(_EngineDepersonalizator):
+class GeneralizationLDiversityTimeOptimal(_LDiverseEngine):
     """l-diverse TimeOptimal grouping (see :class:`SuppressionLDiversityTimeOptimal`),
     generalization recoding.
 
@@ -185,13 +197,6 @@ class GeneralizationLDiversityTimeOptimal(_EngineDepersonalizator):
     """
 
     _method = "generalize"
-
-    def __init__(self, k, l, quasi_identifiers_types=None):
-        super().__init__(k, quasi_identifiers_types)
-        self.l = l
-
-    def _model(self):
-        return kl_model(self.k, self.l)
 
 
 class AggregationKAnonymityTimeOptimal(_EngineDepersonalizator):
@@ -208,7 +213,7 @@ class AggregationKAnonymityTimeOptimal(_EngineDepersonalizator):
     _method = "aggregate"
 
 
-class AggregationLDiversityTimeOptimal(_EngineDepersonalizator):
+class AggregationLDiversityTimeOptimal(_LDiverseEngine):
     """l-diverse TimeOptimal grouping, aggregation recoding.
 
     Example
@@ -219,13 +224,6 @@ class AggregationLDiversityTimeOptimal(_EngineDepersonalizator):
     """
 
     _method = "aggregate"
-
-    def __init__(self, k, l, quasi_identifiers_types=None):
-        super().__init__(k, quasi_identifiers_types)
-        self.l = l
-
-    def _model(self):
-        return kl_model(self.k, self.l)
 
 
 # ============================================================================ Datafly, equal groups
@@ -306,7 +304,7 @@ class SuppressionKAnonymityBaseline(_EngineDepersonalizator):
         super().__init__(k)
 
 
-class SuppressionLDiversityBaseline(SuppressionKAnonymityBaseline):
+class SuppressionLDiversityBaseline(_LDiverse, SuppressionKAnonymityBaseline):
     """The fewest suppressed cells for k-anonymity and distinct l-diversity.
 
     Example
@@ -319,9 +317,6 @@ class SuppressionLDiversityBaseline(SuppressionKAnonymityBaseline):
     def __init__(self, k, l):
         super().__init__(k)
         self.l = l
-
-    def _model(self):
-        return kl_model(self.k, self.l)
 
 
 class SuppressionTClosenessBaseline(SuppressionKAnonymityBaseline):

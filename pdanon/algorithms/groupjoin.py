@@ -22,10 +22,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+import pandas as pd
 
 from pdanon import losses as _losses
 from pdanon._errors import InfeasibleError
-from pdanon.algorithms._base import Depersonalizator, check_kinds, run_engine
+from pdanon.algorithms._base import (
+    Depersonalizator,
+    check_kinds,
+    partition_rows,
+    recode_groups,
+    run_engine,
+)
 from pdanon.algorithms._grouping import k_model, kl_model, kt_model
 
 __all__ = [
@@ -39,11 +46,70 @@ __all__ = [
     "GroupJoinTCloseness",
     "GroupJoinDepersonalizator",
     "GeneralizationKAnonymityGroupJoin",
+    "real_sample_distance",
+    "categorical_sample_distance",
 ]
 
 
-def _load() -> None:
-    import pdanon.partition.group_join  # noqa: F401  (registers algorithm="group_join")
+# ============================================================================ sample distances
+
+
+def _two_samples(p, q, kind):
+    """``p`` as one class's value counts and ``q`` as the whole table, on shared codes."""
+    from pdanon import distributions as d
+
+    p = np.asarray(list(p), dtype=object)
+    q = np.asarray(list(q), dtype=object)
+    both = np.concatenate([p, q])
+    if kind == "real":
+        both = np.asarray(both, dtype=np.float64)
+    col = d.SensitiveColumn.from_values(pd.Series(both), kind, name="s")
+    codes_p, codes_q = col.codes[:len(p)], col.codes[len(p):]
+    table = d.SensitiveColumn(col.name, col.kind, codes_q, col.m, col.has_na, col.uniques,
+                              col.values, np.bincount(codes_q, minlength=col.m))
+    pairs = d.PairCounts.from_codes(np.zeros(len(p), dtype=np.int64), codes_p, col.m, 1)
+    return pairs, table
+
+
+def real_sample_distance(p, q):
+    """1-D Wasserstein distance between samples ``p`` and ``q`` divided by
+    (max − min of both + 1e-10): the reference's t-closeness distance of real columns.
+
+    Example
+    -------
+    >>> round(real_sample_distance([0.0, 0.0], [0.0, 1.0]), 6)
+    0.5
+    """
+    from pdanon import distributions as d
+
+    pairs, table = _two_samples(p, q, "real")
+    return float(d.wasserstein(pairs, table)[0])
+
+
+def categorical_sample_distance(p, q):
+    """Jensen–Shannon divergence (natural log) between the value distributions of ``p`` and
+    ``q``: the reference's t-closeness distance of ordered and unordered columns.
+
+    Example
+    -------
+    >>> categorical_sample_distance(["a", "b"], ["b", "a"])
+    0.0
+    """
+    from pdanon import distributions as d
+
+    pairs, table = _two_samples(p, q, "unordered")
+    return float(d.jensen_shannon(pairs, table)[0])
+
+
+def _codes(values) -> np.ndarray:
+    """Equal values, equal codes (first-appearance order)."""
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = list(values)
+    return pd.factorize(arr, use_na_sentinel=False)[0]
+
+
+def _one_group(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=np.int64)
 
 
 # ============================================================================ methods
@@ -97,11 +163,7 @@ class GroupJoinMethod(ABC):
         u = self._normalized(array, col_ind, kind)
         if len(u) == 0:
             return 0.0
-        if self.method == "generalize":
-            return float(_losses.generalization_loss(len(u), u.min(), u.max(), u.sum(),
-                                                     (u * u).sum()))
-        centre = u.mean() if kind == "real" else np.sort(u)[len(u) // 2]
-        return float(np.abs(u - centre).sum())
+        return float(_losses.range_losses(self.method, u, _one_group(len(u)), 1, kind)[0])
 
     def loss_real(self, array, col_ind):
         return self._range_loss(array, col_ind, "real")
@@ -110,30 +172,32 @@ class GroupJoinMethod(ABC):
         return self._range_loss(array, col_ind, "ordered")
 
     def loss_unordered(self, array, col_ind):
-        values = list(np.asarray(array, dtype=object).tolist())
+        values = np.asarray(array, dtype=object).tolist()
         if self.method == "suppress":
             return _suppression_loss(values)
-        counts = {}
-        for v in values:
-            counts[v] = counts.get(v, 0) + 1
-        if self.method == "generalize":
-            return float(_losses.unordered_generalization_loss(len(values), len(counts)))
-        return float(len(values) - max(counts.values(), default=0))
+        if not values:
+            return 0.0
+        return float(_losses.unordered_losses(self.method, _codes(values),
+                                              _one_group(len(values)), 1)[0])
+
+    def _kinds(self, count: int) -> list:
+        """The engine kinds of ``count`` columns (suppression compares cells only)."""
+        if self.method == "suppress":
+            return ["unordered"] * count
+        return check_kinds(self.quasi_identifiers_types, count)
 
     def depersonalize(self, groups, quasi_identifiers):
         """Recode ``groups`` (lists of row positions covering every row) of the 2-D
         ``quasi_identifiers`` with this method; returns ``(table, changed cells)``."""
-        from pdanon.algorithms._base import recode_groups
-
         q = np.asarray(quasi_identifiers, dtype=object)
-        kinds = (["unordered"] * q.shape[1] if self.method == "suppress"
-                 else check_kinds(self.quasi_identifiers_types, q.shape[1]))
-        return recode_groups(groups, q, kinds, self.method)
+        return recode_groups(groups, q, self._kinds(q.shape[1]), self.method)
 
 
 def _suppression_loss(values) -> float:
-    values = list(np.asarray(values, dtype=object).tolist())
-    return 0.0 if len(set(values)) <= 1 else float(len(values))
+    values = np.asarray(values, dtype=object).tolist()
+    if not values:
+        return 0.0
+    return float(_losses.suppression_losses(_codes(values), _one_group(len(values)), 1)[0])
 
 
 class GroupJoinSuppression(GroupJoinMethod):
@@ -223,19 +287,16 @@ class GroupJoinMetric(ABC):
     def get_groups(self, quasi_identifiers, sensitives):
         """The groups GroupJoin forms (lists of row positions, in the order of their smallest
         row), with the method of :attr:`group_join_method`."""
-        from pdanon.algorithms._base import partition_groups
-
-        _load()
         method = self.group_join_method or GroupJoinSuppression()
         q = np.asarray(quasi_identifiers, dtype=object)
         s = np.asarray(sensitives, dtype=object)
         if s.ndim == 1:
             s = s.reshape(len(q), -1)
-        kinds = (["unordered"] * q.shape[1] if method.method == "suppress"
-                 else check_kinds(method.quasi_identifiers_types, q.shape[1]))
-        return partition_groups(q, s, kinds=kinds, sensitive_kinds=self._s_kinds(s.shape[1]),
-                                model_for=self._model(), method=method.method,
-                                seed=self.seed, loss_function=self._engine_loss_function())
+        return partition_rows(q, s, kinds=method._kinds(q.shape[1]),
+                              sensitive_kinds=self._s_kinds(s.shape[1]),
+                              model_for=self._model(), method=method.method,
+                              algorithm="group_join", seed=self.seed,
+                              loss_function=self._engine_loss_function())
 
     def _s_kinds(self, count):
         if self._sensitive_kinds is None:
@@ -250,16 +311,29 @@ class GroupJoinMetric(ABC):
     def _loss(self, a_q, b_q, extra):
         method = self.group_join_method
         union = np.concatenate([np.asarray(a_q, dtype=object), np.asarray(b_q, dtype=object)])
-        kinds = (["unordered"] * union.shape[1] if method.method == "suppress"
-                 else check_kinds(method.quasi_identifiers_types, union.shape[1]))
         total = 0.0
-        for j, kind in enumerate(kinds):
+        for j, kind in enumerate(method._kinds(union.shape[1])):
             total += getattr(method, f"loss_{kind}")(union[:, j], j)
         fn = self.loss_function or self._default_loss
         return fn(total, len(a_q), len(b_q), *self._params(), *extra)
 
     def _split(self, a, b):
-        return a, b, ()
+        """``(quasi a, quasi b, extra loss-function arguments)``; for metrics over
+        ``[quasi, sensitive]`` pairs the extra argument is :meth:`_per_sensitive` of the
+        union's sensitive rows."""
+        if not self._paired:
+            return a, b, ()
+        a_q, a_s = a
+        b_q, b_s = b
+        both = np.concatenate([np.asarray(a_s, dtype=object), np.asarray(b_s, dtype=object)])
+        both = both.reshape(len(both), -1)
+        return a_q, b_q, ([self._per_sensitive(both[:, j], j) for j in range(both.shape[1])],)
+
+    _paired = False
+
+    def _per_sensitive(self, values, ind):
+        """The loss function's per-sensitive-column value for the union's ``values``."""
+        raise NotImplementedError
 
     def _params(self):
         return (self.k,)
@@ -319,12 +393,10 @@ class GroupJoinLDiversity(GroupJoinMetric):
         ``b_data`` (k_sens: distinct sensitive values of the union per column, capped at l)."""
         return self._loss(*self._split(a_data, b_data))
 
-    def _split(self, a, b):
-        a_q, a_s = a
-        b_q, b_s = b
-        both = np.concatenate([np.asarray(a_s, dtype=object), np.asarray(b_s, dtype=object)])
-        k_sens = [min(len(set(both[:, j].tolist())), self.l) for j in range(both.shape[1])]
-        return a_q, b_q, (k_sens,)
+    _paired = True
+
+    def _per_sensitive(self, values, ind):
+        return min(len(set(values.tolist())), self.l)  # k_sens
 
     def check_l_diversity(self, groups, sensitives):
         """Is every group ≥ k rows with ≥ l distinct values in every sensitive column?"""
@@ -385,25 +457,21 @@ class GroupJoinTCloseness(GroupJoinMetric):
                              for j in range(self.sensitives.shape[1])]
 
     def _distance(self, values, ind) -> float:
-        from pdanon.compat.cp2025.utility import metrics as M
-
         if getattr(self, "sensitives", None) is None:
             raise ValueError("call prepare_statistics(sensitives) with the whole table's "
                              "sensitive columns first")
         whole = self.sensitives[:, ind]
         kinds = self.sensitives_types or ["unordered"] * self.sensitives.shape[1]
         if not self.always_use_entropy and kinds[ind] == "real":
-            return M.real_sample_distance(np.asarray(values, dtype=np.float64),
-                                          np.asarray(whole, dtype=np.float64))
-        return M.categorical_sample_distance(np.asarray(values, dtype=object), whole)
+            return real_sample_distance(np.asarray(values, dtype=np.float64),
+                                        np.asarray(whole, dtype=np.float64))
+        return categorical_sample_distance(np.asarray(values, dtype=object), whole)
 
     def categorical_sample_distance(self, p, ind):
         """Jensen–Shannon divergence between the values ``p`` and sensitive column ``ind``."""
-        from pdanon.compat.cp2025.utility import metrics as M
-
         if getattr(self, "sensitives", None) is None:
             raise ValueError("call prepare_statistics(sensitives) first")
-        return M.categorical_sample_distance(np.asarray(p, dtype=object), self.sensitives[:, ind])
+        return categorical_sample_distance(np.asarray(p, dtype=object), self.sensitives[:, ind])
 
     def check_t_closeness(self, groups, sensitives):
         """Is every group ≥ k rows and within distance t of the table in every sensitive
@@ -424,13 +492,10 @@ class GroupJoinTCloseness(GroupJoinMetric):
         union's distance to the table per sensitive column)."""
         return self._loss(*self._split(a_data, b_data))
 
-    def _split(self, a, b):
-        a_q, a_s = a
-        b_q, b_s = b
-        both = np.concatenate([np.asarray(a_s, dtype=object), np.asarray(b_s, dtype=object)])
-        both = both.reshape(len(both), -1)
-        t_sens = [self._distance(both[:, j], j) for j in range(both.shape[1])]
-        return a_q, b_q, (t_sens,)
+    _paired = True
+
+    def _per_sensitive(self, values, ind):
+        return self._distance(values, ind)  # t_sens
 
 
 # ============================================================================ the depersonalizator
@@ -465,12 +530,10 @@ class GroupJoinDepersonalizator(Depersonalizator):
             return None, None, None
         if quasi_identifiers.shape[1] == 0:
             return None, quasi_identifiers, 0
-        _load()
-        kinds = (["unordered"] * quasi_identifiers.shape[1] if method.method == "suppress"
-                 else check_kinds(method.quasi_identifiers_types, quasi_identifiers.shape[1]))
         try:
             block, changed, info = run_engine(
-                quasi_identifiers, sensitives, kinds=kinds, model_for=metric._model(),
+                quasi_identifiers, sensitives, kinds=method._kinds(quasi_identifiers.shape[1]),
+                model_for=metric._model(),
                 method=method.method, algorithm="group_join",
                 sensitive_kinds=metric._s_kinds(sensitives.shape[1]),
                 qi_positions=self.quasi_identifiers_ids, s_positions=self.sensitives_ids,
@@ -507,23 +570,12 @@ class GeneralizationKAnonymityGroupJoin(Depersonalizator):
             return None, None, None
         if quasi_identifiers.shape[1] == 0:
             return None, quasi_identifiers, 0
-        _load()
         fn = None if self.loss_function is _losses.k_loss else self.loss_function
         block, changed, _ = run_engine(
             quasi_identifiers, sensitives[:, :0],
             kinds=check_kinds(self.quasi_identifiers_types, quasi_identifiers.shape[1]),
             model_for=k_model(self.k), method="generalize", algorithm="group_join",
-            qi_positions=self.quasi_identifiers_ids, seed=_FirstViolating(),
+            qi_positions=self.quasi_identifiers_ids, order="first_violating",
             loss_function=fn)
         return None, block, changed
 
-
-class _FirstViolating(np.random.Generator):
-    """A generator whose ``integers(n)`` is always 0: GroupJoin then merges the first
-    violating group (by smallest row) - the reference's deterministic choice."""
-
-    def __init__(self):
-        super().__init__(np.random.PCG64(0))
-
-    def integers(self, *args, **kwargs):  # noqa: D401
-        return 0

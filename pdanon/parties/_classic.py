@@ -112,9 +112,9 @@ class DistributedDataOwnerKAnonymityDepersonalizator:
         self.other_data_owner = other_data_owner
 
     def _owner(self) -> _ClassicOwner:
-        from pdanon.algorithms._base import _frame
+        from pdanon.algorithms._base import block_frame
 
-        frame, roles, cols = _frame(self._qi, self._sens, self.quasi_identifiers_types)
+        frame, roles, cols = block_frame(self._qi, self._sens, self.quasi_identifiers_types)
         return _ClassicOwner(frame, roles, cols, self._sens, k=self.k, key=self._key,
                              seed=self.seed, backend=self.backend)
 

@@ -141,9 +141,8 @@ class DataOwner:
     def _local(self) -> None:
         """GroupJoin with aggregation on this owner's quasi-identifiers; keeps the engine's
         group state so later merges are priced by the same losses."""
-        from pdanon import losses
         from pdanon._encode import encode_table
-        from pdanon.partition.group_join import _Groups, _ModelSpec, group_join_partition
+        from pdanon.partition.group_join import GroupState, group_join_partition
 
         started = time.perf_counter()
         n = self.n
@@ -157,27 +156,8 @@ class DataOwner:
                                               seed=self.seed, partners=self.partners)
             labels = part.labels
             self.stats["local_loss"] = info["loss"]
-            # the engine's per-group summaries (aggregation needs only the members; the
-            # per-row normalized values are built by _Groups itself)
-            G = _Groups(self._enc, "aggregate", _ModelSpec(self.model, [], None))
-            groups = int(labels.max()) + 1
-            order = np.argsort(labels, kind="stable")
-            bounds = np.cumsum(np.bincount(labels, minlength=groups))[:-1]
-            members = np.split(order, bounds)
-            first = np.array([m[0] for m in members], dtype=np.int64)
-            G.label[:] = first[labels]
-            G.alive[:] = False
-            G.alive[first] = True
-            G.size[:] = 0
-            G.size[first] = [len(m) for m in members]
-            G.members = [None] * n
-            for m in members:
-                G.members[int(m[0])] = m
-            loss = sum(losses.group_losses("aggregate", c, labels, groups)
-                       for c in self._enc.columns)
-            G.fval[:] = 0.0
-            G.fval[first] = loss
-            self._groups = G
+            # the engine's per-group summaries, so later merges are priced by the same losses
+            self._groups = GroupState.from_labels(self._enc, "aggregate", self.model, labels)
         self._labels0 = labels
         self.stats["local_groups"] = int(labels.max()) + 1 if n else 0
         self._timed("local_anonymization", started)

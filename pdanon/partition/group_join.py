@@ -25,7 +25,8 @@ style functions work unchanged; a function that cannot take arrays is called per
 
 Determinism: the violating group is drawn as ``violating[rng.integers(len(violating))]`` with
 the violating groups listed by their smallest row index and ``rng =
-numpy.random.default_rng(seed)``; among partners whose increase is within 1e-9 (relative) of
+numpy.random.default_rng(seed)`` (``order="random"``, the default); ``order="first_violating"``
+always takes the first of them (the reference's first GroupJoin variant). Among partners whose increase is within 1e-9 (relative) of
 the best, the one holding the smallest row index wins. The same seed gives the same output.
 
 What is exact and what is restricted
@@ -78,11 +79,14 @@ from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import check_distance_option, sensitive_columns
 
-__all__ = ["group_join_partition", "group_join", "AUTO_ALL_ROWS", "PARTNERS"]
+__all__ = ["group_join_partition", "group_join", "GroupState", "AUTO_ALL_ROWS", "PARTNERS",
+           "ORDERS"]
 
 #: ``partners="auto"`` scans every group as a partner up to this many rows.
 AUTO_ALL_ROWS = 1000
 PARTNERS = ("auto", "all", "near")
+#: how the violating group merged next is chosen
+ORDERS = ("random", "first_violating")
 #: relative tolerance under which two loss increases count as equal (then the smaller id wins)
 TIE = 1e-9
 # dense (groups x values) count tables and value bitsets use at most this many cells in all
@@ -153,10 +157,43 @@ class _ModelSpec:
 # ============================================================================ per-group state
 
 
-class _Groups:
-    """Groups (id = smallest row index) with the summaries that give any union's loss."""
+class GroupState:
+    """Groups of rows (id = smallest row index) with the summaries that give the exact
+    information loss of any union of two groups: the state GroupJoin merges on, and the
+    state the two-party owner keeps refining after its local anonymization.
 
-    def __init__(self, enc: EncodedTable, method: str, spec: _ModelSpec):
+    Public state (arrays indexed by group id, i.e. by row): ``size`` (0 for a merged-away
+    id), ``alive``, ``label`` (row -> group id), ``members`` (rows of each alive group) and
+    ``fval`` (the loss-function value each group got when it was formed). Methods:
+    :meth:`union_loss` (loss of ``g`` united with each candidate), :meth:`merge` and
+    :meth:`satisfied`; :meth:`from_labels` starts from a given partition.
+
+    Parameters
+    ----------
+    enc : EncodedTable
+    method : {"suppress", "generalize", "aggregate"}
+    model : PrivacyModel
+    sens_cols : list of SensitiveColumn, optional
+        The sensitive columns the model reads (l-diversity, t-closeness).
+    context : SensitiveData, optional
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon._encode import encode_table
+    >>> from pdanon.models import KAnonymity
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"age": [20, 21, 40, 41]})
+    >>> enc = encode_table(df, resolve_roles(df, quasi_identifiers={"age": "real"}))
+    >>> G = GroupState(enc, "aggregate", KAnonymity(2))
+    >>> G.union_loss(0, np.array([1, 2])).round(4).tolist()
+    [0.0476, 0.9524]
+    >>> G.merge(0, 1, 0.0476), G.size[:2].tolist(), G.satisfied(np.array([0, 2])).tolist()
+    (0, [2, 0], [True, False])
+    """
+
+    def __init__(self, enc: EncodedTable, method: str, model, *, sens_cols=(), context=None):
+        spec = _ModelSpec(model, list(sens_cols), context)
         n = enc.n
         self.n = n
         self.budget = _DENSE_CELLS  # cells left for dense tables and bitsets
@@ -227,6 +264,44 @@ class _Groups:
         self.bit_offsets = np.asarray(offsets, dtype=np.int64)
         self.bit_simple = all(w == 1 for w in widths)
         self.pysets = {j: [{int(v)} for v in self.codes[:, j]] for j in self.pyset_cols}
+
+    @classmethod
+    def from_labels(cls, enc: EncodedTable, method: str, model, labels) -> "GroupState":
+        """The state of an existing partition (``labels``: group 0..G-1 per row); each
+        group's ``fval`` is its information loss (:func:`pdanon.losses.group_losses`).
+
+        Example
+        -------
+        >>> import pandas as pd
+        >>> from pdanon._encode import encode_table
+        >>> from pdanon.models import KAnonymity
+        >>> from pdanon.schema import resolve_roles
+        >>> df = pd.DataFrame({"age": [20, 40, 21, 41]})
+        >>> enc = encode_table(df, resolve_roles(df, quasi_identifiers={"age": "real"}))
+        >>> G = GroupState.from_labels(enc, "aggregate", KAnonymity(2), np.array([0, 1, 0, 1]))
+        >>> np.flatnonzero(G.alive).tolist(), G.label.tolist(), G.fval[:2].round(4).tolist()
+        ([0, 1], [0, 1, 0, 1], [0.0476, 0.0476])
+        """
+        labels = np.asarray(labels, dtype=np.int64)
+        G = cls(enc, method, model)
+        n = len(labels)
+        groups = int(labels.max()) + 1 if n else 0
+        order = np.argsort(labels, kind="stable")
+        bounds = np.cumsum(np.bincount(labels, minlength=groups))[:-1]
+        members = np.split(order, bounds) if groups else []
+        first = np.array([m[0] for m in members], dtype=np.int64)
+        G.label[:] = first[labels]
+        G.alive[:] = False
+        G.alive[first] = True
+        G.size[:] = 0
+        G.size[first] = [len(m) for m in members]
+        G.members = [None] * n
+        for m in members:
+            G.members[int(m[0])] = m
+        loss = sum(_losses.group_losses(method, c, labels, groups) for c in enc.columns)
+        G.fval[:] = 0.0
+        G.fval[first] = loss
+        return G
 
     # ------------------------------------------------------------------ union evaluation
     def _union_rows(self, g: int, cands: np.ndarray):
@@ -399,7 +474,7 @@ class _Neighbours:
         self.window = max(1, int(window))
         self.max_candidates = max(1, int(max_candidates))
 
-    def candidates(self, groups: _Groups, g: int) -> np.ndarray:
+    def candidates(self, groups: GroupState, g: int) -> np.ndarray:
         n = self.n
         members = groups.members[g]
         w = self.window
@@ -454,9 +529,12 @@ def _call_loss_function(fn, loss, size1, size2, params, extras, vectorized: bool
     return res
 
 
-def _check_options(seed, partners, window, orders, max_candidates, loss_function) -> None:
+def _check_options(seed, partners, window, orders, max_candidates, loss_function,
+                   order) -> None:
     if partners not in PARTNERS:
         raise InvalidInputError(f"unknown partners={partners!r}; use one of {list(PARTNERS)}")
+    if order not in ORDERS:
+        raise InvalidInputError(f"unknown order={order!r}; use one of {list(ORDERS)}")
     for name, v in (("window", window), ("orders", orders), ("max_candidates", max_candidates)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise InvalidInputError(f"{name} must be an integer >= 1, got {v!r}")
@@ -471,7 +549,7 @@ def _check_options(seed, partners, window, orders, max_candidates, loss_function
 def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize", seed=None,
                          loss_function=None, partners: str = "auto", window: int = 24,
                          orders: int = 8, max_candidates: int = 384,
-                         context=None) -> tuple[Partition, dict]:
+                         context=None, order: str = "random") -> tuple[Partition, dict]:
     """Group rows by the GroupJoin rule (module docstring).
 
     Parameters
@@ -492,6 +570,10 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
         The candidate restriction's sort orders, rows on each side, and cap.
     context : SensitiveData, optional
         The model's context (kinds and whole-table distributions of the sensitive columns).
+    order : {"random", "first_violating"}
+        Which violating group is merged next: one drawn with ``seed`` (default), or always
+        the first one by smallest row (the reference's first GroupJoin variant; ``seed`` is
+        then unused).
 
     Returns ``(Partition, stats)``; stats: ``loss`` (total information loss of the groups),
     ``merges``, ``partners`` (the mode used), ``candidates`` (mean partners evaluated per
@@ -508,20 +590,21 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     >>> group_join_partition(enc, KAnonymity(2), method="suppress", seed=1)[0].labels.tolist()
     [0, 0, 1, 1]
     """
-    _check_options(seed, partners, window, orders, max_candidates, loss_function)
+    _check_options(seed, partners, window, orders, max_candidates, loss_function, order)
     if method not in _losses.METHODS:
         raise InvalidInputError(f"unknown method {method!r}; use one of {list(_losses.METHODS)}")
     n = enc.n
     sens_cols = sensitive_columns(enc, context)
-    spec = _ModelSpec(model, sens_cols, context)
+    G = GroupState(enc, method, model, sens_cols=sens_cols, context=context)
+    spec = G.spec
     mode = partners if partners != "auto" else ("all" if n <= AUTO_ALL_ROWS else "near")
+    first = order == "first_violating"
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     fn = loss_function if loss_function is not None else _losses.default_loss_function(
         spec.family)
     vectorized = loss_function is None
     params = spec.params
 
-    G = _Groups(enc, method, spec)
     ok = G.satisfied(np.arange(n))
     violating = [int(i) for i in np.flatnonzero(~ok)]  # sorted group ids
     near = _Neighbours(G.codes, orders, window, max_candidates) if (
@@ -536,7 +619,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
             raise InfeasibleError(
                 f"{model!r} cannot be met even by the whole table as one group; relax the "
                 "model's parameters")
-        g = violating[int(rng.integers(len(violating)))]
+        g = violating[0 if first else int(rng.integers(len(violating)))]
         if near is not None:
             cands = near.candidates(G, g)
         else:
@@ -573,10 +656,10 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
 
 
 @register("group_join", options=("seed", "loss_function", "partners", "window", "orders",
-                                "max_candidates", "distance"))
+                                "max_candidates", "distance", "order"))
 def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=None, seed=None,
                loss_function=None, partners: str = "auto", window: int = 24, orders: int = 8,
-               max_candidates: int = 384, distance=None) -> Partition:
+               max_candidates: int = 384, distance=None, order: str = "random") -> Partition:
     """Engine entry point (``algorithm="group_join"``): k-anonymity, l-diversity (every
     variant) and t-closeness (every distance), with the three recoding methods. Returns the
     recoded columns; ``info`` gains ``loss`` (total information loss), ``merges`` and
@@ -597,6 +680,7 @@ def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=Non
     check_distance_option(model, distance)
     partition, stats = group_join_partition(
         enc, model, method=method, seed=seed, loss_function=loss_function, partners=partners,
-        window=window, orders=orders, max_candidates=max_candidates, context=context)
+        window=window, orders=orders, max_candidates=max_candidates, context=context,
+        order=order)
     partition.info = dict(stats, groups_built=partition.groups)
     return partition

@@ -3,7 +3,7 @@
 The distance between two rows is the sum over columns of: 0/1 for unordered values, |rank
 difference| / n for ordered ones, |difference| / (max − min) for real ones. pdanon's own
 TimeOptimal grouping (:mod:`pdanon.partition.nearest`) never builds this n × n matrix; these
-functions build it row by row from the same per-column distances, for code that wants it.
+functions build it, column by column, from the same encoded columns, for code that wants it.
 
 Example
 -------
@@ -22,18 +22,23 @@ __all__ = ["dfs_hamming_distances", "dfs_rank_distances", "dfs_rank_general_dist
 def dfs_rank_general_dist(df, value_classes):
     """The n × n distance matrix for column kinds ``value_classes``."""
     from pdanon._encode import encode_table
-    from pdanon.algorithms._base import _frame
-    from pdanon.partition.nearest import _distance_columns, _distances
+    from pdanon.algorithms._base import block_frame
 
     table = np.asarray(df, dtype=object)
-    frame, roles, _ = _frame(table, table[:, :0], list(value_classes))
-    cols = _distance_columns(encode_table(frame, roles), hamming=False)
+    frame, roles, _ = block_frame(table, table[:, :0], list(value_classes))
     n = len(table)
     out = np.zeros((n, n))
-    if not cols:
-        return out
-    for i in range(n):
-        out[i] = _distances(cols, i)
+    for col in encode_table(frame, roles).columns:  # column order, as the grouping sums
+        if col.kind == "unordered":
+            out += col.codes[:, None] != col.codes[None, :]
+        elif col.kind == "ordered":
+            rank = col.rank.astype(np.float64)
+            out += np.abs(rank[:, None] - rank[None, :]) / float(n)
+        else:
+            x = col.point
+            span = float(np.max(x) - np.min(x)) if n else 0.0
+            if span > 0:  # a constant real column contributes 0
+                out += np.abs(x[:, None] - x[None, :]) / span
     return out
 
 

@@ -23,7 +23,10 @@ import numpy as np
 import pandas as pd
 
 from pdanon import metrics as _m
-from pdanon.compat.cp2025.utility.GeneralizationRange import GeneralizationRange
+from pdanon.algorithms.groupjoin import categorical_sample_distance, real_sample_distance
+from pdanon.compat.cp2025.utility._frames import as_table as _table
+from pdanon.compat.cp2025.utility._frames import blocks_frame as _frame
+from pdanon.compat.cp2025.utility.GeneralizationRange import GeneralizationRange  # noqa: F401
 from pdanon.compat.cp2025.utility.prepare_data import is_nan  # noqa: F401
 
 __all__ = [
@@ -54,46 +57,6 @@ __all__ = [
 
 
 # ============================================================================ conversions
-
-
-def _table(arr) -> np.ndarray:
-    a = np.asarray(arr, dtype=object)
-    if a.ndim == 1:
-        a = a.reshape(-1, 1)
-    return a
-
-
-def _column(values: np.ndarray):
-    """One object column as pandas likes it: numbers as a numeric array; anything holding
-    generalized cells or non-numbers stays object."""
-    ranges = [v for v in values if isinstance(v, GeneralizationRange)]
-    if ranges:
-        try:  # the generalization dtype of the cells' kind (metrics read the kind from it)
-            return pd.array(values, dtype=f"generalization[{ranges[0].kind}]")
-        except (TypeError, ValueError):
-            return values
-    kind = pd.api.types.infer_dtype(values, skipna=True)
-    if kind in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
-        try:
-            return pd.to_numeric(pd.Series(values.tolist())).to_numpy()
-        except (TypeError, ValueError):
-            return values
-    return values
-
-
-def _frame(*blocks) -> tuple[pd.DataFrame, list]:
-    """Blocks side by side as one frame with positional labels; returns the frame and the
-    label lists of every block."""
-    data, labels, start = {}, [], 0
-    n = None
-    for b in blocks:
-        t = _table(b)
-        n = len(t) if n is None else n
-        labels.append(list(range(start, start + t.shape[1])))
-        for j in range(t.shape[1]):
-            data[start + j] = _column(t[:, j])
-        start += t.shape[1]
-    return pd.DataFrame(data, index=pd.RangeIndex(n or 0), columns=list(range(start))), labels
 
 
 def _t_distance(always_use_entropy: bool) -> str:
@@ -177,40 +140,6 @@ def get_elements_frequencies(array, elements_set):
     return np.bincount(pos, minlength=len(keys)) / len(values)
 
 
-def _two_samples(p, q, kind):
-    from pdanon import distributions as d
-
-    p = np.asarray(list(p), dtype=object)
-    q = np.asarray(list(q), dtype=object)
-    both = np.concatenate([p, q])
-    if kind == "real":
-        both = np.asarray(both, dtype=np.float64)
-    col = d.SensitiveColumn.from_values(pd.Series(both), kind, name="s")
-    codes_p, codes_q = col.codes[:len(p)], col.codes[len(p):]
-    table = d.SensitiveColumn(col.name, col.kind, codes_q, col.m, col.has_na, col.uniques,
-                              col.values, np.bincount(codes_q, minlength=col.m))
-    pairs = d.PairCounts.from_codes(np.zeros(len(p), dtype=np.int64), codes_p, col.m, 1)
-    return pairs, table
-
-
-def real_sample_distance(p, q):
-    """1-D Wasserstein distance between samples ``p`` and ``q`` divided by
-    (max − min of both + 1e-10)."""
-    from pdanon import distributions as d
-
-    pairs, table = _two_samples(p, q, "real")
-    return float(d.wasserstein(pairs, table)[0])
-
-
-def categorical_sample_distance(p, q):
-    """Jensen–Shannon divergence (natural log) between the value distributions of ``p`` and
-    ``q``."""
-    from pdanon import distributions as d
-
-    pairs, table = _two_samples(p, q, "unordered")
-    return float(d.jensen_shannon(pairs, table)[0])
-
-
 def get_count_dict(l):
     """``{value: count}`` in order of first appearance."""
     values = np.empty(len(l), dtype=object)
@@ -234,48 +163,52 @@ def _gain(fn, depersonalized_qi, sensitives):
 
 
 def adversarial_knowledge_gain(depersonalized_qi, sensitives):
-    """Brickell & Shmatikov's adversarial knowledge gain."""
+    """Brickell & Shmatikov's adversarial knowledge gain (:mod:`pdanon.metrics`)."""
     return _gain(_m.adversarial_knowledge_gain, depersonalized_qi, sensitives)
 
 
 def adversarial_accuracy_gain(depersonalized_qi, sensitives):
-    """Brickell & Shmatikov's adversarial accuracy gain."""
+    """Brickell & Shmatikov's adversarial accuracy gain (:mod:`pdanon.metrics`)."""
     return _gain(_m.adversarial_accuracy_gain, depersonalized_qi, sensitives)
 
 
 # ============================================================================ utility
 
 
+def _one(fn, df) -> float:
+    frame, (cols,) = _frame(df)
+    return float(fn(frame, cols))
+
+
+def _two(fn, initial_qi, qi) -> float:
+    a, (cols,) = _frame(initial_qi)
+    b, _ = _frame(qi)
+    return float(fn(a, b, cols))
+
+
 def average_equivalence_class_size(qi):
     """Rows / number of distinct rows."""
-    frame, (cols,) = _frame(qi)
-    return float(_m.average_class_size(frame, cols))
+    return _one(_m.average_class_size, qi)
 
 
 def distinctness(df):
     """Distinct rows / rows."""
-    frame, (cols,) = _frame(df)
-    return float(_m.distinctness(frame, cols))
+    return _one(_m.distinctness, df)
 
 
 def changed_proportion(initial_qi, qi):
     """Changed cells / all cells."""
-    a, (cols,) = _frame(initial_qi)
-    b, _ = _frame(qi)
-    return float(_m.changed_proportion(a, b, cols))
+    return _two(_m.changed_proportion, initial_qi, qi)
 
 
 def non_uniform_entropy(df):
     """Shannon entropy (bits) of the distribution of whole rows."""
-    frame, (cols,) = _frame(df)
-    return float(_m.non_uniform_entropy(frame, cols))
+    return _one(_m.non_uniform_entropy, df)
 
 
 def entropy_based_information_loss(initial_qi, qi):
     """1 − H(qi) / H(initial_qi) (0 when the original has no entropy)."""
-    a, (cols,) = _frame(initial_qi)
-    b, _ = _frame(qi)
-    return float(_m.entropy_information_loss(a, b, cols))
+    return _two(_m.entropy_information_loss, initial_qi, qi)
 
 
 def _by_element(initial_qi, qi, kinds):

@@ -97,14 +97,12 @@ def transform_ordered_ranges(train, test):
 def transform_unordered_ranges(train, test):
     """Fractional one-hot matrices of two unordered columns over the training values (a set
     of m values puts 1/m on each member; missing cells and unseen values are all zeros)."""
-    from pdanon.metrics.ml import _set_features
+    from pdanon.metrics import prepare_data as _prepare
 
     tr, te = _obj(train), _obj(test)
-    a, b = _set_features(0, pd.Series(tr), pd.Series(te), max_categories=len(tr) + 1)
-    cols = list(a)
-    if not cols:
-        return np.zeros((len(tr), 0)), np.zeros((len(te), 0))
-    return (np.column_stack([a[c] for c in cols]), np.column_stack([b[c] for c in cols]))
+    a, b = _prepare(pd.DataFrame({0: tr}), pd.DataFrame({0: te}), {0: "unordered"},
+                    max_categories=len(tr) + 1)
+    return a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
 
 
 def ohe_all(train, test, cols_to_ohe_ids):
@@ -127,11 +125,11 @@ def prepare_data(train, test, has_ranges, column_types, normalize=True):
     ``column_types``; ``has_ranges`` is accepted for compatibility (pdanon detects ranges and
     sets itself). ``normalize`` standardizes every feature with the training mean and standard
     deviation (as scikit-learn's StandardScaler)."""
-    from pdanon.compat.cp2025.utility.metrics import _frame
+    from pdanon.compat.cp2025.utility._frames import blocks_frame
     from pdanon.metrics import prepare_data as _prepare
 
-    tr, (cols,) = _frame(train)
-    te, _ = _frame(test)
+    tr, (cols,) = blocks_frame(train)
+    te, _ = blocks_frame(test)
     kinds = dict(zip(cols, list(column_types)))
     X, Y = _prepare(tr, te, kinds)
     X, Y = X.to_numpy(dtype=np.float64), Y.to_numpy(dtype=np.float64)

@@ -166,7 +166,7 @@ class SensitiveData:
 
     @property
     def sensitive(self) -> dict:
-        """``{name: codes}`` (the form :class:`pdanon._encode.EncodedTable` uses)."""
+        """``{name: codes}`` (the form :class:`pdanon.encode.EncodedTable` uses)."""
         return {c: col.codes for c, col in self.columns.items()}
 
     def __len__(self) -> int:

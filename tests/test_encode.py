@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon._encode import encode_column
+from pdanon.encode import encode_column, factorize, missing
 
 
 def roundtrip(series, kind):

@@ -431,7 +431,7 @@ def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
            [5, 'b']], dtype=object), 2)
     """
     from pdanon import recode
-    from pdanon._encode import encode_column
+    from pdanon.encode import encode_column
 
     n = len(quasi)
     labels = np.full(n, -1, dtype=np.int64)
@@ -460,7 +460,7 @@ def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
 def partition_groups(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_for,
                      method: str, sensitive_kinds=None, **options) -> list:
     """The groups pdanon's GroupJoin partitioner forms (lists of row positions)."""
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.engine import model_context
     from pdanon.partition.group_join import group_join_partition
 

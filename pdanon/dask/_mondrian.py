@@ -583,7 +583,7 @@ def _split(wp: pd.DataFrame, plan: Plan, src: pd.DataFrame | None):
 def _local_columns(plan: Plan, arrays: dict):
     """Local Mondrian on one part's codes -> ({column: GeneralizationArray}, stats, class id
     of every row)."""
-    from pdanon._encode import EncodedColumn, EncodedTable
+    from pdanon.encode import EncodedColumn, EncodedTable
     from pdanon._groups import class_labels
     from pdanon.dtype import GeneralizationArray
     from pdanon.partition.mondrian import mondrian_partition

@@ -68,6 +68,7 @@ __all__ = [
     "is_real_dtype",
     "missing",
     "object_array",
+    "rank_values",
     "unknown_categories",
 ]
 
@@ -152,7 +153,7 @@ def factorize(values, *, where: str = "column", sort: bool = False, mixed: str =
         return np.asarray(codes, dtype=np.int64), uniques
     codes, uniques = _hashed(values, where, na_sentinel)
     if sort:
-        ranks = _compare_ranks(uniques, where)
+        ranks = rank_values(uniques, where=where)
         inv = np.empty(len(ranks), dtype=np.int64)
         inv[ranks] = np.arange(len(ranks))
         uniques = uniques.take(inv) if hasattr(uniques, "take") else np.asarray(uniques)[inv]
@@ -184,8 +185,15 @@ def _mixed_order(uniques, mixed: str) -> bool:
     return False
 
 
-def _compare_ranks(uniques, where) -> np.ndarray:
-    """Rank (0..m-1) of every distinct value in the order Python compares them."""
+def rank_values(uniques, *, where: str = "column") -> np.ndarray:
+    """Rank (0..m-1) of every distinct value in the order Python compares them (values of
+    several types that cannot be compared are a :class:`KindError`).
+
+    Example
+    -------
+    >>> rank_values(pd.Index(["b", "c", "a"])).tolist()
+    [1, 2, 0]
+    """
     if len(uniques) == 0:
         return np.zeros(0, dtype=np.int64)
     try:

@@ -70,6 +70,8 @@ __all__ = [
     "object_array",
     "rank_values",
     "unknown_categories",
+    "validate_values",
+    "value_counts",
 ]
 
 #: What :func:`missing` does with missing cells.
@@ -159,6 +161,25 @@ def factorize(values, *, where: str = "column", sort: bool = False, mixed: str =
         uniques = uniques.take(inv) if hasattr(uniques, "take") else np.asarray(uniques)[inv]
         codes = np.where(codes >= 0, ranks[np.maximum(codes, 0)], codes) if len(ranks) else codes
     return codes, uniques
+
+
+def value_counts(values, *, where: str = "column", weights=None) -> tuple[object, np.ndarray]:
+    """Distinct values in order of first appearance, missing included as one value, and how
+    many rows hold each (``weights``: rows per value, to merge tables of distinct values).
+
+    Example
+    -------
+    >>> uniques, counts = value_counts(pd.Series(["b", None, "b"]))
+    >>> list(uniques), counts.tolist()
+    (['b', nan], [2, 1])
+    """
+    codes, uniques = factorize(values, where=where, na_sentinel=False)
+    if not len(codes):
+        return uniques, np.zeros(0, np.int64)
+    if weights is None:
+        return uniques, np.bincount(codes, minlength=len(uniques)).astype(np.int64)
+    counts = np.bincount(codes, weights=np.asarray(weights, np.float64), minlength=len(uniques))
+    return uniques, np.rint(counts).astype(np.int64)
 
 
 def _hashed(values, where, na_sentinel):

@@ -1,4 +1,5 @@
-"""Old name of :mod:`pdanon.encode`, kept because :mod:`pdanon.compat` imports it.
+"""Old name of :mod:`pdanon.encode`, kept because :mod:`pdanon.compat`, :mod:`pdanon.recode` and
+:mod:`pdanon.parties` (outside this change) import it.
 
 New code imports :mod:`pdanon.encode`.
 

@@ -16,7 +16,7 @@ Every function returns the new column and the number of cells whose value change
 Example
 -------
 >>> import numpy as np, pandas as pd
->>> from pdanon.encode import encode_column
+>>> from pdanon._encode import encode_column
 >>> s = pd.Series([1, 3, 5, 5])
 >>> col, changed = generalize(s, encode_column(s, "real"), np.array([0, 0, 1, 1]))
 >>> col.astype(str).tolist(), changed
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pdanon.encode import EncodedColumn
+from pdanon._encode import EncodedColumn
 
 METHODS = ("generalize", "suppress", "aggregate")
 

@@ -142,7 +142,7 @@ class DataOwner:
         """GroupJoin with aggregation on this owner's quasi-identifiers; keeps the engine's
         group state so later merges are priced by the same losses."""
         from pdanon import losses
-        from pdanon.encode import encode_table
+        from pdanon._encode import encode_table
         from pdanon.partition.group_join import _Groups, _ModelSpec, group_join_partition
 
         started = time.perf_counter()

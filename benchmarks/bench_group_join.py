@@ -72,7 +72,7 @@ def run_one(rows, family, method, partners, seed=0) -> dict:
     """One GroupJoin run in this process (called in a child process)."""
     import numpy as np
 
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.partition.group_join import group_join_partition
     from pdanon.schema import resolve_roles
 
@@ -152,7 +152,7 @@ def reference_table(rows: int = 300, seeds=(0, 1)) -> None:
 
     from _util import print_table
     from pdanon import losses
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.schema import resolve_roles
 
     if not os.path.exists(REFERENCE_PYTHON):

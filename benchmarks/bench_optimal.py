@@ -69,7 +69,7 @@ def fmt_node(levels) -> str:
 
 def exhaustive(df, hierarchies, method, args, kwargs):
     """The best acceptable node by evaluating every node of the lattice."""
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.engine import model_context
     from pdanon.partition.common import sensitive_columns
     from pdanon.partition import optimal as opt

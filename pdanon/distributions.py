@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
+from pdanon.encode import factorize, is_generalized
 
 _SMALL = 2048  # below this many rows, np.unique beats hashing
 
@@ -37,32 +38,9 @@ WASSERSTEIN_EPS = 1e-10
 # --------------------------------------------------------------------------- encoding
 
 
-def _is_generalized(values) -> bool:
-    return getattr(getattr(values, "dtype", None), "name", "").startswith("generalization")
-
-
-def _sort_ranks(uniques, name) -> np.ndarray:
-    """Rank (0..m-1) of every distinct value in the value order of its dtype."""
-    m = len(uniques)
-    if m == 0:
-        return np.zeros(0, dtype=np.int64)
-    try:
-        order = np.asarray(pd.Series(uniques).argsort(kind="stable"), dtype=np.int64)
-    except TypeError:
-        types = sorted({type(v).__name__ for v in uniques})
-        raise KindError(
-            f"sensitive column {name!r} is treated as ordered but its values ({types}) cannot be "
-            f"sorted; convert them to one type, use an ordered Categorical, or declare the "
-            f"column 'unordered'"
-        ) from None
-    ranks = np.empty(m, dtype=np.int64)
-    ranks[order] = np.arange(m)
-    return ranks
-
-
 def _numeric_uniques(uniques, name) -> np.ndarray:
     """Float value of every distinct value of a ``real`` column (midpoint of a range)."""
-    if _is_generalized(uniques):
+    if is_generalized(uniques):
         lo = np.asarray(uniques.lo, dtype=np.float64)
         hi = np.asarray(uniques.hi, dtype=np.float64)
         return (lo + hi) / 2
@@ -108,24 +86,10 @@ class SensitiveColumn:
         if kind not in ("real", "ordered", "unordered"):
             raise KindError(f"unknown kind {kind!r} for sensitive column {name!r}; use real, "
                             f"ordered or unordered")
-        try:
-            codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        except TypeError as exc:
-            raise KindError(
-                f"sensitive column {name!r} holds unhashable values ({exc}); convert them to "
-                f"strings or tuples"
-            ) from None
-        codes = np.asarray(codes, dtype=np.int64)
+        codes, uniques = factorize(values, where=f"sensitive column {name!r}",
+                                   sort=kind != "unordered", mixed="compare")
         m = len(uniques)
-        numbers = None
-        if kind in ("real", "ordered"):
-            ranks = _sort_ranks(uniques, name)
-            inv = np.empty(m, dtype=np.int64)
-            inv[ranks] = np.arange(m)
-            uniques = uniques.take(inv) if hasattr(uniques, "take") else np.asarray(uniques)[inv]
-            codes = np.where(codes >= 0, ranks[np.maximum(codes, 0)], codes)
-            if kind == "real":
-                numbers = _numeric_uniques(uniques, name)
+        numbers = _numeric_uniques(uniques, name) if kind == "real" else None
         has_na = bool((codes < 0).any())
         if has_na:
             codes = np.where(codes < 0, m, codes)
@@ -166,7 +130,7 @@ class SensitiveData:
 
     @property
     def sensitive(self) -> dict:
-        """``{name: codes}`` (the form :class:`pdanon._encode.EncodedTable` uses)."""
+        """``{name: codes}`` (the form :class:`pdanon.encode.EncodedTable` uses)."""
         return {c: col.codes for c, col in self.columns.items()}
 
     def __len__(self) -> int:

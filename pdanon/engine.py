@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon import recode
-from pdanon._encode import encode_table
+from pdanon.encode import encode_table
 from pdanon._errors import InvalidInputError, KindError
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
 from pdanon.partition import PARTITIONERS, Partition, auto

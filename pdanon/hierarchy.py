@@ -964,7 +964,7 @@ def column_levels(hierarchy, series: pd.Series, kind: str) -> ColumnLevels:
     >>> cl.node_codes(1).tolist(), cl.cells(1).tolist()
     ([0, 1, 0], [[20, 29], [30, 39], [20, 29]])
     """
-    from pdanon._encode import encode_column
+    from pdanon.encode import encode_column
 
     h = as_hierarchy(hierarchy, name=series.name)
     if series.isna().any():
@@ -981,7 +981,7 @@ def column_levels(hierarchy, series: pd.Series, kind: str) -> ColumnLevels:
 
 
 def column_levels_encoded(hierarchy: Hierarchy, enc, *, integer: bool = False) -> ColumnLevels:
-    """:func:`column_levels` from an :class:`~pdanon._encode.EncodedColumn`."""
+    """:func:`column_levels` from an :class:`~pdanon.encode.EncodedColumn`."""
     codes = np.asarray(enc.codes, dtype=np.int64)
     cats = enc.categories
     used = np.flatnonzero(np.bincount(codes, minlength=len(cats)) > 0)

@@ -33,7 +33,7 @@ transforms them with a *loss function* chosen by the privacy model (:func:`k_los
 Example
 -------
 >>> import numpy as np, pandas as pd
->>> from pdanon._encode import encode_column
+>>> from pdanon.encode import encode_column
 >>> col = encode_column(pd.Series([0.0, 1.0, 2.0, 4.0]), "real")
 >>> group_losses("generalize", col, np.array([0, 0, 1, 1])).tolist()
 [0.25, 0.5]
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdanon._encode import EncodedColumn
+from pdanon.encode import EncodedColumn
 
 __all__ = [
     "METHODS",
@@ -77,7 +77,7 @@ def normalized_values(col: EncodedColumn) -> np.ndarray:
     Example
     -------
     >>> import pandas as pd
-    >>> from pdanon._encode import encode_column
+    >>> from pdanon.encode import encode_column
     >>> normalized_values(encode_column(pd.Series([10, 20, 20, 30]), "ordered")).tolist()
     [0.0, 0.3333333333333333, 0.3333333333333333, 1.0]
     """
@@ -151,7 +151,7 @@ def group_losses(method: str, col: EncodedColumn, labels: np.ndarray,
     Example
     -------
     >>> import pandas as pd
-    >>> from pdanon._encode import encode_column
+    >>> from pdanon.encode import encode_column
     >>> col = encode_column(pd.Series(["a", "b", "a", "a"]), "unordered")
     >>> group_losses("generalize", col, np.array([0, 0, 1, 1])).tolist()
     [1.0, 0.0]
@@ -261,7 +261,7 @@ def table_loss(method: str, columns, labels: np.ndarray) -> float:
     Example
     -------
     >>> import pandas as pd
-    >>> from pdanon._encode import encode_column
+    >>> from pdanon.encode import encode_column
     >>> cols = [encode_column(pd.Series([1, 1, 2, 3]), "real")]
     >>> table_loss("aggregate", cols, np.array([0, 0, 1, 1]))
     0.5

@@ -27,7 +27,7 @@ it (Parquet dictionaries, the generalization extension metadata).
 Example
 -------
 >>> import numpy as np, pandas as pd
->>> from pdanon._encode import encode_column
+>>> from pdanon.encode import encode_column
 >>> s = pd.Series([1, 3, 5, 5])
 >>> col, changed = generalize(s, encode_column(s, "real"), np.array([0, 0, 1, 1]))
 >>> col.astype(str).tolist(), changed
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pdanon._encode import EncodedColumn
+from pdanon.encode import EncodedColumn
 
 METHODS = ("generalize", "suppress", "aggregate")
 

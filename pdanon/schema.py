@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
@@ -351,29 +350,11 @@ def roles_to_schema(roles: Roles):
 
 
 def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = False) -> None:
-    """Raise a teaching error for QI columns an anonymizer cannot process (NaN, mixed types)."""
-    for c in columns:
-        s = df[c]
-        if not allow_na:
-            na = s.isna()
-            if na.any():
-                first = s.index[np.flatnonzero(na.to_numpy())[0]]
-                raise InvalidInputError(
-                    f"column {c!r} has {int(na.sum())} missing value(s) (first at index {first!r}); "
-                    f"fill them (df[{c!r}].fillna(...)) or drop those rows before anonymizing. "
-                    "If they are cells suppressed by an earlier pdanon step, anonymize the "
-                    "original frame with the combined model instead (e.g. "
-                    "df.anon.l_diversify(2, k=5)), or generalize in the earlier step"
-                )
-        if s.dtype == object:
-            types = {type(v) for v in s.dropna().head(10_000)}
-            numeric = {t for t in types if issubclass(t, (int, float, np.number)) and t is not bool}
-            if numeric and len(types) > len(numeric):
-                names = sorted(t.__name__ for t in types)
-                raise KindError(
-                    f"column {c!r} mixes value types {names}; convert it to one type "
-                    f"(e.g. df[{c!r}].astype(str)) before anonymizing"
-                )
+    """Raise a teaching error for QI columns an anonymizer cannot process (NaN, mixed types);
+    the rules live in :func:`pdanon.encode.validate_values`."""
+    from pdanon.encode import validate_values
+
+    validate_values(df, columns, na="accept" if allow_na else "refuse")
 
 
 def schema_to_yaml(sch, path=None) -> str | None:

@@ -360,7 +360,7 @@ def test_top_cuts_are_the_first_cuts_of_single_machine_mondrian(adult, max_rows,
                                                                 split):
     """Every class of the single-machine Mondrian lies inside one Dask part: the top cuts
     chosen from counts are the cuts Mondrian makes first."""
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.engine import model_context
     from pdanon.partition.mondrian import mondrian_partition
 

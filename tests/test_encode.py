@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon._encode import encode_column
+from pdanon.encode import encode_column, factorize, missing
 
 
 def roundtrip(series, kind):
@@ -131,3 +131,74 @@ def test_huge_integers_are_refused_as_real():
     cells = out["id"].tolist()
     assert (cells[0].min, cells[0].max) == (big, big + 1)
     assert (cells[2].min, cells[2].max) == (big + 10, big + 11)
+
+
+# ============================================================================ the shared rules
+
+
+def test_missing_is_one_definition_for_every_kind_of_hole():
+    from pdanon.dtype import GeneralizationArray
+
+    cells = np.array([1.0, None, np.nan, pd.NA, pd.NaT, "x"], dtype=object)
+    assert missing(cells).tolist() == [False, True, True, True, True, False]
+    gen = GeneralizationArray.from_bounds([1.0, np.nan], [2.0, np.nan], kind="real")
+    assert missing(gen).tolist() == [False, True]
+    assert missing(pd.Series([1, 2])).tolist() == [False, False]
+
+
+def test_missing_refuses_only_when_asked_and_names_the_column():
+    s = pd.Series([1.0, None, None], index=[10, 11, 12])
+    assert missing(s, na="accept").sum() == 2
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"column .a. has 2 missing value\(s\) \(first at index .*11"):
+        missing(s, na="refuse", where="column 'a'", index=s.index)
+    with pytest.raises(ValueError, match="na must be one of"):
+        missing(s, na="drop")
+
+
+def test_missing_counts_weigh_tables_of_distinct_values():
+    with pytest.raises(pdanon.InvalidInputError, match="has 7 missing"):
+        missing(pd.Series(["a", None]), na="refuse", counts=np.array([3, 7]))
+
+
+def test_factorize_mixed_type_policies():
+    mixed_numbers = pd.Series([2.5, 1, 2.5], dtype=object)
+    with pytest.raises(pdanon.KindError, match="cannot be sorted"):
+        factorize(mixed_numbers, sort=True, mixed="refuse")
+    codes, uniques = factorize(mixed_numbers, sort=True, mixed="compare")
+    assert codes.tolist() == [1, 0, 1] and list(uniques) == [1, 2.5]
+    ints_and_text = pd.Series([1, "a", 2], dtype=object)
+    with pytest.raises(pdanon.KindError, match="cannot be sorted"):
+        factorize(ints_and_text, sort=True, mixed="compare")
+    codes, uniques = factorize(ints_and_text, sort=True, mixed="pandas")
+    assert list(uniques) == [1, 2, "a"]  # pandas: numbers before strings
+
+
+def test_factorize_tells_unhashable_from_unsortable():
+    lists = pd.Series([[1], [2]], dtype=object)
+    for sort in (False, True):
+        with pytest.raises(pdanon.KindError, match="column 'q' holds unhashable"):
+            factorize(lists, sort=sort, where="column 'q'")
+
+
+def test_check_value_types_refuses_or_accepts():
+    from pdanon.encode import check_value_types
+
+    s = pd.Series([1, "1"], dtype=object)
+    with pytest.raises(pdanon.KindError, match="mixes value types"):
+        check_value_types(s, where="column 'z'")
+    check_value_types(s, mixed="accept")
+    check_value_types(pd.Series(["a", None, "b"]))  # one type: fine
+
+
+def test_every_face_uses_the_same_missing_rule():
+    """The engine, the classic API and sensitive columns agree on what is missing."""
+    from pdanon.algorithms._base import _Column
+    from pdanon.distributions import SensitiveColumn
+
+    cells = np.array(["a", None, pd.NA, np.nan], dtype=object)
+    col = SensitiveColumn.from_values(pd.Series(cells), "unordered", name="s")
+    assert col.has_na and col.codes.tolist() == [0, 1, 1, 1]
+    assert encode_column(pd.Series(cells), "unordered").codes.tolist() == [0, -1, -1, -1]
+    with pytest.raises(pdanon.InvalidInputError, match="quasi-identifier column 0 has 3 missing"):
+        _Column(cells, "ordered", 0, role="quasi-identifier")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pdanon._encode import encode_table
+from pdanon.encode import encode_table
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.engine import anonymize
 from pdanon.models import AllOf

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import pdanon
 from pdanon import losses
-from pdanon._encode import encode_column, encode_table
+from pdanon.encode import encode_column, encode_table
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.engine import anonymize
 from pdanon.models import AllOf

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon._encode import encode_table
+from pdanon.encode import encode_table
 from pdanon.partition.nearest import nearest_partition
 from pdanon.schema import resolve_roles
 

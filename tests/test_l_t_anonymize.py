@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import pdanon
 from pdanon import engine, models
-from pdanon._encode import encode_table
+from pdanon.encode import encode_table
 from pdanon.dtype import GeneralizationDtype, GeneralizationRange
 from pdanon.partition import PARTITIONERS, Partitioner
 from pdanon.partition.nearest import nearest_partition

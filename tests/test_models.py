@@ -460,7 +460,7 @@ def test_ldiversity_entropy_exact_threshold():
 
 
 def test_ldiversity_groups_ok_with_engine_context():
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.schema import resolve_roles
 
     roles = resolve_roles(TABLE, quasi_identifiers=["zip"], sensitive=["d"])

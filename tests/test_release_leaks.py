@@ -19,7 +19,7 @@ import pytest
 
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import recode
-from pdanon._encode import encode_column
+from pdanon.encode import encode_column
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype
 from pdanon.hierarchy import intervals, tree
 

@@ -220,9 +220,9 @@ def check_kinds(types, count: int, what: str = "quasi_identifiers_types") -> lis
 
 
 def _refuse_ranges(values, where: str) -> None:
-    from pdanon.dtype import GeneralizationRange
+    from pdanon.encode import has_generalized_cells
 
-    if any(isinstance(v, GeneralizationRange) for v in values):
+    if has_generalized_cells(values):
         raise KindError(
             f"{where} already holds generalized cells (GeneralizationRange); the classic "
             "algorithms take plain values - anonymize the original data")
@@ -233,6 +233,8 @@ class _Column:
     back to the caller's objects."""
 
     def __init__(self, values: np.ndarray, kind: str, position, *, role: str):
+        from pdanon import encode
+
         self.original = values
         self.kind = kind
         self.uniques = None
@@ -253,36 +255,22 @@ class _Column:
                 raise KindError(
                     f"{where} is declared 'real' but holds non-numeric values (e.g. {example!r});"
                     " convert them to numbers or declare the column 'ordered' / 'unordered'")
-            if np.isnan(np.asarray(self.series, dtype=np.float64)).any():
-                raise InvalidInputError(
-                    f"{where} has missing values; fill or drop them before anonymizing")
+            encode.missing(self.series, na="refuse", where=where)
         elif kind == "ordered":
             try:
-                codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-                if uniques.dtype == object and pd.api.types.infer_dtype(
-                        uniques, skipna=True) in ("mixed",):
-                    sorted(uniques.tolist())  # raises for values that cannot be compared
-            except TypeError:
+                codes, uniques = encode.factorize(values, where=where, sort=True, mixed="pandas")
+            except KindError:
                 _refuse_ranges(values, where)
-                types = sorted({type(v).__name__ for v in values})
-                raise KindError(
-                    f"{where} is declared 'ordered' but its values ({', '.join(types)}) cannot "
-                    "be sorted; convert them to one type or declare it 'unordered'") from None
+                raise
             _refuse_ranges(uniques, where)
-            if (codes < 0).any():
-                raise InvalidInputError(
-                    f"{where} has missing values; fill or drop them before anonymizing")
-            self.series = np.asarray(codes, dtype=np.int64)
+            encode.missing(values, na="refuse", where=where)
+            self.series = codes
             self.uniques = np.asarray(uniques, dtype=object)
         else:
-            try:
-                codes, uniques = pd.factorize(values, use_na_sentinel=False)
-            except TypeError as exc:
-                raise KindError(f"{where} holds unhashable values ({exc}); convert them to "
-                                "hashable ones (tuples, strings)") from None
+            codes, uniques = encode.factorize(values, where=where, na_sentinel=False)
             _refuse_ranges(uniques, where)
-            self.series = np.asarray(codes, dtype=np.int64)
-            self.uniques = _object_array(uniques)
+            self.series = codes
+            self.uniques = encode.object_array(uniques)
 
     def decode(self, out: pd.Series, method: str, labels: np.ndarray | None) -> np.ndarray:
         """The engine's output column as the reference's object cells."""
@@ -292,6 +280,7 @@ class _Column:
         """:meth:`decode` and a mask of the cells whose value changed (``before != after``;
         a missing cell that stays missing is unchanged)."""
         from pdanon.dtype import GeneralizationDtype, GeneralizationRange
+        from pdanon.encode import object_array
 
         n = len(out)
         res = self.original.copy()
@@ -306,7 +295,7 @@ class _Column:
                 codes, uniq = arr[ranged].factorize()
                 boxed = uniq.to_numpy(dtype=object)
                 if self.kind != "real":
-                    boxed = _object_array([self._range_back(c, GeneralizationRange)
+                    boxed = object_array([self._range_back(c, GeneralizationRange)
                                            for c in boxed])
                 res[ranged] = boxed[np.asarray(codes)]
                 changed |= ranged
@@ -341,12 +330,6 @@ class _Column:
                                        [self.uniques[int(c)] for c in cell.values_set])
         return GeneralizationRange(self.uniques[int(cell.min)], self.uniques[int(cell.max)],
                                    "ordered")
-
-
-def _object_array(values) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = list(values)
-    return out
 
 
 def _sensitive_series(values: np.ndarray, kind: str, position):
@@ -442,7 +425,7 @@ def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):
            [5, 'b']], dtype=object), 2)
     """
     from pdanon import recode
-    from pdanon._encode import encode_column
+    from pdanon.encode import encode_column
 
     n = len(quasi)
     labels = np.full(n, -1, dtype=np.int64)
@@ -484,7 +467,7 @@ def partition_rows(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, mod
     ...                model_for=lambda s: KAnonymity(2), algorithm="group_join", seed=0)
     [[0, 2], [1, 3]]
     """
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.engine import algorithms, model_context
     from pdanon.partition import PARTITIONERS
 

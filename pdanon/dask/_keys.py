@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon.dtype import GeneralizationDtype
+from pdanon.encode import unknown_categories
 
 #: Unordered generalized columns with at most this many categories get an int64 bit-set key.
 BITSET_LIMIT = 62
@@ -69,21 +70,12 @@ def column_keys(series: pd.Series, dtype) -> list:
             return [np.asarray(arr.lo, dtype=np.int64), np.asarray(arr.hi, dtype=np.int64)]
         return [np.asarray(arr.lo, dtype=np.float64), np.asarray(arr.hi, dtype=np.float64)]
     if isinstance(dtype, pd.CategoricalDtype) and dtype.categories is not None and not (
-            _unknown_categories(dtype)):
+            unknown_categories(dtype)):
         s = series if series.dtype == dtype else series.astype(dtype)
         return [np.asarray(s.cat.codes, dtype=np.int64)]
     if isinstance(dtype, pd.CategoricalDtype):
         return [np.asarray(series.astype(object), dtype=object)]
     return [series.array]
-
-
-def _unknown_categories(dtype: pd.CategoricalDtype) -> bool:
-    """Dask marks categoricals read without their categories with a placeholder."""
-    try:
-        from dask.dataframe.utils import UNKNOWN_CATEGORIES
-    except ImportError:  # pragma: no cover
-        return False
-    return UNKNOWN_CATEGORIES in dtype.categories
 
 
 def key_frame(pdf: pd.DataFrame, columns, dtypes: dict, extra: dict | None = None):

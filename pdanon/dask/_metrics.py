@@ -31,6 +31,7 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon.dask._keys import key_frame, key_names
+from pdanon.encode import factorize, missing, value_counts
 from pdanon import distributions as _dist
 
 __all__ = [
@@ -239,9 +240,8 @@ def discernibility(ddf, quasi_identifiers=None) -> int:
 
 def _value_table(series: pd.Series) -> pd.DataFrame:
     """Distinct values of one partition in order of appearance (missing included) and counts."""
-    codes, uniq = pd.factorize(series.array, use_na_sentinel=False)
-    counts = np.bincount(codes, minlength=len(uniq)) if len(codes) else np.zeros(0, np.int64)
-    return pd.DataFrame({"v": uniq, "n": counts.astype(np.int64)})
+    uniq, counts = value_counts(series.array, where=f"sensitive column {series.name!r}")
+    return pd.DataFrame({"v": uniq, "n": counts})
 
 
 class GlobalColumn:
@@ -260,8 +260,7 @@ class GlobalColumn:
 
     def codes(self, series: pd.Series) -> np.ndarray:
         """Global code of every row of a partition (missing: the last code)."""
-        local, uniq = pd.factorize(series.array, use_na_sentinel=True)
-        local = np.asarray(local, dtype=np.int64)
+        local, uniq = factorize(series.array, where=f"sensitive column {self.name!r}")
         if len(uniq):
             pos = self.lookup.get_indexer(uniq)
             if (pos < 0).any():
@@ -280,10 +279,8 @@ class GlobalColumn:
 def global_sensitive_column(table: pd.DataFrame, kind: str, name) -> GlobalColumn:
     """Build the whole table's sensitive column from the per-partition value tables
     (concatenated in partition order)."""
-    codes, uniq = pd.factorize(table["v"].array, use_na_sentinel=False)
-    counts = np.bincount(codes, weights=table["n"].to_numpy(np.float64),
-                         minlength=len(uniq)) if len(codes) else np.zeros(0)
-    counts = np.rint(counts).astype(np.int64)
+    uniq, counts = value_counts(table["v"].array, where=f"sensitive column {name!r}",
+                                weights=table["n"].to_numpy(np.float64))
     col = _dist.SensitiveColumn.from_values(pd.Series(uniq, dtype=table["v"].dtype), kind,
                                             name=name)
     global_counts = (np.bincount(col.codes, weights=counts, minlength=col.m)
@@ -291,7 +288,7 @@ def global_sensitive_column(table: pd.DataFrame, kind: str, name) -> GlobalColum
     column = _dist.SensitiveColumn(name, kind, np.zeros(0, np.int64), col.m, col.has_na,
                                    col.uniques, col.values,
                                    np.rint(global_counts).astype(np.int64))
-    na = np.asarray(pd.isna(pd.Series(uniq, dtype=table["v"].dtype)), dtype=bool)
+    na = missing(pd.Series(uniq, dtype=table["v"].dtype))
     lookup = pd.Index(pd.Series(uniq, dtype=table["v"].dtype)[~na].array)
     return GlobalColumn(column, lookup, col.codes[~na])
 

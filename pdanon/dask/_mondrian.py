@@ -52,8 +52,8 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError, VerificationError
-from pdanon.dask._keys import _unknown_categories
 from pdanon.dask._metrics import GlobalColumn, global_sensitive_column
+from pdanon.encode import factorize, is_real_dtype, missing, unknown_categories, value_counts
 from pdanon import distributions as _dist
 
 #: Default largest part (rows) handed to one task for the local Mondrian.
@@ -120,7 +120,7 @@ class QIColumn:
             pos = self.categories.get_indexer(series.cat.categories)
             codes = series.cat.codes.to_numpy(np.int64)
             return pos[codes].astype(t) if len(pos) else codes.astype(t)
-        codes, uniq = pd.factorize(series.array, use_na_sentinel=True)
+        codes, uniq = factorize(series.array, where=f"column {self.name!r}")
         pos = self.categories.get_indexer(uniq)
         return pos[codes].astype(t) if len(pos) else np.asarray(codes, t)
 
@@ -166,28 +166,24 @@ class Plan:
 def _value_table_capped(series: pd.Series, limit: int | None) -> pd.DataFrame:
     """Distinct values (order of appearance, missing included) and counts of one partition;
     with ``limit``, one row flagged ``over`` instead when there are more distinct values."""
-    codes, uniq = pd.factorize(series.array, use_na_sentinel=False)
+    uniq, counts = value_counts(series.array, where=f"column {series.name!r}")
     if limit is not None and len(uniq) > limit:
         return _over_row(series)
-    counts = np.bincount(codes, minlength=len(uniq)) if len(codes) else np.zeros(0, np.int64)
-    return pd.DataFrame({"v": uniq, "n": counts.astype(np.int64),
+    return pd.DataFrame({"v": uniq, "n": counts,
                          "over": np.zeros(len(uniq), dtype=bool)})
 
 
 def _over_row(series: pd.Series) -> pd.DataFrame:
     """One row flagging "too many distinct values"; ``n`` counts the missing cells."""
     v = series.array[:1]
-    return pd.DataFrame({"v": v, "n": np.full(len(v), int(series.isna().sum()), np.int64),
+    return pd.DataFrame({"v": v, "n": np.full(len(v), int(missing(series).sum()), np.int64),
                          "over": np.ones(len(v), bool)})
 
 
 def _merge_tables(table: pd.DataFrame):
     """Per-partition value tables (partition order) -> (distinct values in order of first
     appearance, counts)."""
-    codes, uniq = pd.factorize(table["v"].array, use_na_sentinel=False)
-    counts = np.bincount(codes, weights=table["n"].to_numpy(np.float64), minlength=len(uniq)) \
-        if len(codes) else np.zeros(0)
-    return uniq, np.rint(counts).astype(np.int64)
+    return value_counts(table["v"].array, weights=table["n"].to_numpy(np.float64))
 
 
 def _plain_values(uniq):
@@ -195,10 +191,6 @@ def _plain_values(uniq):
     if isinstance(getattr(uniq, "dtype", None), pd.CategoricalDtype):
         return pd.Series(uniq).astype(uniq.categories.dtype).array
     return pd.Series(uniq).array
-
-
-def _is_real_dtype(dtype) -> bool:
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
@@ -210,18 +202,14 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
         raise KindError(
             f"column {name!r} is already generalized; on Dask pdanon anonymizes plain values: "
             f"start from the original column (pandas frames can be anonymized again)")
-    if table["over"].any():  # only real columns are capped
-        over = table["over"].to_numpy()
-        rest = table[~over]
-        missing = int(table.loc[over, "n"].sum()) + int(
-            rest.loc[pd.isna(rest["v"]).to_numpy(), "n"].sum())
-        _no_missing(name, missing)
+    refuse = dict(na="refuse", where=f"column {name!r}", fill=f" (ddf[{name!r}].fillna(...))")
+    if table["over"].any():  # only real columns are capped; "over" rows count missing cells
+        missing(table["v"].where(~table["over"]), counts=table["n"].to_numpy(), **refuse)
         return ("bins",)
     uniq, counts = _merge_tables(table)
-    na = np.asarray(pd.isna(pd.Series(uniq)), dtype=bool)
-    _no_missing(name, int(counts[na].sum()))
+    missing(uniq, counts=counts, **refuse)
     if kind == "real":
-        if not _is_real_dtype(dtype):
+        if not is_real_dtype(dtype):
             raise KindError(
                 f"column {name!r} has kind 'real' but holds {dtype} values; convert it to numbers "
                 f"(dd.to_numeric(ddf[{name!r}])) or declare it 'ordered'/'unordered'")
@@ -238,26 +226,17 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
                         weight=w, scale=float(w.max() - w.min()) if len(w) else 0.0)
     if kind == "ordered":
         data_dtype = table["v"].dtype  # the partitions' own dtype (Dask's meta may not know
-        if isinstance(data_dtype, pd.CategoricalDtype) and not _unknown_categories(data_dtype):
+        if isinstance(data_dtype, pd.CategoricalDtype) and not unknown_categories(data_dtype):
             dtype = data_dtype  # the categories of a Categorical read from Parquet)
         if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and not \
-                _unknown_categories(dtype):
+                unknown_categories(dtype):
             cats = pd.Index(dtype.categories)
         else:
-            try:
-                cats = pd.Index(_plain_values(uniq)).sort_values()
-                if cats.dtype == object and pd.api.types.infer_dtype(cats, skipna=True).startswith(
-                        "mixed"):
-                    raise TypeError
-            except TypeError:
-                types = sorted({type(v).__name__ for v in pd.Series(uniq).tolist()})
-                raise KindError(
-                    f"column {name!r} has kind 'ordered' but its values ({types}) cannot be "
-                    f"sorted; convert them to one type or use an ordered Categorical") from None
+            cats = pd.Index(factorize(_plain_values(uniq), where=f"column {name!r}", sort=True)[1])
         pos = cats.get_indexer(pd.Index(_plain_values(uniq)))
         full = np.zeros(len(cats), dtype=np.int64)
         full[pos] = counts
-        numeric = _is_real_dtype(cats.dtype)
+        numeric = is_real_dtype(cats.dtype)
         rank = (np.cumsum(full) - full).astype(np.float64)
         present = full > 0
         scale = float(rank[present].max() - rank[present].min()) if present.any() else 0.0
@@ -269,13 +248,6 @@ def _qi_column(name, kind: str, dtype, table: pd.DataFrame) -> QIColumn | tuple:
     distinct = int(np.count_nonzero(counts))
     return QIColumn(name, "unordered", len(cats), counts, values=np.arange(len(cats)),
                     categories=cats, scale=float(distinct - 1))
-
-
-def _no_missing(name, missing: int) -> None:
-    if missing:
-        raise InvalidInputError(
-            f"column {name!r} has {missing} missing value(s); fill them "
-            f"(ddf[{name!r}].fillna(...)) or drop those rows before anonymizing")
 
 
 def _binned_column(name, dtype, quantiles: np.ndarray) -> QIColumn:
@@ -583,7 +555,7 @@ def _split(wp: pd.DataFrame, plan: Plan, src: pd.DataFrame | None):
 def _local_columns(plan: Plan, arrays: dict):
     """Local Mondrian on one part's codes -> ({column: GeneralizationArray}, stats, class id
     of every row)."""
-    from pdanon._encode import EncodedColumn, EncodedTable
+    from pdanon.encode import EncodedColumn, EncodedTable
     from pdanon._groups import class_labels
     from pdanon.dtype import GeneralizationArray
     from pdanon.partition.mondrian import mondrian_partition

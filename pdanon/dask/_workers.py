@@ -15,7 +15,8 @@ class ImportPdanonDask(WorkerPlugin):
     name = "pdanon.dask"
 
     def setup(self, worker):
-        import pdanon.dask  # noqa: F401
+        # importing a submodule runs the package's __init__ (dtype registration included)
+        from pdanon.dask import _register  # noqa: F401
 
 
 def ensure_workers() -> None:

@@ -29,12 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
-
-
-def is_generalized(series) -> bool:
-    """Is this column (or array) of pdanon's generalization dtype?"""
-    dtype = getattr(series, "dtype", None)
-    return getattr(dtype, "name", "").startswith("generalization")
+from pdanon.encode import factorize, has_generalized_cells, is_generalized, missing, rank_values
 
 
 def as_array(series: pd.Series, kind: str):
@@ -42,12 +37,10 @@ def as_array(series: pd.Series, kind: str):
     API may return) is converted to the generalization dtype."""
     arr = series.array
     if series.dtype == object and len(series):
-        try:
-            from pdanon.dtype import GeneralizationArray, GeneralizationRange
-        except ImportError:  # pragma: no cover - the dtype ships with pdanon
-            return arr
+        from pdanon.dtype import GeneralizationArray
+
         values = series.to_numpy()
-        if any(isinstance(v, GeneralizationRange) for v in values):
+        if has_generalized_cells(values):
             return GeneralizationArray._from_sequence(values, dtype=f"generalization[{kind}]")
     return arr
 
@@ -81,7 +74,7 @@ def _side(arr, kind, name):
         if getattr(arr, "kind", kind) != kind:
             raise KindError(f"column {name!r} holds generalized cells of kind {arr.kind!r}, "
                             f"not {kind!r}")
-        na = np.asarray(arr.isna(), dtype=bool)
+        na = missing(arr)
         cats = getattr(arr, "categories", None)
         lo = np.array(arr.lo, dtype=np.float64)  # a copy; positions use -1 for missing
         hi = np.array(arr.hi, dtype=np.float64)
@@ -90,7 +83,7 @@ def _side(arr, kind, name):
         if cats is None or kind == "real":
             return ("num", lo, hi, na)
         return ("cat", pd.Index(cats), lo, hi, na)
-    na = np.asarray(pd.isna(arr), dtype=bool)
+    na = missing(arr)
     if _plain_numeric(arr):
         v = np.asarray(pd.Series(arr).to_numpy(dtype=np.float64, na_value=np.nan))
         return ("num", v, v, na)
@@ -111,22 +104,16 @@ def _side(arr, kind, name):
         if not dtype.ordered:
             cats, codes = _resort(cats, codes, name)
         return ("cat", cats, codes, codes, na)
-    codes, uniq = pd.factorize(arr, use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.float64)
+    codes, uniq = factorize(arr, where=f"column {name!r}", sort=True, mixed="compare")
+    codes = codes.astype(np.float64)
     codes[codes < 0] = np.nan
-    cats, codes = _resort(pd.Index(uniq), codes, name)
-    return ("cat", cats, codes, codes, na)
+    return ("cat", pd.Index(uniq), codes, codes, na)
 
 
 def _resort(cats: pd.Index, codes: np.ndarray, name):
-    try:
-        order = np.asarray(cats.argsort(), dtype=np.int64)
-    except TypeError:
-        types = sorted({type(v).__name__ for v in cats})
-        raise KindError(f"column {name!r} has kind 'ordered' but its values ({types}) cannot be "
-                        f"sorted; convert them to one type or use an ordered Categorical") from None
-    rank = np.empty(len(cats), dtype=np.float64)
-    rank[order] = np.arange(len(cats))
+    """Categories in value order, and the codes renumbered to match."""
+    rank = rank_values(cats, where=f"column {name!r}").astype(np.float64)
+    order = np.argsort(rank, kind="stable")
     out = np.full(len(codes), np.nan)
     ok = ~np.isnan(codes)
     out[ok] = rank[codes[ok].astype(np.int64)]
@@ -250,9 +237,8 @@ def _set_side(arr, name):
         if getattr(arr, "kind", "unordered") != "unordered":
             raise KindError(f"column {name!r} holds generalized cells of kind {arr.kind!r}, "
                             f"not 'unordered'")
-        return None, pd.Index(arr.categories), np.asarray(arr.membership, dtype=bool), np.asarray(
-            arr.isna(), dtype=bool)
-    return arr, None, None, np.asarray(pd.isna(arr), dtype=bool)
+        return None, pd.Index(arr.categories), np.asarray(arr.membership, dtype=bool), missing(arr)
+    return arr, None, None, missing(arr)
 
 
 def set_pair(original, anonymized, *, name=None) -> tuple[Sets, Sets]:
@@ -267,11 +253,7 @@ def set_pair(original, anonymized, *, name=None) -> tuple[Sets, Sets]:
         if cats is not None:
             pieces.append(cats)
         else:
-            try:
-                pieces.append(pd.Index(pd.unique(pd.Series(values).dropna())))
-            except TypeError as exc:
-                raise KindError(f"column {name!r} holds unhashable values ({exc}); convert them "
-                                f"to strings or tuples") from None
+            pieces.append(pd.Index(factorize(values, where=f"column {name!r}")[1]))
     canon = pieces[0]
     for p in pieces[1:]:
         canon = canon.append(p).unique() if len(p) else canon

@@ -141,7 +141,7 @@ class DataOwner:
     def _local(self) -> None:
         """GroupJoin with aggregation on this owner's quasi-identifiers; keeps the engine's
         group state so later merges are priced by the same losses."""
-        from pdanon._encode import encode_table
+        from pdanon.encode import encode_table
         from pdanon.partition.group_join import GroupState, group_join_partition
 
         started = time.perf_counter()

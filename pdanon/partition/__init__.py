@@ -1,6 +1,6 @@
 """Partitioners: which rows form a group.
 
-A partitioner takes an :class:`~pdanon._encode.EncodedTable` and a privacy model and returns a
+A partitioner takes an :class:`~pdanon.encode.EncodedTable` and a privacy model and returns a
 :class:`Partition` (an int group label per row, plus the order in which each group was built).
 The recoders in :mod:`pdanon.recode` then turn groups into output cells. A partitioner that
 recodes globally (e.g. Datafly's per-value merging) may instead return a

@@ -39,7 +39,7 @@ int64 row keys each). Other models check every step. No per-row Python.
 Example
 -------
 >>> import pandas as pd
->>> from pdanon._encode import encode_table
+>>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
 >>> from pdanon.schema import resolve_roles
 >>> df = pd.DataFrame({"a": [1, 1, 2, 2], "d": [1, 1, 2, 3]})
@@ -56,7 +56,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from pdanon._encode import EncodedTable
+from pdanon.encode import EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon._groups import combine_codes
 from pdanon.partition import register

@@ -33,7 +33,7 @@ smallest group, so the search jumps past it (exact, just faster).
 Example
 -------
 >>> import pandas as pd
->>> from pdanon._encode import encode_table
+>>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
 >>> from pdanon.schema import resolve_roles
 >>> df = pd.DataFrame({"a": [1, 1, 2, 2], "d": [1, 1, 2, 3]})
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pdanon._encode import EncodedColumn, EncodedTable
+from pdanon.encode import EncodedColumn, EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon._groups import combine_codes
 from pdanon.partition import register

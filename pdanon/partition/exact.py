@@ -39,7 +39,7 @@ a 14-row × 5-column table solves in well under a second.
 Example
 -------
 >>> import pandas as pd
->>> from pdanon._encode import encode_table
+>>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
 >>> from pdanon.schema import resolve_roles
 >>> df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]],
@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdanon._encode import EncodedTable
+from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import check_distance_option, sensitive_columns
@@ -282,7 +282,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     Example
     -------
     >>> import pandas as pd
-    >>> from pdanon._encode import encode_table
+    >>> from pdanon.encode import encode_table
     >>> from pdanon.models import AllOf, KAnonymity, LDiversity
     >>> from pdanon.schema import resolve_roles
     >>> df = pd.DataFrame([[1, 1, 1, 1, 1], [1, 1, 1, 1, 2], [2, 2, 2, 2, 2], [2, 2, 2, 3, 1]],

@@ -56,7 +56,7 @@ O(n log n) for the sorts; memory O(n · columns). ``"all"``: O(n² · columns).
 Example
 -------
 >>> import pandas as pd
->>> from pdanon._encode import encode_table
+>>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
 >>> from pdanon.schema import resolve_roles
 >>> df = pd.DataFrame({"age": [20, 21, 40, 41, 60, 62]})
@@ -74,7 +74,7 @@ import numbers
 import numpy as np
 
 from pdanon import losses as _losses
-from pdanon._encode import EncodedTable
+from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import check_distance_option, sensitive_columns
@@ -180,7 +180,7 @@ class GroupState:
     Example
     -------
     >>> import pandas as pd
-    >>> from pdanon._encode import encode_table
+    >>> from pdanon.encode import encode_table
     >>> from pdanon.models import KAnonymity
     >>> from pdanon.schema import resolve_roles
     >>> df = pd.DataFrame({"age": [20, 21, 40, 41]})
@@ -273,7 +273,7 @@ class GroupState:
         Example
         -------
         >>> import pandas as pd
-        >>> from pdanon._encode import encode_table
+        >>> from pdanon.encode import encode_table
         >>> from pdanon.models import KAnonymity
         >>> from pdanon.schema import resolve_roles
         >>> df = pd.DataFrame({"age": [20, 40, 21, 41]})
@@ -582,7 +582,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     Example
     -------
     >>> import pandas as pd
-    >>> from pdanon._encode import encode_table
+    >>> from pdanon.encode import encode_table
     >>> from pdanon.models import KAnonymity
     >>> from pdanon.schema import resolve_roles
     >>> df = pd.DataFrame({"zip": ["a", "a", "b", "b"], "age": [30, 30, 50, 50]})

@@ -41,7 +41,7 @@ recursion and no per-row Python. O(n log n) per level, about log2(n / k) levels.
 Example
 -------
 >>> import pandas as pd
->>> from pdanon._encode import encode_table
+>>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
 >>> from pdanon.schema import resolve_roles
 >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdanon._encode import EncodedColumn, EncodedTable
+from pdanon.encode import EncodedColumn, EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import sensitive_context, sizes_decide

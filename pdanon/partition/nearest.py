@@ -25,7 +25,7 @@ found with a partial sort.
 Example
 -------
 >>> import pandas as pd
->>> from pdanon._encode import encode_table
+>>> from pdanon.encode import encode_table
 >>> from pdanon.schema import resolve_roles
 >>> df = pd.DataFrame({"a": [1, 1, 2, 2]})
 >>> p = nearest_partition(encode_table(df, resolve_roles(df)), k=2)
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdanon._encode import EncodedTable
+from pdanon.encode import EncodedTable
 from pdanon.partition import Partition, register
 
 

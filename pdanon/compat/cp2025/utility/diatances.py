@@ -21,7 +21,7 @@ __all__ = ["dfs_hamming_distances", "dfs_rank_distances", "dfs_rank_general_dist
 
 def dfs_rank_general_dist(df, value_classes):
     """The n × n distance matrix for column kinds ``value_classes``."""
-    from pdanon._encode import encode_table
+    from pdanon.encode import encode_table
     from pdanon.algorithms._base import block_frame
 
     table = np.asarray(df, dtype=object)

@@ -22,7 +22,7 @@ __all__ = ["count_column_params_for_my_loss", "fill_left_columns_ids"]
 def count_column_params_for_my_loss(quasi_identifiers, quasi_identifiers_types):
     """Per column: ``[]`` (unordered), ``[ranks, n]`` (ordered; rank = first position of the
     value in the *sorted* column — the reference forgets to sort) or ``[min, max]`` (real)."""
-    from pdanon._encode import encode_column
+    from pdanon.encode import encode_column
 
     q = np.asarray(quasi_identifiers, dtype=object)
     out = []

@@ -254,6 +254,11 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
 
     def _codes_in_own_table(self, other: GeneralizationArray) -> np.ndarray:
         """``other``'s codes expressed in this array's set table (appending new sets)."""
+        return self._codes_in_table(other, append=True)
+
+    def _codes_in_table(self, other: GeneralizationArray, append: bool) -> np.ndarray:
+        """``other``'s codes in this array's set table; a set the table lacks is appended
+        (``append=True``) or coded -2."""
         if other._table is self._table:
             return other._codes
         c = self._dtype._n_categories
@@ -261,10 +266,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         is_set = codes >= c
         if is_set.any():
             used = sorted_unique(codes[is_set] - c)
-            mapped = self._table.lookup(other._table.sets[used], append=True)
-            remap = np.empty(len(other._table.sets), dtype=np.int64)
-            remap[used] = mapped
-            codes[is_set] = c + remap[codes[is_set] - c]
+            mapped = self._table.lookup(other._table.sets[used], append=append)
+            remap = np.full(len(other._table.sets), -2, dtype=np.int64)
+            remap[used] = np.where(mapped >= 0, c + mapped, -2)
+            codes[is_set] = remap[codes[is_set] - c]
         return codes
 
     def take(self, indices, *, allow_fill: bool = False, fill_value=None):
@@ -823,25 +828,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             me = self.astype(arr.dtype)
         if me._is_sets:
             a = me._codes
-            b = me._codes_lookup(arr)
+            b = me._codes_in_table(arr, append=False)
             return (a >= 0) & (a == b)
         res = ~me._mask & ~arr._mask & (me._lo == arr._lo) & (me._hi == arr._hi)
         return np.broadcast_to(res, (n,)).copy()
-
-    def _codes_lookup(self, other: GeneralizationArray) -> np.ndarray:
-        """other's codes in self's table without appending (-2 for sets self never saw)."""
-        if other._table is self._table:
-            return other._codes
-        c = self._dtype._n_categories
-        codes = other._codes.copy()
-        is_set = codes >= c
-        if is_set.any():
-            used = sorted_unique(codes[is_set] - c)
-            mapped = self._table.lookup(other._table.sets[used], append=False)
-            remap = np.full(len(other._table.sets), -2, dtype=np.int64)
-            remap[used] = np.where(mapped >= 0, c + mapped, -2)
-            codes[is_set] = remap[codes[is_set] - c]
-        return codes
 
     def _order_cmp(self, other, op) -> np.ndarray:
         if self._is_sets:
@@ -868,25 +858,22 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             return NotImplemented
         return ~self._eq(other)
 
-    def __lt__(self, other):
+    def _ordered(self, other, op):
         if self._defer(other):
             return NotImplemented
-        return self._order_cmp(other, np.less)
+        return self._order_cmp(other, op)
+
+    def __lt__(self, other):
+        return self._ordered(other, np.less)
 
     def __le__(self, other):
-        if self._defer(other):
-            return NotImplemented
-        return self._order_cmp(other, np.less_equal)
+        return self._ordered(other, np.less_equal)
 
     def __gt__(self, other):
-        if self._defer(other):
-            return NotImplemented
-        return self._order_cmp(other, np.greater)
+        return self._ordered(other, np.greater)
 
     def __ge__(self, other):
-        if self._defer(other):
-            return NotImplemented
-        return self._order_cmp(other, np.greater_equal)
+        return self._ordered(other, np.greater_equal)
 
     __hash__ = None  # mutable
 

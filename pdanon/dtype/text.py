@@ -375,12 +375,7 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
         hi = np.full(n, -1, dtype=np.int64)
         for toks, out in ((lo_tok, lo), (hi_tok, hi)):
             for i in valid:
-                t = toks[i]
-                p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
-                if p is None:
-                    raise InvalidInputError(f"{where(i)}: value {_show(t)} is not among the "
-                                            f"categories of {dtype!r}")
-                out[i] = p
+                out[i] = _token_position(toks[i], pos, lookup, dtype, where, i)
         bad = np.flatnonzero(lo > hi)
         if len(bad):
             i = int(bad[0])
@@ -418,6 +413,15 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
     lo[mask] = np.nan
     hi[mask] = np.nan
     return ParsedBounds(dtype, lo + 0.0, hi + 0.0, mask, integer and bool(ok.any()))
+
+
+def _token_position(t, pos: dict, lookup: dict, dtype, where, k) -> int:
+    """Category position of a token (text or value); the error names ``where(k)``."""
+    p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
+    if p is None:
+        raise InvalidInputError(f"{where(k)}: value {_show(t)} is not among the categories of "
+                                f"{dtype!r}")
+    return p
 
 
 def _position(t, pos: dict, lookup: dict):
@@ -525,10 +529,5 @@ def _codes(toks: list, dtype: GeneralizationDtype, cell_of) -> np.ndarray:
     if is_text.all():
         out = _lookup_codes(toks, dtype)
     for j in np.flatnonzero(out < 0):
-        t = toks[j]
-        p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
-        if p is None:
-            raise InvalidInputError(f"{cell_of(int(j))}: value {_show(t)} is not among the "
-                                    f"categories of {dtype!r}")
-        out[j] = p
+        out[j] = _token_position(toks[j], pos, lookup, dtype, cell_of, int(j))
     return out

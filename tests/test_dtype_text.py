@@ -65,12 +65,12 @@ def test_categories_with_separators_split_as_before():
     cats = ["a, b", "a", "b, c, d", "c", "d"]
     dt = GeneralizationDtype("unordered", cats)
     # greedy from the left: the shortest run of pieces that is a category
-    assert T._split_set_text("{a, b, c, d}", dt) == ["a", "b, c, d"]
-    assert T._split_set_text("{a, b, c, d, a}", dt) == ["a", "b, c, d", "a"]
-    assert T._split_set_text("{a, b, c}", dt) == ["a", "b", "c"]  # no fit: split at each comma
-    assert T._split_set_text("{a,c}", dt) == ["a", "c"]  # tolerant split
-    assert T._split_range_text("[a, b, c]", GeneralizationDtype("ordered", cats)) == ("a, b", "c")
-    assert T._split_range_text("[a, b, c, d]", GeneralizationDtype("ordered", cats)) == \
+    assert T.split_set_text("{a, b, c, d}", dt) == ["a", "b, c, d"]
+    assert T.split_set_text("{a, b, c, d, a}", dt) == ["a", "b, c, d", "a"]
+    assert T.split_set_text("{a, b, c}", dt) == ["a", "b", "c"]  # no fit: split at each comma
+    assert T.split_set_text("{a,c}", dt) == ["a", "c"]  # tolerant split
+    assert T.split_range_text("[a, b, c]", GeneralizationDtype("ordered", cats)) == ("a, b", "c")
+    assert T.split_range_text("[a, b, c, d]", GeneralizationDtype("ordered", cats)) == \
         ("a", "b, c, d")
     assert dt._cat_lookup[1] == 2
 
@@ -100,11 +100,11 @@ def _lookups_for(m: int, kind: str) -> int:
     # an unknown first member defeats the one-split fast path: the worst case for re-joining
     if kind == "unordered":
         cell = "{zz, " + ", ".join(cats[:m]) + "}"
-        assert T._split_set_text(cell, dtype)[:2] == ["zz", "v0"]  # tolerant fallback
+        assert T.split_set_text(cell, dtype)[:2] == ["zz", "v0"]  # tolerant fallback
     else:
         cell = "[zz, " + ", ".join(cats[:m]) + "]"
         with pytest.raises(ValueError, match="cannot parse range"):
-            T._split_range_text(cell, dtype)
+            T.split_range_text(cell, dtype)
     return counting.lookups
 
 

@@ -28,9 +28,9 @@ Example
 
 Modules
 -------
-In dependency order (each imports only modules listed before it; ``dtype`` and ``array`` import
-``array`` and ``arrow`` inside the methods that need them):
+In dependency order (each imports only modules listed before it):
 
+* ``_common``: small value helpers (missing values, numbers, text of a value, object arrays);
 * ``scalar``: :class:`GeneralizationRange`;
 * ``dtype``: :class:`GeneralizationDtype` and its registration with pandas;
 * ``storage``: the shared table of distinct sets of unordered columns;
@@ -38,25 +38,32 @@ In dependency order (each imports only modules listed before it; ``dtype`` and `
   :func:`pdanon.read_csv`;
 * ``construction``: building arrays from values, bounds, memberships, objects and text;
 * ``array``: :class:`GeneralizationArray`;
-* ``arrow``: the Arrow extension type for Parquet (registered on import).
+* ``arrow``: the Arrow extension type for Parquet (registered with pyarrow on import).
+
+Registration
+------------
+pandas reaches the array class through the dtype (``GeneralizationDtype.construct_array_type()``)
+and the Arrow conversions through the dtype and the array (``GeneralizationDtype.__from_arrow__``,
+``GeneralizationArray.__arrow_array__``): calls from a module to modules listed after it. Rather
+than importing those modules (an import cycle), the later module registers itself with the earlier
+one when it is imported:
+
+* ``array`` calls ``dtype.register_array_type(GeneralizationArray)``;
+* ``arrow`` calls ``array.register_arrow_writer(array_to_arrow)`` and
+  ``dtype.register_arrow_reader(arrow_to_array)``.
+
+This package's ``__init__`` imports ``array`` and ``arrow``, and importing any ``pdanon.dtype.*``
+module runs it first, so the hooks are in place before any user code runs.
 """
 
 from __future__ import annotations
 
-from pdanon.dtype._common import (  # noqa: F401  (private names other modules import)
-    KINDS,
-    _fmt_value,
-    _infer_categories,
-    _is_na,
-    _object_array,
-    _py,
-)
+from pdanon.dtype._common import KINDS
 from pdanon.dtype.array import GeneralizationArray
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.scalar import GeneralizationRange
-from pdanon.dtype.storage import _sets_from_pairs, _SetTable  # noqa: F401
-from pdanon.dtype.text import MAX_CELL_LENGTH, _split_range_text, _split_set_text  # noqa: F401
-from pdanon.dtype import arrow as _arrow  # noqa: E402,F401  (registers the Arrow extension type)
+from pdanon.dtype.text import MAX_CELL_LENGTH
+from pdanon.dtype import arrow as _arrow  # noqa: F401  (registers the Arrow type and conversions)
 
 __all__ = ["GeneralizationRange", "GeneralizationDtype", "GeneralizationArray", "KINDS",
            "MAX_CELL_LENGTH"]

@@ -3,7 +3,7 @@
 Missing-value tests, number checks, the text of one value and a safe conversion of any
 sequence into a 1-D object array.
 
->>> _fmt_value(20.0), _is_na(float("nan")), _object_array([(1, 2), 3]).tolist()
+>>> format_value(20.0), is_missing(float("nan")), object_array([(1, 2), 3]).tolist()
 ('20', True, [(1, 2), 3])
 """
 
@@ -17,13 +17,16 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+__all__ = ["KINDS", "as_real", "format_value", "infer_categories", "is_missing", "is_number",
+           "is_set_like", "object_array", "python_scalar"]
+
 #: The value kinds a generalized column can have.
 KINDS = ("real", "ordered", "unordered")
 
 _INT_MAX_EXACT = 2.0**53
 
 
-def _fmt_value(v: Any) -> str:
+def format_value(v: Any) -> str:
     """Text of one bound or member: integral floats without ``.0``; others as ``str``."""
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))
@@ -37,14 +40,14 @@ def _fmt_value(v: Any) -> str:
     return str(v)
 
 
-def _py(v: Any) -> Any:
+def python_scalar(v: Any) -> Any:
     """numpy scalar -> Python scalar (other values unchanged)."""
     if isinstance(v, np.generic):
         return v.item()
     return v
 
 
-def _is_na(v: Any) -> bool:
+def is_missing(v: Any) -> bool:
     """True for the missing-value markers pandas knows (None, NaN, pd.NA, NaT)."""
     if v is None or v is pd.NA or v is pd.NaT:
         return True
@@ -57,7 +60,7 @@ def _is_na(v: Any) -> bool:
     return False
 
 
-def _as_real(v: Any) -> tuple[float, bool]:
+def as_real(v: Any) -> tuple[float, bool]:
     """A real number as (float, was_an_integer); TypeError for anything else."""
     if isinstance(v, (bool, np.bool_)):
         raise TypeError(f"a boolean ({v!r}) is not a real value")
@@ -70,15 +73,15 @@ def _as_real(v: Any) -> tuple[float, bool]:
     raise TypeError(f"{v!r} (type {type(v).__name__}) is not a real value")
 
 
-def _is_number(v: Any) -> bool:
+def is_number(v: Any) -> bool:
     return isinstance(v, (numbers.Real, decimal.Decimal)) and not isinstance(v, (bool, np.bool_))
 
 
-def _is_set_like(v: Any) -> bool:
+def is_set_like(v: Any) -> bool:
     return isinstance(v, (set, frozenset))
 
 
-def _object_array(values) -> np.ndarray:
+def object_array(values) -> np.ndarray:
     """Any 1-D sequence -> 1-D object ndarray without numpy broadcasting surprises."""
     if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype == object:
         return values
@@ -101,11 +104,11 @@ def _object_array(values) -> np.ndarray:
 
 
 
-def _infer_categories(values: np.ndarray, sort: bool) -> pd.Index:
+def infer_categories(values: np.ndarray, sort: bool) -> pd.Index:
     """Distinct values as an Index (sorted when the values are sortable)."""
     if len(values) == 0:
         return pd.Index([], dtype=object)
-    arr = values if isinstance(values, np.ndarray) else _object_array(values)
+    arr = values if isinstance(values, np.ndarray) else object_array(values)
     if arr.dtype == object:
         idx = pd.Index(arr, tupleize_cols=False)
     else:

@@ -20,13 +20,26 @@ from pandas.api.extensions import take as _pd_take
 from pandas.api.indexers import check_array_indexer
 from pandas.api.types import is_integer, is_list_like, pandas_dtype
 
-from pdanon.dtype._common import _is_na, _object_array
-from pdanon.dtype.construction import _Construction
-from pdanon.dtype.dtype import GeneralizationDtype
+from pdanon.dtype._common import is_missing, object_array
+from pdanon.dtype.construction import ArrayConstructors
+from pdanon.dtype.dtype import GeneralizationDtype, register_array_type
 from pdanon.dtype.scalar import GeneralizationRange
-from pdanon.dtype.storage import _SetTable, _sorted_unique
+from pdanon.dtype.storage import SetTable, sorted_unique
 
-__all__ = ["GeneralizationArray"]
+__all__ = ["GeneralizationArray", "register_arrow_writer"]
+
+# The Arrow writer (``array_to_arrow``) lives in pdanon.dtype.arrow, which imports this module: it
+# registers itself here when imported (see the package docstring); this module does not import it.
+_arrow_writer = None
+
+
+def register_arrow_writer(writer) -> None:
+    """Make ``writer(array)`` the converter of ``GeneralizationArray.__arrow_array__``.
+
+    Called by :mod:`pdanon.dtype.arrow` when it is imported.
+    """
+    global _arrow_writer
+    _arrow_writer = writer
 
 
 def _pair_keys(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -39,7 +52,7 @@ def _pair_keys(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return lo - 1j * hi
 
 
-class GeneralizationArray(_Construction, ExtensionArray):
+class GeneralizationArray(ArrayConstructors, ExtensionArray):
     """Array of generalized cells (see :mod:`pdanon.dtype` for the storage layout).
 
     Build it with :meth:`from_values` (plain values), :meth:`from_bounds` (real/ordered ranges),
@@ -69,7 +82,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
     _mask: np.ndarray
     _integer: bool
     _codes: np.ndarray
-    _table: _SetTable
+    _table: SetTable
 
     def __init__(self, values, dtype=None, copy: bool = False):
         arr = type(self)._from_sequence(values, dtype=dtype, copy=copy)
@@ -87,7 +100,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
         return obj
 
     @classmethod
-    def _new_sets(cls, codes, table: _SetTable, dtype):
+    def _new_sets(cls, codes, table: SetTable, dtype):
         obj = object.__new__(cls)
         obj._dtype = dtype
         obj._codes = codes
@@ -214,7 +227,9 @@ class GeneralizationArray(_Construction, ExtensionArray):
             self._integer = self._integer and vals._integer
 
     def _is_scalar_value(self, value) -> bool:
-        if isinstance(value, (GeneralizationRange, str, bytes, set, frozenset)) or _is_na(value):
+        if isinstance(value, (GeneralizationRange, str, bytes, set, frozenset)):
+            return True
+        if is_missing(value):
             return True
         if isinstance(value, tuple) and self._dtype.categories is not None:
             try:
@@ -226,7 +241,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
     def _coerce(self, value, scalar: bool) -> GeneralizationArray:
         """Value(s) as an array of exactly this dtype (TypeError/ValueError if impossible)."""
         if scalar:
-            return type(self)._from_objects(_object_array([value]), self._dtype, parse=False)
+            return type(self)._from_objects(object_array([value]), self._dtype, parse=False)
         if isinstance(value, (pd.Series, pd.Index)):
             value = value.array
         if isinstance(value, GeneralizationArray):
@@ -239,23 +254,28 @@ class GeneralizationArray(_Construction, ExtensionArray):
 
     def _codes_in_own_table(self, other: GeneralizationArray) -> np.ndarray:
         """``other``'s codes expressed in this array's set table (appending new sets)."""
+        return self._codes_in_table(other, append=True)
+
+    def _codes_in_table(self, other: GeneralizationArray, append: bool) -> np.ndarray:
+        """``other``'s codes in this array's set table; a set the table lacks is appended
+        (``append=True``) or coded -2."""
         if other._table is self._table:
             return other._codes
         c = self._dtype._n_categories
         codes = other._codes.copy()
         is_set = codes >= c
         if is_set.any():
-            used = _sorted_unique(codes[is_set] - c)
-            mapped = self._table.lookup(other._table.sets[used], append=True)
-            remap = np.empty(len(other._table.sets), dtype=np.int64)
-            remap[used] = mapped
-            codes[is_set] = c + remap[codes[is_set] - c]
+            used = sorted_unique(codes[is_set] - c)
+            mapped = self._table.lookup(other._table.sets[used], append=append)
+            remap = np.full(len(other._table.sets), -2, dtype=np.int64)
+            remap[used] = np.where(mapped >= 0, c + mapped, -2)
+            codes[is_set] = remap[codes[is_set] - c]
         return codes
 
     def take(self, indices, *, allow_fill: bool = False, fill_value=None):
         idx = np.asarray(indices, dtype=np.intp)
         fill = None
-        if allow_fill and fill_value is not None and not _is_na(fill_value):
+        if allow_fill and fill_value is not None and not is_missing(fill_value):
             fill = self._coerce(fill_value, True)
         if self._is_sets:
             codes = _pd_take(self._codes, idx, allow_fill=allow_fill, fill_value=-1)
@@ -291,7 +311,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
             if all(a._table is first._table for a in to_concat):
                 return cls._new_sets(np.concatenate([a._codes for a in to_concat]),
                                      first._table, dtype)
-            table = _SetTable(first._table.sets)
+            table = SetTable(first._table.sets)
             proto = cls._new_sets(first._codes[:0], table, dtype)
             codes = [proto._codes_in_own_table(a) for a in to_concat]
             return cls._new_sets(np.concatenate(codes), table, dtype)
@@ -418,7 +438,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
             pos = cats.get_indexer(values.categories)
             src = values.codes.astype(np.int64)
             return np.where(src >= 0, pos[np.maximum(src, 0)] if len(pos) else -1, -1)
-        arr = values if isinstance(values, np.ndarray) else _object_array(values)
+        arr = values if isinstance(values, np.ndarray) else object_array(values)
         if arr.dtype == object:
             return cats.get_indexer(pd.Index(arr, tupleize_cols=False)).astype(np.int64)
         return cats.get_indexer(arr).astype(np.int64)
@@ -557,8 +577,8 @@ class GeneralizationArray(_Construction, ExtensionArray):
         c_new = dtype._n_categories
         pos = dtype.categories.get_indexer(src.categories).astype(np.int64)
         codes = self._codes
-        used_plain = _sorted_unique(codes[(codes >= 0) & (codes < c_old)])
-        used_sets = _sorted_unique(codes[codes >= c_old]) - c_old
+        used_plain = sorted_unique(codes[(codes >= 0) & (codes < c_old)])
+        used_sets = sorted_unique(codes[codes >= c_old]) - c_old
         need = np.zeros(c_old, dtype=bool)
         need[used_plain] = True
         if len(used_sets):
@@ -575,7 +595,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
         new[plain] = pos[codes[plain]]
         sets = codes >= c_old
         new[sets] = c_new + (codes[sets] - c_old)
-        return self._new_sets(new, _SetTable(table), dtype)
+        return self._new_sets(new, SetTable(table), dtype)
 
     def _formatter(self, boxed: bool = False):
         if boxed:
@@ -586,15 +606,16 @@ class GeneralizationArray(_Construction, ExtensionArray):
         return self.to_text(na_rep=None)
 
     def __arrow_array__(self, type=None):
-        from pdanon.dtype.arrow import _array_to_arrow  # the arrow module imports this one
-
-        return _array_to_arrow(self)
+        if _arrow_writer is None:
+            raise RuntimeError("the Arrow writer of GeneralizationArray is not registered: "
+                               "pdanon.dtype has not finished importing")
+        return _arrow_writer(self)
 
     # -- keys for sorting / grouping / hashing -------------------------------------------------
     def _set_intrinsic_keys(self) -> tuple[np.ndarray, list]:
         """(codes used, their member tuples) for an unordered array."""
         c = self._dtype._n_categories
-        used = _sorted_unique(self._codes[self._codes >= 0])
+        used = sorted_unique(self._codes[self._codes >= 0])
         tuples = []
         for code in used:
             if code < c:
@@ -690,7 +711,7 @@ class GeneralizationArray(_Construction, ExtensionArray):
         out = np.full(len(self), np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64)
         if c == 0:
             return out
-        cat_h = hash_array(_object_array(self._dtype._cat_list), encoding=encoding,
+        cat_h = hash_array(object_array(self._dtype._cat_list), encoding=encoding,
                            hash_key=hash_key, categorize=False)
         codes = self._codes
         plain = (codes >= 0) & (codes < c)
@@ -797,35 +818,20 @@ class GeneralizationArray(_Construction, ExtensionArray):
             # not representable in this column: elementwise Python equality
             obj = self._to_object()
             if self._is_scalar_value(other):
-                return np.array([bool(v == other) if not _is_na(v) else False for v in obj],
+                return np.array([bool(v == other) if not is_missing(v) else False for v in obj],
                                 dtype=bool)
-            oth = _object_array(other)
-            return np.array([(not _is_na(a)) and bool(a == b) for a, b in zip(obj, oth)],
+            oth = object_array(other)
+            return np.array([(not is_missing(a)) and bool(a == b) for a, b in zip(obj, oth)],
                             dtype=bool)
         me = self
         if arr.dtype != self._dtype:
             me = self.astype(arr.dtype)
         if me._is_sets:
             a = me._codes
-            b = me._codes_lookup(arr)
+            b = me._codes_in_table(arr, append=False)
             return (a >= 0) & (a == b)
         res = ~me._mask & ~arr._mask & (me._lo == arr._lo) & (me._hi == arr._hi)
         return np.broadcast_to(res, (n,)).copy()
-
-    def _codes_lookup(self, other: GeneralizationArray) -> np.ndarray:
-        """other's codes in self's table without appending (-2 for sets self never saw)."""
-        if other._table is self._table:
-            return other._codes
-        c = self._dtype._n_categories
-        codes = other._codes.copy()
-        is_set = codes >= c
-        if is_set.any():
-            used = _sorted_unique(codes[is_set] - c)
-            mapped = self._table.lookup(other._table.sets[used], append=False)
-            remap = np.full(len(other._table.sets), -2, dtype=np.int64)
-            remap[used] = np.where(mapped >= 0, c + mapped, -2)
-            codes[is_set] = remap[codes[is_set] - c]
-        return codes
 
     def _order_cmp(self, other, op) -> np.ndarray:
         if self._is_sets:
@@ -852,25 +858,22 @@ class GeneralizationArray(_Construction, ExtensionArray):
             return NotImplemented
         return ~self._eq(other)
 
-    def __lt__(self, other):
+    def _ordered(self, other, op):
         if self._defer(other):
             return NotImplemented
-        return self._order_cmp(other, np.less)
+        return self._order_cmp(other, op)
+
+    def __lt__(self, other):
+        return self._ordered(other, np.less)
 
     def __le__(self, other):
-        if self._defer(other):
-            return NotImplemented
-        return self._order_cmp(other, np.less_equal)
+        return self._ordered(other, np.less_equal)
 
     def __gt__(self, other):
-        if self._defer(other):
-            return NotImplemented
-        return self._order_cmp(other, np.greater)
+        return self._ordered(other, np.greater)
 
     def __ge__(self, other):
-        if self._defer(other):
-            return NotImplemented
-        return self._order_cmp(other, np.greater_equal)
+        return self._ordered(other, np.greater_equal)
 
     __hash__ = None  # mutable
 
@@ -883,3 +886,5 @@ class GeneralizationArray(_Construction, ExtensionArray):
     def __repr__(self) -> str:
         return super().__repr__()
 
+
+register_array_type(GeneralizationArray)

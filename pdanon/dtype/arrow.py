@@ -1,8 +1,11 @@
 """Arrow / Parquet support: the ``pdanon.generalization`` Arrow extension type.
 
 The type is registered with pyarrow when :mod:`pdanon.dtype` is imported (pandas has already
-imported pyarrow by then), so ``pd.read_parquet`` restores the exact dtype. The conversion
-functions import pyarrow only when called.
+imported pyarrow by then), so ``pd.read_parquet`` restores the exact dtype. Importing this module
+also registers its two conversion functions, :func:`array_to_arrow` as the writer of
+``GeneralizationArray.__arrow_array__`` and :func:`arrow_to_array` as the reader of
+``GeneralizationDtype.__from_arrow__`` (the array and dtype modules do not import this one). The
+conversion functions import pyarrow only when called.
 
 >>> import pandas as pd
 >>> arr = pd.array([39, None], dtype="generalization[real]")
@@ -17,11 +20,12 @@ import json
 import numpy as np
 import pandas as pd
 
-from pdanon.dtype._common import _infer_categories
-from pdanon.dtype.array import GeneralizationArray
-from pdanon.dtype.dtype import GeneralizationDtype
-from pdanon.dtype.storage import _csr_members, _gather_segments, _sets_from_pairs, _SetTable
+from pdanon.dtype._common import infer_categories
+from pdanon.dtype.array import GeneralizationArray, register_arrow_writer
+from pdanon.dtype.dtype import GeneralizationDtype, register_arrow_reader
+from pdanon.dtype.storage import SetTable, csr_members, gather_segments, sets_from_pairs
 
+__all__ = ["array_to_arrow", "arrow_to_array"]
 
 _ARROW_NAME = "pdanon.generalization"
 
@@ -107,7 +111,8 @@ if _pa is not None:
         pass
 
 
-def _array_to_arrow(arr: GeneralizationArray):
+def array_to_arrow(arr: GeneralizationArray):
+    """A GeneralizationArray as a pyarrow ExtensionArray of the ``pdanon.generalization`` type."""
     import pyarrow as pa
 
     dtype = arr.dtype
@@ -137,12 +142,12 @@ def _array_to_arrow(arr: GeneralizationArray):
                                                  names=["lo", "hi"], mask=mask)
     else:
         cats = pa.array(cats_json) if cats_json else pa.array([], pa.string())
-        indptr, indices = _csr_members(dtype._n_categories, arr._table.sets)
+        indptr, indices = csr_members(dtype._n_categories, arr._table.sets)
         codes = arr._codes
         lens = np.zeros(len(codes), dtype=np.int64)
         flat = np.zeros(0, dtype=np.int64)
         if (~na).any():
-            lens[~na], flat = _gather_segments(indptr, indices, codes[~na])
+            lens[~na], flat = gather_segments(indptr, indices, codes[~na])
         offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
         values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
@@ -150,7 +155,8 @@ def _array_to_arrow(arr: GeneralizationArray):
     return pa.ExtensionArray.from_storage(typ, storage)
 
 
-def _arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:
+def arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:
+    """A GeneralizationArray of ``dtype`` from a pyarrow (Chunked)Array written by pdanon."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -185,7 +191,7 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
         lo_i, lo_d = _dict_encode(lo_f, pc)
         hi_i, hi_d = _dict_encode(hi_f, pc)
         if dtype.categories is None:
-            dtype = GeneralizationDtype(dtype.column_type, _infer_categories(
+            dtype = GeneralizationDtype(dtype.column_type, infer_categories(
                 np.concatenate([lo_d, hi_d]), sort=True))
         cats = dtype.categories
         lo = np.where(na, -1, _codes_via_dict(cats, lo_i, lo_d))
@@ -198,11 +204,11 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
     parents = pc.list_parent_indices(storage).to_numpy(zero_copy_only=False)
     vidx, vdict = _dict_encode(values, pc)
     if dtype.categories is None:
-        dtype = GeneralizationDtype("unordered", _infer_categories(vdict, sort=True))
+        dtype = GeneralizationDtype("unordered", infer_categories(vdict, sort=True))
     codes = _codes_via_dict(dtype.categories, vidx, vdict)
     keep = ~na[parents] if len(parents) else np.zeros(0, bool)
-    cell_codes, table = _sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
-    return GeneralizationArray._new_sets(cell_codes, _SetTable(table), dtype)
+    cell_codes, table = sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
+    return GeneralizationArray._new_sets(cell_codes, SetTable(table), dtype)
 
 
 def _dict_encode(values, pc):
@@ -223,3 +229,7 @@ def _codes_via_dict(categories: pd.Index, idx: np.ndarray, dct: np.ndarray) -> n
     ok = idx >= 0
     out[ok] = pos[idx[ok]]
     return out
+
+
+register_arrow_writer(array_to_arrow)
+register_arrow_reader(arrow_to_array)

@@ -19,28 +19,30 @@ from pandas.api.types import pandas_dtype
 
 from pdanon.dtype._common import (
     KINDS,
-    _as_real,
-    _fmt_value,
-    _infer_categories,
-    _is_na,
-    _is_number,
-    _is_set_like,
-    _object_array,
-    _py,
+    as_real,
+    format_value,
+    infer_categories,
+    is_missing,
+    is_number,
+    is_set_like,
+    object_array,
+    python_scalar,
 )
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.scalar import GeneralizationRange
-from pdanon.dtype.storage import _sets_from_pairs, _SetTable, _sorted_unique, _unique_rows
+from pdanon.dtype.storage import SetTable, sets_from_pairs, sorted_unique, unique_rows
 from pdanon.dtype.text import (
     MAX_CELL_LENGTH,
     ParsedSets,
-    _looks_like_range,
-    _looks_like_set,
-    _parse_range_text,
-    _split_range_text,
-    _split_set_text,
+    looks_like_range,
+    looks_like_set,
+    parse_range_text,
     parse_text,
+    split_range_text,
+    split_set_text,
 )
+
+__all__ = ["ArrayConstructors"]
 
 
 def _resolve_dtype(dtype) -> GeneralizationDtype | None:
@@ -56,7 +58,7 @@ def _resolve_dtype(dtype) -> GeneralizationDtype | None:
     return d
 
 
-class _Construction:
+class ArrayConstructors:
     """Constructors of :class:`~pdanon.dtype.GeneralizationArray` (a mixin of that class)."""
 
     # -- public fast constructors --------------------------------------------------------------
@@ -119,8 +121,8 @@ class _Construction:
             a, b = lo[i], hi[i]
             if dtype.categories is not None:
                 a, b = dtype._cat_list[int(a)], dtype._cat_list[int(b)]
-            raise ValueError(f"cell {i}: range minimum {_fmt_value(a)} is greater than its "
-                             f"maximum {_fmt_value(b)}")
+            raise ValueError(f"cell {i}: range minimum {format_value(a)} is greater than its "
+                             f"maximum {format_value(b)}")
         if dtype.categories is not None:
             c = dtype._n_categories
             if valid.any():
@@ -164,11 +166,11 @@ class _Construction:
         if c:
             codes[single] = mem[single].argmax(axis=1)
         multi = np.flatnonzero(counts >= 2)
-        uniq, inv = _unique_rows(mem[multi])
+        uniq, inv = unique_rows(mem[multi])
         codes[multi] = c + inv
         if len(uniq) == 0:
             uniq = np.zeros((0, c), dtype=bool)
-        return cls._new_sets(codes, _SetTable(uniq), dtype)
+        return cls._new_sets(codes, SetTable(uniq), dtype)
 
     @classmethod
     def from_values(cls, values, *, kind: str, categories=None):
@@ -203,7 +205,7 @@ class _Construction:
                     dtype = GeneralizationDtype(kind, categories)
                     pos = dtype.categories.get_indexer(cat_src)
                     src_codes = values.codes.astype(np.int64)
-                    used = _sorted_unique(src_codes[src_codes >= 0])
+                    used = sorted_unique(src_codes[src_codes >= 0])
                     missing = used[pos[used] < 0]
                     if len(missing):
                         raise ValueError(f"value {cat_src[missing[0]]!r} is not among the "
@@ -211,9 +213,9 @@ class _Construction:
                     src_codes = np.where(src_codes >= 0, pos[np.maximum(src_codes, 0)], -1)
                 return cls._from_codes(src_codes, kind, categories)
         if kind == "ordered" and categories is None:
-            arr = values if isinstance(values, np.ndarray) else _object_array(values)
+            arr = values if isinstance(values, np.ndarray) else object_array(values)
             if arr.dtype.kind not in "iuf" and not _all_numbers(arr):
-                categories = _infer_categories(arr[~pd.isna(arr)], sort=True)
+                categories = infer_categories(arr[~pd.isna(arr)], sort=True)
         if kind == "real" or (kind == "ordered" and categories is None):
             arr = values if isinstance(values, np.ndarray) else None
             if arr is None:
@@ -221,18 +223,18 @@ class _Construction:
                     integer = values.dtype.kind in "iu"
                     f = values.to_numpy(dtype=np.float64, na_value=np.nan)
                     return cls.from_bounds(f, f, kind=kind, integer=integer)
-                arr = _object_array(values)
+                arr = object_array(values)
             if arr.dtype.kind in "iuf":
                 f = arr.astype(np.float64)
                 return cls.from_bounds(f, f, kind=kind, integer=arr.dtype.kind in "iu")
             if arr.dtype.kind == "b":
                 raise TypeError("boolean values are not real values")
-            return cls._from_objects(_object_array(arr), GeneralizationDtype(kind), parse=False)
+            return cls._from_objects(object_array(arr), GeneralizationDtype(kind), parse=False)
         # categorical codes (ordered with categories, unordered)
-        arr = _object_array(values) if not isinstance(values, np.ndarray) else values
+        arr = object_array(values) if not isinstance(values, np.ndarray) else values
         na = pd.isna(arr)
         if categories is None:
-            categories = _infer_categories(arr[~na], sort=True)
+            categories = infer_categories(arr[~na], sort=True)
         dtype = GeneralizationDtype(kind, categories)
         codes = np.full(len(arr), -1, dtype=np.int64)
         if (~na).any():
@@ -250,7 +252,7 @@ class _Construction:
         dtype = GeneralizationDtype(kind, categories)
         codes = np.asarray(codes, dtype=np.int64)
         if kind == "unordered":
-            return cls._new_sets(codes.copy(), _SetTable(np.zeros((0, dtype._n_categories), bool)),
+            return cls._new_sets(codes.copy(), SetTable(np.zeros((0, dtype._n_categories), bool)),
                                  dtype)
         f = codes.astype(np.float64)
         f[codes < 0] = np.nan
@@ -300,11 +302,11 @@ class _Construction:
             sel = grouped & valid
             if sel.any():
                 ug, ginv = np.unique(g[sel], return_inverse=True)
-                gcodes, table = _sets_from_pairs(len(ug), ginv, codes_in[sel], c)
+                gcodes, table = sets_from_pairs(len(ug), ginv, codes_in[sel], c)
                 out[sel] = gcodes[ginv]
             else:
                 table = np.zeros((0, c), dtype=bool)
-            return cls._new_sets(out, _SetTable(table), dtype)
+            return cls._new_sets(out, SetTable(table), dtype)
         if kind not in ("real", "ordered"):
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         dtype = GeneralizationDtype(kind, categories)
@@ -347,13 +349,13 @@ class _Construction:
         if isinstance(scalars, ExtensionArray) and scalars.dtype.kind in "iuf" and (
                 dtype is None or dtype.is_numeric_bounds) and not scalars.dtype._is_boolean:
             return cls.from_values(scalars, kind="real" if dtype is None else dtype.column_type)
-        return cls._from_objects(_object_array(scalars), dtype, parse=True)
+        return cls._from_objects(object_array(scalars), dtype, parse=True)
 
     @classmethod
     def _from_scalars(cls, scalars, *, dtype):
         # strict: only values this dtype holds as they are (no text parsing, no booleans)
         dtype = _resolve_dtype(dtype)
-        return cls._from_objects(_object_array(scalars), dtype, parse=False)
+        return cls._from_objects(object_array(scalars), dtype, parse=False)
 
     @classmethod
     def _from_sequence_of_strings(cls, strings, *, dtype, copy: bool = False):
@@ -372,7 +374,7 @@ class _Construction:
         p = parse_text(strings, kind, categories, max_cell_length=max_cell_length,
                        column=column, index=index)
         if isinstance(p, ParsedSets):
-            return cls._new_sets(p.codes, _SetTable(p.sets), p.dtype)
+            return cls._new_sets(p.codes, SetTable(p.sets), p.dtype)
         return cls.from_bounds(p.lo, p.hi, kind=kind, categories=p.dtype.categories,
                                mask=p.mask, integer=p.integer)
 
@@ -398,7 +400,7 @@ class _Construction:
                 codes, uniq = None, None
             if codes is not None and len(uniq) <= n // 2 and not any(
                     isinstance(v, (bool, np.bool_)) for v in uniq):
-                base = cls._from_objects(_object_array(uniq), dtype, parse)
+                base = cls._from_objects(object_array(uniq), dtype, parse)
                 out = base.take(codes, allow_fill=True)
                 if not out._is_sets:
                     out._integer = base._integer
@@ -409,7 +411,7 @@ class _Construction:
         if kind == "unordered":
             return cls._objects_to_sets(obj, dtype, parse)
         if kind == "ordered" and dtype.categories is None and not _all_numbers(obj, parse):
-            dtype = GeneralizationDtype("ordered", _infer_categories(
+            dtype = GeneralizationDtype("ordered", infer_categories(
                 _range_tokens(obj, parse), sort=True))
         lo = np.full(n, np.nan)
         hi = np.full(n, np.nan)
@@ -419,17 +421,17 @@ class _Construction:
         pos = dtype._cat_pos if cat else None
         text = dtype._cat_text if cat else None
         for i, v in enumerate(obj):
-            if _is_na(v):
+            if is_missing(v):
                 na[i] = True
                 continue
             if isinstance(v, GeneralizationRange):
                 if v.column_type == "unordered":
                     raise TypeError(f"a set {v!r} cannot be stored in a {dtype.name} column")
                 a, b = v.min, v.max
-            elif _is_set_like(v):
+            elif is_set_like(v):
                 raise TypeError(f"a set {v!r} cannot be stored in a {dtype.name} column")
             elif isinstance(v, str) and parse and not (cat and v in pos):
-                a, b = _parse_range_text(v, dtype)
+                a, b = parse_range_text(v, dtype)
             else:
                 a = b = v
             if cat:
@@ -447,17 +449,17 @@ class _Construction:
                     bad = a if ia is None else b
                     raise ValueError(f"value {bad!r} is not among the categories of {dtype!r}")
                 if ia > ib:
-                    raise ValueError(f"cell {i}: range minimum {_fmt_value(a)} comes after its "
-                                     f"maximum {_fmt_value(b)} in the category order")
+                    raise ValueError(f"cell {i}: range minimum {format_value(a)} comes after its "
+                                     f"maximum {format_value(b)} in the category order")
                 lo[i], hi[i] = ia, ib
             else:
-                fa, ia_int = _as_real(a)
-                fb, ib_int = _as_real(b)
+                fa, ia_int = as_real(a)
+                fb, ib_int = as_real(b)
                 if not (np.isfinite(fa) and np.isfinite(fb)):
                     raise ValueError(f"cell {i}: bounds must be finite numbers, got {v!r}")
                 if fa > fb:
-                    raise ValueError(f"cell {i}: range minimum {_fmt_value(a)} is greater "
-                                     f"than its maximum {_fmt_value(b)}")
+                    raise ValueError(f"cell {i}: range minimum {format_value(a)} is greater "
+                                     f"than its maximum {format_value(b)}")
                 integer = integer and ia_int and ib_int
                 lo[i], hi[i] = fa + 0.0, fb + 0.0
         if cat:
@@ -474,17 +476,17 @@ class _Construction:
         cats_known = dtype.categories is not None
         pos = dtype._cat_pos if cats_known else None
         for i, v in enumerate(obj):
-            if _is_na(v):
+            if is_missing(v):
                 continue
             if isinstance(v, GeneralizationRange):
                 if v.column_type != "unordered":
                     raise TypeError(f"a range {v!r} cannot be stored in an unordered column")
                 members = v.values_set
-            elif _is_set_like(v):
+            elif is_set_like(v):
                 members = v
-            elif isinstance(v, str) and parse and _looks_like_set(v) and not (
+            elif isinstance(v, str) and parse and looks_like_set(v) and not (
                     cats_known and v in pos):
-                members = _split_set_text(v, dtype)
+                members = split_set_text(v, dtype)
             else:
                 try:
                     hash(v)
@@ -495,9 +497,9 @@ class _Construction:
                         and dtype.categories.dtype.kind != "b" and v not in pos:
                     raise TypeError(f"{v!r} is not a valid value of {dtype!r}")
                 plain_pos.append(i)
-                plain_val.append(_py(v))
+                plain_val.append(python_scalar(v))
                 continue
-            members = [_py(m) for m in members]
+            members = [python_scalar(m) for m in members]
             if len(members) == 0:
                 raise ValueError(f"cell {i}: an empty set cannot be stored (use NaN)")
             if len(members) == 1:
@@ -513,7 +515,7 @@ class _Construction:
             for ms in set_members:
                 for m in ms:
                     seen.setdefault(m, None)
-            dtype = GeneralizationDtype("unordered", _infer_categories(_object_array(list(seen)),
+            dtype = GeneralizationDtype("unordered", infer_categories(object_array(list(seen)),
                                                                        sort=True))
             pos = dtype._cat_pos
         text = dtype._cat_text if parse else None
@@ -540,12 +542,12 @@ class _Construction:
                 for m in ms:
                     pr.append(r)
                     pc.append(code_of(m))
-            scodes, table = _sets_from_pairs(n, np.array(pr), np.array(pc), c)
+            scodes, table = sets_from_pairs(n, np.array(pr), np.array(pc), c)
             rows = np.asarray(set_rows)
             codes[rows] = scodes[rows]
         else:
             table = np.zeros((0, c), dtype=bool)
-        return cls._new_sets(codes, _SetTable(table), dtype)
+        return cls._new_sets(codes, SetTable(table), dtype)
 
     @classmethod
     def _empty(cls, shape, dtype):
@@ -555,7 +557,7 @@ class _Construction:
             if dtype.categories is None:
                 dtype = GeneralizationDtype("unordered", [])
             return cls._new_sets(np.full(n, -1, dtype=np.int64),
-                                 _SetTable(np.zeros((0, dtype._n_categories), bool)), dtype)
+                                 SetTable(np.zeros((0, dtype._n_categories), bool)), dtype)
         return cls._new_bounds(np.full(n, np.nan), np.full(n, np.nan), np.ones(n, bool), dtype,
                                False)
 
@@ -568,21 +570,21 @@ class _Construction:
 def _all_numbers(obj: np.ndarray, parse: bool = False) -> bool:
     """True when every non-missing cell/bound is a number (strings count if they parse)."""
     for v in obj:
-        if _is_na(v):
+        if is_missing(v):
             continue
         if isinstance(v, GeneralizationRange):
-            if v.column_type == "unordered" or not (_is_number(v.min) and _is_number(v.max)):
+            if v.column_type == "unordered" or not (is_number(v.min) and is_number(v.max)):
                 return False
         elif isinstance(v, str):
             if not parse:
                 return False
             try:
-                a, b = _split_range_text(v)
+                a, b = split_range_text(v)
                 float(a)
                 float(b)
             except (ValueError, TypeError):
                 return False
-        elif not _is_number(v):
+        elif not is_number(v):
             return False
     return True
 
@@ -591,22 +593,22 @@ def _range_tokens(obj: np.ndarray, parse: bool) -> np.ndarray:
     """All plain values and range bounds of an object array (for category inference)."""
     toks = []
     for v in obj:
-        if _is_na(v):
+        if is_missing(v):
             continue
         if isinstance(v, GeneralizationRange):
             toks.extend([v.min, v.max])
-        elif isinstance(v, str) and parse and _looks_like_range(v):
-            toks.extend(_split_range_text(v))
+        elif isinstance(v, str) and parse and looks_like_range(v):
+            toks.extend(split_range_text(v))
         else:
             toks.append(v)
-    return _object_array(toks)
+    return object_array(toks)
 
 
 def _infer_kind(obj: np.ndarray) -> str:
     for v in obj:
         if isinstance(v, GeneralizationRange):
             return v.column_type
-        if _is_set_like(v):
+        if is_set_like(v):
             return "unordered"
     return "real" if _all_numbers(obj) else "unordered"
 

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionDtype, register_extension_dtype
 
-from pdanon.dtype._common import KINDS, _fmt_value, _py
+from pdanon.dtype._common import KINDS, format_value, python_scalar
 from pdanon.dtype.scalar import GeneralizationRange
 
-__all__ = ["GeneralizationDtype"]
+__all__ = ["GeneralizationDtype", "register_array_type", "register_arrow_reader"]
 
 
 _ALIAS_RE = re.compile(r"^\s*generalization\[\s*(real|ordered|unordered)\s*\]\s*$")
@@ -58,6 +58,36 @@ def _merge_orders(orders: list[list]) -> list | None:
     if len(out) != len(nodes):
         return None
     return out
+
+
+# -- registration ----------------------------------------------------------------------------------
+# pandas asks the dtype for its array class (``construct_array_type``) and for a reader of Arrow
+# data (``__from_arrow__``). Both live in modules that import this one, so they register
+# themselves here when they are imported (see the package docstring); this module imports neither.
+_array_type: type | None = None  # GeneralizationArray, set by pdanon.dtype.array
+_arrow_reader = None  # arrow_to_array, set by pdanon.dtype.arrow
+
+
+def register_array_type(array_type: type) -> None:
+    """Make ``array_type`` the array class of :class:`GeneralizationDtype`.
+
+    Called by :mod:`pdanon.dtype.array` when it is imported.
+    """
+    global _array_type
+    _array_type = array_type
+
+
+def register_arrow_reader(reader) -> None:
+    """Make ``reader(dtype, data)`` the builder of arrays from Arrow data (``__from_arrow__``).
+
+    Called by :mod:`pdanon.dtype.arrow` when it is imported.
+    """
+    global _arrow_reader
+    _arrow_reader = reader
+
+
+def _not_registered(what: str) -> RuntimeError:
+    return RuntimeError(f"{what} is not registered: pdanon.dtype has not finished importing")
 
 
 @register_extension_dtype
@@ -195,9 +225,10 @@ class GeneralizationDtype(ExtensionDtype):
 
     @classmethod
     def construct_array_type(cls):
-        from pdanon.dtype.array import GeneralizationArray  # the array module imports this one
-
-        return GeneralizationArray
+        """:class:`~pdanon.dtype.GeneralizationArray` (registered by its module)."""
+        if _array_type is None:
+            raise _not_registered("the array class of GeneralizationDtype")
+        return _array_type
 
     @classmethod
     def construct_from_string(cls, string: str):
@@ -213,7 +244,7 @@ class GeneralizationDtype(ExtensionDtype):
     def _cat_list(self) -> list:
         if self._cat_list_cache is None:
             self._cat_list_cache = [] if self._categories is None else [
-                _py(c) for c in self._categories.tolist()
+                python_scalar(c) for c in self._categories.tolist()
             ]
         return self._cat_list_cache
 
@@ -231,7 +262,7 @@ class GeneralizationDtype(ExtensionDtype):
             for i, c in enumerate(self._cat_list):
                 d.setdefault(str(c), i)
             for i, c in enumerate(self._cat_list):
-                d.setdefault(_fmt_value(c), i)
+                d.setdefault(format_value(c), i)
             self._cat_text_cache = d
         return self._cat_text_cache
 
@@ -296,8 +327,11 @@ class GeneralizationDtype(ExtensionDtype):
 
     # -- arrow ---------------------------------------------------------------------------------
     def __from_arrow__(self, array):
-        """Build a GeneralizationArray from a pyarrow (Chunked)Array written by pdanon."""
-        from pdanon.dtype.arrow import _arrow_to_array
+        """Build a GeneralizationArray from a pyarrow (Chunked)Array written by pdanon.
 
-        return _arrow_to_array(self, array)
+        The reader is registered by :mod:`pdanon.dtype.arrow`.
+        """
+        if _arrow_reader is None:
+            raise _not_registered("the Arrow reader of GeneralizationDtype")
+        return _arrow_reader(self, array)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-from pdanon.dtype._common import KINDS, _fmt_value, _is_na, _is_number, _py
+from pdanon.dtype._common import KINDS, format_value, is_missing, is_number, python_scalar
 
 __all__ = ["GeneralizationRange"]
 
@@ -62,13 +62,14 @@ class GeneralizationRange:
                 raise TypeError("column_values must be a collection of values, not a string")
             if hasattr(column_values, "tolist") and not isinstance(column_values, (set, frozenset)):
                 column_values = column_values.tolist()
-            self.values_set = frozenset(_py(v) for v in column_values)
+            self.values_set = frozenset(python_scalar(v) for v in column_values)
             self.min = None
             self.max = None
             return
         if mn is None and mx is None and column_values is not None:
-            vals = [_py(v) for v in (column_values.tolist() if hasattr(column_values, "tolist")
-                                     else column_values) if not _is_na(v)]
+            if hasattr(column_values, "tolist"):
+                column_values = column_values.tolist()
+            vals = [python_scalar(v) for v in column_values if not is_missing(v)]
             if not vals:
                 raise ValueError("column_values holds no value")
             mn, mx = min(vals), max(vals)
@@ -78,12 +79,12 @@ class GeneralizationRange:
             mn = mx
         if mx is None:
             mx = mn
-        mn, mx = _py(mn), _py(mx)
-        if _is_na(mn) or _is_na(mx):
+        mn, mx = python_scalar(mn), python_scalar(mx)
+        if is_missing(mn) or is_missing(mx):
             raise ValueError(f"range bounds must not be missing (got mn={mn!r}, mx={mx!r})")
         # an ordered range's order may come from categories the scalar does not know (e.g. an
         # ordered Categorical with categories [3, 1, 2]): only real ranges are checked here
-        if column_type == "real" and _is_number(mn) and _is_number(mx) and mn > mx:
+        if column_type == "real" and is_number(mn) and is_number(mx) and mn > mx:
             raise ValueError(f"range minimum {mn!r} is greater than its maximum {mx!r}")
         self.min = mn
         self.max = mx
@@ -169,7 +170,7 @@ class GeneralizationRange:
 
     # -- membership ----------------------------------------------------------------------------
     def __contains__(self, x) -> bool:
-        if _is_na(x):
+        if is_missing(x):
             return False
         if self._kind == "unordered":
             try:
@@ -184,8 +185,8 @@ class GeneralizationRange:
     # -- text ----------------------------------------------------------------------------------
     def __repr__(self) -> str:
         if self._kind == "unordered":
-            return "{" + ", ".join(sorted(_fmt_value(v) for v in self.values_set)) + "}"
-        return f"[{_fmt_value(self.min)}, {_fmt_value(self.max)}]"
+            return "{" + ", ".join(sorted(format_value(v) for v in self.values_set)) + "}"
+        return f"[{format_value(self.min)}, {format_value(self.max)}]"
 
     __str__ = __repr__
 

@@ -4,7 +4,7 @@ An unordered column stores one int64 code per row: ``0 .. C-1`` a plain value
 (``categories[code]``), ``C + j`` row ``j`` of a boolean membership table holding each distinct
 set of two or more categories once, ``-1`` missing. This module builds and searches that table.
 
->>> codes, table = _sets_from_pairs(3, [0, 0, 2], [1, 2, 0], 3)
+>>> codes, table = sets_from_pairs(3, [0, 0, 2], [1, 2, 0], 3)
 >>> codes.tolist(), table.astype(int).tolist()
 ([3, -1, 0], [[0, 1, 1]])
 """
@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["SetTable", "csr_members", "gather_segments", "sets_from_pairs", "sorted_unique",
+           "unique_rows"]
 
 
-def _sorted_unique(x: np.ndarray) -> np.ndarray:
+def sorted_unique(x: np.ndarray) -> np.ndarray:
     """Sorted distinct values (np.unique without return_* is hash-based and slow in numpy 2.4)."""
     s = np.sort(x, kind="stable")
     if len(s) == 0:
@@ -35,7 +37,7 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     return packed.view(np.dtype((np.void, width))).ravel()
 
 
-def _unique_rows(rows: np.ndarray):
+def unique_rows(rows: np.ndarray):
     """(unique rows in first-appearance order, inverse codes)."""
     if len(rows) == 0:
         return rows.copy(), np.zeros(0, dtype=np.int64)
@@ -47,7 +49,7 @@ def _unique_rows(rows: np.ndarray):
     return rows[first[order]], rank[inv.ravel()].astype(np.int64)
 
 
-class _SetTable:
+class SetTable:
     """Distinct sets (>= 2 members) of one unordered column family, as bool rows.
 
     Shared by an array, its views and copies. It only ever grows (rows are appended by
@@ -70,7 +72,7 @@ class _SetTable:
         if s == 0:
             if not append:
                 return np.full(m, -1, dtype=np.int64)
-            uniq, inv = _unique_rows(rows)
+            uniq, inv = unique_rows(rows)
             self.sets = uniq
             return inv
         keys = np.concatenate([_row_keys(table), _row_keys(rows)])
@@ -92,7 +94,7 @@ class _SetTable:
         return res
 
 
-def _sets_from_pairs(n: int, rows: np.ndarray, cats: np.ndarray, n_cat: int):
+def sets_from_pairs(n: int, rows: np.ndarray, cats: np.ndarray, n_cat: int):
     """Per-row cells from (row, category) member pairs -> (codes, table rows).
 
     Rows without any pair are missing (-1); rows with one member are plain codes.
@@ -102,7 +104,7 @@ def _sets_from_pairs(n: int, rows: np.ndarray, cats: np.ndarray, n_cat: int):
     codes = np.full(n, -1, dtype=np.int64)
     if len(rows) == 0:
         return codes, np.zeros((0, n_cat), dtype=bool)
-    key = _sorted_unique(rows * max(n_cat, 1) + cats)
+    key = sorted_unique(rows * max(n_cat, 1) + cats)
     rows, cats = key // max(n_cat, 1), key % max(n_cat, 1)
     counts = np.bincount(rows, minlength=n)
     single = counts[rows] == 1
@@ -115,12 +117,12 @@ def _sets_from_pairs(n: int, rows: np.ndarray, cats: np.ndarray, n_cat: int):
     dense = np.zeros((len(multi_rows), n_cat), dtype=bool)
     sel = ~single
     dense[local[rows[sel]], cats[sel]] = True
-    uniq, inv = _unique_rows(dense)
+    uniq, inv = unique_rows(dense)
     codes[multi_rows] = n_cat + inv
     return codes, uniq
 
 
-def _csr_members(n_cat: int, table: np.ndarray):
+def csr_members(n_cat: int, table: np.ndarray):
     """CSR (indptr, indices) of the members of every code 0 .. C+S-1."""
     r, c = np.nonzero(table)
     t_indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=len(table)))])
@@ -129,7 +131,7 @@ def _csr_members(n_cat: int, table: np.ndarray):
     return indptr, indices
 
 
-def _gather_segments(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray):
+def gather_segments(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray):
     """Concatenate the CSR segments of ``codes`` -> (lengths, flat member codes)."""
     starts = indptr[codes]
     lens = indptr[codes + 1] - starts

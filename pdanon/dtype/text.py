@@ -11,7 +11,7 @@ pieces as the category with the most separators has. A cell longer than ``max_ce
 (default :data:`MAX_CELL_LENGTH`) is refused before any work is done on it.
 
 >>> from pdanon.dtype import GeneralizationDtype
->>> _split_set_text("{Asian, White}", GeneralizationDtype("unordered"))
+>>> split_set_text("{Asian, White}", GeneralizationDtype("unordered"))
 ['Asian', 'White']
 >>> p = parse_text(["39", "[20, 29]", ""], "real")
 >>> p.lo.tolist(), p.hi.tolist(), p.mask.tolist(), p.integer
@@ -28,11 +28,13 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.dtype._common import KINDS, _infer_categories, _is_na, _object_array
+from pdanon.dtype._common import KINDS, infer_categories, is_missing, object_array
 from pdanon.dtype.dtype import GeneralizationDtype
-from pdanon.dtype.storage import _sets_from_pairs
+from pdanon.dtype.storage import sets_from_pairs
 
-__all__ = ["MAX_CELL_LENGTH", "parse_text", "ParsedBounds", "ParsedSets"]
+__all__ = ["MAX_CELL_LENGTH", "parse_text", "ParsedBounds", "ParsedSets", "has_syntax",
+           "looks_like_range", "looks_like_set", "parse_range_text", "split_range_text",
+           "split_set_text"]
 
 #: Longest text (in characters) a generalized cell may have when parsed from text: 1,000,000.
 #: A longer cell raises :class:`~pdanon.InvalidInputError` naming the column, the row and the
@@ -77,12 +79,14 @@ def _show(s) -> str:
     return repr(s)
 
 
-def _looks_like_range(s: str) -> bool:
+def looks_like_range(s: str) -> bool:
+    """True when the text (stripped) is written as a range ``[..]``."""
     s = s.strip()
     return len(s) >= 2 and s[0] == "[" and s[-1] == "]"
 
 
-def _looks_like_set(s: str) -> bool:
+def looks_like_set(s: str) -> bool:
+    """True when the text (stripped) is written as a set ``{..}``."""
     s = s.strip()
     return len(s) >= 2 and s[0] == "{" and s[-1] == "}"
 
@@ -156,15 +160,15 @@ def _range_bounds(inner: str, dtype: GeneralizationDtype | None, whole: str):
     return parts[0].strip(), parts[1].strip()
 
 
-def _split_range_text(s: str, dtype: GeneralizationDtype | None = None) -> tuple[str, str]:
+def split_range_text(s: str, dtype: GeneralizationDtype | None = None) -> tuple[str, str]:
     """'[a, b]' -> ('a', 'b'); a plain text 'x' -> ('x', 'x')."""
     t = s.strip()
-    if not _looks_like_range(t):
+    if not looks_like_range(t):
         return t, t
     return _range_bounds(t[1:-1], dtype, s)
 
 
-def _split_set_text(s: str, dtype: GeneralizationDtype | None) -> list:
+def split_set_text(s: str, dtype: GeneralizationDtype | None) -> list:
     """'{a, b}' -> ['a', 'b'] (uses the categories to re-join members holding ', ')."""
     return _set_members(s.strip()[1:-1], dtype)
 
@@ -181,9 +185,9 @@ def _parse_number(tok: str, whole: str):
                          "'[min, max]'") from None
 
 
-def _parse_range_text(s: str, dtype: GeneralizationDtype):
+def parse_range_text(s: str, dtype: GeneralizationDtype):
     """Text of a real/ordered cell -> (lo, hi) as numbers or category values."""
-    a, b = _split_range_text(s, dtype)
+    a, b = split_range_text(s, dtype)
     if dtype.categories is not None:
         return a, b
     return _parse_number(a, s), _parse_number(b, s)
@@ -242,10 +246,10 @@ def parse_text(values, kind: str, categories=None, *, max_cell_length: int = MAX
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if isinstance(categories, pd.CategoricalDtype):
         categories = categories.categories
-    obj = _object_array(values)
+    obj = object_array(values)
     try:
         codes, uniq = pd.factorize(obj, use_na_sentinel=True)
-        uniq = _object_array(uniq)
+        uniq = object_array(uniq)
     except TypeError:  # unhashable values: parse row by row (and fail with a clear message)
         codes, uniq = None, obj
     where = _Where(column, index, codes)
@@ -278,7 +282,7 @@ def has_syntax(values) -> bool:
     >>> has_syntax(["39", " [20, 29] "]), has_syntax(["39", "x"])
     (True, False)
     """
-    for v in _object_array(values):
+    for v in object_array(values):
         if isinstance(v, str):
             t = v.strip()
             if len(t) >= 2 and ((t[0] == "[" and t[-1] == "]") or (t[0] == "{" and t[-1] == "}")):
@@ -310,7 +314,7 @@ def _classify(obj: np.ndarray, max_cell_length: int, where: _Where):
         is_str[str_idx[na[str_idx]]] = False
     other = np.flatnonzero(~is_str & ~na)
     for i in other:
-        na[i] = _is_na(obj[i])
+        na[i] = is_missing(obj[i])
     return na, is_str, txt
 
 
@@ -362,8 +366,8 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
                 float(t)
         except ValueError:  # not numbers: the categories are the sorted distinct values
             conv = _token_converter(toks) if str_mask.all() else str
-            vals = _object_array([conv(t) if isinstance(t, str) else t for t in both])
-            dtype = GeneralizationDtype("ordered", _infer_categories(vals, sort=True))
+            vals = object_array([conv(t) if isinstance(t, str) else t for t in both])
+            dtype = GeneralizationDtype("ordered", infer_categories(vals, sort=True))
     if dtype.categories is not None:
         lookup, _ = dtype._cat_lookup
         pos = dtype._cat_pos
@@ -371,12 +375,7 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
         hi = np.full(n, -1, dtype=np.int64)
         for toks, out in ((lo_tok, lo), (hi_tok, hi)):
             for i in valid:
-                t = toks[i]
-                p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
-                if p is None:
-                    raise InvalidInputError(f"{where(i)}: value {_show(t)} is not among the "
-                                            f"categories of {dtype!r}")
-                out[i] = p
+                out[i] = _token_position(toks[i], pos, lookup, dtype, where, i)
         bad = np.flatnonzero(lo > hi)
         if len(bad):
             i = int(bad[0])
@@ -414,6 +413,15 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
     lo[mask] = np.nan
     hi[mask] = np.nan
     return ParsedBounds(dtype, lo + 0.0, hi + 0.0, mask, integer and bool(ok.any()))
+
+
+def _token_position(t, pos: dict, lookup: dict, dtype, where, k) -> int:
+    """Category position of a token (text or value); the error names ``where(k)``."""
+    p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
+    if p is None:
+        raise InvalidInputError(f"{where(k)}: value {_show(t)} is not among the categories of "
+                                f"{dtype!r}")
+    return p
 
 
 def _position(t, pos: dict, lookup: dict):
@@ -468,11 +476,11 @@ def _parse_sets(obj, na, is_str, txt, categories, where) -> ParsedSets:
             plain_tok = [conv(t) if isinstance(t, str) else t for t in plain_tok]
             flat = list(map(conv, flat))
         # the categories are the sorted distinct values: hash the values once
-        values = _object_array(plain_tok + flat)
+        values = object_array(plain_tok + flat)
         vcodes, distinct = pd.factorize(values)
-        cats = _infer_categories(_object_array(distinct), sort=True)
+        cats = infer_categories(object_array(distinct), sort=True)
         dtype = GeneralizationDtype("unordered", cats)
-        order = cats.get_indexer(pd.Index(_object_array(distinct), tupleize_cols=False))
+        order = cats.get_indexer(pd.Index(object_array(distinct), tupleize_cols=False))
         all_codes = order[vcodes].astype(np.int64)
     c = dtype._n_categories
     codes = np.full(n, -1, dtype=np.int64)
@@ -484,7 +492,7 @@ def _parse_sets(obj, na, is_str, txt, categories, where) -> ParsedSets:
     codes[plain_idx] = plain_codes
     table = np.zeros((0, c), dtype=bool)
     if len(set_idx):
-        scodes, table = _sets_from_pairs(n, rows, member_codes, c)
+        scodes, table = sets_from_pairs(n, rows, member_codes, c)
         codes[set_idx] = scodes[set_idx]
     return ParsedSets(dtype, codes, table)
 
@@ -508,7 +516,7 @@ def _lookup_codes(tokens: list, dtype: GeneralizationDtype) -> np.ndarray:
     lookup, _ = dtype._cat_lookup
     keys = pd.Index(list(lookup), dtype=object)
     pos = np.fromiter(lookup.values(), dtype=np.int64, count=len(lookup))
-    found = keys.get_indexer(pd.Index(_object_array(tokens), dtype=object))
+    found = keys.get_indexer(pd.Index(object_array(tokens), dtype=object))
     return np.where(found >= 0, pos[found], -1) if len(pos) else np.full(len(tokens), -1)
 
 
@@ -521,10 +529,5 @@ def _codes(toks: list, dtype: GeneralizationDtype, cell_of) -> np.ndarray:
     if is_text.all():
         out = _lookup_codes(toks, dtype)
     for j in np.flatnonzero(out < 0):
-        t = toks[j]
-        p = lookup.get(t) if isinstance(t, str) else _position(t, pos, lookup)
-        if p is None:
-            raise InvalidInputError(f"{cell_of(int(j))}: value {_show(t)} is not among the "
-                                    f"categories of {dtype!r}")
-        out[j] = p
+        out[j] = _token_position(toks[j], pos, lookup, dtype, cell_of, int(j))
     return out

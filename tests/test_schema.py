@@ -1,4 +1,5 @@
-"""Roles and kinds: resolution, inference, pandera schemas, with_schema."""
+"""Roles and kinds: resolution, inference, pandera schemas (``df.anon.with_schema`` is in
+tests/test_accessor.py)."""
 
 import numpy as np
 import pandas as pd
@@ -7,17 +8,7 @@ import pytest
 
 import pdanon
 from pdanon.schema import infer_kind, resolve_roles
-
-
-def frame():
-    return pd.DataFrame({
-        "name": ["a", "b", "c"],
-        "age": [30, 40, 50],
-        "edu": pd.Categorical(["lo", "hi", "lo"], categories=["lo", "hi"], ordered=True),
-        "sex": ["F", "M", "F"],
-        "flag": [True, False, True],
-        "disease": ["x", "y", "z"],
-    })
+from tests._helpers.frames import roles_frame as frame
 
 
 def test_infer_kind():

@@ -11,13 +11,8 @@ from pdanon._encode import encode_table
 from pdanon.partition.nearest import nearest_partition
 from pdanon.schema import resolve_roles
 
+from tests._helpers.frames import seed_frame
 from tests._helpers.reference import time_optimal_groups
-
-SEED_ROWS = [[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]]
-
-
-def seed_frame():
-    return pd.DataFrame(SEED_ROWS, columns=list("abcd"))
 
 
 # ----------------------------------------------------------------------------- seed examples

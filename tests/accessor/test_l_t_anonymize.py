@@ -16,14 +16,10 @@ from pdanon.partition import PARTITIONERS, Partitioner
 from pdanon.partition.nearest import nearest_partition
 from pdanon.schema import resolve_roles
 
+from tests._helpers.frames import seed_l
 from tests._helpers.reference import time_optimal_groups
 
-SEED_L = [[1, 1, 1, 1, 1], [1, 1, 1, 1, 2], [2, 2, 2, 2, 2], [2, 2, 2, 3, 1]]
 QI4 = {c: "real" for c in "abcd"}
-
-
-def seed_l():
-    return pd.DataFrame(SEED_L, columns=list("abcds"))
 
 
 def cells(series: pd.Series) -> list:

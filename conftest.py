@@ -2,8 +2,12 @@
 
 ``pandas.tests.extension.conftest`` provides the generic fixtures (``box_in_series``,
 ``as_frame``, ``comparison_op`` ...) that pandas' ExtensionArray conformance suite needs; the
-dtype-specific fixtures live in ``tests/test_dtype_conformance.py``. Modules of optional extras
+dtype-specific fixtures live in ``tests/dtype/test_conformance.py``. Modules of optional extras
 are left out of doctest collection when the extra is not installed.
+
+``tests/`` and each of its folders are packages (``__init__.py``), so test modules are named
+``tests.partition.test_mondrian`` and so on: basenames may repeat across folders, and shared
+helpers import as ``tests._helpers.<module>``.
 
 Property tests (hypothesis) explore new random tables on every local run; under CI (the ``CI``
 environment variable set) they run the derandomized "ci" profile, so a CI result depends on the

@@ -1,6 +1,6 @@
 """The classic class API (pdanon.algorithms): the reference's calling conventions, output types,
 counts, None cases and column dropping, on hand-checked tables; hypothesis properties against
-straightforward implementations written here (or in tests/test_compat.py); and the accessor
+straightforward implementations written here (or in tests/_helpers/cp2025.py); and the accessor
 equivalent of every class (docs/compat.md)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import algorithms as A
 from pdanon.dtype import GeneralizationRange as GR
-from test_compat import exact_time_optimal_groups, recode, same_table
+from tests._helpers.cp2025 import exact_time_optimal_groups, recode, same_table
 
 nan = float("nan")
 
@@ -461,7 +461,7 @@ def tables(draw, max_rows=14):
        st.sampled_from([None, 2]))
 def test_time_optimal_is_the_documented_rule(data, k, method, l):
     """Every TimeOptimal class equals a straightforward implementation of the rule in exact
-    arithmetic (tests/test_compat.py), with correct [min, max] ranges."""
+    arithmetic (tests/_helpers/cp2025.py), with correct [min, max] ranges."""
     kinds, rows = data
     q = len(kinds)
     cls = {("s", None): lambda: A.SuppressionKAnonymityTimeOptimal(k),

@@ -19,7 +19,7 @@ from pdanon.models import KAnonymity, LDiversity, TCloseness
 from pdanon.partition.group_join import group_join_partition
 from pdanon.schema import resolve_roles
 
-from _reference_groupjoin import Model, column_loss, direct_group_join, group_loss
+from tests._helpers.reference_groupjoin import Model, column_loss, direct_group_join, group_loss
 
 KINDS = {"a": "real", "b": "ordered", "c": "unordered"}
 

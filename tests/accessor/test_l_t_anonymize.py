@@ -1,5 +1,5 @@
-"""df.anon.l_diversify / t_close and algorithm="auto": seed examples (cp2025 1.0.3 outputs),
-errors, the l-diverse nearest rule against tests/_reference.py, and properties of every
+"""df.anon.l_diversify / t_close: seed examples (cp2025 1.0.3 outputs),
+errors, the l-diverse nearest rule against tests/_helpers/reference.py, and properties of every
 algorithm x method x model."""
 
 import numpy as np
@@ -16,14 +16,10 @@ from pdanon.partition import PARTITIONERS, Partitioner
 from pdanon.partition.nearest import nearest_partition
 from pdanon.schema import resolve_roles
 
-from _reference import time_optimal_groups
+from tests._helpers.frames import seed_l
+from tests._helpers.reference import time_optimal_groups
 
-SEED_L = [[1, 1, 1, 1, 1], [1, 1, 1, 1, 2], [2, 2, 2, 2, 2], [2, 2, 2, 3, 1]]
 QI4 = {c: "real" for c in "abcd"}
-
-
-def seed_l():
-    return pd.DataFrame(SEED_L, columns=list("abcds"))
 
 
 def cells(series: pd.Series) -> list:
@@ -107,30 +103,7 @@ def test_nearest_rejects_models_it_cannot_grow():
         seed_l().anon.l_diversify(2, variant="entropy", algorithm="nearest", sensitive=["s"])
 
 
-# ----------------------------------------------------------------------------- auto
-
-
-def test_auto_small_table_uses_nearest():
-    out = seed_l().anon.l_diversify(2, sensitive=["s"])
-    info = out.anon.info
-    assert info["algorithm"] == "nearest" and info["requested_algorithm"] == "auto"
-    assert info["note"].startswith("auto: nearest (4 rows < 5,000)")
-
-
-def test_auto_other_models_use_mondrian():
-    out = seed_l().anon.t_close(0.5, sensitive=["s"])
-    assert out.anon.info["algorithm"] == "mondrian"
-    assert "nearest supports k-anonymity and distinct l-diversity only" in out.anon.info["note"]
-    out = seed_l().anon.l_diversify(1.5, variant="entropy", sensitive=["s"])
-    assert out.anon.info["algorithm"] == "mondrian"
-
-
-def test_auto_large_table_uses_mondrian():
-    adult = pdanon.datasets.load_adult(nrows=engine.AUTO_MONDRIAN_ROWS)
-    out = adult.anon.k_anonymize(5)
-    assert out.anon.info["algorithm"] == "mondrian"
-    assert out.anon.info["note"].startswith("auto: mondrian (5,000 rows >= 5,000)")
-    assert "auto" in engine.algorithms()
+# ----------------------------------------------------------------------------- adult
 
 
 def test_l_diversify_adult_all_variants():

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _reference_groupjoin import group_loss
+from tests._helpers.reference_groupjoin import group_loss
 
 import pdanon.parties as parties
 from pdanon._errors import InvalidInputError, VerificationError

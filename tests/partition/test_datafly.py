@@ -5,13 +5,11 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdanon
 from pdanon.dtype import GeneralizationRange
-from pdanon.partition.common import suppression_budget
 
 
 def cells(series: pd.Series) -> list:
@@ -123,15 +121,6 @@ def test_column_with_most_distinct_values_is_generalized_first():
     out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
     assert cells(out["a"]) == [1, 1, 2, 2]
     assert cells(out["b"]) == [(1, 2), (1, 2), (3, 4), (3, 4)]
-
-
-def test_fraction_budget():
-    assert suppression_budget(None, 100, default=4) == 4
-    assert suppression_budget(0.05, 100, default=4) == 5
-    assert suppression_budget(7, 100, default=4) == 7
-    for bad in (-1, 1.5, "3", True):
-        with pytest.raises(pdanon.InvalidInputError, match="max_suppressed_rows"):
-            suppression_budget(bad, 100, default=4)
 
 
 def test_suppressed_rows_reported_and_excluded_from_classes():

@@ -11,13 +11,8 @@ from pdanon.encode import encode_table
 from pdanon.partition.nearest import nearest_partition
 from pdanon.schema import resolve_roles
 
-from _reference import time_optimal_groups
-
-SEED_ROWS = [[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]]
-
-
-def seed_frame():
-    return pd.DataFrame(SEED_ROWS, columns=list("abcd"))
+from tests._helpers.frames import seed_frame
+from tests._helpers.reference import time_optimal_groups
 
 
 # ----------------------------------------------------------------------------- seed examples
@@ -73,53 +68,6 @@ def test_ordered_categorical_ranges_follow_category_order():
     assert cells[1] == cells[2] == "[low, mid]"
 
 
-def test_unordered_generalization_gives_sets():
-    df = pd.DataFrame({"c": ["x", "y", "x", "y"], "n": [1, 1, 2, 2]})
-    out = df.anon.k_anonymize(2, quasi_identifiers={"c": "unordered", "n": "real"})
-    assert out["c"].astype(str).tolist() == ["{x, y}", "{x, y}", "{x, y}", "{x, y}"]
-    assert out["n"].astype(str).tolist() == ["1", "1", "2", "2"]
-
-
-def test_aggregate_ordered_takes_middle_of_sorted_group_and_mode_ties_first_met():
-    df = pd.DataFrame({"o": [3, 1, 2, 9], "u": ["b", "a", "a", "b"]})
-    out = df.anon.k_anonymize(4, method="aggregate",
-                              quasi_identifiers={"o": "ordered", "u": "unordered"})
-    # one group; sorted o = [1, 2, 3, 9] -> position 4 // 2 = 2 -> 3
-    assert out["o"].tolist() == [3, 3, 3, 3]
-    # mode tie a/b (2 each): seed row 0 is 'b', so 'b' was met first
-    assert out["u"].tolist() == ["b", "b", "b", "b"]
-
-
-def test_roles_identifiers_dropped_sensitive_kept_index_kept():
-    df = pd.DataFrame(
-        {"name": ["A", "B", "C", "D"], "age": [30, 31, 40, 42], "dis": ["x", "y", "z", "w"]},
-        index=[10, 20, 30, 40],
-    )
-    before = df.copy()
-    out = df.anon.k_anonymize(2, identifiers=["name"], sensitive=["dis"])
-    assert list(out.columns) == ["age", "dis"]
-    assert out.index.tolist() == [10, 20, 30, 40]
-    assert out["dis"].tolist() == ["x", "y", "z", "w"]
-    pd.testing.assert_frame_equal(df, before)
-    info = out.anon.info
-    assert info["algorithm"] == "nearest" and info["params"] == {"k": 2}
-    assert info["dropped_identifiers"] == ["name"]
-    assert out.anon.roles().sensitive == {"dis": "unordered"}
-
-
-def test_chaining_remembers_roles():
-    df = pdanon.datasets.load_adult(nrows=300)
-    out = df.anon.k_anonymize(3).anon.k_anonymize(6)
-    assert out.anon.k_anonymity() >= 6
-    assert out["salary-class"].equals(df["salary-class"])
-
-
-def test_empty_frame_returned_unchanged():
-    df = pd.DataFrame({"a": pd.Series([], dtype=float)})
-    out = df.anon.k_anonymize(3)
-    assert len(out) == 0 and out.anon.info["changed_cells"] == 0
-
-
 # ----------------------------------------------------------------------------- errors
 
 
@@ -132,57 +80,6 @@ def test_bad_k(k):
 def test_k_larger_than_rows():
     with pytest.raises(pdanon.InvalidInputError, match=r"k=5 is larger than the number of rows \(4\)"):
         seed_frame().anon.k_anonymize(5)
-
-
-def test_unknown_column():
-    with pytest.raises(pdanon.UnknownColumnError, match="unknown quasi-identifier column"):
-        seed_frame().anon.k_anonymize(2, quasi_identifiers=["zzz"])
-
-
-def test_wrong_kind():
-    df = pd.DataFrame({"s": ["a", "b"]})
-    with pytest.raises(pdanon.KindError, match="kind 'real'"):
-        df.anon.k_anonymize(1, quasi_identifiers={"s": "real"})
-
-
-def test_unknown_kind():
-    with pytest.raises(pdanon.KindError, match="unknown kind 'numeric'"):
-        seed_frame().anon.k_anonymize(2, quasi_identifiers={"a": "numeric"})
-
-
-def test_nan_in_quasi_identifier():
-    df = pd.DataFrame({"a": [1.0, np.nan, 3.0]})
-    with pytest.raises(pdanon.InvalidInputError, match="column 'a' has 1 missing value"):
-        df.anon.k_anonymize(1)
-
-
-def test_mixed_types():
-    df = pd.DataFrame({"a": [1, "x", 2]})
-    with pytest.raises(pdanon.KindError, match="mixes value types"):
-        df.anon.k_anonymize(1)
-
-
-def test_duplicate_column_names():
-    df = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])
-    with pytest.raises(pdanon.InvalidInputError, match="duplicate column names"):
-        df.anon.k_anonymize(1)
-
-
-def test_two_roles_for_one_column():
-    with pytest.raises(pdanon.InvalidInputError, match="two roles"):
-        seed_frame().anon.k_anonymize(2, identifiers=["a"], sensitive=["a"])
-
-
-def test_unknown_method_and_algorithm():
-    with pytest.raises(ValueError, match="unknown method"):
-        seed_frame().anon.k_anonymize(2, method="blur")
-    with pytest.raises(ValueError, match="unknown algorithm"):
-        seed_frame().anon.k_anonymize(2, algorithm="magic")
-
-
-def test_unexpected_keyword():
-    with pytest.raises(TypeError, match="unexpected keyword"):
-        seed_frame().anon.k_anonymize(2, quasi=["a"])
 
 
 # ----------------------------------------------------------------------------- properties
@@ -232,13 +129,6 @@ def test_matches_reference_grouping_and_model_holds(data, method):
 # ----------------------------------------------------------------------------- review findings
 
 
-def test_aggregate_keeps_constant_real_groups_exact():
-    df = pd.DataFrame({"x": [0.1] * 3 + [0.7] * 3})
-    out = df.anon.k_anonymize(3, method="aggregate", algorithm="nearest")
-    assert out["x"].tolist() == [0.1] * 3 + [0.7] * 3
-    assert out.anon.info["changed_cells"] == 0
-
-
 def test_ordered_categorical_with_numeric_categories_follows_category_order():
     c = pd.Categorical([3, 1, 2, 2], categories=[3, 1, 2], ordered=True)
     out = pd.DataFrame({"lvl": c}).anon.k_anonymize(2, algorithm="nearest")
@@ -248,25 +138,9 @@ def test_ordered_categorical_with_numeric_categories_follows_category_order():
     assert not arr.contains(np.array([2, 2, 2, 2]))[0]
 
 
-def test_single_int_and_tuple_column_names_as_roles():
-    df = pd.DataFrame({0: [30, 31, 40, 42], 1: list("FFMM")})
-    assert df.anon.k_anonymize(2, quasi_identifiers=0).anon.roles().qi == [0]
-    df = pd.DataFrame({("a", "x"): [30, 31, 40, 42], ("c", "z"): list("abac")})
-    out = df.anon.k_anonymize(2, sensitive=("c", "z"))
-    assert out.anon.roles().sensitive == {("c", "z"): "unordered"}
-    with pytest.raises(pdanon.UnknownColumnError):
-        df.anon.k_anonymize(2, sensitive=["c"])  # a partial MultiIndex key is not a column
-
-
 def test_nearest_rejects_options_it_cannot_honour():
     with pytest.raises(pdanon.InvalidInputError, match="does not take option"):
         seed_frame().anon.k_anonymize(2, algorithm="nearest", max_suppressed_rows=1)
-
-
-def test_info_groups_counts_published_classes():
-    df = pd.DataFrame({"a": [1, 1, 1, 1]})
-    info = df.anon.k_anonymize(2, algorithm="nearest").anon.info
-    assert info["partitions"] == 2 and info["groups"] == 1
 
 
 def test_models_k_anonymity_accepts_one_name():

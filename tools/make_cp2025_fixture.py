@@ -1,8 +1,10 @@
-"""Freeze outputs of the reference library cp2025 1.0.3 for tests/test_compat.py.
+"""Freeze outputs of the reference library cp2025 1.0.3 for tests/compat/test_cp2025.py.
 
-Run with the reference's interpreter (it does not import pdanon)::
+Run from the repository root with an interpreter that has the reference installed (it does not
+import pdanon), e.g. a virtualenv made with ``python3 -m venv ref && ref/bin/pip install
+cp2025==1.0.3``::
 
-    PYTHONHASHSEED=0 /work/refvenv/bin/python tests/make_cp2025_fixture.py
+    PYTHONHASHSEED=0 ref/bin/python tools/make_cp2025_fixture.py
 
 It writes ``tests/data/cp2025_reference.json``: deterministic random inputs, the reference's
 outputs and counts for every deterministic algorithm, the groups behind the TimeOptimal
@@ -26,7 +28,8 @@ import time
 import numpy as np
 import pandas as pd
 
-OUT = pathlib.Path(__file__).with_name("data") / "cp2025_reference.json"
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository
+OUT = ROOT / "tests" / "data" / "cp2025_reference.json"
 
 
 # ============================================================================ encoding
@@ -636,8 +639,8 @@ def main() -> None:
                          "seconds": round(time.perf_counter() - started, 1)}
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n")
-    print(f"wrote {OUT} ({len(data['cases'])} cases, {OUT.stat().st_size / 1e3:.0f} kB, "
-          f"{data['generator']['seconds']} s)")
+    print(f"wrote {OUT.relative_to(ROOT)} ({len(data['cases'])} cases, "
+          f"{OUT.stat().st_size / 1e3:.0f} kB, {data['generator']['seconds']} s)")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Every code example ("Пример кода") of the reference's documentation (the seed
-/work/shared/seeds/000_*.txt; the 1.0.0 page 001_* has none) runs through pdanon - with the
+"""Every code example ("Пример кода") of the reference's documentation (the seed document
+000_*.txt; the 1.0.0 page 001_* has none) runs through pdanon - with the
 reference's imports changed to ``pdanon.compat.cp2025`` (the classic form) and as the
 equivalent ``df.anon`` / ``pdanon.metrics`` call (the accessor form) - with the documented
 result, or, where the documentation gives none, the reference's own output frozen in
@@ -9,6 +9,10 @@ The examples are copied below as they are printed, except for three typos of the
 as marked: a stray ``])`` in the GeneralizationRange example, the undefined ``gjmth, gjmtc``
 and the missing ``GroupJoinDepersonalizator`` import in the GroupJoin example. ``np`` is
 imported by the harness (the examples use it without importing it).
+
+The check that the examples here are every example of the documentation reads the seed
+documents from the folder named by the environment variable ``PDANON_SEED_DOCS`` (the folder
+holding 000_*.txt and 001_*.txt); it is skipped, with the reason, when that is not set.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import pathlib
 import re
 
@@ -27,10 +32,11 @@ import pytest
 import pdanon
 from pdanon import metrics
 from pdanon.dtype import GeneralizationRange as GR
-from test_compat import dec_table, same_table
+from tests._helpers.cp2025 import FIXTURE, dec_table, same_table
 
-SEEDS = pathlib.Path("/work/shared/seeds")
-DATA = pathlib.Path(__file__).with_name("data") / "cp2025_reference.json"
+SEED_DOCS = os.environ.get("PDANON_SEED_DOCS", "")
+SEEDS = pathlib.Path(SEED_DOCS) if SEED_DOCS else None
+DATA = FIXTURE
 
 # name -> code as printed in the documentation (imports from cp2025)
 EXAMPLES = {
@@ -296,7 +302,8 @@ def _seed_code_blocks() -> list[str]:
     return [re.split(r"\n\n[A-ZА-Я][^\n]*\n\n", b.strip(), maxsplit=1)[0] for b in blocks]
 
 
-@pytest.mark.skipif(not SEEDS.exists(), reason="the seed documents are not available")
+@pytest.mark.skipif(SEEDS is None, reason="PDANON_SEED_DOCS (the folder of the reference's "
+                    "documentation, 000_*.txt and 001_*.txt) is not set")
 def test_the_examples_here_are_every_example_of_the_documentation():
     blocks = _seed_code_blocks()
     assert len(blocks) == len(EXAMPLES) == 19

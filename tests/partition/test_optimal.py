@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 import pdanon
 from pdanon.hierarchy import intervals, masking, read_arx_csv, tree
-from pdanon.partition.common import suppression_budget
 
 ADULT_QIS = ["age", "education", "marital-status", "race", "sex"]
 
@@ -208,15 +207,6 @@ def test_errors():
                             hierarchies={"zip": masking(steps=[1], top=None)})
 
 
-def test_suppression_budget():
-    assert suppression_budget(None, 100, default=0) == 0
-    assert suppression_budget(0.05, 30162, default=0) == 1508
-    assert suppression_budget(7, 100, default=0) == 7
-    assert suppression_budget(3.0, 100, default=0) == 3
-    with pytest.raises(pdanon.InvalidInputError):
-        suppression_budget(1.5, 100, default=0)
-
-
 # ----------------------------------------------------------------------------- optimality
 
 
@@ -344,19 +334,6 @@ def test_properties_against_exhaustive(df, k, budget, objective, model):
     for c in ["age", "zip"]:
         arr = out[c].array
         assert bool((arr.contains(df[c].to_numpy()) | arr.isna()).all())
-
-
-def test_auto_with_hierarchies_chooses_optimal():
-    import pdanon
-    from pdanon import hierarchy as H
-
-    df = pdanon.datasets.load_adult(nrows=1500)
-    hs = {a: H.read_arx_csv(pdanon.datasets.adult_hierarchy_path(a)) for a in ["age", "sex"]}
-    out = df.anon.k_anonymize(5, hierarchies=hs, quasi_identifiers=["age", "sex"])
-    info = out.anon.info
-    assert info["algorithm"] == "optimal" and info["requested_algorithm"] == "auto"
-    assert "hierarchies given" in info["note"]
-    assert out.anon.k_anonymity() >= 5
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

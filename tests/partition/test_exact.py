@@ -17,7 +17,7 @@ from pdanon.partition import exact as exact_mod
 from pdanon.partition.exact import exact_suppression
 from pdanon.schema import resolve_roles
 
-from _reference_groupjoin import Model, brute_force_suppression
+from tests._helpers.reference_groupjoin import Model, brute_force_suppression
 
 
 def solve(df, qis, model, sensitive=None):
@@ -237,7 +237,7 @@ def test_already_anonymous_needs_nothing():
 
 
 def test_hierarchical_t_closeness_against_brute_force():
-    from _reference_groupjoin import total_variation
+    from tests._helpers.reference_groupjoin import total_variation
 
     h = {"x": ["xy"], "y": ["xy"], "z": ["z"]}
 

@@ -1,0 +1,1 @@
+"""pdanon's tests, laid out like the package (see CONTRIBUTING.md)."""

@@ -1,0 +1,1 @@
+"""Tests of the DataFrame accessor (df.anon): the anonymizers and their generic behaviour."""

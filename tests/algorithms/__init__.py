@@ -1,0 +1,1 @@
+"""Tests of the classic API (pdanon.algorithms) and the reference documentation's examples."""

@@ -1,0 +1,1 @@
+"""Tests of pdanon.compat.cp2025 against the reference library cp2025."""

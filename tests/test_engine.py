@@ -1,0 +1,184 @@
+"""pdanon.engine: the one pipeline behind every face (validate, encode, partition, recode,
+verify, report). ``info`` exactly on hand-checked tables, the choice of ``algorithm="auto"``
+as the engine records it, errors, and the verification that stops a wrong output."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon
+from pdanon import engine, recode
+from pdanon.dtype import GeneralizationArray
+from pdanon.models import KAnonymity
+from pdanon.partition import PARTITIONERS, Partition, Partitioner
+from pdanon.schema import resolve_roles
+from tests._helpers.frames import seed_l
+
+
+def people():
+    """Six rows; nearest groups the ages 30/31, 40/42 and 50/52 (each seed takes its nearest
+    free row)."""
+    return pd.DataFrame({"name": list("abcdef"), "age": [30, 31, 40, 42, 50, 52],
+                         "sex": list("FMFMFM"), "d": list("xyxzyx")})
+
+
+def roles(df):
+    return resolve_roles(df, identifiers=["name"], quasi_identifiers={"age": "real"},
+                         sensitive=["d"])
+
+
+# ----------------------------------------------------------------------------- info
+
+
+def test_info_of_a_hand_checked_run():
+    df = people()
+    out, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                                 algorithm="nearest")
+    assert out["age"].astype(str).tolist() == ["[30, 31]"] * 2 + ["[40, 42]"] * 2 + \
+        ["[50, 52]"] * 2
+    assert list(out.columns) == ["age", "sex", "d"] and out.index.equals(df.index)
+    seconds = info.pop("seconds")
+    assert 0 <= seconds < 60
+    assert info == {"algorithm": "nearest", "method": "generalize", "model": "k-anonymity",
+                    "params": {"k": 2}, "quasi_identifiers": ["age"],
+                    "dropped_identifiers": ["name"], "rows": 6, "groups": 3,
+                    "changed_cells": 6, "suppressed_rows": 0, "partitions": 3,
+                    "achieved": {"k": 2}}
+
+
+def test_auto_records_the_requested_algorithm_and_the_reason():
+    df = people()
+    _, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="suppress",
+                               algorithm="auto")
+    assert info["algorithm"] == "nearest" and info["requested_algorithm"] == "auto"
+    assert info["note"] == "auto: nearest (6 rows < 5,000)"
+    assert info["changed_cells"] == 6 and info["groups"] == 1  # every age suppressed
+    _, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="suppress",
+                               algorithm="mondrian")
+    assert info["algorithm"] == "mondrian" and "requested_algorithm" not in info
+
+
+def test_auto_drops_the_suppression_budget_when_it_picks_nearest():
+    df = people()
+    _, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                               algorithm="auto", max_suppressed_rows=2)
+    assert info["algorithm"] == "nearest" and info["suppressed_rows"] == 0
+    with pytest.raises(pdanon.InvalidInputError, match="does not take option"):
+        engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                         algorithm="nearest", max_suppressed_rows=2)
+
+
+def test_empty_frame_gives_the_kept_columns_and_zero_counts():
+    df = people().iloc[:0]
+    out, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                                 algorithm="auto")
+    assert list(out.columns) == ["age", "sex", "d"] and len(out) == 0
+    del info["seconds"]
+    assert info == {"algorithm": "auto", "method": "generalize", "model": "k-anonymity",
+                    "params": {"k": 2}, "quasi_identifiers": ["age"],
+                    "dropped_identifiers": ["name"], "rows": 0, "groups": 0,
+                    "changed_cells": 0, "suppressed_rows": 0}
+
+
+def test_attrs_are_kept_and_copied():
+    df = people()
+    df.attrs["source"] = {"file": "people.csv"}
+    out, _ = engine.anonymize(df, roles(df), model=KAnonymity(2), method="aggregate",
+                              algorithm="nearest")
+    assert out.attrs == {"source": {"file": "people.csv"}}
+    out.attrs["source"]["file"] = "changed"
+    assert df.attrs["source"]["file"] == "people.csv"
+
+
+def test_algorithms_lists_every_partitioner_and_auto():
+    assert engine.algorithms() == ["auto", "datafly", "equal_groups", "exact", "group_join",
+                                   "mondrian", "nearest", "optimal"]
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def test_unknown_method_algorithm_and_no_quasi_identifier():
+    df = people()
+    with pytest.raises(pdanon.InvalidInputError, match="unknown method 'blur'"):
+        engine.anonymize(df, roles(df), model=KAnonymity(2), method="blur", algorithm="auto")
+    with pytest.raises(pdanon.InvalidInputError, match="unknown algorithm 'magic'; use one of"):
+        engine.anonymize(df, roles(df), model=KAnonymity(2), method="suppress",
+                         algorithm="magic")
+    no_qi = resolve_roles(df, identifiers=["name"], sensitive=["age", "sex", "d"])
+    with pytest.raises(pdanon.InvalidInputError, match="no quasi-identifier columns"):
+        engine.anonymize(df, no_qi, model=KAnonymity(2), method="suppress", algorithm="auto")
+
+
+# ----------------------------------------------------------------------------- verification
+
+
+def test_a_partition_that_breaks_the_model_is_refused(monkeypatch):
+    engine._load_partitioners()
+    monkeypatch.setitem(PARTITIONERS, "singletons",
+                        Partitioner("singletons",
+                                    lambda enc, model, **kw: Partition(np.arange(enc.n))))
+    df = people()
+    with pytest.raises(pdanon.VerificationError, match="does not satisfy KAnonymity"):
+        engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                         algorithm="singletons")
+
+
+def test_a_generalized_cell_without_its_original_value_is_refused(monkeypatch):
+    """One class of six rows (k holds), but every cell is [0, 1]: not truthful."""
+    engine._load_partitioners()
+
+    def untruthful(enc, model, *, frame, **kw):
+        cells = GeneralizationArray.from_bounds([0] * enc.n, [1] * enc.n, kind="real")
+        return recode.Recoded({"age": pd.Series(cells, index=frame.index)}, changed=enc.n)
+
+    monkeypatch.setitem(PARTITIONERS, "untruthful", Partitioner("untruthful", untruthful))
+    df = people()
+    with pytest.raises(pdanon.VerificationError, match="column 'age'.*does not contain"):
+        engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                         algorithm="untruthful")
+
+
+# ----------------------------------------------------------------------------- through the accessor
+
+
+def test_auto_small_table_uses_nearest():
+    out = seed_l().anon.l_diversify(2, sensitive=["s"])
+    info = out.anon.info
+    assert info["algorithm"] == "nearest" and info["requested_algorithm"] == "auto"
+    assert info["note"].startswith("auto: nearest (4 rows < 5,000)")
+
+
+def test_auto_other_models_use_mondrian():
+    out = seed_l().anon.t_close(0.5, sensitive=["s"])
+    assert out.anon.info["algorithm"] == "mondrian"
+    assert "nearest supports k-anonymity and distinct l-diversity only" in out.anon.info["note"]
+    out = seed_l().anon.l_diversify(1.5, variant="entropy", sensitive=["s"])
+    assert out.anon.info["algorithm"] == "mondrian"
+
+
+def test_auto_large_table_uses_mondrian():
+    adult = pdanon.datasets.load_adult(nrows=engine.AUTO_MONDRIAN_ROWS)
+    out = adult.anon.k_anonymize(5)
+    assert out.anon.info["algorithm"] == "mondrian"
+    assert out.anon.info["note"].startswith("auto: mondrian (5,000 rows >= 5,000)")
+    assert "auto" in engine.algorithms()
+
+
+def test_auto_with_hierarchies_chooses_optimal():
+    import pdanon
+    from pdanon import hierarchy as H
+
+    df = pdanon.datasets.load_adult(nrows=1500)
+    hs = {a: H.read_arx_csv(pdanon.datasets.adult_hierarchy_path(a)) for a in ["age", "sex"]}
+    out = df.anon.k_anonymize(5, hierarchies=hs, quasi_identifiers=["age", "sex"])
+    info = out.anon.info
+    assert info["algorithm"] == "optimal" and info["requested_algorithm"] == "auto"
+    assert "hierarchies given" in info["note"]
+    assert out.anon.k_anonymity() >= 5
+
+
+def test_info_groups_counts_published_classes():
+    df = pd.DataFrame({"a": [1, 1, 1, 1]})
+    info = df.anon.k_anonymize(2, algorithm="nearest").anon.info
+    assert info["partitions"] == 2 and info["groups"] == 1

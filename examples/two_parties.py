@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from pdanon.datasets import make_patients
+from pdanon.algorithms import DistributedDataOwnerKAnonymityDepersonalizator
 from pdanon.parties import (
     DataOwner,
-    DistributedDataOwnerKAnonymityDepersonalizator,
     backends,
     run_local,
     run_party,

@@ -85,9 +85,9 @@ __all__ = [
 
 
 def __getattr__(name):
-    # the two-party protocol lives in pdanon.parties; imported on first use (it loads ECPy)
+    # the two-party class drives pdanon.parties; imported on first use (it loads ECPy)
     if name == "DistributedDataOwnerKAnonymityDepersonalizator":
-        from pdanon import parties
+        from pdanon.algorithms.distributed import DistributedDataOwnerKAnonymityDepersonalizator
 
-        return parties.DistributedDataOwnerKAnonymityDepersonalizator
+        return DistributedDataOwnerKAnonymityDepersonalizator
     raise AttributeError(f"module 'pdanon.algorithms' has no attribute {name!r}")

@@ -33,7 +33,8 @@ of Datafly, as in cp2025's ``DistributedDataOwnerKAnonymityDepersonalizator``):
 Every step is a bytes message (:mod:`pdanon.parties._wire`: magic, JSON header, binary
 points), so the owners can run in separate processes (:func:`run_party` over a
 :class:`SocketChannel` or a :mod:`multiprocessing` ``Pipe``); :func:`run_local` and the classic
-:class:`DistributedDataOwnerKAnonymityDepersonalizator` are thin drivers over the same messages.
+``pdanon.algorithms.DistributedDataOwnerKAnonymityDepersonalizator`` are thin drivers over the
+same messages.
 docs/parties.md lists what each owner learns (group sizes, intersection sizes, the final
 table).
 
@@ -47,11 +48,11 @@ Example
 [[30.5, 1000.5], [30.5, 1000.5], [51.0, 2000.5], [51.0, 2000.5]]
 """
 
-from pdanon.parties._classic import DistributedDataOwnerKAnonymityDepersonalizator
 from pdanon.parties._curve import (
     ProtocolError,
     WeakKeyWarning,
     backends,
+    check_secret,
     get_backend,
     hash_ids,
     random_secret,
@@ -61,10 +62,10 @@ from pdanon.parties._wire import SocketChannel
 
 __all__ = [
     "DataOwner",
-    "DistributedDataOwnerKAnonymityDepersonalizator",
     "ProtocolError",
     "SocketChannel",
     "WeakKeyWarning",
+    "check_secret",
     "backends",
     "get_backend",
     "hash_ids",

@@ -534,22 +534,18 @@ def test_compat_names_are_pdanon_objects():
                                      prepare_data))
 
 
-def test_distributed_owner_reports_the_missing_protocol():
-    """The two-party class comes from pdanon.parties (issue 8); until that exposes it the
-    import fails with an explanation instead of a bare AttributeError."""
-    parties = None
-    try:
-        parties = importlib.import_module("pdanon.parties")
-    except ImportError:
-        pass
-    mod = "pdanon.compat.cp2025.algorithms.DistributedDataKAnonymityDepersonalization"
-    if hasattr(parties, "DistributedDataOwnerKAnonymityDepersonalizator"):
-        cls = getattr(importlib.import_module(mod),
-                      "DistributedDataOwnerKAnonymityDepersonalizator")
-        assert cls is parties.DistributedDataOwnerKAnonymityDepersonalizator
-    else:
-        with pytest.raises(ImportError, match="pdanon.parties"):
-            getattr(importlib.import_module(mod), "DistributedDataOwnerKAnonymityDepersonalizator")
+def test_distributed_owner_is_the_classic_layers_class():
+    """The reference's import path gives pdanon.algorithms' two-party class (a driver over
+    pdanon.parties.DataOwner)."""
+    import pdanon.algorithms as algorithms
+    from pdanon.parties import DataOwner
+
+    mod = importlib.import_module(
+        "pdanon.compat.cp2025.algorithms.DistributedDataKAnonymityDepersonalization")
+    cls = mod.DistributedDataOwnerKAnonymityDepersonalizator
+    assert cls is algorithms.DistributedDataOwnerKAnonymityDepersonalizator
+    assert cls.__module__ == "pdanon.algorithms.distributed"
+    assert issubclass(algorithms.distributed._ClassicOwner, DataOwner)
 
 
 # ============================================================================ live reference

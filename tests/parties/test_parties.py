@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from tests._helpers.reference_groupjoin import group_loss
 
 import pdanon.parties as parties
+from pdanon.algorithms import DistributedDataOwnerKAnonymityDepersonalizator
 from pdanon._errors import InvalidInputError, VerificationError
 from pdanon.parties import (
     DataOwner,
-    DistributedDataOwnerKAnonymityDepersonalizator,
     ProtocolError,
     SocketChannel,
     WeakKeyWarning,
@@ -626,7 +626,7 @@ def test_large_messages_do_not_deadlock_over_a_pipe():
 # ============================================================================ docs
 
 
-@pytest.mark.parametrize("module", [parties, _curve, _wire, _owner, _proofs, parties._classic])
+@pytest.mark.parametrize("module", [parties, _curve, _wire, _owner, _proofs])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0

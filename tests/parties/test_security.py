@@ -18,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pdanon.algorithms.distributed
 import pdanon.parties as parties
+from pdanon.algorithms import DistributedDataOwnerKAnonymityDepersonalizator
 from pdanon._errors import InvalidInputError
 from pdanon.parties import (
     DataOwner,
-    DistributedDataOwnerKAnonymityDepersonalizator,
     ProtocolError,
     SocketChannel,
     WeakKeyWarning,
@@ -604,7 +605,7 @@ def test_weak_secret_warns_exactly_once_in_both_apis():
         DataOwner(df, k=2, secret=2**200 + 1)
         DataOwner(df, k=2)
     assert parties.WeakKeyWarning is _curve.WeakKeyWarning
-    assert parties._classic.WeakKeyWarning is _curve.WeakKeyWarning
+    assert pdanon.algorithms.distributed.WeakKeyWarning is _curve.WeakKeyWarning
 
 
 def test_a_faulty_peer_table_is_both_a_protocol_and_a_verification_error():

@@ -8,4 +8,4 @@ from pdanon.compat.cp2025.algorithms.groupjoin import (  # noqa: F401
 )
 from pdanon.compat.cp2025.utility.algorithms import aggregation, mode, suppression  # noqa: F401
 from pdanon.compat.cp2025.utility.utility import count_column_params_for_my_loss  # noqa: F401
-from pdanon.parties import DistributedDataOwnerKAnonymityDepersonalizator  # noqa: F401
+from pdanon.algorithms.distributed import DistributedDataOwnerKAnonymityDepersonalizator  # noqa: F401

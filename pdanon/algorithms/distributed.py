@@ -1,14 +1,14 @@
 """The reference's class ``DistributedDataOwnerKAnonymityDepersonalizator`` (cp2025), as a
-thin driver over :class:`~pdanon.parties.DataOwner` and its message protocol."""
+thin driver over :class:`~pdanon.parties.DataOwner` and its message protocol. It lives with the
+classic layer (``pdanon.algorithms`` imports ``pdanon.parties``, never the reverse)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from pdanon._errors import InvalidInputError
-from pdanon.parties import _curve
-from pdanon.parties._curve import WeakKeyWarning
-from pdanon.parties._owner import DataOwner, run_local
+from pdanon.algorithms._base import block_frame, check_kinds
+from pdanon.parties import DataOwner, WeakKeyWarning, check_secret, random_secret, run_local
 
 __all__ = ["DistributedDataOwnerKAnonymityDepersonalizator", "WeakKeyWarning"]
 
@@ -82,7 +82,6 @@ class DistributedDataOwnerKAnonymityDepersonalizator:
 
     def __init__(self, quasi_identifiers, sensitives, k, encryption_key,
                  quasi_identifiers_types=None, seed=None):
-        from pdanon.algorithms._base import check_kinds
 
         qi = _block(quasi_identifiers, None, "quasi_identifiers")
         self._qi = qi
@@ -94,9 +93,9 @@ class DistributedDataOwnerKAnonymityDepersonalizator:
         self.k = k
         self.quasi_identifiers_types = check_kinds(quasi_identifiers_types, qi.shape[1])
         if encryption_key is None:
-            self._key = _curve.random_secret()
+            self._key = random_secret()
         else:
-            self._key = _curve.check_secret(encryption_key, name="encryption_key",
+            self._key = check_secret(encryption_key, name="encryption_key",
                                             stacklevel=2)
         self.seed = seed
         self.other_data_owner = None
@@ -112,7 +111,6 @@ class DistributedDataOwnerKAnonymityDepersonalizator:
         self.other_data_owner = other_data_owner
 
     def _owner(self) -> _ClassicOwner:
-        from pdanon.algorithms._base import block_frame
 
         frame, roles, cols = block_frame(self._qi, self._sens, self.quasi_identifiers_types)
         return _ClassicOwner(frame, roles, cols, self._sens, k=self.k, key=self._key,

@@ -193,7 +193,7 @@ def test_check_value_types_refuses_or_accepts():
 
 def test_every_face_uses_the_same_missing_rule():
     """The engine, the classic API and sensitive columns agree on what is missing."""
-    from pdanon.algorithms._base import _Column
+    from pdanon.algorithms._base import BlockColumn
     from pdanon.distributions import SensitiveColumn
 
     cells = np.array(["a", None, pd.NA, np.nan], dtype=object)
@@ -201,4 +201,4 @@ def test_every_face_uses_the_same_missing_rule():
     assert col.has_na and col.codes.tolist() == [0, 1, 1, 1]
     assert encode_column(pd.Series(cells), "unordered").codes.tolist() == [0, -1, -1, -1]
     with pytest.raises(pdanon.InvalidInputError, match="quasi-identifier column 0 has 3 missing"):
-        _Column(cells, "ordered", 0, role="quasi-identifier")
+        BlockColumn(cells, "ordered", 0, role="quasi-identifier")

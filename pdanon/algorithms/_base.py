@@ -228,7 +228,7 @@ def _refuse_ranges(values, where: str) -> None:
             "algorithms take plain values - anonymize the original data")
 
 
-class _Column:
+class BlockColumn:
     """One quasi-identifier (or sensitive) block column as the engine sees it, and the way
     back to the caller's objects."""
 
@@ -337,8 +337,8 @@ def _sensitive_series(values: np.ndarray, kind: str, position):
     first-appearance codes otherwise (only equality and, for t-closeness, frequencies matter;
     ordered columns keep their order)."""
     if kind == "real":
-        return _Column(values, "real", position, role="sensitive").series
-    return _Column(values, "ordered" if kind == "ordered" else "unordered", position,
+        return BlockColumn(values, "real", position, role="sensitive").series
+    return BlockColumn(values, "ordered" if kind == "ordered" else "unordered", position,
                    role="sensitive").series
 
 
@@ -363,7 +363,7 @@ def block_frame(quasi: np.ndarray, sensitive: np.ndarray, kinds: list, sensitive
     qi_positions = list(range(q)) if qi_positions is None else list(qi_positions)
     s_positions = list(range(s)) if s_positions is None else list(s_positions)
     sensitive_kinds = list(sensitive_kinds) if sensitive_kinds else ["unordered"] * s
-    cols = [_Column(quasi[:, j], kinds[j], qi_positions[j], role="quasi-identifier")
+    cols = [BlockColumn(quasi[:, j], kinds[j], qi_positions[j], role="quasi-identifier")
             for j in range(q)]
     data = {j: c.series for j, c in enumerate(cols)}
     for j in range(s):

@@ -355,7 +355,7 @@ class RandomizationBaselineDepersonalizator(Depersonalizator):
         self.scale = scale
 
     def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):
-        from pdanon.algorithms._base import _Column
+        from pdanon.algorithms._base import BlockColumn
         from pdanon.perturb import make_rng, randomize_series
 
         q = quasi_identifiers.shape[1]
@@ -375,7 +375,7 @@ class RandomizationBaselineDepersonalizator(Depersonalizator):
             low, high = _per_column(self.min_rand, j), _per_column(self.max_rand, j)
             noise = kind == "real" and low is not None and high is not None
             if kind == "real":
-                series = pd.Series(np.asarray(_Column(col, "real", pos,
+                series = pd.Series(np.asarray(BlockColumn(col, "real", pos,
                                                       role="quasi-identifier").series,
                                               dtype=np.float64))
             else:

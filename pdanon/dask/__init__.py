@@ -245,15 +245,17 @@ class DaskAnonAccessor:
         return metrics(self._ddf, r.quasi_identifiers, r.sensitive)
 
     # ------------------------------------------------------------------ anonymizers
-    def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "mondrian",
-                    max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
-                    unordered_split: str = "balanced", path=None, verify: bool = True,
-                    write_options: dict | None = None, **roles):
-        """Make the frame k-anonymous with Mondrian on Dask.
+    def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",
+                  max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
+                  unordered_split: str = "balanced", path=None, verify: bool = True,
+                  write_options: dict | None = None, **roles):
+        """Anonymize with Mondrian on Dask for a privacy model (:mod:`pdanon.models`:
+        k-anonymity, l-diversity, t-closeness and their :class:`~pdanon.models.AllOf`);
+        :meth:`k_anonymize`, :meth:`l_diversify` and :meth:`t_close` build the model for you.
 
         Parameters
         ----------
-        k : int
+        model : pdanon.models.PrivacyModel
         method, algorithm
             Only ``"generalize"`` and ``"mondrian"`` on Dask.
         max_rows_per_part : int
@@ -287,24 +289,44 @@ class DaskAnonAccessor:
         -------
         >>> import pandas as pd, dask.dataframe as dd
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
+        >>> from pdanon.models import KAnonymity
+        >>> out = dd.from_pandas(df, npartitions=2).anon.anonymize(KAnonymity(2))
+        >>> out.compute()["age"].astype(str).tolist()
+        ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
+        """
+        from pdanon.models import PrivacyModel
+
+        if not isinstance(model, PrivacyModel):
+            raise InvalidInputError(
+                f"model must be a pdanon.models.PrivacyModel (e.g. KAnonymity(5)), got "
+                f"{type(model).__name__}")
+        needs = model.name if model.requirements().sensitive else None
+        return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
+                               max_rows_per_part=max_rows_per_part, order=order,
+                               unordered_split=unordered_split, path=path, verify=verify,
+                               write_options=write_options)
+
+    def k_anonymize(self, k: int, **options):
+        """Make the frame k-anonymous with Mondrian on Dask; ``options`` (``method``,
+        ``algorithm``, ``max_rows_per_part``, ``order``, ``unordered_split``, ``path``,
+        ``verify``, ``write_options`` and role keywords) as in :meth:`anonymize`.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2)
         >>> out.compute()["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
         from pdanon.models import KAnonymity
 
-        return self._anonymize(KAnonymity(k), method, algorithm, roles,
-                               max_rows_per_part=max_rows_per_part, order=order,
-                               unordered_split=unordered_split, path=path, verify=verify,
-                               write_options=write_options)
+        return self.anonymize(KAnonymity(k), **options)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
-                    method: str = "generalize", algorithm: str = "mondrian",
-                    max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
-                    unordered_split: str = "balanced", path=None, verify: bool = True,
-                    write_options: dict | None = None, **roles):
+                    **options):
         """Make every class l-diverse in every sensitive column (and k-anonymous) with Mondrian
-        on Dask; options as in :meth:`k_anonymize`, models as in the pandas ``l_diversify``.
+        on Dask; ``options`` as in :meth:`anonymize`, models as in the pandas ``l_diversify``.
 
         Example
         -------
@@ -316,20 +338,14 @@ class DaskAnonAccessor:
         """
         from pdanon.models import AllOf, KAnonymity, LDiversity
 
-        model = AllOf(KAnonymity(k), LDiversity(l, variant=variant, c=c))
-        return self._anonymize(model, method, algorithm, roles, needs_sensitive="l-diversity",
-                               max_rows_per_part=max_rows_per_part, order=order,
-                               unordered_split=unordered_split, path=path, verify=verify,
-                               write_options=write_options)
+        return self.anonymize(AllOf(KAnonymity(k), LDiversity(l, variant=variant, c=c)),
+                              **options)
 
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", hierarchies=None,
-                method: str = "generalize", algorithm: str = "mondrian",
-                max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
-                unordered_split: str = "balanced", path=None, verify: bool = True,
-                write_options: dict | None = None, **roles):
+                **options):
         """Make every class t-close to the whole table (and k-anonymous) with Mondrian on Dask;
         ``hierarchies`` are those of sensitive columns (``distance="hierarchical"``); other
-        options as in :meth:`k_anonymize`.
+        ``options`` as in :meth:`anonymize`.
 
         Example
         -------
@@ -342,10 +358,7 @@ class DaskAnonAccessor:
         from pdanon.models import AllOf, KAnonymity, TCloseness
 
         model = AllOf(KAnonymity(k), TCloseness(t, distance=distance, hierarchies=hierarchies))
-        return self._anonymize(model, method, algorithm, roles, needs_sensitive="t-closeness",
-                               max_rows_per_part=max_rows_per_part, order=order,
-                               unordered_split=unordered_split, path=path, verify=verify,
-                               write_options=write_options)
+        return self.anonymize(model, **options)
 
     # ------------------------------------------------------------------ helpers
     def _sensitive_roles(self, roles: dict, what: str):

@@ -51,8 +51,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InfeasibleError, InvalidInputError, KindError, VerificationError
+from pdanon._errors import InvalidInputError, KindError, VerificationError
 from pdanon.dask._metrics import GlobalColumn, global_sensitive_column
+from pdanon.dask._models import (check_feasible, groups_ok_from_counts, k_of, needs_context,
+                                 verify_output)
 from pdanon.encode import factorize, is_real_dtype, missing, unknown_categories, value_counts
 from pdanon import distributions as _dist
 
@@ -422,25 +424,6 @@ def _candidate_cuts(q: QIColumn, j: int, cnt: np.ndarray):
     return width, Cut(j, t, None, left, size - left)
 
 
-def groups_ok_from_counts(model, sizes: np.ndarray, dense: dict, sensitive: dict) -> np.ndarray:
-    """Does each group meet ``model``, given its row count and its (group, sensitive value)
-    counts per sensitive column (``dense[name]``: groups x values)? The model answers
-    itself (:meth:`~pdanon.models.PrivacyModel.classes_ok`), as on pandas frames."""
-    names = list(dense) if model.requirements().sensitive else []
-    classes = _dist.ClassCounts(np.asarray(sizes, dtype=np.int64),
-                                [sensitive[c].column for c in names],
-                                [np.asarray(dense[c]) for c in names])
-    return np.asarray(model.classes_ok(classes), dtype=bool)
-
-
-def _needs_context(model) -> bool:
-    return model.requirements().sensitive
-
-
-def _k_of(model) -> int:
-    return model.requirements().min_size
-
-
 # ============================================================================ pass functions
 
 
@@ -750,8 +733,8 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
                                 f"{max_rows_per_part!r}")
     if not roles.qi:
         raise InvalidInputError("no quasi-identifier columns: pass quasi_identifiers=[...]")
-    needs_context = _needs_context(model)
-    if needs_context and not roles.sensitive:
+    needs_ctx = needs_context(model)
+    if needs_ctx and not roles.sensitive:
         raise InvalidInputError(f"{model!r} needs at least one sensitive column: pass "
                                 f"sensitive=[...]")
     keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
@@ -780,7 +763,7 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     exact = [t for t in tables if not t["over"].any()]
     n = int(exact[0]["n"].sum()) if exact else None
     attrs = {k: v for k, v in ddf._meta.attrs.items() if k != "pdanon"}
-    plan = Plan(qis, sensitive, model, needs_context, unordered_split, keep, attrs)
+    plan = Plan(qis, sensitive, model, needs_ctx, unordered_split, keep, attrs)
     timings["dictionaries"] = time.perf_counter() - started
 
     # -- 2. codes ------------------------------------------------------------------------
@@ -792,7 +775,7 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
         _wait(encoded)
     if n is None:
         n = int(dask.compute(encoded["c0"].count())[0])
-    _check_feasible(model, n, sensitive)
+    check_feasible(model, n, sensitive)
     if unordered_split == "sensitive":
         if not snames:
             raise InvalidInputError("unordered_split='sensitive' needs a sensitive column: pass "
@@ -934,35 +917,6 @@ def _wait(collection) -> None:
         wait(futures)
 
 
-def _check_feasible(model, n: int, sensitive: dict) -> None:
-    from pdanon.models import KAnonymity, LDiversity, TCloseness
-
-    parts = model.parts()
-    other = [p for p in parts if not isinstance(p, (KAnonymity, LDiversity, TCloseness))]
-    if other:
-        raise InvalidInputError(
-            f"on Dask pdanon verifies k-anonymity, l-diversity and t-closeness with distributed "
-            f"group-bys; {other[0]!r} is supported on pandas frames (compute() first)")
-    for p in parts:
-        if isinstance(p, KAnonymity) and n and p.k > n:
-            raise InvalidInputError(f"k={p.k} is larger than the number of rows ({n}); choose "
-                                    f"k <= {n}")
-        if isinstance(p, LDiversity) and n:
-            for c, g in sensitive.items():
-                dense = {c: g.column.global_counts.reshape(1, -1)}
-                if not groups_ok_from_counts(p, np.array([n]), dense, {c: g})[0]:
-                    raise InfeasibleError(
-                        f"{p!r} cannot be met: the whole table is not l-diverse in sensitive "
-                        f"column {c!r} ({p.variant} l-diversity); lower l"
-                        + (" or raise c" if p.variant == "recursive" else ""))
-    if n:
-        # input errors of t-closeness (unknown distance, missing hierarchy, ...) before any work
-        sizes = np.array([n])
-        dense = {c: g.column.global_counts.reshape(1, -1) for c, g in sensitive.items()}
-        if _needs_context(model):
-            groups_ok_from_counts(model, sizes, dense, sensitive)
-
-
 def _top_cuts(encoded, plan: Plan, n: int, max_rows: int):
     """Choose the top cuts from counts until every part has at most ``max_rows`` rows."""
     import dask
@@ -970,7 +924,7 @@ def _top_cuts(encoded, plan: Plan, n: int, max_rows: int):
     tree = Tree()
     qis = plan.qis
     ncodes = [q.ncodes for q in qis]
-    k = _k_of(plan.model)
+    k = k_of(plan.model)
     q = len(qis)
     open_nodes = [0] if n > max_rows and n >= 2 * k else []
     sizes = {0: n}
@@ -1086,60 +1040,3 @@ def _local_tasks(ddf, encoded, plan: Plan, order: str):
                   for p in range(P)]
     out = dd.from_delayed([t[0] for t in part_tasks], meta=meta, verify_meta=False)
     return out, [t[1] for t in part_tasks]
-
-
-def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
-    """Distributed check of the output: class sizes by a Dask group-by (k), per-class l / t
-    from (class, sensitive value) counts. Raises VerificationError; returns what was found.
-
-    Example
-    -------
-    >>> import pandas as pd, dask.dataframe as dd
-    >>> from pdanon.models import KAnonymity
-    >>> ddf = dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 2]}), npartitions=2)
-    >>> verify_output(ddf, ["a"], {}, KAnonymity(2), 4)
-    {'rows': 4, 'classes': 2, 'k': 2}
-    """
-    import dask
-
-    from pdanon.dask import _metrics as m
-    from pdanon.models import TOLERANCE, KAnonymity, LDiversity, TCloseness
-
-    parts = model.parts()
-    keys, names = m.class_keys(result, qnames)
-    summary = m._size_summary(m._sizes(keys, names, m._split_out(result)))
-    lazies = {"rows": summary["rows"], "k": summary["k"], "classes": summary["classes"]}
-    for i, p in enumerate(parts):
-        for c, g in sensitive.items():
-            if isinstance(p, LDiversity):
-                what, param = p.variant, p.c
-                how = "min"
-            elif isinstance(p, TCloseness):
-                what, param, how = "t", (p.distance, (p.hierarchies or {}).get(c)), "max"
-            else:
-                continue
-            lazies[(i, c)] = m._lazy_measures(result, qnames, g, [("v", what, param, how)])["v"]
-    got = dict(zip(lazies, dask.compute(*lazies.values())))
-    found = {"rows": int(got["rows"]), "classes": int(got["classes"]), "k": int(got["k"])}
-    problems = []
-    if found["rows"] != n:
-        problems.append(f"{found['rows']} output rows for {n} input rows")
-    for i, p in enumerate(parts):
-        if isinstance(p, KAnonymity) and found["k"] < p.k:
-            problems.append(f"smallest class has {found['k']} rows < k={p.k}")
-        for c in sensitive:
-            if (i, c) not in got:
-                continue
-            v = float(got[(i, c)])
-            if isinstance(p, LDiversity):
-                found[f"l[{c}]"] = v
-                if v < p._threshold():
-                    problems.append(f"l={v:g} in {c!r} < {p.l}")
-            elif isinstance(p, TCloseness):
-                found[f"t[{c}]"] = v
-                if v > p.t + TOLERANCE:
-                    problems.append(f"t={v:g} in {c!r} > {p.t}")
-    if problems:
-        raise VerificationError(f"the Dask output does not satisfy {model!r}: "
-                                + "; ".join(problems) + "; this is a bug in pdanon, please report it")
-    return found

@@ -24,6 +24,7 @@ from pdanon._errors import (InfeasibleError, InvalidInputError, KindError,  # no
                             VerificationError)
 from pdanon._groups import class_labels  # noqa: E402
 from pdanon.dask import _mondrian as M  # noqa: E402
+from pdanon.dask import _models  # noqa: E402
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype  # noqa: E402
 from pdanon.models import AllOf, KAnonymity  # noqa: E402
 from pdanon.models import LDiversity, TCloseness  # noqa: E402
@@ -532,7 +533,7 @@ def test_errors(adult, adult_anon):
 def test_verification_catches_an_output_that_breaks_the_model(adult):
     ddf = ddf_of(adult)
     with pytest.raises(VerificationError, match="smallest class has 1 rows < k=5"):
-        M.verify_output(ddf, list(QIS), {}, KAnonymity(5), len(adult))
+        _models.verify_output(ddf, list(QIS), {}, KAnonymity(5), len(adult))
 
 
 def test_lazy_output_without_verification(adult):

@@ -1,0 +1,68 @@
+"""Perturbation: shuffling, randomization and keyed hashing of identifiers.
+
+Modules: :mod:`~pdanon.perturb.randomness` (seeds and generators),
+:mod:`~pdanon.perturb.shuffle`, :mod:`~pdanon.perturb.randomize`,
+:mod:`~pdanon.perturb.pseudonyms` (keyed hashing) and :mod:`~pdanon.perturb.faces` (the
+engines of the ``df.anon`` methods, over resolved roles); every public name is importable from
+``pdanon.perturb``.
+
+The pure functions work on plain DataFrames / Series and explicit arguments (no roles);
+``df.anon.shuffle``, ``df.anon.randomize``, ``df.anon.hash_identifiers`` and the classic
+``Shuffler`` / ``ShufflerInBatches`` / ``RandomizationBaselineDepersonalizator`` /
+``IdentifierHasher`` classes are thin faces over them.
+
+Randomness: every function takes a :class:`numpy.random.Generator`; :func:`make_rng` builds one
+from a user seed (reproducible) or, when the seed is ``None``, from 128 bits drawn from
+:mod:`secrets` (the operating system's cryptographically secure source). The generated entropy is
+never stored anywhere, so an unseeded shuffle cannot be replayed (and so undone) from the output.
+A user seed is not stored either: ``info`` says only how randomness was sourced.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"age": [30, 31, 40, 42], "disease": ["flu", "cold", "flu", "gout"]})
+>>> out = shuffle_frame(df, ["disease"], rng=make_rng(0))
+>>> sorted(out["disease"]) == sorted(df["disease"])
+True
+"""
+
+
+from pdanon.perturb.faces import (
+    drop_identifiers_by_roles,
+    hash_by_roles,
+    randomize_by_roles,
+    shuffle_by_roles,
+)
+from pdanon.perturb.pseudonyms import (
+    SecretKey,
+    canonical_text,
+    context_prefix,
+    derive_key,
+    hmac_pseudonyms,
+    key_fingerprint,
+    reference_sha256_rows,
+    resolve_key,
+)
+from pdanon.perturb.randomize import HISTOGRAM_BINS, KINDS, randomize_frame, randomize_series
+from pdanon.perturb.randomness import make_rng
+from pdanon.perturb.shuffle import permutation_within, shuffle_frame
+
+__all__ = [
+    "SecretKey",
+    "canonical_text",
+    "context_prefix",
+    "derive_key",
+    "drop_identifiers_by_roles",
+    "hash_by_roles",
+    "key_fingerprint",
+    "randomize_by_roles",
+    "shuffle_by_roles",
+    "hmac_pseudonyms",
+    "make_rng",
+    "permutation_within",
+    "randomize_frame",
+    "randomize_series",
+    "reference_sha256_rows",
+    "resolve_key",
+    "shuffle_frame",
+]

@@ -1,0 +1,255 @@
+"""The engines of ``df.anon.shuffle / randomize / hash_identifiers / drop_identifiers``: resolved roles in, ``(new frame, roles, info)`` out."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pdanon._errors import InvalidInputError
+from pdanon.perturb.common import as_column_list, check_columns
+from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudonyms, 
+                                       key_fingerprint, resolve_key)
+from pdanon.perturb.randomize import randomize_frame
+from pdanon.perturb.randomness import make_rng, seed_info
+from pdanon.perturb.shuffle import shuffle_frame
+from pdanon.recode import publish_frame
+
+
+# The df.anon methods call these with resolved roles; they return (new frame, roles, info).
+
+
+def _drop_ids(df: pd.DataFrame, roles, keep_identifiers: bool) -> pd.DataFrame:
+    if keep_identifiers or not roles.identifiers:
+        return df
+    return df.drop(columns=list(roles.identifiers))
+
+
+def _check_no_identifiers(cols, roles, what: str, keep_identifiers: bool) -> None:
+    ids = [c for c in cols if c in roles.identifiers]
+    if ids and not keep_identifiers:
+        raise InvalidInputError(
+            f"column(s) {ids} are identifiers, which {what} drops; hash them "
+            "(df.anon.hash_identifiers()) or pass keep_identifiers=True to keep and "
+            f"{what} them"
+        )
+
+
+def shuffle_by_roles(df: pd.DataFrame, roles, columns=None, *, within=None, seed=None,
+                     keep_identifiers: bool = False):
+    """The engine of ``df.anon.shuffle``; returns ``(frame, roles, info)``.
+
+    Default columns: the quasi-identifier and sensitive columns minus the grouping columns,
+    which a within-group shuffle cannot change (so within equivalence classes the default is
+    the sensitive columns). ``within`` is ``None`` (whole
+    columns), ``"equivalence_classes"`` (rows with identical quasi-identifier values, NaN equal
+    to NaN) or one or more column names defining the groups.
+
+    Example
+    -------
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"zip": ["A", "A", "B"], "s": [1, 2, 3]})
+    >>> out, _, info = shuffle_by_roles(df, resolve_roles(df, sensitive=["s"]),
+    ...                                 within="equivalence_classes", seed=0)
+    >>> out["s"].tolist()[2], info["groups"]
+    (3, 2)
+    """
+    from pdanon._groups import class_labels
+
+    within_cols = None
+    within_desc = within
+    if within is None:
+        pass
+    elif isinstance(within, str) and within == "equivalence_classes":
+        if not roles.qi:
+            raise InvalidInputError(
+                "within='equivalence_classes' needs quasi-identifier columns; name them "
+                "(quasi_identifiers=[...]) or pass within=[columns]"
+            )
+        within_cols = roles.qi
+    else:
+        within_cols = as_column_list(within)
+        if not within_cols:
+            raise InvalidInputError("within= names no column; give column names or "
+                                    "'equivalence_classes'")
+        check_columns(df, within_cols, "within=")
+        within_desc = list(within_cols)
+    groups = None if within_cols is None else class_labels(df, within_cols)
+
+    cols = as_column_list(columns)
+    if cols is None:
+        skip = set(within_cols or ())
+        cols = [c for c in df.columns
+                if (c in roles.quasi_identifiers or c in roles.sensitive) and c not in skip]
+        if not cols:
+            raise InvalidInputError(
+                "no column to shuffle: the frame has no quasi-identifier or sensitive column "
+                "outside within=; name the columns (df.anon.shuffle(['col']))"
+            )
+    check_columns(df, cols, "shuffle")
+    if len(set(cols)) != len(cols):
+        raise InvalidInputError(f"columns {cols} names a column twice")
+    _check_no_identifiers(cols, roles, "shuffle", keep_identifiers)
+
+    rng = make_rng(seed)
+    out = _drop_ids(shuffle_frame(df, cols, groups=groups, rng=rng), roles, keep_identifiers)
+    info = {
+        "operation": "shuffle",
+        "columns": list(cols),
+        "within": within_desc,
+        "groups": None if groups is None else (int(groups.max()) + 1 if len(groups) else 0),
+        "identifiers_dropped": [] if keep_identifiers else list(roles.identifiers),
+        **seed_info(seed),
+    }
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def _cells_changed(old: pd.Series, new: pd.Series) -> int:
+    a_na = old.isna().to_numpy()
+    b_na = new.isna().to_numpy()
+    both = ~a_na & ~b_na
+    if isinstance(old.dtype, pd.CategoricalDtype):
+        a, b = old.cat.codes.to_numpy(), new.cat.codes.to_numpy()
+    else:
+        a, b = old.to_numpy(), new.to_numpy()
+    diff = (a_na != b_na)
+    diff[both] = a[both] != b[both]
+    return int(diff.sum())
+
+
+def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=None,
+                       high=None, noise=None, seed=None, clip: bool = True,
+                       keep_identifiers: bool = False):
+    """The engine of ``df.anon.randomize``; returns ``(frame, roles, info)``.
+
+    Default columns: the quasi-identifiers, with their kinds. Sensitive and insensitive columns
+    can be named in ``columns`` (insensitive ones get their inferred kind); identifiers cannot
+    (they are dropped unless ``keep_identifiers``).
+
+    Example
+    -------
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"age": [20, 30, 40]})
+    >>> out, _, info = randomize_by_roles(df, resolve_roles(df), low=0, high=0, seed=0)
+    >>> out["age"].tolist(), info["cells_changed"]
+    ([20, 30, 40], 0)
+    """
+    from pdanon.schema import infer_kind
+
+    cols = as_column_list(columns)
+    if cols is None:
+        cols = roles.qi
+        if not cols:
+            raise InvalidInputError(
+                "no quasi-identifier column to randomize; name them (quasi_identifiers=[...]) "
+                "or pass columns=[...]"
+            )
+    check_columns(df, cols, "randomize")
+    if len(set(cols)) != len(cols):
+        raise InvalidInputError(f"columns {cols} names a column twice")
+    ids = [c for c in cols if c in roles.identifiers]
+    if ids:
+        raise InvalidInputError(
+            f"column(s) {ids} are identifiers; randomizing does not de-identify them: hash "
+            "them (df.anon.hash_identifiers()) or drop them"
+        )
+    kinds = {}
+    for c in cols:
+        if c in roles.quasi_identifiers or c in roles.sensitive:
+            kinds[c] = roles.kind(c)
+        else:
+            kinds[c] = infer_kind(df[c])
+    rng = make_rng(seed)
+    out, methods = randomize_frame(df, kinds, rng=rng, scale=scale, low=low, high=high,
+                                   noise=noise, clip=clip)
+    changed = sum(_cells_changed(df[c], out[c]) for c in cols)
+    out = _drop_ids(out, roles, keep_identifiers)
+    info = {
+        "operation": "randomize",
+        "columns": {c: {"kind": kinds[c], "method": methods[c]} for c in cols},
+        "scale": float(scale),
+        "clip": bool(clip),
+        "cells_changed": changed,
+        "identifiers_dropped": [] if keep_identifiers else list(roles.identifiers),
+        **seed_info(seed),
+    }
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=None):
+    """The engine of ``df.anon.hash_identifiers``; returns ``(frame, roles, info)``.
+
+    Default columns: the identifiers. Columns named in ``columns`` that had another role become
+    identifiers (they now hold pseudonyms). ``key`` goes through :func:`resolve_key`;
+    ``context`` (None, ``"column"``, one str, or ``{column: str or None}`` naming every hashed
+    column) separates the columns' pseudonyms (see :func:`hmac_pseudonyms`).
+
+    ``info`` never holds a given key or anything derived from it (``"key_source": "given"``).
+    A generated key is returned as a :class:`SecretKey` in ``info["key"]``, with its
+    :func:`key_fingerprint` (``"key_source": "generated"``).
+
+    Example
+    -------
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"phone": ["+7 900 1", "+7 900 2"], "age": [30, 40]})
+    >>> out, r, info = hash_by_roles(df, resolve_roles(df, identifiers=["phone"]),
+    ...                              key=b"0123456789abcdef0123456789abcdef", context="column")
+    >>> len(out["phone"][0]), r.identifiers, info["key_source"], info["context"]
+    (64, ('phone',), 'given', {'phone': 'phone'})
+    """
+    from pdanon.schema import Roles
+
+    cols = as_column_list(columns)
+    if cols is None:
+        cols = list(roles.identifiers)
+        if not cols:
+            raise InvalidInputError(
+                "no identifier column to hash; name them: "
+                "df.anon.hash_identifiers(identifiers=['name', 'phone'])"
+            )
+    check_columns(df, cols, "hash_identifiers")
+    if len(set(cols)) != len(cols):
+        raise InvalidInputError(f"columns {cols} names a column twice")
+    contexts = column_contexts(context, cols)
+    raw, generated = resolve_key(key)
+    out = df.copy(deep=False)
+    for c in cols:
+        out[c] = hmac_pseudonyms(df[c], raw, context=contexts[c]).array
+    ids = set(roles.identifiers) | set(cols)
+    new_roles = Roles(
+        identifiers=tuple(c for c in df.columns if c in ids),
+        quasi_identifiers={c: k for c, k in roles.quasi_identifiers.items() if c not in ids},
+        sensitive={c: k for c, k in roles.sensitive.items() if c not in ids},
+        insensitive=tuple(c for c in roles.insensitive if c not in ids),
+    )
+    info = {
+        "operation": "hash_identifiers",
+        "algorithm": "HMAC-SHA-256",
+        "columns": list(cols),
+        "text_form": "pdanon.perturb.canonical_text, UTF-8",
+        "context": None if context is None else contexts,
+        "key_generated": generated,
+        "key_source": "generated" if generated else "given",
+    }
+    if generated:
+        # a fingerprint of 32 random bytes reveals nothing; of a chosen key it would let
+        # anyone test guesses offline, so given keys get none
+        info["key_fingerprint"] = key_fingerprint(raw)
+        info["key"] = SecretKey(raw)
+    return publish_frame(out), new_roles, info
+
+
+def drop_identifiers_by_roles(df: pd.DataFrame, roles):
+    """The engine of ``df.anon.drop_identifiers``; returns ``(frame, roles, info)``.
+
+    Example
+    -------
+    >>> from pdanon.schema import resolve_roles
+    >>> df = pd.DataFrame({"name": ["a", "b"], "age": [30, 40]})
+    >>> out, r, info = drop_identifiers_by_roles(df, resolve_roles(df, identifiers="name"))
+    >>> list(out.columns), info["dropped"]
+    (['age'], ['name'])
+    """
+    out = df.drop(columns=list(roles.identifiers))
+    info = {"operation": "drop_identifiers", "dropped": list(roles.identifiers)}
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+

@@ -16,8 +16,9 @@ What it counts (standard library only, reading the source as text: nothing is im
   variable (importing a private *module* such as ``pdanon.parties._curve`` is fine).
 * **largest file** in lines, against ``MAX_LINES``.
 * **repeated blocks**: six or more consecutive code lines that occur again elsewhere with only
-  names, numbers and strings changed (blank lines, comments, docstrings, imports and lines of lone
-  punctuation are skipped; a window whose lines are all trivially short is boilerplate).
+  names, numbers and strings changed (blank lines, comments, docstrings, imports, annotated field
+  declarations and lines of lone punctuation are skipped; a window whose lines are all
+  trivially short is boilerplate).
 """
 
 from __future__ import annotations
@@ -198,6 +199,8 @@ def _shape_lines(path: Path) -> list[tuple[int, str]]:
             continue
         if toks[0] in ("import", "from"):
             continue
+        if toks[:2] == ["N", ":"]:
+            continue  # a field declaration (dataclass or annotated attribute): boilerplate
         if all(not t.isalnum() and t not in ("N", "S", "0") for t in toks):
             continue  # lone punctuation
         out.append((row, " ".join(toks)))

@@ -6,7 +6,7 @@ import numbers
 
 import pandas as pd
 
-from pdanon._errors import UnknownColumnError
+from pdanon._errors import InvalidInputError, UnknownColumnError
 
 
 def as_column_list(columns) -> list | None:
@@ -17,9 +17,12 @@ def as_column_list(columns) -> list | None:
     return list(columns)
 
 
-def check_columns(df: pd.DataFrame, columns, what: str) -> None:
+def check_columns(df: pd.DataFrame, columns, what: str, *, unique: bool = False) -> None:
+    """Every name in ``columns`` is a column of ``df`` (and, with ``unique``, none twice)."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise UnknownColumnError(
             f"unknown column(s) {missing} for {what}; the frame has columns {list(df.columns)}"
         )
+    if unique and len(set(columns)) != len(columns):
+        raise InvalidInputError(f"columns {list(columns)} names a column twice")

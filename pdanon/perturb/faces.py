@@ -84,9 +84,7 @@ def shuffle_by_roles(df: pd.DataFrame, roles, columns=None, *, within=None, seed
                 "no column to shuffle: the frame has no quasi-identifier or sensitive column "
                 "outside within=; name the columns (df.anon.shuffle(['col']))"
             )
-    check_columns(df, cols, "shuffle")
-    if len(set(cols)) != len(cols):
-        raise InvalidInputError(f"columns {cols} names a column twice")
+    check_columns(df, cols, "shuffle", unique=True)
     _check_no_identifiers(cols, roles, "shuffle", keep_identifiers)
 
     rng = make_rng(seed)
@@ -142,9 +140,7 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
                 "no quasi-identifier column to randomize; name them (quasi_identifiers=[...]) "
                 "or pass columns=[...]"
             )
-    check_columns(df, cols, "randomize")
-    if len(set(cols)) != len(cols):
-        raise InvalidInputError(f"columns {cols} names a column twice")
+    check_columns(df, cols, "randomize", unique=True)
     ids = [c for c in cols if c in roles.identifiers]
     if ids:
         raise InvalidInputError(
@@ -205,9 +201,7 @@ def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=No
                 "no identifier column to hash; name them: "
                 "df.anon.hash_identifiers(identifiers=['name', 'phone'])"
             )
-    check_columns(df, cols, "hash_identifiers")
-    if len(set(cols)) != len(cols):
-        raise InvalidInputError(f"columns {cols} names a column twice")
+    check_columns(df, cols, "hash_identifiers", unique=True)
     contexts = column_contexts(context, cols)
     raw, generated = resolve_key(key)
     out = df.copy(deep=False)

@@ -74,7 +74,7 @@ def run_one(rows, family, method, partners, seed=0) -> dict:
 
     from pdanon.encode import encode_table
     from pdanon.partition.group_join import group_join_partition
-    from pdanon.schema import resolve_roles
+    from pdanon.roles import resolve_roles
 
     df = _frame(rows)
     roles = resolve_roles(df, quasi_identifiers=QI_TYPES, sensitive={SENSITIVE: "unordered"})
@@ -153,7 +153,7 @@ def reference_table(rows: int = 300, seeds=(0, 1)) -> None:
     from _util import print_table
     from pdanon import losses
     from pdanon.encode import encode_table
-    from pdanon.schema import resolve_roles
+    from pdanon.roles import resolve_roles
 
     if not os.path.exists(REFERENCE_PYTHON):
         print(f"reference comparison skipped: {REFERENCE_PYTHON} not found (python3 -m venv "

@@ -21,10 +21,10 @@ import importlib
 
 import pandas as pd
 
-_schema = importlib.import_module("pdanon.schema")
+_roles = importlib.import_module("pdanon.roles")
 from pdanon._errors import InvalidInputError
 
-_KEY = _schema._ATTRS_KEY
+_KEY = _roles.ATTRS_KEY
 ROLE_KEYWORDS = ("identifiers", "quasi_identifiers", "sensitive", "insensitive")
 
 
@@ -41,9 +41,9 @@ class AnonAccessor:
         self._df = df
 
     # ------------------------------------------------------------------ roles and state
-    def roles(self, **roles) -> _schema.Roles:
-        """The resolved roles of this frame's columns (see :func:`pdanon.schema.resolve_roles`)."""
-        return _schema.resolve_roles(self._df, **roles)
+    def roles(self, **roles) -> _roles.Roles:
+        """The resolved roles of this frame's columns (see :func:`pdanon.roles.resolve_roles`)."""
+        return _roles.resolve_roles(self._df, **roles)
 
     def with_schema(self, schema) -> pd.DataFrame:
         """Validate the frame against a pandera schema made by :func:`pdanon.schema` (or any
@@ -58,17 +58,17 @@ class AnonAccessor:
         >>> df.anon.with_schema(s).anon.roles().sensitive
         {'sex': 'unordered'}
         """
-        keywords = _schema.roles_from_schema(schema)
+        keywords = _roles.roles_from_schema(schema)
         validated = schema.validate(self._df, lazy=True)
         out = validated.copy(deep=False)
         out.attrs = copy.deepcopy(self._df.attrs)
-        roles = _schema.resolve_roles(out, **keywords)
-        return _schema.with_roles(out, roles)
+        roles = _roles.resolve_roles(out, **keywords)
+        return _roles.with_roles(out, roles)
 
     @property
     def schema(self):
         """A pandera schema of this frame's roles and kinds (remembered or inferred)."""
-        return _schema.roles_to_schema(self.roles())
+        return _roles.roles_to_schema(self.roles())
 
     @property
     def info(self) -> dict:
@@ -76,7 +76,7 @@ class AnonAccessor:
         return copy.deepcopy(self._df.attrs.get(_KEY, {}).get("info", {}))
 
     # ------------------------------------------------------------------ helpers for faces
-    def _result(self, out: pd.DataFrame, roles: _schema.Roles, info: dict) -> pd.DataFrame:
+    def _result(self, out: pd.DataFrame, roles: _roles.Roles, info: dict) -> pd.DataFrame:
         """Attach roles and info to a new frame."""
         out.attrs = {k: v for k, v in self._df.attrs.items() if k != _KEY}
         out.attrs[_KEY] = {"roles": roles.restricted_to(out.columns).to_dict(), "info": info}
@@ -431,7 +431,7 @@ class AnonAccessor:
         for c in (levels or {}):
             if c in df.columns:
                 kinds[c] = (r.quasi_identifiers.get(c) or r.sensitive.get(c)
-                            or _schema.infer_kind(df[c]))
+                            or _roles.infer_kind(df[c]))
         out, info = _hierarchy.generalize_frame(df, levels, hierarchies, kinds, labels=labels)
         info = {"algorithm": "generalize", **info}
         return self._result(out, r, info)

@@ -140,7 +140,7 @@ class SensitiveData:
 def sensitive_kinds(df: pd.DataFrame, sensitive, kinds: Mapping | None = None) -> dict:
     """``{name: kind}`` for a sensitive spec (name, list of names or mapping), checking names."""
     from pdanon._errors import UnknownColumnError
-    from pdanon.schema import KINDS, infer_kind
+    from pdanon.roles import KINDS, infer_kind
 
     if sensitive is None:
         sensitive = []

@@ -487,7 +487,7 @@ def encode_table(df: pd.DataFrame, roles) -> EncodedTable:
 
     Example
     -------
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"age": [30, 20], "d": ["x", None]})
     >>> t = encode_table(df, resolve_roles(df, quasi_identifiers=["age"], sensitive=["d"]))
     >>> t.names, t.sensitive["d"].tolist()

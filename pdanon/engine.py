@@ -8,7 +8,7 @@ line all call it; no algorithm lives anywhere else.
 Example
 -------
 >>> import pandas as pd
->>> from pdanon.schema import resolve_roles
+>>> from pdanon.roles import resolve_roles
 >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
 >>> out, info = anonymize(df, resolve_roles(df), model=KAnonymity(2), method="suppress",
 ...                       algorithm="nearest")
@@ -30,7 +30,7 @@ from pdanon._errors import InvalidInputError, KindError
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
 from pdanon.partition import PARTITIONERS, Partition, auto
 from pdanon.partition.auto import AUTO_MONDRIAN_ROWS  # noqa: F401  (documented here)
-from pdanon.schema import Roles, validate_qi_values
+from pdanon.roles import Roles, validate_qi_values
 
 __all__ = ["AllOf", "KAnonymity", "anonymize", "algorithms", "model_context"]
 

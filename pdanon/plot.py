@@ -55,7 +55,7 @@ def information_loss(original: pd.DataFrame, anonymized: pd.DataFrame, quasi_ide
     0.3333333333333333
     """
     from pdanon.dtype import GeneralizationDtype
-    from pdanon.schema import infer_kind
+    from pdanon.roles import infer_kind
 
     if quasi_identifiers is None:
         quasi_identifiers = anonymized.anon.roles().qi

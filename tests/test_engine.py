@@ -11,7 +11,7 @@ from pdanon import engine, recode
 from pdanon.dtype import GeneralizationArray
 from pdanon.models import KAnonymity
 from pdanon.partition import PARTITIONERS, Partition, Partitioner
-from pdanon.schema import resolve_roles
+from pdanon.roles import resolve_roles
 from tests._helpers.frames import seed_l
 
 

@@ -461,7 +461,7 @@ def test_ldiversity_entropy_exact_threshold():
 
 def test_ldiversity_groups_ok_with_engine_context():
     from pdanon.encode import encode_table
-    from pdanon.schema import resolve_roles
+    from pdanon.roles import resolve_roles
 
     roles = resolve_roles(TABLE, quasi_identifiers=["zip"], sensitive=["d"])
     enc = encode_table(TABLE, roles)

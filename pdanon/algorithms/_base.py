@@ -356,7 +356,7 @@ def block_frame(quasi: np.ndarray, sensitive: np.ndarray, kinds: list, sensitive
     >>> frame.values.tolist(), dict(roles.quasi_identifiers)
     ([[30, 0], [40, 1]], {0: 'real', 1: 'unordered'})
     """
-    from pdanon.schema import Roles
+    from pdanon.roles import Roles
 
     q = quasi.shape[1]
     s = sensitive.shape[1]

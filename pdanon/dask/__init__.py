@@ -110,7 +110,7 @@ class DaskAnonAccessor:
         >>> ddf.anon.roles(sensitive=["d"]).quasi_identifiers
         {'age': 'real'}
         """
-        from pdanon.schema import resolve_roles
+        from pdanon.roles import resolve_roles
 
         _no_extra(roles)
         return resolve_roles(self._ddf._meta, **roles)

@@ -481,7 +481,7 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None) -> pd.DataFrame:
     """
     import dask
     from pdanon.metrics.report import COLUMNS, MetricsFrame
-    from pdanon.schema import stored_roles
+    from pdanon.roles import stored_roles
 
     check_dask_frame(ddf)
     qis = _qis(ddf, quasi_identifiers)

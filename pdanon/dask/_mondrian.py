@@ -708,7 +708,7 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     -------
     >>> import pandas as pd, dask.dataframe as dd
     >>> from pdanon.models import KAnonymity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
     >>> plan, _, info = plan_cuts(dd.from_pandas(df, npartitions=2), resolve_roles(df),
     ...                           model=KAnonymity(2), max_rows_per_part=4)
@@ -840,7 +840,7 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     -------
     >>> import pandas as pd, dask.dataframe as dd
     >>> from pdanon.models import KAnonymity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
     >>> out, info = anonymize(dd.from_pandas(df, npartitions=2), resolve_roles(df),
     ...                       model=KAnonymity(2))

@@ -46,7 +46,7 @@ def load_adult(*, nrows: int | None = None) -> pd.DataFrame:
     nrows : int, optional
         Read only the first ``nrows`` rows.
     """
-    from pdanon.schema import resolve_roles, with_roles
+    from pdanon.roles import resolve_roles, with_roles
 
     with resources.files(__name__).joinpath("adult.csv.gz").open("rb") as fh:
         df = pd.read_csv(fh, sep=";", compression="gzip", nrows=nrows)

@@ -19,7 +19,7 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
                            other: pd.DataFrame | None = None) -> dict:
     """``{column: kind}`` of the quasi-identifiers: the given list/mapping (kinds inferred where
     missing), else the roles remembered by ``df`` (or ``other``), else every column."""
-    from pdanon.schema import KINDS, resolve_roles, stored_roles
+    from pdanon.roles import KINDS, resolve_roles, stored_roles
     from pdanon._errors import KindError
 
     if quasi_identifiers is None:
@@ -60,7 +60,7 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
 
 def _kind_of(column: pd.Series, original: pd.Series | None) -> str:
     """A generalized column's own kind; else the original column's inferred kind."""
-    from pdanon.schema import infer_kind
+    from pdanon.roles import infer_kind
 
     kind = getattr(column.dtype, "column_type", None)
     if kind is not None:
@@ -70,7 +70,7 @@ def _kind_of(column: pd.Series, original: pd.Series | None) -> str:
 
 def sensitive_spec(df: pd.DataFrame, sensitive=None):
     """The sensitive columns: the given spec, else the roles remembered by ``df``."""
-    from pdanon.schema import stored_roles
+    from pdanon.roles import stored_roles
 
     if sensitive is not None:
         return sensitive

@@ -55,7 +55,7 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     ``target`` column the gradient-boosting utility ratio too (``random_state`` and
     ``n_threads`` are passed to them).
     """
-    from pdanon.schema import stored_roles
+    from pdanon.roles import stored_roles
 
     qis = quasi_identifier_kinds(anonymized, quasi_identifiers, other=original)
     if sensitive is None:

@@ -48,7 +48,7 @@ class DataOwner:
     k : int
         Must be the same at both owners.
     quasi_identifiers, sensitive, identifiers :
-        Roles as in :func:`pdanon.schema.resolve_roles` (names, or ``{name: kind}``). Identifier
+        Roles as in :func:`pdanon.roles.resolve_roles` (names, or ``{name: kind}``). Identifier
         columns and columns with no role are never sent. Without any, roles remembered in
         ``data.attrs`` are used, else every column is a quasi-identifier.
     secret : int, optional
@@ -79,7 +79,7 @@ class DataOwner:
                  identifiers=None, secret=None, seed=None, backend="auto",
                  partners: str = "auto"):
         from pdanon.models import KAnonymity
-        from pdanon.schema import resolve_roles, validate_qi_values
+        from pdanon.roles import resolve_roles, validate_qi_values
 
         if not isinstance(data, pd.DataFrame):
             raise InvalidInputError(

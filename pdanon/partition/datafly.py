@@ -41,7 +41,7 @@ Example
 >>> import pandas as pd
 >>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
->>> from pdanon.schema import resolve_roles
+>>> from pdanon.roles import resolve_roles
 >>> df = pd.DataFrame({"a": [1, 1, 2, 2], "d": [1, 1, 2, 3]})
 >>> groups, suppressed, steps = datafly_groups(encode_table(df, resolve_roles(
 ...     df, quasi_identifiers={"a": "real", "d": "real"})), KAnonymity(2))

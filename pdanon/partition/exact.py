@@ -41,7 +41,7 @@ Example
 >>> import pandas as pd
 >>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
->>> from pdanon.schema import resolve_roles
+>>> from pdanon.roles import resolve_roles
 >>> df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]],
 ...                   columns=list("abcd"))
 >>> sol = exact_suppression(encode_table(df, resolve_roles(df)), KAnonymity(2))
@@ -284,7 +284,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     >>> import pandas as pd
     >>> from pdanon.encode import encode_table
     >>> from pdanon.models import AllOf, KAnonymity, LDiversity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame([[1, 1, 1, 1, 1], [1, 1, 1, 1, 2], [2, 2, 2, 2, 2], [2, 2, 2, 3, 1]],
     ...                   columns=list("abcds"))
     >>> model = AllOf(KAnonymity(2), LDiversity(2))
@@ -504,7 +504,7 @@ def exact(enc: EncodedTable, model, *, method: str, frame=None, context=None,
     >>> import pandas as pd
     >>> from pdanon.engine import anonymize
     >>> from pdanon.models import KAnonymity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"a": [1, 1, 2, 2, 2], "b": ["x", "y", "z", "z", "z"]})
     >>> out, info = anonymize(df, resolve_roles(df), model=KAnonymity(2), method="suppress",
     ...                       algorithm="exact")

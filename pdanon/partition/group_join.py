@@ -58,7 +58,7 @@ Example
 >>> import pandas as pd
 >>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
->>> from pdanon.schema import resolve_roles
+>>> from pdanon.roles import resolve_roles
 >>> df = pd.DataFrame({"age": [20, 21, 40, 41, 60, 62]})
 >>> enc = encode_table(df, resolve_roles(df, quasi_identifiers={"age": "real"}))
 >>> p, stats = group_join_partition(enc, KAnonymity(2), method="generalize", seed=0)
@@ -182,7 +182,7 @@ class GroupState:
     >>> import pandas as pd
     >>> from pdanon.encode import encode_table
     >>> from pdanon.models import KAnonymity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"age": [20, 21, 40, 41]})
     >>> enc = encode_table(df, resolve_roles(df, quasi_identifiers={"age": "real"}))
     >>> G = GroupState(enc, "aggregate", KAnonymity(2))
@@ -275,7 +275,7 @@ class GroupState:
         >>> import pandas as pd
         >>> from pdanon.encode import encode_table
         >>> from pdanon.models import KAnonymity
-        >>> from pdanon.schema import resolve_roles
+        >>> from pdanon.roles import resolve_roles
         >>> df = pd.DataFrame({"age": [20, 40, 21, 41]})
         >>> enc = encode_table(df, resolve_roles(df, quasi_identifiers={"age": "real"}))
         >>> G = GroupState.from_labels(enc, "aggregate", KAnonymity(2), np.array([0, 1, 0, 1]))
@@ -584,7 +584,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     >>> import pandas as pd
     >>> from pdanon.encode import encode_table
     >>> from pdanon.models import KAnonymity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"zip": ["a", "a", "b", "b"], "age": [30, 30, 50, 50]})
     >>> enc = encode_table(df, resolve_roles(df))
     >>> group_join_partition(enc, KAnonymity(2), method="suppress", seed=1)[0].labels.tolist()
@@ -670,7 +670,7 @@ def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=Non
     >>> import pandas as pd
     >>> from pdanon.engine import anonymize
     >>> from pdanon.models import KAnonymity
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"age": [20, 21, 40, 41]})
     >>> out, info = anonymize(df, resolve_roles(df), model=KAnonymity(2), method="aggregate",
     ...                       algorithm="group_join", seed=0)

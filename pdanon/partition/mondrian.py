@@ -43,7 +43,7 @@ Example
 >>> import pandas as pd
 >>> from pdanon.encode import encode_table
 >>> from pdanon.models import KAnonymity
->>> from pdanon.schema import resolve_roles
+>>> from pdanon.roles import resolve_roles
 >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
 >>> p = mondrian_partition(encode_table(df, resolve_roles(df)), KAnonymity(2))
 >>> p.labels.tolist()

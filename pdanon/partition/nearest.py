@@ -26,7 +26,7 @@ Example
 -------
 >>> import pandas as pd
 >>> from pdanon.encode import encode_table
->>> from pdanon.schema import resolve_roles
+>>> from pdanon.roles import resolve_roles
 >>> df = pd.DataFrame({"a": [1, 1, 2, 2]})
 >>> p = nearest_partition(encode_table(df, resolve_roles(df)), k=2)
 >>> p.labels.tolist()

@@ -45,7 +45,7 @@ def shuffle_by_roles(df: pd.DataFrame, roles, columns=None, *, within=None, seed
 
     Example
     -------
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"zip": ["A", "A", "B"], "s": [1, 2, 3]})
     >>> out, _, info = shuffle_by_roles(df, resolve_roles(df, sensitive=["s"]),
     ...                                 within="equivalence_classes", seed=0)
@@ -124,13 +124,13 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
 
     Example
     -------
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"age": [20, 30, 40]})
     >>> out, _, info = randomize_by_roles(df, resolve_roles(df), low=0, high=0, seed=0)
     >>> out["age"].tolist(), info["cells_changed"]
     ([20, 30, 40], 0)
     """
-    from pdanon.schema import infer_kind
+    from pdanon.roles import infer_kind
 
     cols = as_column_list(columns)
     if cols is None:
@@ -184,14 +184,14 @@ def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=No
 
     Example
     -------
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"phone": ["+7 900 1", "+7 900 2"], "age": [30, 40]})
     >>> out, r, info = hash_by_roles(df, resolve_roles(df, identifiers=["phone"]),
     ...                              key=b"0123456789abcdef0123456789abcdef", context="column")
     >>> len(out["phone"][0]), r.identifiers, info["key_source"], info["context"]
     (64, ('phone',), 'given', {'phone': 'phone'})
     """
-    from pdanon.schema import Roles
+    from pdanon.roles import Roles
 
     cols = as_column_list(columns)
     if cols is None:
@@ -236,7 +236,7 @@ def drop_identifiers_by_roles(df: pd.DataFrame, roles):
 
     Example
     -------
-    >>> from pdanon.schema import resolve_roles
+    >>> from pdanon.roles import resolve_roles
     >>> df = pd.DataFrame({"name": ["a", "b"], "age": [30, 40]})
     >>> out, r, info = drop_identifiers_by_roles(df, resolve_roles(df, identifiers="name"))
     >>> list(out.columns), info["dropped"]

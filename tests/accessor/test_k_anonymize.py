@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import pdanon
 from pdanon.encode import encode_table
 from pdanon.partition.nearest import nearest_partition
-from pdanon.schema import resolve_roles
+from pdanon.roles import resolve_roles
 
 from tests._helpers.frames import seed_frame
 from tests._helpers.reference import time_optimal_groups

@@ -14,7 +14,7 @@ from pdanon.encode import encode_table
 from pdanon.dtype import GeneralizationDtype, GeneralizationRange
 from pdanon.partition import PARTITIONERS, Partitioner
 from pdanon.partition.nearest import nearest_partition
-from pdanon.schema import resolve_roles
+from pdanon.roles import resolve_roles
 
 from tests._helpers.frames import seed_l
 from tests._helpers.reference import time_optimal_groups

@@ -15,7 +15,7 @@ from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity, TCloseness
 from pdanon.partition import exact as exact_mod
 from pdanon.partition.exact import exact_suppression
-from pdanon.schema import resolve_roles
+from pdanon.roles import resolve_roles
 
 from tests._helpers.reference_groupjoin import Model, brute_force_suppression
 

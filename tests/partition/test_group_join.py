@@ -17,7 +17,7 @@ from pdanon.engine import anonymize
 from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity, TCloseness
 from pdanon.partition.group_join import group_join_partition
-from pdanon.schema import resolve_roles
+from pdanon.roles import resolve_roles
 
 from tests._helpers.reference_groupjoin import Model, column_loss, direct_group_join, group_loss
 

@@ -13,7 +13,7 @@ from pdanon.dtype import GeneralizationRange
 from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
 from pdanon.partition.mondrian import mondrian_partition
-from pdanon.schema import resolve_roles
+from pdanon.roles import resolve_roles
 
 
 def cells(series: pd.Series) -> list:

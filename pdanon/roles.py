@@ -27,7 +27,7 @@ from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
 
 KINDS = ("real", "ordered", "unordered")
 ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
-_ATTRS_KEY = "pdanon"
+ATTRS_KEY = "pdanon"
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def _names(df: pd.DataFrame, spec, what: str) -> tuple:
 
 def stored_roles(df: pd.DataFrame) -> Roles | None:
     """Roles remembered by :meth:`df.anon.with_schema` or an earlier pdanon call, if any."""
-    stored = df.attrs.get(_ATTRS_KEY, {}).get("roles")
+    stored = df.attrs.get(ATTRS_KEY, {}).get("roles")
     if stored is None:
         return None
     return Roles.from_dict(stored).restricted_to(df.columns)
@@ -240,9 +240,9 @@ def _complete(df: pd.DataFrame, roles: Roles) -> Roles:
 
 def with_roles(df: pd.DataFrame, roles: Roles) -> pd.DataFrame:
     """Return ``df`` (same object) with ``roles`` remembered in its attrs."""
-    meta = dict(df.attrs.get(_ATTRS_KEY, {}))
+    meta = dict(df.attrs.get(ATTRS_KEY, {}))
     meta["roles"] = roles.restricted_to(df.columns).to_dict()
-    df.attrs[_ATTRS_KEY] = meta
+    df.attrs[ATTRS_KEY] = meta
     return df
 
 

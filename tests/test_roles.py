@@ -7,7 +7,7 @@ import pandera.pandas as pa
 import pytest
 
 import pdanon
-from pdanon.schema import infer_kind, resolve_roles
+from pdanon.roles import infer_kind, resolve_roles
 from tests._helpers.frames import roles_frame as frame
 
 
@@ -47,7 +47,7 @@ def test_schema_metadata_and_yaml_roundtrip():
     assert isinstance(s, pa.DataFrameSchema)
     assert s.columns["age"].metadata == {"role": "quasi_identifier", "kind": "real"}
     assert s.columns["name"].metadata == {"role": "identifier"}
-    from pdanon.schema import roles_from_schema, schema_from_yaml, schema_to_yaml
+    from pdanon.roles import roles_from_schema, schema_from_yaml, schema_to_yaml
 
     back = schema_from_yaml(schema_to_yaml(s))
     assert isinstance(back, pa.DataFrameSchema)
@@ -72,3 +72,14 @@ def test_errors_name_the_column_and_fix():
         pdanon.schema(identifiers=["a"], quasi_identifiers={"a": "real"})
     with pytest.raises(TypeError, match="DataFrame"):
         resolve_roles(np.zeros(3))
+
+
+def test_the_schema_function_and_the_roles_module_have_different_names():
+    import types
+
+    import pdanon
+    import pdanon.roles
+
+    assert isinstance(pdanon.roles, types.ModuleType)
+    assert callable(pdanon.schema) and not isinstance(pdanon.schema, types.ModuleType)
+    assert pdanon.schema is pdanon.roles.schema

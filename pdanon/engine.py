@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,8 @@ from pdanon.partition import PARTITIONERS, Partition, auto
 from pdanon.partition.auto import AUTO_MONDRIAN_ROWS  # noqa: F401  (documented here)
 from pdanon.roles import Roles, validate_qi_values
 
-__all__ = ["AllOf", "KAnonymity", "anonymize", "algorithms", "model_context"]
+__all__ = ["AllOf", "KAnonymity", "Partitioning", "algorithms", "anonymize", "model_context",
+           "partition"]
 
 
 def _load_partitioners() -> None:
@@ -58,6 +60,56 @@ def _check_algorithm(algorithm: str) -> None:
     names = algorithms()
     if algorithm not in names:
         raise InvalidInputError(f"unknown algorithm {algorithm!r}; use one of {names}")
+
+
+@dataclass
+class Partitioning:
+    """What :func:`partition` did: the partitioner's result (a
+    :class:`~pdanon.partition.Partition` or a :class:`~pdanon.recode.Recoded`), the encoded
+    table, the model's context, the partitioner that ran and, for ``"auto"``, why."""
+
+    result: object
+    encoded: object
+    context: object
+    algorithm: str
+    reason: str = ""
+
+
+def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
+              algorithm: str, **options) -> Partitioning:
+    """Steps 1-3 of :func:`anonymize` — validate, encode, choose and run the partitioner —
+    without recoding or verifying: for a face that needs the groups themselves (the classic
+    GroupJoin metric's group lists). ``df`` must have at least one row.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
+    >>> run = partition(df, resolve_roles(df), model=KAnonymity(2), method="generalize",
+    ...                 algorithm="auto")
+    >>> run.algorithm, run.result.labels.tolist()
+    ('nearest', [0, 0, 1, 1])
+    """
+    _check_method(method)
+    _check_algorithm(algorithm)
+    model.check_feasible(df, roles)
+    validate_qi_values(df, roles.qi)
+    context = model_context(model, df, roles)
+    if method == "aggregate":
+        for c in roles.qi:
+            if getattr(df[c].dtype, "name", "").startswith("generalization"):
+                raise KindError(f"column {c!r} is already generalized; cannot aggregate ranges")
+    enc = encode_table(df, roles)
+    reason = ""
+    if algorithm == "auto":
+        algorithm, reason = auto.choose(enc, model, options)
+        if algorithm == "nearest":
+            options.pop("max_suppressed_rows", None)  # nearest never suppresses
+    partitioner = PARTITIONERS[algorithm]
+    partitioner.check_options(options)
+    result = partitioner(enc, model, method=method, frame=df, context=context, **options)
+    return Partitioning(result, enc, context, algorithm, reason)
 
 
 def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
@@ -100,26 +152,12 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if attrs:  # every column lookup deep-copies attrs: work on a shallow view without them
         df = df.copy(deep=False)
         df.attrs = {}
-    model.check_feasible(df, roles)
-    validate_qi_values(df, roles.qi)
-    context = model_context(model, df, roles)
-    if method == "aggregate":
-        for c in roles.qi:
-            if getattr(df[c].dtype, "name", "").startswith("generalization"):
-                raise KindError(f"column {c!r} is already generalized; cannot aggregate ranges")
-    enc = encode_table(df, roles)
-    why = ""
-    if algorithm == "auto":
-        chosen, why = auto.choose(enc, model, options)
-        if chosen == "nearest":
-            options.pop("max_suppressed_rows", None)  # nearest never suppresses
-        info["algorithm"] = chosen
+    run = partition(df, roles, model=model, method=method, algorithm=algorithm, **options)
+    enc, context, result = run.encoded, run.context, run.result
+    if run.reason:
+        info["algorithm"] = run.algorithm
         info["requested_algorithm"] = algorithm
-        algorithm = chosen
-    partitioner = PARTITIONERS[algorithm]
-    partitioner.check_options(options)
-    result = partitioner(enc, model, method=method, frame=df, context=context, **options)
-    note = "; ".join(x for x in (f"auto: {why}" if why else "", result.note) if x)
+    note = "; ".join(x for x in (f"auto: {run.reason}" if run.reason else "", result.note) if x)
     info.update(result.info)
     suppressed = None
 
@@ -131,22 +169,22 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         info["suppressed_rows"] = int(result.suppressed_rows)
         suppressed = result.suppressed
     else:
-        partition: Partition = result
+        groups: Partition = result
         changed = 0
         for col in enc.columns:
-            new, count = recode.recode_column(method, df[col.name], col, partition.labels,
-                                              partition.order)
+            new, count = recode.recode_column(method, df[col.name], col, groups.labels,
+                                              groups.order)
             out[col.name] = new
             changed += count
-        if partition.suppressed is not None and partition.suppressed.any():
-            rows = partition.suppressed
+        if groups.suppressed is not None and groups.suppressed.any():
+            rows = groups.suppressed
             for c in roles.qi:
                 before = out[c].isna().to_numpy()
                 out[c] = out[c].mask(rows)
                 changed += int((rows & ~before).sum())
             info["suppressed_rows"] = int(rows.sum())
             suppressed = rows
-        info["partitions"] = partition.groups
+        info["partitions"] = groups.groups
         info["changed_cells"] = changed
     if note:
         info["note"] = note

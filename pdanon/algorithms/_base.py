@@ -456,8 +456,8 @@ def partition_rows(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, mod
     """The groups a registered partitioner (:data:`pdanon.partition.PARTITIONERS`, the
     engine's ``algorithm=``) forms, as lists of row positions in the order of their smallest
     row, without recoding them: the reference's group lists, which the published classes of
-    :func:`run_engine` cannot give (two groups may publish equal cells). The same frame,
-    model, feasibility check, context and option check as the engine.
+    :func:`run_engine` cannot give (two groups may publish equal cells). It runs the engine's
+    first steps (:func:`pdanon.engine.partition`: validation, encoding, the partitioner).
 
     Example
     -------
@@ -467,21 +467,19 @@ def partition_rows(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, mod
     ...                model_for=lambda s: KAnonymity(2), algorithm="group_join", seed=0)
     [[0, 2], [1, 3]]
     """
-    from pdanon.encode import encode_table
-    from pdanon.engine import algorithms, model_context
-    from pdanon.partition import PARTITIONERS
+    from pdanon import engine
+    from pdanon.partition import Partition
 
-    if algorithm not in algorithms() or algorithm == "auto":
-        raise InvalidInputError(
-            f"unknown partitioner {algorithm!r}; use one of {sorted(PARTITIONERS)}")
-    partitioner = PARTITIONERS[algorithm]
-    partitioner.check_options(options)
+    if algorithm == "auto":
+        raise InvalidInputError("partition_rows needs a partitioner's name, not 'auto'")
     frame, roles, _ = block_frame(quasi, sensitive, kinds, sensitive_kinds)
     model = model_for(sensitive.shape[1] > 0)
-    model.check_feasible(frame, roles)
-    context = model_context(model, frame, roles)
-    partition = partitioner(encode_table(frame, roles), model, method=method, frame=frame,
-                            context=context, **options)
+    run = engine.partition(frame, roles, model=model, method=method, algorithm=algorithm,
+                           **options)
+    partition = run.result
+    if not isinstance(partition, Partition):
+        raise InvalidInputError(
+            f"algorithm={algorithm!r} recodes globally: it forms no row groups to list")
     return _classes(np.asarray(partition.labels))
 
 

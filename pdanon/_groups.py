@@ -19,10 +19,12 @@ import numpy as np
 import pandas as pd
 
 
-def column_codes(values) -> tuple[np.ndarray, int]:
-    """Codes 0..m-1 of a column's distinct cells (NA is one more distinct value) and m."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.int64)
+def column_codes(values, *, where: str = "column") -> tuple[np.ndarray, int]:
+    """Codes 0..m-1 of a column's distinct cells (NA is one more distinct value) and m; the
+    encoder's rules (:func:`pdanon.encode.factorize`: unhashable cells are a clear error)."""
+    from pdanon.encode import factorize
+
+    codes, uniques = factorize(values, where=where)
     m = len(uniques)
     if (codes < 0).any():
         codes = np.where(codes < 0, m, codes)
@@ -54,7 +56,8 @@ def combine_codes(codes_list: Sequence[np.ndarray], n: int) -> np.ndarray:
 def class_labels(df: pd.DataFrame, columns: Sequence) -> np.ndarray:
     """Equivalence-class label of every row over ``columns`` (first class met gets 0)."""
     n = len(df)
-    return combine_codes([column_codes(df[c].array)[0] for c in columns], n)
+    return combine_codes([column_codes(df[c].array, where=f"column {c!r}")[0] for c in columns],
+                         n)
 
 
 def class_sizes(labels: np.ndarray) -> np.ndarray:

@@ -17,8 +17,14 @@ leading ``'`` so that spreadsheets do not run them as formulas (``--no-csv-escap
 this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes the
 reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
 ``--key-file``, keyed HMAC-SHA-256 pseudonyms.
+Every anonymizing algorithm enforces the model ``-m`` asks for (``datafly`` and ``greedy``
+too, through ``l=`` / ``t=``); a model or ``-k`` / ``-l`` / ``-t`` the algorithm would ignore
+is an error (:func:`check_model_flags`). Columns in none of ``--qi_ids`` / ``--i_ids`` /
+``--s_ids`` are kept unchanged. Without ``-f``, a first line that looks like a header
+(:func:`header_like_first_row`) gives a warning.
 Wrong or missing arguments, unreadable files and infeasible requests end with a one-line
-``depersonalize: error: ...`` on standard error and exit code 2. Runs longer than a second
+``depersonalize: error: ...`` on standard error and exit code 2, in the flags' words
+(:func:`flag_names`). Runs longer than a second
 show a spinner with the elapsed time on standard error (when it is a terminal, or always with
 ``--progress always``). docs/cli.md has examples.
 

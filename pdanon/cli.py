@@ -395,7 +395,13 @@ def check_model_flags(args) -> None:
 
 def flag_names(text: str) -> str:
     """A message of the classic classes with their parameter names replaced by the flags
-    (``quasi_identifiers_types`` -> ``--types``)."""
+    (``quasi_identifiers_types`` -> ``--types``).
+
+    Example
+    -------
+    >>> flag_names("quasi_identifiers_types has 2 entries")
+    '--types has 2 entries'
+    """
     for param, flag in _FLAG_NAMES:
         text = text.replace(param, flag)
     return text

@@ -18,7 +18,7 @@ this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes 
 reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
 ``--key-file``, keyed HMAC-SHA-256 pseudonyms.
 Every anonymizing algorithm enforces the model ``-m`` asks for (``datafly`` and ``greedy``
-too, through ``l=`` / ``t=``); a model or ``-k`` / ``-l`` / ``-t`` the algorithm would ignore
+too, through their ``with_model(l=..., t=...)``); a model or ``-k`` / ``-l`` / ``-t`` the algorithm would ignore
 is an error (:func:`check_model_flags`). Columns in none of ``--qi_ids`` / ``--i_ids`` /
 ``--s_ids`` are kept unchanged. Without ``-f``, a first line that looks like a header
 (:func:`header_like_first_row`) gives a warning.
@@ -330,12 +330,12 @@ def make_algorithm(args):
         lines = (_int(args.k_suppressed_lines, "--k_suppressed_lines", 0)
                  if args.k_suppressed_lines is not None else None)
         label += f" ({metric})"
-        return A.Datafly(k, types, k_suppressed_lines=lines, l=l, t=t,
-                         sensitives_types=s_types), label
+        return A.Datafly(k, types, k_suppressed_lines=lines).with_model(
+            l=l, t=t, sensitives_types=s_types), label
     if name == "greedy":
         label += f" ({metric})"
-        return A.GeneralizationGreedyByOneEqualSizedGroups(k, types, l=l, t=t,
-                                                           sensitives_types=s_types), label
+        return A.GeneralizationGreedyByOneEqualSizedGroups(k, types).with_model(
+            l=l, t=t, sensitives_types=s_types), label
     if name == "group_join":
         label += f" ({metric}, {dict(s='suppression', g='generalization', a='aggregation')[method]})"
         gj_method = {"s": lambda: A.GroupJoinSuppression(),

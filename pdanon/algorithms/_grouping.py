@@ -231,13 +231,23 @@ class AggregationLDiversityTimeOptimal(_LDiverseEngine):
 
 class _AnyModel:
     """Mixin of Datafly and the equal groups: k-anonymity, plus distinct l-diversity (``l``)
-    or t-closeness with the reference's distances (``t``, ``sensitives_types``) when given.
-    The reference's classes are k-anonymity only; the engine's partitioners take any model."""
+    or t-closeness with the reference's distances (``t``, ``sensitives_types``) set by
+    :meth:`with_model`. The reference's classes (and so their constructors) are k-anonymity
+    only; the engine's partitioners take any model."""
 
-    def _set_model(self, l, t, sensitives_types) -> None:
+    l = None
+    t = None
+    sensitives_types = None
+
+    def with_model(self, *, l=None, t=None, sensitives_types=None):
+        """Also enforce distinct l-diversity (``l``) or t-closeness (``t``; Jensen–Shannon
+        for ordered/unordered sensitive columns, normalized Wasserstein for real ones, by
+        ``sensitives_types``, default all unordered) over the sensitive columns; returns
+        ``self``."""
         if l is not None and t is not None:
             raise InvalidInputError("give l (l-diversity) or t (t-closeness), not both")
         self.l, self.t, self.sensitives_types = l, t, sensitives_types
+        return self
 
     @property
     def _sensitive_kinds(self):
@@ -264,24 +274,22 @@ class Datafly(_AnyModel, _EngineDepersonalizator):
     rows still in small classes. Returns ``(table, changed cells)``.
 
     Engine: ``algorithm="datafly"``, ``method="generalize"``, ``max_suppressed_rows``.
-    pdanon extension: ``l=`` adds distinct l-diversity, ``t=`` (with ``sensitives_types``)
-    t-closeness, over the sensitive columns.
+    pdanon extension: ``.with_model(l=...)`` adds distinct l-diversity, ``.with_model(t=...,
+    sensitives_types=...)`` t-closeness, over the sensitive columns.
 
     Example
     -------
     >>> Datafly(2, ["real"]).depersonalize([[1], [1], [2], [3]])
     ([[1], [1], [[2, 3]], [[2, 3]]], 2)
-    >>> Datafly(2, ["real"], l=2).depersonalize([[1, "a"], [1, "a"], [2, "b"], [3, "b"]],
-    ...                                         sensitives_ids=[1])
+    >>> Datafly(2, ["real"]).with_model(l=2).depersonalize(
+    ...     [[1, "a"], [1, "a"], [2, "b"], [3, "b"]], sensitives_ids=[1])
     ([[[1, 3], 'a'], [[1, 3], 'a'], [[1, 3], 'b'], [[1, 3], 'b']], 4)
     """
 
     _algorithm = "datafly"
 
-    def __init__(self, k, quasi_identifiers_types=None, k_suppressed_lines=None, *, l=None,
-                 t=None, sensitives_types=None):
+    def __init__(self, k, quasi_identifiers_types=None, k_suppressed_lines=None):
         super().__init__(k, quasi_identifiers_types)
-        self._set_model(l, t, sensitives_types)
         self.k_suppressed_lines = k_suppressed_lines if k_suppressed_lines is not None else k - 1
 
     def _options(self) -> dict:
@@ -296,7 +304,8 @@ class GeneralizationGreedyByOneEqualSizedGroups(_AnyModel, _EngineDepersonalizat
     k-anonymous, as the reference).
 
     Engine: ``algorithm="equal_groups"`` with ``unordered_order="appearance"``. pdanon
-    extension: ``l=`` / ``t=`` (with ``sensitives_types``) as in :class:`Datafly`.
+    extension: ``.with_model(l=...)`` / ``.with_model(t=..., sensitives_types=...)`` as in
+    :class:`Datafly`.
 
     Example
     -------
@@ -305,11 +314,6 @@ class GeneralizationGreedyByOneEqualSizedGroups(_AnyModel, _EngineDepersonalizat
     """
 
     _algorithm = "equal_groups"
-
-    def __init__(self, k, quasi_identifiers_types=None, *, l=None, t=None,
-                 sensitives_types=None):
-        super().__init__(k, quasi_identifiers_types)
-        self._set_model(l, t, sensitives_types)
 
     def _options(self) -> dict:
         return {"unordered_order": "appearance"}

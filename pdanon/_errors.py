@@ -33,3 +33,8 @@ class InfeasibleError(AnonymizationError, ValueError):
 
 class VerificationError(AnonymizationError, AssertionError):
     """An anonymizer's output failed the check of its own privacy model (a bug: please report)."""
+
+
+class RoleWarning(UserWarning):
+    """pdanon chose a column's role for you (e.g. a column that looks like an identifier was
+    treated as one); pass the roles explicitly to decide yourself and silence it."""

@@ -42,8 +42,15 @@ class AnonAccessor:
 
     # ------------------------------------------------------------------ roles and state
     def roles(self, **roles) -> _roles.Roles:
-        """The resolved roles of this frame's columns (see :func:`pdanon.roles.resolve_roles`)."""
+        """The resolved roles of this frame's columns (see :func:`pdanon.roles.resolve_roles`;
+        columns that look like identifiers are identifiers when no roles are given)."""
         return _roles.resolve_roles(self._df, **roles)
+
+    def _measured_roles(self, roles: dict) -> _roles.Roles:
+        """Roles for the metrics: a column that looks like an identifier stays a
+        quasi-identifier (a metric never changes the quasi-identifiers silently), with a
+        :class:`pdanon.RoleWarning`."""
+        return _roles.resolve_roles(self._df, guess_identifiers="warn", **roles)
 
     def with_schema(self, schema) -> pd.DataFrame:
         """Validate the frame against a pandera schema made by :func:`pdanon.schema` (or any
@@ -95,7 +102,7 @@ class AnonAccessor:
         """
         from pdanon._groups import class_labels
 
-        r = self.roles(**roles)
+        r = self._measured_roles(roles)
         return pd.Series(class_labels(self._df, r.qi), index=self._df.index, name="class")
 
     def k_anonymity(self, **roles) -> int:
@@ -110,12 +117,12 @@ class AnonAccessor:
         """
         from pdanon import models
 
-        r = self.roles(**roles)
+        r = self._measured_roles(roles)
         return models.k_anonymity(self._df, r.qi)
 
     # ---- privacy levels and metrics
     def _sensitive_roles(self, roles: dict, what: str):
-        r = self.roles(**roles)
+        r = self._measured_roles(roles)
         if not r.sensitive:
             raise InvalidInputError(
                 f"{what} needs at least one sensitive column: pass sensitive=[...] (or "
@@ -183,7 +190,7 @@ class AnonAccessor:
         """
         from pdanon.metrics.report import metrics_table
 
-        r = self.roles(**roles)
+        r = self._measured_roles(roles)
         return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                              sensitive=r.sensitive, target=target, ml=ml,
                              random_state=random_state, n_threads=n_threads)

@@ -17,8 +17,14 @@ leading ``'`` so that spreadsheets do not run them as formulas (``--no-csv-escap
 this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes the
 reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
 ``--key-file``, keyed HMAC-SHA-256 pseudonyms.
+Every anonymizing algorithm enforces the model ``-m`` asks for (``datafly`` and ``greedy``
+too, through their ``with_model(l=..., t=...)``); a model or ``-k`` / ``-l`` / ``-t`` the algorithm would ignore
+is an error (:func:`check_model_flags`). Columns in none of ``--qi_ids`` / ``--i_ids`` /
+``--s_ids`` are kept unchanged. Without ``-f``, a first line that looks like a header
+(:func:`header_like_first_row`) gives a warning.
 Wrong or missing arguments, unreadable files and infeasible requests end with a one-line
-``depersonalize: error: ...`` on standard error and exit code 2. Runs longer than a second
+``depersonalize: error: ...`` on standard error and exit code 2, in the flags' words
+(:func:`flag_names`). Runs longer than a second
 show a spinner with the elapsed time on standard error (when it is a terminal, or always with
 ``--progress always``). docs/cli.md has examples.
 
@@ -42,6 +48,17 @@ PROG = "depersonalize"
 ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
               "randomization", "shuffler", "batch_shuffler")
 _KIND_LETTERS = {"r": "real", "o": "ordered", "u": "unordered"}
+#: the algorithms that enforce each privacy model (-m); the others enforce none
+MODEL_ALGORITHMS = {
+    "k": ("baseline", "time_optimal", "datafly", "greedy", "group_join"),
+    "l": ("baseline", "time_optimal", "datafly", "greedy", "group_join"),
+    "t": ("baseline", "datafly", "greedy", "group_join"),
+}
+#: Python parameter names in the classic classes' messages -> the flags that set them
+_FLAG_NAMES = (("quasi_identifiers_types", "--types"), ("sensitives_types", "--s_types"),
+               ("quasi_identifiers_ids", "--qi_ids"), ("sensitives_ids", "--s_ids"),
+               ("identifiers_ids", "--i_ids"), ("columns_ids_to_shuffle", "--cols2shuffle"),
+               ("k_suppressed_lines", "--k_suppressed_lines"))
 _PARQUET = (".parquet", ".pq")
 
 
@@ -273,17 +290,18 @@ def make_algorithm(args):
     types = _kinds(args.types, "--types")
     s_types = _kinds(args.s_types, "--s_types")
     seed = _int(args.seed, "-s/--seed", 0) if args.seed is not None else None
-    needs_k = name in ("baseline", "time_optimal", "datafly", "greedy", "group_join")
+    check_model_flags(args)
+    needs_k = name in MODEL_ALGORITHMS["k"]
     k = l = t = None
     if needs_k:
         if args.k is None:
             raise CliError(f"-k is required for algorithm {name!r}")
         k = _int(args.k, "-k", 1)
-        if metric == "l" and name in ("baseline", "time_optimal", "group_join"):
+        if metric == "l":
             if args.l is None:
                 raise CliError("-l is required for l-diversity (-m l)")
             l = _int(args.l, "-l", 1)
-        if metric == "t" and name in ("baseline", "time_optimal", "group_join"):
+        if metric == "t":
             if args.t is None:
                 raise CliError("-t is required for t-closeness (-m t)")
             t = _float(args.t, "-t")
@@ -299,9 +317,6 @@ def make_algorithm(args):
         return A.SuppressionTClosenessBaseline(k, t, sensitives_types=s_types), label
     if name == "time_optimal":
         label += f" ({metric}, {dict(s='suppression', g='generalization', a='aggregation')[method]})"
-        if metric == "t":
-            raise CliError("time_optimal does not support t-closeness; use -a group_join or "
-                           "-a baseline with -m t")
         classes = {
             ("k", "s"): lambda: A.SuppressionKAnonymityTimeOptimal(k),
             ("k", "g"): lambda: A.GeneralizationKAnonymityTimeOptimal(k, types),
@@ -314,9 +329,13 @@ def make_algorithm(args):
     if name == "datafly":
         lines = (_int(args.k_suppressed_lines, "--k_suppressed_lines", 0)
                  if args.k_suppressed_lines is not None else None)
-        return A.Datafly(k, types, k_suppressed_lines=lines), label
+        label += f" ({metric})"
+        return A.Datafly(k, types, k_suppressed_lines=lines).with_model(
+            l=l, t=t, sensitives_types=s_types), label
     if name == "greedy":
-        return A.GeneralizationGreedyByOneEqualSizedGroups(k, types), label
+        label += f" ({metric})"
+        return A.GeneralizationGreedyByOneEqualSizedGroups(k, types).with_model(
+            l=l, t=t, sensitives_types=s_types), label
     if name == "group_join":
         label += f" ({metric}, {dict(s='suppression', g='generalization', a='aggregation')[method]})"
         gj_method = {"s": lambda: A.GroupJoinSuppression(),
@@ -352,6 +371,40 @@ def make_algorithm(args):
     if name == "shuffler":
         return A.Shuffler(seed=seed, columns_ids_to_shuffle=cols), label
     return A.ShufflerInBatches(seed=seed, columns_ids_to_shuffle=cols), label
+
+
+def check_model_flags(args) -> None:
+    """Refuse a privacy flag the requested algorithm would ignore (one line naming the
+    combinations that exist)."""
+    name, metric = args.algorithm, args.metric
+    if args.l is not None and metric != "l":
+        raise CliError(f"-l is the l of l-diversity: add -m l (got -m {metric})")
+    if args.t is not None and metric != "t":
+        raise CliError(f"-t is the t of t-closeness: add -m t (got -m {metric})")
+    if name in MODEL_ALGORITHMS[metric]:
+        return
+    given = [f for f, v in (("-k", args.k), ("-l", args.l), ("-t", args.t)) if v is not None]
+    if metric == "k" and not given:
+        return
+    what = f"-m {metric}" if metric != "k" else "/".join(given)
+    raise CliError(
+        f"-a {name} does not enforce {what}; -m k works with -a "
+        f"{', '.join(MODEL_ALGORITHMS['k'])}; -m l with {', '.join(MODEL_ALGORITHMS['l'])}; "
+        f"-m t with {', '.join(MODEL_ALGORITHMS['t'])}")
+
+
+def flag_names(text: str) -> str:
+    """A message of the classic classes with their parameter names replaced by the flags
+    (``quasi_identifiers_types`` -> ``--types``).
+
+    Example
+    -------
+    >>> flag_names("quasi_identifiers_types has 2 entries")
+    '--types has 2 entries'
+    """
+    for param, flag in _FLAG_NAMES:
+        text = text.replace(param, flag)
+    return text
 
 
 # ============================================================================ progress
@@ -421,14 +474,88 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
+def header_like_first_row(df) -> bool:
+    """Whether the first row of a table read without a header looks like one: every cell is
+    a non-empty text that is not a number, and below it at least one column holds only
+    numbers (missing cells aside).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> header_like_first_row(pd.DataFrame([["name", "age"], ["ann", "30"], ["bob", "41"]]))
+    True
+    >>> header_like_first_row(pd.DataFrame([["ann", "x"], ["bob", "y"]]))
+    False
+    """
+    import pandas as pd
+
+    if len(df) < 2:
+        return False
+    for v in df.iloc[0]:
+        if not isinstance(v, str) or not v.strip() or pd.notna(pd.to_numeric(v, errors="coerce")):
+            return False
+    for c in df.columns:
+        below = df[c].iloc[1:].dropna()
+        if len(below) and pd.to_numeric(below, errors="coerce").notna().all():
+            return True
+    return False
+
+
+def _header_warning(df) -> str:
+    cells = [str(v) for v in df.iloc[0]]
+    shown = ", ".join(cells[:5]) + (", ..." if len(cells) > 5 else "")
+    return (f"{PROG}: warning: the first line ({shown}) looks like a header (text above "
+            "numeric columns) but -f/--header was not given, so it is anonymized as a data "
+            "row; add -f if it is a header")
+
+
+def _with_unnamed(df, table, unnamed: list):
+    """The output with the columns that have no role (``unnamed`` positions) put back
+    unchanged, in file order."""
+    import pandas as pd
+
+    cols = {}
+    for i, label in enumerate(df.columns):
+        if i in unnamed:
+            cols[label] = df[label].reset_index(drop=True)
+        elif table is not None and label in table.columns:
+            cols[label] = table[label].reset_index(drop=True)
+    return pd.DataFrame(cols)
+
+
 def run(argv=None) -> int:
     """Parse ``argv``, anonymize, write; raises :class:`CliError` for user errors."""
     args = build_parser().parse_args(argv)
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header)
+    suspect = (not args.header and not _is_parquet(args.input)
+               and header_like_first_row(df))
+    try:
+        table, counts = _anonymize(args, algorithm, label, df)
+    except Exception as exc:  # noqa: BLE001 - one line, in the flags' words
+        message = flag_names(_one_line(exc))
+        if suspect:
+            message += " (the first line looks like a header: add -f if it is one)"
+        raise CliError(message) from None
+    write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
+    if suspect:
+        print(_header_warning(df), file=sys.stderr)
+    if args.output is not None and counts:
+        print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
+              file=sys.stderr)
+    return 0
+
+
+def _anonymize(args, algorithm, label: str, df):
+    """The output table (columns without a role put back) and the algorithm's counts."""
+    from pdanon.algorithms._base import resolve_ids
+
     i_ids = _ids(args.i_ids, "--i_ids")
     qi_ids = _ids(args.qi_ids, "--qi_ids")
     s_ids = _ids(args.s_ids, "--s_ids")
+    ids, qis, sens = resolve_ids(df.shape[1], i_ids, qi_ids, s_ids)
+    named = set(ids) | set(qis) | set(sens)
+    unnamed = [i for i in range(df.shape[1]) if i not in named]
     delay = float(os.environ.get("PDANON_PROGRESS_DELAY", "1.0"))
     with Progress(label, _progress_enabled(args.progress), delay):
         result = algorithm.depersonalize(df, identifiers_ids=i_ids, quasi_identifiers_ids=qi_ids,
@@ -441,14 +568,12 @@ def run(argv=None) -> int:
             raise CliError(f"cannot reach k={k}: the table has only {len(df)} row(s)")
         raise CliError("the privacy model cannot be met on this table (e.g. fewer distinct "
                        "sensitive values than l); relax the parameters")
+    if unnamed:
+        table = _with_unnamed(df, table, unnamed)
     if table is None:
         raise CliError("nothing to write: every column was dropped (check --i_ids / --qi_ids / "
                        "--s_ids)")
-    write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
-    if args.output is not None and counts:
-        print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
-              file=sys.stderr)
-    return 0
+    return table, counts
 
 
 def main(argv=None) -> int:
@@ -456,7 +581,7 @@ def main(argv=None) -> int:
     try:
         return run(argv)
     except CliError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {flag_names(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -470,7 +595,7 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # -h / --help
         return exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a command line never shows a traceback
-        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{PROG}: error: {flag_names(_one_line(exc))}", file=sys.stderr)
         return 2
 
 

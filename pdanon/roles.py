@@ -21,13 +21,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+import sys
+import warnings
+
 import pandas as pd
 
-from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
+from pdanon._errors import InvalidInputError, KindError, RoleWarning, UnknownColumnError
 
 KINDS = ("real", "ordered", "unordered")
 ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
 ATTRS_KEY = "pdanon"
+
+#: a string or integer column with no repeated value among at least this many non-missing
+#: cells looks like an identifier (see :func:`looks_like_identifier`)
+IDENTIFIER_MIN_ROWS = 50
+#: what :func:`resolve_roles` does with columns that look like identifiers when no roles name
+#: them: ``"identifier"`` (treat them as identifiers, with a :class:`RoleWarning`), ``"warn"``
+#: (keep them quasi-identifiers, with a :class:`RoleWarning`; the metrics), ``"ignore"``
+GUESS_IDENTIFIERS = ("identifier", "warn", "ignore")
 
 
 @dataclass(frozen=True)
@@ -158,6 +169,83 @@ def _names(df: pd.DataFrame, spec, what: str) -> tuple:
     return tuple(spec)
 
 
+def _id_like_dtype(series: pd.Series) -> bool:
+    """Integers (not booleans) or strings, also as Categorical categories; never floats."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _id_like_dtype(pd.Series(dtype.categories))
+    if pd.api.types.is_bool_dtype(dtype):
+        return False
+    if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_string_dtype(dtype) and not (
+            dtype == object):
+        return True
+    if dtype == object:
+        values = series.dropna()
+        return all(isinstance(v, str) for v in values) or all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values)
+    return False
+
+
+def looks_like_identifier(series: pd.Series) -> bool:
+    """Whether a column looks like an identifier: integers or strings (also as Categorical
+    categories; never floats, booleans or dates) with at least :data:`IDENTIFIER_MIN_ROWS`
+    (50) non-missing cells and no value repeated.
+
+    The rule is a safety net, not a detector: a unique ID column in a table of fewer than 50
+    rows, a near-unique column (one value repeated), a float ID or an identifier hidden in
+    free text is not caught. Pass roles explicitly.
+
+    Example
+    -------
+    >>> looks_like_identifier(pd.Series([f"R{i:05d}" for i in range(50)]))
+    True
+    >>> looks_like_identifier(pd.Series(range(49)))   # too few rows to tell
+    False
+    >>> looks_like_identifier(pd.Series([0.5 * i for i in range(60)]))  # never a float
+    False
+    """
+    values = series.dropna()
+    if len(values) < IDENTIFIER_MIN_ROWS or not _id_like_dtype(series):
+        return False
+    try:
+        return not values.duplicated().any()
+    except TypeError:  # unhashable cells
+        return False
+
+
+def _guessed_identifiers(df: pd.DataFrame, columns: Iterable, mode: str) -> tuple:
+    """The columns among ``columns`` that look like identifiers; warn as ``mode`` says."""
+    if mode not in GUESS_IDENTIFIERS:
+        raise InvalidInputError(
+            f"guess_identifiers must be one of {list(GUESS_IDENTIFIERS)}, got {mode!r}")
+    if mode == "ignore" or len(df) < IDENTIFIER_MIN_ROWS:
+        return ()
+    found = tuple(c for c in columns if looks_like_identifier(df[c]))
+    if not found:
+        return ()
+    what = (f"column(s) {list(found)} look like identifiers (integers or strings with no "
+            f"repeated value in {len(df)} rows)")
+    if mode == "identifier":
+        msg = (f"{what} and are treated as identifiers: dropped, never published. Pass roles "
+               "to decide yourself: identifiers=[...] and quasi_identifiers=[...] (or "
+               "df.anon.with_schema(...)).")
+    else:
+        msg = (f"{what} but are counted as quasi-identifiers here, so their classes have one "
+               "row each; pass quasi_identifiers=[...] to choose the quasi-identifiers.")
+    warnings.warn(msg, RoleWarning, stacklevel=_user_stacklevel())
+    return found if mode == "identifier" else ()
+
+
+def _user_stacklevel() -> int:
+    """The stack level of the first caller outside pdanon (so a warning points at user code)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pdanon"):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
 def stored_roles(df: pd.DataFrame) -> Roles | None:
     """Roles remembered by :meth:`df.anon.with_schema` or an earlier pdanon call, if any."""
     stored = df.attrs.get(ATTRS_KEY, {}).get("roles")
@@ -173,6 +261,7 @@ def resolve_roles(
     quasi_identifiers=None,
     sensitive=None,
     insensitive=None,
+    guess_identifiers: str = "identifier",
 ) -> Roles:
     """Work out every column's role and kind.
 
@@ -182,6 +271,24 @@ def resolve_roles(
     another role. Without remembered roles, every column not given another role is a
     quasi-identifier; when ``quasi_identifiers`` is given explicitly, columns named nowhere are
     ``insensitive`` (published unchanged). Kinds default to :func:`infer_kind`.
+
+    When neither ``identifiers`` nor ``quasi_identifiers`` is given and no roles are
+    remembered, columns that look like identifiers (:func:`looks_like_identifier`: integers or
+    strings with no repeated value in at least 50 rows) are not made quasi-identifiers:
+    ``guess_identifiers="identifier"`` (default; the anonymizers and perturbations) makes them
+    identifiers (dropped from anonymized output), ``"warn"`` (the metrics, which must not change
+    the quasi-identifiers silently) keeps them quasi-identifiers; both name them in a
+    :class:`pdanon.RoleWarning`. ``"ignore"`` keeps them quasi-identifiers silently.
+
+    Example
+    -------
+    >>> import warnings
+    >>> df = pd.DataFrame({"id": [f"R{i:05d}" for i in range(60)], "age": [30, 40] * 30})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = resolve_roles(df)
+    >>> r.identifiers, r.qi, caught[0].category.__name__
+    (('id',), ['age'], 'RoleWarning')
     """
     _check_frame(df)
     explicit = any(x is not None for x in (identifiers, quasi_identifiers, sensitive, insensitive))
@@ -206,7 +313,11 @@ def resolve_roles(
             qis = {c: k for c, k in stored.quasi_identifiers.items() if c not in named}
     elif qis is None:
         taken = set(ids) | set(sens) | set(ins)
-        qis = {c: infer_kind(df[c]) for c in df.columns if c not in taken}
+        rest = [c for c in df.columns if c not in taken]
+        if identifiers is None:
+            ids = _guessed_identifiers(df, rest, guess_identifiers)
+            rest = [c for c in rest if c not in set(ids)]
+        qis = {c: infer_kind(df[c]) for c in rest}
     seen: dict = {}
     for role, cols in (("identifier", ids), ("quasi_identifier", qis), ("sensitive", sens),
                        ("insensitive", ins)):
@@ -329,7 +440,9 @@ def roles_from_schema(sch) -> dict:
 
 def infer_schema(df: pd.DataFrame, *, identifiers=None, quasi_identifiers=None, sensitive=None,
                  insensitive=None, name: str | None = None):
-    """A pandera schema for ``df`` with roles as :func:`resolve_roles` would resolve them.
+    """A pandera schema for ``df`` with roles as :func:`resolve_roles` would resolve them
+    (columns that look like identifiers become identifiers, with a :class:`pdanon.RoleWarning`,
+    when neither ``identifiers`` nor ``quasi_identifiers`` is given).
 
     Example
     -------

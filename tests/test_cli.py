@@ -332,7 +332,9 @@ def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
     (["-i", "{csv}", "-k", "2", "-m", "q"], "invalid choice"),
     (["-i", "{csv}", "-k", "2", "-m", "l"], "-l is required"),
     (["-i", "{csv}", "-k", "2", "-m", "t", "-a", "time_optimal", "-t", "0.1"],
-     "does not support t-closeness"),
+     "-a time_optimal does not enforce -m t; -m k works with -a baseline, time_optimal, "
+     "datafly, greedy, group_join; -m l with baseline, time_optimal, datafly, greedy, "
+     "group_join; -m t with baseline, datafly, greedy, group_join"),
     (["-i", "{csv}", "-k", "2", "--types", "rox"], "unknown kind letter 'x'"),
     (["-i", "{csv}", "-k", "2", "-r", "g", "--types", "rr"], "2 entries but there are 5"),
     (["-i", "{csv}", "-k", "2", "--i_ids", "left", "--s_ids", "left"], "only one"),
@@ -419,3 +421,112 @@ def test_compat_entry_point_is_the_same_main():
     from pdanon.compat.cp2025.depersonalize import main as compat_main
 
     assert compat_main is main
+
+
+# ============================================================================ privacy flags are never ignored
+
+PAIRS = pd.DataFrame({  # k=2 alone keeps the pairs, each with one disease (l = 1)
+    "id": [f"p{i}" for i in range(8)],
+    "age": [20, 20, 30, 30, 40, 40, 50, 50],
+    "zip": [1, 1, 2, 2, 3, 3, 4, 4],
+    "disease": ["flu", "flu", "hiv", "hiv", "flu", "flu", "hiv", "hiv"],
+})
+
+
+@pytest.fixture()
+def csv_pairs(tmp_path):
+    path = tmp_path / "pairs.csv"
+    PAIRS.to_csv(path, index=False)
+    return path
+
+
+def out_l_t(out: pd.DataFrame, qis) -> tuple[int, float]:
+    """The distinct l and the total-variation t (two values: EMD) of the published classes
+    (rows whose every quasi-identifier is suppressed form no class)."""
+    kept = out[~(out[list(qis)] == "").all(axis=1)]
+    whole = PAIRS["disease"].value_counts(normalize=True)
+    l, t = 10**9, 0.0
+    for _, grp in kept.groupby(list(qis)):
+        share = grp["disease"].value_counts(normalize=True).reindex(whole.index, fill_value=0)
+        l = min(l, grp["disease"].nunique())
+        t = max(t, float((share - whole).abs().sum() / 2))
+    return l, t
+
+
+@pytest.mark.parametrize("algorithm", ["datafly", "greedy"])
+def test_datafly_and_greedy_enforce_l_and_t(csv_pairs, algorithm):
+    base = ["-i", csv_pairs, "-f", "-a", algorithm, "-k", 2, "--i_ids", 0, "--s_ids", 3,
+            "--types", "rr"]
+    k_only = read_out(run(*base).stdout)
+    assert out_l_t(k_only, ["age", "zip"])[0] == 1  # what -m l used to print
+    proc = run(*base, "-m", "l", "-l", 2)
+    assert proc.returncode == 0 and proc.stderr == ""
+    out = read_out(proc.stdout)
+    assert list(out.columns) == ["age", "zip", "disease"]
+    assert out_l_t(out, ["age", "zip"])[0] >= 2
+    assert classes_at_least(out[~(out[["age", "zip"]] == "").all(axis=1)], ["age", "zip"], 2)
+    out = read_out(run(*base, "-m", "t", "-t", 0.1, "--s_types", "u").stdout)
+    assert out_l_t(out, ["age", "zip"])[1] <= 0.1
+
+
+def test_main_in_process_datafly_l(capsys, csv_pairs):
+    from pdanon.cli import main
+
+    assert main(["-i", str(csv_pairs), "-f", "-a", "datafly", "-m", "l", "-l", "2", "-k", "2",
+                 "--i_ids", "0", "--s_ids", "3", "--types", "rr"]) == 0
+    out = read_out(capsys.readouterr().out)
+    assert out_l_t(out, ["age", "zip"])[0] >= 2
+
+
+COMBINATIONS = ("-m k works with -a baseline, time_optimal, datafly, greedy, group_join; -m l "
+                "with baseline, time_optimal, datafly, greedy, group_join; -m t with baseline, "
+                "datafly, greedy, group_join")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-a", "hasher", "-m", "l", "-l", "2"], "-a hasher does not enforce -m l; " + COMBINATIONS),
+    (["-a", "shuffler", "-k", "2"], "-a shuffler does not enforce -k; " + COMBINATIONS),
+    (["-a", "randomization", "-m", "t", "-t", "0.2"],
+     "-a randomization does not enforce -m t; " + COMBINATIONS),
+    (["-a", "datafly", "-k", "2", "-l", "2"], "-l is the l of l-diversity: add -m l (got -m k)"),
+    (["-a", "greedy", "-k", "2", "-m", "l", "-t", "0.2"],
+     "-t is the t of t-closeness: add -m t (got -m l)"),
+])
+def test_ignored_privacy_flags_are_errors(csv_pairs, args, message):
+    proc = run("-i", csv_pairs, "-f", *args, check_one_line_error=True)
+    assert proc.stderr == f"depersonalize: error: {message}\n"
+
+
+def test_messages_name_flags_not_parameters(csv_pairs):
+    proc = run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--types", "r",
+               check_one_line_error=True)
+    assert proc.stderr == ("depersonalize: error: --types has 1 entries but there are 4 such "
+                           "column(s); give one kind (real, ordered, unordered) per column\n")
+    proc = run("-i", csv_pairs, "-f", "-a", "baseline", "-k", 2, "--s_ids", 3, "-m", "t",
+               "-t", 0.2, "--s_types", "rr", check_one_line_error=True)
+    assert "--s_types" in proc.stderr and "sensitives_types" not in proc.stderr
+
+
+def test_columns_without_a_role_are_kept(csv_pairs):
+    proc = run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", 1,
+               "--s_ids", 3, "--types", "r")
+    assert proc.returncode == 0 and proc.stderr == ""
+    out = read_out(proc.stdout)
+    assert list(out.columns) == ["age", "zip", "disease"]
+    assert out["zip"].tolist() == [str(z) for z in PAIRS["zip"]]
+
+
+def test_header_line_without_f_warns(csv_pairs, csv_plain):
+    proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--i_ids", 0, "--s_ids", 3)
+    assert proc.returncode == 0
+    assert proc.stderr == (
+        "depersonalize: warning: the first line (id, age, zip, disease) looks like a header "
+        "(text above numeric columns) but -f/--header was not given, so it is anonymized as a "
+        "data row; add -f if it is a header\n")
+    assert run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
+               "--s_ids", 3).stderr == ""
+    assert run("-i", csv_plain, "-a", "datafly", "-k", 2, "--i_ids", 0,
+               "--s_ids", 4).stderr == ""
+    proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--types", "rr",
+               check_one_line_error=True)
+    assert proc.stderr.endswith(" (the first line looks like a header: add -f if it is one)\n")

@@ -12,7 +12,7 @@ Example
 
 from __future__ import annotations
 
-from pdanon._errors import InfeasibleError
+from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.algorithms._base import Depersonalizator, check_kinds, run_engine
 
 __all__ = [
@@ -229,7 +229,44 @@ class AggregationLDiversityTimeOptimal(_LDiverseEngine):
 # ============================================================================ Datafly, equal groups
 
 
-class Datafly(_EngineDepersonalizator):
+class _AnyModel:
+    """Mixin of Datafly and the equal groups: k-anonymity, plus distinct l-diversity (``l``)
+    or t-closeness with the reference's distances (``t``, ``sensitives_types``) set by
+    :meth:`with_model`. The reference's classes (and so their constructors) are k-anonymity
+    only; the engine's partitioners take any model."""
+
+    l = None
+    t = None
+    sensitives_types = None
+
+    def with_model(self, *, l=None, t=None, sensitives_types=None):
+        """Also enforce distinct l-diversity (``l``) or t-closeness (``t``; Jensen–Shannon
+        for ordered/unordered sensitive columns, normalized Wasserstein for real ones, by
+        ``sensitives_types``, default all unordered) over the sensitive columns; returns
+        ``self``."""
+        if l is not None and t is not None:
+            raise InvalidInputError("give l (l-diversity) or t (t-closeness), not both")
+        self.l, self.t, self.sensitives_types = l, t, sensitives_types
+        return self
+
+    @property
+    def _sensitive_kinds(self):
+        return self.sensitives_types
+
+    def _model(self):
+        if self.t is not None:
+            return kt_model(self.k, self.t)
+        if self.l is not None:
+            return kl_model(self.k, self.l)
+        return k_model(self.k)
+
+    def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):
+        if self.t is not None and self.sensitives_types is None:
+            self.sensitives_types = ["unordered"] * sensitives.shape[1]
+        return super().__depersonalize__(identifiers, quasi_identifiers, sensitives)
+
+
+class Datafly(_AnyModel, _EngineDepersonalizator):
     """Sweeney's Datafly with an automatic hierarchy: while more than ``k_suppressed_lines``
     rows (default k − 1) lie in classes smaller than k, generalize the column with most
     distinct values one step (unordered: merge its two rarest values into a set; real /
@@ -237,11 +274,16 @@ class Datafly(_EngineDepersonalizator):
     rows still in small classes. Returns ``(table, changed cells)``.
 
     Engine: ``algorithm="datafly"``, ``method="generalize"``, ``max_suppressed_rows``.
+    pdanon extension: ``.with_model(l=...)`` adds distinct l-diversity, ``.with_model(t=...,
+    sensitives_types=...)`` t-closeness, over the sensitive columns.
 
     Example
     -------
     >>> Datafly(2, ["real"]).depersonalize([[1], [1], [2], [3]])
     ([[1], [1], [[2, 3]], [[2, 3]]], 2)
+    >>> Datafly(2, ["real"]).with_model(l=2).depersonalize(
+    ...     [[1, "a"], [1, "a"], [2, "b"], [3, "b"]], sensitives_ids=[1])
+    ([[[1, 3], 'a'], [[1, 3], 'a'], [[1, 3], 'b'], [[1, 3], 'b']], 4)
     """
 
     _algorithm = "datafly"
@@ -254,14 +296,16 @@ class Datafly(_EngineDepersonalizator):
         return {"max_suppressed_rows": int(self.k_suppressed_lines)}
 
 
-class GeneralizationGreedyByOneEqualSizedGroups(_EngineDepersonalizator):
+class GeneralizationGreedyByOneEqualSizedGroups(_AnyModel, _EngineDepersonalizator):
     """Try group sizes k, k+1, …: cut every column on its own into consecutive groups of at
     least that many rows (real/ordered along the sorted column; unordered by whole distinct
     values, in order of first appearance), generalize each group, stop at the first k-anonymous
     table. Returns ``(table, group size)`` (``max(k − 1, 1)`` when the table already is
     k-anonymous, as the reference).
 
-    Engine: ``algorithm="equal_groups"`` with ``unordered_order="appearance"``.
+    Engine: ``algorithm="equal_groups"`` with ``unordered_order="appearance"``. pdanon
+    extension: ``.with_model(l=...)`` / ``.with_model(t=..., sensitives_types=...)`` as in
+    :class:`Datafly`.
 
     Example
     -------

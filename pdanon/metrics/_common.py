@@ -29,7 +29,9 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
                 quasi_identifiers = {c: k for c, k in qis.items() if c in df.columns} or dict(qis)
                 break
         else:
-            quasi_identifiers = resolve_roles(df).quasi_identifiers
+            # a metric never changes the quasi-identifiers silently: an ID-like column stays
+            # one, with a RoleWarning
+            quasi_identifiers = resolve_roles(df, guess_identifiers="warn").quasi_identifiers
     if isinstance(quasi_identifiers, (str, int)) and not isinstance(quasi_identifiers, bool):
         quasi_identifiers = [quasi_identifiers]
     items = (dict(quasi_identifiers) if isinstance(quasi_identifiers, Mapping)

@@ -16,6 +16,7 @@ from pdanon._errors import (
     InfeasibleError,
     InvalidInputError,
     KindError,
+    NoProgressError,
     UnknownColumnError,
     VerificationError,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "InfeasibleError",
     "InvalidInputError",
     "KindError",
+    "NoProgressError",
     "Roles",
     "UnknownColumnError",
     "VerificationError",

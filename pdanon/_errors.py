@@ -33,3 +33,8 @@ class InfeasibleError(AnonymizationError, ValueError):
 
 class VerificationError(AnonymizationError, AssertionError):
     """An anonymizer's output failed the check of its own privacy model (a bug: please report)."""
+
+
+class NoProgressError(AnonymizationError, RuntimeError):
+    """An anonymization algorithm's loop made no progress (a bug: please report). Raised
+    instead of looping forever; the message names the algorithm."""

@@ -94,7 +94,7 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     _check_method(method)
     _check_algorithm(algorithm)
     model.check_feasible(df, roles)
-    validate_qi_values(df, roles.qi)
+    validate_qi_values(df, roles.quasi_identifiers)  # {column: kind}: real ones must be finite
     context = model_context(model, df, roles)
     if method == "aggregate":
         for c in roles.qi:

@@ -562,7 +562,12 @@ class TCloseness(PrivacyModel):
     def context(self, df: pd.DataFrame, sensitive):
         """Encoded sensitive columns of ``df`` (with the whole table's distributions) for
         :meth:`groups_ok`."""
+        from pdanon.encode import check_finite
+
         data = _sensitive_data(df, self._kinds_for(df, sensitive), what="t-closeness")
+        for c, col in data.columns.items():
+            if col.kind == "real":  # distances between real values need finite ones
+                check_finite(df[c], c, where=f"sensitive column {c!r}", index=df.index)
         _check_distance(self.distance, self.hierarchies, data)
         return data
 

@@ -182,3 +182,45 @@ def test_info_groups_counts_published_classes():
     df = pd.DataFrame({"a": [1, 1, 1, 1]})
     info = df.anon.k_anonymize(2, algorithm="nearest").anon.info
     assert info["partitions"] == 2 and info["groups"] == 1
+
+
+# ----------------------------------------------------------------------------- non-finite numbers
+
+
+@pytest.mark.parametrize("algorithm", ["nearest", "mondrian", "auto"])
+def test_infinity_in_a_real_quasi_identifier_is_refused_before_any_work(algorithm):
+    df = pd.DataFrame({"age": [30.0, 31.0, np.inf, 42.0, -np.inf, 52.0]}, index=list("abcdef"))
+    with pytest.raises(pdanon.InvalidInputError) as e:
+        engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "real"}),
+                         model=KAnonymity(2), method="generalize", algorithm=algorithm)
+    assert str(e.value) == (
+        "column 'age' has 2 infinite value(s) (first at index 'c'); replace them (e.g. "
+        "df['age'].replace([np.inf, -np.inf], ...)) or drop those rows before anonymizing")
+
+
+def test_infinity_in_an_ordered_quasi_identifier_is_refused_and_unordered_is_a_value():
+    df = pd.DataFrame({"age": [30.0, 31.0, np.inf, np.inf]})
+    with pytest.raises(pdanon.InvalidInputError, match=r"^column 'age' has 2 infinite value"):
+        engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "ordered"}),
+                         model=KAnonymity(2), method="generalize", algorithm="nearest")
+    out, info = engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "unordered"}),
+                                 model=KAnonymity(2), method="generalize", algorithm="nearest")
+    assert info["achieved"]["k"] == 2 and info["changed_cells"] == 2
+
+
+def test_infinity_in_a_real_sensitive_column_is_refused_for_t_closeness():
+    from pdanon.models import TCloseness
+
+    df = pd.DataFrame({"zip": [1, 1, 2, 2], "s": [1.0, np.inf, 3.0, 4.0]})
+    r = resolve_roles(df, quasi_identifiers=["zip"], sensitive={"s": "real"})
+    with pytest.raises(pdanon.InvalidInputError, match=r"^sensitive column 's' has 1 infinite "
+                       r"value\(s\) \(first at index 1\)"):
+        engine.anonymize(df, r, model=TCloseness(0.5), method="generalize",
+                         algorithm="mondrian")
+
+
+def test_nan_in_a_real_quasi_identifier_is_still_refused_as_missing():
+    df = pd.DataFrame({"age": [30.0, np.nan, 40.0, 41.0]})
+    with pytest.raises(pdanon.InvalidInputError, match=r"^column 'age' has 1 missing value"):
+        engine.anonymize(df, resolve_roles(df), model=KAnonymity(2), method="generalize",
+                         algorithm="nearest")

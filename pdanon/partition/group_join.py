@@ -77,7 +77,7 @@ from pdanon import losses as _losses
 from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
-from pdanon.partition.common import check_distance_option, sensitive_columns
+from pdanon.partition.common import check_distance_option, no_progress, sensitive_columns
 
 __all__ = ["group_join_partition", "group_join", "GroupState", "AUTO_ALL_ROWS", "PARTNERS",
            "ORDERS"]
@@ -625,6 +625,8 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
         else:
             cands = np.flatnonzero(G.alive)
             cands = cands[cands != g]
+        if not len(cands):
+            raise no_progress("group_join", f"violating group {g} has no partner to merge with")
         layout = G._union_rows(g, cands) if needs_rows else None
         loss = G.union_loss(g, cands, layout)
         extras = G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k" else None

@@ -107,6 +107,8 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         if algorithm == "nearest":
             options.pop("max_suppressed_rows", None)  # nearest never suppresses
     partitioner = PARTITIONERS[algorithm]
+    if "seed" not in partitioner.options:
+        options.pop("seed", None)  # deterministic algorithms need no seed
     partitioner.check_options(options)
     result = partitioner(enc, model, method=method, frame=df, context=context, **options)
     return Partitioning(result, enc, context, algorithm, reason)

@@ -35,6 +35,11 @@ class VerificationError(AnonymizationError, AssertionError):
     """An anonymizer's output failed the check of its own privacy model (a bug: please report)."""
 
 
+class NoProgressError(AnonymizationError, RuntimeError):
+    """An anonymization algorithm's loop made no progress (a bug: please report). Raised
+    instead of looping forever; the message names the algorithm."""
+
+
 class RoleWarning(UserWarning):
     """pdanon chose a column's role for you (e.g. a column that looks like an identifier was
     treated as one); pass the roles explicitly to decide yourself and silence it."""

@@ -198,7 +198,7 @@ class AnonAccessor:
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",
                   max_suppressed_rows=None, options: dict | None = None, hierarchies=None,
-                  objective: str | None = None, **roles) -> pd.DataFrame:
+                  objective: str | None = None, seed=None, **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -224,11 +224,11 @@ class AnonAccessor:
         needs = model.name if model.requirements().sensitive else None
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive=needs, hierarchies=hierarchies,
-                               objective=objective)
+                               objective=objective, seed=seed)
 
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
-                    hierarchies=None, objective: str | None = None,
+                    hierarchies=None, objective: str | None = None, seed=None,
                     **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows.
@@ -264,13 +264,18 @@ class AnonAccessor:
             whole), ``objective`` one of ``"loss"`` (default), ``"precision"``,
             ``"discernibility"``, ``"entropy"``; ``max_suppressed_rows`` defaults to 0 there.
             ``out.anon.info["levels"]`` gives the chosen levels. See docs/hierarchies.md.
+        seed : int or numpy Generator, optional
+            For the randomized algorithms (``"group_join"`` draws the group to merge next); the
+            others are deterministic and ignore it. Unseeded calls use the fixed seed 0, so the
+            same call on the same frame gives the same table every run.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
         Returns a new frame: identifiers dropped, sensitive and insensitive cells unchanged,
         same index and row order, and no column's dtype listing a category that none of its
         cells needs (:func:`pdanon.recode.published_categories`); ``out.anon.info`` tells what
-        was done (algorithm, changed cells, ``suppressed_rows``, groups, achieved k).
+        was done (algorithm, changed cells, ``suppressed_rows`` and ``suppressed_cells``,
+        groups, and in ``achieved`` the k, l or t reached by the published classes).
 
         Example
         -------
@@ -283,12 +288,13 @@ class AnonAccessor:
         from pdanon import models
 
         return self._anonymize(models.KAnonymity(k), method, algorithm, max_suppressed_rows,
-                               options, roles, hierarchies=hierarchies, objective=objective)
+                               options, roles, hierarchies=hierarchies, objective=objective,
+                               seed=seed)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
-                    hierarchies=None, objective: str | None = None,
+                    hierarchies=None, objective: str | None = None, seed=None,
                     **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
@@ -300,7 +306,7 @@ class AnonAccessor:
             r1 < c·(r_l + ... + r_m) (needs ``c``).
         k : int
             Also require k-anonymity (default 1: none beyond l-diversity).
-        method, algorithm, max_suppressed_rows, options, hierarchies, objective
+        method, algorithm, max_suppressed_rows, options, hierarchies, objective, seed
             As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
@@ -323,11 +329,12 @@ class AnonAccessor:
         model = models.AllOf(models.KAnonymity(k), LDiversity(l, variant=variant, c=c))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="l-diversity", hierarchies=hierarchies,
-                               objective=objective)
+                               objective=objective, seed=seed)
 
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", method: str = "generalize",
                 algorithm: str = "auto", max_suppressed_rows=None, options: dict | None = None,
-                hierarchies=None, objective: str | None = None, **roles) -> pd.DataFrame:
+                hierarchies=None, objective: str | None = None, seed=None,
+                **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -345,7 +352,7 @@ class AnonAccessor:
         hierarchies : {column: hierarchy}, optional
             Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
-        method, algorithm, max_suppressed_rows, options, objective
+        method, algorithm, max_suppressed_rows, options, objective, seed
             As in :meth:`k_anonymize`; ``"auto"`` and ``"nearest"``: t-closeness needs
             ``"mondrian"``, ``"datafly"`` or ``"equal_groups"`` (auto picks Mondrian).
         **roles
@@ -366,11 +373,11 @@ class AnonAccessor:
                              TCloseness(t, distance=distance, hierarchies=sensitive_h))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="t-closeness", hierarchies=qi_h,
-                               objective=objective)
+                               objective=objective, seed=seed)
 
     def _anonymize(self, model, method, algorithm, max_suppressed_rows, options, roles,
                    needs_sensitive: str | None = None, hierarchies=None,
-                   objective: str | None = None) -> pd.DataFrame:
+                   objective: str | None = None, seed=None) -> pd.DataFrame:
         from pdanon import engine
 
         r = self.roles(**_pick_roles(roles))
@@ -387,6 +394,8 @@ class AnonAccessor:
             extra["hierarchies"] = hierarchies
         if objective is not None:
             extra["objective"] = objective
+        if seed is not None:
+            extra["seed"] = seed
         out, info = engine.anonymize(self._df, r, model=model, method=method,
                                      algorithm=algorithm, **extra)
         return self._result(out, r.restricted_to(out.columns), info)

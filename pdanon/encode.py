@@ -13,6 +13,9 @@ place:
   ``"refuse"`` (quasi-identifiers of the engine), ``"compare"`` (accept them when Python can
   compare them: sensitive columns and metrics), ``"pandas"`` (pandas' order, numbers before
   strings: the classic API);
+* :func:`check_finite` refuses ``inf`` / ``-inf`` in a column read as numbers (a ``real`` or
+  numeric ``ordered`` quasi-identifier, a ``real`` sensitive column of t-closeness); NaN is a
+  missing cell, :func:`missing` decides about it;
 * :func:`check_value_types` is the anonymizers' rule for object columns that mix numbers
   with other values (refused, or accepted with ``mixed="accept"``);
 * :func:`encode_column` / :func:`encode_table` build the engine's :class:`EncodedColumn`
@@ -59,6 +62,7 @@ __all__ = [
     "MIXED_POLICIES",
     "NA_POLICIES",
     "beyond_float",
+    "check_finite",
     "check_value_types",
     "encode_column",
     "encode_table",
@@ -257,9 +261,40 @@ def check_value_types(values, *, where: str = "column", mixed: str = "refuse",
                         f"before anonymizing")
 
 
+def check_finite(values, name=None, *, where: str | None = None, index=None) -> None:
+    """Refuse ``inf`` and ``-inf`` in a column read as real numbers: no range, distance or
+    mean can be computed with them. The error names ``where`` (default ``column <name>``),
+    the count and the first
+    ``index`` label (when given). Non-numeric columns and NaN (a missing cell) pass.
+
+    Example
+    -------
+    >>> check_finite(pd.Series([1.0, float("nan")]))
+    >>> check_finite(pd.Series([1.0, float("inf"), -float("inf")]), "age", index=[7, 8, 9])
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: column 'age' has 2 infinite value(s) (first at index 8); replace them (e.g. df['age'].replace([np.inf, -np.inf], ...)) or drop those rows before anonymizing
+    """
+    if is_generalized(values) or not is_real_dtype(getattr(values, "dtype", None)):
+        return
+    if not pd.api.types.is_float_dtype(values.dtype):
+        return  # integers hold no infinity
+    arr = np.asarray(pd.Series(values).to_numpy(dtype=np.float64, na_value=np.nan))
+    bad = np.isinf(arr)
+    if bad.any():
+        first = "" if index is None else f" (first at index {index[int(np.flatnonzero(bad)[0])]!r})"
+        where = where or f"column {name!r}"
+        raise InvalidInputError(
+            f"{where} has {int(bad.sum())} infinite value(s){first}; replace them (e.g. "
+            f"df[{name!r}].replace([np.inf, -np.inf], ...)) or drop those rows before "
+            f"anonymizing")
+
+
 def validate_values(df: pd.DataFrame, columns, *, na: str = "refuse",
                     mixed: str = "refuse") -> None:
-    """The anonymizers' input rules for quasi-identifier columns: :func:`missing` and
+    """The anonymizers' input rules for quasi-identifier columns: :func:`missing`,
+    :func:`check_finite` (for the columns a ``{column: kind}`` mapping declares ``real`` or
+    ``ordered``: their ranges are published as numbers) and
     :func:`check_value_types`, with the fixes spelled out for a pandas user.
 
     Example
@@ -269,8 +304,11 @@ def validate_values(df: pd.DataFrame, columns, *, na: str = "refuse",
     ...
     pdanon._errors.InvalidInputError: column 'a' has 1 missing value(s) (first at index 1); fill them (df['a'].fillna(...)) or drop those rows before anonymizing. If they are cells suppressed by an earlier pdanon step, anonymize the original frame with the combined model instead (e.g. df.anon.l_diversify(2, k=5)), or generalize in the earlier step
     """
-    for c in columns:
+    kinds = dict(columns) if isinstance(columns, dict) else {c: None for c in columns}
+    for c, kind in kinds.items():
         s = df[c]
+        if kind in ("real", "ordered"):  # ranges of numbers need finite bounds
+            check_finite(s, c, index=s.index)
         missing(s, na=na, where=f"column {c!r}", index=s.index, fill=f" (df[{c!r}].fillna(...))",
                 note=". If they are cells suppressed by an earlier pdanon step, anonymize the "
                      "original frame with the combined model instead (e.g. "

@@ -94,7 +94,7 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     _check_method(method)
     _check_algorithm(algorithm)
     model.check_feasible(df, roles)
-    validate_qi_values(df, roles.qi)
+    validate_qi_values(df, roles.quasi_identifiers)  # {column: kind}: real ones must be finite
     context = model_context(model, df, roles)
     if method == "aggregate":
         for c in roles.qi:
@@ -107,6 +107,8 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         if algorithm == "nearest":
             options.pop("max_suppressed_rows", None)  # nearest never suppresses
     partitioner = PARTITIONERS[algorithm]
+    if "seed" not in partitioner.options:
+        options.pop("seed", None)  # deterministic algorithms need no seed
     partitioner.check_options(options)
     result = partitioner(enc, model, method=method, frame=df, context=context, **options)
     return Partitioning(result, enc, context, algorithm, reason)
@@ -139,6 +141,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         "groups": 0,
         "changed_cells": 0,
         "suppressed_rows": 0,
+        "suppressed_cells": 0,
     }
     if n == 0:
         info["seconds"] = time.perf_counter() - started
@@ -166,7 +169,6 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         for c, col in result.columns.items():
             out[c] = col
         info["changed_cells"] = int(result.changed)
-        info["suppressed_rows"] = int(result.suppressed_rows)
         suppressed = result.suppressed
     else:
         groups: Partition = result
@@ -182,7 +184,6 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
                 before = out[c].isna().to_numpy()
                 out[c] = out[c].mask(rows)
                 changed += int((rows & ~before).sum())
-            info["suppressed_rows"] = int(rows.sum())
             suppressed = rows
         info["partitions"] = groups.groups
         info["changed_cells"] = changed
@@ -195,14 +196,15 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         suppressed = np.zeros(n, dtype=bool)
     # fully suppressed rows publish no quasi-identifier and form no class (ARX, Datafly):
     # the model is verified on the other rows, against the whole table's distributions
-    _verify_groups(model, labels, suppressed, context)
-    kept = labels[~suppressed]
+    kept, sub = _published_classes(labels, suppressed, context)
+    _verify_groups(model, kept, sub, suppressed.any())
     if method == "generalize":
         _verify_truthful(df, out, roles.qi, enc)
     sizes = np.bincount(kept)
-    sizes = sizes[sizes > 0]
-    info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0}
+    info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0,
+                        **(model.groups_achieved(kept, sub) if len(kept) else {})}
     info["groups"] = len(sizes)  # equivalence classes of the published (not suppressed) rows
+    info["suppressed_rows"], info["suppressed_cells"] = _suppressed(df, out, roles.qi)
     out.attrs = copy.deepcopy(attrs)
     info["seconds"] = time.perf_counter() - started
     return out, info
@@ -216,28 +218,47 @@ def model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):
     return model.context(df, dict(roles.sensitive))
 
 
-def _verify_groups(model: PrivacyModel, labels: np.ndarray, suppressed: np.ndarray,
-                   context) -> None:
-    """Every class of the published rows (``labels`` computed from the output frame) meets
-    the model; suppressed rows are left out."""
+def _published_classes(labels: np.ndarray, suppressed: np.ndarray, context):
+    """The classes (``0..G-1`` per row) of the rows not suppressed, and the model's context
+    restricted to them (still measured against the whole table's distributions)."""
+    if not suppressed.any():
+        return labels, context
+    rows = np.flatnonzero(~suppressed)
+    _, kept = np.unique(labels[rows], return_inverse=True)
+    sub = context.take(rows) if context is not None else None
+    return kept.reshape(-1).astype(np.int64), sub
+
+
+def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: bool) -> None:
+    """Every class of the published rows (computed from the output frame, suppressed rows
+    left out) meets the model."""
     from pdanon._errors import VerificationError
 
-    if suppressed.any():
-        rows = np.flatnonzero(~suppressed)
-        if not len(rows):
-            return
-        _, kept = np.unique(labels[rows], return_inverse=True)
-        kept = kept.reshape(-1)
-        sub = context.take(rows) if context is not None else None
-    else:
-        kept, sub = labels, context
+    if not len(kept):
+        return
     ok = np.asarray(model.groups_ok(kept, sub), dtype=bool)
     if not ok.all():
         raise VerificationError(
             f"the output does not satisfy {model!r}"
-            + (" on the rows that were not suppressed" if suppressed.any() else "")
+            + (" on the rows that were not suppressed" if some_suppressed else "")
             + "; this is a bug in pdanon, please report it"
         )
+
+
+def _suppressed(df: pd.DataFrame, out: pd.DataFrame, qi) -> tuple[int, int]:
+    """``(rows, cells)``: quasi-identifier cells blank in ``out`` that were not blank in
+    ``df`` (suppressed cells), and rows whose every quasi-identifier is blank with at least
+    one of them suppressed (suppressed rows: they publish no quasi-identifier)."""
+    from pdanon.encode import missing
+
+    n = len(df)
+    blanked = np.zeros(n, dtype=np.int64)
+    blank = np.ones(n, dtype=bool)
+    for c in qi:
+        after = missing(out[c])
+        blanked += after & ~missing(df[c])
+        blank &= after
+    return int((blank & (blanked > 0)).sum()), int(blanked.sum())
 
 
 def _labels(out: pd.DataFrame, qi) -> np.ndarray:

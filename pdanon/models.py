@@ -141,6 +141,26 @@ class PrivacyModel:
         return np.asarray(self.classes_ok(ClassCounts.from_labels(labels, context)),
                           dtype=bool)
 
+    def achieved(self, classes) -> dict:
+        """What the classes of a :class:`~pdanon.distributions.ClassCounts` achieve, as
+        ``info["achieved"]`` reports it (e.g. ``{"k": 5}``; the worst class decides). A user
+        model that does not override it reports nothing (``{}``)."""
+        return {}
+
+    def groups_achieved(self, labels: np.ndarray, context=None) -> dict:
+        """:meth:`achieved` for a group label per row (as :meth:`groups_ok`).
+
+        Example
+        -------
+        >>> m = AllOf(KAnonymity(2), LDiversity(2))
+        >>> data = _sensitive_data(pd.DataFrame({"d": list("abac")}), ["d"])
+        >>> m.groups_achieved(np.array([0, 0, 1, 1]), data)
+        {'k': 2, 'l': 2, 'l_variant': 'distinct'}
+        """
+        from pdanon.distributions import ClassCounts
+
+        return self.achieved(ClassCounts.from_labels(labels, context))
+
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         """Does ``df`` (already recoded) meet the model over its equivalence classes?"""
         if len(df) == 0:
@@ -205,6 +225,13 @@ class AllOf(PrivacyModel):
             ok = ok & np.asarray(m.classes_ok(classes), dtype=bool)
         return ok
 
+    def achieved(self, classes) -> dict:
+        """Every part's measures (the parts of a model measure different things)."""
+        out = {}
+        for m in self.models:
+            out.update(m.achieved(classes))
+        return out
+
     def holds(self, df, quasi_identifiers, sensitive=None) -> bool:
         return all(m.holds(df, quasi_identifiers, sensitive) for m in self.models)
 
@@ -245,6 +272,10 @@ class KAnonymity(PrivacyModel):
 
     def classes_ok(self, classes) -> np.ndarray:
         return classes.sizes >= self.k
+
+    def achieved(self, classes) -> dict:
+        """The smallest class (0 when there is no class)."""
+        return {"k": int(classes.sizes.min()) if classes.groups else 0}
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         return len(df) == 0 or k_anonymity(df, quasi_identifiers) >= self.k
@@ -486,6 +517,15 @@ class LDiversity(PrivacyModel):
     def classes_ok(self, classes) -> np.ndarray:
         return achieved_l(classes, self.variant, self.c) >= self._threshold()
 
+    def achieved(self, classes) -> dict:
+        """The smallest l over the classes and sensitive columns, and the variant (an int for
+        distinct and recursive l-diversity, ``exp(H)`` for entropy)."""
+        if not classes.groups:
+            return {}
+        low = float(np.min(achieved_l(classes, self.variant, self.c)))
+        return {"l": low if self.variant == "entropy" else int(round(low)),
+                "l_variant": self.variant}
+
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:
             return True
@@ -562,7 +602,12 @@ class TCloseness(PrivacyModel):
     def context(self, df: pd.DataFrame, sensitive):
         """Encoded sensitive columns of ``df`` (with the whole table's distributions) for
         :meth:`groups_ok`."""
+        from pdanon.encode import check_finite
+
         data = _sensitive_data(df, self._kinds_for(df, sensitive), what="t-closeness")
+        for c, col in data.columns.items():
+            if col.kind == "real":  # distances between real values need finite ones
+                check_finite(df[c], c, where=f"sensitive column {c!r}", index=df.index)
         _check_distance(self.distance, self.hierarchies, data)
         return data
 
@@ -579,6 +624,14 @@ class TCloseness(PrivacyModel):
 
     def classes_ok(self, classes) -> np.ndarray:
         return achieved_t(classes, self.distance, self.hierarchies) <= self.t + TOLERANCE
+
+    def achieved(self, classes) -> dict:
+        """The largest distance of a class to the whole table (over the sensitive columns) and
+        the distance measured."""
+        if not classes.groups:
+            return {}
+        return {"t": float(np.max(achieved_t(classes, self.distance, self.hierarchies))),
+                "t_distance": self.distance}
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:

@@ -202,3 +202,18 @@ def test_every_face_uses_the_same_missing_rule():
     assert encode_column(pd.Series(cells), "unordered").codes.tolist() == [0, -1, -1, -1]
     with pytest.raises(pdanon.InvalidInputError, match="quasi-identifier column 0 has 3 missing"):
         BlockColumn(cells, "ordered", 0, role="quasi-identifier")
+
+
+def test_check_finite_counts_both_infinities_and_ignores_nan_and_other_columns():
+    from pdanon.encode import check_finite
+    from pdanon._errors import InvalidInputError
+
+    check_finite(pd.Series([1.0, np.nan, 2.0]), "a")
+    check_finite(pd.Series([1, 2]), "a")  # integers hold no infinity
+    check_finite(pd.Series(["inf", "x"]), "a")  # not numbers: other rules apply
+    with pytest.raises(InvalidInputError) as e:
+        check_finite(pd.Series([np.inf, 1.0, -np.inf]), "a", where="sensitive column 'a'",
+                     index=["x", "y", "z"])
+    assert str(e.value) == ("sensitive column 'a' has 2 infinite value(s) (first at index "
+                            "'x'); replace them (e.g. df['a'].replace([np.inf, -np.inf], ...)) "
+                            "or drop those rows before anonymizing")

@@ -42,7 +42,8 @@ def test_info_of_a_hand_checked_run():
     assert info == {"algorithm": "nearest", "method": "generalize", "model": "k-anonymity",
                     "params": {"k": 2}, "quasi_identifiers": ["age"],
                     "dropped_identifiers": ["name"], "rows": 6, "groups": 3,
-                    "changed_cells": 6, "suppressed_rows": 0, "partitions": 3,
+                    "changed_cells": 6, "suppressed_rows": 0, "suppressed_cells": 0,
+                    "partitions": 3,
                     "achieved": {"k": 2}}
 
 
@@ -77,7 +78,7 @@ def test_empty_frame_gives_the_kept_columns_and_zero_counts():
     assert info == {"algorithm": "auto", "method": "generalize", "model": "k-anonymity",
                     "params": {"k": 2}, "quasi_identifiers": ["age"],
                     "dropped_identifiers": ["name"], "rows": 0, "groups": 0,
-                    "changed_cells": 0, "suppressed_rows": 0}
+                    "changed_cells": 0, "suppressed_rows": 0, "suppressed_cells": 0}
 
 
 def test_attrs_are_kept_and_copied():
@@ -182,3 +183,133 @@ def test_info_groups_counts_published_classes():
     df = pd.DataFrame({"a": [1, 1, 1, 1]})
     info = df.anon.k_anonymize(2, algorithm="nearest").anon.info
     assert info["partitions"] == 2 and info["groups"] == 1
+
+
+# ----------------------------------------------------------------------------- non-finite numbers
+
+
+@pytest.mark.parametrize("algorithm", ["nearest", "mondrian", "auto"])
+def test_infinity_in_a_real_quasi_identifier_is_refused_before_any_work(algorithm):
+    df = pd.DataFrame({"age": [30.0, 31.0, np.inf, 42.0, -np.inf, 52.0]}, index=list("abcdef"))
+    with pytest.raises(pdanon.InvalidInputError) as e:
+        engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "real"}),
+                         model=KAnonymity(2), method="generalize", algorithm=algorithm)
+    assert str(e.value) == (
+        "column 'age' has 2 infinite value(s) (first at index 'c'); replace them (e.g. "
+        "df['age'].replace([np.inf, -np.inf], ...)) or drop those rows before anonymizing")
+
+
+def test_infinity_in_an_ordered_quasi_identifier_is_refused_and_unordered_is_a_value():
+    df = pd.DataFrame({"age": [30.0, 31.0, np.inf, np.inf]})
+    with pytest.raises(pdanon.InvalidInputError, match=r"^column 'age' has 2 infinite value"):
+        engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "ordered"}),
+                         model=KAnonymity(2), method="generalize", algorithm="nearest")
+    out, info = engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "unordered"}),
+                                 model=KAnonymity(2), method="generalize", algorithm="nearest")
+    assert info["achieved"]["k"] == 2 and info["changed_cells"] == 2
+
+
+def test_infinity_in_a_real_sensitive_column_is_refused_for_t_closeness():
+    from pdanon.models import TCloseness
+
+    df = pd.DataFrame({"zip": [1, 1, 2, 2], "s": [1.0, np.inf, 3.0, 4.0]})
+    r = resolve_roles(df, quasi_identifiers=["zip"], sensitive={"s": "real"})
+    with pytest.raises(pdanon.InvalidInputError, match=r"^sensitive column 's' has 1 infinite "
+                       r"value\(s\) \(first at index 1\)"):
+        engine.anonymize(df, r, model=TCloseness(0.5), method="generalize",
+                         algorithm="mondrian")
+
+
+def test_nan_in_a_real_quasi_identifier_is_still_refused_as_missing():
+    df = pd.DataFrame({"age": [30.0, np.nan, 40.0, 41.0]})
+    with pytest.raises(pdanon.InvalidInputError, match=r"^column 'age' has 1 missing value"):
+        engine.anonymize(df, resolve_roles(df), model=KAnonymity(2), method="generalize",
+                         algorithm="nearest")
+
+
+# ----------------------------------------------------------------------------- info: every model
+
+
+def test_achieved_reports_k_l_and_its_variant_on_the_published_classes():
+    from pdanon.models import AllOf, LDiversity
+
+    df = people()  # nearest: {30, 31} d=x,y; {40, 42} d=x,z; {50, 52} d=y,x
+    out, info = engine.anonymize(df, roles(df), model=AllOf(KAnonymity(2), LDiversity(2)),
+                                 method="generalize", algorithm="nearest")
+    assert info["achieved"] == {"k": 2, "l": 2, "l_variant": "distinct"}
+    out, info = engine.anonymize(df, roles(df), model=LDiversity(1.5, variant="entropy"),
+                                 method="generalize", algorithm="mondrian")
+    # the reported l is exp(H) of the worst published class:
+    classes = out.groupby("age", observed=True)["d"].agg(list).tolist()
+
+    def exp_entropy(values):
+        p = pd.Series(values).value_counts(normalize=True).to_numpy()
+        return float(np.exp(-(p * np.log(p)).sum()))
+    assert info["achieved"]["l"] == pytest.approx(min(map(exp_entropy, classes)))
+    assert info["achieved"]["l_variant"] == "entropy"
+
+
+def test_achieved_reports_t_with_its_distance():
+    from pdanon.models import TCloseness
+
+    # two classes {x, y} and {x, y}: each has the whole table's distribution, t = 0
+    df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": list("xyxy")})
+    r = resolve_roles(df, quasi_identifiers={"zip": "unordered"}, sensitive=["d"])
+    out, info = engine.anonymize(df, r, model=TCloseness(0.5), method="generalize",
+                                 algorithm="mondrian")
+    assert info["achieved"]["k"] == 2 and info["achieved"]["t"] == 0.0
+    # four rows x, x, x, y in classes {x, x} and {x, y}: unordered EMD (equal distance) is
+    # half the L1 distance: class 1 (1, 0) vs table (3/4, 1/4) -> 1/4; class 2 (1/2, 1/2) -> 1/4
+    df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": list("xxxy")})
+    r = resolve_roles(df, quasi_identifiers={"zip": "unordered"}, sensitive={"d": "unordered"})
+    out, info = engine.anonymize(df, r, model=TCloseness(0.3), method="generalize",
+                                 algorithm="mondrian")
+    assert out["zip"].tolist() == [1, 1, 2, 2]
+    assert info["achieved"] == {"k": 2, "t": pytest.approx(0.25), "t_distance": "emd"}
+
+
+def test_a_user_model_reports_only_k():
+    from pdanon.models import PrivacyModel, Requirements
+
+    class Pairs(PrivacyModel):
+        name = "pairs"
+
+        def requirements(self):
+            return Requirements(min_size=2)
+
+        def classes_ok(self, classes):
+            return classes.sizes >= 2
+
+    df = people()
+    _, info = engine.anonymize(df, roles(df), model=Pairs(), method="generalize",
+                               algorithm="mondrian")
+    assert info["achieved"] == {"k": 3}  # mondrian cuts the six ages into 3 + 3
+
+
+def test_suppress_method_counts_rows_and_cells_it_blanked():
+    # nearest with the Hamming distance: ages 30..52 are all different, so every group of two
+    # disagrees on age and the suppress method blanks all six age cells; sex is not a QI
+    df = people()
+    out, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="suppress",
+                                 algorithm="nearest")
+    assert out["age"].isna().all()
+    assert info["suppressed_rows"] == 6 and info["suppressed_cells"] == 6
+    # two quasi-identifiers: groups {0, 1} (sex F/M differ, age equal) and {2, 3} (both differ)
+    df = pd.DataFrame({"age": [30, 30, 40, 41], "sex": list("FMFM")})
+    r = resolve_roles(df, quasi_identifiers={"age": "real", "sex": "unordered"})
+    out, info = engine.anonymize(df, r, model=KAnonymity(2), method="suppress",
+                                 algorithm="nearest")
+    assert out.isna().values.tolist() == [[False, True], [False, True], [True, True],
+                                          [True, True]]
+    assert info["suppressed_rows"] == 2 and info["suppressed_cells"] == 6
+    assert info["changed_cells"] == 6
+
+
+def test_suppression_budget_rows_are_counted_once_with_their_cells():
+    # datafly with a budget of one row: the outlier 90 is suppressed, the rest generalized
+    df = pd.DataFrame({"age": [30, 30, 31, 31, 90]})
+    out, info = engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "ordered"}),
+                                 model=KAnonymity(2), method="generalize", algorithm="datafly",
+                                 max_suppressed_rows=1)
+    assert out["age"].isna().tolist() == [False, False, False, False, True]
+    assert info["suppressed_rows"] == 1 and info["suppressed_cells"] == 1

@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from pdanon._errors import InvalidInputError
+from pdanon._errors import InvalidInputError, NoProgressError
 
 
 def sensitive_columns(enc, context) -> list:
@@ -48,6 +48,19 @@ class _CodesOnly:
 
     def __init__(self, sensitive: dict):
         self.sensitive = sensitive
+
+
+def no_progress(algorithm: str, what: str) -> NoProgressError:
+    """The error a partitioner raises when an iteration of its loop made no progress (instead
+    of looping forever): it names the algorithm and what did not advance.
+
+    Example
+    -------
+    >>> str(no_progress("nearest", "the grouping loop chose no row"))
+    "algorithm='nearest' made no progress (the grouping loop chose no row); this is a bug in pdanon, please report it"
+    """
+    return NoProgressError(f"algorithm={algorithm!r} made no progress ({what}); this is a bug "
+                           f"in pdanon, please report it")
 
 
 def sizes_decide(model) -> bool:

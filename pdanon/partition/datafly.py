@@ -60,7 +60,7 @@ from pdanon.encode import EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon._groups import combine_codes
 from pdanon.partition import register
-from pdanon.partition.common import suppression_budget
+from pdanon.partition.common import no_progress, suppression_budget
 from pdanon.recode import Recoded
 from pdanon.partition.equal_groups import (
     column_keys,
@@ -112,6 +112,8 @@ class _Steps:
         reps = np.flatnonzero(self.alive[j])
         sizes = self.sizes[j]
         a, b = _merge_pair(self.kinds[j], reps, sizes[reps])
+        if a == b or not (self.alive[j][a] and self.alive[j][b]):
+            raise no_progress("datafly", f"the step on column {j} merged no two value groups")
         self.groups[j] = np.where(self.groups[j] == b, a, self.groups[j])
         sizes[a] += sizes[b]
         sizes[b] = 0

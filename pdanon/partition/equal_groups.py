@@ -53,7 +53,7 @@ from pdanon.encode import EncodedColumn, EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon._groups import combine_codes
 from pdanon.partition import register
-from pdanon.partition.common import sensitive_context, sizes_decide
+from pdanon.partition.common import no_progress, sensitive_context, sizes_decide
 from pdanon.recode import Recoded
 
 UNORDERED_ORDERS = ("frequency", "appearance")
@@ -180,6 +180,8 @@ def _cut_and_slack(counts: np.ndarray, size: int):
     while total - start >= size:
         end = int(np.searchsorted(cum, start + size, side="left"))
         bounds.append(end)
+        if end >= m or int(cum[end]) <= start:
+            raise no_progress("equal_groups", f"a cut of group size {size} took no value")
         smallest = min(smallest, int(cum[end]) - start)
         start = int(cum[end])
     if not bounds:
@@ -240,7 +242,10 @@ def equal_group_cuts(enc: EncodedTable, model, *, method: str = "generalize", co
         if satisfied(groups):
             return groups, size
         # every size up to same_until cuts every column the same way: already rejected
-        size = max(size, same_until) + 1
+        nxt = max(size, same_until) + 1
+        if nxt <= size:  # pragma: no cover - max(...) + 1 always grows
+            raise no_progress("equal_groups", f"the group size stayed at {size}")
+        size = nxt
     return [np.zeros(len(c), dtype=np.int64) for c in counts], n  # pragma: no cover
 
 

@@ -59,7 +59,7 @@ import numpy as np
 from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
-from pdanon.partition.common import check_distance_option, sensitive_columns
+from pdanon.partition.common import check_distance_option, no_progress, sensitive_columns
 
 __all__ = ["exact_suppression", "ExactSolution", "MAX_COLUMNS", "MAX_PATTERN_ROWS",
            "MAX_VARIABLES"]
@@ -413,6 +413,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
 
     # ---- solve, check, cut, repeat
     rounds, cuts = 0, 0
+    previous = None  # the rows chosen by the last round: a round's cuts must change them
     while True:
         rounds += 1
         remaining = time_limit - (time.perf_counter() - started)
@@ -427,6 +428,9 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
                 _timeout(where, time_limit)
             raise InvalidInputError(f"the exact solver failed ({res.message}); {_SCALABLE}")
         chosen = np.flatnonzero(res.x[:X] > 0.5)
+        if previous is not None and np.array_equal(chosen, previous):
+            raise no_progress("exact", f"round {rounds} of cuts left the solution unchanged")
+        previous = chosen
         row_tuple = np.empty(n, dtype=np.int64)
         row_tuple[r_idx[chosen]] = x_t[chosen]
         labels = np.unique(row_tuple, return_inverse=True)[1].reshape(-1)

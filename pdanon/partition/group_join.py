@@ -27,7 +27,9 @@ Determinism: the violating group is drawn as ``violating[rng.integers(len(violat
 the violating groups listed by their smallest row index and ``rng =
 numpy.random.default_rng(seed)`` (``order="random"``, the default); ``order="first_violating"``
 always takes the first of them (the reference's first GroupJoin variant). Among partners whose increase is within 1e-9 (relative) of
-the best, the one holding the smallest row index wins. The same seed gives the same output.
+the best, the one holding the smallest row index wins. The same seed gives the same output,
+and ``seed`` defaults to :data:`DEFAULT_SEED` (0): an unseeded call gives the same table on every
+run; pass another seed for another draw.
 
 What is exact and what is restricted
 ------------------------------------
@@ -77,7 +79,7 @@ from pdanon import losses as _losses
 from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
-from pdanon.partition.common import check_distance_option, sensitive_columns
+from pdanon.partition.common import check_distance_option, no_progress, sensitive_columns
 
 __all__ = ["group_join_partition", "group_join", "GroupState", "AUTO_ALL_ROWS", "PARTNERS",
            "ORDERS"]
@@ -87,6 +89,8 @@ AUTO_ALL_ROWS = 1000
 PARTNERS = ("auto", "all", "near")
 #: how the violating group merged next is chosen
 ORDERS = ("random", "first_violating")
+#: The seed of an unseeded call (``seed=None``): the same call gives the same table every run.
+DEFAULT_SEED = 0
 #: relative tolerance under which two loss increases count as equal (then the smaller id wins)
 TIE = 1e-9
 # dense (groups x values) count tables and value bitsets use at most this many cells in all
@@ -561,6 +565,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     method : {"suppress", "generalize", "aggregate"}
         Decides the per-column losses.
     seed : int or numpy Generator, optional
+        Draws the violating group to merge; ``None`` means :data:`DEFAULT_SEED` (0).
     loss_function : callable, optional
         The reference's signatures (module docstring); default by model: k → loss,
         l → loss / Σ k_sens, t → loss · Σ t_sens.
@@ -599,6 +604,8 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     spec = G.spec
     mode = partners if partners != "auto" else ("all" if n <= AUTO_ALL_ROWS else "near")
     first = order == "first_violating"
+    if seed is None:
+        seed = DEFAULT_SEED
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     fn = loss_function if loss_function is not None else _losses.default_loss_function(
         spec.family)
@@ -625,6 +632,8 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
         else:
             cands = np.flatnonzero(G.alive)
             cands = cands[cands != g]
+        if not len(cands):
+            raise no_progress("group_join", f"violating group {g} has no partner to merge with")
         layout = G._union_rows(g, cands) if needs_rows else None
         loss = G.union_loss(g, cands, layout)
         extras = G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k" else None

@@ -59,7 +59,7 @@ import numpy as np
 from pdanon.encode import EncodedColumn, EncodedTable
 from pdanon._errors import InvalidInputError
 from pdanon.partition import Partition, register
-from pdanon.partition.common import sensitive_context, sizes_decide
+from pdanon.partition.common import no_progress, sensitive_context, sizes_decide
 
 UNORDERED_SPLITS = ("balanced", "frequency", "appearance", "sensitive")
 
@@ -340,6 +340,8 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
         right = np.bincount(sid, weights=side, minlength=nseg).astype(np.int64)[split]
         left = sizes[split] - right
         sizes = np.column_stack([left, right]).reshape(-1)
+        if not (sizes > 0).all():  # a cut that leaves a side empty would repeat forever
+            raise no_progress("mondrian", "a cut left one side of a partition empty")
 
     # number the groups by their first row (row 0's group is 0)
     _, first = np.unique(labels, return_index=True)

@@ -39,6 +39,7 @@ import numpy as np
 
 from pdanon.encode import EncodedTable
 from pdanon.partition import Partition, register
+from pdanon.partition.common import no_progress
 
 
 def _distance_columns(enc: EncodedTable, hamming: bool):
@@ -111,8 +112,10 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     hamming : bool
         Use the Hamming distance (suppression) instead of the typed distance.
 
-    Returns a :class:`Partition`; ``labels`` is -1 nowhere. Raises nothing: when no l-diverse
-    group can be formed the returned partition has a single group (the caller checks).
+    Returns a :class:`Partition`; ``labels`` is -1 nowhere. When no l-diverse group can be
+    formed the returned partition has a single group (the caller checks). Raises
+    :class:`~pdanon._errors.NoProgressError` if a seed's group came out empty (a bug: the loop
+    would not advance).
     """
     n = enc.n
     all_cols = _distance_columns(enc, hamming)
@@ -145,6 +148,9 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
             if p is None:
                 break  # cannot complete a group: the rest merges into the previous one
             chosen = by_distance[:p]
+        if not len(chosen) or gone[chosen].any():
+            raise no_progress("nearest", f"the group of seed row {int(alive[start])} is empty "
+                                         "or holds rows already grouped")
         rows = alive[chosen]
         labels[rows] = group
         pieces.append(rows)

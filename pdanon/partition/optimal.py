@@ -112,7 +112,7 @@ import pandas as pd
 
 from pdanon._errors import InfeasibleError, InvalidInputError, UnknownColumnError
 from pdanon.partition import register
-from pdanon.partition.common import sensitive_columns, suppression_budget
+from pdanon.partition.common import no_progress, sensitive_columns, suppression_budget
 from pdanon.recode import Recoded
 
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
@@ -768,7 +768,11 @@ class LatticeSearch:
                     continue
                 yield i
 
+        yielded = np.zeros(len(self.lower), dtype=bool)
         for idx in nodes():
+            if yielded[idx]:  # each node is taken once: a repeat would never end
+                raise no_progress("optimal", f"the search took lattice node {idx} twice")
+            yielded[idx] = True
             if self.lower[idx] >= best:
                 break
             if self.fail[idx] or self.dominated[idx]:

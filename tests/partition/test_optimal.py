@@ -198,7 +198,11 @@ def test_errors():
     with pytest.raises(pdanon.InvalidInputError, match="max_suppressed_rows"):
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=-1)
     with pytest.raises(pdanon.InvalidInputError, match="does not take option"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"seed": 1})
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"window": 1})
+    # seed= is the one keyword every algorithm accepts; the deterministic ones ignore it
+    pd.testing.assert_frame_equal(
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"seed": 1}),
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h))
     with pytest.raises(pdanon.InvalidInputError, match="has no entry"):
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"zip": {"A": ["10001"]}})
     # a hierarchy without a single top cannot always reach k

@@ -147,6 +147,22 @@ class PrivacyModel:
         model that does not override it reports nothing (``{}``)."""
         return {}
 
+    def accepts(self, achieved: dict) -> bool:
+        """Does a table whose worst class reaches ``achieved`` (the keys :meth:`achieved`
+        reports) meet the model? For checks that reduce classes to their worst levels (the
+        distributed verification on Dask); a model that reports nothing cannot say.
+
+        Example
+        -------
+        >>> AllOf(KAnonymity(3), LDiversity(2)).accepts({"k": 3, "l": 2})
+        True
+        >>> TCloseness(0.2).accepts({"t": 0.25})
+        False
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} is decided per class only (classes_ok); it cannot be "
+            "checked from the worst levels of a table")
+
     def groups_achieved(self, labels: np.ndarray, context=None) -> dict:
         """:meth:`achieved` for a group label per row (as :meth:`groups_ok`).
 
@@ -225,6 +241,9 @@ class AllOf(PrivacyModel):
             ok = ok & np.asarray(m.classes_ok(classes), dtype=bool)
         return ok
 
+    def accepts(self, achieved: dict) -> bool:
+        return all(m.accepts(achieved) for m in self.models)
+
     def achieved(self, classes) -> dict:
         """Every part's measures (the parts of a model measure different things)."""
         out = {}
@@ -272,6 +291,9 @@ class KAnonymity(PrivacyModel):
 
     def classes_ok(self, classes) -> np.ndarray:
         return classes.sizes >= self.k
+
+    def accepts(self, achieved: dict) -> bool:
+        return achieved["k"] >= self.k
 
     def achieved(self, classes) -> dict:
         """The smallest class (0 when there is no class)."""
@@ -517,6 +539,9 @@ class LDiversity(PrivacyModel):
     def classes_ok(self, classes) -> np.ndarray:
         return achieved_l(classes, self.variant, self.c) >= self._threshold()
 
+    def accepts(self, achieved: dict) -> bool:
+        return achieved["l"] >= self._threshold()
+
     def achieved(self, classes) -> dict:
         """The smallest l over the classes and sensitive columns, and the variant (an int for
         distinct and recursive l-diversity, ``exp(H)`` for entropy)."""
@@ -624,6 +649,9 @@ class TCloseness(PrivacyModel):
 
     def classes_ok(self, classes) -> np.ndarray:
         return achieved_t(classes, self.distance, self.hierarchies) <= self.t + TOLERANCE
+
+    def accepts(self, achieved: dict) -> bool:
+        return achieved["t"] <= self.t + TOLERANCE
 
     def achieved(self, classes) -> dict:
         """The largest distance of a class to the whole table (over the sensitive columns) and

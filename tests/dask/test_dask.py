@@ -532,7 +532,7 @@ def test_errors(adult, adult_anon):
 
 def test_verification_catches_an_output_that_breaks_the_model(adult):
     ddf = ddf_of(adult)
-    with pytest.raises(VerificationError, match="smallest class has 1 rows < k=5"):
+    with pytest.raises(VerificationError, match=r"KAnonymity\(k=5\) fails: the worst class reaches \{'k': 1\}"):
         _models.verify_output(ddf, list(QIS), {}, KAnonymity(5), len(adult))
 
 

@@ -12,7 +12,7 @@ from pdanon.encode import encode_table
 from pdanon.dtype import GeneralizationRange
 from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
-from pdanon.partition.mondrian import mondrian_partition
+from pdanon.partition.mondrian import FALLBACK_CUTS, mondrian_partition
 from pdanon.roles import resolve_roles
 
 
@@ -133,9 +133,11 @@ def test_l_diversity_blocks_splits():
 
 def test_t_closeness_blocks_splits():
     df = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6, 7, 8], "d": list("aaabbbab")})
-    # halves a,a,a,b and b,b,a,b are at total variation 0.25 from the table's 50/50
+    # median halves a,a,a,b and b,b,a,b are at total variation 0.25 from the table's 50/50;
+    # the next cut outwards, after 5 (a,a,a,b,b | b,a,b: 0.1 and 1/6), is allowed; neither
+    # side has an allowed cut (every one leaves a side at 0.5)
     strict = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian")
-    assert strict.anon.info["groups"] == 1
+    assert cells(strict["age"]) == [(1, 5)] * 5 + [(6, 8)] * 3
     loose = df.anon.t_close(0.3, sensitive=["d"], algorithm="mondrian")
     assert cells(loose["age"]) == [(1, 4)] * 4 + [(5, 8)] * 4
     assert loose.anon.t_closeness() == pytest.approx(0.25)
@@ -171,8 +173,10 @@ def test_groups_numbered_by_first_row():
 
 
 def reference_mondrian(columns, kinds, k, *, ok=None, unordered_split="balanced"):
-    """Plain recursive Mondrian, straight from the rule in the module docstring."""
+    """Plain recursive Mondrian, straight from the rule in the module docstring (``ok`` None:
+    k-anonymity alone, where no other cut is tried)."""
     n = len(columns[0])
+    fallback = ok is not None
     ok = ok or (lambda rows: True)
 
     def first_codes(values):
@@ -236,6 +240,31 @@ def reference_mondrian(columns, kinds, k, *, ok=None, unordered_split="balanced"
         return ([r for r, g in zip(rows, go_right) if not g],
                 [r for r, g in zip(rows, go_right) if g])
 
+    def other_cuts(rows, j):
+        """Rule 4: the other cuts, nearest the middle first, at most FALLBACK_CUTS."""
+        vals = [keys[j][r] for r in rows]
+        count = {}
+        for v in vals:
+            count[v] = count.get(v, 0) + 1
+        if kinds[j] == "unordered" and unordered_split == "balanced":
+            order = sorted(count, key=lambda v: (-count[v], v))  # most frequent first
+            key = {v: i for i, v in enumerate(order)}
+            median = None
+        else:
+            key = {v: v for v in count}
+            left, _ = split(rows, j)
+            median = max(keys[j][r] for r in left)
+        cuts = []
+        for t in sorted(key.values()):
+            size = sum(count[v] for v in count if key[v] <= t)
+            if size >= max(k, 1) and len(rows) - size >= max(k, 1) and t != median:
+                cuts.append((abs(2 * size - len(rows)), -size, t))
+        cuts.sort()
+        cuts = [c for i, c in enumerate(cuts) if (i * FALLBACK_CUTS) % len(cuts) < FALLBACK_CUTS]
+        for _, _, t in cuts:
+            yield ([r for r in rows if key[keys[j][r]] <= t],
+                   [r for r in rows if key[keys[j][r]] > t])
+
     def rec(rows):
         widths = [width(rows, j) for j in range(len(columns))]
         for j in sorted(range(len(columns)), key=lambda j: (-widths[j], j)):
@@ -244,6 +273,9 @@ def reference_mondrian(columns, kinds, k, *, ok=None, unordered_split="balanced"
             left, right = split(rows, j)
             if len(left) >= k and len(right) >= k and ok(left) and ok(right):
                 return rec(left) + rec(right)
+            for left, right in other_cuts(rows, j) if fallback else ():
+                if ok(left) and ok(right):
+                    return rec(left) + rec(right)
         return [rows]
 
     return {frozenset(g) for g in rec(list(range(n)))}

@@ -16,6 +16,7 @@ from pdanon._errors import (
     InfeasibleError,
     InvalidInputError,
     KindError,
+    SingleClassWarning,
     UnknownColumnError,
     VerificationError,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "InvalidInputError",
     "KindError",
     "Roles",
+    "SingleClassWarning",
     "UnknownColumnError",
     "VerificationError",
     "datasets",

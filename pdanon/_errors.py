@@ -1,4 +1,4 @@
-"""Exception types of pdanon.
+"""Exception and warning types of pdanon.
 
 Every error pdanon raises on bad input derives from :class:`AnonymizationError` *and* from the
 builtin the user would expect (``ValueError``, ``KeyError``, ``TypeError``), so both
@@ -33,3 +33,9 @@ class InfeasibleError(AnonymizationError, ValueError):
 
 class VerificationError(AnonymizationError, AssertionError):
     """An anonymizer's output failed the check of its own privacy model (a bug: please report)."""
+
+
+class SingleClassWarning(UserWarning):
+    """An anonymizer published one equivalence class of a table that could have had more
+    (every quasi-identifier generalized to the whole table); the message says why and which
+    algorithms may find more classes (:func:`pdanon.engine.anonymize` documents the rule)."""

@@ -14,6 +14,7 @@ from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
 from pdanon.partition.mondrian import FALLBACK_CUTS, mondrian_partition
 from pdanon.roles import resolve_roles
+from tests._helpers.frames import SURVEY_QI, skewed_survey
 
 
 def cells(series: pd.Series) -> list:
@@ -141,6 +142,43 @@ def test_t_closeness_blocks_splits():
     loose = df.anon.t_close(0.3, sensitive=["d"], algorithm="mondrian")
     assert cells(loose["age"]) == [(1, 4)] * 4 + [(5, 8)] * 4
     assert loose.anon.t_closeness() == pytest.approx(0.25)
+
+
+def test_other_cuts_nearest_the_middle_first_ties_to_more_rows_left():
+    df = pd.DataFrame({"age": range(1, 9), "d": list("aabababb")})
+    # the median halves a,a,b,a | b,a,b,b are at 0.25 > 0.2; the cuts after 3 and after 5
+    # are both one row from the middle and allowed: the one with more rows on the left wins
+    out = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian")
+    assert cells(out["age"]) == [(1, 3)] * 3 + [(4, 5)] * 2 + [(6, 8)] * 3
+
+
+def test_skewed_sensitive_column_gets_many_classes():
+    # the issue: recursive (c=2, l=3)-diversity of a fair-like survey; median cuts alone (and
+    # Datafly, equal groups) publish one class of all rows, other cuts give 51
+    df = skewed_survey()
+    kw = dict(variant="recursive", c=2, quasi_identifiers=SURVEY_QI, sensitive=["rate"])
+    out = df.anon.l_diversify(3, algorithm="mondrian", **kw)
+    assert out.anon.info["groups"] == 51
+    assert out.anon.l_diversity(variant="recursive", c=2) >= 3
+    for algorithm in ("datafly", "equal_groups"):
+        with pytest.warns(pdanon.SingleClassWarning, match=f"^{algorithm} published ONE"):
+            assert df.anon.l_diversify(3, algorithm=algorithm, **kw).anon.info["groups"] == 1
+
+
+def test_other_cuts_are_bounded(monkeypatch):
+    # at most FALLBACK_CUTS candidates per partition, evenly spaced in distance order. Here
+    # only the cut after 8 rows (a,a,a,a,b,b,b,b | a,b) is allowed; the candidates in
+    # distance order are the cuts after 6, 4, 7, 3, 8, 2, 9, 1 rows; with FALLBACK_CUTS = 3
+    # the 1st, 4th and 7th (r with 3r mod 8 < 3) are tried: after 6, 3 and 9 rows
+    from pdanon.partition import mondrian
+
+    df = pd.DataFrame({"age": range(1, 11), "d": list("aaaabbbbab")})
+    wide = df.anon.t_close(0.0, sensitive=["d"], algorithm="mondrian")
+    assert cells(wide["age"]) == [(1, 8)] * 8 + [(9, 10)] * 2
+    monkeypatch.setattr(mondrian, "FALLBACK_CUTS", 3)
+    with pytest.warns(pdanon.SingleClassWarning, match="^mondrian published ONE"):
+        narrow = df.anon.t_close(0.0, sensitive=["d"], algorithm="mondrian")
+    assert narrow.anon.info["groups"] == 1
 
 
 def test_entropy_and_recursive_variants():
@@ -317,6 +355,26 @@ def test_matches_reference_l(table, l):
     p = partition(df, model, qi=dict(zip("abc", kinds)), sensitive=["s"], unordered_split=how)
     expected = reference_mondrian([a, b, c], kinds, k, unordered_split=how,
                                   ok=lambda rows: len({s[r] for r in rows}) >= l)
+    assert groups_of(p.labels) == expected
+
+
+def recursive_ok(values, l, c):
+    counts = sorted((values.count(v) for v in set(values)), reverse=True)
+    return len(counts) >= l and counts[0] < c * sum(counts[l - 1:])
+
+
+@settings(max_examples=80, deadline=None)
+@given(tables, st.integers(2, 3))
+def test_matches_reference_recursive_l(table, l):
+    # recursive (c=2, l)-diversity: the median cut fails often, so the other cuts decide
+    a, b, c, s, kind_c, k, how = table
+    s = [x if i % 3 else "p" for i, x in enumerate(s)]  # skewed towards "p"
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "s": s})
+    kinds = ["real", "ordered", kind_c]
+    model = AllOf(KAnonymity(k), LDiversity(l, variant="recursive", c=2))
+    p = partition(df, model, qi=dict(zip("abc", kinds)), sensitive=["s"], unordered_split=how)
+    expected = reference_mondrian([a, b, c], kinds, k, unordered_split=how,
+                                  ok=lambda rows: recursive_ok([s[r] for r in rows], l, 2))
     assert groups_of(p.labels) == expected
 
 

@@ -17,9 +17,26 @@ The rule:
    lies nearer the middle (strict partitioning: equal values never go to different sides);
    ``unordered`` values are split into two sets (see *unordered splits*);
 4. the split is *allowed* when both halves satisfy the model (k rows, l-diversity of any
-   variant, t-closeness: ``model.groups_ok`` on the two halves); when it is not, try the next
-   widest column; a partition no column can split is final;
+   variant, t-closeness: ``model.groups_ok`` on the two halves). When it is not, other cuts of
+   the same column are tried before the next widest column: every cut between two distinct
+   values (for ``balanced`` unordered columns: between categories ranked most frequent first,
+   ties by code) that leaves at least ``k`` rows (the model's ``min_size``) on each side,
+   ordered by its distance from the middle, | left rows − right rows | (ties: more rows on
+   the left); when there are more than :data:`FALLBACK_CUTS` (8), only ``FALLBACK_CUTS`` of
+   them, evenly spaced in that order (the candidate of rank ``r`` of ``V`` when
+   ``r · FALLBACK_CUTS mod V < FALLBACK_CUTS``: the nearest, and then outwards to the
+   farthest). The first allowed one, the nearest the middle, is taken. Work per partition and
+   column: at most ``FALLBACK_CUTS`` times its rows, all candidates of all partitions checked
+   in one ``model.groups_ok`` call. Under k-anonymity alone no other cut is tried: the median
+   cut is the most balanced one, so when its halves are too small every cut's are. A
+   partition no column can split is final;
 5. repeat on every new partition.
+
+Other cuts matter for models that look at the sensitive values: on a table shaped like the
+``fair`` survey (6,000 rows, five coarse quasi-identifiers, a rating as skewed as 42 / 35 / 16
+/ 5.5 / 1.5 %), recursive (c=2, l=3)-diversity gets 51 classes instead of one (every median
+cut left one half with too many 5s); on Adult, distinct 2-diversity of salary with k=5 gets
+2,341 classes instead of 2,290 (docs/algorithms.md).
 
 Unordered splits (``unordered_split=``) decide the quality for nominal columns:
 

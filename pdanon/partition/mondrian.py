@@ -83,7 +83,8 @@ UNORDERED_SPLITS = ("balanced", "frequency", "appearance", "sensitive")
 # a dense (partition x category) table is used when it is at most this many cells per row
 _DENSE_FACTOR = 8
 
-#: cuts tried per partition and column when the median cut is not allowed (module docstring)
+#: cuts tried per partition and column when the median cut is not allowed (module docstring);
+#: 0: median cuts only (the Dask top cuts, :mod:`pdanon.dask._mondrian`, still choose so)
 FALLBACK_CUTS = 8
 
 
@@ -233,16 +234,16 @@ def _fallback_sides(key: np.ndarray, sid: np.ndarray, nseg: int, ncodes: int,
     if median is not None:
         valid &= pcode != median[pseg]
     cand = np.flatnonzero(valid)
-    found = np.zeros(nseg, dtype=bool)
-    if not len(cand):
-        return np.zeros(len(key), dtype=bool), found
     cseg, cleft = pseg[cand], left[cand]
     order = np.lexsort((-cleft, np.abs(2 * cleft - sizes[cseg]), cseg))
     cand, cseg = cand[order], cseg[order]
     per_seg = np.bincount(cseg, minlength=nseg)
     rank = np.arange(len(cand)) - _starts(per_seg)[cseg]
-    keep = (rank * FALLBACK_CUTS) % per_seg[cseg] < FALLBACK_CUTS
+    keep = (rank * FALLBACK_CUTS) % np.maximum(per_seg[cseg], 1) < FALLBACK_CUTS
     cand, cseg = cand[keep], cseg[keep]
+    found = np.zeros(nseg, dtype=bool)
+    if not len(cand):
+        return np.zeros(len(key), dtype=bool), found
     # every candidate sees every row of its partition (rows are grouped by ``sid``)
     row_starts = _starts(sizes)
     csize = sizes[cseg]

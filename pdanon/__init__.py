@@ -18,6 +18,7 @@ from pdanon._errors import (
     KindError,
     NoProgressError,
     RoleWarning,
+    SingleClassWarning,
     UnknownColumnError,
     VerificationError,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "NoProgressError",
     "RoleWarning",
     "Roles",
+    "SingleClassWarning",
     "UnknownColumnError",
     "VerificationError",
     "datasets",

@@ -1,4 +1,4 @@
-"""Exception types of pdanon.
+"""Exception and warning types of pdanon.
 
 Every error pdanon raises on bad input derives from :class:`AnonymizationError` *and* from the
 builtin the user would expect (``ValueError``, ``KeyError``, ``TypeError``), so both
@@ -43,3 +43,9 @@ class NoProgressError(AnonymizationError, RuntimeError):
 class RoleWarning(UserWarning):
     """pdanon chose a column's role for you (e.g. a column that looks like an identifier was
     treated as one); pass the roles explicitly to decide yourself and silence it."""
+
+
+class SingleClassWarning(UserWarning):
+    """An anonymizer published one equivalence class of a table that could have had more
+    (every quasi-identifier generalized to the whole table); the message says why and which
+    algorithms may find more classes (:func:`pdanon.engine.anonymize` documents the rule)."""

@@ -19,7 +19,10 @@ Example
 from __future__ import annotations
 
 import copy
+import os
+import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +30,7 @@ import pandas as pd
 
 from pdanon import recode
 from pdanon.encode import encode_table
-from pdanon._errors import InvalidInputError, KindError
+from pdanon._errors import InvalidInputError, KindError, SingleClassWarning
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
 from pdanon.partition import PARTITIONERS, Partition, auto
 from pdanon.partition.auto import AUTO_MONDRIAN_ROWS  # noqa: F401  (documented here)
@@ -205,6 +208,9 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
                         **(model.groups_achieved(kept, sub) if len(kept) else {})}
     info["groups"] = len(sizes)  # equivalence classes of the published (not suppressed) rows
     info["suppressed_rows"], info["suppressed_cells"] = _suppressed(df, out, roles.qi)
+    if len(sizes) == 1:
+        _warn_single_class(int(sizes[0]), model, enc, run.algorithm, method,
+                           info.get("partitions", 1))
     out.attrs = copy.deepcopy(attrs)
     info["seconds"] = time.perf_counter() - started
     return out, info
@@ -259,6 +265,58 @@ def _suppressed(df: pd.DataFrame, out: pd.DataFrame, qi) -> tuple[int, int]:
         blanked += after & ~missing(df[c])
         blank &= after
     return int((blank & (blanked > 0)).sum()), int(blanked.sum())
+#: algorithms the single-class warning suggests (those other than the one that ran)
+ALTERNATIVES = {"mondrian": "mondrian (local multidimensional cuts)",
+                "group_join": "group_join (agglomerative, slower)",
+                "optimal": "optimal (with hierarchies=)"}
+
+
+def single_class_expected(rows: int, model: PrivacyModel, enc) -> bool:
+    """Is one class of ``rows`` published rows the only possible outcome? Yes when the rows
+    cannot make two classes of the model's smallest class (``rows <= 2 * m``, ``m`` the
+    larger of the model's ``min_size`` and ``min_distinct``), or when every row has the same
+    quasi-identifiers. Otherwise :func:`anonymize` warns (:class:`SingleClassWarning`).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"age": [30, 31, 40, 42, 50, 51]})
+    >>> enc = encode_table(df, resolve_roles(df))
+    >>> single_class_expected(6, KAnonymity(3), enc), single_class_expected(6, KAnonymity(2), enc)
+    (True, False)
+    """
+    req = model.requirements()
+    if rows <= 2 * max(req.min_size, req.min_distinct, 1):
+        return True
+    return all(len(col.codes) == 0 or col.codes.min() == col.codes.max() for col in enc.columns)
+
+
+def _warn_single_class(rows: int, model: PrivacyModel, enc, algorithm: str, method: str,
+                       partitions: int) -> None:
+    if single_class_expected(rows, model, enc):
+        return
+    if partitions > 1:  # the recoding, not the partitioner, made the groups identical
+        reason = (f"{algorithm} found {partitions} groups, but method={method!r} gave them "
+                  "the same cells; method='generalize' keeps them apart")
+    else:
+        others = [text for name, text in ALTERNATIVES.items() if name != algorithm]
+        reason = (f"no finer grouping {algorithm} tried satisfies {model!r}. "
+                  f"{', '.join(others[:-1])} or {others[-1]} may find more classes; or relax "
+                  "the model")
+    warnings.warn(
+        f"{algorithm} published ONE equivalence class of all {rows} rows (every row has the "
+        f"same quasi-identifier cells): {reason}",
+        SingleClassWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside pdanon."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _labels(out: pd.DataFrame, qi) -> np.ndarray:

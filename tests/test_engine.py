@@ -313,3 +313,53 @@ def test_suppression_budget_rows_are_counted_once_with_their_cells():
                                  max_suppressed_rows=1)
     assert out["age"].isna().tolist() == [False, False, False, False, True]
     assert info["suppressed_rows"] == 1 and info["suppressed_cells"] == 1
+
+
+# ----------------------------------------------------------------------------- one class
+
+
+def test_single_class_warning_names_the_reason_and_other_algorithms():
+    df = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6], "d": list("aaabbb")})
+    with pytest.warns(pdanon.SingleClassWarning) as record:
+        out = df.anon.l_diversify(2, sensitive=["d"], algorithm="datafly")
+    assert out.anon.info["groups"] == 1
+    message = str(record[0].message)
+    assert message.startswith("datafly published ONE equivalence class of all 6 rows")
+    assert "no finer grouping datafly tried satisfies AllOf(" in message
+    assert "mondrian (local multidimensional cuts), group_join (agglomerative, slower) or " \
+           "optimal (with hierarchies=) may find more classes" in message
+    assert record[0].filename == __file__  # points at the caller, not at pdanon
+    assert issubclass(pdanon.SingleClassWarning, UserWarning)
+
+
+def test_single_class_warning_from_the_recoding():
+    df = people()
+    with pytest.warns(pdanon.SingleClassWarning, match="nearest found 3 groups, but "
+                      "method='suppress' gave them the same cells"):
+        engine.anonymize(df, roles(df), model=KAnonymity(2), method="suppress",
+                         algorithm="nearest")
+
+
+@pytest.mark.parametrize("df, k", [
+    (pd.DataFrame({"age": [1, 2, 3, 4]}), 3),      # 4 rows <= 2·k: two classes impossible
+    (pd.DataFrame({"age": [7] * 10}), 2),          # one combination of quasi-identifiers
+    (pd.DataFrame({"age": [1, 2, 3, 4, 5]}), 5),  # k = rows
+])
+def test_no_single_class_warning_when_one_class_is_the_only_outcome(df, k):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.SingleClassWarning)
+        for algorithm in ("mondrian", "datafly", "equal_groups", "nearest"):
+            assert df.anon.k_anonymize(k, algorithm=algorithm).anon.info["groups"] == 1
+
+
+def test_no_warning_when_there_are_several_classes():
+    import warnings
+
+    df = people()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.SingleClassWarning)
+        _, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
+                                   algorithm="mondrian")
+    assert info["groups"] == 2

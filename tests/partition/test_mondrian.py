@@ -12,8 +12,9 @@ from pdanon.encode import encode_table
 from pdanon.dtype import GeneralizationRange
 from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
-from pdanon.partition.mondrian import mondrian_partition
+from pdanon.partition.mondrian import FALLBACK_CUTS, mondrian_partition
 from pdanon.roles import resolve_roles
+from tests._helpers.frames import SURVEY_QI, skewed_survey
 
 
 def cells(series: pd.Series) -> list:
@@ -133,12 +134,51 @@ def test_l_diversity_blocks_splits():
 
 def test_t_closeness_blocks_splits():
     df = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6, 7, 8], "d": list("aaabbbab")})
-    # halves a,a,a,b and b,b,a,b are at total variation 0.25 from the table's 50/50
+    # median halves a,a,a,b and b,b,a,b are at total variation 0.25 from the table's 50/50;
+    # the next cut outwards, after 5 (a,a,a,b,b | b,a,b: 0.1 and 1/6), is allowed; neither
+    # side has an allowed cut (every one leaves a side at 0.5)
     strict = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian")
-    assert strict.anon.info["groups"] == 1
+    assert cells(strict["age"]) == [(1, 5)] * 5 + [(6, 8)] * 3
     loose = df.anon.t_close(0.3, sensitive=["d"], algorithm="mondrian")
     assert cells(loose["age"]) == [(1, 4)] * 4 + [(5, 8)] * 4
     assert loose.anon.t_closeness() == pytest.approx(0.25)
+
+
+def test_other_cuts_nearest_the_middle_first_ties_to_more_rows_left():
+    df = pd.DataFrame({"age": range(1, 9), "d": list("aabababb")})
+    # the median halves a,a,b,a | b,a,b,b are at 0.25 > 0.2; the cuts after 3 and after 5
+    # are both one row from the middle and allowed: the one with more rows on the left wins
+    out = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian")
+    assert cells(out["age"]) == [(1, 3)] * 3 + [(4, 5)] * 2 + [(6, 8)] * 3
+
+
+def test_skewed_sensitive_column_gets_many_classes():
+    # the issue: recursive (c=2, l=3)-diversity of a fair-like survey; median cuts alone (and
+    # Datafly, equal groups) publish one class of all rows, other cuts give 51
+    df = skewed_survey()
+    kw = dict(variant="recursive", c=2, quasi_identifiers=SURVEY_QI, sensitive=["rate"])
+    out = df.anon.l_diversify(3, algorithm="mondrian", **kw)
+    assert out.anon.info["groups"] == 51
+    assert out.anon.l_diversity(variant="recursive", c=2) >= 3
+    for algorithm in ("datafly", "equal_groups"):
+        with pytest.warns(pdanon.SingleClassWarning, match=f"^{algorithm} published ONE"):
+            assert df.anon.l_diversify(3, algorithm=algorithm, **kw).anon.info["groups"] == 1
+
+
+def test_other_cuts_are_bounded(monkeypatch):
+    # at most FALLBACK_CUTS candidates per partition, evenly spaced in distance order. Here
+    # only the cut after 8 rows (a,a,a,a,b,b,b,b | a,b) is allowed; the candidates in
+    # distance order are the cuts after 6, 4, 7, 3, 8, 2, 9, 1 rows; with FALLBACK_CUTS = 3
+    # the 1st, 4th and 7th (r with 3r mod 8 < 3) are tried: after 6, 3 and 9 rows
+    from pdanon.partition import mondrian
+
+    df = pd.DataFrame({"age": range(1, 11), "d": list("aaaabbbbab")})
+    wide = df.anon.t_close(0.0, sensitive=["d"], algorithm="mondrian")
+    assert cells(wide["age"]) == [(1, 8)] * 8 + [(9, 10)] * 2
+    monkeypatch.setattr(mondrian, "FALLBACK_CUTS", 3)
+    with pytest.warns(pdanon.SingleClassWarning, match="^mondrian published ONE"):
+        narrow = df.anon.t_close(0.0, sensitive=["d"], algorithm="mondrian")
+    assert narrow.anon.info["groups"] == 1
 
 
 def test_entropy_and_recursive_variants():
@@ -171,8 +211,10 @@ def test_groups_numbered_by_first_row():
 
 
 def reference_mondrian(columns, kinds, k, *, ok=None, unordered_split="balanced"):
-    """Plain recursive Mondrian, straight from the rule in the module docstring."""
+    """Plain recursive Mondrian, straight from the rule in the module docstring (``ok`` None:
+    k-anonymity alone, where no other cut is tried)."""
     n = len(columns[0])
+    fallback = ok is not None
     ok = ok or (lambda rows: True)
 
     def first_codes(values):
@@ -236,6 +278,31 @@ def reference_mondrian(columns, kinds, k, *, ok=None, unordered_split="balanced"
         return ([r for r, g in zip(rows, go_right) if not g],
                 [r for r, g in zip(rows, go_right) if g])
 
+    def other_cuts(rows, j):
+        """Rule 4: the other cuts, nearest the middle first, at most FALLBACK_CUTS."""
+        vals = [keys[j][r] for r in rows]
+        count = {}
+        for v in vals:
+            count[v] = count.get(v, 0) + 1
+        if kinds[j] == "unordered" and unordered_split == "balanced":
+            order = sorted(count, key=lambda v: (-count[v], v))  # most frequent first
+            key = {v: i for i, v in enumerate(order)}
+            median = None
+        else:
+            key = {v: v for v in count}
+            left, _ = split(rows, j)
+            median = max(keys[j][r] for r in left)
+        cuts = []
+        for t in sorted(key.values()):
+            size = sum(count[v] for v in count if key[v] <= t)
+            if size >= max(k, 1) and len(rows) - size >= max(k, 1) and t != median:
+                cuts.append((abs(2 * size - len(rows)), -size, t))
+        cuts.sort()
+        cuts = [c for i, c in enumerate(cuts) if (i * FALLBACK_CUTS) % len(cuts) < FALLBACK_CUTS]
+        for _, _, t in cuts:
+            yield ([r for r in rows if key[keys[j][r]] <= t],
+                   [r for r in rows if key[keys[j][r]] > t])
+
     def rec(rows):
         widths = [width(rows, j) for j in range(len(columns))]
         for j in sorted(range(len(columns)), key=lambda j: (-widths[j], j)):
@@ -244,6 +311,9 @@ def reference_mondrian(columns, kinds, k, *, ok=None, unordered_split="balanced"
             left, right = split(rows, j)
             if len(left) >= k and len(right) >= k and ok(left) and ok(right):
                 return rec(left) + rec(right)
+            for left, right in other_cuts(rows, j) if fallback else ():
+                if ok(left) and ok(right):
+                    return rec(left) + rec(right)
         return [rows]
 
     return {frozenset(g) for g in rec(list(range(n)))}
@@ -285,6 +355,26 @@ def test_matches_reference_l(table, l):
     p = partition(df, model, qi=dict(zip("abc", kinds)), sensitive=["s"], unordered_split=how)
     expected = reference_mondrian([a, b, c], kinds, k, unordered_split=how,
                                   ok=lambda rows: len({s[r] for r in rows}) >= l)
+    assert groups_of(p.labels) == expected
+
+
+def recursive_ok(values, l, c):
+    counts = sorted((values.count(v) for v in set(values)), reverse=True)
+    return len(counts) >= l and counts[0] < c * sum(counts[l - 1:])
+
+
+@settings(max_examples=80, deadline=None)
+@given(tables, st.integers(2, 3))
+def test_matches_reference_recursive_l(table, l):
+    # recursive (c=2, l)-diversity: the median cut fails often, so the other cuts decide
+    a, b, c, s, kind_c, k, how = table
+    s = [x if i % 3 else "p" for i, x in enumerate(s)]  # skewed towards "p"
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "s": s})
+    kinds = ["real", "ordered", kind_c]
+    model = AllOf(KAnonymity(k), LDiversity(l, variant="recursive", c=2))
+    p = partition(df, model, qi=dict(zip("abc", kinds)), sensitive=["s"], unordered_split=how)
+    expected = reference_mondrian([a, b, c], kinds, k, unordered_split=how,
+                                  ok=lambda rows: recursive_ok([s[r] for r in rows], l, 2))
     assert groups_of(p.labels) == expected
 
 

@@ -248,6 +248,10 @@ class EcpyBackend:
 
     name = "ecpy"
 
+    def __deepcopy__(self, memo):
+        return self  # holds only curve constants: copies of an owner share it (and ECPy's
+        # Curve objects cannot be deep-copied)
+
     def __init__(self, window: int | None = 4):
         from ecpy.curves import Curve, WeierstrassCurve
 

@@ -465,9 +465,6 @@ def test_shuffler_in_batches_example(reference):
 
 @pytest.mark.filterwarnings("ignore:encryption_key has only")  # the example's keys 7 and 8
 def test_distributed_example(reference):
-    cls = pytest.importorskip("pdanon.parties")
-    if not hasattr(cls, "DistributedDataOwnerKAnonymityDepersonalizator"):
-        pytest.skip("the two-party protocol (pdanon.parties, issue 8) is not available yet")
     ns = run_example("DistributedDataOwnerKAnonymityDepersonalizator")
     joined = np.asarray(ns["dep1"].joined_data, dtype=object)
     ref = np.array(dec_table(reference["DistributedDataOwnerKAnonymityDepersonalizator"][

@@ -99,17 +99,16 @@ def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
     if found["rows"] != n:
         problems.append(f"{found['rows']} output rows for {n} input rows")
     for i, p in enumerate(parts):
-        # the worst level of each sensitive column; the model itself says whether it is enough
-        per_column = {c: float(got[(i, c)]) for c in sensitive if (i, c) in got}
+        # the worst levels (per sensitive column for l and t); the model says if they suffice
         key = "l" if isinstance(p, LDiversity) else "t" if isinstance(p, TCloseness) else None
-        for c, v in per_column.items():
-            found[f"{key}[{c}]"] = v
-        levels = [{"k": found["k"]}] if key is None else [
-            {"k": found["k"], key: v} for v in per_column.values()]
-        for c, lv in zip(per_column or [None], levels):
-            if not p.accepts(lv):
+        checks = {None: {"k": found["k"]}}
+        if key is not None:
+            checks = {c: {"k": found["k"], key: float(got[(i, c)])} for c in sensitive}
+            found.update({f"{key}[{c}]": levels[key] for c, levels in checks.items()})
+        for c, levels in checks.items():
+            if not p.accepts(levels):
                 where = f" in {c!r}" if c is not None else ""
-                problems.append(f"{p!r} fails{where}: the worst class reaches {lv}")
+                problems.append(f"{p!r} fails{where}: the worst class reaches {levels}")
     if problems:
         raise VerificationError(f"the Dask output does not satisfy {model!r}: "
                                 + "; ".join(problems) + "; this is a bug in pdanon, please report it")

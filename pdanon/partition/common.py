@@ -30,7 +30,7 @@ def sensitive_columns(enc, context) -> list:
         cols = list(context.columns.values())
         if all(len(c.codes) == enc.n for c in cols):
             return cols
-    return d.sensitive_columns(_CodesOnly(enc.sensitive))
+    return d.sensitive_columns(enc)  # the encoded table carries {name: codes}
 
 
 def sensitive_context(enc, context=None):
@@ -41,13 +41,6 @@ def sensitive_context(enc, context=None):
     if context is not None:
         return context
     return d.SensitiveData({c.name: c for c in sensitive_columns(enc, None)})
-
-
-class _CodesOnly:
-    """Adapter: ``{name: codes}`` seen as a model context."""
-
-    def __init__(self, sensitive: dict):
-        self.sensitive = sensitive
 
 
 def no_progress(algorithm: str, what: str) -> NoProgressError:

@@ -109,7 +109,7 @@ class _ModelSpec:
     model's per-class check reads. Whether a group satisfies the model is the model's own
     answer (:meth:`~pdanon.models.PrivacyModel.classes_ok`)."""
 
-    def __init__(self, model, sens_cols: list, context):
+    def __init__(self, model, sens_cols: list):
         from pdanon.models import LDiversity, TCloseness
 
         self.model = model
@@ -120,7 +120,6 @@ class _ModelSpec:
         self.tmodel = next((p for p in self.parts if isinstance(p, TCloseness)), None)
         self.family = "t" if self.tmodel is not None else "l" if self.lmodel is not None else "k"
         self.sens_cols = sens_cols
-        self.context = context
         self.needs_sensitive = bool(req.sensitive)
         if self.needs_sensitive and not sens_cols:
             raise InvalidInputError(
@@ -179,7 +178,6 @@ class GroupState:
     model : PrivacyModel
     sens_cols : list of SensitiveColumn, optional
         The sensitive columns the model reads (l-diversity, t-closeness).
-    context : SensitiveData, optional
 
     Example
     -------
@@ -196,8 +194,8 @@ class GroupState:
     (0, [2, 0], [True, False])
     """
 
-    def __init__(self, enc: EncodedTable, method: str, model, *, sens_cols=(), context=None):
-        spec = _ModelSpec(model, list(sens_cols), context)
+    def __init__(self, enc: EncodedTable, method: str, model, *, sens_cols=()):
+        spec = _ModelSpec(model, list(sens_cols))
         n = enc.n
         self.n = n
         self.budget = _DENSE_CELLS  # cells left for dense tables and bitsets
@@ -600,7 +598,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
         raise InvalidInputError(f"unknown method {method!r}; use one of {list(_losses.METHODS)}")
     n = enc.n
     sens_cols = sensitive_columns(enc, context)
-    G = GroupState(enc, method, model, sens_cols=sens_cols, context=context)
+    G = GroupState(enc, method, model, sens_cols=sens_cols)
     spec = G.spec
     mode = partners if partners != "auto" else ("all" if n <= AUTO_ALL_ROWS else "near")
     first = order == "first_violating"

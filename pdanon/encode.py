@@ -290,30 +290,33 @@ def check_finite(values, name=None, *, where: str | None = None, index=None) -> 
             f"anonymizing")
 
 
-def validate_values(df: pd.DataFrame, columns, *, na: str = "refuse",
+def validate_values(df: pd.DataFrame, columns, *, na: str = "accept",
                     mixed: str = "refuse") -> None:
-    """The anonymizers' input rules for quasi-identifier columns: :func:`missing`,
-    :func:`check_finite` (for the columns a ``{column: kind}`` mapping declares ``real`` or
-    ``ordered``: their ranges are published as numbers) and
-    :func:`check_value_types`, with the fixes spelled out for a pandas user.
+    """The anonymizers' input rules for quasi-identifier columns, with the fixes spelled out
+    for a pandas user: :func:`check_finite` (for the columns a ``{column: kind}`` mapping
+    declares ``real`` or ``ordered``: their ranges are published as numbers), :func:`missing`
+    (missing cells are data: ``na="accept"``, the default; ``na="refuse"`` for a caller that
+    cannot take them) and :func:`check_value_types` for every column not declared
+    ``unordered`` (an unordered column may mix value types: equality decides its classes).
 
     Example
     -------
     >>> validate_values(pd.DataFrame({"a": [1.0, None]}), ["a"])
+    >>> validate_values(pd.DataFrame({"a": [1.0, None]}), ["a"], na="refuse")
     Traceback (most recent call last):
     ...
-    pdanon._errors.InvalidInputError: column 'a' has 1 missing value(s) (first at index 1); fill them (df['a'].fillna(...)) or drop those rows before anonymizing. If they are cells suppressed by an earlier pdanon step, anonymize the original frame with the combined model instead (e.g. df.anon.l_diversify(2, k=5)), or generalize in the earlier step
+    pdanon._errors.InvalidInputError: column 'a' has 1 missing value(s) (first at index 1); fill them (df['a'].fillna(...)) or drop those rows before anonymizing
+    >>> validate_values(pd.DataFrame({"a": [1, "1"]}), {"a": "unordered"})
     """
     kinds = dict(columns) if isinstance(columns, dict) else {c: None for c in columns}
     for c, kind in kinds.items():
         s = df[c]
         if kind in ("real", "ordered"):  # ranges of numbers need finite bounds
             check_finite(s, c, index=s.index)
-        missing(s, na=na, where=f"column {c!r}", index=s.index, fill=f" (df[{c!r}].fillna(...))",
-                note=". If they are cells suppressed by an earlier pdanon step, anonymize the "
-                     "original frame with the combined model instead (e.g. "
-                     "df.anon.l_diversify(2, k=5)), or generalize in the earlier step")
-        check_value_types(s, where=f"column {c!r}", mixed=mixed, fix=f" (e.g. df[{c!r}].astype(str))")
+        missing(s, na=na, where=f"column {c!r}", index=s.index, fill=f" (df[{c!r}].fillna(...))")
+        if kind != "unordered":
+            check_value_types(s, where=f"column {c!r}", mixed=mixed,
+                              fix=f" (e.g. df[{c!r}].astype(str))")
 
 
 # ============================================================================ dtypes
@@ -416,6 +419,13 @@ class EncodedColumn:
     membership: np.ndarray | None = None
     generalized: bool = False
     numeric: bool = False
+    na: np.ndarray | None = None
+
+    @property
+    def value_codes(self) -> np.ndarray:
+        """Codes with ``-1`` for missing cells (positions in ``categories``, as pandas'
+        ``Categorical.from_codes`` takes them)."""
+        return self.codes if self.na is None else np.where(self.na, -1, self.codes)
 
     @property
     def n(self) -> int:
@@ -439,12 +449,63 @@ class EncodedColumn:
 def encode_column(series: pd.Series, kind: str) -> EncodedColumn:
     """Encode one column as arrays (see the module docstring).
 
+    Missing cells are a value of their own (:func:`missing_as_value`): code
+    ``len(categories)``, ``na`` marks them.
+
     Example
     -------
     >>> e = encode_column(pd.Series([2.5, 1.0, 2.5]), "real")
     >>> e.codes.tolist(), e.lo.tolist()
     ([1, 0, 1], [2.5, 1.0, 2.5])
+    >>> e = encode_column(pd.Series([2.5, None, 1.0]), "real")
+    >>> e.codes.tolist(), e.lo.tolist(), e.na.tolist()
+    ([1, 2, 0], [2.5, 4.0, 1.0], [False, True, False])
     """
+    return missing_as_value(_encode_values(series, kind))
+
+
+def missing_as_value(col: EncodedColumn) -> EncodedColumn:
+    """Make the missing cells of an encoded column (code ``-1``) one value of their own, so
+    that every partitioner groups them like any other value: code ``len(categories)`` (after
+    every category, so last in value order), ``na`` the mask of them; for numeric bounds
+    (``real``, and ``ordered`` ranks) ``lo``/``hi`` a value above every other one -- for
+    ``real`` the maximum plus the column's span (at least 1), so a missing cell is as far
+    from the largest value as the smallest value is: mixing it with present values costs a
+    partitioner at least as much as spanning the whole column. Recoders never publish the
+    sentinel: a group mixing missing and present cells publishes a suppressed cell, a group
+    of missing cells publishes missing (:mod:`pdanon.recode`).
+
+    Example
+    -------
+    >>> e = missing_as_value(EncodedColumn("a", "unordered", np.array([0, -1, 1]),
+    ...                                    pd.Index(["x", "y"])))
+    >>> e.codes.tolist(), e.na.tolist()
+    ([0, 2, 1], [False, True, False])
+    """
+    na = col.codes < 0
+    if not na.any():
+        return col
+    m = len(col.categories)
+    col.codes = np.where(na, m, col.codes)
+    col.na = na
+    if col.lo is not None:
+        lo = np.asarray(col.lo, dtype=np.float64 if col.kind == "real" else np.int64)
+        hi = np.asarray(col.hi, dtype=lo.dtype)
+        if col.kind == "real":
+            present_lo, present_hi = lo[~na], hi[~na]
+            top = float(present_hi.max()) if len(present_hi) else 0.0
+            span = top - float(present_lo.min()) if len(present_lo) else 0.0
+            sentinel = top + max(span, 1.0)
+            if not np.isfinite(sentinel):
+                sentinel = np.nextafter(top, np.inf)
+        else:  # ordered bounds are codes: the missing code itself
+            sentinel = int(max(hi.max(initial=-1) + 1, m))
+        col.lo = np.where(na, sentinel, lo)
+        col.hi = np.where(na, sentinel, hi)
+    return col
+
+
+def _encode_values(series: pd.Series, kind: str) -> EncodedColumn:
     name = series.name
     where = f"column {name!r}"
     if is_generalized(series):
@@ -497,8 +558,12 @@ def _encode_generalized(series: pd.Series, kind: str) -> EncodedColumn:
         membership = np.asarray(arr.membership)
     else:
         lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
+        na = np.asarray(arr.isna(), dtype=bool)
         # codes in value order: order cells by (lo, hi) so distances on ranks stay meaningful
-        codes, _ = pd.factorize(pd.MultiIndex.from_arrays([lo, hi]), sort=True)
+        codes = np.full(len(lo), -1, dtype=np.int64)
+        if (~na).any():
+            present, _ = pd.factorize(pd.MultiIndex.from_arrays([lo[~na], hi[~na]]), sort=True)
+            codes[~na] = present
         membership = None
     codes = np.asarray(codes, np.int64)
     categories = pd.Index(np.arange(int(np.max(codes, initial=-1)) + 1))

@@ -345,7 +345,7 @@ def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi, enc=None) -> None:
             values = before.to_numpy()
         elif col is not None and not col.generalized:
             # the codes are already known: no second hash pass over the strings
-            values = pd.Categorical.from_codes(col.codes, categories=col.categories)
+            values = pd.Categorical.from_codes(col.value_codes, categories=col.categories)
         else:
             # one hash pass; far cheaper than boxing a million strings into Python objects
             values = pd.Categorical(before.array)

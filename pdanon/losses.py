@@ -69,10 +69,16 @@ METHODS = ("suppress", "generalize", "aggregate")
 # ============================================================================ formulas
 
 
+#: normalized position of a missing cell: one whole column span above the largest value, so
+#: a group that mixes a missing cell with present ones costs about a full suppression
+MISSING_POSITION = 2.0
+
+
 def normalized_values(col: EncodedColumn) -> np.ndarray:
     """The cells of a real or ordered column scaled to [0, 1]: ``(x − m)/(M − m)`` for real
     columns (the midpoint of an already generalized range), ``rank/(n − 1)`` for ordered ones
     (rank = first position of the value in the sorted column). A constant column gives zeros.
+    Scales are taken over the present cells; a missing cell is at :data:`MISSING_POSITION`.
 
     Example
     -------
@@ -80,20 +86,35 @@ def normalized_values(col: EncodedColumn) -> np.ndarray:
     >>> from pdanon.encode import encode_column
     >>> normalized_values(encode_column(pd.Series([10, 20, 20, 30]), "ordered")).tolist()
     [0.0, 0.3333333333333333, 0.3333333333333333, 1.0]
+    >>> normalized_values(encode_column(pd.Series([10.0, None, 30.0]), "real")).tolist()
+    [0.0, 2.0, 1.0]
     """
-    n = col.n
+    if col.kind not in ("real", "ordered"):
+        raise ValueError(f"column {col.name!r} is unordered: it has no normalized values")
+    if col.na is None:
+        return _scaled(col, col.n)
+    out = np.full(col.n, MISSING_POSITION)
+    present = ~col.na
+    out[present] = _scaled(col, int(present.sum()))[present]
+    return out
+
+
+def _scaled(col: EncodedColumn, n: int) -> np.ndarray:
+    """:func:`normalized_values` of the first ``n`` ranks / the present values (missing cells,
+    if any, come out above 1 and are overwritten by the caller)."""
     if col.kind == "ordered":
         if n <= 1:
-            return np.zeros(n)
+            return np.zeros(col.n)
         return col.rank.astype(np.float64) / (n - 1)
-    if col.kind != "real":
-        raise ValueError(f"column {col.name!r} is unordered: it has no normalized values")
     x = col.point
-    if n == 0:
+    if col.n == 0:
         return np.zeros(0)
-    lo, hi = float(np.min(x)), float(np.max(x))
+    valid = x if col.na is None else x[~col.na]
+    if not len(valid):
+        return np.zeros(col.n)
+    lo, hi = float(np.min(valid)), float(np.max(valid))
     if hi <= lo:
-        return np.zeros(n)
+        return np.zeros(col.n)
     return (x - lo) / (hi - lo)
 
 

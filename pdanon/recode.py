@@ -167,35 +167,59 @@ def _group_min_max(values: np.ndarray, labels: np.ndarray, groups: int):
 
 
 def constant_groups(col: EncodedColumn, labels: np.ndarray, groups: int) -> np.ndarray:
-    """Boolean per group: do all its cells of this column hold the same value?"""
+    """Boolean per group: do all its cells of this column hold the same value (a missing
+    cell is a value of its own)?"""
     lo, hi = _group_min_max(col.codes.astype(np.float64), labels, groups)
     return lo == hi
 
 
+def blank_rows(col: EncodedColumn, labels: np.ndarray, groups: int) -> np.ndarray | None:
+    """Rows whose group holds a missing cell in this column (``None`` when the column has
+    none). Such a group publishes missing there: its members are all missing (missing stays
+    missing), or it mixes missing and present cells (no range or set may claim to contain a
+    missing value, so the cell is suppressed)."""
+    if col.na is None:
+        return None
+    return (np.bincount(labels, weights=col.na, minlength=groups) > 0)[labels]
+
+
+def _changed_cells(col: EncodedColumn, changed: np.ndarray) -> int:
+    """How many cells of ``changed`` (a row mask) changed: missing cells stay missing."""
+    return int((changed & ~col.na).sum()) if col.na is not None else int(changed.sum())
+
+
 def suppress(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
     groups = int(labels.max()) + 1
-    keep = constant_groups(col, labels, groups)[labels]
+    keep = constant_groups(col, labels, groups)[labels]  # mixed missing/present: not constant
     out = series.where(keep)
-    return published_categories(out), int((~keep).sum())
+    return published_categories(out), _changed_cells(col, ~keep)
 
 
 def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
                missing: np.ndarray | None = None):
     """Generalize each group to one cell (computed from all its rows); rows flagged in
-    ``missing`` (suppressed rows) are then published missing."""
+    ``missing`` (suppressed rows) and rows of groups holding a missing cell in this column
+    (:func:`blank_rows`) are then published missing."""
     from pdanon.dtype import GeneralizationArray
 
     groups = int(labels.max()) + 1
     const = constant_groups(col, labels, groups)
-    changed = int((~const[labels]).sum())
+    blank = blank_rows(col, labels, groups)
+    changed = _changed_cells(col, ~const[labels] if blank is None else ~const[labels] | blank)
+    if blank is not None:
+        missing = blank if missing is None else missing | blank
     if col.generalized:
-        arr = _generalize_generalized(series.array, col, labels, groups)
+        arr = _generalize_generalized(series.array, col, labels, groups, missing)
     elif col.kind == "unordered" or (col.kind == "ordered" and not col.numeric):
         codes, categories = _published_codes(col, labels, groups, missing)
         arr = GeneralizationArray.from_groups(codes, labels, kind=col.kind,
                                               categories=categories)
-    else:
+    elif col.na is None:
         arr = GeneralizationArray.from_groups(series.to_numpy(), labels, kind=col.kind)
+    else:  # missing cells are NaN here and ignored; their groups are published missing
+        arr = GeneralizationArray.from_groups(
+            series.to_numpy(dtype=np.float64, na_value=np.nan), labels, kind=col.kind,
+            integer=pd.api.types.is_integer_dtype(series.dtype))
     if missing is not None and missing.any():
         arr[missing] = None  # a new array of our own: set in place, no copy
     out = pd.Series(arr, index=series.index, name=series.name)
@@ -222,9 +246,9 @@ def _published_codes(col: EncodedColumn, labels: np.ndarray, groups: int,
         keep = np.cumsum(cover)[:c] > 0  # within [lo, hi] of some published group
     cats = col.categories
     if keep.all() and not isinstance(cats, pd.CategoricalIndex):
-        return col.codes, cats
+        return np.where(live_row, col.codes, -1), cats
     new_pos = np.cumsum(keep) - 1
-    codes = np.where(live_row, new_pos[col.codes], -1)
+    codes = np.where(live_row, new_pos[np.where(live_row, col.codes, 0)], -1)
     return codes, _values_index(cats, keep)
 
 
@@ -236,18 +260,25 @@ def _values_index(cats: pd.Index, keep: np.ndarray) -> pd.Index:
     return cats[keep]
 
 
-def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups: int):
-    """Generalize cells that are already ranges/sets: the hull of ranges, the union of sets."""
+def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups: int,
+                            blank: np.ndarray | None = None):
+    """Generalize cells that are already ranges/sets: the hull of ranges, the union of sets
+    (rows flagged in ``blank`` come out missing)."""
     from pdanon.dtype import GeneralizationArray
 
-    mask = arr.isna()
+    mask = np.asarray(arr.isna(), dtype=bool)
+    if blank is not None:
+        mask = mask | blank
     if col.kind == "unordered":
         member = np.zeros((groups, col.membership.shape[1]), dtype=bool)
         np.logical_or.at(member, labels, col.membership)
         return GeneralizationArray.from_membership(member[labels], arr.categories, mask=mask)
     lo_g, _ = _group_min_max(np.asarray(col.lo, dtype=np.float64), labels, groups)
     _, hi_g = _group_min_max(np.asarray(col.hi, dtype=np.float64), labels, groups)
-    return GeneralizationArray.from_bounds(lo_g[labels], hi_g[labels], kind=col.kind,
+    lo_g, hi_g = lo_g[labels], hi_g[labels]
+    if mask.any():  # masked rows may hold the missing sentinel: give them a valid bound
+        lo_g, hi_g = np.where(mask, 0, lo_g), np.where(mask, 0, hi_g)
+    return GeneralizationArray.from_bounds(lo_g, hi_g, kind=col.kind,
                                            categories=arr.categories, mask=mask,
                                            integer=arr.is_integer)
 
@@ -273,10 +304,13 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
         )
     groups = int(labels.max()) + 1
     n = len(labels)
+    blank = blank_rows(col, labels, groups)  # groups holding a missing cell publish missing
     if col.kind == "real":
         values = np.asarray(col.lo, dtype=np.float64)
         new = group_means(values, labels, groups)
-        changed = int((new != values).sum())
+        if blank is not None:
+            new[blank] = np.nan
+        changed = _changed_cells(col, ~(new == values))
         return pd.Series(new, index=series.index, name=series.name), changed
     if order is None:
         order = np.arange(n)
@@ -289,7 +323,7 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
         # mode per group; ties -> the value met first in group-build order
         position = np.empty(n, dtype=np.int64)
         position[order] = np.arange(n)
-        width = len(col.categories)
+        width = len(col.categories) + 1  # the missing code is len(categories)
         pair = labels * width + col.codes
         uniq, inverse = np.unique(pair, return_inverse=True)
         counts = np.bincount(inverse)
@@ -301,7 +335,9 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
         pick_codes = np.empty(groups, dtype=np.int64)
         pick_codes[g[best][is_head]] = (uniq % width)[best][is_head]
     new_codes = pick_codes[labels]
-    changed = int((new_codes != col.codes).sum())
+    if blank is not None:
+        new_codes[blank] = -1
+    changed = _changed_cells(col, new_codes != col.codes)
     return published_categories(_from_codes(series, col, new_codes)), changed
 
 
@@ -313,7 +349,7 @@ def _from_codes(series: pd.Series, col: EncodedColumn, codes: np.ndarray) -> pd.
             codes = cats.get_indexer(col.categories)[codes]
         values = pd.Categorical.from_codes(codes, dtype=series.dtype)
         return pd.Series(values, index=series.index, name=series.name)
-    values = col.categories.take(codes)
+    values = col.categories.take(codes, allow_fill=True)  # -1: missing
     out = pd.Series(values, index=series.index, name=series.name)
     try:
         return out.astype(series.dtype)

@@ -462,9 +462,10 @@ def roles_to_schema(roles: Roles):
                   sensitive=roles.sensitive, insensitive=roles.insensitive)
 
 
-def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = False) -> None:
-    """Raise a teaching error for QI columns an anonymizer cannot process (NaN, mixed types);
-    the rules live in :func:`pdanon.encode.validate_values`."""
+def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = True) -> None:
+    """Raise a teaching error for QI columns an anonymizer cannot process (infinite numbers,
+    mixed types in a column read in order; missing cells only with ``allow_na=False``); the
+    rules live in :func:`pdanon.encode.validate_values`."""
     from pdanon.encode import validate_values
 
     validate_values(df, columns, na="accept" if allow_na else "refuse")

@@ -55,11 +55,18 @@ def test_dates_are_ordered():
     assert back[1] == pd.Timestamp("2020-01-01")
 
 
-def test_nan_gets_code_minus_one_and_is_rejected_by_anonymizers():
-    e = encode_column(pd.Series(["a", None, "a"]), "unordered")
-    assert e.codes.tolist() == [0, -1, 0]
-    with pytest.raises(pdanon.InvalidInputError, match="fillna"):
-        pd.DataFrame({"a": ["a", None, "a"]}).anon.k_anonymize(1)
+def test_missing_is_a_value_of_its_own_after_every_category():
+    e = encode_column(pd.Series(["a", None, "a", np.nan]), "unordered")
+    assert e.codes.tolist() == [0, 1, 0, 1]
+    assert e.na.tolist() == [False, True, False, True]
+    assert e.value_codes.tolist() == [0, -1, 0, -1]
+    o = encode_column(pd.Series([3, None, 1], dtype="Int64"), "ordered")
+    assert (o.codes.tolist(), o.lo.tolist()) == ([1, 2, 0], [1, 2, 0])
+    r = encode_column(pd.Series([10.0, None, 4.0]), "real")
+    # the sentinel lies one column span (6) above the maximum: far from every value
+    assert (r.codes.tolist(), r.lo.tolist()) == ([1, 2, 0], [10.0, 16.0, 4.0])
+    assert encode_column(pd.Series([None, None], dtype=float), "real").lo.tolist() == [1.0, 1.0]
+    assert encode_column(pd.Series(["a"]), "unordered").na is None
 
 
 def test_unhashable_values_are_a_kind_error():
@@ -199,9 +206,9 @@ def test_every_face_uses_the_same_missing_rule():
     cells = np.array(["a", None, pd.NA, np.nan], dtype=object)
     col = SensitiveColumn.from_values(pd.Series(cells), "unordered", name="s")
     assert col.has_na and col.codes.tolist() == [0, 1, 1, 1]
-    assert encode_column(pd.Series(cells), "unordered").codes.tolist() == [0, -1, -1, -1]
-    with pytest.raises(pdanon.InvalidInputError, match="quasi-identifier column 0 has 3 missing"):
-        BlockColumn(cells, "ordered", 0, role="quasi-identifier")
+    assert encode_column(pd.Series(cells), "unordered").codes.tolist() == [0, 1, 1, 1]
+    block = BlockColumn(cells, "ordered", 0, role="quasi-identifier")
+    assert pd.isna(pd.array(block.series)).tolist() == [False, True, True, True]
 
 
 def test_check_finite_counts_both_infinities_and_ignores_nan_and_other_columns():

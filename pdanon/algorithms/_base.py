@@ -230,7 +230,11 @@ def _refuse_ranges(values, where: str) -> None:
 
 class BlockColumn:
     """One quasi-identifier (or sensitive) block column as the engine sees it, and the way
-    back to the caller's objects."""
+    back to the caller's objects.
+
+    Missing cells (``None``, ``NaN``, ``pd.NA``, ``NaT``) are data: ``series`` holds them as
+    missing (NaN for ``real``; ``pd.NA`` in the nullable integer codes of ``ordered`` and
+    ``unordered`` columns), so the engine treats them as a value of their own."""
 
     def __init__(self, values: np.ndarray, kind: str, position, *, role: str):
         from pdanon import encode
@@ -239,15 +243,25 @@ class BlockColumn:
         self.kind = kind
         self.uniques = None
         where = f"{role} column {position}"
+        na = np.asarray(pd.isna(values), dtype=bool) if len(values) else np.zeros(0, bool)
         if kind == "real":
-            inferred = pd.api.types.infer_dtype(values, skipna=False)
+            present = values[~na] if na.any() else values
+            inferred = (pd.api.types.infer_dtype(present, skipna=False) if len(present)
+                        else "floating")
+            filled = values
+            if na.any():  # pd.NA / None / NaT -> NaN, which float arrays hold
+                filled = np.array(values, dtype=object)
+                filled[na] = np.nan
             if inferred == "integer":
                 try:
-                    self.series = np.asarray(values, dtype=np.int64)
+                    ints = np.asarray(present, dtype=np.int64)
                 except OverflowError:
-                    self.series = np.asarray(values, dtype=np.float64)
+                    self.series = np.asarray(filled, dtype=np.float64)
+                else:
+                    self.series = ints if not na.any() else pd.arrays.IntegerArray(
+                        _scatter(ints, na), na)
             elif inferred in ("floating", "mixed-integer-float", "decimal"):
-                self.series = np.asarray(values, dtype=np.float64)
+                self.series = np.asarray(filled, dtype=np.float64)
             else:
                 _refuse_ranges(values, where)
                 example = next((v for v in values
@@ -255,7 +269,6 @@ class BlockColumn:
                 raise KindError(
                     f"{where} is declared 'real' but holds non-numeric values (e.g. {example!r});"
                     " convert them to numbers or declare the column 'ordered' / 'unordered'")
-            encode.missing(self.series, na="refuse", where=where)
         elif kind == "ordered":
             try:
                 codes, uniques = encode.factorize(values, where=where, sort=True, mixed="pandas")
@@ -263,13 +276,12 @@ class BlockColumn:
                 _refuse_ranges(values, where)
                 raise
             _refuse_ranges(uniques, where)
-            encode.missing(values, na="refuse", where=where)
-            self.series = codes
+            self.series = _nullable_codes(codes)
             self.uniques = np.asarray(uniques, dtype=object)
         else:
-            codes, uniques = encode.factorize(values, where=where, na_sentinel=False)
+            codes, uniques = encode.factorize(values, where=where)
             _refuse_ranges(uniques, where)
-            self.series = codes
+            self.series = _nullable_codes(codes)
             self.uniques = encode.object_array(uniques)
 
     def decode(self, out: pd.Series, method: str, labels: np.ndarray | None) -> np.ndarray:
@@ -285,9 +297,9 @@ class BlockColumn:
         n = len(out)
         res = self.original.copy()
         na = out.isna().to_numpy()
-        was_na = pd.isna(self.original) if self.kind == "unordered" else np.zeros(n, bool)
-        res[na] = np.nan
+        was_na = np.asarray(pd.isna(self.original), dtype=bool) if n else np.zeros(0, bool)
         changed = na & ~was_na
+        res[changed] = np.nan  # a missing cell that stays missing keeps the caller's object
         if isinstance(out.dtype, GeneralizationDtype):
             arr = out.array
             ranged = ~arr.is_plain & ~na
@@ -318,7 +330,7 @@ class BlockColumn:
         valid = ~na
         codes = np.asarray(out.to_numpy(dtype=object)[valid], dtype=np.int64)
         res[valid] = self.uniques[codes]
-        same = np.asarray(self.series)[valid] == codes
+        same = pd.array(self.series).to_numpy(dtype=np.int64, na_value=-1)[valid] == codes
         idx = np.flatnonzero(valid)
         res[idx[same]] = self.original[idx[same]]
         changed[idx[~same]] = True
@@ -330,6 +342,20 @@ class BlockColumn:
                                        [self.uniques[int(c)] for c in cell.values_set])
         return GeneralizationRange(self.uniques[int(cell.min)], self.uniques[int(cell.max)],
                                    "ordered")
+
+
+def _scatter(present: np.ndarray, na: np.ndarray) -> np.ndarray:
+    """``present`` values at the rows not flagged in ``na`` (0 at the others)."""
+    full = np.zeros(len(na), dtype=present.dtype)
+    full[~na] = present
+    return full
+
+
+def _nullable_codes(codes: np.ndarray):
+    """Codes with ``-1`` (missing) as a nullable integer array (plain ints when none is)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    na = codes < 0
+    return pd.arrays.IntegerArray(np.where(na, 0, codes), na) if na.any() else codes
 
 
 def _sensitive_series(values: np.ndarray, kind: str, position):

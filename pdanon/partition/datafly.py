@@ -20,6 +20,11 @@ The rule, as the reference (cp2025's ``Datafly``) documents and computes it:
      values) with the rarer of its two neighbours in sorted order (the lower neighbour on a
      tie; the only neighbour at either end) into a range;
 
+   * a missing value is a value of its own that merges last (only when it and one group
+     are left), so missing cells stay missing until the column is fully generalized; a
+     group mixing missing and present cells publishes suppressed cells
+     (:func:`pdanon.recode.blank_rows`);
+
 3. then suppress (every quasi-identifier → missing) the rows still in failing classes.
 
 The whole table as one class satisfies the model (the engine checks feasibility first), so the
@@ -102,6 +107,8 @@ class _Steps:
         self.alive = [c > 0 for c in counts]  # group representatives (codes with rows)
         self.sizes = [c.astype(np.int64) for c in counts]  # rows per representative
         self.distinct = np.array([int(np.count_nonzero(c)) for c in counts])
+        # the missing value (code len(categories)) merges last: only with the one group left
+        self.na_code = [len(col.categories) if col.na is not None else -1 for col in enc.columns]
 
     def exhausted(self) -> bool:
         return int(self.distinct.max()) <= 1
@@ -110,6 +117,8 @@ class _Steps:
         """Take one step on the state; return it as (column, a, b)."""
         j = int(np.argmax(self.distinct))  # most distinct values; ties to the leftmost column
         reps = np.flatnonzero(self.alive[j])
+        if len(reps) > 2 and self.na_code[j] >= 0:
+            reps = reps[reps != self.na_code[j]]
         sizes = self.sizes[j]
         a, b = _merge_pair(self.kinds[j], reps, sizes[reps])
         if a == b or not (self.alive[j][a] and self.alive[j][b]):

@@ -83,11 +83,18 @@ def column_keys(method: str, col: EncodedColumn, group_of_code: np.ndarray,
     labels = compact[col.codes]
     nvalues = np.bincount(compact, weights=counts > 0, minlength=ngroups)
     multi = nvalues > 1
+    # a group holding the missing code publishes missing (pdanon.recode.blank_rows), as
+    # every suppressed cell does: one key for all of them; missing cells never change
+    blank = np.zeros(ngroups, dtype=bool)
+    if col.na is not None and len(compact) > len(col.categories):
+        blank[compact[len(col.categories)]] = True
+    present = ~col.na if col.na is not None else True
     if method == "generalize":
-        return labels, labels, multi[labels]
+        key = np.where(blank, ngroups, np.arange(ngroups))
+        return labels, key[labels], (multi | blank)[labels] & present
     if method == "suppress":
-        key = np.where(multi, ngroups, np.arange(ngroups))  # every suppressed cell is one value
-        return labels, key[labels], multi[labels]
+        key = np.where(multi | blank, ngroups, np.arange(ngroups))  # suppressed: one value
+        return labels, key[labels], (multi | blank)[labels] & present
     if method != "aggregate":
         raise ValueError(f"unknown method {method!r}")
     codes = col.codes
@@ -97,8 +104,9 @@ def column_keys(method: str, col: EncodedColumn, group_of_code: np.ndarray,
 
         values = np.asarray(col.lo, dtype=np.float64)
         mean = group_means(values, labels, ngroups)
-        key, _ = pd.factorize(mean)
-        return labels, np.asarray(key, np.int64), mean != values
+        mean[blank[labels]] = np.nan
+        key, _ = pd.factorize(mean, use_na_sentinel=False)
+        return labels, np.asarray(key, np.int64), ~(mean == values) & present
     ncodes = len(counts)
     if col.kind == "ordered":
         # element at position len // 2 of the group's sorted values
@@ -116,8 +124,8 @@ def column_keys(method: str, col: EncodedColumn, group_of_code: np.ndarray,
         head = np.r_[True, compact[order][1:] != compact[order][:-1]]
         pick = np.empty(ngroups, dtype=np.int64)
         pick[compact[order][head]] = order[head]
-    new = pick[labels]
-    return labels, new, new != codes
+    new = np.where(blank, ncodes, pick)[labels]  # keys stay >= 0 (combine_codes)
+    return labels, new, (new != codes) & present
 
 
 def recode_columns(method: str, frame: pd.DataFrame, enc: EncodedTable, groups: list,
@@ -134,7 +142,7 @@ def recode_columns(method: str, frame: pd.DataFrame, enc: EncodedTable, groups: 
         missing = suppressed if suppressed is not None and suppressed.any() else None
         new, _ = recode.recode_column(method, frame[col.name], col, labels, missing=missing)
         if missing is not None:
-            diff = diff | missing
+            diff = diff | (missing if col.na is None else missing & ~col.na)
         columns[col.name] = new
         changed += int(diff.sum())
     return columns, changed

@@ -29,7 +29,9 @@ can reach), ``y[τ]`` = tuple τ is used (binary). Constraints:
   l-diversity (concave and homogeneous) get tangent cuts, which are valid for every class;
   recursive (c, l)-diversity and other models get a cut that forbids exactly that class.
 
-Objective: Σ |P|·x[r, τ], the number of suppressed cells. The solution is optimal when HiGHS
+Missing cells publish what suppressed cells publish, so a tuple is numbered by its published
+cells and a row never "suppresses" a cell that is already missing (that costs nothing and is
+never counted). Objective: Σ |P|·x[r, τ], the number of suppressed cells. The solution is optimal when HiGHS
 proves it (``info["optimal"]``); a time-out or a table beyond the size limits raises
 :class:`~pdanon._errors.InvalidInputError` that points to ``algorithm="group_join"`` or
 ``"mondrian"``. Tuples that fewer than k rows can reach (or, for distinct l-diversity, whose
@@ -144,13 +146,30 @@ class _Program:
 
 def _tuples(enc: EncodedTable):
     """Every (pattern, row) pair's tuple id. Returns (tuple_of (patterns × n), pattern sizes,
-    tuple count)."""
+    tuple count, valid): ``valid`` (patterns × n, or None when no cell is missing) says which
+    pairs suppress no missing cell.
+
+    A missing cell publishes what a suppressed cell publishes, so with missing cells a tuple is
+    numbered by its published cells (a suppressed column takes the missing code) over all
+    patterns at once; a pattern that would suppress a row's missing cell gives the same tuple
+    as the pattern without that column, at a higher cost, and is left out (``valid``)."""
     from pdanon._groups import combine_codes
 
     n = enc.n
     c = len(enc.columns)
     codes = [np.asarray(col.codes, dtype=np.int64) for col in enc.columns]
     patterns = 1 << c
+    popcount = np.array([bin(P).count("1") for P in range(patterns)], dtype=np.int64)
+    if any(col.na is not None for col in enc.columns):
+        marker = [len(col.categories) for col in enc.columns]  # = the missing code
+        bits = np.arange(patterns)[:, None]
+        stacked = [np.where((bits >> j) & 1, marker[j], codes[j][None, :]).reshape(-1)
+                   for j in range(c)]
+        tuple_of = combine_codes(stacked, patterns * n).reshape(patterns, n)
+        na_bits = sum((col.na.astype(np.int64) << j) for j, col in enumerate(enc.columns)
+                      if col.na is not None)
+        valid = (bits & na_bits[None, :]) == 0
+        return tuple_of, popcount, int(tuple_of.max()) + 1 if n else 0, valid
     tuple_of = np.empty((patterns, n), dtype=np.int64)
     offset = 0
     for P in range(patterns):
@@ -158,8 +177,7 @@ def _tuples(enc: EncodedTable):
         lab = combine_codes(kept, n) if kept else np.zeros(n, dtype=np.int64)
         tuple_of[P] = lab + offset
         offset += int(lab.max()) + 1 if n else 0
-    popcount = np.array([bin(P).count("1") for P in range(patterns)], dtype=np.int64)
-    return tuple_of, popcount, offset
+    return tuple_of, popcount, offset, None
 
 
 # ============================================================================ linear t-closeness
@@ -319,9 +337,9 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     if n < k:
         raise InfeasibleError(f"k={k} is larger than the number of rows ({n})")
 
-    tuple_of, popcount, T = _tuples(enc)
+    tuple_of, popcount, T, valid = _tuples(enc)
     patterns = tuple_of.shape[0]
-    size = np.bincount(tuple_of.ravel(), minlength=T)
+    size = np.bincount(tuple_of.ravel() if valid is None else tuple_of[valid], minlength=T)
     usable = size >= k
     distinct_l = [p for p in model.parts() if isinstance(p, LDiversity)
                   and p.variant in ("distinct", "entropy")]
@@ -331,7 +349,7 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
             pairs = np.unique(tuple_of.ravel() * col.m + np.tile(col.codes, patterns))
             usable &= np.bincount(pairs // col.m, minlength=T) >= need_l
     # ---- variables
-    P_idx, r_idx = np.nonzero(usable[tuple_of])
+    P_idx, r_idx = np.nonzero(usable[tuple_of] if valid is None else usable[tuple_of] & valid)
     x_tau = tuple_of[P_idx, r_idx]
     X = len(x_tau)
     if X > MAX_VARIABLES:

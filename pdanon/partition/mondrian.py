@@ -147,7 +147,12 @@ def _dims(enc: EncodedTable, unordered_split: str) -> list[_Dim]:
             weight = np.zeros(m)
             weight[codes] = col.point
         present = np.bincount(codes, minlength=m) > 0
+        if col.na is not None:  # the missing code (the last) spans no width of its own
+            present[len(col.categories):] = False
         span = float(weight[present].max() - weight[present].min()) if present.any() else 0.0
+        if col.na is not None:  # one whole span above the largest value (the encoder's rule)
+            top = float(weight[present].max()) if present.any() else 0.0
+            weight[len(col.categories):] = top + max(span, 1.0)
         out.append(_Dim(codes, m, False, weight, span, False))
     return out
 

@@ -221,7 +221,9 @@ def read_table(path: str, header: bool):
         if _is_parquet(path):
             df = pd.read_parquet(path)
         else:
-            df = pd.read_csv(path, header=0 if header else None, skipinitialspace=True)
+            df = _integer_codes(pd.read_csv(path, header=0 if header else None,
+                                            skipinitialspace=True,
+                                            dtype_backend="numpy_nullable"))
     except pd.errors.EmptyDataError:
         raise CliError(f"cannot read {path!r}: the file is empty") from None
     except Exception as exc:  # parser, encoding, permission, Arrow errors
@@ -229,6 +231,31 @@ def read_table(path: str, header: bool):
     if df.shape[1] == 0:
         raise CliError(f"cannot read {path!r}: no columns found")
     return df
+
+
+def _integer_codes(df):
+    """A CSV read with nullable dtypes, back to pandas' usual dtypes except that a column of
+    integers with blank cells stays integers (``Int64``): codes such as ZIP codes keep their
+    text (``10001``, not ``10001.0``) when some are missing."""
+    import numpy as np
+    import pandas as pd
+
+    out = {}
+    for i in range(df.shape[1]):
+        s = df.iloc[:, i]
+        if isinstance(s.dtype, pd.Int64Dtype) or pd.api.types.is_integer_dtype(s.dtype):
+            out[i] = s if s.isna().any() else s.astype(s.dtype.numpy_dtype)
+        elif pd.api.types.is_float_dtype(s.dtype):
+            out[i] = s.astype("float64")
+        elif pd.api.types.is_bool_dtype(s.dtype):
+            out[i] = s.astype(object if s.isna().any() else bool)
+            if s.isna().any():
+                out[i] = out[i].where(s.notna().to_numpy(), np.nan)
+        else:
+            out[i] = s.astype(object).where(s.notna().to_numpy(), np.nan).infer_objects()
+    frame = pd.DataFrame(out, index=df.index)
+    frame.columns = df.columns
+    return frame
 
 
 def _for_parquet(df):

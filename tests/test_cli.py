@@ -530,3 +530,29 @@ def test_header_line_without_f_warns(csv_pairs, csv_plain):
     proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--types", "rr",
                check_one_line_error=True)
     assert proc.stderr.endswith(" (the first line looks like a header: add -f if it is one)\n")
+
+
+# ============================================================================ missing values
+
+
+MESSY = ("age,zip,sex,disease\n30,10001,F,flu\n31,,F,cold\n,10002,M,flu\n45,10002,,cold\n"
+         "46,10001,M,\n,,,flu\n")
+
+
+def test_blank_cells_are_data_and_integer_codes_keep_their_text(tmp_path):
+    path = tmp_path / "messy.csv"
+    path.write_text(MESSY)
+    proc = run("-i", path, "-f", "-a", "time_optimal", "-r", "g", "-k", 2, "--qi_ids", "0,1,2",
+               "--types", "ruu")
+    assert proc.returncode == 0, proc.stderr
+    # rows 2 and 4 share {10001, 10002} and M; a class mixing a blank and a value publishes
+    # the cell blank (suppressed); ZIP codes with blanks stay integers, never 10001.0
+    assert proc.stdout.splitlines() == [
+        "age,zip,sex,disease",
+        '"[30, 31]",,F,flu',
+        '"[30, 31]",,F,cold',
+        ',"{10001, 10002}",M,flu',
+        ",,,cold",
+        ',"{10001, 10002}",M,',
+        ",,,flu",
+    ]

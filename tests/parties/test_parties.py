@@ -652,3 +652,23 @@ def test_refinement_with_many_rounds_matches_the_reference(seed):
     # ids are encrypted once (own ids, then the other's) and reused in every round
     assert a.stats["scalar_multiplications"] == b.stats["scalar_multiplications"] == 2 * n
     assert classes_min(out, ["r", "o", "s", "u"]) >= k
+
+
+def test_missing_values_are_data_at_both_owners():
+    a = pd.DataFrame({"zip": ["a", "a", None, "b", "b", None, "a", "b"],
+                      "age": [30, 31, None, 40, 41, 45, np.nan, 33]})
+    b = pd.DataFrame({"plan": ["x", None, "x", "y", "y", None, "x", "y"],
+                      "claims": [1.0, 2, 3, np.nan, 5, 6, 7, 8],
+                      "dis": ["f", None, "c", "f", "c", "f", "c", "c"]})
+    first = DataOwner(a, k=2, quasi_identifiers={"zip": "unordered", "age": "real"}, seed=0)
+    second = DataOwner(b, k=2, quasi_identifiers={"plan": "unordered", "claims": "real"},
+                       sensitive=["dis"], seed=0)
+    joined = run_local(first, second)
+    qi = ["zip", "age", "plan", "claims"]
+    sizes = joined.groupby(qi, dropna=False).size()
+    assert sizes.min() >= 2
+    for frame in (a, b):
+        for c in frame.columns.intersection(qi):
+            # a missing cell is never published as a value (its group publishes missing)
+            assert joined.loc[frame[c].isna(), c].isna().all()
+    assert joined["dis"].isna().tolist() == b["dis"].isna().tolist()

@@ -67,6 +67,7 @@ __all__ = [
     "encode_column",
     "encode_table",
     "factorize",
+    "first_label",
     "has_generalized_cells",
     "is_generalized",
     "is_real_dtype",
@@ -118,11 +119,24 @@ def missing(values, *, na: str = "accept", where: str = "column", counts=None, i
         count = int(mask.sum()) if counts is None else int(np.asarray(counts)[mask].sum())
         if count:
             first = ("" if index is None else
-                     f" (first at index {index[int(np.flatnonzero(mask)[0])]!r})")
+                     f" (first at index {first_label(index, mask)!r})")
             raise InvalidInputError(
                 f"{where} has {count} missing value(s){first}; fill them{fill} or drop those "
                 f"rows before anonymizing{note}")
     return mask
+
+
+def first_label(index, mask: np.ndarray):
+    """The index label of the first row flagged in ``mask``, as a plain Python value (so an
+    error message shows ``7``, not ``np.int64(7)``).
+
+    Example
+    -------
+    >>> first_label(pd.Index([5, 7, 9]), np.array([False, True, True]))
+    7
+    """
+    label = index[int(np.flatnonzero(mask)[0])]
+    return label.item() if isinstance(label, np.generic) else label
 
 
 def factorize(values, *, where: str = "column", sort: bool = False, mixed: str = "refuse",
@@ -282,7 +296,7 @@ def check_finite(values, name=None, *, where: str | None = None, index=None) -> 
     arr = np.asarray(pd.Series(values).to_numpy(dtype=np.float64, na_value=np.nan))
     bad = np.isinf(arr)
     if bad.any():
-        first = "" if index is None else f" (first at index {index[int(np.flatnonzero(bad)[0])]!r})"
+        first = "" if index is None else f" (first at index {first_label(index, bad)!r})"
         where = where or f"column {name!r}"
         raise InvalidInputError(
             f"{where} has {int(bad.sum())} infinite value(s){first}; replace them (e.g. "
@@ -356,8 +370,10 @@ def beyond_float(values) -> bool:
     """
     if not pd.api.types.is_integer_dtype(getattr(values, "dtype", None)) or len(values) == 0:
         return False
-    top = max(abs(int(values.min())), abs(int(values.max())))
-    return top > 2**53
+    lo, hi = values.min(), values.max()  # nullable integers skip missing cells
+    if pd.isna(lo) or pd.isna(hi):
+        return False
+    return max(abs(int(lo)), abs(int(hi))) > 2**53
 
 
 def unknown_categories(dtype) -> bool:

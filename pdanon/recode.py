@@ -247,6 +247,8 @@ def _published_codes(col: EncodedColumn, labels: np.ndarray, groups: int,
     cats = col.categories
     if keep.all() and not isinstance(cats, pd.CategoricalIndex):
         return np.where(live_row, col.codes, -1), cats
+    if not live_row.any():  # every group is suppressed or holds a missing cell
+        return np.full(len(labels), -1, dtype=np.int64), _values_index(cats, keep)
     new_pos = np.cumsum(keep) - 1
     codes = np.where(live_row, new_pos[np.where(live_row, col.codes, 0)], -1)
     return codes, _values_index(cats, keep)
@@ -345,8 +347,9 @@ def _from_codes(series: pd.Series, col: EncodedColumn, codes: np.ndarray) -> pd.
     """A column of the input's dtype holding ``col.categories[codes]``."""
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = series.cat.categories
-        if not cats.equals(col.categories):
-            codes = cats.get_indexer(col.categories)[codes]
+        if not cats.equals(col.categories):  # -1 (missing) stays -1
+            codes = np.where(codes >= 0, cats.get_indexer(col.categories)[
+                np.maximum(codes, 0)] if len(col.categories) else -1, -1)
         values = pd.Categorical.from_codes(codes, dtype=series.dtype)
         return pd.Series(values, index=series.index, name=series.name)
     values = col.categories.take(codes, allow_fill=True)  # -1: missing

@@ -436,6 +436,8 @@ def _retry(key, lsid, s, ok, d: _Dim, median, k: int, model, context):
     if d.balanced:  # the partition's categories, most frequent first (ties: lower code)
         fkey = _frequency_rank(fkey, local[lsid[at]], int(fail.sum()), d.ncodes)
         median = None
+    elif median is not None:  # thresholds of the failing partitions, numbered as ``local``
+        median = median[fail]
     ncodes = d.ncodes
 
     def allowed(halves, rows):

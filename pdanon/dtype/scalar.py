@@ -1,7 +1,7 @@
 """The scalar of generalized cells: :class:`GeneralizationRange`.
 
->>> GeneralizationRange(20, 29, "real")
-[20, 29]
+>>> GeneralizationRange(20, 29, "real"), GeneralizationRange(30, 35, "real", closed="left")
+([20, 29], [30, 35))
 """
 
 from __future__ import annotations
@@ -13,7 +13,18 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-from pdanon.dtype._common import KINDS, format_value, is_missing, is_number, python_scalar
+from pdanon.dtype._common import (
+    KINDS,
+    OPEN_HI,
+    OPEN_LO,
+    brackets,
+    closed_flags,
+    closed_name,
+    format_value,
+    is_missing,
+    is_number,
+    python_scalar,
+)
 
 __all__ = ["GeneralizationRange"]
 
@@ -25,17 +36,22 @@ class GeneralizationRange:
     """One generalized cell: a range ``[min, max]`` (real/ordered) or a set (unordered).
 
     The constructor follows the reference library cp2025:
-    ``GeneralizationRange(mn=None, mx=None, column_type='ordered', column_values=None)``.
+    ``GeneralizationRange(mn=None, mx=None, column_type='ordered', column_values=None)``, plus
+    the keyword ``closed``.
 
     * ``'real'`` / ``'ordered'``: ``.min`` and ``.max`` (``mn <= mx`` is checked for numbers;
-      if only ``column_values`` is given, its min and max are used).
+      if only ``column_values`` is given, its min and max are used). ``closed`` says which
+      bounds belong to the range, as for :class:`pandas.Interval`: ``"both"`` (default,
+      ``[a, b]``), ``"left"`` (``[a, b)``), ``"right"`` (``(a, b]``) or ``"neither"``
+      (``(a, b)``). A range with an open end needs ``mn < mx`` (``[5, 5)`` would be empty).
     * ``'unordered'``: ``.values_set``, a frozenset built from ``column_values``.
 
-    Cells compare equal when they denote the same range/set; a degenerate range ``[5, 5]`` or a
-    singleton set ``{a}`` equals (and hashes like) the plain value, because a column stores it
-    as that plain value. ``<``, ``<=``, ``>``, ``>=`` compare ``.min`` (meant for disjoint
-    ranges, as in the reference); sets have no order. ``x in cell`` tests membership.
-    The object is deliberately not iterable, so pandas treats it as a scalar.
+    Cells compare equal when they denote the same range/set: ``[30, 35)`` differs from
+    ``[30, 35]``. A degenerate range ``[5, 5]`` or a singleton set ``{a}`` equals (and hashes
+    like) the plain value, because a column stores it as that plain value. ``<``, ``<=``,
+    ``>``, ``>=`` compare ``.min`` (meant for disjoint ranges, as in the reference); sets have
+    no order. ``x in cell`` tests membership (honouring open ends). The object is
+    deliberately not iterable, so pandas treats it as a scalar.
 
     Examples
     --------
@@ -43,17 +59,25 @@ class GeneralizationRange:
     >>> b = GeneralizationRange(5, 6, "real")
     >>> a < b, 3 in a, a
     (True, True, [1, 4])
+    >>> h = GeneralizationRange(30, 35, "real", closed="left")
+    >>> h, 30 in h, 35 in h, h == GeneralizationRange(30, 35, "real")
+    ([30, 35), True, False, False)
     >>> GeneralizationRange(column_type="unordered", column_values=["White", "Asian"])
     {Asian, White}
     """
 
-    __slots__ = ("_kind", "min", "max", "values_set")
+    __slots__ = ("_kind", "_open", "min", "max", "values_set")
 
-    def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None):
+    def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None, *,
+                 closed="both"):
         if column_type not in KINDS:
             raise ValueError(f"column_type must be one of {KINDS}, got {column_type!r}")
         self._kind = column_type
+        self._open = closed_flags(closed)
         if column_type == "unordered":
+            if self._open:
+                raise ValueError(f"a set has no ends: closed must be 'both' for an unordered "
+                                 f"GeneralizationRange, got {closed!r}")
             if column_values is None:
                 if mn is None and mx is None:
                     raise ValueError("an unordered GeneralizationRange needs column_values")
@@ -86,6 +110,10 @@ class GeneralizationRange:
         # ordered Categorical with categories [3, 1, 2]): only real ranges are checked here
         if column_type == "real" and is_number(mn) and is_number(mx) and mn > mx:
             raise ValueError(f"range minimum {mn!r} is greater than its maximum {mx!r}")
+        if self._open and _same(mn, mx):
+            lb, rb = brackets(self._open)
+            raise ValueError(f"the range {lb}{format_value(mn)}, {format_value(mx)}{rb} is empty: "
+                             f"a range with an open end needs mn < mx")
         self.min = mn
         self.max = mx
         self.values_set = None
@@ -102,6 +130,22 @@ class GeneralizationRange:
         return self._kind
 
     @property
+    def closed(self) -> str:
+        """Which bounds belong to the range: ``"both"``, ``"left"``, ``"right"`` or
+        ``"neither"`` (pandas' names); always ``"both"`` for sets and plain values."""
+        return closed_name(self._open)
+
+    @property
+    def closed_left(self) -> bool:
+        """True when ``.min`` belongs to the range."""
+        return not self._open & OPEN_LO
+
+    @property
+    def closed_right(self) -> bool:
+        """True when ``.max`` belongs to the range."""
+        return not self._open & OPEN_HI
+
+    @property
     def is_plain(self) -> bool:
         """True when the cell denotes a single value ([x, x] or {x})."""
         if self._kind == "unordered":
@@ -116,7 +160,7 @@ class GeneralizationRange:
             return self.values_set
         if self.min == self.max:
             return self.min
-        return (_RANGE_KEY, self.min, self.max)
+        return (_RANGE_KEY, self.min, self.max, self._open)
 
     def __eq__(self, other):
         if isinstance(other, GeneralizationRange):
@@ -178,7 +222,9 @@ class GeneralizationRange:
             except TypeError:
                 return False
         try:
-            return bool(self.min <= x <= self.max)
+            above = self.min < x if self._open & OPEN_LO else self.min <= x
+            below = x < self.max if self._open & OPEN_HI else x <= self.max
+            return bool(above and below)
         except TypeError:
             return False
 
@@ -186,12 +232,25 @@ class GeneralizationRange:
     def __repr__(self) -> str:
         if self._kind == "unordered":
             return "{" + ", ".join(sorted(format_value(v) for v in self.values_set)) + "}"
-        return f"[{format_value(self.min)}, {format_value(self.max)}]"
+        lb, rb = brackets(self._open)
+        return f"{lb}{format_value(self.min)}, {format_value(self.max)}{rb}"
 
     __str__ = __repr__
 
     def __reduce__(self):
         if self._kind == "unordered":
             return (GeneralizationRange, (None, None, "unordered", list(self.values_set)))
-        return (GeneralizationRange, (self.min, self.max, self._kind))
+        return (_rebuild, (self.min, self.max, self._kind, self.closed))
+
+
+def _rebuild(mn, mx, kind, closed):
+    """Unpickle a range (``closed`` is keyword-only in the constructor)."""
+    return GeneralizationRange(mn, mx, kind, closed=closed)
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 

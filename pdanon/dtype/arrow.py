@@ -177,13 +177,7 @@ def array_to_arrow(arr: GeneralizationArray):
                                                  names=["lo", "hi"], mask=mask)
     else:
         cats = pa.array(cats_json) if cats_json else pa.array([], pa.string())
-        indptr, indices = csr_members(dtype._n_categories, arr._table.sets)
-        codes = arr._codes
-        lens = np.zeros(len(codes), dtype=np.int64)
-        flat = np.zeros(0, dtype=np.int64)
-        if (~na).any():
-            lens[~na], flat = gather_segments(indptr, indices, codes[~na])
-        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        offsets, flat = _members(arr, na)
         values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
     typ = GeneralizationArrowType(storage.type, dtype.column_type, cats_json, ctype)
@@ -204,15 +198,20 @@ def _positions_storage(arr: GeneralizationArray, na, mask, lo, pa):
         hi = np.where(na, 0, np.nan_to_num(arr._hi)).astype(np.int64)
         return pa.StructArray.from_arrays([pa.array(lo, pa.int64()), pa.array(hi, pa.int64())],
                                           names=["lo", "hi"], mask=mask)
+    offsets, flat = _members(arr, na)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(flat, pa.int64()),
+                                    mask=mask)
+
+
+def _members(arr: GeneralizationArray, na: np.ndarray):
+    """(list offsets, flat category positions) of the members of every unordered cell."""
     indptr, indices = csr_members(arr.dtype._n_categories, arr._table.sets)
     codes = arr._codes
     lens = np.zeros(len(codes), dtype=np.int64)
     flat = np.zeros(0, dtype=np.int64)
     if (~na).any():
         lens[~na], flat = gather_segments(indptr, indices, codes[~na])
-    offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(flat, pa.int64()),
-                                    mask=mask)
+    return np.concatenate([[0], np.cumsum(lens)]).astype(np.int32), flat
 
 
 def arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:

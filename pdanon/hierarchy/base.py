@@ -148,7 +148,8 @@ class Hierarchy:
     def _missing_labels(self, labels: list) -> list:
         """The label of the missing value at levels 1..height, given the labels of the
         other values' nodes (one array per level 0..height): its own node, except at a top
-        level of one node, which it joins."""
+        level of one node, which it joins (builders without a top node, such as
+        ``intervals(..., top=None)``, keep it apart there too)."""
         out = [MISSING_NODE] * (len(labels) - 1)
         if out and len(labels[-1]) == 1:
             out[-1] = labels[-1][0]

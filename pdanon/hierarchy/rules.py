@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
-from pdanon.hierarchy.base import TOP, Bound, Hierarchy
+from pdanon.hierarchy.base import MISSING_NODE, TOP, Bound, Hierarchy
 
 __all__ = ["DateHierarchy", "IntervalHierarchy", "MaskingHierarchy", "dates", "intervals",
            "masking"]
@@ -71,6 +71,11 @@ class IntervalHierarchy(Hierarchy):
         lo = self.start + np.floor((x - self.start) / w) * w
         hi = lo + (w - 1 if integral else w)
         return lo, hi, integral
+
+    def _missing_labels(self, labels):
+        if self.top is None:  # no top node: the missing value is its own node at every level
+            return [MISSING_NODE] * (len(labels) - 1)
+        return Hierarchy._missing_labels(self, labels)
 
     def _labels(self, values, name):
         x = self._numbers(values, name)
@@ -187,6 +192,11 @@ class DateHierarchy(Hierarchy):
         self.top = top
         self.height = len(levels) + (1 if top is not None else 0)
         self.description = "dates " + " → ".join(["day", *levels] + ([top] if top else []))
+
+    def _missing_labels(self, labels):
+        if self.top is None:  # no top node: the missing value is its own node at every level
+            return [MISSING_NODE] * (len(labels) - 1)
+        return Hierarchy._missing_labels(self, labels)
 
     def _labels(self, values, name):
         try:

@@ -86,6 +86,8 @@ class TableHierarchy(Hierarchy):
     def _missing_labels(self, labels):
         if self.na_levels is not None:
             return list(self.na_levels)
+        if len(set(self.levels[-1])) > 1:  # the table has no root: no top node to join
+            return [MISSING_NODE] * (len(labels) - 1)
         return Hierarchy._missing_labels(self, labels)
 
     def _indexer(self, values: pd.Index, name) -> np.ndarray:

@@ -176,7 +176,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             a, b = float(lo), float(hi)
         if lo == hi:
             return a
-        return GeneralizationRange(a, b, dtype.column_type, closed=closed_name(self._open[i]))
+        return GeneralizationRange.interval(a, b, dtype.column_type, closed=closed_name(self._open[i]))
 
     def __getitem__(self, key):
         if isinstance(key, tuple):

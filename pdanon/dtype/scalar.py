@@ -1,6 +1,6 @@
 """The scalar of generalized cells: :class:`GeneralizationRange`.
 
->>> GeneralizationRange(20, 29, "real"), GeneralizationRange(30, 35, "real", closed="left")
+>>> GeneralizationRange(20, 29, "real"), GeneralizationRange.interval(30, 35, closed="left")
 ([20, 29], [30, 35))
 """
 
@@ -37,13 +37,13 @@ class GeneralizationRange:
 
     The constructor follows the reference library cp2025:
     ``GeneralizationRange(mn=None, mx=None, column_type='ordered', column_values=None)``, plus
-    the keyword ``closed``.
+    :meth:`interval` for ranges with an open end.
 
     * ``'real'`` / ``'ordered'``: ``.min`` and ``.max`` (``mn <= mx`` is checked for numbers;
-      if only ``column_values`` is given, its min and max are used). ``closed`` says which
-      bounds belong to the range, as for :class:`pandas.Interval`: ``"both"`` (default,
-      ``[a, b]``), ``"left"`` (``[a, b)``), ``"right"`` (``(a, b]``) or ``"neither"``
-      (``(a, b)``). A range with an open end needs ``mn < mx`` (``[5, 5)`` would be empty).
+      if only ``column_values`` is given, its min and max are used). The range holds both
+      bounds; :meth:`GeneralizationRange.interval` builds one that does not, as for
+      :class:`pandas.Interval`: ``closed="left"`` (``[a, b)``), ``"right"`` (``(a, b]``) or
+      ``"neither"`` (``(a, b)``). A range with an open end needs ``mn < mx``.
     * ``'unordered'``: ``.values_set``, a frozenset built from ``column_values``.
 
     Cells compare equal when they denote the same range/set: ``[30, 35)`` differs from
@@ -59,7 +59,7 @@ class GeneralizationRange:
     >>> b = GeneralizationRange(5, 6, "real")
     >>> a < b, 3 in a, a
     (True, True, [1, 4])
-    >>> h = GeneralizationRange(30, 35, "real", closed="left")
+    >>> h = GeneralizationRange.interval(30, 35, closed="left")
     >>> h, 30 in h, 35 in h, h == GeneralizationRange(30, 35, "real")
     ([30, 35), True, False, False)
     >>> GeneralizationRange(column_type="unordered", column_values=["White", "Asian"])
@@ -68,16 +68,13 @@ class GeneralizationRange:
 
     __slots__ = ("_kind", "_open", "min", "max", "values_set")
 
-    def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None, *,
-                 closed="both"):
+    def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None):
+        # the reference's signature, kept as is; open ends come from :meth:`interval`
         if column_type not in KINDS:
             raise ValueError(f"column_type must be one of {KINDS}, got {column_type!r}")
         self._kind = column_type
-        self._open = closed_flags(closed)
+        self._open = 0
         if column_type == "unordered":
-            if self._open:
-                raise ValueError(f"a set has no ends: closed must be 'both' for an unordered "
-                                 f"GeneralizationRange, got {closed!r}")
             if column_values is None:
                 if mn is None and mx is None:
                     raise ValueError("an unordered GeneralizationRange needs column_values")
@@ -110,13 +107,30 @@ class GeneralizationRange:
         # ordered Categorical with categories [3, 1, 2]): only real ranges are checked here
         if column_type == "real" and is_number(mn) and is_number(mx) and mn > mx:
             raise ValueError(f"range minimum {mn!r} is greater than its maximum {mx!r}")
-        if self._open and _same(mn, mx):
-            lb, rb = brackets(self._open)
-            raise ValueError(f"the range {lb}{format_value(mn)}, {format_value(mx)}{rb} is empty: "
-                             f"a range with an open end needs mn < mx")
         self.min = mn
         self.max = mx
         self.values_set = None
+
+    @classmethod
+    def interval(cls, mn, mx, column_type="real", *, closed="both"):
+        """A range that says which of its bounds belong to it, as :class:`pandas.Interval`
+        does: ``closed`` is ``"both"`` (``[mn, mx]``), ``"left"`` (``[mn, mx)``), ``"right"``
+        (``(mn, mx]``) or ``"neither"`` (``(mn, mx)``). An open end needs ``mn < mx``.
+
+        >>> GeneralizationRange.interval(30, 35, closed="left")
+        [30, 35)
+        """
+        if column_type == "unordered":
+            raise ValueError("a set has no ends: use GeneralizationRange(column_type="
+                             "'unordered', column_values=...)")
+        cell = cls(mn, mx, column_type)
+        flags = closed_flags(closed)
+        if flags and _same(cell.min, cell.max):
+            lb, rb = brackets(flags)
+            raise ValueError(f"the range {lb}{format_value(mn)}, {format_value(mx)}{rb} is empty: "
+                             f"a range with an open end needs mn < mx")
+        cell._open = flags
+        return cell
 
     # -- attributes ---------------------------------------------------------------------------
     @property
@@ -245,7 +259,7 @@ class GeneralizationRange:
 
 def _rebuild(mn, mx, kind, closed):
     """Unpickle a range (``closed`` is keyword-only in the constructor)."""
-    return GeneralizationRange(mn, mx, kind, closed=closed)
+    return GeneralizationRange.interval(mn, mx, kind, closed=closed)
 
 
 def _same(a, b) -> bool:

@@ -29,7 +29,7 @@ _LETTERS = list("abcdefghij")
 
 
 def _real(lo, hi, closed="both"):
-    return R(lo, hi, "real", closed=closed)
+    return R.interval(lo, hi, "real", closed=closed)
 
 
 def _ord(lo, hi):

@@ -254,22 +254,23 @@ def test_common_dtype_merges_categories():
 
 
 def test_closedness_of_the_scalar():
-    half = GeneralizationRange(30, 35, "real", closed="left")
+    assert GeneralizationRange(30, 35, "real").closed == "both"
+    half = GeneralizationRange.interval(30, 35, "real", closed="left")
     assert repr(half) == "[30, 35)" and half.closed == "left"
     assert (30 in half, 35 in half, 34.9 in half) == (True, False, True)
     assert half != GeneralizationRange(30, 35, "real")
     assert hash(half) != hash(GeneralizationRange(30, 35, "real"))
-    assert half == GeneralizationRange(30, 35, "real", closed="left")
-    right = GeneralizationRange(30, 35, "real", closed="right")
+    assert half == GeneralizationRange.interval(30, 35, "real", closed="left")
+    right = GeneralizationRange.interval(30, 35, "real", closed="right")
     assert repr(right) == "(30, 35]" and (30 in right, 35 in right) == (False, True)
-    assert repr(GeneralizationRange(1, 2, "real", closed="neither")) == "(1, 2)"
+    assert repr(GeneralizationRange.interval(1, 2, "real", closed="neither")) == "(1, 2)"
     assert pickle.loads(pickle.dumps(half)).closed == "left"
     with pytest.raises(ValueError, match=r"\[5, 5\) is empty"):
-        GeneralizationRange(5, 5, "real", closed="left")
+        GeneralizationRange.interval(5, 5, "real", closed="left")
     with pytest.raises(ValueError, match="closed must be one of"):
-        GeneralizationRange(1, 2, "real", closed="open")
+        GeneralizationRange.interval(1, 2, "real", closed="open")
     with pytest.raises(ValueError, match="a set has no ends"):
-        GeneralizationRange(column_type="unordered", column_values=[1, 2], closed="left")
+        GeneralizationRange.interval(1, 2, "unordered")
 
 
 def test_closedness_in_arrays_text_and_intervals():
@@ -282,7 +283,7 @@ def test_closedness_in_arrays_text_and_intervals():
     assert s.nunique() == 4 and s.duplicated().sum() == 0
     assert s.sort_values().astype(str).tolist()[:4] == ["[30, 35)", "[30, 35]", "(30, 35)",
                                                         "(30, 35]"]
-    assert (s == GeneralizationRange(30, 35, "real", closed="left")).tolist() == [
+    assert (s == GeneralizationRange.interval(30, 35, "real", closed="left")).tolist() == [
         True, False, False, False, False]
     h = pd.util.hash_pandas_object(s, index=False)
     assert h.nunique() == 5

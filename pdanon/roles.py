@@ -459,8 +459,8 @@ def _plain_list(index: pd.Index) -> list:
 
 
 def frame_schema(df: pd.DataFrame, roles: Roles, *, name: str | None = None):
-    """The pandera schema of resolved ``roles`` with what each column of ``df`` stores
-    (:func:`column_spec`): the schema ``df.anon.schema`` returns.
+    """The pandera schema of resolved ``roles`` with what each column of ``df`` but the
+    identifiers stores (:func:`column_spec`): the schema ``df.anon.schema`` returns.
 
     Example
     -------
@@ -469,8 +469,8 @@ def frame_schema(df: pd.DataFrame, roles: Roles, *, name: str | None = None):
     >>> frame_schema(df, resolve_roles(df)).columns["edu"].metadata["categories"]
     ['HS', 'BSc']
     """
-    named = set(roles.identifiers) | set(roles.quasi_identifiers) | set(roles.sensitive) | set(
-        roles.insensitive)
+    # identifiers are never published (nor read back): their metadata stays the role alone
+    named = set(roles.quasi_identifiers) | set(roles.sensitive) | set(roles.insensitive)
     specs = {c: column_spec(df[c]) for c in df.columns if c in named}
     return schema(identifiers=roles.identifiers, quasi_identifiers=roles.quasi_identifiers,
                   sensitive=roles.sensitive, insensitive=roles.insensitive, name=name,

@@ -66,10 +66,17 @@ with tempfile.TemporaryDirectory() as tmp:
     csv_path = os.path.join(tmp, "release.csv")
     release.to_csv(csv_path, index=False)
     print("CSV text:\n" + open(csv_path).read())
-    schema = pdanon.schema(quasi_identifiers={"age": "real", "education": "ordered",
-                                              "race": "unordered"},
-                           sensitive={"disease": "unordered"})
-    schema.columns["education"].metadata["categories"] = EDU  # keep the education order
-    back_csv = pdanon.read_csv(csv_path, schema=schema)
+    # the frame's schema records roles, kinds, dtypes and category orders
+    release = release.anon.with_schema(pdanon.schema(
+        quasi_identifiers={"age": "real", "education": "ordered", "race": "unordered"},
+        sensitive={"disease": "unordered"}))
+    back_csv = pdanon.read_csv(csv_path, schema=release.anon.schema)
     pd.testing.assert_frame_equal(back_csv, release)
-    print("CSV round trip through pdanon.read_csv: identical dtypes and cells")
+    print("CSV round trip through pdanon.read_csv(path, schema=release.anon.schema): identical")
+
+# --- ranges say which ends they hold ---------------------------------------------------------
+bands = pd.array(["[30, 35)", "[35, 40)", "(40, 45]", pd.Interval(45, 50, closed="left")],
+                 dtype="generalization[real]")
+print("\nhalf-open bands:", bands.to_text().tolist(), "closed:", bands.closed.tolist())
+print("35.0 lies in:", [str(c) for c in bands if 35.0 in c])
+assert bands.contains([35.0] * 4).tolist() == [False, True, False, False]

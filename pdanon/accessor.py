@@ -74,8 +74,20 @@ class AnonAccessor:
 
     @property
     def schema(self):
-        """A pandera schema of this frame's roles and kinds (remembered or inferred)."""
-        return _roles.roles_to_schema(self.roles())
+        """A pandera schema of this frame's roles and kinds (remembered or inferred), and of
+        what each column stores (dtype; the categories of Categorical and generalized
+        columns, in their order), so that ``pdanon.read_csv(path, schema=df.anon.schema)``
+        restores the frame from ``df.to_csv(path, index=False)``.
+
+        Example
+        -------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"edu": pd.Categorical(["BSc", "HS"], categories=["HS", "BSc"],
+        ...                                          ordered=True)})
+        >>> df.anon.schema.columns["edu"].metadata
+        {'role': 'quasi_identifier', 'kind': 'ordered', 'dtype': 'category', 'categories': ['HS', 'BSc'], 'ordered': True}
+        """
+        return _roles.frame_schema(self._df, self.roles())
 
     @property
     def info(self) -> dict:

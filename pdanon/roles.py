@@ -367,12 +367,16 @@ def schema(
     sensitive: Mapping | Iterable = (),
     insensitive: Iterable = (),
     name: str | None = None,
+    columns: Mapping | None = None,
 ):
     """Build a pandera ``DataFrameSchema`` that records each column's role and kind.
 
     Roles and kinds go into each column's ``metadata`` (``{"role": ..., "kind": ...}``) and,
     because pandera's YAML/JSON export drops column metadata, also into the schema-level
-    ``metadata["pdanon"]`` block.
+    ``metadata["pdanon"]`` block. ``columns`` adds what a column stores,
+    ``{column: {"dtype": ..., "categories": [...], "ordered": bool}}`` (as
+    :func:`column_spec` describes a column; :func:`infer_schema` and ``df.anon.schema`` fill it
+    from the frame), so that :func:`pdanon.read_csv` can restore the column exactly.
 
     Example
     -------
@@ -380,6 +384,11 @@ def schema(
     ...            sensitive={"disease": "unordered"})
     >>> s.columns["age"].metadata
     {'role': 'quasi_identifier', 'kind': 'real'}
+    >>> s = schema(quasi_identifiers={"edu": "ordered"},
+    ...            columns={"edu": {"dtype": "category", "categories": ["HS", "BSc"],
+    ...                             "ordered": True}})
+    >>> s.columns["edu"].metadata["categories"]
+    ['HS', 'BSc']
     """
     import pandera.pandas as pa
 
@@ -395,6 +404,7 @@ def schema(
 
     qis = as_kinds(quasi_identifiers, "quasi-identifier")
     sens = as_kinds(sensitive, "sensitive")
+    specs = {c: dict(spec) for c, spec in (columns or {}).items()}
     columns = {}
     roles = {"identifiers": list(identifiers), "quasi_identifiers": qis, "sensitive": sens,
              "insensitive": list(insensitive)}
@@ -408,8 +418,63 @@ def schema(
             meta = {"role": role}
             if role in ("quasi_identifier", "sensitive"):
                 meta["kind"] = cols[c]
+            meta.update(specs.get(c, {}))
             columns[c] = pa.Column(nullable=True, required=True, metadata=meta)
+    unknown = [c for c in specs if c not in seen]
+    if unknown:
+        raise InvalidInputError(f"columns= describes column(s) {unknown} that have no role; "
+                                f"give them one (e.g. insensitive=[...])")
+    if specs:
+        roles["columns"] = specs
     return pa.DataFrameSchema(columns, name=name, metadata={"pdanon": roles})
+
+
+def column_spec(series: pd.Series) -> dict:
+    """What a column stores, for a schema: ``{"dtype": name}``, plus ``"categories"`` (a
+    list) and ``"ordered"`` for a Categorical, and ``"categories"`` for a generalized column
+    that has them (ordered categories in their order).
+
+    Example
+    -------
+    >>> column_spec(pd.Series(pd.Categorical(["HS"], categories=["HS", "BSc"], ordered=True)))
+    {'dtype': 'category', 'categories': ['HS', 'BSc'], 'ordered': True}
+    >>> column_spec(pd.Series([1.5]))
+    {'dtype': 'float64'}
+    """
+    dtype = series.dtype
+    spec: dict = {"dtype": str(dtype)}
+    if isinstance(dtype, pd.CategoricalDtype):
+        spec["categories"] = _plain_list(dtype.categories)
+        spec["ordered"] = bool(dtype.ordered)
+    elif getattr(dtype, "name", "").startswith("generalization[") and getattr(
+            dtype, "categories", None) is not None:
+        spec["categories"] = _plain_list(dtype.categories)
+    return spec
+
+
+def _plain_list(index: pd.Index) -> list:
+    """Categories as plain Python values (numpy scalars unwrapped)."""
+    return [v.item() if hasattr(v, "item") and not isinstance(v, (str, bytes)) else v
+            for v in index.tolist()]
+
+
+def frame_schema(df: pd.DataFrame, roles: Roles, *, name: str | None = None):
+    """The pandera schema of resolved ``roles`` with what each column of ``df`` but the
+    identifiers stores (:func:`column_spec`): the schema ``df.anon.schema`` returns.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"edu": pd.Categorical(["BSc", "HS"], categories=["HS", "BSc"],
+    ...                                          ordered=True)})
+    >>> frame_schema(df, resolve_roles(df)).columns["edu"].metadata["categories"]
+    ['HS', 'BSc']
+    """
+    # identifiers are never published (nor read back): their metadata stays the role alone
+    named = set(roles.quasi_identifiers) | set(roles.sensitive) | set(roles.insensitive)
+    specs = {c: column_spec(df[c]) for c in df.columns if c in named}
+    return schema(identifiers=roles.identifiers, quasi_identifiers=roles.quasi_identifiers,
+                  sensitive=roles.sensitive, insensitive=roles.insensitive, name=name,
+                  columns=specs)
 
 
 def roles_from_schema(sch) -> dict:
@@ -444,16 +509,19 @@ def infer_schema(df: pd.DataFrame, *, identifiers=None, quasi_identifiers=None, 
     (columns that look like identifiers become identifiers, with a :class:`pdanon.RoleWarning`,
     when neither ``identifiers`` nor ``quasi_identifiers`` is given).
 
+    Each column's metadata also says what it stores (:func:`column_spec`: dtype, and the
+    categories of Categorical and generalized columns), which :func:`pdanon.read_csv` uses to
+    restore the columns exactly.
+
     Example
     -------
     >>> df = pd.DataFrame({"age": [30, 41], "sex": ["F", "M"]})
     >>> infer_schema(df).columns["sex"].metadata
-    {'role': 'quasi_identifier', 'kind': 'unordered'}
+    {'role': 'quasi_identifier', 'kind': 'unordered', 'dtype': 'str'}
     """
     r = resolve_roles(df, identifiers=identifiers, quasi_identifiers=quasi_identifiers,
                       sensitive=sensitive, insensitive=insensitive)
-    return schema(identifiers=r.identifiers, quasi_identifiers=r.quasi_identifiers,
-                  sensitive=r.sensitive, insensitive=r.insensitive, name=name)
+    return frame_schema(df, r, name=name)
 
 
 def roles_to_schema(roles: Roles):
@@ -486,13 +554,30 @@ def schema_to_yaml(sch, path=None) -> str | None:
     """
     import yaml
 
-    doc = {"pdanon": roles_from_schema(sch), "pandera": yaml.safe_load(sch.to_yaml())}
+    roles = roles_from_schema(sch)
+    specs = _column_specs_of(sch)
+    if specs:
+        roles["columns"] = specs
+    doc = {"pdanon": roles, "pandera": yaml.safe_load(sch.to_yaml())}
     text = yaml.safe_dump(doc, sort_keys=False)
     if path is None:
         return text
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return None
+
+
+_SPEC_KEYS = ("dtype", "categories", "ordered")
+
+
+def _column_specs_of(sch) -> dict:
+    """``{column: {dtype, categories, ordered}}`` recorded in a schema's column metadata."""
+    out = {}
+    for c, col in sch.columns.items():
+        spec = {k: v for k, v in (col.metadata or {}).items() if k in _SPEC_KEYS}
+        if spec:
+            out[c] = spec
+    return out
 
 
 def schema_from_yaml(source):
@@ -512,6 +597,7 @@ def schema_from_yaml(source):
     sch = pa.DataFrameSchema.from_yaml(yaml.safe_dump(doc["pandera"]))
     roles = doc["pdanon"]
     updates = {}
+    specs = roles.get("columns") or {}
     for role, names in (("identifier", roles.get("identifiers", [])),
                         ("quasi_identifier", roles.get("quasi_identifiers", {})),
                         ("sensitive", roles.get("sensitive", {})),
@@ -520,6 +606,7 @@ def schema_from_yaml(source):
             meta = {"role": role}
             if isinstance(names, dict):
                 meta["kind"] = names[c]
+            meta.update(specs.get(c, {}))
             if c in sch.columns:
                 updates[c] = {"metadata": meta}
     sch = sch.update_columns(updates)

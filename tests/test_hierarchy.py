@@ -281,3 +281,133 @@ def test_masking_matches_reference(values):
         want = [v[:max(len(v) - m, 0)] + "*" * min(m, len(v)) for v in values]
         assert h.map(s, m).tolist() == want
     assert len(b.labels[b.height]) == 1  # a single top node
+
+
+# ----------------------------------------------------------------------------- closedness
+
+
+def test_float_bands_publish_what_their_labels_say():
+    s = pd.Series([30.0, 35.0, 36.5, 34.999], name="x")
+    cl = hh.column_levels(intervals([5, 10]), s, "real")
+    assert intervals([5, 10]).map(s, 1).tolist() == ["[30, 35)", "[35, 40)", "[35, 40)",
+                                                      "[30, 35)"]
+    cells = cl.cells(1)
+    assert cells.to_text().tolist() == ["[30, 35)", "[35, 40)", "[35, 40)", "[30, 35)"]
+    assert cells.closed.tolist() == ["left"] * 4
+    # 35.0 lies in exactly one published range
+    published = pd.unique(cells)
+    assert [35.0 in r for r in published] == [False, True]
+    assert cells.contains(s).all()
+    assert not cl.cells(1)[:1].contains([35.0])[0]
+    # the top covers the column with a closed range: both ends are values
+    assert cl.cells(3).to_text().tolist() == ["[30, 36.5]"] * 4
+    # integer columns keep closed integer bands, labelled alike
+    ci = hh.column_levels(intervals([5]), pd.Series([30, 35, 34]), "real")
+    assert ci.cells(1).to_text().tolist() == ["[30, 34]", "[35, 39]", "[30, 34]"]
+
+
+# ----------------------------------------------------------------------------- missing values
+
+
+def test_every_builder_accepts_missing_values():
+    cases = [
+        (intervals([10]), pd.Series([23, None, 37], name="a"), ["20-29", None, "30-39"]),
+        (masking(steps=[2]), pd.Series(["10001", None, "10201"], name="z"),
+         ["100**", None, "102**"]),
+        (tree({"A": ["x", "y"], "B": ["z"]}), pd.Series(["x", np.nan, "z"], name="t"),
+         ["A", None, "B"]),
+        (dates(["year"]), pd.Series(pd.to_datetime(["2024-03-05", None, "2023-01-01"]),
+                                    name="d"), ["2024", None, "2023"]),
+    ]
+    for h, s, level1 in cases:
+        h.validate(s)  # a missing value is never unknown
+        assert h.map(s, 1).tolist() == level1, h
+        top = h.map(s, 2).tolist()
+        assert top == ["*", "*", "*"], h  # at a single top node the missing value joins it
+
+
+def test_missing_values_own_node_codes_and_table():
+    h = tree({"A": ["x", "y"], "B": ["z"]})
+    b = h.bind(pd.Series(["x", None, "z"]))
+    assert b.na and b.codes[1].tolist() == [0, 1, 2] and b.labels[1].tolist() == ["A", "B", None]
+    assert b.codes[2].tolist() == [0, 0, 0]
+    assert b.holds_missing(1).tolist() == [False, False, True]
+    assert b.only_missing(2).tolist() == [False]
+    assert b.step(0, 1).tolist() == [0, 1, 2]
+    t = h.levels_table(["x", None])
+    assert t["level1"].isna().tolist() == [False, True] and t["level2"].tolist() == ["*", "*"]
+    assert h.codes_table(["x", None]).to_numpy().tolist() == [[0, 0, 0], [1, 1, 0]]
+
+
+def test_generalize_publishes_missing_for_missing_cells():
+    df = pd.DataFrame({"age": [23.0, np.nan, 37.0, 25.0],
+                       "c": ["France", "India", None, "Spain"]})
+    h = {"age": intervals([10]), "c": tree({"Europe": ["France", "Spain"], "Asia": ["India"]})}
+    out = df.anon.generalize({"age": 1, "c": 1}, hierarchies=h)
+    assert out["age"].array.to_text(na_rep="").tolist() == ["[20, 29]", "", "[30, 39]",
+                                                            "[20, 29]"]
+    assert out["c"].tolist()[:2] == [{"France", "Spain"}, "India"]
+    assert pd.isna(out["c"][2])
+    assert out.anon.info["changed_cells"] == 5  # missing cells stay missing: unchanged
+    # at the top, shared with the missing value, every row publishes a missing cell
+    top = df.anon.generalize({"age": 2, "c": 2}, hierarchies=h)
+    assert top["age"].isna().all() and top["c"].isna().all()
+    labels = df.anon.generalize({"age": 1}, hierarchies=h, labels=True)
+    assert labels["age"].tolist()[:3] == ["20-29", None, "30-39"]
+    assert df["age"].isna().sum() == 1  # the input is not modified
+
+
+def test_without_a_single_top_the_missing_value_stays_apart():
+    h = intervals([10], top=None)
+    cl = hh.column_levels(h, pd.Series([23, None, 27]), "real")
+    assert cl.node_codes(1).tolist() == [0, 1, 0]
+    assert cl.cells(1).to_text(na_rep="").tolist() == ["[20, 29]", "", "[20, 29]"]
+
+
+def test_tables_and_arx_files_may_place_the_missing_value(tmp_path):
+    t = pd.DataFrame({"value": ["x", "?", None], "l1": ["A", "Unknown", "Unknown"],
+                      "l2": ["*"] * 3})
+    h = from_table(t)
+    s = pd.Series(["x", None, "?"], name="q")
+    assert h.map(s, 1).tolist() == ["A", "Unknown", "Unknown"]
+    # 'Unknown' holds the missing value: no set may claim to contain it, so it publishes missing
+    cells = hh.column_levels(h, s, "unordered").cells(1).tolist()
+    assert cells[0] == "x" and pd.isna(cells[1]) and pd.isna(cells[2])
+    path = tmp_path / "h.csv"
+    path.write_text("x;A;*\ny;A;*\nNULL;NULL;*\n")
+    arx = read_arx_csv(path)
+    assert arx.map(pd.Series(["y", None]), 1).tolist() == ["A", None]
+    path.write_text("x;A;*\n;Other;*\n")
+    assert read_arx_csv(path).map(pd.Series([np.nan]), 1).tolist() == ["Other"]
+    bad = pd.DataFrame({"value": ["x", None, None], "l1": ["A", "B", "C"]})
+    with pytest.raises(pdanon.InvalidInputError, match="missing value appears more than once"):
+        from_table(bad)
+    with pytest.raises(pdanon.InvalidInputError, match="empty label"):
+        from_table(pd.DataFrame({"value": ["x"], "l1": [None]}))
+
+
+def test_column_levels_encoded_maps_the_na_mask_to_the_missing_node():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Enc:  # an EncodedColumn as the encoder builds it: missing cells coded C, na mask
+        name: str
+        kind: str
+        codes: np.ndarray
+        categories: pd.Index
+        na: np.ndarray
+        numeric: bool = True
+
+    cats = pd.Index([20.0, 31.0, 45.0])
+    enc = Enc("age", "real", np.array([0, 3, 1, 3, 2]), cats,
+              np.array([False, True, False, True, False]))
+    cl = hh.column_levels_encoded(intervals([10]), enc, integer=True)
+    assert cl.missing_rows.tolist() == [False, True, False, True, False]
+    assert cl.node_codes(1).tolist() == [0, 3, 1, 3, 2]
+    assert cl.node_codes(2).tolist() == [0, 0, 0, 0, 0]
+    assert cl.cells(1).to_text(na_rep="").tolist() == ["[20, 29]", "", "[30, 39]", "",
+                                                       "[40, 49]"]
+    assert cl.plain_nodes(1).tolist() == [False, False, False, True]
+    # without a mask (the encoder before missing values), codes are used as they are
+    plain = Enc("age", "real", np.array([0, 1, 2]), cats, None)
+    assert hh.column_levels_encoded(intervals([10]), plain).node_codes(1).tolist() == [0, 1, 2]

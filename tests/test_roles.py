@@ -59,8 +59,35 @@ def test_schema_metadata_and_yaml_roundtrip():
 
 def test_infer_schema():
     s = pdanon.infer_schema(frame(), identifiers=["name"], sensitive=["disease"])
-    assert s.columns["edu"].metadata == {"role": "quasi_identifier", "kind": "ordered"}
-    assert s.columns["disease"].metadata == {"role": "sensitive", "kind": "unordered"}
+    assert s.columns["edu"].metadata == {"role": "quasi_identifier", "kind": "ordered",
+                                         "dtype": "category", "categories": ["lo", "hi"],
+                                         "ordered": True}
+    assert s.columns["disease"].metadata == {"role": "sensitive", "kind": "unordered",
+                                             "dtype": "str"}
+    assert s.columns["age"].metadata["dtype"] == "int64"
+
+
+def test_schema_carries_the_categories_of_generalized_columns_through_yaml():
+    from pdanon.roles import schema_from_yaml, schema_to_yaml
+
+    df = pd.DataFrame({
+        "edu": pd.array(["hi", pdanon.GeneralizationRange("lo", "hi", "ordered")],
+                        dtype=pdanon.GeneralizationDtype("ordered", ["lo", "hi"])),
+        "sex": pd.array([{"F", "M"}, "F"], dtype="generalization[unordered]"),
+    })
+    s = df.anon.schema
+    assert s.columns["edu"].metadata == {"role": "quasi_identifier", "kind": "ordered",
+                                         "dtype": "generalization[ordered]",
+                                         "categories": ["lo", "hi"]}
+    assert s.columns["sex"].metadata["categories"] == ["F", "M"]
+    back = schema_from_yaml(schema_to_yaml(s))
+    assert back.columns["edu"].metadata == s.columns["edu"].metadata
+    assert back.columns["sex"].metadata == s.columns["sex"].metadata
+
+
+def test_schema_columns_need_a_role():
+    with pytest.raises(pdanon.InvalidInputError, match=r"describes column\(s\) \['x'\]"):
+        pdanon.schema(quasi_identifiers={"a": "real"}, columns={"x": {"dtype": "int64"}})
 
 
 def test_errors_name_the_column_and_fix():

@@ -8,8 +8,9 @@ cells in a dedicated pandas ExtensionDtype, :class:`GeneralizationDtype`, whose 
 
 Storage
 -------
-* ``real`` and numeric ``ordered``: float64 ``lo`` and ``hi`` plus a boolean NA mask; a plain
-  (ungeneralized) value has ``lo == hi``.
+* ``real`` and numeric ``ordered``: float64 ``lo`` and ``hi`` plus a boolean NA mask and an int8
+  per cell saying which ends are open (``[30, 35)``: the upper one); a plain (ungeneralized)
+  value has ``lo == hi`` and is closed.
 * ``ordered`` with ``categories`` (e.g. education levels): the same, where ``lo``/``hi`` are
   integer positions in ``categories``.
 * ``unordered``: one int64 code per row into a dictionary of distinct cells: codes

@@ -1,10 +1,12 @@
 """Small value helpers shared by the modules of :mod:`pdanon.dtype`.
 
-Missing-value tests, number checks, the text of one value and a safe conversion of any
-sequence into a 1-D object array.
+Missing-value tests, number checks, the text of one value, the closedness of ranges (which ends
+belong to them) and a safe conversion of any sequence into a 1-D object array.
 
 >>> format_value(20.0), is_missing(float("nan")), object_array([(1, 2), 3]).tolist()
 ('20', True, [(1, 2), 3])
+>>> closed_flags("left"), brackets(closed_flags("left")), closed_name(2)
+(2, ('[', ')'), 'left')
 """
 
 from __future__ import annotations
@@ -17,11 +19,41 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-__all__ = ["KINDS", "as_real", "format_value", "infer_categories", "is_missing", "is_number",
-           "is_set_like", "object_array", "python_scalar"]
+__all__ = ["CLOSED", "KINDS", "as_real", "brackets", "closed_flags", "closed_name", "format_value",
+           "infer_categories", "is_missing", "is_number", "is_set_like", "object_array",
+           "python_scalar"]
 
 #: The value kinds a generalized column can have.
 KINDS = ("real", "ordered", "unordered")
+
+#: Which ends of a range belong to it, with pandas' names (``pandas.Interval(closed=...)``):
+#: ``"both"`` ``[a, b]``, ``"left"`` ``[a, b)``, ``"right"`` ``(a, b]``, ``"neither"`` ``(a, b)``.
+CLOSED = ("both", "left", "right", "neither")
+
+# A range's closedness is stored as two bits: OPEN_LO (the lower bound is excluded) and
+# OPEN_HI (the upper bound is excluded); index CLOSED by the flags to get the name.
+OPEN_LO = 1
+OPEN_HI = 2
+_FLAGS = {"both": 0, "right": OPEN_LO, "left": OPEN_HI, "neither": OPEN_LO | OPEN_HI}
+_NAMES = ("both", "right", "left", "neither")  # indexed by the flags
+
+
+def closed_flags(closed) -> int:
+    """``"both"``/``"left"``/``"right"``/``"neither"`` -> open-end flags (0..3)."""
+    try:
+        return _FLAGS[closed]
+    except (KeyError, TypeError):
+        raise ValueError(f"closed must be one of {list(CLOSED)}, got {closed!r}") from None
+
+
+def closed_name(flags: int) -> str:
+    """Open-end flags (0..3) -> ``"both"``/``"right"``/``"left"``/``"neither"``."""
+    return _NAMES[int(flags)]
+
+
+def brackets(flags: int) -> tuple[str, str]:
+    """The opening and closing bracket of a range with these open-end flags."""
+    return ("(" if flags & OPEN_LO else "["), (")" if flags & OPEN_HI else "]")
 
 _INT_MAX_EXACT = 2.0**53
 

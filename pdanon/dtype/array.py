@@ -20,7 +20,7 @@ from pandas.api.extensions import take as _pd_take
 from pandas.api.indexers import check_array_indexer
 from pandas.api.types import is_integer, is_list_like, pandas_dtype
 
-from pdanon.dtype._common import is_missing, object_array
+from pdanon.dtype._common import OPEN_HI, OPEN_LO, closed_name, is_missing, object_array
 from pdanon.dtype.construction import ArrayConstructors
 from pdanon.dtype.dtype import GeneralizationDtype, register_array_type
 from pdanon.dtype.scalar import GeneralizationRange
@@ -80,6 +80,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     _lo: np.ndarray
     _hi: np.ndarray
     _mask: np.ndarray
+    _open: np.ndarray  # int8 per cell: OPEN_LO | OPEN_HI bits (0: a closed range or plain value)
     _integer: bool
     _codes: np.ndarray
     _table: SetTable
@@ -90,12 +91,13 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
 
     # -- raw constructors ----------------------------------------------------------------------
     @classmethod
-    def _new_bounds(cls, lo, hi, mask, dtype, integer: bool):
+    def _new_bounds(cls, lo, hi, mask, dtype, integer: bool, open_=None):
         obj = object.__new__(cls)
         obj._dtype = dtype
         obj._lo = lo
         obj._hi = hi
         obj._mask = mask
+        obj._open = np.zeros(len(lo), dtype=np.int8) if open_ is None else open_
         obj._integer = bool(integer)
         return obj
 
@@ -111,12 +113,12 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def _is_sets(self) -> bool:
         return self._dtype._column_type == "unordered"
 
-    def _like(self, *, lo=None, hi=None, mask=None, codes=None, integer=None):
+    def _like(self, *, lo=None, hi=None, mask=None, open_=None, codes=None, integer=None):
         """A new array of the same dtype (and set table) from new storage arrays."""
         if self._is_sets:
             return self._new_sets(codes, self._table, self._dtype)
         return self._new_bounds(lo, hi, mask, self._dtype,
-                                self._integer if integer is None else integer)
+                                self._integer if integer is None else integer, open_)
 
     # -- basic protocol ------------------------------------------------------------------------
     @property
@@ -130,7 +132,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def nbytes(self) -> int:
         if self._is_sets:
             return int(self._codes.nbytes + self._table.sets.nbytes)
-        return int(self._lo.nbytes + self._hi.nbytes + self._mask.nbytes)
+        return int(self._lo.nbytes + self._hi.nbytes + self._mask.nbytes + self._open.nbytes)
 
     def isna(self) -> np.ndarray:
         if self._is_sets:
@@ -144,7 +146,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def copy(self):
         if self._is_sets:
             return self._like(codes=self._codes.copy())
-        return self._like(lo=self._lo.copy(), hi=self._hi.copy(), mask=self._mask.copy())
+        return self._like(lo=self._lo.copy(), hi=self._hi.copy(), mask=self._mask.copy(),
+                          open_=self._open.copy())
 
     def _box(self, i: int):
         dtype = self._dtype
@@ -173,7 +176,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             a, b = float(lo), float(hi)
         if lo == hi:
             return a
-        return GeneralizationRange(a, b, dtype.column_type)
+        return GeneralizationRange.interval(a, b, dtype.column_type, closed=closed_name(self._open[i]))
 
     def __getitem__(self, key):
         if isinstance(key, tuple):
@@ -203,7 +206,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def _take_key(self, key):
         if self._is_sets:
             return self._like(codes=self._codes[key])
-        return self._like(lo=self._lo[key], hi=self._hi[key], mask=self._mask[key])
+        return self._like(lo=self._lo[key], hi=self._hi[key], mask=self._mask[key],
+                          open_=self._open[key])
 
     def __setitem__(self, key, value) -> None:
         if self._readonly:
@@ -219,10 +223,12 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             self._lo[key] = vals._lo[0]
             self._hi[key] = vals._hi[0]
             self._mask[key] = vals._mask[0]
+            self._open[key] = vals._open[0]
         else:
             self._lo[key] = vals._lo
             self._hi[key] = vals._hi
             self._mask[key] = vals._mask
+            self._open[key] = vals._open
         if not vals._mask.all():
             self._integer = self._integer and vals._integer
 
@@ -286,12 +292,15 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         lo = _pd_take(self._lo, idx, allow_fill=allow_fill, fill_value=np.nan)
         hi = _pd_take(self._hi, idx, allow_fill=allow_fill, fill_value=np.nan)
         mask = _pd_take(self._mask, idx, allow_fill=allow_fill, fill_value=True)
-        out = self._like(lo=lo, hi=hi, mask=np.asarray(mask, dtype=bool))
+        open_ = _pd_take(self._open, idx, allow_fill=allow_fill, fill_value=0)
+        out = self._like(lo=lo, hi=hi, mask=np.asarray(mask, dtype=bool),
+                         open_=np.asarray(open_, dtype=np.int8))
         if fill is not None:
             where = idx == -1
             out._lo[where] = fill._lo[0]
             out._hi[where] = fill._hi[0]
             out._mask[where] = fill._mask[0]
+            out._open[where] = fill._open[0]
             out._integer = self._integer and fill._integer
         return out
 
@@ -319,7 +328,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         integer = all(a._integer for a in valid) if valid else False
         return cls._new_bounds(np.concatenate([a._lo for a in to_concat]),
                                np.concatenate([a._hi for a in to_concat]),
-                               np.concatenate([a._mask for a in to_concat]), dtype, integer)
+                               np.concatenate([a._mask for a in to_concat]), dtype, integer,
+                               np.concatenate([a._open for a in to_concat]))
 
     # -- engine-facing properties --------------------------------------------------------------
     @property
@@ -353,6 +363,16 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         if self._is_sets:
             raise AttributeError("unordered cells have no bounds; use .membership")
         return self._bounds_view(self._hi)
+
+    @property
+    def closed(self) -> np.ndarray:
+        """Which bounds of each cell belong to it: an array of ``"both"``, ``"left"``
+        (``[a, b)``), ``"right"`` (``(a, b]``) or ``"neither"`` (``(a, b)``), pandas' names;
+        ``"both"`` for plain values and missing cells."""
+        if self._is_sets:
+            raise AttributeError("unordered cells have no bounds")
+        names = np.array([closed_name(f) for f in range(4)], dtype=object)
+        return names[self._open]
 
     @property
     def is_integer(self) -> bool:
@@ -417,7 +437,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             if v.shape != (n,):
                 raise ValueError(f"values must have length {n}")
             with np.errstate(invalid="ignore"):
-                return ~self._mask & (self._lo <= v) & (v <= self._hi)
+                return ~self._mask & self._within(v)
         codes = self._value_codes(values)
         if codes.shape != (n,):
             raise ValueError(f"values must have length {n}")
@@ -429,7 +449,14 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             if len(sets):
                 out[sets] = self._table.sets[self._codes[sets] - c, codes[sets]]
             return out
-        return ok & ~self._mask & (self._lo <= codes) & (codes <= self._hi)
+        return ok & ~self._mask & self._within(codes)
+
+    def _within(self, v: np.ndarray) -> np.ndarray:
+        """``lo <= v <= hi`` per cell, strict at the open ends."""
+        op = self._open
+        above = np.where(op & OPEN_LO, self._lo < v, self._lo <= v)
+        below = np.where(op & OPEN_HI, v < self._hi, v <= self._hi)
+        return above & below
 
     def _value_codes(self, values) -> np.ndarray:
         """Category positions of plain values (-1 when missing or not a category)."""
@@ -557,7 +584,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         if src.column_type != "unordered" and dtype.column_type != "unordered":
             if src.categories is None and dtype.categories is None:
                 return self._new_bounds(self._lo.copy(), self._hi.copy(), self._mask.copy(),
-                                        dtype, self._integer)
+                                        dtype, self._integer, self._open.copy())
             if src.categories is not None and dtype.categories is not None:
                 pos = dtype.categories.get_indexer(src.categories).astype(np.float64)
                 valid = ~self._mask
@@ -642,11 +669,13 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         valid = np.flatnonzero(~self._mask)
         if not len(valid):
             return out
-        lo, hi = self._lo[valid], self._hi[valid]
-        order = np.lexsort((hi, lo))
-        ls, hs = lo[order], hi[order]
+        lo, hi, op = self._lo[valid], self._hi[valid], self._open[valid]
+        # at equal bounds an open lower end sorts later, an open upper end earlier
+        lo_key, hi_key = op & OPEN_LO, -(op & OPEN_HI)
+        order = np.lexsort((hi_key, hi, lo_key, lo))
+        ls, hs, os_ = lo[order], hi[order], op[order]
         new = np.ones(len(order), dtype=bool)
-        new[1:] = (ls[1:] != ls[:-1]) | (hs[1:] != hs[:-1])
+        new[1:] = (ls[1:] != ls[:-1]) | (hs[1:] != hs[:-1]) | (os_[1:] != os_[:-1])
         ranks = np.empty(len(order))
         ranks[order] = np.cumsum(new) - 1
         out[valid] = ranks
@@ -656,7 +685,14 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         """Per-row hashable numeric key: equal cells <=> equal keys (NaN-like for missing)."""
         if self._is_sets:
             return self._codes
-        return _pair_keys(self._lo, self._hi)
+        keys = _pair_keys(self._lo, self._hi)
+        if not self._open.any():
+            return keys
+        # (lo, hi) codes refined by the open ends: missing cells keep a NaN key
+        codes, _ = pd.factorize(keys, use_na_sentinel=True)
+        out = codes.astype(np.float64) * 4 + self._open
+        out[self._mask] = np.nan
+        return out
 
     def _factorize_positions(self):
         """(code per row, -1 if missing; first row of each distinct cell), first-seen order."""
@@ -689,8 +725,17 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             for i, v in enumerate(vals):
                 out[i] = v.values_set if isinstance(v, GeneralizationRange) else v
             return out, np.nan
-        keys = _pair_keys(self._lo, self._hi)
-        return keys, complex(np.nan, np.nan)
+        # (lo, hi, open ends) tuples, so that two arrays' keys agree (pandas' merge compares
+        # them); each distinct cell is boxed once
+        codes, first = self._factorize_positions()
+        distinct = np.empty(len(first), dtype=object)
+        for k, i in enumerate(first):
+            distinct[k] = (float(self._lo[i]), float(self._hi[i]), int(self._open[i]))
+        out = np.empty(len(self), dtype=object)
+        out[:] = None
+        ok = codes >= 0
+        out[ok] = distinct[codes[ok]]
+        return out, None
 
     def _hash_pandas_object(self, *, encoding: str, hash_key: str, categorize: bool):
         from pandas.util import hash_array
@@ -705,8 +750,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
                 h = cat_h[lo] * np.uint64(31) + cat_h[hi]
                 h[self._mask] = np.uint64(0x9E3779B97F4A7C15)
                 return h
-            return hash_array(_pair_keys(self._lo, self._hi), encoding=encoding, hash_key=hash_key,
-                              categorize=categorize)
+            h = hash_array(_pair_keys(self._lo, self._hi), encoding=encoding, hash_key=hash_key,
+                           categorize=categorize)
+            with np.errstate(over="ignore"):
+                return h ^ (self._open.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9))
         c = self._dtype._n_categories
         out = np.full(len(self), np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64)
         if c == 0:
@@ -830,7 +877,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             a = me._codes
             b = me._codes_in_table(arr, append=False)
             return (a >= 0) & (a == b)
-        res = ~me._mask & ~arr._mask & (me._lo == arr._lo) & (me._hi == arr._hi)
+        res = ~me._mask & ~arr._mask & (me._lo == arr._lo) & (me._hi == arr._hi) & (
+            me._open == arr._open)
         return np.broadcast_to(res, (n,)).copy()
 
     def _order_cmp(self, other, op) -> np.ndarray:

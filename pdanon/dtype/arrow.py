@@ -11,6 +11,9 @@ conversion functions import pyarrow only when called.
 >>> arr = pd.array([39, None], dtype="generalization[real]")
 >>> arr.__arrow_array__().storage.to_pylist()
 [{'lo': 39, 'hi': 39}, None]
+>>> half = pd.array(["[30, 35)", "40"], dtype="generalization[real]")
+>>> half.__arrow_array__().storage.to_pylist()
+[{'lo': 30, 'hi': 35, 'closed': 'left'}, {'lo': 40, 'hi': 40, 'closed': 'both'}]
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from pdanon.dtype._common import infer_categories
+from pdanon.dtype._common import CLOSED, closed_flags, infer_categories
 from pdanon.dtype.array import GeneralizationArray, register_arrow_writer
 from pdanon.dtype.dtype import GeneralizationDtype, register_arrow_reader
 from pdanon.dtype.storage import SetTable, csr_members, gather_segments, sets_from_pairs
@@ -28,6 +31,18 @@ from pdanon.dtype.storage import SetTable, csr_members, gather_segments, sets_fr
 __all__ = ["array_to_arrow", "arrow_to_array"]
 
 _ARROW_NAME = "pdanon.generalization"
+
+#: categories of several types (e.g. 1, "1" and "a"): each is stored as [type, value] in the
+#: metadata, and the cells hold category positions (one Arrow type cannot hold the values)
+_MIXED = "mixed"
+_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
+
+
+def _type_name(c) -> str | None:
+    for name in ("bool", "int", "float", "str"):  # bool before int: True is an int too
+        if isinstance(c, _TYPES[name]):
+            return name
+    return None
 
 
 def _categories_to_json(dtype: GeneralizationDtype):
@@ -42,9 +57,14 @@ def _categories_to_json(dtype: GeneralizationDtype):
         return cl, "int"
     if all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in cl):
         return [float(c) for c in cl], "float"
+    names = [_type_name(c) for c in cl]
+    if all(names):
+        return [[t, c] for t, c in zip(names, cl)], _MIXED
+    bad = next(c for c, t in zip(cl, names) if t is None)
     raise TypeError(
-        f"categories of {dtype!r} mix types or use a type pdanon cannot store in Parquet "
-        "(str, int, float or bool); convert them first, e.g. with .astype(str)")
+        f"categories of {dtype!r} hold {bad!r} (type {type(bad).__name__}), which pdanon cannot "
+        "store in Parquet (str, int, float or bool); convert the column first, e.g. with "
+        ".astype(str)")
 
 
 def _categories_from_json(values, ctype):
@@ -56,6 +76,11 @@ def _categories_from_json(values, ctype):
         return pd.Index(np.asarray(values, dtype=np.int64))
     if ctype == "bool":
         return pd.Index(np.asarray(values, dtype=bool), dtype=object)
+    if ctype == _MIXED:
+        out = np.empty(len(values), dtype=object)
+        for i, (t, v) in enumerate(values):
+            out[i] = _TYPES[t](v)
+        return pd.Index(out, dtype=object, tupleize_cols=False)
     return pd.Index(values, dtype=object)
 
 
@@ -127,8 +152,18 @@ def array_to_arrow(arr: GeneralizationArray):
         else:
             lo, hi = np.nan_to_num(arr._lo), np.nan_to_num(arr._hi)
             typ = pa.float64()
-        storage = pa.StructArray.from_arrays([pa.array(lo, typ), pa.array(hi, typ)],
-                                             names=["lo", "hi"], mask=mask)
+        fields = [pa.array(lo, typ), pa.array(hi, typ)]
+        names = ["lo", "hi"]
+        if arr._open.any():
+            # which ends belong to each range, with pandas' names ("both", "left", ...)
+            fields.append(pa.array(list(CLOSED)).take(pa.array(_closed_index(arr._open))))
+            names.append("closed")
+        storage = pa.StructArray.from_arrays(fields, names=names, mask=mask)
+    elif ctype == _MIXED:
+        # categories of several types: the cells hold their positions in the categories
+        lo = np.where(na, 0, np.nan_to_num(arr._lo)).astype(np.int64) if dtype.column_type \
+            != "unordered" else None
+        storage = _positions_storage(arr, na, mask, lo, pa)
     elif dtype.column_type == "ordered":
         cats = pa.array(cats_json)
         lo = np.where(na, 0, np.nan_to_num(arr._lo)).astype(np.int64)
@@ -142,17 +177,41 @@ def array_to_arrow(arr: GeneralizationArray):
                                                  names=["lo", "hi"], mask=mask)
     else:
         cats = pa.array(cats_json) if cats_json else pa.array([], pa.string())
-        indptr, indices = csr_members(dtype._n_categories, arr._table.sets)
-        codes = arr._codes
-        lens = np.zeros(len(codes), dtype=np.int64)
-        flat = np.zeros(0, dtype=np.int64)
-        if (~na).any():
-            lens[~na], flat = gather_segments(indptr, indices, codes[~na])
-        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        offsets, flat = _members(arr, na)
         values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
     typ = GeneralizationArrowType(storage.type, dtype.column_type, cats_json, ctype)
     return pa.ExtensionArray.from_storage(typ, storage)
+
+
+def _closed_index(open_: np.ndarray) -> np.ndarray:
+    """Open-end flags -> positions in CLOSED."""
+    order = np.array([closed_flags(c) for c in CLOSED])
+    lookup = np.empty(4, dtype=np.int64)
+    lookup[order] = np.arange(4)
+    return lookup[open_]
+
+
+def _positions_storage(arr: GeneralizationArray, na, mask, lo, pa):
+    """Storage of a column whose categories mix types: category positions."""
+    if lo is not None:  # ordered
+        hi = np.where(na, 0, np.nan_to_num(arr._hi)).astype(np.int64)
+        return pa.StructArray.from_arrays([pa.array(lo, pa.int64()), pa.array(hi, pa.int64())],
+                                          names=["lo", "hi"], mask=mask)
+    offsets, flat = _members(arr, na)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(flat, pa.int64()),
+                                    mask=mask)
+
+
+def _members(arr: GeneralizationArray, na: np.ndarray):
+    """(list offsets, flat category positions) of the members of every unordered cell."""
+    indptr, indices = csr_members(arr.dtype._n_categories, arr._table.sets)
+    codes = arr._codes
+    lens = np.zeros(len(codes), dtype=np.int64)
+    flat = np.zeros(0, dtype=np.int64)
+    if (~na).any():
+        lens[~na], flat = gather_segments(indptr, indices, codes[~na])
+    return np.concatenate([[0], np.cumsum(lens)]).astype(np.int32), flat
 
 
 def arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:
@@ -164,11 +223,17 @@ def arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:
     parts = []
     for chunk in chunks:
         ext_dtype = dtype
+        positions = False
         if isinstance(chunk.type, pa.BaseExtensionType):
-            if dtype.categories is None and isinstance(chunk.type, GeneralizationArrowType):
-                ext_dtype = chunk.type.to_pandas_dtype()
+            if isinstance(chunk.type, GeneralizationArrowType):
+                positions = chunk.type._categories_type == _MIXED
+                if dtype.categories is None or positions:
+                    ext_dtype = chunk.type.to_pandas_dtype()
             chunk = chunk.storage
-        parts.append(_storage_to_array(ext_dtype, chunk, pa, pc))
+        if positions:
+            parts.append(_positions_to_array(ext_dtype, chunk, pc))
+        else:
+            parts.append(_storage_to_array(ext_dtype, chunk, pa, pc))
     if not parts:
         return GeneralizationArray._empty((0,), dtype if dtype.column_type != "unordered"
                                           or dtype.categories is not None
@@ -180,14 +245,17 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
     n = len(storage)
     na = storage.is_null().to_numpy(zero_copy_only=False).astype(bool)
     if dtype.column_type != "unordered":
-        lo_f, hi_f = storage.flatten()
+        lo_f, hi_f = storage.field("lo"), storage.field("hi")
         numeric = pa.types.is_integer(lo_f.type) or pa.types.is_floating(lo_f.type)
         if dtype.categories is None and numeric:
             integer = pa.types.is_integer(lo_f.type)
             lo = lo_f.fill_null(0).to_numpy(zero_copy_only=False).astype(np.float64)
             hi = hi_f.fill_null(0).to_numpy(zero_copy_only=False).astype(np.float64)
+            closed = "both"
+            if storage.type.get_field_index("closed") >= 0:
+                closed = storage.field("closed").fill_null("both").to_numpy(zero_copy_only=False)
             return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type, mask=na,
-                                                   integer=integer)
+                                                   integer=integer, closed=closed)
         lo_i, lo_d = _dict_encode(lo_f, pc)
         hi_i, hi_d = _dict_encode(hi_f, pc)
         if dtype.categories is None:
@@ -208,6 +276,22 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
     codes = _codes_via_dict(dtype.categories, vidx, vdict)
     keep = ~na[parents] if len(parents) else np.zeros(0, bool)
     cell_codes, table = sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
+    return GeneralizationArray._new_sets(cell_codes, SetTable(table), dtype)
+
+
+def _positions_to_array(dtype, storage, pc) -> GeneralizationArray:
+    """A column whose categories mix types: its cells hold category positions."""
+    na = storage.is_null().to_numpy(zero_copy_only=False).astype(bool)
+    if dtype.column_type != "unordered":
+        lo, hi = (storage.field(f).fill_null(-1).to_numpy(zero_copy_only=False)
+                  for f in ("lo", "hi"))
+        return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
+                                               categories=dtype.categories, mask=na)
+    flat = pc.list_flatten(storage).to_numpy(zero_copy_only=False).astype(np.int64)
+    parents = pc.list_parent_indices(storage).to_numpy(zero_copy_only=False)
+    keep = ~na[parents] if len(parents) else np.zeros(0, bool)
+    cell_codes, table = sets_from_pairs(len(storage), parents[keep], flat[keep],
+                                        dtype._n_categories)
     return GeneralizationArray._new_sets(cell_codes, SetTable(table), dtype)
 
 

@@ -18,8 +18,11 @@ from pandas.api.extensions import ExtensionArray
 from pandas.api.types import pandas_dtype
 
 from pdanon.dtype._common import (
+    CLOSED,
     KINDS,
     as_real,
+    brackets,
+    closed_flags,
     format_value,
     infer_categories,
     is_missing,
@@ -38,6 +41,7 @@ from pdanon.dtype.text import (
     looks_like_set,
     parse_range_text,
     parse_text,
+    range_open,
     split_range_text,
     split_set_text,
 )
@@ -63,7 +67,8 @@ class ArrayConstructors:
 
     # -- public fast constructors --------------------------------------------------------------
     @classmethod
-    def from_bounds(cls, lo, hi, *, kind: str, categories=None, mask=None, integer=None):
+    def from_bounds(cls, lo, hi, *, kind: str, categories=None, mask=None, integer=None,
+                    closed="both"):
         """Cells ``[lo[i], hi[i]]`` for a real/ordered column (``lo == hi``: a plain value).
 
         Parameters
@@ -79,12 +84,20 @@ class ArrayConstructors:
         integer : bool, optional
             Whether plain values/bounds are returned as ``int``; default: True when ``lo`` and
             ``hi`` have an integer dtype (numeric columns only).
+        closed : str or array-like of str, default "both"
+            Which bounds belong to each range, as for :class:`pandas.Interval`: ``"both"``
+            (``[lo, hi]``), ``"left"`` (``[lo, hi)``), ``"right"`` (``(lo, hi]``) or
+            ``"neither"``; one name for every cell or one per cell (ignored for missing cells).
+            A cell with an open end needs ``lo < hi``; ranges of ordered categories are closed.
 
         Examples
         --------
         >>> from pdanon.dtype import GeneralizationArray
         >>> GeneralizationArray.from_bounds([1, 5], [4, 5], kind="real").tolist()
         [[1, 4], 5]
+        >>> GeneralizationArray.from_bounds([30, 35], [35, 40], kind="real",
+        ...                                 closed="left").tolist()
+        [[30, 35), [35, 40)]
         >>> GeneralizationArray.from_bounds([0, 1], [1, 1], kind="ordered",
         ...                                 categories=["low", "mid", "high"]).tolist()
         [[low, mid], 'mid']
@@ -108,13 +121,17 @@ class ArrayConstructors:
             if mask_arr.shape != na.shape:
                 raise ValueError("mask must have the length of lo/hi")
             na |= mask_arr
-        return cls._checked_bounds(lo_f, hi_f, na, dtype, bool(integer))
+        return cls._checked_bounds(lo_f, hi_f, na, dtype, bool(integer),
+                                   _open_flags(closed, len(lo_f)))
 
     @classmethod
-    def _checked_bounds(cls, lo, hi, na, dtype, integer):
+    def _checked_bounds(cls, lo, hi, na, dtype, integer, open_=None):
         lo[na] = np.nan
         hi[na] = np.nan
         valid = ~na
+        if open_ is not None:
+            open_ = np.where(na, 0, open_).astype(np.int8)
+            _check_open(lo, hi, open_, dtype)
         bad = valid & (lo > hi)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -133,7 +150,7 @@ class ArrayConstructors:
             integer = False
         elif not np.isfinite(lo[valid]).all() or not np.isfinite(hi[valid]).all():
             raise ValueError("bounds must be finite numbers (or NaN for a missing cell)")
-        return cls._new_bounds(lo, hi, na, dtype, integer)
+        return cls._new_bounds(lo, hi, na, dtype, integer, open_)
 
     @classmethod
     def from_membership(cls, membership, categories, *, mask=None):
@@ -375,18 +392,27 @@ class ArrayConstructors:
                        column=column, index=index)
         if isinstance(p, ParsedSets):
             return cls._new_sets(p.codes, SetTable(p.sets), p.dtype)
-        return cls.from_bounds(p.lo, p.hi, kind=kind, categories=p.dtype.categories,
-                               mask=p.mask, integer=p.integer)
+        lo = np.asarray(p.lo, dtype=np.float64) + 0.0
+        hi = np.asarray(p.hi, dtype=np.float64) + 0.0
+        na = np.asarray(p.mask, dtype=bool) | np.isnan(lo) | np.isnan(hi)
+        if p.dtype.categories is not None:
+            na |= (lo < 0) | (hi < 0)
+        return cls._checked_bounds(lo, hi, na, p.dtype, p.integer, p.open)
 
     @classmethod
     def _from_factorized(cls, values, original):
         if original._is_sets:
             vals = np.asarray(values, dtype=object)
             return cls._from_objects(vals, original.dtype, parse=False)
-        vals = np.asarray(values, dtype=np.complex128)
-        lo = vals.real + 0.0
-        hi = -vals.imag + 0.0
-        return cls._new_bounds(lo, hi, np.isnan(lo), original.dtype, original._integer)
+        # the (lo, hi, open ends) tuples of _values_for_factorize (None: missing)
+        vals = object_array(values)
+        n = len(vals)
+        lo, hi = np.full(n, np.nan), np.full(n, np.nan)
+        open_ = np.zeros(n, dtype=np.int8)
+        for i, v in enumerate(vals):
+            if isinstance(v, tuple):
+                lo[i], hi[i], open_[i] = v
+        return cls._new_bounds(lo, hi, np.isnan(lo), original.dtype, original._integer, open_)
 
     @classmethod
     def _from_objects(cls, obj: np.ndarray, dtype: GeneralizationDtype | None, parse: bool):
@@ -416,6 +442,7 @@ class ArrayConstructors:
         lo = np.full(n, np.nan)
         hi = np.full(n, np.nan)
         na = np.zeros(n, dtype=bool)
+        open_ = np.zeros(n, dtype=np.int8)
         integer = True
         cat = dtype.categories is not None
         pos = dtype._cat_pos if cat else None
@@ -428,10 +455,15 @@ class ArrayConstructors:
                 if v.column_type == "unordered":
                     raise TypeError(f"a set {v!r} cannot be stored in a {dtype.name} column")
                 a, b = v.min, v.max
+                open_[i] = v._open
+            elif isinstance(v, pd.Interval):
+                a, b = python_scalar(v.left), python_scalar(v.right)
+                open_[i] = closed_flags(v.closed)
             elif is_set_like(v):
                 raise TypeError(f"a set {v!r} cannot be stored in a {dtype.name} column")
             elif isinstance(v, str) and parse and not (cat and v in pos):
                 a, b = parse_range_text(v, dtype)
+                open_[i] = range_open(v)
             else:
                 a = b = v
             if cat:
@@ -464,7 +496,9 @@ class ArrayConstructors:
                 lo[i], hi[i] = fa + 0.0, fb + 0.0
         if cat:
             integer = False
-        return cls._new_bounds(lo, hi, na, dtype, integer and not na.all())
+        if open_.any():
+            _check_open(lo, hi, open_, dtype)
+        return cls._new_bounds(lo, hi, na, dtype, integer and not na.all(), open_)
 
     @classmethod
     def _objects_to_sets(cls, obj: np.ndarray, dtype: GeneralizationDtype, parse: bool):
@@ -562,6 +596,39 @@ class ArrayConstructors:
                                False)
 
 
+def _open_flags(closed, n: int) -> np.ndarray | None:
+    """``closed`` (one name, or one per cell) -> int8 open-end flags, or None when all closed."""
+    if isinstance(closed, str):
+        flags = closed_flags(closed)
+        return None if flags == 0 else np.full(n, flags, dtype=np.int8)
+    names = np.asarray(closed, dtype=object)
+    if names.shape != (n,):
+        raise ValueError(f"closed must be one of {list(CLOSED)} or one such name per cell "
+                         f"({n}), got an array of shape {names.shape}")
+    flags = np.zeros(n, dtype=np.int8)
+    for name in pd.unique(names):
+        flags[names == name] = closed_flags(name)
+    return flags
+
+
+def _check_open(lo: np.ndarray, hi: np.ndarray, open_: np.ndarray, dtype) -> None:
+    """Ranges with an open end: numeric bounds only, and never empty (lo < hi)."""
+    has_open = open_ != 0
+    if not has_open.any():
+        return
+    i = int(np.flatnonzero(has_open)[0])
+    if dtype.categories is not None:
+        raise ValueError(f"cell {i}: a range of ordered categories always holds both its bounds "
+                         f"(closed='both'); its open ends cannot be stored in {dtype!r}")
+    bad = np.flatnonzero(has_open & (lo == hi))
+    if len(bad):
+        i = int(bad[0])
+        lb, rb = brackets(int(open_[i]))
+        v = format_value(lo[i])
+        raise ValueError(f"cell {i}: the range {lb}{v}, {v}{rb} is empty (an open end needs "
+                         f"lo < hi); store the plain value {v} instead")
+
+
 # ---------------------------------------------------------------------------------------------
 # inference of kind and categories
 # ---------------------------------------------------------------------------------------------
@@ -574,6 +641,9 @@ def _all_numbers(obj: np.ndarray, parse: bool = False) -> bool:
             continue
         if isinstance(v, GeneralizationRange):
             if v.column_type == "unordered" or not (is_number(v.min) and is_number(v.max)):
+                return False
+        elif isinstance(v, pd.Interval):
+            if not (is_number(v.left) and is_number(v.right)):
                 return False
         elif isinstance(v, str):
             if not parse:
@@ -597,6 +667,8 @@ def _range_tokens(obj: np.ndarray, parse: bool) -> np.ndarray:
             continue
         if isinstance(v, GeneralizationRange):
             toks.extend([v.min, v.max])
+        elif isinstance(v, pd.Interval):
+            toks.extend([python_scalar(v.left), python_scalar(v.right)])
         elif isinstance(v, str) and parse and looks_like_range(v):
             toks.extend(split_range_text(v))
         else:
@@ -608,6 +680,8 @@ def _infer_kind(obj: np.ndarray) -> str:
     for v in obj:
         if isinstance(v, GeneralizationRange):
             return v.column_type
+        if isinstance(v, pd.Interval):
+            return "real"
         if is_set_like(v):
             return "unordered"
     return "real" if _all_numbers(obj) else "unordered"

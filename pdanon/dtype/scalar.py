@@ -1,7 +1,7 @@
 """The scalar of generalized cells: :class:`GeneralizationRange`.
 
->>> GeneralizationRange(20, 29, "real")
-[20, 29]
+>>> GeneralizationRange(20, 29, "real"), GeneralizationRange.interval(30, 35, closed="left")
+([20, 29], [30, 35))
 """
 
 from __future__ import annotations
@@ -13,7 +13,18 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-from pdanon.dtype._common import KINDS, format_value, is_missing, is_number, python_scalar
+from pdanon.dtype._common import (
+    KINDS,
+    OPEN_HI,
+    OPEN_LO,
+    brackets,
+    closed_flags,
+    closed_name,
+    format_value,
+    is_missing,
+    is_number,
+    python_scalar,
+)
 
 __all__ = ["GeneralizationRange"]
 
@@ -25,17 +36,22 @@ class GeneralizationRange:
     """One generalized cell: a range ``[min, max]`` (real/ordered) or a set (unordered).
 
     The constructor follows the reference library cp2025:
-    ``GeneralizationRange(mn=None, mx=None, column_type='ordered', column_values=None)``.
+    ``GeneralizationRange(mn=None, mx=None, column_type='ordered', column_values=None)``, plus
+    :meth:`interval` for ranges with an open end.
 
     * ``'real'`` / ``'ordered'``: ``.min`` and ``.max`` (``mn <= mx`` is checked for numbers;
-      if only ``column_values`` is given, its min and max are used).
+      if only ``column_values`` is given, its min and max are used). The range holds both
+      bounds; :meth:`GeneralizationRange.interval` builds one that does not, as for
+      :class:`pandas.Interval`: ``closed="left"`` (``[a, b)``), ``"right"`` (``(a, b]``) or
+      ``"neither"`` (``(a, b)``). A range with an open end needs ``mn < mx``.
     * ``'unordered'``: ``.values_set``, a frozenset built from ``column_values``.
 
-    Cells compare equal when they denote the same range/set; a degenerate range ``[5, 5]`` or a
-    singleton set ``{a}`` equals (and hashes like) the plain value, because a column stores it
-    as that plain value. ``<``, ``<=``, ``>``, ``>=`` compare ``.min`` (meant for disjoint
-    ranges, as in the reference); sets have no order. ``x in cell`` tests membership.
-    The object is deliberately not iterable, so pandas treats it as a scalar.
+    Cells compare equal when they denote the same range/set: ``[30, 35)`` differs from
+    ``[30, 35]``. A degenerate range ``[5, 5]`` or a singleton set ``{a}`` equals (and hashes
+    like) the plain value, because a column stores it as that plain value. ``<``, ``<=``,
+    ``>``, ``>=`` compare ``.min`` (meant for disjoint ranges, as in the reference); sets have
+    no order. ``x in cell`` tests membership (honouring open ends). The object is
+    deliberately not iterable, so pandas treats it as a scalar.
 
     Examples
     --------
@@ -43,16 +59,21 @@ class GeneralizationRange:
     >>> b = GeneralizationRange(5, 6, "real")
     >>> a < b, 3 in a, a
     (True, True, [1, 4])
+    >>> h = GeneralizationRange.interval(30, 35, closed="left")
+    >>> h, 30 in h, 35 in h, h == GeneralizationRange(30, 35, "real")
+    ([30, 35), True, False, False)
     >>> GeneralizationRange(column_type="unordered", column_values=["White", "Asian"])
     {Asian, White}
     """
 
-    __slots__ = ("_kind", "min", "max", "values_set")
+    __slots__ = ("_kind", "_open", "min", "max", "values_set")
 
     def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None):
+        # the reference's signature, kept as is; open ends come from :meth:`interval`
         if column_type not in KINDS:
             raise ValueError(f"column_type must be one of {KINDS}, got {column_type!r}")
         self._kind = column_type
+        self._open = 0
         if column_type == "unordered":
             if column_values is None:
                 if mn is None and mx is None:
@@ -90,6 +111,27 @@ class GeneralizationRange:
         self.max = mx
         self.values_set = None
 
+    @classmethod
+    def interval(cls, mn, mx, column_type="real", *, closed="both"):
+        """A range that says which of its bounds belong to it, as :class:`pandas.Interval`
+        does: ``closed`` is ``"both"`` (``[mn, mx]``), ``"left"`` (``[mn, mx)``), ``"right"``
+        (``(mn, mx]``) or ``"neither"`` (``(mn, mx)``). An open end needs ``mn < mx``.
+
+        >>> GeneralizationRange.interval(30, 35, closed="left")
+        [30, 35)
+        """
+        if column_type == "unordered":
+            raise ValueError("a set has no ends: use GeneralizationRange(column_type="
+                             "'unordered', column_values=...)")
+        cell = cls(mn, mx, column_type)
+        flags = closed_flags(closed)
+        if flags and _same(cell.min, cell.max):
+            lb, rb = brackets(flags)
+            raise ValueError(f"the range {lb}{format_value(mn)}, {format_value(mx)}{rb} is empty: "
+                             f"a range with an open end needs mn < mx")
+        cell._open = flags
+        return cell
+
     # -- attributes ---------------------------------------------------------------------------
     @property
     def kind(self) -> str:
@@ -100,6 +142,22 @@ class GeneralizationRange:
     def column_type(self) -> str:
         """Same as :attr:`kind` (the reference library's name)."""
         return self._kind
+
+    @property
+    def closed(self) -> str:
+        """Which bounds belong to the range: ``"both"``, ``"left"``, ``"right"`` or
+        ``"neither"`` (pandas' names); always ``"both"`` for sets and plain values."""
+        return closed_name(self._open)
+
+    @property
+    def closed_left(self) -> bool:
+        """True when ``.min`` belongs to the range."""
+        return not self._open & OPEN_LO
+
+    @property
+    def closed_right(self) -> bool:
+        """True when ``.max`` belongs to the range."""
+        return not self._open & OPEN_HI
 
     @property
     def is_plain(self) -> bool:
@@ -116,7 +174,7 @@ class GeneralizationRange:
             return self.values_set
         if self.min == self.max:
             return self.min
-        return (_RANGE_KEY, self.min, self.max)
+        return (_RANGE_KEY, self.min, self.max, self._open)
 
     def __eq__(self, other):
         if isinstance(other, GeneralizationRange):
@@ -178,7 +236,9 @@ class GeneralizationRange:
             except TypeError:
                 return False
         try:
-            return bool(self.min <= x <= self.max)
+            above = self.min < x if self._open & OPEN_LO else self.min <= x
+            below = x < self.max if self._open & OPEN_HI else x <= self.max
+            return bool(above and below)
         except TypeError:
             return False
 
@@ -186,12 +246,25 @@ class GeneralizationRange:
     def __repr__(self) -> str:
         if self._kind == "unordered":
             return "{" + ", ".join(sorted(format_value(v) for v in self.values_set)) + "}"
-        return f"[{format_value(self.min)}, {format_value(self.max)}]"
+        lb, rb = brackets(self._open)
+        return f"{lb}{format_value(self.min)}, {format_value(self.max)}{rb}"
 
     __str__ = __repr__
 
     def __reduce__(self):
         if self._kind == "unordered":
             return (GeneralizationRange, (None, None, "unordered", list(self.values_set)))
-        return (GeneralizationRange, (self.min, self.max, self._kind))
+        return (_rebuild, (self.min, self.max, self._kind, self.closed))
+
+
+def _rebuild(mn, mx, kind, closed):
+    """Unpickle a range (``closed`` is keyword-only in the constructor)."""
+    return GeneralizationRange.interval(mn, mx, kind, closed=closed)
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 

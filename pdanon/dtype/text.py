@@ -1,7 +1,8 @@
 """The text form of generalized cells, and its one parser.
 
-``str(cell)`` is ``[20, 29]`` for a range, ``{Asian, White}`` for a set (members sorted by their
-text) and the plain value otherwise. This module turns such text back into cells; it serves
+``str(cell)`` is ``[20, 29]`` for a range (``[30, 35)``, ``(30, 35]`` or ``(30, 35)`` when an end
+does not belong to it), ``{Asian, White}`` for a set (members sorted by their text) and the plain
+value otherwise. This module turns such text back into cells; it serves
 ``pd.array(texts, dtype=...)``, ``GeneralizationArray._from_sequence_of_strings`` (used by
 ``pd.read_csv(dtype=...)`` and ``pd.read_json``) and :func:`pdanon.read_csv`.
 
@@ -13,9 +14,9 @@ pieces as the category with the most separators has. A cell longer than ``max_ce
 >>> from pdanon.dtype import GeneralizationDtype
 >>> split_set_text("{Asian, White}", GeneralizationDtype("unordered"))
 ['Asian', 'White']
->>> p = parse_text(["39", "[20, 29]", ""], "real")
->>> p.lo.tolist(), p.hi.tolist(), p.mask.tolist(), p.integer
-([39.0, 20.0, nan], [39.0, 29.0, nan], [False, False, True], True)
+>>> p = parse_text(["39", "[20, 29]", "", "[30, 35)"], "real")
+>>> p.lo.tolist(), p.hi.tolist(), p.mask.tolist(), p.open.tolist(), p.integer
+([39.0, 20.0, nan, 30.0], [39.0, 29.0, nan, 35.0], [False, False, True, False], [0, 0, 0, 2], True)
 """
 
 from __future__ import annotations
@@ -28,13 +29,21 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.dtype._common import KINDS, infer_categories, is_missing, object_array
+from pdanon.dtype._common import (
+    KINDS,
+    OPEN_HI,
+    OPEN_LO,
+    format_value,
+    infer_categories,
+    is_missing,
+    object_array,
+)
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.storage import sets_from_pairs
 
 __all__ = ["MAX_CELL_LENGTH", "parse_text", "ParsedBounds", "ParsedSets", "has_syntax",
-           "looks_like_range", "looks_like_set", "parse_range_text", "split_range_text",
-           "split_set_text"]
+           "looks_like_range", "looks_like_set", "parse_range_text", "range_open",
+           "split_range_text", "split_set_text"]
 
 #: Longest text (in characters) a generalized cell may have when parsed from text: 1,000,000.
 #: A longer cell raises :class:`~pdanon.InvalidInputError` naming the column, the row and the
@@ -50,13 +59,15 @@ _SHOWN = 60  # characters of an offending text quoted in an error message
 
 class ParsedBounds(NamedTuple):
     """Parsed real/ordered column: bounds per row (category positions when ``dtype`` has
-    categories), missing mask, and whether the numbers were all integers."""
+    categories), missing mask, whether the numbers were all integers, and the open ends of
+    every range (int8 flags: 1 the lower bound is excluded, 2 the upper one)."""
 
     dtype: GeneralizationDtype
     lo: np.ndarray
     hi: np.ndarray
     mask: np.ndarray
     integer: bool
+    open: np.ndarray
 
 
 class ParsedSets(NamedTuple):
@@ -80,9 +91,23 @@ def _show(s) -> str:
 
 
 def looks_like_range(s: str) -> bool:
-    """True when the text (stripped) is written as a range ``[..]``."""
+    """True when the text (stripped) is written as a range: ``[..]``, ``[..)``, ``(..]`` or
+    ``(..)``."""
     s = s.strip()
-    return len(s) >= 2 and s[0] == "[" and s[-1] == "]"
+    return len(s) >= 2 and s[0] in "[(" and s[-1] in "])"
+
+
+def range_open(s: str) -> int:
+    """The open ends of a range's text: 1 for ``(``, 2 for ``)``, 0 for ``[a, b]`` or a plain
+    value.
+
+    >>> range_open("[30, 35)"), range_open("(30, 35]"), range_open("39")
+    (2, 1, 0)
+    """
+    t = s.strip()
+    if not looks_like_range(t):
+        return 0
+    return (OPEN_LO if t[0] == "(" else 0) | (OPEN_HI if t[-1] == ")" else 0)
 
 
 def looks_like_set(s: str) -> bool:
@@ -161,7 +186,7 @@ def _range_bounds(inner: str, dtype: GeneralizationDtype | None, whole: str):
 
 
 def split_range_text(s: str, dtype: GeneralizationDtype | None = None) -> tuple[str, str]:
-    """'[a, b]' -> ('a', 'b'); a plain text 'x' -> ('x', 'x')."""
+    """'[a, b]' (or '[a, b)', '(a, b]', '(a, b)') -> ('a', 'b'); a plain text 'x' -> ('x', 'x')."""
     t = s.strip()
     if not looks_like_range(t):
         return t, t
@@ -265,7 +290,8 @@ def parse_text(values, kind: str, categories=None, *, max_cell_length: int = MAX
     fill = np.nan if parsed.dtype.categories is None else -1
     mask = _expand(parsed.mask, codes, True)
     return parsed._replace(lo=_expand(parsed.lo, codes, fill), hi=_expand(parsed.hi, codes, fill),
-                           mask=mask, integer=parsed.integer and not mask.all())
+                           mask=mask, integer=parsed.integer and not mask.all(),
+                           open=_expand(parsed.open, codes, 0))
 
 
 def _expand(values: np.ndarray, codes: np.ndarray, fill) -> np.ndarray:
@@ -276,16 +302,21 @@ def _expand(values: np.ndarray, codes: np.ndarray, fill) -> np.ndarray:
     return out
 
 
-def has_syntax(values) -> bool:
-    """True when some text cell is written as a range ``[..]`` or a set ``{..}``.
+def has_syntax(values, kind: str | None = None) -> bool:
+    """True when some text cell is written as a range (``[..]``, ``[..)``, ``(..]``,
+    ``(..)``) or a set ``{..}``; with ``kind``, only the syntax of that kind counts (ranges for
+    real/ordered, sets for unordered).
 
-    >>> has_syntax(["39", " [20, 29] "]), has_syntax(["39", "x"])
-    (True, False)
+    >>> has_syntax(["39", " [20, 29) "]), has_syntax(["39", "x"]), has_syntax(["(a, b)"], "unordered")
+    (True, False, False)
     """
+    ranges = kind in (None, "real", "ordered")
+    sets = kind in (None, "unordered")
     for v in object_array(values):
         if isinstance(v, str):
             t = v.strip()
-            if len(t) >= 2 and ((t[0] == "[" and t[-1] == "]") or (t[0] == "{" and t[-1] == "}")):
+            if len(t) >= 2 and ((ranges and t[0] in "[(" and t[-1] in "])")
+                                or (sets and t[0] == "{" and t[-1] == "}")):
                 return True
     return False
 
@@ -342,8 +373,11 @@ def _numbers(toks: list, cells: list, obj, is_str, txt, where: _Where) -> np.nda
 
 def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds:
     n = len(obj)
-    rng = _bracketed(txt, is_str, "[", "]")
     dtype = GeneralizationDtype(kind, categories)
+    rng = _range_cells(txt, is_str, dtype)
+    open_ = np.zeros(n, dtype=np.int8)
+    for i in np.flatnonzero(rng):
+        open_[i] = range_open(txt[i])
     valid = np.flatnonzero(~na)
     lo_tok = np.empty(n, dtype=object)
     hi_tok = np.empty(n, dtype=object)
@@ -381,7 +415,13 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
             i = int(bad[0])
             raise InvalidInputError(f"{where(i)}: range minimum {lo_tok[i]} comes after its "
                                     f"maximum {hi_tok[i]} in the category order")
-        return ParsedBounds(dtype, lo, hi, na.copy(), False)
+        bad = np.flatnonzero(open_ != 0)
+        if len(bad):
+            i = int(bad[0])
+            raise InvalidInputError(f"{where(i)}: {_show(txt[i])} has an open end, but a range of "
+                                    f"ordered categories always holds both its bounds; write "
+                                    f"'[{lo_tok[i]}, {hi_tok[i]}]'")
+        return ParsedBounds(dtype, lo, hi, na.copy(), False, open_)
     lo = np.full(n, np.nan)
     hi = np.full(n, np.nan)
     text_cells = valid[is_str[valid]]
@@ -410,9 +450,28 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
         i = int(bad[0])
         raise InvalidInputError(f"{where(i)}: range minimum {lo_tok[i]} is greater than its "
                                 f"maximum {hi_tok[i]}")
+    bad = np.flatnonzero(ok & (open_ != 0) & (lo == hi))
+    if len(bad):
+        i = int(bad[0])
+        raise InvalidInputError(f"{where(i)}: the range {_show(txt[i])} is empty (an open end "
+                                f"needs min < max); write the value {format_value(lo[i])}")
     lo[mask] = np.nan
     hi[mask] = np.nan
-    return ParsedBounds(dtype, lo + 0.0, hi + 0.0, mask, integer and bool(ok.any()))
+    open_[mask] = 0
+    return ParsedBounds(dtype, lo + 0.0, hi + 0.0, mask, integer and bool(ok.any()), open_)
+
+
+def _range_cells(txt: np.ndarray, is_str: np.ndarray, dtype: GeneralizationDtype) -> np.ndarray:
+    """Which texts are ranges: bracketed, and not a category that merely looks like one."""
+    out = np.zeros(len(txt), dtype=bool)
+    idx = np.flatnonzero(is_str)
+    out[idx] = [len(t) >= 2 and t[0] in "[(" and t[-1] in "])" for t in txt[idx]]
+    if dtype.categories is not None:
+        lookup, _ = dtype._cat_lookup
+        for i in np.flatnonzero(out):
+            if txt[i] in lookup:
+                out[i] = False
+    return out
 
 
 def _token_position(t, pos: dict, lookup: dict, dtype, where, k) -> int:

@@ -2,7 +2,9 @@
 
 The suite runs for three dtypes: ``real`` (integer ranges), ``ordered`` (string categories
 whose Python order is the category order, so that scalar comparisons agree with the
-array's code order) and ``unordered`` (sets of strings).
+array's code order) and ``unordered`` (sets of strings); ``real_open`` is the real dtype
+again with ranges of every closedness (``[a, b)``, ``(a, b]``, ``(a, b)``), where the cells
+that sort, group and compare apart differ only in their open ends.
 
 Not run, on purpose:
 
@@ -26,8 +28,8 @@ R = GeneralizationRange
 _LETTERS = list("abcdefghij")
 
 
-def _real(lo, hi):
-    return R(lo, hi, "real")
+def _real(lo, hi, closed="both"):
+    return R.interval(lo, hi, "real", closed=closed)
 
 
 def _ord(lo, hi):
@@ -38,14 +40,17 @@ def _set(*members):
     return R(column_type="unordered", column_values=list(members))
 
 
-@pytest.fixture(params=["real", "ordered", "unordered"])
+@pytest.fixture(params=["real", "real_open", "ordered", "unordered"])
 def gen_kind(request):
     return request.param
 
 
+_CLOSED = ["left", "right", "neither", "both"]
+
+
 @pytest.fixture
 def dtype(gen_kind):
-    if gen_kind == "real":
+    if gen_kind in ("real", "real_open"):
         return GeneralizationDtype("real")
     return GeneralizationDtype(gen_kind, categories=_LETTERS)
 
@@ -58,6 +63,8 @@ def _arr(cells, dtype):
 def data(dtype, gen_kind):
     if gen_kind == "real":
         cells = [_real(10 * i, 10 * i + 5 + i % 3) for i in range(10)]
+    elif gen_kind == "real_open":
+        cells = [_real(10 * i, 10 * i + 5, _CLOSED[i % 4]) for i in range(10)]
     elif gen_kind == "ordered":
         cells = [_ord(i % 9, i % 9 + 1) if i < 9 else _ord(0, 9) for i in range(10)]
     else:
@@ -70,6 +77,9 @@ def _abc(gen_kind):
     """Three true (non-plain) cells A < B < C in the array's sort order."""
     if gen_kind == "real":
         return _real(0, 1), _real(2, 3), _real(4, 5)
+    if gen_kind == "real_open":
+        # same bounds: [0, 1) < [0, 1] < (0, 1] in sort order
+        return _real(0, 1, "left"), _real(0, 1), _real(0, 1, "right")
     if gen_kind == "ordered":
         return _ord(0, 1), _ord(2, 3), _ord(4, 5)
     return _set("a", "b"), _set("a", "c"), _set("b", "c")

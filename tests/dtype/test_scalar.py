@@ -248,3 +248,46 @@ def test_common_dtype_merges_categories():
     assert real._get_common_dtype([real, np.dtype("int64")]) == real
     assert real._get_common_dtype([real, a]) is None
     assert a._get_common_dtype([a, np.dtype("int64")]) is None
+
+
+# ----------------------------------------------------------------------------- closedness
+
+
+def test_closedness_of_the_scalar():
+    assert GeneralizationRange(30, 35, "real").closed == "both"
+    half = GeneralizationRange.interval(30, 35, "real", closed="left")
+    assert repr(half) == "[30, 35)" and half.closed == "left"
+    assert (30 in half, 35 in half, 34.9 in half) == (True, False, True)
+    assert half != GeneralizationRange(30, 35, "real")
+    assert hash(half) != hash(GeneralizationRange(30, 35, "real"))
+    assert half == GeneralizationRange.interval(30, 35, "real", closed="left")
+    right = GeneralizationRange.interval(30, 35, "real", closed="right")
+    assert repr(right) == "(30, 35]" and (30 in right, 35 in right) == (False, True)
+    assert repr(GeneralizationRange.interval(1, 2, "real", closed="neither")) == "(1, 2)"
+    assert pickle.loads(pickle.dumps(half)).closed == "left"
+    with pytest.raises(ValueError, match=r"\[5, 5\) is empty"):
+        GeneralizationRange.interval(5, 5, "real", closed="left")
+    with pytest.raises(ValueError, match="closed must be one of"):
+        GeneralizationRange.interval(1, 2, "real", closed="open")
+    with pytest.raises(ValueError, match="a set has no ends"):
+        GeneralizationRange.interval(1, 2, "unordered")
+
+
+def test_closedness_in_arrays_text_and_intervals():
+    arr = pd.array(["[30, 35)", "[30, 35]", "(30, 35]", pd.Interval(30, 35, closed="neither"),
+                    None], dtype="generalization[real]")
+    assert arr.closed.tolist() == ["left", "both", "right", "neither", "both"]
+    assert arr.contains([35, 35, 30, 30, 30]).tolist() == [False, True, False, False, False]
+    assert arr.contains([30, 30, 35, 31, 30]).tolist() == [True, True, True, True, False]
+    s = pd.Series(arr)
+    assert s.nunique() == 4 and s.duplicated().sum() == 0
+    assert s.sort_values().astype(str).tolist()[:4] == ["[30, 35)", "[30, 35]", "(30, 35)",
+                                                        "(30, 35]"]
+    assert (s == GeneralizationRange.interval(30, 35, "real", closed="left")).tolist() == [
+        True, False, False, False, False]
+    h = pd.util.hash_pandas_object(s, index=False)
+    assert h.nunique() == 5
+    assert pd.array(arr.to_text(na_rep=None), dtype="generalization[real]").closed.tolist() == \
+        arr.closed.tolist()
+    with pytest.raises(ValueError, match="ordered categories always holds both"):
+        pd.array(["[a, b)"], dtype=GeneralizationDtype("ordered", ["a", "b"]))

@@ -1,0 +1,284 @@
+"""Hierarchies built by a rule from the column's values: numeric bands (:func:`intervals`),
+masked strings (:func:`masking`) and dates (:func:`dates`).
+
+Labels and published cells agree: a band of a column whose values are all integers (and whose
+width and start are integers) is labelled ``30-34`` and published as the closed range
+``[30, 34]``; any other band is labelled ``[30, 35)`` and published as the half-open range
+``[30, 35)``, so a value on a boundary (35.0) lies in exactly one published band. The top
+node ``*`` publishes ``[min, max]`` of the column (closed: both ends are values of the column).
+
+>>> import pandas as pd
+>>> intervals([5]).map(pd.Series([31, 35.5]), 1).tolist()
+['[30, 35)', '[35, 40)']
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, KindError
+from pdanon.hierarchy.base import MISSING_NODE, TOP, Bound, Hierarchy
+
+__all__ = ["DateHierarchy", "IntervalHierarchy", "MaskingHierarchy", "dates", "intervals",
+           "masking"]
+
+
+class IntervalHierarchy(Hierarchy):
+    """Numeric bands: level j groups values into bands of ``widths[j-1]`` starting at
+    ``start``; the last level is ``top``."""
+
+    def __init__(self, widths: Sequence, *, start=0, top=TOP):
+        widths = list(widths)
+        if not widths:
+            raise InvalidInputError("intervals() needs at least one width, e.g. [5, 10, 20]")
+        for w in widths:
+            if isinstance(w, bool) or not isinstance(w, numbers.Real) or not w > 0:
+                raise InvalidInputError(f"interval widths must be positive numbers, got {w!r}")
+        for a, b in zip(widths, widths[1:]):
+            ratio = b / a
+            if abs(ratio - round(ratio)) > 1e-9 or round(ratio) < 1:
+                raise InvalidInputError(
+                    f"interval width {b!r} is not a multiple of the previous width {a!r}: a "
+                    f"band of width {a} would be split between two bands of width {b}; use "
+                    f"widths where each divides the next (e.g. 5, 10, 20)")
+        self.widths = widths
+        self.start = start
+        self.top = top
+        self.height = len(widths) + (1 if top is not None else 0)
+        self.description = f"intervals {widths}" + (f" then {top!r}" if top is not None else "")
+
+    def _numbers(self, values: pd.Index, name) -> np.ndarray:
+        if not (pd.api.types.is_numeric_dtype(values.dtype)
+                and not pd.api.types.is_bool_dtype(values.dtype)):
+            if len(values) == 0:
+                return np.zeros(0)
+            raise KindError(
+                f"interval hierarchy for column {name!r} needs numbers, the column holds "
+                f"{values.dtype}; convert it (pd.to_numeric) or use masking()/tree()")
+        return np.asarray(values, dtype=np.float64)
+
+    def _integral(self, x: np.ndarray, w) -> bool:
+        """Closed integer bands (``30-34``)? Only for integer values, width and start."""
+        return bool(np.all(np.mod(x, 1) == 0)) and float(w) == int(w) and float(
+            self.start) == int(self.start)
+
+    def _bands(self, x: np.ndarray, w) -> tuple[np.ndarray, np.ndarray, bool]:
+        integral = self._integral(x, w)
+        lo = self.start + np.floor((x - self.start) / w) * w
+        hi = lo + (w - 1 if integral else w)
+        return lo, hi, integral
+
+    def _missing_labels(self, labels):
+        if self.top is None:  # no top node: the missing value is its own node at every level
+            return [MISSING_NODE] * (len(labels) - 1)
+        return Hierarchy._missing_labels(self, labels)
+
+    def _labels(self, values, name):
+        x = self._numbers(values, name)
+        out = []
+        for w in self.widths:
+            lo, hi, integral = self._bands(x, w)
+            if integral:
+                lab = [f"{int(a)}-{int(b)}" for a, b in zip(lo, hi)]
+            else:
+                lab = [f"[{a:g}, {b:g})" for a, b in zip(lo, hi)]
+            out.append(np.asarray(lab, dtype=object))
+        if self.top is not None:
+            out.append(np.full(len(values), self.top, dtype=object))
+        return out
+
+    def _ranges(self, values, labels, codes):
+        x = self._numbers(values, None)
+        lo_levels, hi_levels = [x], [x]
+        for j, w in enumerate(self.widths, start=1):
+            lo, hi, _ = self._bands(x, w)
+            n_nodes = len(labels[j])
+            lo_n = np.full(n_nodes, np.nan)
+            hi_n = np.full(n_nodes, np.nan)
+            lo_n[codes[j][:len(x)]] = lo
+            hi_n[codes[j][:len(x)]] = hi
+            lo_levels.append(lo_n)
+            hi_levels.append(hi_n)
+        if self.top is not None:
+            lo_levels.append(np.array([x.min()]) if len(x) else np.array([np.nan]))
+            hi_levels.append(np.array([x.max()]) if len(x) else np.array([np.nan]))
+        return lo_levels, hi_levels
+
+    def _closed(self, values, labels):
+        x = self._numbers(values, None)
+        out = [None]
+        for j, w in enumerate(self.widths, start=1):
+            out.append(None if self._integral(x, w) else np.full(len(labels[j]), "left",
+                                                                  dtype=object))
+        if self.top is not None:
+            out.append(None)  # [min, max] of the column: both ends are values
+        return out if any(c is not None for c in out) else None
+
+    def bind(self, values, *, name=None, na: bool = False) -> Bound:
+        b = Hierarchy.bind(self, values, name=name, na=na)
+        b.interval = True
+        return b
+
+
+class MaskingHierarchy(Hierarchy):
+    """Strings masked from the right, one more character per level (or as given by
+    ``steps``), then ``top`` if the last level is not a single node."""
+
+    def __init__(self, *, char="*", steps=None, top=TOP):
+        if not isinstance(char, str) or len(char) != 1:
+            raise InvalidInputError(f"mask character must be one character, got {char!r}")
+        if steps is not None:
+            steps = [int(s) for s in steps]
+            if not steps or any(s < 1 for s in steps) or any(
+                    b <= a for a, b in zip(steps, steps[1:])):
+                raise InvalidInputError(
+                    f"masking steps must be increasing counts of masked characters >= 1, got "
+                    f"{steps!r}")
+        self.char = char
+        self.steps = steps
+        self.top = top
+        self.description = f"masking with {char!r}" + (f", steps {steps}" if steps else "")
+        self.height = None  # known once bound (default steps depend on the longest value)
+
+    def _strings(self, values: pd.Index) -> list:
+        return [v if isinstance(v, str) else str(v) for v in values]
+
+    def _steps_for(self, strings) -> list:
+        if self.steps is not None:
+            return self.steps
+        longest = max((len(s) for s in strings), default=0)
+        return list(range(1, longest + 1))
+
+    def _labels(self, values, name):
+        strings = self._strings(values)
+        out = []
+        for m in self._steps_for(strings):
+            out.append(np.asarray(
+                [s[:max(len(s) - m, 0)] + self.char * min(m, len(s)) for s in strings],
+                dtype=object))
+        if self.top is not None and (not out or len(set(out[-1])) > 1):
+            out.append(np.full(len(strings), self.top, dtype=object))
+        return out
+
+    def height_for(self, values) -> int:
+        """The height once bound to these values (masking's default levels depend on the
+        longest value)."""
+        return self.bind(values).height
+
+
+_DATE_LEVELS = ("month", "quarter", "year", "decade")
+
+
+class DateHierarchy(Hierarchy):
+    """Dates: day → month → year (or any increasing subset of month, quarter, year,
+    decade) → ``top``."""
+
+    def __init__(self, levels=("month", "year"), *, top=TOP):
+        levels = list(levels)
+        for lv in levels:
+            if lv not in _DATE_LEVELS:
+                raise InvalidInputError(
+                    f"unknown date level {lv!r}; use some of {list(_DATE_LEVELS)} in this order")
+        pos = [_DATE_LEVELS.index(lv) for lv in levels]
+        if pos != sorted(set(pos)) or not levels:
+            raise InvalidInputError(
+                f"date levels must be a non-empty increasing subset of {list(_DATE_LEVELS)}, "
+                f"got {levels}")
+        self.date_levels = levels
+        self.top = top
+        self.height = len(levels) + (1 if top is not None else 0)
+        self.description = "dates " + " → ".join(["day", *levels] + ([top] if top else []))
+
+    def _missing_labels(self, labels):
+        if self.top is None:  # no top node: the missing value is its own node at every level
+            return [MISSING_NODE] * (len(labels) - 1)
+        return Hierarchy._missing_labels(self, labels)
+
+    def _labels(self, values, name):
+        try:
+            ts = pd.DatetimeIndex(pd.to_datetime(values))
+        except (TypeError, ValueError) as exc:
+            raise KindError(
+                f"date hierarchy for column {name!r} needs dates, got values such as "
+                f"{list(values[:3])} ({exc}); convert them with pd.to_datetime") from None
+        out = []
+        for lv in self.date_levels:
+            if lv == "month":
+                lab = ts.strftime("%Y-%m")
+            elif lv == "quarter":
+                lab = [f"{y}Q{q}" for y, q in zip(ts.year, ts.quarter)]
+            elif lv == "year":
+                lab = ts.strftime("%Y")
+            else:
+                lab = [f"{(y // 10) * 10}s" for y in ts.year]
+            out.append(np.asarray(list(lab), dtype=object))
+        if self.top is not None:
+            out.append(np.full(len(values), self.top, dtype=object))
+        return out
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def intervals(widths: Sequence, *, start=0, top=TOP) -> Hierarchy:
+    """Numeric bands, one width per level, then ``top`` (``None``: no top level).
+
+    Bands start at ``start`` (a band is ``[start + i·w, start + (i+1)·w)``); each width must
+    be a multiple of the previous one, so every band lies inside one band of the next level.
+    Labels and published cells agree: when the column's values, the width and ``start`` are
+    integers, a band is labelled ``20-29`` and published as the closed range ``[20, 29]``;
+    otherwise it is labelled ``[20.5, 30.5)`` and published as the half-open range
+    ``[20.5, 30.5)`` (a value on a boundary lies in one band only). Missing values are their
+    own node below the top.
+
+    Example
+    -------
+    >>> intervals([5, 10, 20]).levels_table([23, 41])
+       value level1 level2 level3 level4
+    0     23  20-24  20-29  20-39      *
+    1     41  40-44  40-49  40-59      *
+    >>> intervals([5]).levels_table([30.0, 35.0, 36.5])
+       value    level1 level2
+    0   30.0  [30, 35)      *
+    1   35.0  [35, 40)      *
+    2   36.5  [35, 40)      *
+    """
+    return IntervalHierarchy(widths, start=start, top=top)
+
+
+def masking(*, char: str = "*", steps: Sequence[int] | None = None, top: str | None = TOP
+            ) -> Hierarchy:
+    """Mask characters from the right: level j masks ``steps[j-1]`` characters (default 1, 2,
+    … up to the longest value), then ``top`` if the last level still has several nodes.
+    Non-string values are masked in their ``str`` form; missing values are their own node
+    below the top.
+
+    Example
+    -------
+    >>> masking().levels_table(["10001", "10002"])
+       value level1 level2 level3 level4 level5
+    0  10001  1000*  100**  10***  1****  *****
+    1  10002  1000*  100**  10***  1****  *****
+    >>> masking(char="X", steps=[2]).levels_table(["10001", "10201"])  # the tutorial's 100XX
+       value level1 level2
+    0  10001  100XX      *
+    1  10201  102XX      *
+    """
+    return MaskingHierarchy(char=char, steps=steps, top=top)
+
+
+def dates(levels: Sequence[str] = ("month", "year"), *, top: str | None = TOP) -> Hierarchy:
+    """Dates generalized to month, quarter, year or decade (an increasing subset), then
+    ``top``; missing dates (NaT) are their own node below the top.
+
+    Example
+    -------
+    >>> dates().levels_table(pd.to_datetime(["2024-03-05"]))
+           value   level1 level2 level3
+    0 2024-03-05  2024-03   2024      *
+    """
+    return DateHierarchy(levels, top=top)

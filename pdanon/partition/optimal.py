@@ -811,10 +811,12 @@ def _loss_costs(col, j: int) -> np.ndarray:
         return np.zeros(b.nodes(0))
     if col.kind == "real" and b.lo[j] is not None:
         x = np.asarray(b.values, dtype=np.float64)
+        x = x[~np.isnan(x)]  # a missing value's node publishes missing: it loses nothing
         span = float(x.max() - x.min()) if len(x) else 0.0
         if span <= 0:
             return np.zeros(b.nodes(j))
-        return np.clip((np.asarray(b.hi[j]) - np.asarray(b.lo[j])) / span, 0.0, 1.0)
+        width = (np.asarray(b.hi[j], dtype=np.float64) - np.asarray(b.lo[j], dtype=np.float64))
+        return np.clip(np.nan_to_num(width / span, nan=0.0), 0.0, 1.0)
     M = len(b.values)
     if M <= 1:
         return np.zeros(b.nodes(j))

@@ -133,10 +133,11 @@ def frequencies(df: pd.DataFrame, columns: Sequence, *, missing: str = "value") 
 
     Cost of ``"wildcard"``: rows are first reduced to their distinct combinations (missing as
     a value); these are grouped by missingness pattern (the set of columns they lack), and for
-    every pair of patterns (P, Q) the combinations of Q are counted by a group-by over the
-    columns present in both, then looked up for the combinations of P: patterns²/2 group-bys,
-    each over the combinations of two patterns. No n × n matrix. More than
-    :data:`WILDCARD_MAX_PATTERNS` patterns raise :class:`~pdanon.InvalidInputError`.
+    every pair of distinct patterns (P, Q) the combinations of Q are counted by a group-by over
+    the columns present in both, then looked up for the combinations of P (and the other way
+    round): patterns·(patterns − 1)/2 group-bys, each over the combinations of two patterns.
+    No n × n matrix. More than :data:`WILDCARD_MAX_PATTERNS` patterns raise
+    :class:`~pdanon.InvalidInputError`.
 
     Example
     -------
@@ -179,16 +180,16 @@ def _wildcard_counts(codes: np.ndarray, weight: np.ndarray, names) -> np.ndarray
         )
     members = [np.flatnonzero(pattern == p) for p in range(P)]
     absent = [na[m[0]] for m in members]  # the columns each pattern lacks
-    out = np.zeros(G, dtype=np.float64)
+    # combinations of one pattern differ where the pattern is present: each matches itself only
     w = weight.astype(np.float64)
+    out = w.copy()
     for p in range(P):
-        for r in range(p, P):
+        for r in range(p + 1, P):
             both = np.flatnonzero(~absent[p] & ~absent[r])
-            rows = members[p] if p == r else np.concatenate([members[p], members[r]])
+            rows = np.concatenate([members[p], members[r]])
             key = combine_codes([codes[rows, j] for j in both], len(rows))
-            kp, kr = key[:len(members[p])], key[len(rows) - len(members[r]):]
+            kp, kr = key[:len(members[p])], key[len(members[p]):]
             width = int(key.max()) + 1
             out[members[p]] += np.bincount(kr, weights=w[members[r]], minlength=width)[kp]
-            if p != r:
-                out[members[r]] += np.bincount(kp, weights=w[members[p]], minlength=width)[kr]
+            out[members[r]] += np.bincount(kp, weights=w[members[p]], minlength=width)[kr]
     return np.rint(out).astype(np.int64)

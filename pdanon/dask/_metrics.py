@@ -211,8 +211,10 @@ def _wildcard_k(ddf, qis) -> list:
     flat = [k for ks in names for k in ks]
     table = keys.groupby(flat + flags, dropna=False, sort=False, observed=True).size(
         split_out=_split_out(ddf)).rename("__n").reset_index()
-    patterns = table[flags].drop_duplicates().compute().to_numpy(dtype=bool) if flags else (
-        np.zeros((0, 0), bool))
+    # a tree reduction (no shuffle): the distinct patterns are few
+    found = table.groupby(flags, sort=False).size().compute()
+    patterns = (found.index.to_frame(index=False).to_numpy(dtype=bool) if len(found)
+                else np.zeros((0, len(flags)), bool))
     if len(patterns) > _groups.WILDCARD_MAX_PATTERNS:
         raise InvalidInputError(
             f"missing='wildcard' costs one group-by per pair of missingness patterns, and the "
@@ -244,7 +246,9 @@ def _wildcard_k(ddf, qis) -> list:
                 continue
             counts = other.groupby(on, dropna=False, sort=False, observed=True)["__n"].sum(
                 ).rename(f"__c{i}").reset_index()
-            part = part.assign(__f=freq).merge(counts, on=on, how="left")
+            # task-based shuffles run on every scheduler (p2p needs the distributed one)
+            part = part.assign(__f=freq).merge(counts, on=on, how="left",
+                                               shuffle_method="tasks")
             freq = part["__f"] + part[f"__c{i}"].fillna(0)
         lows.append(freq.min())
     return [_min_of(lows)]

@@ -56,3 +56,22 @@ print("hierarchical t:", round(models.t_closeness(
 # 6. Cell-level distances between original and release ------------------------------------
 per_column = metrics.by_element_distance(adult, release, per_column=True)
 print("\nby-element distance per quasi-identifier:\n", per_column.round(4).to_string())
+
+# 7. Missing values are data ---------------------------------------------------------------
+# A missing quasi-identifier cell (NaN, None, pd.NA, NaT, a suppressed cell) is a value of its
+# own by default; missing="wildcard" (sdcMicro's rule) lets it match any value when counting
+# how many rows share a row's quasi-identifiers. Missing sensitive values are one value.
+survey = pd.DataFrame({
+    "age": [30, 30, None, 40, None, 40],
+    "sex": ["F", None, "F", "M", None, "M"],
+    "disease": ["flu", None, "flu", "cancer", "flu", float("nan")],
+})
+qis = ["age", "sex"]
+print("\nfrequencies, missing as a value:", metrics.frequencies(survey, qis).tolist())
+print("frequencies, missing as wildcard:",
+      metrics.frequencies(survey, qis, missing="wildcard").tolist())
+print("k (value, wildcard):", metrics.k_anonymity(survey, qis),
+      survey.anon.k_anonymity(quasi_identifiers=qis, missing="wildcard"))
+print("l with a missing disease counted as one value:",
+      metrics.l_diversity(survey, qis, ["disease"]))
+print(survey.anon.metrics(quasi_identifiers=qis, missing="wildcard"))

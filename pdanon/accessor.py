@@ -102,8 +102,10 @@ class AnonAccessor:
         return out
 
     # ------------------------------------------------------------------ privacy levels
-    def equivalence_classes(self, **roles) -> pd.Series:
-        """The equivalence-class label of every row over the quasi-identifiers (NaN equals NaN).
+    def equivalence_classes(self, *, missing: str = "value", **roles) -> pd.Series:
+        """The equivalence-class label of every row over the quasi-identifiers (a missing cell
+        is a value of its own: NaN equals NaN; ``missing="wildcard"`` forms no classes and is
+        refused - use :meth:`frequencies`).
 
         Example
         -------
@@ -115,22 +117,44 @@ class AnonAccessor:
         from pdanon._groups import class_labels
 
         r = self._measured_roles(roles)
-        return pd.Series(class_labels(self._df, r.qi), index=self._df.index, name="class")
+        return pd.Series(class_labels(self._df, r.qi, missing=missing,
+                                      what="equivalence_classes"),
+                         index=self._df.index, name="class")
 
-    def k_anonymity(self, **roles) -> int:
+    def frequencies(self, *, missing: str = "value", **roles) -> pd.Series:
+        """How many rows share every row's quasi-identifiers (sdcMicro's ``fk``), indexed like
+        the frame. ``missing="value"`` (default): a missing cell is a value of its own (the
+        size of the row's equivalence class); ``missing="wildcard"``: a missing cell matches
+        any value. See :func:`pdanon.metrics.frequencies`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 30, None], "sex": ["F", None, "F"]})
+        >>> df.anon.frequencies(missing="wildcard").tolist()
+        [3, 3, 3]
+        """
+        from pdanon.metrics.risk import frequencies
+
+        r = self._measured_roles(roles)
+        return frequencies(self._df, r.quasi_identifiers, missing=missing)
+
+    def k_anonymity(self, *, missing: str = "value", **roles) -> int:
         """The largest k for which the frame is k-anonymous: the smallest class size (0 when
-        the frame is empty).
+        the frame is empty). ``missing="wildcard"``: the smallest :meth:`frequencies` with a
+        missing cell matching any value.
 
         Example
         -------
         >>> import pandas as pd, pdanon
         >>> pd.DataFrame({"age": [30, 30, 40]}).anon.k_anonymity()
         1
+        >>> pd.DataFrame({"age": [30, 30, None]}).anon.k_anonymity(missing="wildcard")
+        3
         """
         from pdanon import models
 
         r = self._measured_roles(roles)
-        return models.k_anonymity(self._df, r.qi)
+        return models.k_anonymity(self._df, r.qi, missing=missing)
 
     # ---- privacy levels and metrics
     def _sensitive_roles(self, roles: dict, what: str):
@@ -142,11 +166,14 @@ class AnonAccessor:
             )
         return r
 
-    def l_diversity(self, *, variant: str = "distinct", c: float | None = None, **roles):
+    def l_diversity(self, *, variant: str = "distinct", c: float | None = None,
+                    missing: str = "value", **roles):
         """The l the frame achieves: the smallest, over equivalence classes and sensitive
         columns, of the number of distinct sensitive values (``variant="distinct"``, int),
         ``exp(entropy)`` (``"entropy"``, float) or the largest l of recursive
-        (c, l)-diversity (``"recursive"``, needs ``c``). See :func:`pdanon.models.l_diversity`.
+        (c, l)-diversity (``"recursive"``, needs ``c``). Missing sensitive values count as one
+        value; ``missing`` is ``"value"`` only (``"wildcard"`` forms no classes). See
+        :func:`pdanon.models.l_diversity`.
 
         Example
         -------
@@ -157,14 +184,17 @@ class AnonAccessor:
         from pdanon import models
 
         r = self._sensitive_roles(roles, "l-diversity")
-        return models.l_diversity(self._df, r.qi, r.sensitive, variant=variant, c=c)
+        return models.l_diversity(self._df, r.qi, r.sensitive, variant=variant, c=c,
+                                  missing=missing)
 
-    def t_closeness(self, *, distance: str = "emd", hierarchies=None, **roles) -> float:
+    def t_closeness(self, *, distance: str = "emd", hierarchies=None, missing: str = "value",
+                    **roles) -> float:
         """The smallest t for which the frame is t-close: the largest distance between a
         class's distribution of a sensitive column and the whole table's. ``distance``:
         ``"emd"`` (default), ``"hierarchical"`` (with ``hierarchies={column: ...}``),
-        ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"``. See
-        :func:`pdanon.models.t_closeness`.
+        ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"``. Missing sensitive values are
+        one value (after the largest for the ordered EMD); ``missing`` is ``"value"`` only.
+        See :func:`pdanon.models.t_closeness`.
 
         Example
         -------
@@ -176,10 +206,10 @@ class AnonAccessor:
 
         r = self._sensitive_roles(roles, "t-closeness")
         return models.t_closeness(self._df, r.qi, r.sensitive, distance=distance,
-                                  hierarchies=hierarchies)
+                                  hierarchies=hierarchies, missing=missing)
 
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
-                random_state: int = 0, n_threads: int | None = None,
+                random_state: int = 0, n_threads: int | None = None, missing: str = "value",
                 **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
         ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
@@ -190,7 +220,9 @@ class AnonAccessor:
         before anonymization, same index) also the changed proportion, entropy information
         loss and by-element distance; ``ml=True`` adds the gradient-boosting linkage attack
         and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
-        ``random_state``; ``n_threads`` limits scikit-learn's threads). See
+        ``random_state``; ``n_threads`` limits scikit-learn's threads).
+        ``missing="wildcard"`` measures k with a missing quasi-identifier cell matching any
+        value and leaves out the rows measured on equivalence classes. See
         :mod:`pdanon.metrics`.
 
         Example
@@ -205,7 +237,7 @@ class AnonAccessor:
         r = self._measured_roles(roles)
         return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                              sensitive=r.sensitive, target=target, ml=ml,
-                             random_state=random_state, n_threads=n_threads)
+                             random_state=random_state, n_threads=n_threads, missing=missing)
 
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",

@@ -61,7 +61,9 @@ class SensitiveColumn:
     """One sensitive column as codes.
 
     ``codes`` are 0..m-1; for ``real`` and ``ordered`` kinds they follow the value order, with a
-    missing value (if any) as the last code ``m-1``. ``values`` holds the sorted distinct
+    missing value (if any) as the last code ``m-1``. Every missing cell - NaN, None, pd.NA,
+    NaT - is that one value, so l-diversity counts it as one value and the ordered EMD of
+    t-closeness places it after the largest value. ``values`` holds the sorted distinct
     numbers of a ``real`` column (NaN last when present); ``uniques`` the distinct cells in code
     order (missing value excluded); ``has_na`` tells whether code ``m-1`` stands for missing.
     """
@@ -255,7 +257,11 @@ def sensitive_columns(context) -> list:
         for name, codes in sens.items():
             codes = np.asarray(codes, dtype=np.int64)
             m = int(codes.max()) + 1 if len(codes) else 0
-            cols.append(SensitiveColumn(name, "unordered", codes, m, False, None, None,
+            has_na = bool((codes < 0).any())
+            if has_na:  # a missing-value sentinel (-1): one more value of its own
+                codes = np.where(codes < 0, m, codes)
+                m += 1
+            cols.append(SensitiveColumn(name, "unordered", codes, m, has_na, None, None,
                                         np.bincount(codes, minlength=m)))
         return cols
     raise InvalidInputError(

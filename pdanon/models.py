@@ -23,17 +23,29 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon._groups import class_labels
+from pdanon._groups import check_missing, class_labels, frequencies, refuse_wildcard
 
 
-def k_anonymity(df: pd.DataFrame, quasi_identifiers) -> int:
-    """Largest k for which ``df`` is k-anonymous over ``quasi_identifiers`` (smallest class
-    size; 0 for an empty frame; the row count when there are no quasi-identifiers)."""
-    n = len(df)
-    if n == 0:
+def k_anonymity(df: pd.DataFrame, quasi_identifiers, *, missing: str = "value") -> int:
+    """Largest k for which ``df`` is k-anonymous over ``quasi_identifiers``: the smallest
+    frequency of a row (0 for an empty frame; the row count when there are no
+    quasi-identifiers).
+
+    ``missing="value"`` (default): a missing cell is a value of its own, the frequency is the
+    size of the row's equivalence class. ``missing="wildcard"``: a missing cell matches any
+    value (sdcMicro's rule; see :func:`pdanon._groups.frequencies`), so k is never lower.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"age": [30, 30, None], "sex": ["F", None, "F"]})
+    >>> k_anonymity(df, ["age", "sex"]), k_anonymity(df, ["age", "sex"], missing="wildcard")
+    (1, 3)
+    """
+    check_missing(missing)
+    qis = _check_qis(df, quasi_identifiers)
+    if len(df) == 0:
         return 0
-    labels = class_labels(df, _check_qis(df, quasi_identifiers))
-    return int(np.bincount(labels).min())
+    return int(frequencies(df, qis, missing=missing).min())
 
 
 @dataclass(frozen=True)
@@ -388,13 +400,12 @@ def achieved_t(classes, distance: str, hierarchies=None) -> np.ndarray:
 
 
 def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str = "distinct",
-                c: float | None = None):
+                c: float | None = None, missing: str = "value"):
     """The l that ``df`` achieves over ``quasi_identifiers`` for the ``sensitive`` column(s).
 
     Variants (the smallest over all equivalence classes and all sensitive columns):
 
-    * ``"distinct"`` - the number of distinct sensitive values in a class (int). Missing values
-      count as one value.
+    * ``"distinct"`` - the number of distinct sensitive values in a class (int).
     * ``"entropy"`` - ``exp(H)``, H the Shannon entropy (natural log) of the class's sensitive
       values: the table is entropy-l-diverse exactly for l <= this value (a float; e.g. a class
       with values a, a, b gives 1.89).
@@ -402,6 +413,9 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str 
       r1 >= r2 >= ... >= rm, the largest l with r1 < c·(r_l + ... + r_m) (int; needs ``c``).
       0 when even l = 1 fails (c <= 1 and a class holds one value only).
 
+    Missing sensitive values (NaN, None, pd.NA, NaT) count as one value of their own in every
+    variant. Classes are formed with a missing quasi-identifier cell as a value of its own
+    (``missing="value"``, the only choice: ``"wildcard"`` forms no classes and is refused).
     Returns 0 for an empty frame.
 
     Example
@@ -415,6 +429,7 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str 
     1
     """
     _check_variant(variant, c)
+    refuse_wildcard(missing, "l-diversity")
     qis = _check_qis(df, quasi_identifiers)
     data = _sensitive_data(df, sensitive, what="l-diversity")
     if len(df) == 0:
@@ -426,7 +441,7 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str 
 
 
 def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str = "emd",
-                kinds=None, hierarchies=None) -> float:
+                kinds=None, hierarchies=None, missing: str = "value") -> float:
     """The smallest t for which ``df`` is t-close: the largest distance, over all equivalence
     classes and sensitive columns, between a class's distribution of sensitive values and the
     whole table's.
@@ -449,8 +464,13 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str
         ``{column: hierarchy}``; a hierarchy is ``{value: [level1, level2, ...]}`` or a
         DataFrame ``value, level1, ..., *`` (ARX layout).
 
-    Missing sensitive values are one more value (ranked last for ordered/real; an error for
-    the Wasserstein distance). Returns 0.0 for an empty frame.
+    Missing sensitive values (NaN, None, pd.NA, NaT) are one more value: for the ordered EMD
+    (ordered and real columns) it is placed after the largest value, so with m sorted values
+    and missing the ground distance of the i-th value (i = 0 the smallest) to missing is
+    (m − i)/m; an error for the
+    Wasserstein distance. Classes are formed with a missing quasi-identifier cell as a value
+    of its own (``missing="value"``; ``"wildcard"`` is refused). Returns 0.0 for an empty
+    frame.
 
     Example
     -------
@@ -458,8 +478,8 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str
     >>> t_closeness(df, ["zip"], ["d"])
     0.25
     """
+    refuse_wildcard(missing, "t-closeness")
     qis = _check_qis(df, quasi_identifiers)
-    d = _dist()
     data = _sensitive_data(df, sensitive, kinds, what="t-closeness")
     _check_distance(distance, hierarchies, data)
     if len(df) == 0:

@@ -12,6 +12,14 @@ What is collected to the client: the scalars themselves, and for every sensitive
 distinct values with their counts (one small table; it fixes the value codes and the whole
 table's distribution that t-closeness compares with).
 
+Missing quasi-identifier cells: ``missing="value"`` (default) makes a missing cell a value of
+its own, as pandas does. ``missing="wildcard"`` (a missing cell matches any value; only
+:func:`k_anonymity` and :func:`metrics`) works on the table of class sizes: its missingness
+patterns (at most :data:`pdanon._groups.WILDCARD_MAX_PATTERNS`) are collected, then for every
+pair of patterns (P, Q) the classes of Q are summed by a Dask group-by over the columns present
+in both and merged into the classes of P - patterns² group-bys and merges, the cost documented
+for :func:`pdanon.metrics.frequencies`.
+
 Example
 -------
 >>> import pandas as pd, dask.dataframe as dd
@@ -29,6 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from pdanon import _groups
 from pdanon._errors import InvalidInputError
 from pdanon.dask._keys import key_frame, key_names
 from pdanon.encode import factorize, missing, value_counts
@@ -112,9 +121,10 @@ def class_keys(ddf, columns):
     return ddf.map_partitions(key_frame, columns, dtypes, meta=meta), names
 
 
-def class_sizes(ddf, quasi_identifiers=None):
+def class_sizes(ddf, quasi_identifiers=None, *, missing: str = "value"):
     """Size of every equivalence class as a lazy Dask Series (one entry per class, indexed by
-    the class's key columns). Missing equals missing.
+    the class's key columns). Missing equals missing (``missing="wildcard"`` forms no classes
+    and is refused).
 
     Example
     -------
@@ -124,6 +134,7 @@ def class_sizes(ddf, quasi_identifiers=None):
     [1, 2]
     """
     check_dask_frame(ddf)
+    _groups.refuse_wildcard(missing, "class_sizes")
     keys, names = class_keys(ddf, _qis(ddf, quasi_identifiers))
     return _sizes(keys, names, _split_out(ddf))
 
@@ -152,23 +163,104 @@ def _entropy(rows: int, slog: float) -> float:
     return max(float(math.log2(rows) - slog / rows), 0.0) + 0.0
 
 
-def k_anonymity(ddf, quasi_identifiers=None) -> int:
-    """Largest k for which the frame is k-anonymous: the smallest class size (0 when empty).
+def k_anonymity(ddf, quasi_identifiers=None, *, missing: str = "value") -> int:
+    """Largest k for which the frame is k-anonymous: the smallest class size (0 when empty);
+    with ``missing="wildcard"`` the smallest frequency when a missing cell matches any value,
+    as :func:`pdanon.metrics.k_anonymity`.
 
     Example
     -------
     >>> import pandas as pd, dask.dataframe as dd
     >>> k_anonymity(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2, 2, 2]}), npartitions=2), ["a"])
     2
+    >>> k_anonymity(dd.from_pandas(pd.DataFrame({"a": [1, 1, None]}), npartitions=2), ["a"],
+    ...             missing="wildcard")
+    3
     """
     import dask
 
+    if _groups.check_missing(missing) == "wildcard":
+        check_dask_frame(ddf)
+        qis = _qis(ddf, quasi_identifiers)
+        if qis:
+            return int(dask.compute(*_wildcard_k(ddf, qis))[0])
     sizes = class_sizes(ddf, quasi_identifiers)
     rows, k = dask.compute(sizes.sum(), sizes.min())
     return int(k) if int(rows) else 0
 
 
-def average_class_size(ddf, quasi_identifiers=None) -> float:
+def _flagged_keys(pdf, columns, dtypes, flags):
+    """Key columns of one partition plus a missing flag per column."""
+    from pdanon.encode import missing as missing_mask
+
+    return key_frame(pdf, columns, dtypes,
+                     extra={f: missing_mask(pdf[c]) for f, c in zip(flags, columns)})
+
+
+def _wildcard_k(ddf, qis) -> list:
+    """[lazy smallest wildcard frequency] (0 when empty); the patterns are computed now."""
+    dtypes = _dtypes(ddf, qis)
+    per_column = [key_names([c], dtypes) for c in qis]
+    names, j = [], 0
+    for keys in per_column:  # renumber: key_frame numbers the key columns of all columns
+        names.append([f"k{j + i}" for i in range(len(keys))])
+        j += len(keys)
+    flags = [f"__m{i}" for i in range(len(qis))]
+    meta = key_frame(ddf._meta, qis, dtypes, extra={f: np.zeros(0, bool) for f in flags})
+    keys = ddf.map_partitions(_flagged_keys, qis, dtypes, flags, meta=meta)
+    flat = [k for ks in names for k in ks]
+    table = keys.groupby(flat + flags, dropna=False, sort=False, observed=True).size(
+        split_out=_split_out(ddf)).rename("__n").reset_index()
+    # a tree reduction (no shuffle): the distinct patterns are few
+    found = table.groupby(flags, sort=False).size().compute()
+    patterns = (found.index.to_frame(index=False).to_numpy(dtype=bool) if len(found)
+                else np.zeros((0, len(flags)), bool))
+    if len(patterns) > _groups.WILDCARD_MAX_PATTERNS:
+        raise InvalidInputError(
+            f"missing='wildcard' costs one group-by per pair of missingness patterns, and the "
+            f"rows lack {len(patterns)} different sets of the quasi-identifiers {qis} (at most "
+            f"{_groups.WILDCARD_MAX_PATTERNS}); use missing='value', or fewer quasi-identifiers")
+    if len(patterns) == 0:  # no row
+        return [0]
+    if len(patterns) == 1:  # no missing cell, or every row lacks the same columns
+        return [table["__n"].min()]
+
+    def rows_of(p):
+        mask = None
+        for f, v in zip(flags, p):
+            m = table[f] == bool(v)
+            mask = m if mask is None else mask & m
+        return table[mask]
+
+    lows = []
+    for p in patterns:
+        part = rows_of(p)
+        freq = part["__n"].astype(np.float64)
+        for i, r in enumerate(patterns):
+            if (r == p).all():
+                continue  # classes of one pattern differ where it is present: own size only
+            on = [k for c, ks in enumerate(names) if not (p[c] or r[c]) for k in ks]
+            other = rows_of(r)
+            if not on:  # no column present in both: every row of r matches
+                freq = freq + other["__n"].sum()
+                continue
+            counts = other.groupby(on, dropna=False, sort=False, observed=True)["__n"].sum(
+                ).rename(f"__c{i}").reset_index()
+            # task-based shuffles run on every scheduler (p2p needs the distributed one)
+            part = part.assign(__f=freq).merge(counts, on=on, how="left",
+                                               shuffle_method="tasks")
+            freq = part["__f"] + part[f"__c{i}"].fillna(0)
+        lows.append(freq.min())
+    return [_min_of(lows)]
+
+
+def _min_of(lazies):
+    import dask
+
+    return dask.delayed(lambda *v: int(min(v)))(*lazies)
+
+
+def average_class_size(ddf, quasi_identifiers=None, *, missing: str = "value") -> float:
     """Rows / equivalence classes (0.0 when empty), as :func:`pdanon.metrics.average_class_size`.
 
     Example
@@ -179,12 +271,13 @@ def average_class_size(ddf, quasi_identifiers=None) -> float:
     """
     import dask
 
+    _groups.refuse_wildcard(missing, "the average class size")
     sizes = class_sizes(ddf, quasi_identifiers)
     rows, classes = dask.compute(sizes.sum(), sizes.count())
     return int(rows) / int(classes) if int(rows) else 0.0
 
 
-def distinctness(ddf, columns=None) -> float:
+def distinctness(ddf, columns=None, *, missing: str = "value") -> float:
     """Distinct rows / rows over ``columns`` (default: every column), as
     :func:`pdanon.metrics.distinctness`.
 
@@ -196,6 +289,7 @@ def distinctness(ddf, columns=None) -> float:
     """
     import dask
 
+    _groups.refuse_wildcard(missing, "distinctness")
     check_dask_frame(ddf)
     cols = list(ddf.columns) if columns is None else _qis(ddf, columns)
     keys, names = class_keys(ddf, cols)
@@ -204,7 +298,7 @@ def distinctness(ddf, columns=None) -> float:
     return int(classes) / int(rows) if int(rows) else 0.0
 
 
-def non_uniform_entropy(ddf, quasi_identifiers=None) -> float:
+def non_uniform_entropy(ddf, quasi_identifiers=None, *, missing: str = "value") -> float:
     """Shannon entropy (bits) of the distribution of quasi-identifier rows, as
     :func:`pdanon.metrics.non_uniform_entropy` (equal up to float summation order).
 
@@ -217,12 +311,13 @@ def non_uniform_entropy(ddf, quasi_identifiers=None) -> float:
     """
     import dask
 
+    _groups.refuse_wildcard(missing, "the non-uniform entropy")
     s = _size_summary(class_sizes(ddf, quasi_identifiers))
     rows, slog = dask.compute(s["rows"], s["slog"])
     return _entropy(int(rows), float(slog))
 
 
-def discernibility(ddf, quasi_identifiers=None) -> int:
+def discernibility(ddf, quasi_identifiers=None, *, missing: str = "value") -> int:
     """Discernibility metric Σ |class|² (lower keeps more detail).
 
     Example
@@ -231,6 +326,7 @@ def discernibility(ddf, quasi_identifiers=None) -> int:
     >>> discernibility(dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2), ["a"])
     5
     """
+    _groups.refuse_wildcard(missing, "the discernibility")
     sizes = class_sizes(ddf, quasi_identifiers)
     return int((sizes.astype(np.int64) ** 2).sum().compute())
 
@@ -408,7 +504,7 @@ def _check_measure_inputs(gcols: dict, distance=None, hierarchies=None):
 
 
 def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "distinct",
-                c: float | None = None):
+                c: float | None = None, missing: str = "value"):
     """The l the frame achieves (see :func:`pdanon.models.l_diversity` for the variants):
     the smallest over classes and sensitive columns; equal to the pandas value.
 
@@ -425,6 +521,7 @@ def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "
 
     check_dask_frame(ddf)
     models._check_variant(variant, c)
+    _groups.refuse_wildcard(missing, "l-diversity")
     qis = _qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive)
     gcols = sensitive_columns(ddf, spec)
@@ -438,7 +535,7 @@ def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "
 
 
 def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = "emd",
-                kinds=None, hierarchies=None) -> float:
+                kinds=None, hierarchies=None, missing: str = "value") -> float:
     """The smallest t for which the frame is t-close (see :func:`pdanon.models.t_closeness` for
     the distances): the largest class-to-table distance; equal to the pandas value.
 
@@ -452,6 +549,7 @@ def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = 
     import dask
 
     check_dask_frame(ddf)
+    _groups.refuse_wildcard(missing, "t-closeness")
     qis = _qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive, kinds)
     gcols = sensitive_columns(ddf, spec)
@@ -464,12 +562,14 @@ def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = 
     return float(max(0.0, *dask.compute(*lazies)))
 
 
-def metrics(ddf, quasi_identifiers=None, sensitive=None) -> pd.DataFrame:
+def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "value"
+            ) -> pd.DataFrame:
     """The original-free rows of :func:`pdanon.metrics.metrics_table` for a Dask frame (k, l
     distinct / entropy, t (EMD), adversarial gains, classes, average class size, distinctness,
     non-uniform entropy) plus the discernibility Σ|class|², computed in one Dask pass per
     group-by. ``sensitive`` defaults to the roles remembered by the frame's meta (none: the l,
-    t and adversarial rows are left out).
+    t and adversarial rows are left out). ``missing="wildcard"``: one row, ``k-anonymity
+    (wildcard)``, as :func:`pdanon.metrics.metrics_table` (the other rows need classes).
 
     Example
     -------
@@ -485,6 +585,11 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None) -> pd.DataFrame:
 
     check_dask_frame(ddf)
     qis = _qis(ddf, quasi_identifiers)
+    if _groups.check_missing(missing) == "wildcard":
+        k = k_anonymity(ddf, qis, missing="wildcard")
+        return MetricsFrame([("k-anonymity (wildcard)", float(k), "higher",
+                              "risk: fewest rows a row matches (a missing cell matches any "
+                              "value)")], columns=COLUMNS)
     if sensitive is None:
         stored = stored_roles(ddf._meta)
         sensitive = dict(stored.sensitive) if stored is not None else {}

@@ -1,6 +1,7 @@
 """Risk and utility metrics of anonymized tables, as plain functions on DataFrames.
 
-Risk: :func:`k_anonymity`, :func:`l_diversity`, :func:`t_closeness` (achieved levels),
+Risk: :func:`frequencies` (rows sharing each row's quasi-identifiers), :func:`k_anonymity`,
+:func:`l_diversity`, :func:`t_closeness` (achieved levels),
 :func:`is_k_anonymous`, :func:`is_l_diverse`, :func:`is_t_close`,
 :func:`adversarial_knowledge_gain`, :func:`adversarial_accuracy_gain`,
 :func:`boosting_security_score` (gradient-boosting linkage attack).
@@ -11,6 +12,10 @@ Utility: :func:`average_class_size`, :func:`distinctness`, :func:`changed_propor
 
 :func:`metrics_table` gathers them in one tidy table (``df.anon.metrics()``). scikit-learn is
 imported only when a gradient-boosting metric runs.
+
+Missing quasi-identifier cells are data: ``missing="value"`` (default) makes a missing cell a
+value of its own; ``missing="wildcard"`` (sdcMicro's) lets it match any value, for the
+frequency measures (:func:`frequencies`, :func:`k_anonymity`, :func:`is_k_anonymous`).
 
 Example
 -------
@@ -26,6 +31,7 @@ from pdanon.metrics.report import metrics_table
 from pdanon.metrics.risk import (
     adversarial_accuracy_gain,
     adversarial_knowledge_gain,
+    frequencies,
     is_k_anonymous,
     is_l_diverse,
     is_t_close,
@@ -54,6 +60,7 @@ __all__ = [
     "changed_proportion",
     "distinctness",
     "entropy_information_loss",
+    "frequencies",
     "is_k_anonymous",
     "is_l_diverse",
     "is_t_close",

@@ -1,6 +1,9 @@
 """One tidy table of risk and utility figures (what ``df.anon.metrics()`` returns).
 
-Equivalence classes are computed once and shared by every metric.
+Equivalence classes are computed once and shared by every metric. With ``missing="wildcard"``
+(a missing quasi-identifier cell matches any value) rows form no classes: the table then holds
+the k-anonymity row measured with wildcard matching, and the cell comparisons with the
+original.
 
 Example
 -------
@@ -16,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdanon._groups import class_labels
+from pdanon._groups import check_missing, class_labels, frequencies
 from pdanon import distributions as _dist
 from pdanon.metrics import risk, utility
 from pdanon.metrics._common import aligned, quasi_identifier_kinds
@@ -45,7 +48,8 @@ class MetricsFrame(pd.DataFrame):
 
 def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                   quasi_identifiers=None, sensitive=None, target=None, ml: bool = False,
-                  random_state: int = 0, n_threads: int | None = None) -> pd.DataFrame:
+                  random_state: int = 0, n_threads: int | None = None,
+                  missing: str = "value") -> pd.DataFrame:
     """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``,
     ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility rows, more
     useful) and ``meaning``.
@@ -54,6 +58,13 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     ``ml=True`` (needs ``original``) the gradient-boosting linkage attack is run, and with a
     ``target`` column the gradient-boosting utility ratio too (``random_state`` and
     ``n_threads`` are passed to them).
+
+    ``missing="value"`` (default): a missing quasi-identifier cell is a value of its own.
+    ``missing="wildcard"``: it matches any value (sdcMicro's rule); the table then reports
+    ``k-anonymity (wildcard)`` (the smallest wildcard frequency) instead of the rows measured
+    on equivalence classes (l, t, adversarial gains, classes, class size, distinctness,
+    entropies), which need disjoint classes; the rows comparing cells with ``original`` and the
+    ``ml`` rows stay.
     """
     from pdanon.roles import stored_roles
 
@@ -68,6 +79,13 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
         rows.append((metric, float(value), better, meaning))
 
     n = len(anonymized)
+    if check_missing(missing) == "wildcard":
+        fk = frequencies(anonymized, list(qis), missing="wildcard")
+        add("k-anonymity (wildcard)", fk.min() if n else 0, "higher",
+            "risk: fewest rows a row matches (a missing cell matches any value)")
+        _original_rows(add, anonymized, original, qis, None, target, ml, random_state,
+                       n_threads)
+        return MetricsFrame(rows, columns=COLUMNS)
     labels = class_labels(anonymized, list(qis))
     G = int(labels.max()) + 1 if n else 0
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
@@ -105,13 +123,21 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
         "utility: distinct published rows / rows")
     h = utility._entropy_bits(labels)
     add("non-uniform entropy", h, "higher", "utility: entropy (bits) of quasi-identifier rows")
+    _original_rows(add, anonymized, original, qis, h, target, ml, random_state, n_threads)
+    return MetricsFrame(rows, columns=COLUMNS)
+
+
+def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, n_threads):
+    """The rows comparing with ``original`` (``h``: the anonymized non-uniform entropy, None
+    when the classes are not measured)."""
     if original is not None:
         orig = aligned(original, anonymized)
-        h0 = utility._entropy_bits(class_labels(orig, list(qis)))
         add("changed proportion", utility.changed_proportion(orig, anonymized, qis), "lower",
             "utility: changed quasi-identifier cells / all")
-        add("entropy information loss", 1.0 - h / h0 if h0 else 0.0, "lower",
-            "utility: 1 - entropy(anonymized) / entropy(original)")
+        if h is not None:
+            h0 = utility._entropy_bits(class_labels(orig, list(qis)))
+            add("entropy information loss", 1.0 - h / h0 if h0 else 0.0, "lower",
+                "utility: 1 - entropy(anonymized) / entropy(original)")
         add("by-element distance", utility.by_element_distance(orig, anonymized, qis), "lower",
             "utility: mean cell distance to the original, 0..1")
         if ml:
@@ -131,4 +157,3 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
         from pdanon._errors import InvalidInputError
 
         raise InvalidInputError("ml=True compares with the original: pass original=<frame>")
-    return MetricsFrame(rows, columns=COLUMNS)

@@ -1,8 +1,14 @@
 """Risk metrics: how much an attacker who knows a person's quasi-identifiers learns.
 
 Privacy levels (max k, max l, min t) and their checks, and Brickell & Shmatikov's (2008, §4.4)
-adversarial knowledge gain and adversarial accuracy gain. Quasi-identifiers and sensitive
-columns default to the roles remembered by the frame.
+adversarial knowledge gain and adversarial accuracy gain, and the frequency of every record.
+Quasi-identifiers and sensitive columns default to the roles remembered by the frame.
+
+``missing=`` says what a missing quasi-identifier cell (NaN, None, pd.NA, NaT, a suppressed
+cell) matches: ``"value"`` (default) - only another missing cell, so rows form disjoint
+equivalence classes; ``"wildcard"`` (sdcMicro's) - any value, for the frequency measures
+(:func:`frequencies`, :func:`k_anonymity`, :func:`is_k_anonymous`); the class-based measures
+(l, t, adversarial gains) refuse it with a clear error.
 
 Example
 -------
@@ -19,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pdanon import _groups
 from pdanon._groups import class_labels
 from pdanon import distributions as _dist
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds, sensitive_spec
@@ -26,6 +33,7 @@ from pdanon.metrics._common import check_frame, quasi_identifier_kinds, sensitiv
 __all__ = [
     "adversarial_accuracy_gain",
     "adversarial_knowledge_gain",
+    "frequencies",
     "is_k_anonymous",
     "is_l_diverse",
     "is_t_close",
@@ -39,23 +47,49 @@ def _qis(df, quasi_identifiers):
     return list(quasi_identifier_kinds(df, quasi_identifiers))
 
 
-def k_anonymity(df: pd.DataFrame, quasi_identifiers=None) -> int:
-    """Largest k for which ``df`` is k-anonymous: the smallest equivalence class size.
-    [reference: ``find_k_anonimus``]
+def frequencies(df: pd.DataFrame, quasi_identifiers=None, *, missing: str = "value"
+                ) -> pd.Series:
+    """How many rows (itself included) share every row's quasi-identifiers, indexed like
+    ``df`` (sdcMicro's ``fk``).
+
+    ``missing="value"``: the size of the row's equivalence class (a missing cell is a value of
+    its own). ``missing="wildcard"``: the number of rows that agree with the row on every
+    quasi-identifier where both are present (sdcMicro's ``freqCalc`` with ``alpha=1``); never
+    lower. Cost and limits: :func:`pdanon._groups.frequencies`.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"age": [30, 30, 40, None], "sex": ["F", None, "F", "M"]})
+    >>> frequencies(df, ["age", "sex"]).tolist()
+    [1, 1, 1, 1]
+    >>> frequencies(df, ["age", "sex"], missing="wildcard").tolist()
+    [2, 3, 1, 2]
+    """
+    check_frame(df)
+    qis = _qis(df, quasi_identifiers)
+    return pd.Series(_groups.frequencies(df, qis, missing=missing), index=df.index,
+                     name="frequency")
+
+
+def k_anonymity(df: pd.DataFrame, quasi_identifiers=None, *, missing: str = "value") -> int:
+    """Largest k for which ``df`` is k-anonymous: the smallest :func:`frequencies` (with
+    ``missing="value"``, the smallest equivalence class). [reference: ``find_k_anonimus``]
 
     Example
     -------
     >>> k_anonymity(pd.DataFrame({"a": [1, 1, 2, 2, 2]}), ["a"])
     2
+    >>> k_anonymity(pd.DataFrame({"a": [1, 1, None]}), ["a"], missing="wildcard")
+    3
     """
     from pdanon import models
 
     check_frame(df)
-    return models.k_anonymity(df, _qis(df, quasi_identifiers))
+    return models.k_anonymity(df, _qis(df, quasi_identifiers), missing=missing)
 
 
 def l_diversity(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
-                variant: str = "distinct", c: float | None = None):
+                variant: str = "distinct", c: float | None = None, missing: str = "value"):
     """Largest l for which ``df`` is l-diverse (see :func:`pdanon.models.l_diversity`).
     [reference: ``find_l_diverse`` for ``variant="distinct"``]
 
@@ -67,12 +101,14 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
     from pdanon import models
 
     check_frame(df)
+    _groups.refuse_wildcard(missing, "l-diversity")
     return models.l_diversity(df, _qis(df, quasi_identifiers), sensitive_spec(df, sensitive),
                               variant=variant, c=c)
 
 
 def t_closeness(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
-                distance: str = "emd", kinds=None, hierarchies=None) -> float:
+                distance: str = "emd", kinds=None, hierarchies=None,
+                missing: str = "value") -> float:
     """Smallest t for which ``df`` is t-close (see :func:`pdanon.models.t_closeness`).
     [reference: ``find_t_close`` for ``distance="reference"``]
 
@@ -84,12 +120,15 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
     from pdanon import models
 
     check_frame(df)
+    _groups.refuse_wildcard(missing, "t-closeness")
     return models.t_closeness(df, _qis(df, quasi_identifiers), sensitive_spec(df, sensitive),
                               distance=distance, kinds=kinds, hierarchies=hierarchies)
 
 
-def is_k_anonymous(df: pd.DataFrame, k: int, quasi_identifiers=None) -> bool:
-    """Is every equivalence class at least ``k`` rows? [reference: ``is_k_anonimus``]
+def is_k_anonymous(df: pd.DataFrame, k: int, quasi_identifiers=None, *,
+                   missing: str = "value") -> bool:
+    """Is every row's frequency at least ``k`` (with ``missing="value"``: every equivalence
+    class at least ``k`` rows)? [reference: ``is_k_anonimus``]
 
     Example
     -------
@@ -98,11 +137,15 @@ def is_k_anonymous(df: pd.DataFrame, k: int, quasi_identifiers=None) -> bool:
     """
     from pdanon import models
 
-    return models.KAnonymity(k).holds(df, _qis(df, quasi_identifiers))
+    model = models.KAnonymity(k)
+    check_frame(df)
+    qis = _qis(df, quasi_identifiers)
+    return len(df) == 0 or models.k_anonymity(df, qis, missing=missing) >= model.k
 
 
 def is_l_diverse(df: pd.DataFrame, l, quasi_identifiers=None, sensitive=None, *,
-                 k: int | None = None, variant: str = "distinct", c: float | None = None) -> bool:
+                 k: int | None = None, variant: str = "distinct", c: float | None = None,
+                 missing: str = "value") -> bool:
     """Is every class l-diverse (and, when ``k`` is given, at least ``k`` rows, as the
     reference's ``is_l_diverse(qi, s, k, l)`` requires)?
 
@@ -113,13 +156,15 @@ def is_l_diverse(df: pd.DataFrame, l, quasi_identifiers=None, sensitive=None, *,
     """
     from pdanon import models
 
+    _groups.refuse_wildcard(missing, "l-diversity")
     qis = _qis(df, quasi_identifiers)
     ok = models.LDiversity(l, variant=variant, c=c).holds(df, qis, sensitive_spec(df, sensitive))
     return ok and (k is None or models.KAnonymity(k).holds(df, qis))
 
 
 def is_t_close(df: pd.DataFrame, t: float, quasi_identifiers=None, sensitive=None, *,
-               k: int | None = None, distance: str = "emd", hierarchies=None) -> bool:
+               k: int | None = None, distance: str = "emd", hierarchies=None,
+               missing: str = "value") -> bool:
     """Is every class within distance ``t`` of the table (and at least ``k`` rows when ``k`` is
     given, as the reference's ``is_t_close`` requires)?
 
@@ -130,6 +175,7 @@ def is_t_close(df: pd.DataFrame, t: float, quasi_identifiers=None, sensitive=Non
     """
     from pdanon import models
 
+    _groups.refuse_wildcard(missing, "t-closeness")
     qis = _qis(df, quasi_identifiers)
     model = models.TCloseness(t, distance=distance, hierarchies=hierarchies)
     ok = model.holds(df, qis, sensitive_spec(df, sensitive))
@@ -152,7 +198,7 @@ def _pairs_per_column(df, quasi_identifiers, sensitive, labels=None):
 
 
 def adversarial_knowledge_gain(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
-                               labels=None) -> float:
+                               labels=None, missing: str = "value") -> float:
     """Brickell & Shmatikov (2008, §4.4) knowledge gain: the average, over rows, of the total
     variation distance ½·Σ_s|p(s | class) − p(s)| between the sensitive values of the row's
     equivalence class and of the whole table, i.e. Σ_classes |class|/n · TV(class, table).
@@ -165,13 +211,14 @@ def adversarial_knowledge_gain(df: pd.DataFrame, quasi_identifiers=None, sensiti
     >>> adversarial_knowledge_gain(df, ["zip"], ["d"])
     0.5
     """
+    _groups.refuse_wildcard(missing, "the adversarial knowledge gain")
     return _largest_share(df, quasi_identifiers, sensitive, labels,
                           lambda col, pairs: (_dist.total_variation(pairs, col)
                                               * pairs.sizes).sum())
 
 
 def adversarial_accuracy_gain(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
-                              labels=None) -> float:
+                              labels=None, missing: str = "value") -> float:
     """Brickell & Shmatikov (2008, §4.4) accuracy gain: how much more often an attacker guesses
     a person's sensitive value right by taking the most frequent value of the person's
     equivalence class instead of the table's most frequent value:
@@ -189,6 +236,7 @@ def adversarial_accuracy_gain(df: pd.DataFrame, quasi_identifiers=None, sensitiv
         top = np.maximum.reduceat(pairs.count, starts)  # pairs are sorted by class
         return top.sum() - col.global_counts.max()
 
+    _groups.refuse_wildcard(missing, "the adversarial accuracy gain")
     return _largest_share(df, quasi_identifiers, sensitive, labels, gain)
 
 

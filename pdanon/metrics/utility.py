@@ -5,6 +5,12 @@ All functions take DataFrames. Quasi-identifiers default to the roles remembered
 ``{name: kind}`` to choose. Functions comparing two frames match rows by index (the anonymized
 frame keeps the original's index; rows it dropped are left out of the comparison).
 
+Missing cells: the measures over equivalence classes (average class size, distinctness,
+entropies) group with a missing cell as a value of its own (``missing="value"``, the only
+choice; ``"wildcard"`` forms no classes and is refused). The cell comparisons (changed
+proportion, by-element distance) count a cell missing in both frames as unchanged (distance
+0) and a present cell published missing - a suppressed cell - as fully changed (distance 1).
+
 Example
 -------
 >>> import pandas as pd
@@ -20,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdanon._groups import class_labels
+from pdanon._groups import class_labels, refuse_wildcard
 from pdanon.metrics import _cells
 from pdanon.metrics._common import aligned, check_frame, quasi_identifier_kinds
 
@@ -40,7 +46,8 @@ def _columns(df: pd.DataFrame, columns) -> list:
     return list(quasi_identifier_kinds(df, columns))
 
 
-def average_class_size(df: pd.DataFrame, quasi_identifiers=None) -> float:
+def average_class_size(df: pd.DataFrame, quasi_identifiers=None, *,
+                       missing: str = "value") -> float:
     """Average equivalence class size: rows / number of distinct quasi-identifier combinations
     (missing equals missing). Higher means more rows hide together (less detail). 0.0 for an
     empty frame. [reference: ``average_equivalence_class_size``]
@@ -51,6 +58,7 @@ def average_class_size(df: pd.DataFrame, quasi_identifiers=None) -> float:
     1.5
     """
     check_frame(df)
+    refuse_wildcard(missing, "the average class size")
     qis = list(quasi_identifier_kinds(df, quasi_identifiers))
     n = len(df)
     if n == 0:
@@ -58,7 +66,7 @@ def average_class_size(df: pd.DataFrame, quasi_identifiers=None) -> float:
     return n / (int(class_labels(df, qis).max()) + 1)
 
 
-def distinctness(df: pd.DataFrame, columns=None) -> float:
+def distinctness(df: pd.DataFrame, columns=None, *, missing: str = "value") -> float:
     """Distinct rows / rows over ``columns`` (default: every column of the frame, i.e. the
     published rows). 1.0 means every row is unique. 0.0 for an empty frame.
     [reference: ``distinctness``]
@@ -69,6 +77,7 @@ def distinctness(df: pd.DataFrame, columns=None) -> float:
     0.75
     """
     check_frame(df)
+    refuse_wildcard(missing, "distinctness")
     cols = _columns(df, columns)
     n = len(df)
     if n == 0:
@@ -85,7 +94,8 @@ def _entropy_bits(labels: np.ndarray) -> float:
     return float(-(p * np.log2(p)).sum()) + 0.0
 
 
-def non_uniform_entropy(df: pd.DataFrame, quasi_identifiers=None) -> float:
+def non_uniform_entropy(df: pd.DataFrame, quasi_identifiers=None, *,
+                        missing: str = "value") -> float:
     """Shannon entropy (bits) of the distribution of whole quasi-identifier rows:
     ``-Σ p·log2 p`` over the distinct rows, p their frequencies. Higher = more detail kept.
     [reference: ``non_uniform_entropy``]
@@ -96,12 +106,13 @@ def non_uniform_entropy(df: pd.DataFrame, quasi_identifiers=None) -> float:
     1.5
     """
     check_frame(df)
+    refuse_wildcard(missing, "the non-uniform entropy")
     qis = list(quasi_identifier_kinds(df, quasi_identifiers))
     return _entropy_bits(class_labels(df, qis))
 
 
 def entropy_information_loss(original: pd.DataFrame, anonymized: pd.DataFrame,
-                             quasi_identifiers=None) -> float:
+                             quasi_identifiers=None, *, missing: str = "value") -> float:
     """``1 − H(anonymized) / H(original)`` with H the :func:`non_uniform_entropy` of the
     quasi-identifier rows: 0 = nothing lost, 1 = everything. 0.0 when the original has no
     entropy (a single distinct row). [reference: ``entropy_based_information_loss``]
@@ -113,6 +124,7 @@ def entropy_information_loss(original: pd.DataFrame, anonymized: pd.DataFrame,
     >>> entropy_information_loss(orig, anon, ["a"])
     0.5
     """
+    refuse_wildcard(missing, "the entropy information loss")
     original = aligned(original, anonymized)
     qis = list(quasi_identifier_kinds(anonymized, quasi_identifiers, other=original))
     h0 = _entropy_bits(class_labels(original, qis))
@@ -124,8 +136,9 @@ def entropy_information_loss(original: pd.DataFrame, anonymized: pd.DataFrame,
 def changed_proportion(original: pd.DataFrame, anonymized: pd.DataFrame,
                        quasi_identifiers=None) -> float:
     """Changed quasi-identifier cells / all quasi-identifier cells. A cell is unchanged when
-    the anonymized cell is the very same value (missing equals missing; a range or set is a
-    change even when it contains the value). [reference: ``changed_proportion``]
+    the anonymized cell is the very same value (a cell missing in both frames is unchanged; a
+    present cell published missing is changed; a range or set is a change even when it
+    contains the value). [reference: ``changed_proportion``]
 
     Example
     -------
@@ -244,7 +257,8 @@ def by_element_distance(original: pd.DataFrame, anonymized: pd.DataFrame,
     Cell distances (M, m: max and min of the original column; r(x): first position of x among
     the n sorted original values; n the row count):
 
-    * missing vs value → 1; missing vs missing → 0;
+    * missing vs value → 1 (a suppressed cell loses everything); missing vs missing → 0 (a
+      cell missing in the original and in the release loses nothing);
     * real: |a − b|/(M − m); value a vs range [b1, b2]: ((a−b1)² + (a−b2)²)/(2·(M−m)·(b2−b1));
       a constant column contributes 0;
     * ordered: the same on ranks r(·) with (n − 1) in place of (M − m);

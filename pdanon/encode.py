@@ -201,12 +201,21 @@ def value_counts(values, *, where: str = "column", weights=None) -> tuple[object
 
 
 def _hashed(values, where, na_sentinel):
+    # pandas keeps None, NaN, pd.NA and NaT apart in an object extension array: factorize
+    # object values with the sentinel and make every missing marker ONE more value
+    merge_markers = (not na_sentinel
+                     and pd.api.types.is_object_dtype(getattr(values, "dtype", None)))
     try:
-        codes, uniques = pd.factorize(values, use_na_sentinel=na_sentinel)
+        codes, uniques = pd.factorize(values, use_na_sentinel=na_sentinel or merge_markers)
     except TypeError as exc:
         raise KindError(f"{where} holds unhashable values ({exc}); convert them to hashable "
                         f"ones (e.g. tuples or strings)") from None
-    return np.asarray(codes, dtype=np.int64), uniques
+    codes = np.asarray(codes, dtype=np.int64)
+    if merge_markers and (codes < 0).any():
+        codes = np.where(codes < 0, len(uniques), codes)
+        uniques = pd.Index(object_array([*uniques, np.nan]), dtype=object,
+                           tupleize_cols=False)
+    return codes, uniques
 
 
 def _mixed_order(uniques, mixed: str) -> bool:

@@ -224,3 +224,14 @@ def test_check_finite_counts_both_infinities_and_ignores_nan_and_other_columns()
     assert str(e.value) == ("sensitive column 'a' has 2 infinite value(s) (first at index "
                             "'x'); replace them (e.g. df['a'].replace([np.inf, -np.inf], ...)) "
                             "or drop those rows before anonymizing")
+
+
+def test_every_missing_marker_is_one_value_in_any_container():
+    from pdanon.encode import factorize, value_counts
+
+    s = pd.Series(["a", None, np.nan, pd.NA, pd.NaT], dtype=object)
+    for values in (s, s.array, s.to_numpy()):
+        codes, uniques = factorize(values, na_sentinel=False)
+        assert codes.tolist() == [0, 1, 1, 1, 1]
+        assert uniques[0] == "a" and pd.isna(uniques[1]) and len(uniques) == 2
+    assert value_counts(s.array)[1].tolist() == [1, 4]

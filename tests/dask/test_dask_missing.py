@@ -71,6 +71,22 @@ def suppressed_counts(df, got, qi):
     return int((blank & (newly > 0)).sum()), int(newly.sum())
 
 
+def holey_frame(n=400, seed=1):
+    rng = np.random.default_rng(seed)
+
+    def holes(values, share):
+        return np.where(rng.random(n) < share, None, values)
+
+    return pd.DataFrame({
+        "r": pd.to_numeric(pd.Series(holes(rng.integers(0, 50, n), .15), dtype=object)),
+        "o": pd.array(holes(rng.integers(0, 8, n), .15), dtype="Int64"),
+        "c": pd.Categorical(holes(rng.choice(["lo", "mid", "hi"], n), .1),
+                            categories=["lo", "mid", "hi"], ordered=True),
+        "u": pd.Series(holes(rng.choice(list("abcde"), n), .1), dtype=object),
+        "s": pd.Series(holes(rng.choice(list("xyz"), n), .1), dtype=object),
+    })
+
+
 # ----------------------------------------------------------------------------- hand-checked
 
 
@@ -158,20 +174,7 @@ def test_dates_with_nat():
 
 
 def test_one_part_equals_pandas_on_every_kind_with_missing_cells():
-    rng = np.random.default_rng(7)
-    n = 300
-
-    def holes(values, share):
-        return np.where(rng.random(n) < share, None, values)
-
-    df = pd.DataFrame({
-        "r": pd.to_numeric(pd.Series(holes(rng.integers(0, 60, n), .15), dtype=object)),
-        "o": pd.array(holes(rng.integers(0, 8, n), .1), dtype="Int64"),
-        "c": pd.Categorical(holes(rng.choice(["lo", "mid", "hi"], n), .1),
-                            categories=["lo", "mid", "hi"], ordered=True),
-        "u": pd.Series(holes(rng.choice(list("abcde"), n), .1), dtype=object),
-        "s": pd.Series(holes(rng.choice(list("xyz"), n), .1), dtype=object),
-    })
+    df = holey_frame(300, seed=7)
     qi = {"r": "real", "o": "ordered", "c": "ordered", "u": "unordered"}
     before = df.copy()
     ref = pandas_result(df, qi, k=3, sensitive=["s"])
@@ -237,6 +240,34 @@ def test_missing_code_is_last_and_never_a_quantile_bin(monkeypatch):
     assert got["hours"].array.contains(df["hours"].to_numpy())[keep].all()
     rows, cells_ = suppressed_counts(df, got, qi)
     assert (out.anon.info["suppressed_rows"], out.anon.info["suppressed_cells"]) == (rows, cells_)
+
+
+@pytest.mark.parametrize("model,split", [
+    (KAnonymity(3), "balanced"), (KAnonymity(3), "frequency"), (KAnonymity(2), "appearance"),
+    (AllOf(KAnonymity(2), LDiversity(2)), "balanced"),
+])
+def test_top_cuts_are_the_first_cuts_of_single_machine_mondrian_with_missing(
+        model, split, monkeypatch):
+    """Every class of the single-machine Mondrian (median cuts only) lies inside one Dask part:
+    the top cuts treat missing cells as the pandas Mondrian does."""
+    from pdanon.encode import encode_table
+    from pdanon.engine import model_context
+    from pdanon.partition import mondrian
+    from pdanon.partition.mondrian import mondrian_partition
+
+    monkeypatch.setattr(mondrian, "FALLBACK_CUTS", 0)
+    df = holey_frame()
+    roles = resolve_roles(df, quasi_identifiers={"r": "real", "o": "ordered", "c": "ordered",
+                                                 "u": "unordered"}, sensitive=["s"])
+    ref = mondrian_partition(encode_table(df, roles), model,
+                             context=model_context(model, df, roles),
+                             unordered_split=split).labels
+    plan, _, info = M.plan_cuts(dd.from_pandas(df, npartitions=3), roles, model=model,
+                                max_rows_per_part=60, unordered_split=split)
+    assert info["parts"] > 4 and all(q.has_na for q in plan.qis)
+    part = plan.part_of_node[M.route([q.encode(df[q.name]) for q in plan.qis],
+                                     plan.tree_routing)]
+    assert (pd.Series(part).groupby(ref).nunique() == 1).all()
 
 
 # ----------------------------------------------------------------------------- property

@@ -70,3 +70,17 @@ with tempfile.TemporaryDirectory() as tmp, \
           f"{t_out.anon.info['groups']:,} classes")
     assert isinstance(local["age"].dtype, pdanon.GeneralizationDtype)
     assert local.index.equals(pd.RangeIndex(len(rows)))  # same index and row order
+
+    # missing values are data: a missing occupation is a value of its own; a class mixing
+    # missing and present occupations publishes the cell missing (counted as suppressed)
+    holes = rows.assign(occupation=rows["occupation"].where(rng.random(len(rows)) > 0.05))
+    Path(tmp, "holes").mkdir()
+    for i, chunk in enumerate(np.array_split(np.arange(len(holes)), 4)):
+        holes.iloc[chunk].to_parquet(Path(tmp, "holes", f"part.{i}.parquet"))
+    m_out = dd.read_parquet(Path(tmp, "holes")).anon.k_anonymize(5, max_rows_per_part=40_000)
+    m_local = m_out.compute()
+    print(f"\n5% missing occupations: {m_out.anon.info['groups']:,} classes, "
+          f"{m_out.anon.info['suppressed_cells']:,} suppressed cells, "
+          f"verified {m_out.anon.info['verified']}")
+    # a missing cell is never published as a value
+    assert m_local["occupation"][holes["occupation"].isna()].isna().all()

@@ -107,25 +107,6 @@ def _encoded_column(q: QIColumn, codes: np.ndarray, raw):
     return missing_as_value(col), vals
 
 
-def _splitter_column(q: QIColumn, col):
-    """The column the local Mondrian cuts. A range column whose part holds one present value
-    and missing cells has no span of its own, so the local Mondrian (which normalizes widths
-    by its input) would never separate the two and every group would publish a suppressed
-    cell; on the whole table (``q.scale > 0``) that part has a width and the single-machine
-    Mondrian cuts it. There the local Mondrian gets the column as two categories, present and
-    missing: its only cut is the one between them. A column without a span on the whole table
-    is left as it is, so a single part gives exactly the pandas result."""
-    from pdanon.encode import EncodedColumn
-
-    if q.kind == "unordered" or col.na is None or q.scale <= 0:
-        return col
-    present = col.codes[~col.na]
-    if not len(present) or present.min() != present.max():
-        return col
-    return EncodedColumn(q.name, "unordered", col.na.astype(np.int64), pd.RangeIndex(1),
-                         na=col.na)
-
-
 def _cells(q: QIColumn, col, vals, labels: np.ndarray, groups: int):
     """Generalized cells of one column (groups holding a missing cell publish missing) and
     how many present cells were suppressed."""
@@ -168,7 +149,7 @@ def local_columns(plan: Plan, arrays: dict):
         enc_cols.append(col)
         values.append(vals)
     sens_codes = {c: arrays[f"s{i}"].astype(np.int64) for i, c in enumerate(plan.sensitive)}
-    enc = EncodedTable([_splitter_column(q, c) for q, c in zip(plan.qis, enc_cols)],
+    enc = EncodedTable(list(enc_cols),
                        sens_codes, n)
     context = None
     if plan.needs_context:

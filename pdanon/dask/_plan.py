@@ -234,6 +234,7 @@ def qi_column(name, kind: str, dtype, table: pd.DataFrame, *, limit: int) -> QIC
         scale = float(w.max() - w.min()) if len(w) else 0.0
         if n_na:
             w = np.append(w, missing_weight(float(w.max()) if len(w) else 0.0, scale))
+            scale = lone_value_scale(scale, len(values))
         return QIColumn(name, kind, len(w), np.concatenate([counts, tail]), values=values,
                         integer=integer, weight=w, scale=scale, has_na=bool(n_na))
     if kind == "ordered":
@@ -266,10 +267,24 @@ def _ordered_column(name, dtype, data_dtype, uniq, counts, tail) -> QIColumn:
     if len(tail):
         top = float(rank[:len(cats)][present].max()) if present.any() else 0.0
         rank[len(cats)] = missing_weight(top, scale)
+        scale = lone_value_scale(scale, int(present.sum()))
     values = np.asarray(cats) if numeric else np.arange(len(cats))
     return QIColumn(name, "ordered", len(full), full, values=values, categories=cats,
                     numeric=numeric, integer=numeric and pd.api.types.is_integer_dtype(
                         cats.dtype), weight=rank, scale=scale, has_na=bool(len(tail)))
+
+
+def lone_value_scale(scale: float, present_values: int) -> float:
+    """The scale of a range column that also holds missing cells: one present value and the
+    missing value are still two values, so their span counts 1 (as the single-machine
+    Mondrian's ``_dims`` counts it) instead of 0.
+
+    Example
+    -------
+    >>> lone_value_scale(0.0, 1), lone_value_scale(0.0, 0), lone_value_scale(4.0, 3)
+    (1.0, 0.0, 4.0)
+    """
+    return 1.0 if scale == 0 and present_values > 0 else scale
 
 
 def binned_column(name, dtype, quantiles: np.ndarray, has_na: bool = False) -> QIColumn:
@@ -285,6 +300,7 @@ def binned_column(name, dtype, quantiles: np.ndarray, has_na: bool = False) -> Q
     if has_na:
         weight = np.append(weight, missing_weight(float(edges[-1]) if len(edges) else 0.0,
                                                   scale))
+        scale = lone_value_scale(scale, len(edges))
     return QIColumn(name, "real", len(weight), np.zeros(len(weight), np.int64), edges=inner,
                     integer=pd.api.types.is_integer_dtype(dtype), weight=weight,
                     scale=scale, has_na=has_na)

@@ -98,7 +98,7 @@ class DataOwner:
         self._frame = frame[cols]
         self._index = data.index
         self.n = len(data)
-        validate_qi_values(self._frame, self.quasi_identifiers)
+        validate_qi_values(self._frame, dict(roles.quasi_identifiers))  # kinds: real must be finite
         self.model.check_feasible(self._frame, roles)
         self._secret = (_curve.random_secret() if secret is None
                         else _curve.check_secret(secret, name="secret", stacklevel=2))

@@ -153,6 +153,8 @@ def _dims(enc: EncodedTable, unordered_split: str) -> list[_Dim]:
         if col.na is not None:  # one whole span above the largest value (the encoder's rule)
             top = float(weight[present].max()) if present.any() else 0.0
             weight[len(col.categories):] = top + max(span, 1.0)
+            if span == 0 and present.any():  # one value and missing cells: still two values
+                span = 1.0
         out.append(_Dim(codes, m, False, weight, span, False))
     return out
 

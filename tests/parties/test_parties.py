@@ -312,8 +312,8 @@ def test_input_errors():
         DataOwner(df, k=4)
     with pytest.raises(InvalidInputError, match="DataFrame"):
         DataOwner(df.to_numpy(), k=2)
-    with pytest.raises(InvalidInputError, match="missing"):
-        DataOwner(pd.DataFrame({"x": [1.0, None, 3.0]}), k=2)
+    with pytest.raises(InvalidInputError, match="infinite"):
+        DataOwner(pd.DataFrame({"x": [1.0, np.inf, 3.0]}), k=2)
     with pytest.raises(InvalidInputError, match="backend"):
         DataOwner(df, k=2, backend="openssl")
     with pytest.raises(InvalidInputError, match="different numbers of rows"):

@@ -24,14 +24,17 @@ so that rows whose distances are equal on paper tie — or fail to tie — exact
 * every cell first gets a *coordinate* in float64: ``(x − min) / (max − min)`` for real
   columns (0 when max = min), ``rank / n`` for ordered columns, 0 for unordered columns (and
   for every column under the Hamming distance);
-* the distance of two rows is ``Σ_j |c_aj − c_bj|``, summed over all quasi-identifier columns
-  in column order (zeros included) in numpy's pairwise order for a 1-D float64 ``sum`` (a plain
-  left-to-right sum for fewer than 8 columns; eight interleaved partial sums from 8 columns
-  on), *plus* the number of unordered columns whose values differ, added last.
+* the distance of two rows is ``Σ_j |c_aj − c_bj|`` over all quasi-identifier columns in
+  column order (zeros included), added in the order of numpy's 1-D float64 ``sum`` (its
+  pairwise summation: left to right below 8 columns; from 8 to 128 columns, eight interleaved
+  partial sums ``s0..s7`` combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))``,
+  then the remaining columns left to right; above 128, two halves recursively), *plus* the
+  number of unordered columns whose values differ, added last (an exact integer).
 
 So a real column contributes ``|(a − m)/s − (b − m)/s|``, not ``|a − b| / s``: the two can
-differ in the last bit, and two candidates exactly as far from the seed on paper may come out
-as ``0.19999999999999996`` and ``0.2`` (the lower is taken). :class:`RowCoordinates` holds the
+differ in the last bit. In a real column spanning 0..5, the values 4 and 2 are both 1/5 from 3
+on paper, but ``|0.8 − 0.6| = 0.20000000000000007`` and ``|0.6 − 0.4| = 0.19999999999999996``,
+so the row holding 2 is the nearer (whatever the row order). :class:`RowCoordinates` holds the
 coordinates and computes these distances for one seed in one vectorized pass per column.
 
 Unlike the reference, no n × n distance matrix is built: each seed's distances to the rows still
@@ -165,12 +168,18 @@ class RowCoordinates:
 
         def term(j):
             c = coords[j]
-            return None if c is None else np.abs(c - c[s])
+            if c is None:
+                return None
+            t = c - c[s]
+            return np.abs(t, out=t)
 
         total = pairwise_sum(term, len(coords))
         differ = None
         for codes in self.codes:  # small integers: exact in float64
-            differ = _add(differ, (codes != codes[s]).astype(np.float64))
+            if differ is None:
+                differ = (codes != codes[s]).astype(np.float64)
+            else:
+                differ += codes != codes[s]
         return self._finish(total, differ, (self.n,))
 
     def matrix(self) -> np.ndarray:

@@ -146,11 +146,47 @@ def float_distances(qi_rows, kinds, hamming):
             for a in range(n)]
 
 
-def time_optimal_groups(qi_rows, sens_rows, kinds, k, l, hamming, exact=False):
+def per_column_distances(qi_rows, kinds, hamming):
+    """The same distances summed another way (pdanon's before it followed the reference):
+    column by column, left to right, each column's |a - b| / (max - min) (real) or
+    |rank(a) - rank(b)| / n (ordered) or 0/1 (unordered). Equal on paper; not always in
+    floating point."""
+    n = len(qi_rows)
+    per_col = []
+    for j, kind in enumerate(kinds):
+        col = [r[j] for r in qi_rows]
+        if hamming or kind == "unordered":
+            per_col.append(lambda a, b, col=col: float(col[a] != col[b]))
+        elif kind == "ordered":
+            srt = sorted(col)
+            per_col.append(lambda a, b, col=col, srt=srt:
+                           abs(srt.index(col[a]) - srt.index(col[b])) / n)
+        else:
+            span = max(col) - min(col)
+            per_col.append(lambda a, b, col=col, span=span:
+                           abs(col[a] - col[b]) / span if span else 0.0)
+    out = []
+    for a in range(n):
+        row = []
+        for b in range(n):
+            d = 0.0
+            for f in per_col:
+                d += f(a, b)
+            row.append(d)
+        out.append(row)
+    return out
+
+
+DISTANCES = {"float": float_distances, "exact": exact_distances,
+             "per_column": per_column_distances}
+
+
+def time_optimal_groups(qi_rows, sens_rows, kinds, k, l, hamming, distances="float"):
     """The documented TimeOptimal grouping, ties to the lower row index; group rows in build
     order (seed, then by distance). Distances as the reference computes them in floating point
-    (:func:`float_distances`), or in exact arithmetic with ``exact=True``."""
-    d = (exact_distances if exact else float_distances)(qi_rows, kinds, hamming)
+    (``"float"``, :func:`float_distances`: the documented rule), or in exact arithmetic
+    (``"exact"``), or summed column by column (``"per_column"``)."""
+    d = DISTANCES[distances](qi_rows, kinds, hamming)
     n = len(qi_rows)
     free = [True] * n
     groups = []

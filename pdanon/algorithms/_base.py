@@ -235,11 +235,12 @@ def check_kinds(types, count: int, what: str = "quasi_identifiers_types", *,
     if len(types) != count and whole and len(types) == width:
         types = [types[p] for p in positions]
     if len(types) != count:
-        table = f" and the table has {width}" if whole else ""
-        alt = " (or one per column of the table)" if whole else ""
+        other = whole and width != count  # a whole-table list would be another length
+        table = f" and the table has {width}" if other else ""
+        alt = " (or one per column of the table)" if other else ""
         raise InvalidInputError(
             f"{what} has {len(types)} entries but there are {count} such column(s){table}; "
-            f"give one kind ({', '.join(KINDS)}) per such column{alt}")
+            f"give one kind ({', '.join(KINDS)}) per column{alt}")
     bad = [t for t in types if t not in KINDS]
     if bad:
         raise KindError(f"{what}: unknown kind(s) {bad}; use {', '.join(KINDS)}")

@@ -110,7 +110,8 @@ def test_bad_ids_are_clear_errors():
     with pytest.raises(ValueError, match="integer column positions"):
         A.Datafly(2).depersonalize(DF, sensitives_ids=["a"])
     with pytest.raises(ValueError, match=r"5 entries but there are 3 such column\(s\) and the "
-                       r"table has 4; .* \(or one per column of the table\)"):
+                       r"table has 4; give one kind \(real, ordered, unordered\) per column "
+                       r"\(or one per column of the table\)"):
         A.Datafly(2, ["real"] * 5).depersonalize(DF, sensitives_ids=[3])
     with pytest.raises(ValueError, match="2 entries but there are 3"):
         A.Datafly(2, ["real"] * 2).depersonalize(DF, sensitives_ids=[3])

@@ -158,7 +158,11 @@ class RowCoordinates:
         return cls(coords, codes, n)
 
     def take(self, positions: np.ndarray) -> "RowCoordinates":
-        """The coordinates of the rows at ``positions`` (normalization unchanged)."""
+        """The coordinates of the rows at ``positions`` (integer positions or a boolean mask;
+        normalization unchanged)."""
+        positions = np.asarray(positions)
+        if positions.dtype == bool:
+            positions = np.flatnonzero(positions)
         return RowCoordinates([None if c is None else c[positions] for c in self.coords],
                               [c[positions] for c in self.codes], len(positions))
 

@@ -93,3 +93,14 @@ def test_hamming_and_constant_columns():
     assert RowCoordinates.from_encoded(enc, hamming=True).distances(0).tolist() == [0.0, 1.0, 2.0]
     only_constant = encode_table(df[["b"]], resolve_roles(df[["b"]]))
     assert RowCoordinates.from_encoded(only_constant).distances(2).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_constant_columns_only_group_after_compaction():
+    """Every coordinate is an exact zero: the distances keep the length of the compacted rows
+    (regression: a boolean mask was taken as that many rows)."""
+    df = pd.DataFrame({"age": [7] * 10})
+    enc = encode_table(df, resolve_roles(df, quasi_identifiers={"age": "real"}))
+    rc = RowCoordinates.from_encoded(enc)
+    mask = np.arange(10) % 3 == 0
+    assert rc.take(mask).distances(0).tolist() == [0.0] * 4
+    assert nearest_partition(enc, k=2).labels.tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]

@@ -144,6 +144,14 @@ class Depersonalizator(ABC):
         self.identifiers_ids = None
         self.quasi_identifiers_ids = None
         self.sensitives_ids = None
+        self._width = None  # columns of the table being anonymized
+
+    def _block_kinds(self, types, count: int, what: str = "quasi_identifiers_types") -> list:
+        """:func:`check_kinds` for the quasi-identifier block (or the sensitive block, for
+        ``what="sensitives_types"``) of the table being anonymized: one kind per block column
+        or one per table column."""
+        ids = self.sensitives_ids if what == "sensitives_types" else self.quasi_identifiers_ids
+        return check_kinds(types, count, what, positions=ids, width=self._width)
 
     def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids="left",
                       sensitives_ids=None):
@@ -165,6 +173,7 @@ class Depersonalizator(ABC):
         ids, qis, sens = resolve_ids(ncols, identifiers_ids, quasi_identifiers_ids,
                                      sensitives_ids)
         self.identifiers_ids, self.quasi_identifiers_ids, self.sensitives_ids = ids, qis, sens
+        self._width = ncols
         identifiers = table[:, ids]
         quasi = table[:, qis]
         sensitive = table[:, sens]
@@ -201,18 +210,37 @@ class Depersonalizator(ABC):
 # ============================================================================ the engine bridge
 
 
-def check_kinds(types, count: int, what: str = "quasi_identifiers_types") -> list:
-    """``types`` (None → all ``'unordered'``) checked against the number of columns."""
+def check_kinds(types, count: int, what: str = "quasi_identifiers_types", *,
+                positions=None, width: int | None = None) -> list:
+    """``types`` (None → all ``'unordered'``) checked against the number of columns.
+
+    ``types`` has one kind per column of the block (``count``) or, when the block's
+    ``positions`` in a table of ``width`` columns are given, one kind per column of the whole
+    table: then the kinds at ``positions`` are taken (the reference accepts such a list too).
+
+    Example
+    -------
+    >>> check_kinds(["real", "ordered"], 2)
+    ['real', 'ordered']
+    >>> check_kinds(["unordered", "real", "ordered"], 2, positions=[2, 1], width=3)
+    ['ordered', 'real']
+    """
     if types is None:
         return ["unordered"] * count
     if isinstance(types, str):
         raise InvalidInputError(f"{what} must be a list of kinds (e.g. ['real', 'unordered']), "
                                 f"got the string {types!r}")
     types = list(types)
+    whole = positions is not None and width is not None and len(positions) == count
+    if len(types) != count and whole and len(types) == width:
+        types = [types[p] for p in positions]
     if len(types) != count:
+        other = whole and width != count  # a whole-table list would be another length
+        table = f" and the table has {width}" if other else ""
+        alt = " (or one per column of the table)" if other else ""
         raise InvalidInputError(
-            f"{what} has {len(types)} entries but there are {count} such column(s); give one "
-            f"kind ({', '.join(KINDS)}) per column")
+            f"{what} has {len(types)} entries but there are {count} such column(s){table}; "
+            f"give one kind ({', '.join(KINDS)}) per column{alt}")
     bad = [t for t in types if t not in KINDS]
     if bad:
         raise KindError(f"{what}: unknown kind(s) {bad}; use {', '.join(KINDS)}")

@@ -13,7 +13,7 @@ Example
 from __future__ import annotations
 
 from pdanon._errors import InfeasibleError, InvalidInputError
-from pdanon.algorithms._base import Depersonalizator, check_kinds, run_engine
+from pdanon.algorithms._base import Depersonalizator, run_engine
 
 __all__ = [
     "AggregationKAnonymityTimeOptimal",
@@ -90,7 +90,7 @@ class _EngineDepersonalizator(Depersonalizator):
     def _kinds(self, count: int) -> list:
         if self._method == "suppress":
             return ["unordered"] * count  # suppression compares cells for equality only
-        return check_kinds(self.quasi_identifiers_types, count)
+        return self._block_kinds(self.quasi_identifiers_types, count)
 
     def _result(self, block, changed, info):
         return None, block, changed
@@ -102,7 +102,8 @@ class _EngineDepersonalizator(Depersonalizator):
             return None, quasi_identifiers, 0
         s_kinds = None
         if self._sensitive_kinds is not None:
-            s_kinds = check_kinds(self._sensitive_kinds, sensitives.shape[1], "sensitives_types")
+            s_kinds = self._block_kinds(self._sensitive_kinds, sensitives.shape[1],
+                                        "sensitives_types")
         try:
             block, changed, info = run_engine(
                 quasi_identifiers, sensitives, kinds=self._kinds(quasi_identifiers.shape[1]),

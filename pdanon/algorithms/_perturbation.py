@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.algorithms._base import Depersonalizator, check_kinds
+from pdanon.algorithms._base import Depersonalizator
 
 __all__ = [
     "IdentifierHasher",
@@ -359,7 +359,7 @@ class RandomizationBaselineDepersonalizator(Depersonalizator):
         from pdanon.perturb import make_rng, randomize_series
 
         q = quasi_identifiers.shape[1]
-        kinds = check_kinds(self.quasi_identifiers_types, q)
+        kinds = self._block_kinds(self.quasi_identifiers_types, q)
         rng = make_rng(self.seed)
         out = quasi_identifiers.copy()
         for j, kind in enumerate(kinds):

@@ -573,7 +573,7 @@ class GeneralizationKAnonymityGroupJoin(Depersonalizator):
         fn = None if self.loss_function is _losses.k_loss else self.loss_function
         block, changed, _ = run_engine(
             quasi_identifiers, sensitives[:, :0],
-            kinds=check_kinds(self.quasi_identifiers_types, quasi_identifiers.shape[1]),
+            kinds=self._block_kinds(self.quasi_identifiers_types, quasi_identifiers.shape[1]),
             model_for=k_model(self.k), method="generalize", algorithm="group_join",
             qi_positions=self.quasi_identifiers_ids, order="first_violating",
             loss_function=fn)

@@ -13,10 +13,29 @@ The rule, exactly as the reference documents it:
    of them (seed first, then by distance and row index) and join the last group; for
    l-diversity a group that cannot be completed merges into the previous one the same way.
 
-Row distance: the sum over quasi-identifiers, in column order, of a per-column distance in
-[0, 1]: unordered → 0 if equal else 1; ordered → |rank(a) − rank(b)| / n with rank the first
-position of the value in the sorted column; real → |a − b| / (max − min), 0 if max = min. The
-suppression method uses the Hamming distance (every column compared for equality).
+Row distance: the sum over quasi-identifiers of a per-column distance in [0, 1]: unordered → 0
+if equal else 1; ordered → |rank(a) − rank(b)| / n with rank the first position of the value in
+the sorted column; real → |a − b| / (max − min), 0 if max = min. The suppression method uses the
+Hamming distance (every column compared for equality).
+
+Floating point: distances are computed in the reference's (cp2025 1.0.3) order of operations,
+so that rows whose distances are equal on paper tie — or fail to tie — exactly as there:
+
+* every cell first gets a *coordinate* in float64: ``(x − min) / (max − min)`` for real
+  columns (0 when max = min), ``rank / n`` for ordered columns, 0 for unordered columns (and
+  for every column under the Hamming distance);
+* the distance of two rows is ``Σ_j |c_aj − c_bj|`` over all quasi-identifier columns in
+  column order (zeros included), added in the order of numpy's 1-D float64 ``sum`` (its
+  pairwise summation: left to right below 8 columns; from 8 to 128 columns, eight interleaved
+  partial sums ``s0..s7`` combined as ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))``,
+  then the remaining columns left to right; above 128, two halves recursively), *plus* the
+  number of unordered columns whose values differ, added last (an exact integer).
+
+So a real column contributes ``|(a − m)/s − (b − m)/s|``, not ``|a − b| / s``: the two can
+differ in the last bit. In a real column spanning 0..5, the values 4 and 2 are both 1/5 from 3
+on paper, but ``|0.8 − 0.6| = 0.20000000000000007`` and ``|0.6 − 0.4| = 0.19999999999999996``,
+so the row holding 2 is the nearer (whatever the row order). :class:`RowCoordinates` holds the
+coordinates and computes these distances for one seed in one vectorized pass per column.
 
 Unlike the reference, no n × n distance matrix is built: each seed's distances to the rows still
 ungrouped are computed in one vectorized pass (O(n²/k) work, O(n) memory), and the k nearest are
@@ -35,39 +54,157 @@ Example
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from pdanon.encode import EncodedTable
 from pdanon.partition import Partition, register
 from pdanon.partition.common import no_progress
 
-
-def _distance_columns(enc: EncodedTable, hamming: bool):
-    """Per column: ("eq", codes) or ("abs", values, divisor) so that the distance to a seed is
-    ``codes != codes[s]`` or ``|values - values[s]| / divisor``."""
-    out = []
-    n = enc.n
-    for col in enc.columns:
-        if hamming or col.kind == "unordered":
-            out.append(("eq", col.codes, None))
-        elif col.kind == "ordered":
-            out.append(("abs", col.rank.astype(np.float64), float(n)))
-        else:
-            values = col.point
-            span = float(np.max(values) - np.min(values)) if n else 0.0
-            out.append(("abs", values, span if span > 0 else None))
-    return out
+#: numpy's block size of its pairwise float summation (``PW_BLOCKSIZE``)
+_PAIRWISE_BLOCK = 128
 
 
-def _distances(cols, s: int) -> np.ndarray:
-    """Distances from position ``s`` to every position of the (compacted) column arrays."""
-    d = np.zeros(len(cols[0][1]), dtype=np.float64)
-    for how, v, divisor in cols:
-        if how == "eq":
-            d += v != v[s]
-        elif divisor is not None:  # a constant real column contributes 0
-            d += np.abs(v - v[s]) / divisor
-    return d
+def _add(a, b):
+    """``a + b`` where ``None`` is an exact zero (adding 0.0 to a non-negative float changes
+    nothing); ``a`` is updated in place when both are arrays (it is always a fresh array)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    a += b
+    return a
+
+
+def pairwise_sum(term: Callable[[int], np.ndarray | None], count: int):
+    """``term(0) + ... + term(count - 1)`` added in the order numpy's pairwise summation adds
+    the elements of a 1-D float64 array of ``count`` elements (``np.sum``), each term an array
+    (the same element of many such sums) or ``None`` for an exact zero. Terms are asked for in
+    order, one at a time, and at most nine arrays are alive. Returns an array or ``None`` (all
+    terms zero). Terms must be fresh arrays: they are added to in place.
+
+    Example
+    -------
+    >>> x = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+    >>> float(pairwise_sum(lambda j: np.array([x[j]]), 9)[0]) == float(np.sum(x))
+    True
+    """
+    return _pairwise(term, 0, count)
+
+
+def _pairwise(term, lo: int, hi: int):
+    n = hi - lo
+    if n < 8:  # left to right
+        res = None
+        for j in range(lo, hi):
+            res = _add(res, term(j))
+        return res
+    if n <= _PAIRWISE_BLOCK:  # eight interleaved partial sums, then the rest left to right
+        r = [term(lo + j) for j in range(8)]
+        i = lo + 8
+        end = hi - n % 8
+        while i < end:
+            for j in range(8):
+                r[j] = _add(r[j], term(i + j))
+            i += 8
+        res = _add(_add(_add(r[0], r[1]), _add(r[2], r[3])),
+                   _add(_add(r[4], r[5]), _add(r[6], r[7])))
+        for j in range(i, hi):
+            res = _add(res, term(j))
+        return res
+    half = n // 2
+    half -= half % 8
+    return _add(_pairwise(term, lo, lo + half), _pairwise(term, lo + half, hi))
+
+
+class RowCoordinates:
+    """The rows as the TimeOptimal distance sees them (module docstring): per quasi-identifier,
+    in column order, a float64 coordinate per row (``None`` for a column whose coordinate is 0
+    in every row: unordered, constant real, or any column under the Hamming distance), and the
+    codes of the columns compared for equality (unordered, or all under Hamming).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.encode import encode_table
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"x": [0.0, 1.0, 2.0], "c": ["a", "a", "b"]})
+    >>> rc = RowCoordinates.from_encoded(encode_table(df, resolve_roles(df)))
+    >>> rc.distances(0).tolist()
+    [0.0, 0.5, 2.0]
+    """
+
+    def __init__(self, coords: list, codes: list, n: int):
+        self.coords = coords
+        self.codes = codes
+        self.n = n
+
+    @classmethod
+    def from_encoded(cls, enc: EncodedTable, hamming: bool = False) -> "RowCoordinates":
+        n = enc.n
+        coords, codes = [], []
+        for col in enc.columns:
+            if hamming or col.kind == "unordered":
+                coords.append(None)
+                codes.append(col.codes)
+            elif col.kind == "ordered":
+                coords.append(col.rank.astype(np.float64) / float(n))
+            else:
+                x = col.point
+                lo = float(np.min(x)) if n else 0.0
+                span = float(np.max(x)) - lo if n else 0.0
+                coords.append((x - lo) / span if span != 0 else None)
+        return cls(coords, codes, n)
+
+    def take(self, positions: np.ndarray) -> "RowCoordinates":
+        """The coordinates of the rows at ``positions`` (integer positions or a boolean mask;
+        normalization unchanged)."""
+        positions = np.asarray(positions)
+        if positions.dtype == bool:
+            positions = np.flatnonzero(positions)
+        return RowCoordinates([None if c is None else c[positions] for c in self.coords],
+                              [c[positions] for c in self.codes], len(positions))
+
+    def distances(self, s: int) -> np.ndarray:
+        """A fresh float64 array: the distance from position ``s`` to every position."""
+        coords = self.coords
+
+        def term(j):
+            c = coords[j]
+            if c is None:
+                return None
+            t = c - c[s]
+            return np.abs(t, out=t)
+
+        total = pairwise_sum(term, len(coords))
+        differ = None
+        for codes in self.codes:  # small integers: exact in float64
+            if differ is None:
+                differ = (codes != codes[s]).astype(np.float64)
+            else:
+                differ += codes != codes[s]
+        return self._finish(total, differ, (self.n,))
+
+    def matrix(self) -> np.ndarray:
+        """The n × n matrix of all distances (what the reference builds; for small tables)."""
+        coords = self.coords
+
+        def term(j):
+            c = coords[j]
+            return None if c is None else np.abs(c[:, None] - c[None, :])
+
+        total = pairwise_sum(term, len(coords))
+        differ = None
+        for codes in self.codes:
+            differ = _add(differ, (codes[:, None] != codes[None, :]).astype(np.float64))
+        return self._finish(total, differ, (self.n, self.n))
+
+    @staticmethod
+    def _finish(total, differ, shape) -> np.ndarray:
+        if total is None:
+            return differ if differ is not None else np.zeros(shape)
+        return total if differ is None else _add(total, differ)
 
 
 def _k_nearest(dist: np.ndarray, k: int) -> np.ndarray:
@@ -118,7 +255,7 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     would not advance).
     """
     n = enc.n
-    all_cols = _distance_columns(enc, hamming)
+    all_cols = RowCoordinates.from_encoded(enc, hamming)
     labels = np.full(n, -1, dtype=np.int64)
     pieces: list[np.ndarray] = []
     alive = np.arange(n)  # row ids of the compacted arrays below
@@ -133,7 +270,7 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     while live >= k:
         while gone[start]:
             start += 1
-        dist = _distances(cols, start)
+        dist = cols.distances(start)
         dist[gone] = np.inf
         if not diverse:
             chosen = _k_nearest(dist, k)
@@ -161,7 +298,7 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
         if live and len(alive) > 2 * live:  # compact when most positions are grouped
             keep = ~gone
             alive = alive[keep]
-            cols = [(how, v[keep], div) for how, v, div in cols]
+            cols = cols.take(keep)
             gone = np.zeros(len(alive), dtype=bool)
             start = 0
 
@@ -169,7 +306,7 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     if len(rest):
         # the rest is gathered like a group from its first row (seed first, then by
         # (distance, row index)) and merged into the previous group in that order
-        dist = _distances([(how, v[rest], div) for how, v, div in all_cols], 0)
+        dist = all_cols.take(rest).distances(0)
         rest = rest[np.lexsort((rest, dist))]
         target = group - 1 if group > 0 else 0
         labels[rest] = target

@@ -1,7 +1,7 @@
 """Helpers for comparing pdanon with the reference library cp2025: decoding the frozen
 fixture's cells (tests/data/cp2025_reference.json), comparing tables cell by cell, and the
-documented TimeOptimal rule written out straightforwardly (exact rational distances, ties to the
-lower row index) with the recoding of its groups.
+documented TimeOptimal rule written out straightforwardly (the reference's floating-point
+distances, pair by pair; ties to the lower row index) with the recoding of its groups.
 
 Used by tests/compat/test_cp2025.py, tests/algorithms/test_classic.py and
 tests/algorithms/test_seed_examples.py.
@@ -95,7 +95,8 @@ def fixed_generalization(qi_rows, groups, kinds):
 
 
 def exact_distances(qi_rows, kinds, hamming):
-    """The TimeOptimal row distances in exact rational arithmetic."""
+    """The TimeOptimal row distances in exact rational arithmetic (what the rule means on
+    paper; ties here are not always ties in floating point)."""
     from fractions import Fraction
 
     n = len(qi_rows)
@@ -118,10 +119,74 @@ def exact_distances(qi_rows, kinds, hamming):
     return [[sum((f(a, b) for f in per_col), Fraction(0)) for b in range(n)] for a in range(n)]
 
 
-def exact_time_optimal_groups(qi_rows, sens_rows, kinds, k, l, hamming):
-    """The documented TimeOptimal grouping with exact distances and ties to the lower row
-    index; group rows in build order (seed, then by distance)."""
-    d = exact_distances(qi_rows, kinds, hamming)
+def float_distances(qi_rows, kinds, hamming):
+    """The TimeOptimal row distances as the reference computes them in floating point, pair by
+    pair: each cell becomes a coordinate (real: (x - min) / (max - min) in Python arithmetic,
+    0 for a constant column; ordered: first position in the sorted column / n; unordered and
+    Hamming: 0), the distance is numpy's sum of the absolute coordinate differences of the two
+    rows plus the number of unordered cells that differ."""
+    n = len(qi_rows)
+    coords = [[0.0] * len(kinds) for _ in range(n)]
+    counted = []
+    for j, kind in enumerate(kinds):
+        col = [r[j] for r in qi_rows]
+        if hamming or kind == "unordered":
+            counted.append(j)
+        elif kind == "ordered":
+            srt = sorted(col)
+            for i, v in enumerate(col):
+                coords[i][j] = srt.index(v) / n
+        else:
+            lo, hi = min(col), max(col)
+            for i, v in enumerate(col):
+                coords[i][j] = 0.0 if hi == lo else (v - lo) / (hi - lo)
+    arrays = [np.array(c, dtype=np.float64) for c in coords]
+    return [[float(np.sum(np.abs(arrays[a] - arrays[b])))
+             + sum(qi_rows[a][j] != qi_rows[b][j] for j in counted) for b in range(n)]
+            for a in range(n)]
+
+
+def per_column_distances(qi_rows, kinds, hamming):
+    """The same distances summed another way (pdanon's before it followed the reference):
+    column by column, left to right, each column's |a - b| / (max - min) (real) or
+    |rank(a) - rank(b)| / n (ordered) or 0/1 (unordered). Equal on paper; not always in
+    floating point."""
+    n = len(qi_rows)
+    per_col = []
+    for j, kind in enumerate(kinds):
+        col = [r[j] for r in qi_rows]
+        if hamming or kind == "unordered":
+            per_col.append(lambda a, b, col=col: float(col[a] != col[b]))
+        elif kind == "ordered":
+            srt = sorted(col)
+            per_col.append(lambda a, b, col=col, srt=srt:
+                           abs(srt.index(col[a]) - srt.index(col[b])) / n)
+        else:
+            span = max(col) - min(col)
+            per_col.append(lambda a, b, col=col, span=span:
+                           abs(col[a] - col[b]) / span if span else 0.0)
+    out = []
+    for a in range(n):
+        row = []
+        for b in range(n):
+            d = 0.0
+            for f in per_col:
+                d += f(a, b)
+            row.append(d)
+        out.append(row)
+    return out
+
+
+DISTANCES = {"float": float_distances, "exact": exact_distances,
+             "per_column": per_column_distances}
+
+
+def time_optimal_groups(qi_rows, sens_rows, kinds, k, l, hamming, distances="float"):
+    """The documented TimeOptimal grouping, ties to the lower row index; group rows in build
+    order (seed, then by distance). Distances as the reference computes them in floating point
+    (``"float"``, :func:`float_distances`: the documented rule), or in exact arithmetic
+    (``"exact"``), or summed column by column (``"per_column"``)."""
+    d = DISTANCES[distances](qi_rows, kinds, hamming)
     n = len(qi_rows)
     free = [True] * n
     groups = []

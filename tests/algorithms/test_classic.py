@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import algorithms as A
 from pdanon.dtype import GeneralizationRange as GR
-from tests._helpers.cp2025 import exact_time_optimal_groups, recode, same_table
+from tests._helpers.cp2025 import recode, same_table, time_optimal_groups
 
 nan = float("nan")
 
@@ -85,13 +85,36 @@ def test_only_one_left(ids):
         A.Datafly(2).depersonalize(DF, **ids)
 
 
+def test_one_kind_per_table_column_is_read_at_the_quasi_identifiers_positions():
+    """The reference's own random tests pass one kind per column of the whole table, sensitive
+    columns included; the kinds at the quasi-identifiers' positions are used."""
+    rows = [["x", 1, "a", 10], ["y", 2, "b", 30], ["x", 9, "a", 20], ["y", 10, "b", 40]]
+    whole = ["unordered", "real", "unordered", "ordered"]
+    block = ["real", "ordered"]
+    for cls in (A.GeneralizationLDiversityTimeOptimal, A.AggregationLDiversityTimeOptimal):
+        got = cls(2, 2, whole).depersonalize(rows, sensitives_ids=[0, 2])
+        assert got == cls(2, 2, block).depersonalize(rows, sensitives_ids=[0, 2])
+    # column 1 is real (means), column 3 ordered (the upper median); the reference would read
+    # the first two entries and take column 1 as unordered (a mode) and column 3 as real
+    out, n = A.AggregationLDiversityTimeOptimal(2, 2, whole).depersonalize(
+        rows, sensitives_ids=[0, 2])
+    assert out == [["x", 1.5, "a", 30], ["y", 1.5, "b", 30], ["x", 9.5, "a", 40],
+                   ["y", 9.5, "b", 40]] and n == 6
+    assert A.Datafly(2, whole).depersonalize(rows, sensitives_ids=[0, 2]) == \
+        A.Datafly(2, block).depersonalize(rows, sensitives_ids=[0, 2])
+
+
 def test_bad_ids_are_clear_errors():
     with pytest.raises(ValueError, match="column 7"):
         A.Datafly(2).depersonalize(DF, sensitives_ids=[7])
     with pytest.raises(ValueError, match="integer column positions"):
         A.Datafly(2).depersonalize(DF, sensitives_ids=["a"])
-    with pytest.raises(ValueError, match="4 entries but there are 3"):
-        A.Datafly(2, ["real"] * 4).depersonalize(DF, sensitives_ids=[3])
+    with pytest.raises(ValueError, match=r"5 entries but there are 3 such column\(s\) and the "
+                       r"table has 4; give one kind \(real, ordered, unordered\) per column "
+                       r"\(or one per column of the table\)"):
+        A.Datafly(2, ["real"] * 5).depersonalize(DF, sensitives_ids=[3])
+    with pytest.raises(ValueError, match="2 entries but there are 3"):
+        A.Datafly(2, ["real"] * 2).depersonalize(DF, sensitives_ids=[3])
     with pytest.raises(TypeError, match="declared 'real'"):
         A.GeneralizationKAnonymityTimeOptimal(2, ["real"]).depersonalize([["a"], ["b"]])
     with pytest.raises(ValueError, match="2-D"):
@@ -460,8 +483,9 @@ def tables(draw, max_rows=14):
 @given(tables(), st.integers(1, 4), st.sampled_from(["s", "g", "a"]),
        st.sampled_from([None, 2]))
 def test_time_optimal_is_the_documented_rule(data, k, method, l):
-    """Every TimeOptimal class equals a straightforward implementation of the rule in exact
-    arithmetic (tests/_helpers/cp2025.py), with correct [min, max] ranges."""
+    """Every TimeOptimal class equals a straightforward implementation of the documented rule
+    (tests/_helpers/cp2025.py: the reference's floating-point distances computed pair by pair
+    with numpy's sum, ties to the lower row index), with correct [min, max] ranges."""
     kinds, rows = data
     q = len(kinds)
     cls = {("s", None): lambda: A.SuppressionKAnonymityTimeOptimal(k),
@@ -472,7 +496,7 @@ def test_time_optimal_is_the_documented_rule(data, k, method, l):
            ("a", 2): lambda: A.AggregationLDiversityTimeOptimal(k, 2, kinds)}[(method, l)]()
     out = cls.depersonalize([list(r) for r in rows], sensitives_ids=[q])
     qi = [r[:q] for r in rows]
-    groups = None if len(rows) < k else exact_time_optimal_groups(
+    groups = None if len(rows) < k else time_optimal_groups(
         qi, [r[q:] for r in rows], kinds, k, l, hamming=method == "s")
     if groups is None:
         assert out == ([[r[q]] for r in rows], None)

@@ -1,9 +1,12 @@
 """``cp2025.utility.diatances`` (sic): full row-distance matrices of the TimeOptimal family.
 
 The distance between two rows is the sum over columns of: 0/1 for unordered values, |rank
-difference| / n for ordered ones, |difference| / (max − min) for real ones. pdanon's own
-TimeOptimal grouping (:mod:`pdanon.partition.nearest`) never builds this n × n matrix; these
-functions build it, column by column, from the same encoded columns, for code that wants it.
+difference| / n for ordered ones, |difference| / (max − min) for real ones, computed in the
+reference's floating-point order (normalized coordinates first, their absolute differences
+summed as numpy sums, then the count of differing unordered cells; see
+:mod:`pdanon.partition.nearest`), so the matrices equal the reference's bit for bit. pdanon's
+own TimeOptimal grouping never builds this n × n matrix; these functions build it from the same
+coordinates (:class:`pdanon.partition.nearest.RowCoordinates`), for code that wants it.
 
 Example
 -------
@@ -20,26 +23,15 @@ __all__ = ["dfs_hamming_distances", "dfs_rank_distances", "dfs_rank_general_dist
 
 
 def dfs_rank_general_dist(df, value_classes):
-    """The n × n distance matrix for column kinds ``value_classes``."""
-    from pdanon.encode import encode_table
+    """The n × n distance matrix for column kinds ``value_classes`` (one per column; extra
+    entries are ignored, as in the reference)."""
     from pdanon.algorithms._base import block_frame
+    from pdanon.encode import encode_table
+    from pdanon.partition.nearest import RowCoordinates
 
     table = np.asarray(df, dtype=object)
     frame, roles, _ = block_frame(table, table[:, :0], list(value_classes))
-    n = len(table)
-    out = np.zeros((n, n))
-    for col in encode_table(frame, roles).columns:  # column order, as the grouping sums
-        if col.kind == "unordered":
-            out += col.codes[:, None] != col.codes[None, :]
-        elif col.kind == "ordered":
-            rank = col.rank.astype(np.float64)
-            out += np.abs(rank[:, None] - rank[None, :]) / float(n)
-        else:
-            x = col.point
-            span = float(np.max(x) - np.min(x)) if n else 0.0
-            if span > 0:  # a constant real column contributes 0
-                out += np.abs(x[:, None] - x[None, :]) / span
-    return out
+    return RowCoordinates.from_encoded(encode_table(frame, roles)).matrix()
 
 
 def dfs_hamming_distances(df):

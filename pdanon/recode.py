@@ -285,14 +285,47 @@ def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups:
                                            integer=arr.is_integer)
 
 
-def group_means(values: np.ndarray, labels: np.ndarray, groups: int) -> np.ndarray:
+def group_means(values: np.ndarray, labels: np.ndarray, groups: int,
+                order: np.ndarray | None = None) -> np.ndarray:
     """Per row, the mean of its group's values; a constant group keeps its exact value (a
-    float sum could otherwise turn 0.1 + 0.1 + 0.1 over 3 into 0.10000000000000002)."""
-    sums = np.bincount(labels, weights=values, minlength=groups)
+    float sum could otherwise turn 0.1 + 0.1 + 0.1 over 3 into 0.10000000000000002).
+
+    With ``order`` (the rows in the order their groups were built, as a
+    :class:`~pdanon.partition.Partition` gives it) each group's values are added left to right
+    in that order, as the reference adds them, so means agree to the last bit; otherwise (or
+    when the groups are too unequal for a groups × largest-group table of at most 4·n cells)
+    they are added in row order.
+
+    Example
+    -------
+    >>> group_means(np.array([0.1, 0.7, 0.2]), np.array([0, 0, 0]), 1).tolist()[0]
+    0.3333333333333333
+    """
     counts = np.bincount(labels, minlength=groups)
     lo, hi = _group_min_max(values, labels, groups)
+    sums = _ordered_sums(values, labels, groups, counts, order)
+    if sums is None:
+        sums = np.bincount(labels, weights=values, minlength=groups)
     means = np.where(lo == hi, lo, sums / np.maximum(counts, 1))
     return means[labels]
+
+
+def _ordered_sums(values, labels, groups: int, counts, order) -> np.ndarray | None:
+    """Each group's sum, added left to right in build ``order`` (None when not possible)."""
+    n = len(labels)
+    if order is None or not n:
+        return None
+    width = int(counts.max())
+    if groups * width > 4 * n + 1024:
+        return None
+    position = np.empty(n, dtype=np.int64)
+    position[np.asarray(order, dtype=np.int64)] = np.arange(n)
+    by = np.lexsort((position, labels))  # rows grouped, in build order within a group
+    starts = np.cumsum(counts) - counts
+    slot = np.arange(n) - starts[labels[by]]
+    table = np.zeros((width, groups))  # one column per group; zero padding adds nothing
+    table[slot, labels[by]] = values[by]
+    return np.add.reduce(table, axis=0)  # row after row: sequential per group
 
 
 def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
@@ -309,7 +342,7 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
     blank = blank_rows(col, labels, groups)  # groups holding a missing cell publish missing
     if col.kind == "real":
         values = np.asarray(col.lo, dtype=np.float64)
-        new = group_means(values, labels, groups)
+        new = group_means(values, labels, groups, order)
         if blank is not None:
             new[blank] = np.nan
         changed = _changed_cells(col, ~(new == values))

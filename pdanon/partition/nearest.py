@@ -37,6 +37,10 @@ on paper, but ``|0.8 − 0.6| = 0.20000000000000007`` and ``|0.6 − 0.4| = 0.19
 so the row holding 2 is the nearer (whatever the row order). :class:`RowCoordinates` holds the
 coordinates and computes these distances for one seed in one vectorized pass per column.
 
+A column with missing cells (which the reference cannot hold) gets the coordinates of
+:func:`pdanon.losses.normalized_values`: its present values scaled to [0, 1], a missing cell
+at 2, so a missing cell is farther from every value than any two values are from each other.
+
 Unlike the reference, no n × n distance matrix is built: each seed's distances to the rows still
 ungrouped are computed in one vectorized pass (O(n²/k) work, O(n) memory), and the k nearest are
 found with a partial sort.
@@ -148,6 +152,10 @@ class RowCoordinates:
             if hamming or col.kind == "unordered":
                 coords.append(None)
                 codes.append(col.codes)
+            elif col.na is not None:  # present values in [0, 1], a missing cell at 2
+                from pdanon.losses import normalized_values
+
+                coords.append(normalized_values(col))
             elif col.kind == "ordered":
                 coords.append(col.rank.astype(np.float64) / float(n))
             else:

@@ -130,7 +130,7 @@ class DaskAnonAccessor:
         return copy.deepcopy(self._ddf._meta.attrs.get("pdanon", {}).get("info", {}))
 
     # ------------------------------------------------------------------ metrics
-    def class_sizes(self, **roles):
+    def class_sizes(self, *, missing: str = "value", **roles):
         """Lazy Dask Series: the size of every equivalence class.
 
         Example
@@ -140,9 +140,9 @@ class DaskAnonAccessor:
         >>> sorted(ddf.anon.class_sizes().compute().tolist())
         [1, 2]
         """
-        return class_sizes(self._ddf, self.roles(**roles).quasi_identifiers)
+        return class_sizes(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
-    def k_anonymity(self, **roles) -> int:
+    def k_anonymity(self, *, missing: str = "value", **roles) -> int:
         """Smallest equivalence class size (see :meth:`pandas.DataFrame.anon.k_anonymity`).
 
         Example
@@ -151,9 +151,10 @@ class DaskAnonAccessor:
         >>> dd.from_pandas(pd.DataFrame({"a": [30, 30, 40]}), npartitions=2).anon.k_anonymity()
         1
         """
-        return k_anonymity(self._ddf, self.roles(**roles).quasi_identifiers)
+        return k_anonymity(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
-    def l_diversity(self, *, variant: str = "distinct", c: float | None = None, **roles):
+    def l_diversity(self, *, variant: str = "distinct", c: float | None = None,
+                    missing: str = "value", **roles):
         """The l the frame achieves (variants ``distinct``, ``entropy``, ``recursive``).
 
         Example
@@ -165,9 +166,11 @@ class DaskAnonAccessor:
         2
         """
         r = self._sensitive_roles(roles, "l-diversity")
-        return l_diversity(self._ddf, r.quasi_identifiers, r.sensitive, variant=variant, c=c)
+        return l_diversity(self._ddf, r.quasi_identifiers, r.sensitive, variant=variant, c=c,
+                           missing=missing)
 
-    def t_closeness(self, *, distance: str = "emd", hierarchies=None, **roles) -> float:
+    def t_closeness(self, *, distance: str = "emd", hierarchies=None, missing: str = "value",
+                    **roles) -> float:
         """The smallest t for which the frame is t-close (``distance``: ``emd``,
         ``hierarchical``, ``jensen_shannon``, ``wasserstein``, ``reference``).
 
@@ -181,9 +184,9 @@ class DaskAnonAccessor:
         """
         r = self._sensitive_roles(roles, "t-closeness")
         return t_closeness(self._ddf, r.quasi_identifiers, r.sensitive, distance=distance,
-                           hierarchies=hierarchies)
+                           hierarchies=hierarchies, missing=missing)
 
-    def average_class_size(self, **roles) -> float:
+    def average_class_size(self, *, missing: str = "value", **roles) -> float:
         """Rows / equivalence classes.
 
         Example
@@ -192,7 +195,7 @@ class DaskAnonAccessor:
         >>> dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2).anon.average_class_size()
         1.5
         """
-        return average_class_size(self._ddf, self.roles(**roles).quasi_identifiers)
+        return average_class_size(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
     def distinctness(self, columns=None) -> float:
         """Distinct rows / rows over ``columns`` (default: every column).
@@ -205,7 +208,7 @@ class DaskAnonAccessor:
         """
         return distinctness(self._ddf, columns)
 
-    def non_uniform_entropy(self, **roles) -> float:
+    def non_uniform_entropy(self, *, missing: str = "value", **roles) -> float:
         """Entropy (bits) of the quasi-identifier rows.
 
         Example
@@ -215,9 +218,9 @@ class DaskAnonAccessor:
         >>> ddf.anon.non_uniform_entropy()
         1.5
         """
-        return non_uniform_entropy(self._ddf, self.roles(**roles).quasi_identifiers)
+        return non_uniform_entropy(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
-    def discernibility(self, **roles) -> int:
+    def discernibility(self, *, missing: str = "value", **roles) -> int:
         """Σ |class|² over the equivalence classes.
 
         Example
@@ -226,9 +229,9 @@ class DaskAnonAccessor:
         >>> dd.from_pandas(pd.DataFrame({"a": [1, 1, 2]}), npartitions=2).anon.discernibility()
         5
         """
-        return discernibility(self._ddf, self.roles(**roles).quasi_identifiers)
+        return discernibility(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
-    def metrics(self, **roles):
+    def metrics(self, *, missing: str = "value", **roles):
         """Risk and utility table (pandas DataFrame: metric, value, better, meaning) of the
         metrics that need no original, plus discernibility.
 
@@ -242,7 +245,7 @@ class DaskAnonAccessor:
         2
         """
         r = self.roles(**roles)
-        return metrics(self._ddf, r.quasi_identifiers, r.sensitive)
+        return metrics(self._ddf, r.quasi_identifiers, r.sensitive, missing=missing)
 
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",

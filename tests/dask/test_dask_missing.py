@@ -112,3 +112,14 @@ def test_wildcard_k_equals_pandas(df, parts):
     ddf = dd.from_pandas(df, npartitions=parts)
     assert pdd.k_anonymity(ddf, cols, missing="wildcard") == pm.k_anonymity(
         df, cols, missing="wildcard")
+
+
+def test_the_dask_accessor_passes_missing_through():
+    df = pd.DataFrame({"a": [1, 1, np.nan, 2, 2], "b": ["x", None, "x", "y", "y"]})
+    ddf = dd.from_pandas(df, npartitions=2)
+    assert ddf.anon.k_anonymity() == df.anon.k_anonymity() == 1
+    # wildcard: (1, x), (1, NA) and (NA, x) all match one another (3 each); (2, y) twice
+    assert ddf.anon.k_anonymity(missing="wildcard") == 2
+    assert df.anon.k_anonymity(missing="wildcard") == 2
+    with pytest.raises(InvalidInputError, match="wildcard"):
+        ddf.anon.discernibility(missing="wildcard")

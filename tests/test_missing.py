@@ -189,3 +189,16 @@ def test_missing_values_property(rows, alg, method, k):
             assert (out[c].isna() | ~df[c].isna()).all()
     newly = sum(int((out[c].isna() & ~df[c].isna()).sum()) for c in qi)
     assert info["suppressed_cells"] == newly
+
+
+def test_optimal_keeps_missing_values_as_their_own_node():
+    from pdanon import hierarchy as H
+
+    df = pd.DataFrame({"age": [31.5, 33, np.nan, np.nan, 36, 38],  # not integers: [a, b)
+                       "z": [np.nan] * 6})  # a column with no value at all
+    out = _run(df, {"age": "real", "z": "real"}, "optimal", "generalize",
+               hierarchies={"age": H.intervals([5, 10])})
+    # level 1 bands ([30, 35), [35, 40)) keep both present pairs apart; missing stays missing
+    assert cells(out["age"]) == ["[30, 35)", "[30, 35)", None, None, "[35, 40)", "[35, 40)"]
+    assert out["z"].isna().all()
+    assert out.anon.info["suppressed_cells"] == 0

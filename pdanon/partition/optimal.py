@@ -870,7 +870,7 @@ def prepare_columns(enc, hierarchies) -> list:
 def _star_hierarchy(col):
     from pdanon.hierarchy import TableHierarchy
 
-    values = list(col.categories)
+    values = list(col.categories) or ["*"]  # a column of missing cells only: a lone top
     return TableHierarchy(values, [["*"] * len(values)], description="value → *")
 
 

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon._errors import AnonymizationError
 
-ALGORITHMS = ("auto", "nearest", "mondrian", "datafly", "equal_groups", "group_join", "exact")
+ALGORITHMS = ("auto", "nearest", "mondrian", "datafly", "equal_groups", "group_join", "exact",
+              "optimal")
 METHODS = ("generalize", "suppress", "aggregate")
 MODELS = ("k", "l", "t")
 #: seconds one anonymizer call may take on a messy frame of at most a dozen rows

@@ -170,6 +170,50 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
     return publish_frame(out), roles.restricted_to(out.columns), info
 
 
+def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method="mdav",
+                            gamma=None, block_size="auto", keep_identifiers: bool = False):
+    """The engine of ``df.anon.microaggregate``; returns ``(frame, roles, info)``.
+
+    Default columns: the quasi-identifiers, with their kinds. Sensitive and insensitive columns
+    can be named in ``columns`` (insensitive ones get their inferred kind); identifiers cannot
+    (they are dropped unless ``keep_identifiers``). See
+    :func:`pdanon.perturb.microaggregation.microaggregate_frame`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"age": [20, 22, 40, 44]})
+    >>> out, _, info = microaggregate_by_roles(df, resolve_roles(df), 2)
+    >>> out["age"].tolist(), info["k_anonymity"]
+    ([21.0, 21.0, 42.0, 42.0], 2)
+    """
+    from pdanon.perturb.microaggregation import microaggregate_frame
+    from pdanon.roles import infer_kind
+
+    cols = as_column_list(columns)
+    if cols is None:
+        cols = roles.qi
+        if not cols:
+            raise InvalidInputError(
+                "no quasi-identifier column to microaggregate; name them "
+                "(quasi_identifiers=[...]) or pass columns=[...]"
+            )
+    check_columns(df, cols, "microaggregate", unique=True)
+    ids = [c for c in cols if c in roles.identifiers]
+    if ids:
+        raise InvalidInputError(
+            f"column(s) {ids} are identifiers; microaggregating does not de-identify them: "
+            "hash them (df.anon.hash_identifiers()) or drop them"
+        )
+    kinds = {c: roles.kind(c) if (c in roles.quasi_identifiers or c in roles.sensitive)
+             else infer_kind(df[c]) for c in cols}
+    out, info = microaggregate_frame(df, kinds, k, method=method, gamma=gamma,
+                                     block_size=block_size)
+    out = _drop_ids(out, roles, keep_identifiers)
+    info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+
 def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=None):
     """The engine of ``df.anon.hash_identifiers``; returns ``(frame, roles, info)``.
 

@@ -146,9 +146,13 @@ class _Column:
     def _mid_ranks(self) -> np.ndarray:
         present = ~self.missing
         counts = np.bincount(self.codes[present], minlength=len(self.categories))
-        mid = (np.cumsum(counts) - counts) + (counts - 1) / 2.0
-        self.rank_of_code = mid
-        return np.where(present, mid[np.maximum(self.codes, 0)], np.nan)
+        self.rank_of_code = (np.cumsum(counts) - counts) + (counts - 1) / 2.0
+        return self.ranks(self.codes)
+
+    def ranks(self, codes: np.ndarray) -> np.ndarray:
+        """The mid-rank of every code (NaN for -1, a missing cell)."""
+        mid = np.append(self.rank_of_code, np.nan)  # code -1 reads the NaN
+        return mid[np.where(codes < 0, len(self.rank_of_code), codes)]
 
     @property
     def numeric(self) -> bool:
@@ -406,8 +410,7 @@ def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str =
         changed += int(np.sum(present & (codes != c.codes)))
         out[c.name] = _from_codes(c, codes)
         if c.kind == "ordered":
-            losses[c.name] = (c.value, np.where(present, c.rank_of_code[np.maximum(codes, 0)],
-                                                np.nan))
+            losses[c.name] = (c.value, c.ranks(codes))
     from pdanon._groups import class_labels
 
     classes = class_labels(out, [c.name for c in cols])

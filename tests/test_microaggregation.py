@@ -57,13 +57,14 @@ class Naive:
 
     def farthest(self, p, pc, rows):
         d = self.dist(p, pc, rows)
-        return min((-d[i], rows[i]) for i in range(len(rows)))[1]
+        rows = np.asarray(rows)
+        return int(rows[np.lexsort((rows, -d))[0]])  # full sort by (-distance, position)
 
     def seed_group(self, seed, pool, count):
-        others = [i for i in pool if i != seed]
+        others = np.array([i for i in pool if i != seed], dtype=np.int64)
         d = self.dist(*self.row(seed), others)
-        order = sorted(range(len(others)), key=lambda t: (d[t], others[t]))
-        return [seed] + [others[t] for t in order[: count - 1]]
+        order = np.lexsort((others, d))  # full sort by (distance, position)
+        return [seed] + others[order[: count - 1]].tolist()
 
 
 def naive_mdav(num, cat, k):
@@ -73,11 +74,13 @@ def naive_mdav(num, cat, k):
     while len(rem) >= 3 * k:
         r = nv.farthest(*nv.centroid(rem), rem)
         a = nv.seed_group(r, rem, k)
-        rest = [i for i in rem if i not in set(a)]
+        taken = set(a)
+        rest = [i for i in rem if i not in taken]
         s = nv.farthest(*nv.row(r), rest)
         b = nv.seed_group(s, rest, k)
         groups += [a, b]
-        rem = [i for i in rest if i not in set(b)]
+        taken = set(b)
+        rem = [i for i in rest if i not in taken]
     if len(rem) >= 2 * k:
         r = nv.farthest(*nv.centroid(rem), rem)
         a = nv.seed_group(r, rem, k)

@@ -588,7 +588,7 @@ class AnonAccessor:
         gamma : float, optional
             V-MDAV's gain factor (default 0.2); only with ``method="vmdav"``.
         block_size : "auto", None or int
-            ``"auto"``: exact up to 100,000 rows, above that blocks of at most 10,000 rows
+            ``"auto"``: exact up to 100,000 rows, above that blocks of at most 12,500 rows
             cut at medians; ``None``: always exact; an int: blocks of at most that many rows.
         keep_identifiers : bool
             Identifier columns are dropped unless True.

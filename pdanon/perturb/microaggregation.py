@@ -25,7 +25,8 @@ combinations differ inside a group, so ``info["k_anonymity"]`` reports what was 
 
 **Blocks.** A stratum of more than ``exact_rows`` rows (``block_size="auto"``: 100,000) is cut
 by median cuts on its widest standardized column into blocks of at most ``block_rows`` rows
-(``"auto"``: 10,000), and exact MDAV runs in each block: O(n * B / k) work instead of
+(``"auto"``: 12,500; median cuts halve a block, so blocks hold between half that and
+that many rows), and exact MDAV runs in each block: O(n * B / k) work instead of
 O(n**2 / k).
 
 Example
@@ -56,7 +57,7 @@ DEFAULT_GAMMA = 0.2
 #: with ``block_size="auto"``: strata above this many rows are cut into blocks ...
 AUTO_EXACT_ROWS = 100_000
 #: ... of at most this many rows
-AUTO_BLOCK_ROWS = 10_000
+AUTO_BLOCK_ROWS = 12_500
 PUBLISHED = {"real": "mean", "ordered": "median", "unordered": "mode"}
 
 

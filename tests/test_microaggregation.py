@@ -448,3 +448,22 @@ def test_empty_frame():
     df = pd.DataFrame({"a": pd.Series([], dtype=float)})
     out, info = microaggregate_frame(df, {"a": "real"}, 3)
     assert out.empty and info["groups"] == 0
+
+
+def test_metrics_microaggregation_loss_equals_info():
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame({
+        "a": rng.normal(size=120),
+        "o": pd.Categorical(rng.choice(["lo", "mid", "hi"], 120), categories=["lo", "mid", "hi"],
+                            ordered=True),
+        "u": rng.choice(["x", "y"], 120),
+    })
+    df.loc[:5, "a"] = np.nan
+    out = df.anon.microaggregate(4)
+    loss = metrics.microaggregation_loss(df, out, {"a": "real", "o": "ordered", "u": "unordered"})
+    info = out.anon.info
+    for key in ("sse", "sst", "sse_sst", "il1s"):
+        assert loss[key] == pytest.approx(info[key], rel=1e-12)
+    with pytest.raises(KindError, match="not in the original"):
+        metrics.microaggregation_loss(pd.DataFrame({"o": ["a", "b"]}),
+                                      pd.DataFrame({"o": ["a", "z"]}), {"o": "ordered"})

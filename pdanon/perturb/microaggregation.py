@@ -335,6 +335,41 @@ def information_loss(columns: dict) -> dict:
             "il1s": il / cells if cells else 0.0}
 
 
+def loss_pair(original: pd.Series, published: pd.Series, kind: str):
+    """The numbers :func:`information_loss` compares for one column: ``(v, v')`` float arrays
+    (a real column's values; an ordered column's mid-ranks among the original's present
+    cells, a published value looked up among the original's values), NaN where missing;
+    ``None`` for an unordered column.
+
+    Example
+    -------
+    >>> v, w = loss_pair(pd.Series(["a", "b", "b", "c"]), pd.Series(["b", "b", "b", "b"]),
+    ...                  "ordered")
+    >>> v.tolist(), w.tolist()
+    ([0.0, 1.5, 1.5, 3.0], [1.5, 1.5, 1.5, 1.5])
+    """
+    if kind == "unordered":
+        return None
+    col = _Column(original, kind)
+    if is_generalized(published):
+        raise KindError(f"column {published.name!r} holds generalized cells; the information "
+                        "loss of microaggregation compares plain values")
+    if kind == "real":
+        if not is_real_dtype(published.dtype):
+            raise KindError(f"column {published.name!r} of the published frame holds "
+                            f"{published.dtype} values, not numbers")
+        return col.value, published.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = published.astype(object) if isinstance(published.dtype, pd.CategoricalDtype) \
+        else published
+    codes = np.asarray(col.categories.get_indexer(pd.Index(values.array)), dtype=np.int64)
+    unknown = (codes < 0) & ~np.asarray(published.isna(), dtype=bool)
+    if unknown.any():
+        raise KindError(f"column {published.name!r} publishes values that are not in the "
+                        f"original column (e.g. {published[unknown].iloc[0]!r}); ranks need "
+                        "values of the column")
+    return col.value, col.ranks(codes)
+
+
 # ----------------------------------------------------------------------------- the frame
 
 

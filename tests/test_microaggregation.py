@@ -467,3 +467,16 @@ def test_metrics_microaggregation_loss_equals_info():
     with pytest.raises(KindError, match="not in the original"):
         metrics.microaggregation_loss(pd.DataFrame({"o": ["a", "b"]}),
                                       pd.DataFrame({"o": ["a", "z"]}), {"o": "ordered"})
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mdav_matches_the_reference_on_larger_tied_tables(seed):
+    # sampled bounds, the centroid shortcut and the far-group search, with many exact ties
+    rng = np.random.default_rng(seed)
+    n, k = 900, 3
+    num = rng.integers(0, 5, size=(2, n)).astype(np.float64)
+    num[1] *= 0.3
+    cat = np.zeros((0, n), dtype=np.int64)
+    assert np.array_equal(M.mdav_groups(num, cat, k), naive_mdav(num, cat, k))
+    mixed = rng.integers(0, 3, size=(1, n))
+    assert np.array_equal(M.mdav_groups(num, mixed, k), naive_mdav(num, mixed, k))

@@ -569,6 +569,47 @@ class AnonAccessor:
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def microaggregate(self, k: int, *, columns=None, method: str = "mdav", gamma=None,
+                       block_size="auto", keep_identifiers: bool = False,
+                       **roles) -> pd.DataFrame:
+        """Microaggregate columns (default: the quasi-identifiers): MDAV groups of at least
+        ``k`` similar rows, each cell replaced by its group's mean (real), median (ordered)
+        or mode (unordered). Missing cells stay missing. See docs/perturbation.md and
+        :mod:`pdanon.perturb.microaggregation`.
+
+        Parameters
+        ----------
+        k : int
+            Minimum group size (groups have k..2k-1 rows with MDAV).
+        columns : column name or list, optional
+            Default: the quasi-identifiers, with their kinds.
+        method : "mdav" or "vmdav"
+            Fixed-size MDAV, or V-MDAV (variable group sizes, gain factor ``gamma``).
+        gamma : float, optional
+            V-MDAV's gain factor (default 0.2); only with ``method="vmdav"``.
+        block_size : "auto", None or int
+            ``"auto"``: exact up to 100,000 rows, above that blocks of at most 12,500 rows
+            cut at medians; ``None``: always exact; an int: blocks of at most that many rows.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        ``info`` reports the groups, their sizes, the achieved k-anonymity of the
+        microaggregated columns, SSE/SST and IL1s.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [20, 21, 22, 50, 52, 54], "income": [1, 2, 3, 7, 8, 9]})
+        >>> out = df.anon.microaggregate(3)
+        >>> out["age"].tolist(), out.anon.info["k_anonymity"]
+        ([21.0, 21.0, 21.0, 52.0, 52.0, 52.0], 3)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.microaggregate_by_roles(
+            self._df, self.roles(**roles), k, columns=columns, method=method, gamma=gamma,
+            block_size=block_size, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

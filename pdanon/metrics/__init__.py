@@ -8,6 +8,7 @@ Risk: :func:`frequencies` (rows sharing each row's quasi-identifiers), :func:`k_
 
 Utility: :func:`average_class_size`, :func:`distinctness`, :func:`changed_proportion`,
 :func:`non_uniform_entropy`, :func:`entropy_information_loss`, :func:`by_element_distance`,
+:func:`microaggregation_loss` (SSE/SST and IL1s),
 :func:`boosting_utility` (gradient boosting on original vs anonymized), :func:`prepare_data`.
 
 :func:`metrics_table` gathers them in one tidy table (``df.anon.metrics()``). scikit-learn is
@@ -46,6 +47,7 @@ from pdanon.metrics.utility import (
     changed_proportion,
     distinctness,
     entropy_information_loss,
+    microaggregation_loss,
     non_uniform_entropy,
 )
 
@@ -60,6 +62,7 @@ __all__ = [
     "changed_proportion",
     "distinctness",
     "entropy_information_loss",
+    "microaggregation_loss",
     "frequencies",
     "is_k_anonymous",
     "is_l_diverse",

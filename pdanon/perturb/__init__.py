@@ -2,7 +2,8 @@
 
 Modules: :mod:`~pdanon.perturb.randomness` (seeds and generators),
 :mod:`~pdanon.perturb.shuffle`, :mod:`~pdanon.perturb.randomize`,
-:mod:`~pdanon.perturb.pseudonyms` (keyed hashing) and :mod:`~pdanon.perturb.faces` (the
+:mod:`~pdanon.perturb.pseudonyms` (keyed hashing), :mod:`~pdanon.perturb.mdav` and
+:mod:`~pdanon.perturb.microaggregation` (MDAV / V-MDAV microaggregation) and :mod:`~pdanon.perturb.faces` (the
 engines of the ``df.anon`` methods, over resolved roles); every public name is importable from
 ``pdanon.perturb``.
 
@@ -30,6 +31,7 @@ True
 from pdanon.perturb.faces import (
     drop_identifiers_by_roles,
     hash_by_roles,
+    microaggregate_by_roles,
     randomize_by_roles,
     shuffle_by_roles,
 )
@@ -55,6 +57,7 @@ __all__ = [
     "drop_identifiers_by_roles",
     "hash_by_roles",
     "key_fingerprint",
+    "microaggregate_by_roles",
     "randomize_by_roles",
     "shuffle_by_roles",
     "hmac_pseudonyms",

@@ -113,6 +113,32 @@ def _cells_changed(old: pd.Series, new: pd.Series) -> int:
     return int(diff.sum())
 
 
+def _value_columns(df: pd.DataFrame, roles, columns, what: str, doing: str):
+    """The columns a value-changing perturbation works on (default: the quasi-identifiers)
+    and their kinds (roles' kinds; an insensitive column gets its inferred kind); identifiers
+    are refused."""
+    from pdanon.roles import infer_kind
+
+    cols = as_column_list(columns)
+    if cols is None:
+        cols = roles.qi
+        if not cols:
+            raise InvalidInputError(
+                f"no quasi-identifier column to {what}; name them (quasi_identifiers=[...]) "
+                "or pass columns=[...]"
+            )
+    check_columns(df, cols, what, unique=True)
+    ids = [c for c in cols if c in roles.identifiers]
+    if ids:
+        raise InvalidInputError(
+            f"column(s) {ids} are identifiers; {doing} does not de-identify them: hash "
+            "them (df.anon.hash_identifiers()) or drop them"
+        )
+    kinds = {c: roles.kind(c) if (c in roles.quasi_identifiers or c in roles.sensitive)
+             else infer_kind(df[c]) for c in cols}
+    return cols, kinds
+
+
 def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=None,
                        high=None, noise=None, seed=None, clip: bool = True,
                        keep_identifiers: bool = False):
@@ -130,29 +156,7 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
     >>> out["age"].tolist(), info["cells_changed"]
     ([20, 30, 40], 0)
     """
-    from pdanon.roles import infer_kind
-
-    cols = as_column_list(columns)
-    if cols is None:
-        cols = roles.qi
-        if not cols:
-            raise InvalidInputError(
-                "no quasi-identifier column to randomize; name them (quasi_identifiers=[...]) "
-                "or pass columns=[...]"
-            )
-    check_columns(df, cols, "randomize", unique=True)
-    ids = [c for c in cols if c in roles.identifiers]
-    if ids:
-        raise InvalidInputError(
-            f"column(s) {ids} are identifiers; randomizing does not de-identify them: hash "
-            "them (df.anon.hash_identifiers()) or drop them"
-        )
-    kinds = {}
-    for c in cols:
-        if c in roles.quasi_identifiers or c in roles.sensitive:
-            kinds[c] = roles.kind(c)
-        else:
-            kinds[c] = infer_kind(df[c])
+    cols, kinds = _value_columns(df, roles, columns, "randomize", "randomizing")
     rng = make_rng(seed)
     out, methods = randomize_frame(df, kinds, rng=rng, scale=scale, low=low, high=high,
                                    noise=noise, clip=clip)
@@ -167,6 +171,33 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
         "identifiers_dropped": [] if keep_identifiers else list(roles.identifiers),
         **seed_info(seed),
     }
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method="mdav",
+                            gamma=None, block_size="auto", keep_identifiers: bool = False):
+    """The engine of ``df.anon.microaggregate``; returns ``(frame, roles, info)``.
+
+    Default columns: the quasi-identifiers, with their kinds. Sensitive and insensitive columns
+    can be named in ``columns`` (insensitive ones get their inferred kind); identifiers cannot
+    (they are dropped unless ``keep_identifiers``). See
+    :func:`pdanon.perturb.microaggregation.microaggregate_frame`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"age": [20, 22, 40, 44]})
+    >>> out, _, info = microaggregate_by_roles(df, resolve_roles(df), 2)
+    >>> out["age"].tolist(), info["k_anonymity"]
+    ([21.0, 21.0, 42.0, 42.0], 2)
+    """
+    from pdanon.perturb.microaggregation import microaggregate_frame
+
+    _, kinds = _value_columns(df, roles, columns, "microaggregate", "microaggregating")
+    out, info = microaggregate_frame(df, kinds, k, method=method, gamma=gamma,
+                                     block_size=block_size)
+    out = _drop_ids(out, roles, keep_identifiers)
+    info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
     return publish_frame(out), roles.restricted_to(out.columns), info
 
 

@@ -210,7 +210,8 @@ class AnonAccessor:
 
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
                 random_state: int = 0, n_threads: int | None = None, missing: str = "value",
-                **roles) -> pd.DataFrame:
+                risk: bool = False, population: pd.DataFrame | None = None,
+                sampling_fraction=None, threshold: float = 0.2, **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
         ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
         for utility rows) and ``meaning``.
@@ -222,8 +223,9 @@ class AnonAccessor:
         and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
         ``random_state``; ``n_threads`` limits scikit-learn's threads).
         ``missing="wildcard"`` measures k with a missing quasi-identifier cell matching any
-        value and leaves out the rows measured on equivalence classes. See
-        :mod:`pdanon.metrics`.
+        value and leaves out the rows measured on equivalence classes. ``risk=True`` (implied
+        by ``population=`` or ``sampling_fraction=``) adds the record-level risk rows of
+        :meth:`risk_summary` (threshold ``threshold``). See :mod:`pdanon.metrics`.
 
         Example
         -------
@@ -237,7 +239,9 @@ class AnonAccessor:
         r = self._measured_roles(roles)
         return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                              sensitive=r.sensitive, target=target, ml=ml,
-                             random_state=random_state, n_threads=n_threads, missing=missing)
+                             random_state=random_state, n_threads=n_threads, missing=missing,
+                             risk=risk, population=population,
+                             sampling_fraction=sampling_fraction, threshold=threshold)
 
     # ---- record-level risk (metrics.reidentification) and SUDA (metrics.special_uniques)
     def risk(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,

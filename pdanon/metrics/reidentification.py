@@ -45,7 +45,8 @@ from pdanon import _groups
 from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds
 
-__all__ = ["record_risk", "risk_summary", "summarize", "population_sizes", "DEFAULT_THRESHOLD"]
+__all__ = ["record_risk", "risk_summary", "summarize", "population_sizes", "journalist_sizes",
+           "DEFAULT_THRESHOLD"]
 
 #: Prosecutor (or journalist) risk above which a record counts as "at risk": 0.2, i.e. classes
 #: of fewer than 5 rows (ARX's default threshold for the share of records at risk).
@@ -126,6 +127,21 @@ def population_sizes(df: pd.DataFrame, population: pd.DataFrame, quasi_identifie
             f"quasi-identifier values, or sampling_fraction= instead"
         )
     return F
+
+
+def journalist_sizes(df: pd.DataFrame, quasi_identifiers, f: np.ndarray, *, population=None,
+                     sampling_fraction=None, missing: str = "value") -> np.ndarray | None:
+    """F per row (float): from the ``population`` table, or the estimate f /
+    ``sampling_fraction``; None when neither is given. ``f``: the sample sizes per row.
+
+    Example
+    -------
+    >>> journalist_sizes(pd.DataFrame({"a": [1]}), ["a"], np.array([2]),
+    ...                  sampling_fraction=0.5).tolist()
+    [4.0]
+    """
+    return _journalist_sizes(df, list(quasi_identifiers), f, population, sampling_fraction,
+                             missing)[0]
 
 
 def _journalist_sizes(df, qis, f, population, sampling_fraction, missing):

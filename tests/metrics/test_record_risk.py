@@ -181,3 +181,37 @@ def test_against_brute_force(sample, extra, missing, threshold):
         classes = len(set(map(tuple, df.astype(str).to_numpy())))
         assert metrics.risk_summary(df, ["a", "b"])["marketer"] == pytest.approx(
             classes / len(df))
+
+
+# ------------------------------------------------------------------------- metrics() rows
+
+
+def test_metrics_rows():
+    m = SAMPLE.anon.metrics(quasi_identifiers=QIS, risk=True)
+    v = m.set_index("metric")["value"]
+    s = SAMPLE.anon.risk_summary(quasi_identifiers=QIS)
+    assert v["highest prosecutor risk"] == s["highest_prosecutor"]
+    assert v["records at risk"] == s["records_at_risk"]
+    assert v["sample uniques"] == s["sample_uniques"]
+    assert v["marketer risk"] == s["marketer"]
+    assert m["meaning"].str.len().gt(10).all()
+    assert "highest journalist risk" not in v
+    # without risk=True: the table is unchanged
+    assert "marketer risk" not in set(SAMPLE.anon.metrics(quasi_identifiers=QIS)["metric"])
+    # a population implies the rows; a sampling fraction labels them estimates
+    v = SAMPLE.anon.metrics(quasi_identifiers=QIS, population=POP).set_index("metric")["value"]
+    assert v["highest journalist risk"] == 0.5
+    m = SAMPLE.anon.metrics(quasi_identifiers=QIS, sampling_fraction=0.1, threshold=0.05)
+    v = m.set_index("metric")["value"]
+    assert v["highest journalist risk (estimate)"] == pytest.approx(0.1)
+    assert v["records at journalist risk (estimate)"] == pytest.approx(1 / 6)
+    assert "> 0.05" in m.set_index("metric").loc["records at risk", "meaning"]
+
+
+def test_metrics_rows_under_wildcard():
+    m = MISSING.anon.metrics(quasi_identifiers=QIS, missing="wildcard", risk=True)
+    assert m["metric"].tolist()[:2] == ["k-anonymity (wildcard)", "highest prosecutor risk"]
+    v = m.set_index("metric")["value"]
+    assert v["highest prosecutor risk"] == pytest.approx(1 / 3)
+    assert v["marketer risk"] == pytest.approx(np.mean([1 / 4, 1 / 4, 1 / 4, 1 / 3, 1 / 6,
+                                                        1 / 3]))

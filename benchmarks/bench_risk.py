@@ -5,7 +5,7 @@ Part 1 (target: within 2x of a pandas group-by over the quasi-identifiers): ``df
 (per row), ``df.anon.risk_summary()`` without a population, with a sampling fraction, with a
 population table, and under ``missing="wildcard"`` on a table with missing cells; each as a
 ratio to ``groupby(quasi_identifiers).size()`` over the same rows (for the population table,
-also over sample + population rows, which the measure must read).
+also to pandas' way of getting F: a group-by over the population merged onto the sample rows).
 
 Part 2 (target: all MSUs of Adult, 30,162 rows x 8 quasi-identifiers, in under 10 s):
 ``df.anon.suda()`` for max_size 2, 3 and all, and, when ``--suda-python`` names an interpreter
@@ -62,8 +62,11 @@ def bench_rows(rows: int, repeat: int) -> None:
         base = best_of(lambda: df.groupby(QIS, dropna=False, observed=True).size(), repeat)
         extra = make_table(rows // 2, coarse=coarse, seed=1)
         pop = pd.concat([df, extra], ignore_index=True)
-        base_pop = best_of(lambda: pop.groupby(QIS, dropna=False, observed=True).size(),
-                           repeat)
+        def pandas_population():  # pandas' way: population class sizes, looked up per row
+            sizes = pop.groupby(QIS, dropna=False, observed=True).size().rename("F")
+            return df[QIS].merge(sizes.reset_index(), on=QIS, how="left")
+
+        base_pop = best_of(pandas_population, repeat)
         holey = df.copy()
         rng = np.random.default_rng(2)
         for c in ("age", "zip"):
@@ -91,10 +94,10 @@ def bench_rows(rows: int, repeat: int) -> None:
             seconds = best_of(fn, repeat)
             row = {"measure": name, "seconds": seconds, "x groupby": seconds / b}
             if "population" in name:
-                row["x groupby(sample+pop)"] = seconds / base_pop
+                row["x pandas groupby(pop)+merge"] = seconds / base_pop
             table.append(row)
         for row in table:
-            row.setdefault("x groupby(sample+pop)", "")
+            row.setdefault("x pandas groupby(pop)+merge", "")
         print_table(table)
 
 

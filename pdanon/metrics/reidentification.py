@@ -86,7 +86,8 @@ def population_sizes(df: pd.DataFrame, population: pd.DataFrame, quasi_identifie
                      ) -> np.ndarray:
     """F per row of ``df``: how many rows of ``population`` share the row's quasi-identifiers
     (with ``missing="wildcard"``: match it wherever both are present). The population must
-    contain the sample, so F >= f for every row; otherwise a clear error.
+    contain the sample, so F >= f for every row; otherwise a clear error. ``sample_sizes``:
+    the rows' wildcard frequencies in ``df`` when already known.
 
     Example
     -------
@@ -95,27 +96,51 @@ def population_sizes(df: pd.DataFrame, population: pd.DataFrame, quasi_identifie
     >>> population_sizes(sample, pop, ["zip"]).tolist()
     [3, 3, 2]
     """
-    check_frame(population, "population")
     qis = list(quasi_identifiers)
+    if _groups.check_missing(missing) == "wildcard":
+        return _wildcard_population(df, population, qis, sample_sizes)
+    return _value_population(df, population, qis)[2]
+
+
+def _joint_frame(df, population, qis) -> pd.DataFrame:
+    """The quasi-identifiers of the sample rows, then of the population rows."""
+    check_frame(population, "population")
     absent = [c for c in qis if c not in population.columns]
     if absent:
         raise UnknownColumnError(
             f"the population table lacks quasi-identifier column(s) {absent}; give it the same "
             f"quasi-identifier columns as the sample (it has {list(population.columns)})"
         )
+    return pd.concat([df[qis], population[qis]], ignore_index=True)
+
+
+def _value_population(df, population, qis):
+    """(class label per sample row, f, F) from one encoding of sample + population; the
+    labels are numbered as :func:`pdanon._groups.class_labels` numbers the sample's."""
     n = len(df)
-    both = pd.concat([df[qis], population[qis]], ignore_index=True)
-    if _groups.check_missing(missing) == "wildcard":
-        # matching is symmetric: the matches of a sample row among sample + population rows,
-        # minus those among the sample rows, are its matches in the population
-        f = (_groups.frequencies(df, qis, missing="wildcard") if sample_sizes is None
-             else sample_sizes)
-        F = _groups.frequencies(both, qis, missing="wildcard")[:n] - f
-    else:
-        labels = _groups.class_labels(both, qis)
-        G = int(labels.max()) + 1 if len(labels) else 0
-        F = np.bincount(labels[n:], minlength=G)[labels[:n]]
-        f = np.bincount(labels[:n], minlength=G)[labels[:n]]
+    joint = _groups.class_labels(_joint_frame(df, population, qis), qis)
+    G = int(joint.max()) + 1 if len(joint) else 0
+    own = joint[:n]
+    f = np.bincount(own, minlength=G)[own]
+    F = np.bincount(joint[n:], minlength=G)[own]
+    _check_contains(df, f, F)
+    labels, _ = pd.factorize(own)  # first appearance among the sample rows
+    return np.asarray(labels, dtype=np.int64), f, F
+
+
+def _wildcard_population(df, population, qis, f=None):
+    """F under wildcard matching. Matching is symmetric: a sample row's matches among
+    sample + population rows, minus its matches among the sample rows, are its population
+    matches."""
+    joint = _joint_frame(df, population, qis)
+    if f is None:
+        f = _groups.frequencies(df, qis, missing="wildcard")
+    F = _groups.frequencies(joint, qis, missing="wildcard")[:len(df)] - f
+    _check_contains(df, f, F)
+    return F
+
+
+def _check_contains(df, f, F) -> None:
     short = F < f
     if short.any():
         i = int(np.flatnonzero(short)[0])
@@ -126,7 +151,6 @@ def population_sizes(df: pd.DataFrame, population: pd.DataFrame, quasi_identifie
             f"pass the population the sample was drawn from, with the same (anonymized) "
             f"quasi-identifier values, or sampling_fraction= instead"
         )
-    return F
 
 
 def journalist_sizes(df: pd.DataFrame, quasi_identifiers, f: np.ndarray, *, population=None,
@@ -193,6 +217,19 @@ def summarize(f: np.ndarray, F: np.ndarray | None = None, *,
     return out
 
 
+def _sizes(df, qis, population, sampling_fraction, missing):
+    """(class labels or None, f, F or None, F is an estimate) for the sample ``df``; with a
+    population table and ``missing="value"`` one encoding of sample + population serves
+    both."""
+    if (population is not None and sampling_fraction is None
+            and _groups.check_missing(missing) == "value"):
+        labels, f, F = _value_population(df, population, qis)
+        return labels, f, F.astype(np.float64), False
+    labels, f = _sample_sizes(df, qis, missing)
+    F, estimate = _journalist_sizes(df, qis, f, population, sampling_fraction, missing)
+    return labels, f, F, estimate
+
+
 def _note(estimate: bool, sampling_fraction) -> str:
     if estimate:
         return (f"journalist: estimate, population class size F = f / {sampling_fraction} "
@@ -224,8 +261,7 @@ def record_risk(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     """
     check_frame(df)
     qis = list(quasi_identifier_kinds(df, quasi_identifiers))
-    labels, f = _sample_sizes(df, qis, missing)
-    F, estimate = _journalist_sizes(df, qis, f, population, sampling_fraction, missing)
+    labels, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
     cols = {} if labels is None else {"class_id": labels}
     cols["class_size"] = f.astype(np.int64)
     cols["prosecutor"] = 1.0 / f.astype(np.float64)
@@ -265,8 +301,7 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     """
     check_frame(df)
     qis = list(quasi_identifier_kinds(df, quasi_identifiers))
-    _, f = _sample_sizes(df, qis, missing)
-    F, estimate = _journalist_sizes(df, qis, f, population, sampling_fraction, missing)
+    _, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
     out = pd.Series(summarize(f, F, threshold=threshold), name="risk", dtype=np.float64)
     if F is not None:
         out.attrs["journalist"] = _note(estimate, sampling_fraction)

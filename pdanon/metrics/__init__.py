@@ -4,7 +4,10 @@ Risk: :func:`frequencies` (rows sharing each row's quasi-identifiers), :func:`k_
 :func:`l_diversity`, :func:`t_closeness` (achieved levels),
 :func:`is_k_anonymous`, :func:`is_l_diverse`, :func:`is_t_close`,
 :func:`adversarial_knowledge_gain`, :func:`adversarial_accuracy_gain`,
-:func:`boosting_security_score` (gradient-boosting linkage attack).
+:func:`boosting_security_score` (gradient-boosting linkage attack),
+:func:`record_risk` and :func:`risk_summary` (prosecutor, journalist and marketer risk per row
+and summarized), :func:`suda` and :func:`suda_contributions` (minimal sample uniques, SUDA and
+DIS-SUDA scores).
 
 Utility: :func:`average_class_size`, :func:`distinctness`, :func:`changed_proportion`,
 :func:`non_uniform_entropy`, :func:`entropy_information_loss`, :func:`by_element_distance`,
@@ -28,6 +31,7 @@ Example
 """
 
 from pdanon.metrics.ml import boosting_security_score, boosting_utility, prepare_data
+from pdanon.metrics.reidentification import record_risk, risk_summary
 from pdanon.metrics.report import metrics_table
 from pdanon.metrics.risk import (
     adversarial_accuracy_gain,
@@ -40,6 +44,7 @@ from pdanon.metrics.risk import (
     l_diversity,
     t_closeness,
 )
+from pdanon.metrics.special_uniques import suda, suda_contributions
 from pdanon.metrics.utility import (
     average_class_size,
     by_element_distance,
@@ -72,5 +77,9 @@ __all__ = [
     "metrics_table",
     "non_uniform_entropy",
     "prepare_data",
+    "record_risk",
+    "risk_summary",
+    "suda",
+    "suda_contributions",
     "t_closeness",
 ]

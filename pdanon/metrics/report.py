@@ -21,7 +21,8 @@ import pandas as pd
 
 from pdanon._groups import check_missing, class_labels, frequencies
 from pdanon import distributions as _dist
-from pdanon.metrics import risk, utility
+from pdanon.metrics import reidentification, utility
+from pdanon.metrics import risk as class_risk
 from pdanon.metrics._common import aligned, quasi_identifier_kinds
 
 COLUMNS = ["metric", "value", "better", "meaning"]
@@ -49,7 +50,8 @@ class MetricsFrame(pd.DataFrame):
 def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                   quasi_identifiers=None, sensitive=None, target=None, ml: bool = False,
                   random_state: int = 0, n_threads: int | None = None,
-                  missing: str = "value") -> pd.DataFrame:
+                  missing: str = "value", risk: bool = False, population=None,
+                  sampling_fraction=None, threshold: float = 0.2) -> pd.DataFrame:
     """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``,
     ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility rows, more
     useful) and ``meaning``.
@@ -65,6 +67,11 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     on equivalence classes (l, t, adversarial gains, classes, class size, distinctness,
     entropies), which need disjoint classes; the rows comparing cells with ``original`` and the
     ``ml`` rows stay.
+
+    ``risk=True`` (implied by ``population=`` or ``sampling_fraction=``) adds the record-level
+    risk rows of :func:`pdanon.metrics.risk_summary` (prosecutor, marketer, sample uniques,
+    records above ``threshold``; journalist rows when a population is described, marked
+    "(estimate)" when it comes from a sampling fraction), under either ``missing`` rule.
     """
     from pdanon.roles import stored_roles
 
@@ -79,10 +86,14 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
         rows.append((metric, float(value), better, meaning))
 
     n = len(anonymized)
+    risk_rows = risk or population is not None or sampling_fraction is not None
     if check_missing(missing) == "wildcard":
         fk = frequencies(anonymized, list(qis), missing="wildcard")
         add("k-anonymity (wildcard)", fk.min() if n else 0, "higher",
             "risk: fewest rows a row matches (a missing cell matches any value)")
+        if risk_rows:
+            _risk_rows(add, anonymized, list(qis), fk, population, sampling_fraction,
+                       threshold, missing)
         _original_rows(add, anonymized, original, qis, None, target, ml, random_state,
                        n_threads)
         return MetricsFrame(rows, columns=COLUMNS)
@@ -91,6 +102,9 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
     add("k-anonymity", sizes.min() if n else 0, "higher",
         "risk: rows in the smallest equivalence class")
+    if risk_rows:
+        _risk_rows(add, anonymized, list(qis), sizes[labels], population, sampling_fraction,
+                   threshold, missing)
     if sens:
         from pdanon import models
 
@@ -110,10 +124,10 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
             "risk: exp(lowest class entropy of sensitive values)")
         add("t-closeness (EMD)", t, "lower",
             "risk: largest class-to-table distance (sensitive)")
-        add("adversarial knowledge gain", risk.adversarial_knowledge_gain(
+        add("adversarial knowledge gain", class_risk.adversarial_knowledge_gain(
             anonymized, list(qis), sens, labels=labels), "lower",
             "risk: mean class-to-table total variation")
-        add("adversarial accuracy gain", risk.adversarial_accuracy_gain(
+        add("adversarial accuracy gain", class_risk.adversarial_accuracy_gain(
             anonymized, list(qis), sens, labels=labels), "lower",
             "risk: gain in guessing a sensitive value by class")
     add("equivalence classes", G, "higher", "utility: distinct quasi-identifier combinations")
@@ -125,6 +139,44 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     add("non-uniform entropy", h, "higher", "utility: entropy (bits) of quasi-identifier rows")
     _original_rows(add, anonymized, original, qis, h, target, ml, random_state, n_threads)
     return MetricsFrame(rows, columns=COLUMNS)
+
+
+#: (summary key, metric name, meaning) of the record-level risk rows; "{t}" is the threshold.
+RISK_ROWS = (
+    ("highest_prosecutor", "highest prosecutor risk",
+     "risk: 1 / smallest class; 1.0 as soon as one row is unique"),
+    ("average_prosecutor", "average prosecutor risk",
+     "risk: mean over rows of 1 / class size (= classes / rows)"),
+    ("median_prosecutor", "median prosecutor risk", "risk: the typical row's 1 / class size"),
+    ("records_at_risk", "records at risk", "risk: share of rows with prosecutor risk > {t}"),
+    ("sample_uniques", "sample uniques", "risk: share of rows unique on the quasi-identifiers"),
+    ("marketer", "marketer risk",
+     "risk: expected share of rows re-identified when all are matched"),
+    ("highest_journalist", "highest journalist risk",
+     "risk: 1 / smallest population class met by the table"),
+    ("average_journalist", "average journalist risk",
+     "risk: mean over rows of 1 / population class size"),
+    ("median_journalist", "median journalist risk",
+     "risk: the typical row's 1 / population class size"),
+    ("records_at_journalist_risk", "records at journalist risk",
+     "risk: share of rows with journalist risk > {t}"),
+)
+
+
+def _risk_rows(add, anonymized, qis, f, population, sampling_fraction, threshold, missing):
+    """The record-level risk rows from ``f`` (class size or frequency per row)."""
+    F = None
+    if population is not None or sampling_fraction is not None:
+        F = reidentification.journalist_sizes(anonymized, qis, f, population=population,
+                                              sampling_fraction=sampling_fraction,
+                                              missing=missing)
+    figures = reidentification.summarize(f, F, threshold=threshold)
+    estimate = population is None and sampling_fraction is not None
+    for key, name, meaning in RISK_ROWS:
+        if key in figures:
+            if estimate and (key == "marketer" or "journalist" in key):
+                name, meaning = f"{name} (estimate)", f"{meaning}, F = f / sampling fraction"
+            add(name, figures[key], "lower", meaning.format(t=threshold))
 
 
 def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, n_threads):

@@ -1,0 +1,308 @@
+"""Record-level re-identification risk: prosecutor, journalist and marketer risk (El Emam &
+Dankar 2008), per row and summarized.
+
+An attacker knows a person's quasi-identifiers and looks for the matching rows of the release:
+
+* **prosecutor** - the attacker knows the person IS in the release: the chance of picking the
+  right row is 1 / f, f the size of the row's equivalence class in the release;
+* **journalist** - the attacker does not know whether the person is in the release and links
+  it with a population register: 1 / F, F the size of the row's class in the population (the
+  release is a sample of it). Given as a population table (``population=``: exact F) or as a
+  sampling fraction (``sampling_fraction=``: F is estimated as f / fraction - an estimate,
+  labelled so);
+* **marketer** - the attacker re-identifies as many rows as possible, not one person: the
+  expected share of rows re-identified, mean(1 / f) = classes / n without a population,
+  mean(1 / F) = sum over classes of f / F, divided by n, with one.
+
+``missing="value"`` (default): a missing quasi-identifier cell is a value of its own.
+``missing="wildcard"`` (sdcMicro's rule): a missing cell matches any value; f is then the
+row's frequency (the rows agreeing with it wherever both are present, see
+:func:`pdanon._groups.frequencies`), there are no classes (no ``class_id``), and with a
+population table F counts the population rows matching the row the same way.
+
+Population uniqueness estimators (models of F from the sample alone: Pitman, Zayatz, SNB,
+Dankar) are not computed here: they would give another F per class, to pass to
+:func:`summarize`.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"age": [30, 30, 40, 50], "sex": ["F", "F", "M", "M"]})
+>>> record_risk(df, ["age", "sex"])["prosecutor"].tolist()
+[0.5, 0.5, 1.0, 1.0]
+>>> float(risk_summary(df, ["age", "sex"])["marketer"])
+0.75
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from pdanon import _groups
+from pdanon._errors import InvalidInputError, UnknownColumnError
+from pdanon.metrics._common import check_frame, quasi_identifier_kinds
+
+__all__ = ["record_risk", "risk_summary", "summarize", "population_sizes", "journalist_sizes",
+           "DEFAULT_THRESHOLD"]
+
+#: Prosecutor (or journalist) risk above which a record counts as "at risk": 0.2, i.e. classes
+#: of fewer than 5 rows (ARX's default threshold for the share of records at risk).
+DEFAULT_THRESHOLD = 0.2
+
+
+def _check_threshold(threshold) -> float:
+    if (isinstance(threshold, bool) or not isinstance(threshold, numbers.Real)
+            or not 0 <= threshold <= 1):
+        raise InvalidInputError(
+            f"threshold is a probability of re-identification in [0, 1] (0.2: classes of fewer "
+            f"than 5 rows are at risk), got {threshold!r}"
+        )
+    return float(threshold)
+
+
+def _check_fraction(fraction) -> float:
+    if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
+            or not 0 < fraction <= 1):
+        raise InvalidInputError(
+            f"sampling_fraction is the share of the population the table holds, in (0, 1] "
+            f"(e.g. 0.01 for a 1 % sample), got {fraction!r}"
+        )
+    return float(fraction)
+
+
+def _sample_sizes(df: pd.DataFrame, qis: list, missing: str):
+    """(class label per row or None under wildcard, f per row)."""
+    if _groups.check_missing(missing) == "wildcard":
+        return None, _groups.frequencies(df, qis, missing="wildcard")
+    labels = _groups.class_labels(df, qis)
+    return labels, _groups.class_sizes(labels)
+
+
+def population_sizes(df: pd.DataFrame, population: pd.DataFrame, quasi_identifiers, *,
+                     missing: str = "value", sample_sizes: np.ndarray | None = None
+                     ) -> np.ndarray:
+    """F per row of ``df``: how many rows of ``population`` share the row's quasi-identifiers
+    (with ``missing="wildcard"``: match it wherever both are present). The population must
+    contain the sample, so F >= f for every row; otherwise a clear error. ``sample_sizes``:
+    the rows' wildcard frequencies in ``df`` when already known.
+
+    Example
+    -------
+    >>> sample = pd.DataFrame({"zip": [1, 1, 2]})
+    >>> pop = pd.DataFrame({"zip": [1, 1, 1, 2, 2, 3]})
+    >>> population_sizes(sample, pop, ["zip"]).tolist()
+    [3, 3, 2]
+    """
+    qis = list(quasi_identifiers)
+    if _groups.check_missing(missing) == "wildcard":
+        return _wildcard_population(df, population, qis, sample_sizes)
+    return _value_population(df, population, qis)[2]
+
+
+def _joint_frame(df, population, qis) -> pd.DataFrame:
+    """The quasi-identifiers of the sample rows, then of the population rows."""
+    check_frame(population, "population")
+    absent = [c for c in qis if c not in population.columns]
+    if absent:
+        raise UnknownColumnError(
+            f"the population table lacks quasi-identifier column(s) {absent}; give it the same "
+            f"quasi-identifier columns as the sample (it has {list(population.columns)})"
+        )
+    return pd.concat([df[qis], population[qis]], ignore_index=True)
+
+
+def _value_population(df, population, qis):
+    """(class label per sample row, f, F) from one encoding of sample + population; the
+    labels are numbered as :func:`pdanon._groups.class_labels` numbers the sample's."""
+    n = len(df)
+    joint = _groups.class_labels(_joint_frame(df, population, qis), qis)
+    G = int(joint.max()) + 1 if len(joint) else 0
+    own = joint[:n]
+    f = np.bincount(own, minlength=G)[own]
+    F = np.bincount(joint[n:], minlength=G)[own]
+    _check_contains(df, f, F)
+    labels, _ = pd.factorize(own)  # first appearance among the sample rows
+    return np.asarray(labels, dtype=np.int64), f, F
+
+
+def _wildcard_population(df, population, qis, f=None):
+    """F under wildcard matching. Matching is symmetric: a sample row's matches among
+    sample + population rows, minus its matches among the sample rows, are its population
+    matches."""
+    joint = _joint_frame(df, population, qis)
+    if f is None:
+        f = _groups.frequencies(df, qis, missing="wildcard")
+    F = _groups.frequencies(joint, qis, missing="wildcard")[:len(df)] - f
+    _check_contains(df, f, F)
+    return F
+
+
+def _check_contains(df, f, F) -> None:
+    short = F < f
+    if short.any():
+        i = int(np.flatnonzero(short)[0])
+        raise InvalidInputError(
+            f"the population table must contain the sample's records, but {int(short.sum())} "
+            f"sample row(s) have more matches in the sample than in the population (first: "
+            f"index {df.index[i]!r}, {int(f[i])} in the sample, {int(F[i])} in the population); "
+            f"pass the population the sample was drawn from, with the same (anonymized) "
+            f"quasi-identifier values, or sampling_fraction= instead"
+        )
+
+
+def journalist_sizes(df: pd.DataFrame, quasi_identifiers, f: np.ndarray, *, population=None,
+                     sampling_fraction=None, missing: str = "value") -> np.ndarray | None:
+    """F per row (float): from the ``population`` table, or the estimate f /
+    ``sampling_fraction``; None when neither is given. ``f``: the sample sizes per row.
+
+    Example
+    -------
+    >>> journalist_sizes(pd.DataFrame({"a": [1]}), ["a"], np.array([2]),
+    ...                  sampling_fraction=0.5).tolist()
+    [4.0]
+    """
+    return _journalist_sizes(df, list(quasi_identifiers), f, population, sampling_fraction,
+                             missing)[0]
+
+
+def _journalist_sizes(df, qis, f, population, sampling_fraction, missing):
+    """(F per row as float, True when it is an estimate) or (None, False)."""
+    if population is not None and sampling_fraction is not None:
+        raise InvalidInputError(
+            "pass either population= (a population table: exact journalist risk) or "
+            "sampling_fraction= (an estimate), not both"
+        )
+    if population is not None:
+        return population_sizes(df, population, qis, missing=missing,
+                                sample_sizes=f).astype(np.float64), False
+    if sampling_fraction is not None:
+        return f / _check_fraction(sampling_fraction), True
+    return None, False
+
+
+def summarize(f: np.ndarray, F: np.ndarray | None = None, *,
+              threshold: float = DEFAULT_THRESHOLD) -> dict:
+    """The summary figures from f (sample class size, or frequency, per row) and, when a
+    population is described, F (population class size per row; may be an estimate).
+
+    Example
+    -------
+    >>> summarize(np.array([2, 2, 1, 1]), threshold=0.5)["records_at_risk"]
+    0.5
+    """
+    threshold = _check_threshold(threshold)
+    n = len(f)
+    out = {"highest_prosecutor": 0.0, "average_prosecutor": 0.0, "median_prosecutor": 0.0,
+           "records_at_risk": 0.0, "marketer": 0.0, "sample_uniques": 0.0}
+    if F is not None:
+        out.update(highest_journalist=0.0, average_journalist=0.0, median_journalist=0.0,
+                   records_at_journalist_risk=0.0)
+    if n == 0:
+        return out
+    p = 1.0 / np.asarray(f, dtype=np.float64)
+    out.update(highest_prosecutor=float(p.max()), average_prosecutor=float(p.mean()),
+               median_prosecutor=float(np.median(p)),
+               records_at_risk=float(np.count_nonzero(p > threshold) / n),
+               marketer=float(p.mean()),
+               sample_uniques=float(np.count_nonzero(np.asarray(f) == 1) / n))
+    if F is not None:
+        j = 1.0 / np.asarray(F, dtype=np.float64)
+        out.update(highest_journalist=float(j.max()), average_journalist=float(j.mean()),
+                   median_journalist=float(np.median(j)),
+                   records_at_journalist_risk=float(np.count_nonzero(j > threshold) / n),
+                   marketer=float(j.mean()))
+    return out
+
+
+def _sizes(df, qis, population, sampling_fraction, missing):
+    """(class labels or None, f, F or None, F is an estimate) for the sample ``df``; with a
+    population table and ``missing="value"`` one encoding of sample + population serves
+    both."""
+    if (population is not None and sampling_fraction is None
+            and _groups.check_missing(missing) == "value"):
+        labels, f, F = _value_population(df, population, qis)
+        return labels, f, F.astype(np.float64), False
+    labels, f = _sample_sizes(df, qis, missing)
+    F, estimate = _journalist_sizes(df, qis, f, population, sampling_fraction, missing)
+    return labels, f, F, estimate
+
+
+def _note(estimate: bool, sampling_fraction) -> str:
+    if estimate:
+        return (f"journalist: estimate, population class size F = f / {sampling_fraction} "
+                f"(sampling fraction)")
+    return "journalist: population table"
+
+
+def record_risk(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
+                sampling_fraction=None, missing: str = "value") -> pd.DataFrame:
+    """Per-row re-identification risk, indexed like ``df``.
+
+    Columns: ``class_id`` (the row's equivalence class, as
+    :meth:`df.anon.equivalence_classes`; absent with ``missing="wildcard"``, which forms no
+    classes), ``class_size`` (f: rows sharing the row's quasi-identifiers; its wildcard
+    frequency under ``"wildcard"``), ``prosecutor`` (1 / f) and, when a population is described,
+    ``journalist`` (1 / F): with ``population=<table>`` F is the size of the row's class in that
+    table (which must contain the sample); with ``sampling_fraction=p`` F is the estimate
+    f / p, and ``result.attrs["journalist"]`` says so.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2]})
+    >>> pop = pd.DataFrame({"zip": [1, 1, 1, 1, 2, 2]})
+    >>> record_risk(df, ["zip"], population=pop)
+       class_id  class_size  prosecutor  journalist
+    0         0           2         0.5        0.25
+    1         0           2         0.5        0.25
+    2         1           1         1.0        0.50
+    """
+    check_frame(df)
+    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
+    labels, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
+    cols = {} if labels is None else {"class_id": labels}
+    cols["class_size"] = f.astype(np.int64)
+    cols["prosecutor"] = 1.0 / f.astype(np.float64)
+    if F is not None:
+        cols["journalist"] = 1.0 / F
+    out = pd.DataFrame(cols, index=df.index)
+    if F is not None:
+        out.attrs["journalist"] = _note(estimate, sampling_fraction)
+    return out
+
+
+def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
+                 sampling_fraction=None, threshold: float = DEFAULT_THRESHOLD,
+                 missing: str = "value") -> pd.Series:
+    """Summary of the record-level risks as a float Series:
+
+    * ``highest_prosecutor`` - 1 / smallest class: the risk of the most exposed row (1.0 as
+      soon as one row is unique);
+    * ``average_prosecutor`` - mean of 1 / f over rows (= classes / rows);
+    * ``median_prosecutor`` - the typical row's risk;
+    * ``records_at_risk`` - share of rows whose prosecutor risk exceeds ``threshold``
+      (default 0.2: classes of fewer than 5 rows);
+    * ``marketer`` - expected share of rows re-identified by an attacker matching every row:
+      classes / rows, or with a population mean of 1 / F (sum over classes of f / F, / rows);
+    * ``sample_uniques`` - share of rows unique in the table (f = 1);
+    * with ``population=`` or ``sampling_fraction=``: ``highest_journalist``,
+      ``average_journalist``, ``median_journalist``, ``records_at_journalist_risk`` (1 / F
+      above ``threshold``); from a sampling fraction they are estimates
+      (``result.attrs["journalist"]`` says so).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": [1, 1, 2, 3]})
+    >>> s = risk_summary(df, ["zip"], sampling_fraction=0.1, threshold=0.5)
+    >>> s[["highest_prosecutor", "records_at_risk", "highest_journalist"]].tolist()
+    [1.0, 0.5, 0.1]
+    """
+    check_frame(df)
+    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
+    _, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
+    out = pd.Series(summarize(f, F, threshold=threshold), name="risk", dtype=np.float64)
+    if F is not None:
+        out.attrs["journalist"] = _note(estimate, sampling_fraction)
+    return out

@@ -1,0 +1,258 @@
+"""SUDA: special uniques detection (Elliot, Manning & Ford 2002; SUDA2: Manning, Haglin &
+Keane 2008) and DIS-SUDA scores.
+
+A **minimal sample unique** (MSU) of a row is a set of its quasi-identifier values that no
+other row shares, while every proper subset of it is shared by some other row. A row with a
+small MSU (say, the only widowed 19-year-old) is *special*: an attacker needs to know little
+about the person to single the row out. Rows that share all their quasi-identifiers with
+another row have no MSU.
+
+Per row:
+
+* ``msu_count`` - number of MSUs of at most ``max_size`` attributes;
+* ``msu_min_size`` - size of the smallest (0: none);
+* ``suda_score`` - sum over the row's MSUs of (ATT - size)!, ATT the number of
+  quasi-identifiers: Elliot et al.'s weight prod_{i=size}^{ATT-1} (ATT - i), the score of
+  sdcMicro's ``suda2`` (``original_scores=TRUE``) and of the ``suda`` package; small MSUs
+  weigh far more than large ones;
+* ``dis_suda`` - the DIS-SUDA score, the SUDA score calibrated to a probability of a correct
+  match with the data intrusion simulation measure (Elliot, Skinner & Dale 1998), as sdcMicro's
+  ``suda2`` computes it: with sampling fraction pi (``dis_fraction``, default 0.01), U rows
+  unique on all quasi-identifiers and P rows in classes of exactly two, the file-level DIS is
+  U pi / (U pi + P (1 - pi)); a row with score s > 0 gets
+  1 / (1 + P (1 - pi) / pi / (s^Q * sum over scored rows of s^-Q)), Q = 1 + (8 - ATT) / 20;
+  rows without MSUs get 0.
+
+Algorithm: rows are reduced to their distinct quasi-identifier combinations, then attribute
+subsets are visited level by level (size 1, 2, ...). A combination can only have S as an MSU
+if it is shared on every S minus one attribute, so the candidates for S are the intersection
+of the "shared" sets of those subsets (empty: S is skipped); a row unique on a subset of S
+never shares S-values with a candidate, so one weighted count over the candidates alone
+decides which are unique on S. Every step is a numpy pass over the candidates; the work falls
+quickly with the level. The number of subsets grows as 2^ATT: ``max_size`` bounds it.
+
+``missing="value"`` (default): a missing cell is a value of its own (the only row with a
+missing income is special through it). ``missing="wildcard"`` (sdcMicro's rule for
+frequencies): a missing cell matches any value, so it never makes a row special and never
+belongs to an MSU; each subset's counts are then wildcard frequencies
+(:func:`pdanon._groups.frequencies`), slower than ``"value"``.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})
+>>> suda(df, ["a", "b", "c"])[["msu_count", "msu_min_size", "suda_score"]]
+   msu_count  msu_min_size  suda_score
+0          1             1         2.0
+1          2             1         4.0
+2          2             2         2.0
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from pdanon import _groups
+from pdanon._errors import InvalidInputError
+from pdanon.metrics._common import check_frame, quasi_identifier_kinds
+
+__all__ = ["suda", "suda_contributions", "DEFAULT_DIS_FRACTION"]
+
+#: sdcMicro's default sampling fraction for DIS-SUDA.
+DEFAULT_DIS_FRACTION = 0.01
+
+
+class _Search:
+    """The MSU search over the distinct combinations of one table."""
+
+    def __init__(self, df: pd.DataFrame, qis: list, missing: str):
+        from pdanon.encode import factorize
+
+        self.wildcard = _groups.check_missing(missing) == "wildcard"
+        n = len(df)
+        raw = []
+        for c in qis:
+            codes, uniques = factorize(df[c].array, where=f"column {c!r}")
+            codes = np.asarray(codes, dtype=np.int64)
+            # "value": a missing cell is one more value; "wildcard": keep it as -1
+            raw.append(codes if self.wildcard else np.where(codes < 0, len(uniques), codes))
+        self.labels = _groups.combine_codes(
+            [np.where(c < 0, c.max(initial=-1) + 1, c) for c in raw], n)  # combination per row
+        self.weight = np.bincount(self.labels) if n else np.zeros(0, dtype=np.int64)
+        G = len(self.weight)
+        first = np.zeros(G, dtype=np.int64)
+        first[self.labels] = np.arange(n)
+        self.X = np.stack([c[first] for c in raw], axis=1) if G else np.zeros((0, len(qis)),
+                                                                               np.int64)
+        self.G, self.att = G, len(qis)
+
+    def unique_among(self, cand: np.ndarray, subset: tuple) -> np.ndarray:
+        """Which candidate combinations are unique on ``subset`` (counting the candidates
+        only, weighted by their rows)."""
+        w = self.weight[cand]
+        if self.wildcard:
+            cols = self.X[cand][:, list(subset)]
+            if (cols < 0).any():
+                rows = np.repeat(np.arange(len(cand)), w)
+                frame = pd.DataFrame(np.where(cols < 0, np.nan, cols)[rows].astype(np.float64))
+                fk = _groups.frequencies(frame, list(frame.columns), missing="wildcard")
+                starts = np.concatenate([[0], np.cumsum(w)[:-1]])
+                return fk[starts] == 1
+        key = _groups.combine_codes([self.X[cand, j] for j in subset], len(cand))
+        return np.bincount(key, weights=w)[key] == 1
+
+    def run(self, max_size: int, contributions: bool = False):
+        """Per combination: MSU count, smallest MSU size, SUDA score (and the per-attribute
+        score contributions)."""
+        G, att = self.G, self.att
+        count = np.zeros(G, dtype=np.int64)
+        smallest = np.zeros(G, dtype=np.int64)
+        score = np.zeros(G, dtype=np.float64)
+        contrib = np.zeros((G, att), dtype=np.float64) if contributions else None
+        scratch = np.zeros(G, dtype=bool)
+        shared = {(): np.arange(G)}  # subset -> combinations shared on it (candidates above)
+        for size in range(1, max_size + 1):
+            weight = float(math.factorial(att - size))
+            nxt = {}
+            for subset in itertools.combinations(range(att), size):
+                parents = [subset[:i] + subset[i + 1:] for i in range(size)]
+                if any(p not in shared for p in parents):
+                    continue  # every combination is unique on a parent: no MSU, none above
+                cand = min((shared[p] for p in parents), key=len)
+                for p in parents:
+                    if len(cand) == 0:
+                        break
+                    scratch[shared[p]] = True
+                    cand = cand[scratch[cand]]
+                    scratch[shared[p]] = False
+                if len(cand) == 0:
+                    continue
+                unique = self.unique_among(cand, subset)
+                msu = cand[unique]
+                if len(msu):
+                    count[msu] += 1
+                    smallest[msu] = np.where(smallest[msu] == 0, size, smallest[msu])
+                    score[msu] += weight
+                    if contributions:
+                        contrib[np.ix_(msu, subset)] += weight
+                rest = cand[~unique]
+                if len(rest):
+                    nxt[subset] = rest
+            shared = nxt
+            if not shared:
+                break
+        return count, smallest, score, contrib
+
+    def uniques_and_pairs(self) -> tuple[int, int]:
+        """(rows unique on all quasi-identifiers, rows in classes of exactly two)."""
+        if not self.wildcard or not (self.X < 0).any():
+            return (int(np.count_nonzero(self.weight == 1)),
+                    int(self.weight[self.weight == 2].sum()))
+        rows = np.repeat(np.arange(self.G), self.weight)
+        frame = pd.DataFrame(np.where(self.X < 0, np.nan, self.X)[rows].astype(np.float64))
+        fk = _groups.frequencies(frame, list(frame.columns), missing="wildcard")
+        return int(np.count_nonzero(fk == 1)), int(np.count_nonzero(fk == 2))
+
+
+def _setup(df, quasi_identifiers, max_size, missing):
+    check_frame(df)
+    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
+    if not qis:
+        raise InvalidInputError("SUDA needs quasi-identifiers: name at least one column")
+    att = len(qis)
+    if max_size is None:
+        max_size = att
+    if (isinstance(max_size, bool) or not isinstance(max_size, numbers.Integral)
+            or not 1 <= max_size <= att):
+        raise InvalidInputError(
+            f"max_size is the largest MSU size to search, an integer from 1 to the number of "
+            f"quasi-identifiers ({att}), or None for all; got {max_size!r}"
+        )
+    return qis, int(max_size), _Search(df, qis, missing)
+
+
+def dis_scores(score: np.ndarray, uniques: int, pairs: int, att: int,
+               dis_fraction: float) -> np.ndarray:
+    """DIS-SUDA of every SUDA ``score`` (see the module docstring for the formula).
+
+    Example
+    -------
+    >>> dis_scores(np.array([0.0, 2.0, 2.0]), uniques=2, pairs=0, att=3,
+    ...            dis_fraction=0.01).tolist()
+    [0.0, 1.0, 1.0]
+    """
+    if (isinstance(dis_fraction, bool) or not isinstance(dis_fraction, numbers.Real)
+            or not 0 < dis_fraction <= 1):
+        raise InvalidInputError(
+            f"dis_fraction is the sampling fraction of the table, in (0, 1] (sdcMicro's "
+            f"DisFraction, default 0.01), got {dis_fraction!r}"
+        )
+    out = np.zeros(len(score), dtype=np.float64)
+    scored = score > 0
+    if not scored.any() or uniques == 0:
+        return out
+    q = 1.0 + (8.0 - att) / 20.0
+    sq = score[scored] ** q
+    odds = pairs * (1.0 - dis_fraction) / dis_fraction  # U / DIS - U
+    out[scored] = 1.0 / (1.0 + odds / (sq * np.sum(1.0 / sq)))
+    return out
+
+
+def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = None,
+         dis_fraction: float = DEFAULT_DIS_FRACTION, missing: str = "value") -> pd.DataFrame:
+    """Minimal sample uniques of every row, indexed like ``df``: columns ``msu_count``,
+    ``msu_min_size`` (0: no MSU), ``suda_score`` and ``dis_suda`` (formulas in the module
+    docstring). ``max_size``: the largest MSU size searched (default: all quasi-identifiers);
+    ``dis_fraction``: the sampling fraction for DIS-SUDA (sdcMicro's ``DisFraction``).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"age": ["20s"] * 7 + ["60s"],
+    ...                    "sex": ["m"] * 4 + ["f"] * 3 + ["m"],
+    ...                    "income": ["50k+"] * 2 + ["50k-"] * 6,
+    ...                    "edu": ["high"] * 4 + ["uni", "high", "middle", "uni"]})
+    >>> suda(df)["suda_score"].tolist()
+    [0.0, 0.0, 0.0, 0.0, 4.0, 2.0, 6.0, 8.0]
+    """
+    qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)
+    count, smallest, score, _ = search.run(max_size)
+    uniques, pairs = search.uniques_and_pairs()
+    dis = dis_scores(score, uniques, pairs, len(qis), dis_fraction)
+    lab = search.labels
+    return pd.DataFrame({"msu_count": count[lab], "msu_min_size": smallest[lab],
+                         "suda_score": score[lab], "dis_suda": dis[lab]}, index=df.index)
+
+
+def suda_contributions(df: pd.DataFrame, quasi_identifiers=None, *,
+                       max_size: int | None = None, total: bool = False,
+                       missing: str = "value"):
+    """Which quasi-identifiers make rows special.
+
+    ``total=False`` (default): a DataFrame indexed like ``df`` with one column per
+    quasi-identifier: the share (0..1) of the row's SUDA score that comes from MSUs containing
+    the column (sdcMicro's ``contributionPercent``; a row's shares add up to more than 1 when
+    its MSUs have several columns; rows without MSUs get 0). ``total=True``: a Series, per
+    column, of its percentage of the table's total SUDA score (sdcMicro's
+    ``attribute_contributions``).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})
+    >>> suda_contributions(df, ["a", "b", "c"], total=True).tolist()
+    [50.0, 37.5, 37.5]
+    """
+    qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)
+    _, _, score, contrib = search.run(max_size, contributions=True)
+    if total:
+        rows = search.weight.astype(np.float64)  # scored combinations are single rows
+        all_score = float((score * rows).sum())
+        share = contrib.T @ rows / all_score * 100 if all_score else np.zeros(len(qis))
+        return pd.Series(share, index=pd.Index(qis), name="contribution")
+    per = np.divide(contrib, score[:, None], out=np.zeros_like(contrib),
+                    where=score[:, None] > 0)
+    return pd.DataFrame(per[search.labels], index=df.index, columns=pd.Index(qis))

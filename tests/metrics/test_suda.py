@@ -1,0 +1,186 @@
+"""SUDA (pdanon.metrics.suda, df.anon.suda / suda_contributions) against hand-checked tables,
+sdcMicro's published examples and brute-force enumeration of attribute subsets."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import pdanon  # noqa: F401  (registers df.anon)
+from pdanon._errors import InvalidInputError
+from pdanon.metrics import special_uniques as S
+
+
+def brute_force(rows, max_size, wildcard=False):
+    """Per row: list of MSUs (tuples of column positions), by enumerating every subset."""
+    n, m = len(rows), len(rows[0]) if rows else 0
+
+    def na(v):
+        return v is None or (isinstance(v, float) and math.isnan(v))
+
+    def agree(i, j, cols):
+        for c in cols:
+            a, b = rows[i][c], rows[j][c]
+            if na(a) or na(b):
+                if wildcard or (na(a) and na(b)):
+                    continue
+                return False
+            if a != b:
+                return False
+        return True
+
+    def unique(i, cols):
+        return sum(agree(i, j, cols) for j in range(n)) == 1
+
+    out = []
+    for i in range(n):
+        msus = []
+        for size in range(1, max_size + 1):
+            for cols in itertools.combinations(range(m), size):
+                if unique(i, cols) and not any(
+                        unique(i, cols[:k] + cols[k + 1:]) for k in range(size) if size > 1):
+                    msus.append(cols)
+        out.append(msus)
+    return out
+
+
+def expected_scores(msus, att):
+    return [sum(math.factorial(att - len(s)) for s in row) for row in msus]
+
+
+def test_sdcmicro_contribution_example():
+    # sdcMicro's tests: a = (2, 1, 1), b = (0, 3, 0), c = (0, 6, 0) -> 50, 37.5, 37.5
+    # row 0: {a} (score 2!); row 1: {b}, {c} (2 + 2); row 2: {a, b}, {a, c} (1 + 1)
+    df = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})
+    out = df.anon.suda(quasi_identifiers=["a", "b", "c"])
+    assert out["msu_count"].tolist() == [1, 2, 2]
+    assert out["msu_min_size"].tolist() == [1, 1, 2]
+    assert out["suda_score"].tolist() == [2.0, 4.0, 2.0]
+    total = df.anon.suda_contributions(quasi_identifiers=["a", "b", "c"], total=True)
+    assert total.to_dict() == {"a": 50.0, "b": 37.5, "c": 37.5}
+    per = df.anon.suda_contributions(quasi_identifiers=["a", "b", "c"])
+    assert per.to_numpy().tolist() == [[1, 0, 0], [0, 0.5, 0.5], [1, 0.5, 0.5]]
+    # the order of the columns does not matter
+    assert df[["c", "a", "b"]].anon.suda_contributions(total=True).to_dict() == total.to_dict()
+
+
+def test_sdcmicro_book_example_and_dis():
+    tab = pd.DataFrame({"age": ["20s"] * 7 + ["60s"],
+                        "gender": ["male"] * 4 + ["female"] * 3 + ["male"],
+                        "income": ["50k+"] * 2 + ["50k-"] * 6,
+                        "education": ["high"] * 4 + ["uni", "high", "middle", "uni"]},
+                       index=list("abcdefgh"))
+    out = S.suda(tab)
+    assert out["suda_score"].tolist() == [0, 0, 0, 0, 4, 2, 6, 8]
+    assert list(out.index) == list("abcdefgh")
+    # DIS: U = 4 unique rows, P = 2 rows in a pair (e, h share nothing; a, b are a pair; c, d a
+    # pair -> P = 4). Q = 1.2, odds = P (1 - pi) / pi
+    q, pi = 1 + (8 - 4) / 20, 0.01
+    s = np.array([4, 2, 6, 8.0])
+    odds = 4 * (1 - pi) / pi
+    want = 1 / (1 + odds / (s ** q * (1 / s ** q).sum()))
+    assert out["dis_suda"].to_numpy()[4:] == pytest.approx(want)
+    assert (out["dis_suda"].to_numpy()[:4] == 0).all()
+
+
+def test_max_size_limits_the_search():
+    df = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})
+    out = S.suda(df, ["a", "b", "c"], max_size=1)
+    assert out["msu_count"].tolist() == [1, 2, 0]
+    assert out["msu_min_size"].tolist() == [1, 1, 0]
+
+
+def test_duplicates_have_no_msu_and_input_unchanged():
+    df = pd.DataFrame({"a": [1, 1, 2], "b": ["x", "x", "y"]})
+    before = df.copy()
+    out = S.suda(df)
+    assert out["msu_count"].tolist() == [0, 0, 2]
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_bad_arguments():
+    df = pd.DataFrame({"a": [1, 2]})
+    with pytest.raises(InvalidInputError, match="max_size"):
+        S.suda(df, ["a"], max_size=2)
+    with pytest.raises(InvalidInputError, match="max_size"):
+        S.suda(df, ["a"], max_size=0)
+    with pytest.raises(InvalidInputError, match="dis_fraction"):
+        S.suda(df, ["a"], dis_fraction=0)
+    with pytest.raises(InvalidInputError, match="missing"):
+        S.suda(df, ["a"], missing="drop")
+    with pytest.raises(InvalidInputError, match="quasi-identifier"):
+        S.suda(df, [])
+
+
+def test_empty_frame():
+    out = S.suda(pd.DataFrame({"a": pd.Series([], dtype="int64")}), ["a"])
+    assert list(out.columns) == ["msu_count", "msu_min_size", "suda_score", "dis_suda"]
+    assert len(out) == 0
+
+
+def test_missing_value_and_wildcard():
+    df = pd.DataFrame({"a": [1, 1, 1, 2], "b": ["x", None, "x", "y"]})
+    # value: row 1 is the only one missing b: {b} is its MSU; row 3: {a}, {b}
+    value = S.suda(df)
+    assert value["msu_count"].tolist() == [0, 1, 0, 2]
+    # wildcard: a missing cell is never unique, and row 1's blank b matches row 3's "y"
+    wild = S.suda(df, missing="wildcard")
+    assert wild["msu_count"].tolist() == [0, 0, 0, 1]
+
+
+values = st.one_of(st.integers(0, 2), st.none())
+
+
+@st.composite
+def tables(draw, with_missing=False):
+    m = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 12))
+    cell = values if with_missing else st.integers(0, 2)
+    return [[draw(cell) for _ in range(m)] for _ in range(n)]
+
+
+def check_against_brute_force(rows, max_size, missing):
+    m = len(rows[0])
+    df = pd.DataFrame(rows, columns=[f"c{j}" for j in range(m)], dtype=object)
+    max_size = min(max_size, m)
+    msus = brute_force(rows, max_size, wildcard=missing == "wildcard")
+    out = S.suda(df, list(df.columns), max_size=max_size, missing=missing)
+    assert out["msu_count"].tolist() == [len(x) for x in msus]
+    assert out["msu_min_size"].tolist() == [min(map(len, x), default=0) for x in msus]
+    assert out["suda_score"].tolist() == pytest.approx(expected_scores(msus, m))
+    per = S.suda_contributions(df, list(df.columns), max_size=max_size, missing=missing)
+    for i, row in enumerate(msus):
+        score = sum(math.factorial(m - len(s)) for s in row)
+        want = [sum(math.factorial(m - len(s)) for s in row if j in s) / score if score else 0
+                for j in range(m)]
+        assert per.iloc[i].tolist() == pytest.approx(want)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tables(), st.integers(1, 4))
+def test_matches_brute_force(rows, max_size):
+    check_against_brute_force(rows, max_size, "value")
+
+
+@settings(max_examples=150, deadline=None)
+@given(tables(with_missing=True), st.integers(1, 4), st.sampled_from(["value", "wildcard"]))
+def test_matches_brute_force_with_missing(rows, max_size, missing):
+    check_against_brute_force(rows, max_size, missing)
+
+
+def test_adult_smallest_msu_is_smallest_unique_subset():
+    adult = pdanon.datasets.load_adult(nrows=2000)
+    out = adult.anon.suda(max_size=2)
+    qis = list(adult.anon.roles().quasi_identifiers)
+    # smallest unique subset of size <= 2, by group-bys
+    smallest = np.zeros(len(adult), dtype=np.int64)
+    for size in (2, 1):
+        for cols in itertools.combinations(qis, size):
+            unique = adult.groupby(list(cols), observed=True)[cols[0]].transform("size") == 1
+            smallest[unique.to_numpy()] = size
+    assert out["msu_min_size"].tolist() == smallest.tolist()

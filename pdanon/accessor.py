@@ -610,6 +610,51 @@ class AnonAccessor:
             block_size=block_size, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def pram(self, columns, *, matrix=None, p: float = 0.8, invariant: bool = True, seed=None,
+             keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """PRAM (post-randomization) of categorical columns: each cell of category ``i``
+        becomes category ``j`` with probability ``M[i, j]``. See docs/perturbation.md and
+        :func:`pdanon.perturb.pram.pram_series`.
+
+        Parameters
+        ----------
+        columns : column name or list
+            The columns to randomize (any kind; their categories are a Categorical's
+            categories, else their distinct values).
+        matrix : DataFrame, square array or {column: matrix}, optional
+            The transition matrix: a DataFrame labelled by the column's categories (index and
+            columns), or an array in their order (a Categorical's order, else sorted); rows
+            sum to 1.
+        p : float or {column: float}
+            Without ``matrix``: keep a value with probability ``p``, else move it to one of
+            the other categories uniformly (default 0.8).
+        invariant : bool
+            Replace the matrix ``P`` by the invariant ``R = P Q`` (``Q`` the backward matrix
+            from the observed frequencies), so the expected frequency of every category
+            equals the observed one (default True).
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Missing cells stay missing; the dtype is kept. ``info`` gives per column the number of
+        categories, the expected share of kept values and the cells changed;
+        :func:`pdanon.perturb.pram_matrix` gives the matrix used.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"sex": ["F", "M"] * 50})
+        >>> out = df.anon.pram("sex", p=0.9, seed=0)
+        >>> sorted(out["sex"].unique()), out.anon.info["columns"]["sex"]["categories"]
+        (['F', 'M'], 2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.pram_by_roles(self._df, self.roles(**roles), columns,
+                                             matrix=matrix, p=p, invariant=invariant,
+                                             seed=seed, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

@@ -3,7 +3,10 @@
 Modules: :mod:`~pdanon.perturb.randomness` (seeds and generators),
 :mod:`~pdanon.perturb.shuffle`, :mod:`~pdanon.perturb.randomize`,
 :mod:`~pdanon.perturb.pseudonyms` (keyed hashing), :mod:`~pdanon.perturb.mdav` and
-:mod:`~pdanon.perturb.microaggregation` (MDAV / V-MDAV microaggregation) and :mod:`~pdanon.perturb.faces` (the
+:mod:`~pdanon.perturb.microaggregation` (MDAV / V-MDAV microaggregation),
+:mod:`~pdanon.perturb.pram` (post-randomization), :mod:`~pdanon.perturb.coding` (top and bottom
+coding), :mod:`~pdanon.perturb.swap` (rank swapping), :mod:`~pdanon.perturb.noise` (additive and
+correlated noise) and :mod:`~pdanon.perturb.faces` (the
 engines of the ``df.anon`` methods, over resolved roles); every public name is importable from
 ``pdanon.perturb``.
 
@@ -32,8 +35,16 @@ from pdanon.perturb.faces import (
     drop_identifiers_by_roles,
     hash_by_roles,
     microaggregate_by_roles,
+    pram_by_roles,
     randomize_by_roles,
     shuffle_by_roles,
+)
+from pdanon.perturb.pram import (
+    check_matrix,
+    invariant_matrix,
+    keep_matrix,
+    pram_matrix,
+    pram_series,
 )
 from pdanon.perturb.pseudonyms import (
     SecretKey,
@@ -57,7 +68,13 @@ __all__ = [
     "drop_identifiers_by_roles",
     "hash_by_roles",
     "key_fingerprint",
+    "check_matrix",
+    "invariant_matrix",
+    "keep_matrix",
     "microaggregate_by_roles",
+    "pram_by_roles",
+    "pram_matrix",
+    "pram_series",
     "randomize_by_roles",
     "shuffle_by_roles",
     "hmac_pseudonyms",

@@ -1,11 +1,16 @@
-"""The engines of ``df.anon.shuffle / randomize / hash_identifiers / drop_identifiers``: resolved roles in, ``(new frame, roles, info)`` out."""
+"""The engines of ``df.anon.shuffle / randomize / hash_identifiers / drop_identifiers`` and of
+the statistical offices' methods (``pram``, ``top_code`` / ``bottom_code``, ``rank_swap``,
+``add_noise``): resolved roles in, ``(new frame, roles, info)`` out."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon.perturb.common import as_column_list, check_columns
+from pdanon.perturb.numeric import check_option_columns, per_column
+from pdanon.perturb.pram import DEFAULT_KEEP, pram_series
 from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudonyms, 
                                        key_fingerprint, resolve_key)
 from pdanon.perturb.randomize import randomize_frame
@@ -278,3 +283,49 @@ def drop_identifiers_by_roles(df: pd.DataFrame, roles):
     return publish_frame(out), roles.restricted_to(out.columns), info
 
 
+def _finish(out: pd.DataFrame, roles, keep_identifiers: bool, info: dict):
+    """Drop the identifiers (unless kept), say so in ``info`` and publish the frame."""
+    out = _drop_ids(out, roles, keep_identifiers)
+    info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=DEFAULT_KEEP,
+                  invariant: bool = True, seed=None, keep_identifiers: bool = False):
+    """The engine of ``df.anon.pram``; returns ``(frame, roles, info)``.
+
+    ``matrix`` is one transition matrix for every column or ``{column: matrix}`` (columns not
+    named use ``p``); ``p`` is one probability or ``{column: probability}``. See
+    :func:`pdanon.perturb.pram.pram_series`. Identifiers cannot be named.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"sex": ["F", "M", "F", "M"]})
+    >>> out, _, info = pram_by_roles(df, resolve_roles(df), ["sex"], p=1.0, seed=0)
+    >>> out["sex"].tolist(), info["cells_changed"]
+    (['F', 'M', 'F', 'M'], 0)
+    """
+    if columns is None:
+        raise InvalidInputError("pram needs the columns to randomize: df.anon.pram(['sex'])")
+    cols, _ = _value_columns(df, roles, columns, "pram", "PRAM")
+    check_option_columns(matrix, cols, "matrix")
+    check_option_columns(p, cols, "p")
+    rng = make_rng(seed)
+    out = df.copy(deep=False)
+    per = {}
+    for c in cols:
+        c_matrix, c_p = per_column(matrix, c), per_column(p, c)
+        c_p = DEFAULT_KEEP if c_p is None else c_p
+        new, used = pram_series(df[c], rng=rng, matrix=c_matrix, p=c_p, invariant=invariant)
+        out[c] = new.array
+        counts = df[c].value_counts(dropna=True).reindex(used.index, fill_value=0).to_numpy()
+        share = counts / counts.sum() if counts.sum() else counts.astype(float)
+        per[c] = {"categories": len(used),
+                  "matrix": "given" if c_matrix is not None else "keep p",
+                  "p": None if c_matrix is not None else float(c_p),
+                  "expected_kept": float(share @ np.diag(used.to_numpy())),
+                  "cells_changed": _cells_changed(df[c], new)}
+    info = {"operation": "pram", "columns": per, "invariant": bool(invariant),
+            "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}
+    return _finish(out, roles, keep_identifiers, info)

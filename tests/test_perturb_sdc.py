@@ -1,0 +1,205 @@
+"""Tests of the statistical offices' perturbations: PRAM, top / bottom coding, rank swapping
+and additive / correlated noise (pdanon.perturb and the df.anon methods)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import pdanon  # noqa: F401  (registers df.anon)
+from pdanon import perturb as P
+from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
+
+# statistical tests use fixed seeds; a p-value threshold of 1e-3 makes a false alarm on a
+# correct implementation a 1-in-1000 event for an arbitrary seed (and never for these seeds)
+ALPHA = 1e-3
+
+
+def same_missing(a: pd.Series, b: pd.Series) -> bool:
+    return bool((a.isna().to_numpy() == b.isna().to_numpy()).all())
+
+
+# ---------------------------------------------------------------------------------------- PRAM
+def test_keep_matrix_hand_checked():
+    m = P.keep_matrix(4, 0.7)
+    assert np.allclose(m, [[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1],
+                           [0.1, 0.1, 0.7, 0.1], [0.1, 0.1, 0.1, 0.7]])
+    assert P.keep_matrix(1, 0.3).tolist() == [[1.0]]
+
+
+def test_invariant_matrix_hand_checked():
+    # P = [[.8, .2], [.2, .8]], pi = (.3, .7): lambda = (.38, .62),
+    # Q = [[.24/.38, .14/.38], [.06/.62, .56/.62]], R = P Q
+    r = P.invariant_matrix(P.keep_matrix(2, 0.8), [3, 7])
+    q = np.array([[0.24 / 0.38, 0.14 / 0.38], [0.06 / 0.62, 0.56 / 0.62]])
+    assert np.allclose(r, np.array([[0.8, 0.2], [0.2, 0.8]]) @ q)
+    assert np.allclose(r[0], [0.52461799, 0.47538201])
+    assert np.allclose(np.array([0.3, 0.7]) @ r, [0.3, 0.7])
+
+
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=6),
+       st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
+@settings(max_examples=80, deadline=None)
+def test_invariant_matrix_keeps_frequencies(counts, p, seed):
+    k = len(counts)
+    rng = np.random.default_rng(seed)
+    # a random stochastic matrix with some zeros; every row keeps some mass
+    given_m = rng.random((k, k)) * (rng.random((k, k)) < 0.7) + np.eye(k) * max(p, 1e-3)
+    given_m /= given_m.sum(axis=1, keepdims=True)
+    r = P.invariant_matrix(given_m, counts)
+    assert np.allclose(r.sum(axis=1), 1.0) and (r >= -1e-15).all()
+    if sum(counts):
+        pi = np.array(counts, float) / sum(counts)
+        assert np.allclose(pi @ r, pi, atol=1e-12)
+
+
+def test_pram_swap_matrix_exact_output_keeps_missing_index_and_dtype():
+    s = pd.Series(["a", None, "b", "a"], index=[10, 11, 12, 13], name="c")
+    out, m = P.pram_series(s, matrix=[[0, 1], [1, 0]], invariant=False, rng=P.make_rng(0))
+    assert out.fillna("-").tolist() == ["b", "-", "a", "b"]
+    assert out.index.tolist() == [10, 11, 12, 13] and out.name == "c" and out.dtype == s.dtype
+    assert m.index.tolist() == ["a", "b"]
+
+
+def test_pram_given_dataframe_matrix_is_reordered_by_label():
+    s = pd.Series([1, 2, 2, 3])
+    m = pd.DataFrame([[1, 0, 0], [0, 0, 1], [0, 1, 0]], index=[1, 3, 2], columns=[1, 3, 2])
+    out, used = P.pram_series(s, matrix=m, invariant=False, rng=P.make_rng(1))
+    assert out.tolist() == [1, 3, 3, 2] and out.dtype == s.dtype
+    assert used.to_numpy().tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0]]
+
+
+def test_pram_categorical_keeps_dtype_and_unobserved_category():
+    dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
+    s = pd.Series(["lo", "hi", np.nan, "lo"] * 50, dtype=dtype)
+    inv, _ = P.pram_series(s, p=0.5, rng=P.make_rng(0))
+    assert inv.dtype == dtype and same_missing(s, inv)
+    # invariant: a category with observed frequency 0 is never produced
+    assert "mid" not in set(inv.dropna())
+    plain, _ = P.pram_series(s, p=0.5, invariant=False, rng=P.make_rng(0))
+    assert "mid" in set(plain.dropna())
+
+
+def test_pram_p_one_changes_nothing():
+    s = pd.Series(list("abcabcaab"))
+    for inv in (True, False):
+        out, m = P.pram_series(s, p=1.0, invariant=inv, rng=P.make_rng(3))
+        assert out.tolist() == s.tolist() and np.allclose(m.to_numpy(), np.eye(3))
+
+
+def test_pram_invariant_chi_square_100000_rows():
+    cats = np.array(["a", "b", "c", "d"])
+    probs = np.array([0.5, 0.3, 0.15, 0.05])
+    n = 100_000
+    s = pd.Series(np.random.default_rng(11).choice(cats, n, p=probs))
+    observed = s.value_counts().reindex(cats).to_numpy()
+    out, r = P.pram_series(s, p=0.6, rng=P.make_rng(12))
+    after = out.value_counts().reindex(cats).to_numpy()
+    # invariant PRAM: expected counts after = observed counts before
+    chi2 = ((after - observed) ** 2 / observed).sum()
+    assert stats.chi2.sf(chi2, df=3) > ALPHA
+    # share of changed cells: 1 - sum_i pi_i R_ii (binomial sd ~0.0016; tolerance 6 sd)
+    changed = 1 - (observed / n) @ np.diag(r.to_numpy())
+    assert abs((out != s).mean() - changed) < 0.01 and changed > 0.3
+    # each category's transitions follow its row of R (chi-square per category)
+    for i, c in enumerate(cats):
+        moved = out[s == c].value_counts().reindex(cats, fill_value=0).to_numpy()
+        exp = observed[i] * r.to_numpy()[i]
+        keep = exp > 0
+        assert moved[~keep].sum() == 0
+        chi2 = ((moved[keep] - exp[keep]) ** 2 / exp[keep]).sum()
+        assert stats.chi2.sf(chi2, df=keep.sum() - 1) > ALPHA
+
+
+def test_pram_plain_matrix_moves_marginal_to_pi_p():
+    cats = np.array(["a", "b", "c"])
+    n = 100_000
+    s = pd.Series(np.random.default_rng(5).choice(cats, n, p=[0.7, 0.2, 0.1]))
+    observed = s.value_counts().reindex(cats).to_numpy()
+    out, _ = P.pram_series(s, p=0.6, invariant=False, rng=P.make_rng(6))
+    after = out.value_counts().reindex(cats).to_numpy()
+    expected = observed @ P.keep_matrix(3, 0.6)
+    assert stats.chi2.sf(((after - expected) ** 2 / expected).sum(), df=2) > ALPHA
+    # ... and far from the observed marginal: that is what invariant PRAM corrects
+    assert stats.chi2.sf(((after - observed) ** 2 / observed).sum(), df=2) < 1e-12
+
+
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["x", "y", "z"])), max_size=40),
+       st.floats(0.0, 1.0), st.booleans(), st.integers(0, 2**32 - 1))
+@settings(max_examples=80, deadline=None)
+def test_pram_properties(values, p, invariant, seed):
+    s = pd.Series(values, dtype=object)
+    before = s.copy()
+    out, m = P.pram_series(s, p=p, invariant=invariant, rng=P.make_rng(seed))
+    assert s.equals(before)
+    assert same_missing(s, out)
+    assert set(out.dropna()) <= set(s.dropna())
+    assert np.allclose(m.to_numpy().sum(axis=1), 1.0) if len(m) else True
+    again, _ = P.pram_series(s, p=p, invariant=invariant, rng=P.make_rng(seed))
+    assert again.equals(out)
+
+
+def test_df_pram_info_roles_and_seed():
+    df = pd.DataFrame({"id": [f"p{i}" for i in range(60)], "sex": ["F", "M", None] * 20,
+                       "zip": ["1", "2", "3", "4"] * 15, "age": range(60)})
+    before = df.copy()
+    out = df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"])
+    assert df.equals(before)
+    assert list(out.columns) == ["sex", "zip", "age"]
+    assert out["age"].tolist() == list(range(60)) and same_missing(df["sex"], out["sex"])
+    info = out.anon.info
+    assert info["operation"] == "pram" and info["random_source"] == "seed given"
+    assert info["identifiers_dropped"] == ["id"] and info["invariant"] is True
+    assert info["columns"]["sex"]["p"] == 0.5 and info["columns"]["zip"]["p"] == 0.8
+    assert info["columns"]["zip"]["categories"] == 4
+    changed = int((out["sex"] != df["sex"])[df["sex"].notna()].sum())
+    assert info["columns"]["sex"]["cells_changed"] == changed
+    assert info["cells_changed"] == changed + int((out["zip"] != df["zip"]).sum())
+    assert 0 < info["columns"]["sex"]["expected_kept"] < 1
+    json.dumps(info)
+    assert out.equals(df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"]))
+    assert df.anon.pram("zip", identifiers=["id"]).anon.info["random_source"] == "secrets"
+
+
+def test_pram_matrix_per_column_and_info_given():
+    df = pd.DataFrame({"a": ["x", "y"] * 5, "b": ["u", "v"] * 5})
+    swap = pd.DataFrame([[0, 1], [1, 0]], index=["x", "y"], columns=["x", "y"])
+    out = df.anon.pram(["a", "b"], matrix={"a": swap}, p=1.0, invariant=False, seed=0,
+                       quasi_identifiers=["a", "b"])
+    assert out["a"].tolist() == ["y", "x"] * 5 and out["b"].tolist() == df["b"].tolist()
+    assert out.anon.info["columns"]["a"]["matrix"] == "given"
+    assert out.anon.info["columns"]["a"]["p"] is None
+
+
+@pytest.mark.parametrize("matrix, message", [
+    ([[1.0]], "2 x 2"),
+    ([[0.5, 0.6], [0.5, 0.5]], "sum to 1"),
+    ([[1.5, -0.5], [0.5, 0.5]], ">= 0"),
+    ([["a", "b"], [0, 1]], "not numeric"),
+    (pd.DataFrame([[1, 0], [0, 1]], index=["x", "q"], columns=["x", "q"]), "categories"),
+])
+def test_pram_bad_matrix(matrix, message):
+    df = pd.DataFrame({"c": ["x", "y", "x"]})
+    with pytest.raises(InvalidInputError, match=message) as exc:
+        df.anon.pram("c", matrix=matrix, quasi_identifiers=["c"])
+    assert "'c'" in str(exc.value)
+
+
+def test_pram_bad_arguments():
+    df = pd.DataFrame({"id": ["a", "b"], "c": ["x", "y"]})
+    with pytest.raises(InvalidInputError, match="p \\(the probability"):
+        df.anon.pram("c", p=1.5, identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="columns"):
+        df.anon.pram(None, identifiers=["id"])
+    with pytest.raises(UnknownColumnError, match="nope"):
+        df.anon.pram("nope", identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="identifiers"):
+        df.anon.pram("id", identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="not being perturbed"):
+        df.anon.pram("c", p={"id": 0.5}, identifiers=["id"])

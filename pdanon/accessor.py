@@ -655,6 +655,59 @@ class AnonAccessor:
                                              seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def top_code(self, columns, *, threshold=None, quantile=None, value=None,
+                 keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """Top coding: values above ``threshold`` (or above the ``quantile`` of the column's
+        values) become ``value`` (default: the threshold). See :meth:`bottom_code` and
+        :func:`pdanon.perturb.coding.code_series`.
+
+        Parameters
+        ----------
+        columns : column name or list
+            Numeric columns to code.
+        threshold, quantile, value : number or {column: number}
+            Exactly one of ``threshold`` and ``quantile`` (in [0, 1]) per column; ``value``
+            is optional.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Missing cells stay missing; integer columns stay integer when the replacement is a
+        whole number. ``info`` gives per column the threshold, the replacement and the
+        cells changed.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"income": [20, 35, 50, 900]})
+        >>> df.anon.top_code("income", threshold=100)["income"].tolist()
+        [20, 35, 50, 100]
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "top",
+                                             threshold=threshold, quantile=quantile,
+                                             value=value, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def bottom_code(self, columns, *, threshold=None, quantile=None, value=None,
+                    keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """Bottom coding: values below ``threshold`` (or below the ``quantile`` of the
+        column's values) become ``value`` (default: the threshold). Options as
+        :meth:`top_code`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [3, 17, 40, 71]})
+        >>> out = df.anon.bottom_code("age", threshold=18, value=0)
+        >>> out["age"].tolist(), out.anon.info["cells_changed"]
+        ([0, 0, 40, 71], 2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "bottom",
+                                             threshold=threshold, quantile=quantile,
+                                             value=value, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

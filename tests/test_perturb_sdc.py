@@ -203,3 +203,77 @@ def test_pram_bad_arguments():
         df.anon.pram("id", identifiers=["id"])
     with pytest.raises(InvalidInputError, match="not being perturbed"):
         df.anon.pram("c", p={"id": 0.5}, identifiers=["id"])
+
+
+# -------------------------------------------------------------------- top and bottom coding
+def test_top_code_threshold_exact_and_keeps_int_dtype():
+    df = pd.DataFrame({"inc": [10, 100, 250, 99], "age": [1, 2, 3, 4]}, index=list("abcd"))
+    before = df.copy()
+    out = df.anon.top_code("inc", threshold=100, quasi_identifiers=["inc", "age"])
+    assert df.equals(before)
+    assert out["inc"].tolist() == [10, 100, 100, 99] and out["inc"].dtype == np.int64
+    assert out.index.tolist() == list("abcd") and out["age"].tolist() == [1, 2, 3, 4]
+    info = out.anon.info
+    assert info["operation"] == "top_code" and info["cells_changed"] == 1
+    assert info["columns"]["inc"] == {"threshold": 100.0, "quantile": None,
+                                      "replacement": 100.0, "cells_beyond": 1,
+                                      "cells_changed": 1}
+    assert "random_source" not in info
+    json.dumps(info)
+
+
+def test_bottom_code_value_and_missing_stay_missing():
+    s = pd.Series([1.5, None, -3.0, 0.0, 7.0])
+    out, d = P.code_series(s, "bottom", threshold=0, value=-1)
+    assert out.fillna(99).tolist() == [1.5, 99, -1.0, 0.0, 7.0] and same_missing(s, out)
+    assert d["cells_changed"] == 1 and d["replacement"] == -1.0
+    nullable = pd.Series([5, None, 50], dtype="Int64")
+    coded, _ = P.code_series(nullable, "top", threshold=10)
+    assert coded.dtype == "Int64" and coded.tolist()[0] == 5 and coded.isna().tolist()[1]
+    assert coded.tolist()[2] == 10
+
+
+def test_top_code_quantile_hand_checked():
+    s = pd.Series(np.arange(1, 101))          # numpy's linear 0.95-quantile of 1..100 is 95.05
+    out, d = P.code_series(s, "top", quantile=0.95)
+    assert d["threshold"] == pytest.approx(95.05) and d["cells_changed"] == 5
+    assert out.dtype == np.float64 and out.iloc[-1] == pytest.approx(95.05)
+    assert out.iloc[:95].tolist() == list(range(1, 96))
+    per = pd.DataFrame({"a": np.arange(10), "b": np.arange(10)}).anon.bottom_code(
+        ["a", "b"], quantile={"a": 0.2}, threshold={"b": 3}, value={"a": -1},
+        quasi_identifiers=["a", "b"])
+    assert per["a"].tolist() == [-1, -1, 2, 3, 4, 5, 6, 7, 8, 9]   # 0.2-quantile of 0..9: 1.8
+    assert per["b"].tolist() == [3, 3, 3, 3, 4, 5, 6, 7, 8, 9]
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6)), max_size=30),
+       st.floats(-1e6, 1e6), st.sampled_from(["top", "bottom"]))
+@settings(max_examples=80, deadline=None)
+def test_coding_properties(values, t, side):
+    s = pd.Series(values, dtype=float)
+    out, d = P.code_series(s, side, threshold=t)
+    assert same_missing(s, out)
+    kept = out.dropna()
+    assert ((kept <= t) if side == "top" else (kept >= t)).all()
+    moved = (s != out) & s.notna()
+    assert int(moved.sum()) == d["cells_changed"]
+    assert (((s[moved] > t) if side == "top" else (s[moved] < t))).all()
+
+
+def test_coding_errors():
+    df = pd.DataFrame({"id": ["a", "b"], "x": [1, 2], "s": ["u", "v"]})
+    kw = dict(identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="exactly one of threshold"):
+        df.anon.top_code("x", **kw)
+    with pytest.raises(InvalidInputError, match="exactly one of threshold"):
+        df.anon.top_code("x", threshold=1, quantile=0.5, **kw)
+    with pytest.raises(InvalidInputError, match="quantile for column 'x'"):
+        df.anon.top_code("x", quantile=1.5, **kw)
+    with pytest.raises(InvalidInputError, match="threshold for column 'x'"):
+        df.anon.bottom_code("x", threshold=float("nan"), **kw)
+    with pytest.raises(KindError, match="'s'"):
+        df.anon.top_code("s", threshold=1, **kw)
+    with pytest.raises(InvalidInputError, match="needs the columns"):
+        df.anon.top_code(None, threshold=1, **kw)
+    with pytest.raises(InvalidInputError, match="not being perturbed"):
+        df.anon.top_code("x", threshold={"s": 1}, **kw)

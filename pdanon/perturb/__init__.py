@@ -31,7 +31,9 @@ True
 """
 
 
+from pdanon.perturb.coding import code_series
 from pdanon.perturb.faces import (
+    code_by_roles,
     drop_identifiers_by_roles,
     hash_by_roles,
     microaggregate_by_roles,
@@ -69,6 +71,8 @@ __all__ = [
     "hash_by_roles",
     "key_fingerprint",
     "check_matrix",
+    "code_by_roles",
+    "code_series",
     "invariant_matrix",
     "keep_matrix",
     "microaggregate_by_roles",

@@ -9,6 +9,7 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon.perturb.common import as_column_list, check_columns
+from pdanon.perturb.coding import code_series
 from pdanon.perturb.numeric import check_option_columns, per_column
 from pdanon.perturb.pram import DEFAULT_KEEP, pram_series
 from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudonyms, 
@@ -328,4 +329,36 @@ def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=DEFAULT_KE
                   "cells_changed": _cells_changed(df[c], new)}
     info = {"operation": "pram", "columns": per, "invariant": bool(invariant),
             "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def code_by_roles(df: pd.DataFrame, roles, columns, side: str, *, threshold=None,
+                  quantile=None, value=None, keep_identifiers: bool = False):
+    """The engine of ``df.anon.top_code`` (``side="top"``) and ``df.anon.bottom_code``
+    (``"bottom"``); returns ``(frame, roles, info)``. ``threshold``, ``quantile`` and
+    ``value`` are one value or ``{column: value}``. See
+    :func:`pdanon.perturb.coding.code_series`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"income": [10, 20, 500]})
+    >>> out, _, info = code_by_roles(df, resolve_roles(df), "income", "top", threshold=100)
+    >>> out["income"].tolist(), info["cells_changed"]
+    ([10, 20, 100], 1)
+    """
+    if columns is None:
+        raise InvalidInputError(
+            f"{side}_code needs the columns to code: df.anon.{side}_code(['income'], ...)")
+    cols, _ = _value_columns(df, roles, columns, f"{side}_code", f"{side} coding")
+    for name, opt in (("threshold", threshold), ("quantile", quantile), ("value", value)):
+        check_option_columns(opt, cols, name)
+    out = df.copy(deep=False)
+    per = {}
+    for c in cols:
+        new, per[c] = code_series(df[c], side, threshold=per_column(threshold, c),
+                                  quantile=per_column(quantile, c), value=per_column(value, c))
+        out[c] = new.array
+    info = {"operation": f"{side}_code", "columns": per,
+            "cells_changed": sum(v["cells_changed"] for v in per.values())}
     return _finish(out, roles, keep_identifiers, info)

@@ -708,6 +708,40 @@ class AnonAccessor:
                                              value=value, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def rank_swap(self, columns, *, p: float = 5.0, seed=None, keep_identifiers: bool = False,
+                  **roles) -> pd.DataFrame:
+        """Rank swapping (Moore 1996): each value of a column is exchanged with the value of
+        at most one partner whose rank differs by at most ``p`` percent of the column's
+        non-missing cells. See docs/perturbation.md and
+        :func:`pdanon.perturb.swap.swap_partners` for the pairing rule.
+
+        Parameters
+        ----------
+        columns : column name or list
+            Numeric, date or ordered Categorical columns; each is swapped on its own.
+        p : float or {column: float}
+            The largest rank distance, in percent (0-100, default 5).
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Values only move between non-missing cells of the same column (missing cells, the
+        column's values and its dtype are kept).
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"income": [100.0 * i for i in range(100)]})
+        >>> out = df.anon.rank_swap("income", p=2, seed=0)
+        >>> float((out["income"] - df["income"]).abs().max()) <= 200, sorted(out["income"]) == sorted(df["income"])
+        (True, True)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.rank_swap_by_roles(self._df, self.roles(**roles), columns, p=p,
+                                                  seed=seed, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

@@ -277,3 +277,108 @@ def test_coding_errors():
         df.anon.top_code(None, threshold=1, **kw)
     with pytest.raises(InvalidInputError, match="not being perturbed"):
         df.anon.top_code("x", threshold={"s": 1}, **kw)
+
+
+# ------------------------------------------------------------------------------ rank swapping
+def ranks_of(values: np.ndarray) -> np.ndarray:
+    return np.argsort(np.argsort(values, kind="stable"), kind="stable")
+
+
+def test_rank_swap_hand_checked_adjacent_pairs():
+    # p = 25% of 4 values: d = 1, blocks of 2 ranks; every swap is between neighbours
+    s = pd.Series([10, 20, None, 30, 40], index=list("abcde"), name="x")
+    out, d = P.rank_swap_series(s, p=25, rng=P.make_rng(0))
+    assert out.fillna(0).tolist() == [20, 10, 0, 40, 30]
+    assert d == {"p": 25.0, "max_rank_distance": 1, "pairs": 2, "cells_changed": 4}
+    assert out.index.tolist() == list("abcde") and out.name == "x" and same_missing(s, out)
+
+
+def test_swap_partners_pairing_rule_exact():
+    # distance 2: blocks of 3 ranks after a random offset; pairs inside blocks only
+    rng = P.make_rng(4)
+    partner = P.swap_partners(9, 2, rng)
+    assert (partner[partner] == np.arange(9)).all()
+    assert (np.abs(partner - np.arange(9)) <= 2).all()
+    offset = int(P.make_rng(4).integers(0, 3))
+    block = (np.arange(9) + offset) // 3
+    assert (block[partner] == block).all()
+    sizes = np.bincount(block)
+    # every block pairs all its ranks but one when odd
+    assert (partner != np.arange(9)).sum() == sum(b - b % 2 for b in sizes)
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(-50, 50)), max_size=60),
+       st.floats(0, 100), st.integers(0, 2**32 - 1))
+@settings(max_examples=100, deadline=None)
+def test_rank_swap_properties(values, p, seed):
+    s = pd.Series(values, dtype="Int64")
+    out, d = P.rank_swap_series(s, p=p, rng=P.make_rng(seed))
+    assert out.dtype == s.dtype and same_missing(s, out)
+    assert sorted(out.dropna().tolist()) == sorted(s.dropna().tolist())
+    m = int(s.notna().sum())
+    assert d["max_rank_distance"] == int(np.floor(p * m / 100 + 1e-9))
+    # each value lands within d ranks: its new rank range among ties overlaps the old one
+    x = s.dropna().to_numpy(dtype=float)
+    y = out.dropna().to_numpy(dtype=float)
+    lo_x, hi_x = np.searchsorted(np.sort(x), x, "left"), np.searchsorted(np.sort(x), x, "right") - 1
+    lo_y, hi_y = np.searchsorted(np.sort(x), y, "left"), np.searchsorted(np.sort(x), y, "right") - 1
+    assert (lo_y <= hi_x + d["max_rank_distance"]).all()
+    assert (hi_y >= lo_x - d["max_rank_distance"]).all()
+    assert d["cells_changed"] == int(((s != out) & s.notna()).sum())
+
+
+def test_rank_swap_distance_distribution_100000_rows():
+    # p = 1% of 100,000: d = 1,000, blocks of 1,001 ranks. Within a block, a random pair of
+    # distinct ranks is on average (w + 1) / 3 = 334 apart (partial end blocks lower it by
+    # < 1%); nearly every value is swapped. Tolerance 2% (sd of the mean ~0.8).
+    n = 100_000
+    x = np.random.default_rng(2).normal(size=n)
+    out, d = P.rank_swap_series(pd.Series(x), p=1, rng=P.make_rng(3))
+    assert d["max_rank_distance"] == 1000
+    r_old = ranks_of(x)
+    new = out.to_numpy()
+    r_new = np.searchsorted(np.sort(x), new)          # distinct values: rank = position
+    dist = np.abs(r_new - r_old)
+    assert dist.max() <= 1000
+    assert (dist == 0).sum() <= 101      # one unpaired rank per odd block (1,001 ranks: all)
+    assert dist[dist > 0].mean() == pytest.approx(1002 / 3, rel=0.02)
+    assert np.isclose(out.mean(), x.mean()) and np.isclose(out.std(), x.std())
+    assert stats.spearmanr(x, new)[0] > 0.999
+
+
+def test_rank_swap_ordered_categorical_datetime_and_frame():
+    dtype = pd.CategoricalDtype(["lo", "mid", "hi"], ordered=True)
+    df = pd.DataFrame({
+        "id": [f"u{i}" for i in range(40)],
+        "edu": pd.Series(["lo", "mid", "hi", None] * 10, dtype=dtype),
+        "day": pd.date_range("2024-01-01", periods=40, freq="D"),
+        "inc": np.linspace(0, 1, 40),
+    })
+    before = df.copy()
+    out = df.anon.rank_swap(["edu", "day", "inc"], p={"day": 10}, seed=5, identifiers=["id"])
+    assert df.equals(before) and "id" not in out.columns
+    assert out["edu"].dtype == dtype and same_missing(df["edu"], out["edu"])
+    assert out["day"].dtype == df["day"].dtype
+    assert ((out["day"] - df["day"]).abs() <= pd.Timedelta(days=4)).all()   # 10% of 40
+    assert sorted(out["day"]) == sorted(df["day"])
+    info = out.anon.info
+    assert info["operation"] == "rank_swap" and info["random_source"] == "seed given"
+    assert info["columns"]["day"]["max_rank_distance"] == 4
+    assert info["columns"]["inc"]["max_rank_distance"] == 2        # default 5% of 40
+    assert info["identifiers_dropped"] == ["id"]
+    json.dumps(info)
+    assert out.equals(df.anon.rank_swap(["edu", "day", "inc"], p={"day": 10}, seed=5,
+                                        identifiers=["id"]))
+
+
+def test_rank_swap_errors():
+    df = pd.DataFrame({"id": ["a", "b"], "s": ["u", "v"], "c": pd.Categorical(["u", "v"]),
+                       "x": [1.0, 2.0]})
+    with pytest.raises(KindError, match="'s'"):
+        df.anon.rank_swap("s", identifiers=["id"])
+    with pytest.raises(KindError, match="unordered Categorical"):
+        df.anon.rank_swap("c", identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="percent"):
+        df.anon.rank_swap("x", p=150, identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="needs the columns"):
+        df.anon.rank_swap(None, identifiers=["id"])

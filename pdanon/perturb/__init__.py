@@ -39,6 +39,7 @@ from pdanon.perturb.faces import (
     microaggregate_by_roles,
     pram_by_roles,
     randomize_by_roles,
+    rank_swap_by_roles,
     shuffle_by_roles,
 )
 from pdanon.perturb.pram import (
@@ -61,6 +62,7 @@ from pdanon.perturb.pseudonyms import (
 from pdanon.perturb.randomize import HISTOGRAM_BINS, KINDS, randomize_frame, randomize_series
 from pdanon.perturb.randomness import make_rng
 from pdanon.perturb.shuffle import permutation_within, shuffle_frame
+from pdanon.perturb.swap import rank_swap_series, swap_partners
 
 __all__ = [
     "SecretKey",
@@ -86,7 +88,10 @@ __all__ = [
     "permutation_within",
     "randomize_frame",
     "randomize_series",
+    "rank_swap_by_roles",
+    "rank_swap_series",
     "reference_sha256_rows",
     "resolve_key",
     "shuffle_frame",
+    "swap_partners",
 ]

@@ -17,6 +17,7 @@ from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudony
 from pdanon.perturb.randomize import randomize_frame
 from pdanon.perturb.randomness import make_rng, seed_info
 from pdanon.perturb.shuffle import shuffle_frame
+from pdanon.perturb.swap import DEFAULT_PERCENT, rank_swap_series
 from pdanon.recode import publish_frame
 
 
@@ -361,4 +362,34 @@ def code_by_roles(df: pd.DataFrame, roles, columns, side: str, *, threshold=None
         out[c] = new.array
     info = {"operation": f"{side}_code", "columns": per,
             "cells_changed": sum(v["cells_changed"] for v in per.values())}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, seed=None,
+                       keep_identifiers: bool = False):
+    """The engine of ``df.anon.rank_swap``; returns ``(frame, roles, info)``. Each column is
+    swapped on its own (:func:`pdanon.perturb.swap.rank_swap_series`); ``p`` is one percentage
+    or ``{column: percentage}``.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6]})
+    >>> out, _, info = rank_swap_by_roles(df, resolve_roles(df), "income", p=0, seed=0)
+    >>> out["income"].tolist(), info["columns"]["income"]["pairs"]
+    ([1, 2, 3, 4, 5, 6], 0)
+    """
+    if columns is None:
+        raise InvalidInputError("rank_swap needs the columns to swap: df.anon.rank_swap(['income'])")
+    cols, _ = _value_columns(df, roles, columns, "rank_swap", "rank swapping")
+    check_option_columns(p, cols, "p")
+    rng = make_rng(seed)
+    out = df.copy(deep=False)
+    per = {}
+    for c in cols:
+        c_p = per_column(p, c)
+        new, per[c] = rank_swap_series(df[c], p=DEFAULT_PERCENT if c_p is None else c_p, rng=rng)
+        out[c] = new.array
+    info = {"operation": "rank_swap", "columns": per,
+            "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}
     return _finish(out, roles, keep_identifiers, info)

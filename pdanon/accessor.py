@@ -742,6 +742,45 @@ class AnonAccessor:
                                                   seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def add_noise(self, columns, *, method: str = "additive", noise: float = 0.1, seed=None,
+                  keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """Add normal noise to numeric columns (sdcMicro's ``addNoise``). See
+        docs/perturbation.md and :func:`pdanon.perturb.noise.add_noise_frame`.
+
+        Parameters
+        ----------
+        columns : column name or list
+            Numeric columns.
+        method : "additive" or "correlated"
+            ``"additive"``: each column gets independent ``N(0, (noise·s_j)²)`` noise (``s_j``
+            its standard deviation), so its variance grows by the factor ``1 + noise²``.
+            ``"correlated"``: each row gets noise ``N(0, noise·S)`` (``S`` the columns'
+            covariance matrix), so the covariance becomes ``(1 + noise)·S`` and the
+            correlations are kept.
+        noise : float
+            The noise level (default 0.1), as above.
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Missing cells stay missing; integer columns are rounded and keep their dtype.
+        ``info`` records the factor and each column's noise standard deviation.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"income": [1000.0, 2000.0, 3000.0, 4000.0]})
+        >>> out = df.anon.add_noise("income", noise=0.2, seed=0)
+        >>> out.anon.info["variance_factor"], round(out.anon.info["noise_sd"]["income"], 1)
+        (1.04, 258.2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.add_noise_by_roles(self._df, self.roles(**roles), columns,
+                                                  method=method, noise=noise, seed=seed,
+                                                  keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

@@ -382,3 +382,96 @@ def test_rank_swap_errors():
         df.anon.rank_swap("x", p=150, identifiers=["id"])
     with pytest.raises(InvalidInputError, match="needs the columns"):
         df.anon.rank_swap(None, identifiers=["id"])
+
+
+# ------------------------------------------------------------------------------------- noise
+def test_additive_noise_exact_formula_and_missing():
+    df = pd.DataFrame({"a": [1.0, 2.0, None, 5.0], "b": [10, 20, 30, 40]})
+    out, d = P.add_noise_frame(df, ["a", "b"], noise=0.5, rng=P.make_rng(7))
+    z = P.make_rng(7).standard_normal((4, 2))
+    sd = np.array([np.std([1.0, 2.0, 5.0], ddof=1), np.std([10, 20, 30, 40], ddof=1)])
+    expected = df.to_numpy(dtype=float) + z * 0.5 * sd
+    assert np.allclose(out["a"].to_numpy()[[0, 1, 3]], expected[[0, 1, 3], 0])
+    assert np.isnan(out["a"][2])
+    assert out["b"].dtype == np.int64 and out["b"].tolist() == np.rint(expected[:, 1]).tolist()
+    assert d["noise_sd"] == pytest.approx({"a": 0.5 * sd[0], "b": 0.5 * sd[1]})
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated"])
+def test_zero_noise_changes_nothing(method):
+    df = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": pd.array([1, None, 3], dtype="Int64")})
+    out, _ = P.add_noise_frame(df, ["a", "b"], method=method, noise=0.0, rng=P.make_rng(0))
+    assert out.equals(df)
+
+
+SIGMA = np.array([[4.0, 1.2, -0.8], [1.2, 1.0, 0.3], [-0.8, 0.3, 2.25]])
+
+
+def mvn_frame(n=100_000, seed=21):
+    x = np.random.default_rng(seed).multivariate_normal([50, 10, 0], SIGMA, n)
+    return pd.DataFrame(x, columns=["x", "y", "z"])
+
+
+def test_correlated_noise_covariance_factor_100000_rows():
+    # expected covariance after: (1 + noise) * S. With 100,000 rows a sample covariance
+    # entry has sd <= sqrt((S_ii S_jj + S_ij^2) / n) ~ 0.018 here; tolerance 0.1 (> 5 sd)
+    df = mvn_frame()
+    out = df.anon.add_noise(["x", "y", "z"], method="correlated", noise=0.5, seed=3,
+                            quasi_identifiers=["x", "y", "z"])
+    s = np.cov(df.to_numpy(), rowvar=False)
+    s_out = np.cov(out[["x", "y", "z"]].to_numpy(), rowvar=False)
+    assert np.allclose(s_out, 1.5 * s, atol=0.1)
+    assert np.allclose(np.corrcoef(out.to_numpy(), rowvar=False),
+                       np.corrcoef(df.to_numpy(), rowvar=False), atol=0.01)
+    e = (out - df).to_numpy()
+    assert np.allclose(np.cov(e, rowvar=False), 0.5 * s, atol=0.06)
+    assert np.allclose(e.mean(axis=0), 0, atol=0.02)
+    info = out.anon.info
+    assert info["method"] == "correlated" and info["covariance_factor"] == 1.5
+    assert info["complete_rows"] == 100_000 and info["cells_changed"] == 300_000
+    assert info["noise_sd"]["x"] == pytest.approx(np.sqrt(0.5 * s[0, 0]))
+    json.dumps(info)
+
+
+def test_additive_noise_variances_100000_rows():
+    # variance factor 1 + noise^2 = 1.25; independent noise: covariances kept,
+    # correlations shrink by 1 / 1.25
+    df = mvn_frame(seed=22)
+    out = df.anon.add_noise(["x", "y", "z"], noise=0.5, seed=4, quasi_identifiers=["x", "y", "z"])
+    s = np.cov(df.to_numpy(), rowvar=False)
+    s_out = np.cov(out.to_numpy(), rowvar=False)
+    assert np.allclose(np.diag(s_out), 1.25 * np.diag(s), rtol=0.03)
+    off = ~np.eye(3, dtype=bool)
+    assert np.allclose(s_out[off], s[off], atol=0.06)
+    e = (out - df).to_numpy()
+    assert np.allclose(np.corrcoef(e, rowvar=False)[off], 0, atol=0.015)
+    assert out.anon.info["variance_factor"] == 1.25
+
+
+def test_correlated_noise_missing_cells_and_singular_covariance():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, None, 5.0], "b": [2.0, 4.0, 6.0, 8.0, None]})
+    out, d = P.add_noise_frame(df, ["a", "b"], method="correlated", noise=1.0,
+                               rng=P.make_rng(1))
+    assert same_missing(df["a"], out["a"]) and same_missing(df["b"], out["b"])
+    assert d["complete_rows"] == 3
+    # b = 2a on the complete rows: S is singular and the noise keeps b-noise = 2 * a-noise
+    e = (out - df).to_numpy()
+    assert np.allclose(e[:3, 1], 2 * e[:3, 0])
+
+
+def test_noise_errors():
+    df = pd.DataFrame({"id": ["p", "q"], "x": [1.0, None], "y": [None, 2.0], "s": ["u", "v"]})
+    kw = dict(identifiers=["id"])
+    with pytest.raises(InvalidInputError, match="method"):
+        df.anon.add_noise("x", method="multiplicative", **kw)
+    with pytest.raises(InvalidInputError, match="noise must be"):
+        df.anon.add_noise("x", noise=-1, **kw)
+    with pytest.raises(KindError, match="'s'"):
+        df.anon.add_noise("s", **kw)
+    with pytest.raises(InvalidInputError, match="only 0 such row"):
+        df.anon.add_noise(["x", "y"], method="correlated", **kw)
+    with pytest.raises(InvalidInputError, match="needs the columns"):
+        df.anon.add_noise(None, **kw)
+    before = df.copy()
+    df.anon.add_noise(["x", "y"], **kw)
+    assert df.equals(before)

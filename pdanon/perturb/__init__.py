@@ -33,6 +33,7 @@ True
 
 from pdanon.perturb.coding import code_series
 from pdanon.perturb.faces import (
+    add_noise_by_roles,
     code_by_roles,
     drop_identifiers_by_roles,
     hash_by_roles,
@@ -42,6 +43,7 @@ from pdanon.perturb.faces import (
     rank_swap_by_roles,
     shuffle_by_roles,
 )
+from pdanon.perturb.noise import add_noise_frame, correlated_draws
 from pdanon.perturb.pram import (
     check_matrix,
     invariant_matrix,
@@ -68,10 +70,13 @@ __all__ = [
     "SecretKey",
     "canonical_text",
     "context_prefix",
+    "correlated_draws",
     "derive_key",
     "drop_identifiers_by_roles",
     "hash_by_roles",
     "key_fingerprint",
+    "add_noise_by_roles",
+    "add_noise_frame",
     "check_matrix",
     "code_by_roles",
     "code_series",

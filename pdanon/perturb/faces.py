@@ -10,6 +10,7 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.perturb.common import as_column_list, check_columns
 from pdanon.perturb.coding import code_series
+from pdanon.perturb.noise import DEFAULT_NOISE, add_noise_frame
 from pdanon.perturb.numeric import check_option_columns, per_column
 from pdanon.perturb.pram import DEFAULT_KEEP, pram_series
 from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudonyms, 
@@ -392,4 +393,32 @@ def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, s
         out[c] = new.array
     info = {"operation": "rank_swap", "columns": per,
             "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def add_noise_by_roles(df: pd.DataFrame, roles, columns, *, method="additive",
+                       noise=DEFAULT_NOISE, seed=None, keep_identifiers: bool = False):
+    """The engine of ``df.anon.add_noise``; returns ``(frame, roles, info)``. See
+    :func:`pdanon.perturb.noise.add_noise_frame`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"income": [1.0, 2.0, 3.0]})
+    >>> out, _, info = add_noise_by_roles(df, resolve_roles(df), "income", method="correlated",
+    ...                                   noise=0.0, seed=0)
+    >>> out["income"].tolist(), info["covariance_factor"]
+    ([1.0, 2.0, 3.0], 1.0)
+    """
+    if columns is None:
+        raise InvalidInputError("add_noise needs the columns: df.anon.add_noise(['income'])")
+    cols, _ = _value_columns(df, roles, columns, "add_noise", "adding noise")
+    out, details = add_noise_frame(df, cols, method=method, noise=noise, rng=make_rng(seed))
+    factor = 1 + float(noise) if method == "correlated" else 1 + float(noise) ** 2
+    info = {"operation": "add_noise", "method": method, "noise": float(noise),
+            "columns": list(cols),
+            "covariance_factor" if method == "correlated" else "variance_factor": factor,
+            **details,
+            "cells_changed": sum(_cells_changed(df[c], out[c]) for c in cols),
+            **seed_info(seed)}
     return _finish(out, roles, keep_identifiers, info)

@@ -39,11 +39,13 @@ def check_option_columns(option, columns, name: str) -> None:
 def check_numeric(series: pd.Series, what: str) -> None:
     """``series`` holds numbers (not booleans, not generalized cells)."""
     dtype = series.dtype
-    if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
-        raise KindError(
-            f"column {series.name!r} has dtype {dtype} but {what} needs numbers; convert it "
-            f"(e.g. pd.to_numeric(df[{series.name!r}])) or leave it out of columns="
-        )
+    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    if numeric:
+        return
+    hint = (f"convert it (e.g. pd.to_numeric(df[{series.name!r}])) or leave it out of columns="
+            if not str(getattr(dtype, "name", "")).startswith("generalization")
+            else "perturb plain values (before generalizing)")
+    raise KindError(f"column {series.name!r} has dtype {dtype} but {what} needs numbers; {hint}")
 
 
 def float_values(series: pd.Series) -> np.ndarray:

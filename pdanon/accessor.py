@@ -781,6 +781,42 @@ class AnonAccessor:
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def local_suppression(self, k: int, *, importance=None, keep_identifiers: bool = False,
+                          **roles) -> pd.DataFrame:
+        """sdcMicro's local suppression: set few quasi-identifier cells missing, preferring
+        unimportant columns, until every row matches at least ``k`` rows with a missing cell
+        matching any value (``df.anon.k_anonymity(missing="wildcard") >= k``; verified). See
+        docs/perturbation.md and :func:`pdanon.perturb.suppression.suppression_mask`.
+
+        Parameters
+        ----------
+        k : int
+            The wildcard k-anonymity to reach.
+        importance : None, list of columns or {column: number}
+            ``None``: columns with more distinct values are suppressed first; a list names
+            every quasi-identifier from the most to the least important; sdcMicro's
+            ``{column: number}``: 1 = most important, higher numbers suppressed first.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Numpy integer and boolean columns with a suppressed cell become nullable
+        (``Int64``/``boolean``). ``info`` gives the cells suppressed (total and per column),
+        the rows changed and the achieved k.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"sex": ["F", "F", "M", "M", "M"], "zip": ["1", "1", "1", "2", "2"]})
+        >>> out = df.anon.local_suppression(2)
+        >>> out["zip"].fillna("*").tolist(), out.anon.k_anonymity(missing="wildcard")
+        (['1', '1', '*', '2', '2'], 2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.local_suppression_by_roles(
+            self._df, self.roles(**roles), k, importance=importance,
+            keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

@@ -475,3 +475,117 @@ def test_noise_errors():
     before = df.copy()
     df.anon.add_noise(["x", "y"], **kw)
     assert df.equals(before)
+
+
+# ------------------------------------------------------------------------ local suppression
+from pdanon._errors import InfeasibleError  # noqa: E402
+
+
+def wildcard_k(frame: pd.DataFrame, cols) -> int:
+    return frame.anon.k_anonymity(missing="wildcard", quasi_identifiers=list(cols))
+
+
+def test_local_suppression_hand_checked_and_importance():
+    df = pd.DataFrame({"sex": ["F", "F", "M", "M", "M"], "zip": ["1", "1", "1", "2", "2"],
+                       "note": list("abcde")})
+    before = df.copy()
+    roles = dict(quasi_identifiers=["sex", "zip"], insensitive=["note"])
+    # (M, 1) is unique; ties in distinct values: the later column (zip) goes first
+    out = df.anon.local_suppression(2, **roles)
+    assert df.equals(before)
+    assert out["zip"].fillna("*").tolist() == ["1", "1", "*", "2", "2"]
+    assert out["sex"].tolist() == df["sex"].tolist() and out["note"].tolist() == list("abcde")
+    info = out.anon.info
+    assert info["cells_suppressed"] == 1 and info["rows_changed"] == 1
+    assert info["cells_suppressed_per_column"] == {"sex": 0, "zip": 1}
+    assert info["order"] == ["zip", "sex"] and info["k_anonymity"] == 2
+    json.dumps(info)
+    # zip more important: sex is suppressed instead, and (*, 1) matches three rows
+    out = df.anon.local_suppression(2, importance=["zip", "sex"], **roles)
+    assert out["sex"].fillna("*").tolist() == ["F", "F", "*", "M", "M"]
+    assert out.anon.info["k_anonymity"] == 2
+    same = df.anon.local_suppression(2, importance={"zip": 1, "sex": 2}, **roles)
+    assert same.equals(out)
+
+
+def test_local_suppression_fallback_rounds_hand_checked():
+    # (b, y) and (c, z) match nothing after any single suppression: round 1 suppresses their
+    # least important cell (c2, later column on a tie), round 2 their c1 (then they match all)
+    df = pd.DataFrame({"c1": ["a", "a", "b", "c"], "c2": ["x", "x", "y", "z"]})
+    mask = P.suppression_mask(df, ["c1", "c2"], 2)
+    assert mask.tolist() == [[False, False], [False, False], [True, True], [True, True]]
+
+
+def test_local_suppression_keeps_missing_and_makes_ints_nullable():
+    df = pd.DataFrame({"age": [30, 30, 40, 50, 50], "zip": ["1", None, "1", "2", "2"]})
+    out = df.anon.local_suppression(2, quasi_identifiers=["age", "zip"])
+    assert out["age"].dtype == "Int64"
+    assert out["zip"].isna()[1]                       # missing stays missing
+    kept = out.notna().to_numpy()                     # a present cell is kept or suppressed
+    assert (out.to_numpy(dtype=object)[kept] == df.to_numpy(dtype=object)[kept]).all()
+    # (40, 1) is unique; age has more distinct values, so it goes first: (NA, 1) matches 3 rows
+    assert out["age"].isna().tolist() == [False, False, True, False, False]
+    assert out["zip"].isna().tolist() == [False, True, False, False, False]
+    assert wildcard_k(out, ["age", "zip"]) >= 2
+
+
+def test_local_suppression_nothing_to_do():
+    df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [1, 1, 2, 2]})
+    out = df.anon.local_suppression(2, quasi_identifiers=["a", "b"])
+    assert out.equals(df) and out.anon.info["cells_suppressed"] == 0
+
+
+@given(st.lists(st.tuples(st.one_of(st.none(), st.sampled_from("abc")),
+                          st.one_of(st.none(), st.integers(0, 3)),
+                          st.sampled_from("xyz")), min_size=1, max_size=25),
+       st.integers(1, 4))
+@settings(max_examples=80, deadline=None)
+def test_local_suppression_properties(rows, k):
+    df = pd.DataFrame(rows, columns=["a", "b", "c"]).astype({"b": "Float64"})
+    df["other"] = range(len(df))
+    roles = dict(quasi_identifiers=["a", "b", "c"], insensitive=["other"])
+    if len(df) < k:
+        with pytest.raises(InfeasibleError):
+            df.anon.local_suppression(k, **roles)
+        return
+    out = df.anon.local_suppression(k, **roles)
+    assert wildcard_k(out, "abc") >= k
+    assert out["other"].tolist() == df["other"].tolist()
+    was_na, now_na = df[list("abc")].isna().to_numpy(), out[list("abc")].isna().to_numpy()
+    assert (now_na | ~was_na).all() and (now_na >= was_na).all()
+    kept = ~now_na
+    assert (df[list("abc")].to_numpy()[kept] == out[list("abc")].to_numpy()[kept]).all()
+    assert out.anon.info["cells_suppressed"] == int((now_na & ~was_na).sum())
+    if k == 1:
+        assert out.anon.info["cells_suppressed"] == 0
+
+
+def test_local_suppression_5000_rows_prefers_unimportant_columns():
+    rng = np.random.default_rng(8)
+    n = 5_000
+    df = pd.DataFrame({"region": rng.choice(list("NSEW"), n),
+                       "age": rng.integers(18, 90, n),
+                       "job": rng.choice([f"j{i}" for i in range(30)], n)})
+    cols = ["region", "age", "job"]
+    assert wildcard_k(df, cols) < 3
+    out = df.anon.local_suppression(3, importance=["age", "region", "job"],
+                                    quasi_identifiers=cols)
+    info = out.anon.info
+    assert wildcard_k(out, cols) == info["k_anonymity"] >= 3
+    # every unsafe row is made safe by its least important cell alone: one cell per row
+    unsafe = int((df.anon.frequencies(quasi_identifiers=cols) < 3).sum())
+    assert info["cells_suppressed_per_column"] == {"region": 0, "age": 0, "job": unsafe}
+    assert info["rows_changed"] == info["cells_suppressed"] == unsafe
+
+
+def test_local_suppression_errors():
+    df = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
+    roles = dict(quasi_identifiers=["a", "b"])
+    with pytest.raises(InvalidInputError, match="k must be"):
+        df.anon.local_suppression(0, **roles)
+    with pytest.raises(InfeasibleError, match="at least k rows"):
+        df.anon.local_suppression(3, **roles)
+    with pytest.raises(InvalidInputError, match="every quasi-identifier"):
+        df.anon.local_suppression(2, importance=["a"], **roles)
+    with pytest.raises(InvalidInputError, match="every quasi-identifier"):
+        df.anon.local_suppression(2, importance={"a": 1, "zz": 2}, **roles)

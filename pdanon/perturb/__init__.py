@@ -6,7 +6,7 @@ Modules: :mod:`~pdanon.perturb.randomness` (seeds and generators),
 :mod:`~pdanon.perturb.microaggregation` (MDAV / V-MDAV microaggregation),
 :mod:`~pdanon.perturb.pram` (post-randomization), :mod:`~pdanon.perturb.coding` (top and bottom
 coding), :mod:`~pdanon.perturb.swap` (rank swapping), :mod:`~pdanon.perturb.noise` (additive and
-correlated noise) and :mod:`~pdanon.perturb.faces` (the
+correlated noise), :mod:`~pdanon.perturb.suppression` (local suppression) and :mod:`~pdanon.perturb.faces` (the
 engines of the ``df.anon`` methods, over resolved roles); every public name is importable from
 ``pdanon.perturb``.
 
@@ -37,6 +37,7 @@ from pdanon.perturb.faces import (
     code_by_roles,
     drop_identifiers_by_roles,
     hash_by_roles,
+    local_suppression_by_roles,
     microaggregate_by_roles,
     pram_by_roles,
     randomize_by_roles,
@@ -64,6 +65,11 @@ from pdanon.perturb.pseudonyms import (
 from pdanon.perturb.randomize import HISTOGRAM_BINS, KINDS, randomize_frame, randomize_series
 from pdanon.perturb.randomness import make_rng
 from pdanon.perturb.shuffle import permutation_within, shuffle_frame
+from pdanon.perturb.suppression import (
+    local_suppression_frame,
+    suppression_mask,
+    suppression_order,
+)
 from pdanon.perturb.swap import rank_swap_series, swap_partners
 
 __all__ = [
@@ -75,6 +81,8 @@ __all__ = [
     "drop_identifiers_by_roles",
     "hash_by_roles",
     "key_fingerprint",
+    "local_suppression_by_roles",
+    "local_suppression_frame",
     "add_noise_by_roles",
     "add_noise_frame",
     "check_matrix",
@@ -98,5 +106,7 @@ __all__ = [
     "reference_sha256_rows",
     "resolve_key",
     "shuffle_frame",
+    "suppression_mask",
+    "suppression_order",
     "swap_partners",
 ]

@@ -422,3 +422,28 @@ def add_noise_by_roles(df: pd.DataFrame, roles, columns, *, method="additive",
             "cells_changed": sum(_cells_changed(df[c], out[c]) for c in cols),
             **seed_info(seed)}
     return _finish(out, roles, keep_identifiers, info)
+
+
+def local_suppression_by_roles(df: pd.DataFrame, roles, k, *, importance=None,
+                               keep_identifiers: bool = False):
+    """The engine of ``df.anon.local_suppression``; returns ``(frame, roles, info)``. Works on
+    the quasi-identifiers; see :func:`pdanon.perturb.suppression.local_suppression_frame`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"sex": ["F", "F", "M"], "zip": ["1", "1", "1"]})
+    >>> out, _, info = local_suppression_by_roles(df, resolve_roles(df), 2)
+    >>> out["sex"].isna().tolist(), info["cells_suppressed"]
+    ([False, False, True], 1)
+    """
+    from pdanon.perturb.suppression import local_suppression_frame
+
+    if not roles.qi:
+        raise InvalidInputError(
+            "local_suppression works on the quasi-identifiers; name them (quasi_identifiers=[...])"
+        )
+    out, details = local_suppression_frame(df, roles.qi, k, importance=importance)
+    info = {"operation": "local_suppression", "k": int(k), "missing": "wildcard",
+            "quasi_identifiers": list(roles.qi), **details}
+    return _finish(out, roles, keep_identifiers, info)

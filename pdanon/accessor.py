@@ -686,6 +686,213 @@ class AnonAccessor:
             block_size=block_size, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def pram(self, columns, *, matrix=None, p: float = 0.8, invariant: bool = True, seed=None,
+             keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """PRAM (post-randomization) of categorical columns: each cell of category ``i``
+        becomes category ``j`` with probability ``M[i, j]``. See docs/perturbation.md and
+        :func:`pdanon.perturb.pram.pram_series`.
+
+        Parameters
+        ----------
+        columns : column name or list
+            The columns to randomize (any kind; their categories are a Categorical's
+            categories, else their distinct values).
+        matrix : DataFrame, square array or {column: matrix}, optional
+            The transition matrix: a DataFrame labelled by the column's categories (index and
+            columns), or an array in their order (a Categorical's order, else sorted); rows
+            sum to 1.
+        p : float or {column: float}
+            Without ``matrix``: keep a value with probability ``p``, else move it to one of
+            the other categories uniformly (default 0.8).
+        invariant : bool
+            Replace the matrix ``P`` by the invariant ``R = P Q`` (``Q`` the backward matrix
+            from the observed frequencies), so the expected frequency of every category
+            equals the observed one (default True).
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Missing cells stay missing; the dtype is kept. ``info`` gives per column the number of
+        categories, the expected share of kept values and the cells changed;
+        :func:`pdanon.perturb.pram_matrix` gives the matrix used.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"sex": ["F", "M"] * 50})
+        >>> out = df.anon.pram("sex", p=0.9, seed=0)
+        >>> sorted(out["sex"].unique()), out.anon.info["columns"]["sex"]["categories"]
+        (['F', 'M'], 2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.pram_by_roles(self._df, self.roles(**roles), columns,
+                                             matrix=matrix, p=p, invariant=invariant,
+                                             seed=seed, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def top_code(self, columns, *, threshold=None, quantile=None, value=None,
+                 keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """Top coding: values above ``threshold`` (or above the ``quantile`` of the column's
+        values) become ``value`` (default: the threshold). See :meth:`bottom_code` and
+        :func:`pdanon.perturb.coding.code_series`.
+
+        Parameters
+        ----------
+        columns : column name or list
+            Numeric columns to code.
+        threshold, quantile, value : number or {column: number}
+            Exactly one of ``threshold`` and ``quantile`` (in [0, 1]) per column; ``value``
+            is optional.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Missing cells stay missing; integer columns stay integer when the replacement is a
+        whole number. ``info`` gives per column the threshold, the replacement and the
+        cells changed.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"income": [20, 35, 50, 900]})
+        >>> df.anon.top_code("income", threshold=100)["income"].tolist()
+        [20, 35, 50, 100]
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "top",
+                                             threshold=threshold, quantile=quantile,
+                                             value=value, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def bottom_code(self, columns, *, threshold=None, quantile=None, value=None,
+                    keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """Bottom coding: values below ``threshold`` (or below the ``quantile`` of the
+        column's values) become ``value`` (default: the threshold). Options as
+        :meth:`top_code`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [3, 17, 40, 71]})
+        >>> out = df.anon.bottom_code("age", threshold=18, value=0)
+        >>> out["age"].tolist(), out.anon.info["cells_changed"]
+        ([0, 0, 40, 71], 2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "bottom",
+                                             threshold=threshold, quantile=quantile,
+                                             value=value, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def rank_swap(self, columns, *, p: float = 5.0, seed=None, keep_identifiers: bool = False,
+                  **roles) -> pd.DataFrame:
+        """Rank swapping (Moore 1996): each value of a column is exchanged with the value of
+        at most one partner whose rank differs by at most ``p`` percent of the column's
+        non-missing cells. See docs/perturbation.md and
+        :func:`pdanon.perturb.swap.swap_partners` for the pairing rule.
+
+        Parameters
+        ----------
+        columns : column name or list
+            Numeric, date or ordered Categorical columns; each is swapped on its own.
+        p : float or {column: float}
+            The largest rank distance, in percent (0-100, default 5).
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Values only move between non-missing cells of the same column (missing cells, the
+        column's values and its dtype are kept).
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"income": [100.0 * i for i in range(100)]})
+        >>> out = df.anon.rank_swap("income", p=2, seed=0)
+        >>> float((out["income"] - df["income"]).abs().max()) <= 200, sorted(out["income"]) == sorted(df["income"])
+        (True, True)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.rank_swap_by_roles(self._df, self.roles(**roles), columns, p=p,
+                                                  seed=seed, keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def add_noise(self, columns, *, method: str = "additive", noise: float = 0.1, seed=None,
+                  keep_identifiers: bool = False, **roles) -> pd.DataFrame:
+        """Add normal noise to numeric columns (sdcMicro's ``addNoise``). See
+        docs/perturbation.md and :func:`pdanon.perturb.noise.add_noise_frame`.
+
+        Parameters
+        ----------
+        columns : column name or list
+            Numeric columns.
+        method : "additive" or "correlated"
+            ``"additive"``: each column gets independent ``N(0, (noise·s_j)²)`` noise (``s_j``
+            its standard deviation), so its variance grows by the factor ``1 + noise²``.
+            ``"correlated"``: each row gets noise ``N(0, noise·S)`` (``S`` the columns'
+            covariance matrix), so the covariance becomes ``(1 + noise)·S`` and the
+            correlations are kept.
+        noise : float
+            The noise level (default 0.1), as above.
+        seed : int, optional
+            Reproducible results; without it the randomness comes from :mod:`secrets`.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Missing cells stay missing; integer columns are rounded and keep their dtype.
+        ``info`` records the factor and each column's noise standard deviation.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"income": [1000.0, 2000.0, 3000.0, 4000.0]})
+        >>> out = df.anon.add_noise("income", noise=0.2, seed=0)
+        >>> out.anon.info["variance_factor"], round(out.anon.info["noise_sd"]["income"], 1)
+        (1.04, 258.2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.add_noise_by_roles(self._df, self.roles(**roles), columns,
+                                                  method=method, noise=noise, seed=seed,
+                                                  keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
+    def local_suppression(self, k: int, *, importance=None, keep_identifiers: bool = False,
+                          **roles) -> pd.DataFrame:
+        """sdcMicro's local suppression: set few quasi-identifier cells missing, preferring
+        unimportant columns, until every row matches at least ``k`` rows with a missing cell
+        matching any value (``df.anon.k_anonymity(missing="wildcard") >= k``; verified). See
+        docs/perturbation.md and :func:`pdanon.perturb.suppression.suppression_mask`.
+
+        Parameters
+        ----------
+        k : int
+            The wildcard k-anonymity to reach.
+        importance : None, list of columns or {column: number}
+            ``None``: columns with more distinct values are suppressed first; a list names
+            every quasi-identifier from the most to the least important; sdcMicro's
+            ``{column: number}``: 1 = most important, higher numbers suppressed first.
+        keep_identifiers : bool
+            Identifier columns are dropped unless True.
+
+        Numpy integer and boolean columns with a suppressed cell become nullable
+        (``Int64``/``boolean``). ``info`` gives the cells suppressed (total and per column),
+        the rows changed and the achieved k.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"sex": ["F", "F", "M", "M", "M"], "zip": ["1", "1", "1", "2", "2"]})
+        >>> out = df.anon.local_suppression(2)
+        >>> out["zip"].fillna("*").tolist(), out.anon.k_anonymity(missing="wildcard")
+        (['1', '1', '*', '2', '2'], 2)
+        """
+        from pdanon import perturb
+
+        out, r, info = perturb.local_suppression_by_roles(
+            self._df, self.roles(**roles), k, importance=importance,
+            keep_identifiers=keep_identifiers)
+        return self._result(out, r, info)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

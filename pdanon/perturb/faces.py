@@ -1,16 +1,24 @@
-"""The engines of ``df.anon.shuffle / randomize / hash_identifiers / drop_identifiers``: resolved roles in, ``(new frame, roles, info)`` out."""
+"""The engines of ``df.anon.shuffle / randomize / hash_identifiers / drop_identifiers`` and of
+the statistical offices' methods (``pram``, ``top_code`` / ``bottom_code``, ``rank_swap``,
+``add_noise``): resolved roles in, ``(new frame, roles, info)`` out."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon.perturb.common import as_column_list, check_columns
+from pdanon.perturb.coding import code_series
+from pdanon.perturb.noise import DEFAULT_NOISE, add_noise_frame
+from pdanon.perturb.numeric import check_option_columns, per_column
+from pdanon.perturb.pram import DEFAULT_KEEP, pram_series
 from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudonyms, 
                                        key_fingerprint, resolve_key)
 from pdanon.perturb.randomize import randomize_frame
 from pdanon.perturb.randomness import make_rng, seed_info
 from pdanon.perturb.shuffle import shuffle_frame
+from pdanon.perturb.swap import DEFAULT_PERCENT, rank_swap_series
 from pdanon.recode import publish_frame
 
 
@@ -278,3 +286,164 @@ def drop_identifiers_by_roles(df: pd.DataFrame, roles):
     return publish_frame(out), roles.restricted_to(out.columns), info
 
 
+def _finish(out: pd.DataFrame, roles, keep_identifiers: bool, info: dict):
+    """Drop the identifiers (unless kept), say so in ``info`` and publish the frame."""
+    out = _drop_ids(out, roles, keep_identifiers)
+    info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
+    return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=DEFAULT_KEEP,
+                  invariant: bool = True, seed=None, keep_identifiers: bool = False):
+    """The engine of ``df.anon.pram``; returns ``(frame, roles, info)``.
+
+    ``matrix`` is one transition matrix for every column or ``{column: matrix}`` (columns not
+    named use ``p``); ``p`` is one probability or ``{column: probability}``. See
+    :func:`pdanon.perturb.pram.pram_series`. Identifiers cannot be named.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"sex": ["F", "M", "F", "M"]})
+    >>> out, _, info = pram_by_roles(df, resolve_roles(df), ["sex"], p=1.0, seed=0)
+    >>> out["sex"].tolist(), info["cells_changed"]
+    (['F', 'M', 'F', 'M'], 0)
+    """
+    if columns is None:
+        raise InvalidInputError("pram needs the columns to randomize: df.anon.pram(['sex'])")
+    cols, _ = _value_columns(df, roles, columns, "pram", "PRAM")
+    check_option_columns(matrix, cols, "matrix")
+    check_option_columns(p, cols, "p")
+    rng = make_rng(seed)
+    out = df.copy(deep=False)
+    per = {}
+    for c in cols:
+        c_matrix, c_p = per_column(matrix, c), per_column(p, c)
+        c_p = DEFAULT_KEEP if c_p is None else c_p
+        new, used = pram_series(df[c], rng=rng, matrix=c_matrix, p=c_p, invariant=invariant)
+        out[c] = new.array
+        counts = df[c].value_counts(dropna=True).reindex(used.index, fill_value=0).to_numpy()
+        share = counts / counts.sum() if counts.sum() else counts.astype(float)
+        per[c] = {"categories": len(used),
+                  "matrix": "given" if c_matrix is not None else "keep p",
+                  "p": None if c_matrix is not None else float(c_p),
+                  "expected_kept": float(share @ np.diag(used.to_numpy())),
+                  "cells_changed": _cells_changed(df[c], new)}
+    info = {"operation": "pram", "columns": per, "invariant": bool(invariant),
+            "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def code_by_roles(df: pd.DataFrame, roles, columns, side: str, *, threshold=None,
+                  quantile=None, value=None, keep_identifiers: bool = False):
+    """The engine of ``df.anon.top_code`` (``side="top"``) and ``df.anon.bottom_code``
+    (``"bottom"``); returns ``(frame, roles, info)``. ``threshold``, ``quantile`` and
+    ``value`` are one value or ``{column: value}``. See
+    :func:`pdanon.perturb.coding.code_series`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"income": [10, 20, 500]})
+    >>> out, _, info = code_by_roles(df, resolve_roles(df), "income", "top", threshold=100)
+    >>> out["income"].tolist(), info["cells_changed"]
+    ([10, 20, 100], 1)
+    """
+    if columns is None:
+        raise InvalidInputError(
+            f"{side}_code needs the columns to code: df.anon.{side}_code(['income'], ...)")
+    cols, _ = _value_columns(df, roles, columns, f"{side}_code", f"{side} coding")
+    for name, opt in (("threshold", threshold), ("quantile", quantile), ("value", value)):
+        check_option_columns(opt, cols, name)
+    out = df.copy(deep=False)
+    per = {}
+    for c in cols:
+        new, per[c] = code_series(df[c], side, threshold=per_column(threshold, c),
+                                  quantile=per_column(quantile, c), value=per_column(value, c))
+        out[c] = new.array
+    info = {"operation": f"{side}_code", "columns": per,
+            "cells_changed": sum(v["cells_changed"] for v in per.values())}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, seed=None,
+                       keep_identifiers: bool = False):
+    """The engine of ``df.anon.rank_swap``; returns ``(frame, roles, info)``. Each column is
+    swapped on its own (:func:`pdanon.perturb.swap.rank_swap_series`); ``p`` is one percentage
+    or ``{column: percentage}``.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"income": [1, 2, 3, 4, 5, 6]})
+    >>> out, _, info = rank_swap_by_roles(df, resolve_roles(df), "income", p=0, seed=0)
+    >>> out["income"].tolist(), info["columns"]["income"]["pairs"]
+    ([1, 2, 3, 4, 5, 6], 0)
+    """
+    if columns is None:
+        raise InvalidInputError("rank_swap needs the columns to swap: df.anon.rank_swap(['income'])")
+    cols, _ = _value_columns(df, roles, columns, "rank_swap", "rank swapping")
+    check_option_columns(p, cols, "p")
+    rng = make_rng(seed)
+    out = df.copy(deep=False)
+    per = {}
+    for c in cols:
+        c_p = per_column(p, c)
+        new, per[c] = rank_swap_series(df[c], p=DEFAULT_PERCENT if c_p is None else c_p, rng=rng)
+        out[c] = new.array
+    info = {"operation": "rank_swap", "columns": per,
+            "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def add_noise_by_roles(df: pd.DataFrame, roles, columns, *, method="additive",
+                       noise=DEFAULT_NOISE, seed=None, keep_identifiers: bool = False):
+    """The engine of ``df.anon.add_noise``; returns ``(frame, roles, info)``. See
+    :func:`pdanon.perturb.noise.add_noise_frame`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"income": [1.0, 2.0, 3.0]})
+    >>> out, _, info = add_noise_by_roles(df, resolve_roles(df), "income", method="correlated",
+    ...                                   noise=0.0, seed=0)
+    >>> out["income"].tolist(), info["covariance_factor"]
+    ([1.0, 2.0, 3.0], 1.0)
+    """
+    if columns is None:
+        raise InvalidInputError("add_noise needs the columns: df.anon.add_noise(['income'])")
+    cols, _ = _value_columns(df, roles, columns, "add_noise", "adding noise")
+    out, details = add_noise_frame(df, cols, method=method, noise=noise, rng=make_rng(seed))
+    factor = 1 + float(noise) if method == "correlated" else 1 + float(noise) ** 2
+    info = {"operation": "add_noise", "method": method, "noise": float(noise),
+            "columns": list(cols),
+            "covariance_factor" if method == "correlated" else "variance_factor": factor,
+            **details,
+            "cells_changed": sum(_cells_changed(df[c], out[c]) for c in cols),
+            **seed_info(seed)}
+    return _finish(out, roles, keep_identifiers, info)
+
+
+def local_suppression_by_roles(df: pd.DataFrame, roles, k, *, importance=None,
+                               keep_identifiers: bool = False):
+    """The engine of ``df.anon.local_suppression``; returns ``(frame, roles, info)``. Works on
+    the quasi-identifiers; see :func:`pdanon.perturb.suppression.local_suppression_frame`.
+
+    Example
+    -------
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"sex": ["F", "F", "M"], "zip": ["1", "1", "1"]})
+    >>> out, _, info = local_suppression_by_roles(df, resolve_roles(df), 2)
+    >>> out["sex"].isna().tolist(), info["cells_suppressed"]
+    ([False, False, True], 1)
+    """
+    from pdanon.perturb.suppression import local_suppression_frame
+
+    if not roles.qi:
+        raise InvalidInputError(
+            "local_suppression works on the quasi-identifiers; name them (quasi_identifiers=[...])"
+        )
+    out, details = local_suppression_frame(df, roles.qi, k, importance=importance)
+    info = {"operation": "local_suppression", "k": int(k), "missing": "wildcard",
+            "quasi_identifiers": list(roles.qi), **details}
+    return _finish(out, roles, keep_identifiers, info)

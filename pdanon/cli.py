@@ -243,15 +243,14 @@ def _integer_codes(df):
     out = {}
     for i in range(df.shape[1]):
         s = df.iloc[:, i]
-        if isinstance(s.dtype, pd.Int64Dtype) or pd.api.types.is_integer_dtype(s.dtype):
-            out[i] = s if s.isna().any() else s.astype(s.dtype.numpy_dtype)
+        blanks = bool(s.isna().any())
+        if pd.api.types.is_integer_dtype(s.dtype):
+            out[i] = s if blanks else s.astype(s.dtype.numpy_dtype)
         elif pd.api.types.is_float_dtype(s.dtype):
             out[i] = s.astype("float64")
-        elif pd.api.types.is_bool_dtype(s.dtype):
-            out[i] = s.astype(object if s.isna().any() else bool)
-            if s.isna().any():
-                out[i] = out[i].where(s.notna().to_numpy(), np.nan)
-        else:
+        elif pd.api.types.is_bool_dtype(s.dtype) and not blanks:
+            out[i] = s.astype(bool)
+        else:  # text, and booleans with blanks: objects with NaN, as pandas reads them
             out[i] = s.astype(object).where(s.notna().to_numpy(), np.nan).infer_objects()
     frame = pd.DataFrame(out, index=df.index)
     frame.columns = df.columns

@@ -72,6 +72,9 @@ __all__ = [
     "is_generalized",
     "is_real_dtype",
     "missing",
+    "missing_bound",
+    "missing_as_value",
+    "range_scale",
     "object_array",
     "rank_values",
     "unknown_categories",
@@ -520,14 +523,39 @@ def missing_as_value(col: EncodedColumn) -> EncodedColumn:
             present_lo, present_hi = lo[~na], hi[~na]
             top = float(present_hi.max()) if len(present_hi) else 0.0
             span = top - float(present_lo.min()) if len(present_lo) else 0.0
-            sentinel = top + max(span, 1.0)
-            if not np.isfinite(sentinel):
-                sentinel = np.nextafter(top, np.inf)
+            sentinel = missing_bound(top, span)
         else:  # ordered bounds are codes: the missing code itself
             sentinel = int(max(hi.max(initial=-1) + 1, m))
         col.lo = np.where(na, sentinel, lo)
         col.hi = np.where(na, sentinel, hi)
     return col
+
+
+def missing_bound(top: float, span: float) -> float:
+    """Where a missing cell of a range column sits: one whole ``span`` (at least 1) above the
+    largest value ``top`` (the next float up when that would overflow). The encoder, Mondrian's
+    widths and Dask's dictionaries all place missing cells by this rule.
+
+    Example
+    -------
+    >>> missing_bound(30.0, 10.0), missing_bound(5.0, 0.0)
+    (40.0, 6.0)
+    """
+    bound = top + max(span, 1.0)
+    return float(bound) if np.isfinite(bound) else float(np.nextafter(top, np.inf))
+
+
+def range_scale(span: float, present_values: int, has_missing: bool) -> float:
+    """The scale a partitioner normalizes a range column's widths by: the span of its present
+    values, except that one present value and missing cells are still two values (span 1),
+    so a part holding both keeps a width and can be cut.
+
+    Example
+    -------
+    >>> range_scale(0.0, 1, True), range_scale(0.0, 1, False), range_scale(4.0, 3, True)
+    (1.0, 0.0, 4.0)
+    """
+    return 1.0 if has_missing and span == 0 and present_values > 0 else span
 
 
 def _encode_values(series: pd.Series, kind: str) -> EncodedColumn:

@@ -205,7 +205,8 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
     groups = int(labels.max()) + 1
     const = constant_groups(col, labels, groups)
     blank = blank_rows(col, labels, groups)
-    changed = _changed_cells(col, ~const[labels] if blank is None else ~const[labels] | blank)
+    # a blank group is either all missing (unchanged) or mixed (not constant): no extra term
+    changed = _changed_cells(col, ~const[labels])
     if blank is not None:
         missing = blank if missing is None else missing | blank
     if col.generalized:

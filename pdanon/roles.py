@@ -19,7 +19,7 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import sys
 import warnings
@@ -530,13 +530,13 @@ def roles_to_schema(roles: Roles):
                   sensitive=roles.sensitive, insensitive=roles.insensitive)
 
 
-def validate_qi_values(df: pd.DataFrame, columns: Iterable, *, allow_na: bool = True) -> None:
+def validate_qi_values(df: pd.DataFrame, columns: Iterable) -> None:
     """Raise a teaching error for QI columns an anonymizer cannot process (infinite numbers,
-    mixed types in a column read in order; missing cells only with ``allow_na=False``); the
-    rules live in :func:`pdanon.encode.validate_values`."""
+    mixed types in a column read in order; missing cells are data); the rules live in
+    :func:`pdanon.encode.validate_values`."""
     from pdanon.encode import validate_values
 
-    validate_values(df, columns, na="accept" if allow_na else "refuse")
+    validate_values(df, columns)
 
 
 def schema_to_yaml(sch, path=None) -> str | None:

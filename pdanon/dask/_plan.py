@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
-from pdanon.encode import factorize, is_real_dtype, missing, unknown_categories, value_counts
+from pdanon.encode import (factorize, is_real_dtype, missing, missing_bound, range_scale,
+                           unknown_categories, value_counts)
 
 __all__ = ["Plan", "QIColumn", "binned_column", "code_dtype", "encode_partition",
            "encoded_meta", "merge_tables", "order_keys", "qi_column", "value_table_capped"]
@@ -41,17 +42,6 @@ def code_dtype(ncodes: int):
         if ncodes < np.iinfo(t).max:
             return np.dtype(t)
     return np.dtype(np.int64)
-
-
-def missing_weight(top: float, span: float) -> float:
-    """Measure of the missing code of a range column: one whole span (at least 1) above the
-    largest value, the encoder's rule (:func:`pdanon.encode.missing_as_value`).
-
-    >>> missing_weight(30.0, 10.0), missing_weight(5.0, 0.0)
-    (40.0, 6.0)
-    """
-    w = top + max(span, 1.0)
-    return float(w) if np.isfinite(w) else float(np.nextafter(top, np.inf))
 
 
 @dataclass
@@ -233,8 +223,8 @@ def qi_column(name, kind: str, dtype, table: pd.DataFrame, *, limit: int) -> QIC
         w = values.astype(np.float64)
         scale = float(w.max() - w.min()) if len(w) else 0.0
         if n_na:
-            w = np.append(w, missing_weight(float(w.max()) if len(w) else 0.0, scale))
-            scale = lone_value_scale(scale, len(values))
+            w = np.append(w, missing_bound(float(w.max()) if len(w) else 0.0, scale))
+            scale = range_scale(scale, len(values), True)
         return QIColumn(name, kind, len(w), np.concatenate([counts, tail]), values=values,
                         integer=integer, weight=w, scale=scale, has_na=bool(n_na))
     if kind == "ordered":
@@ -266,25 +256,12 @@ def _ordered_column(name, dtype, data_dtype, uniq, counts, tail) -> QIColumn:
         if present.any() else 0.0
     if len(tail):
         top = float(rank[:len(cats)][present].max()) if present.any() else 0.0
-        rank[len(cats)] = missing_weight(top, scale)
-        scale = lone_value_scale(scale, int(present.sum()))
+        rank[len(cats)] = missing_bound(top, scale)
+        scale = range_scale(scale, int(present.sum()), True)
     values = np.asarray(cats) if numeric else np.arange(len(cats))
     return QIColumn(name, "ordered", len(full), full, values=values, categories=cats,
                     numeric=numeric, integer=numeric and pd.api.types.is_integer_dtype(
                         cats.dtype), weight=rank, scale=scale, has_na=bool(len(tail)))
-
-
-def lone_value_scale(scale: float, present_values: int) -> float:
-    """The scale of a range column that also holds missing cells: one present value and the
-    missing value are still two values, so their span counts 1 (as the single-machine
-    Mondrian's ``_dims`` counts it) instead of 0.
-
-    Example
-    -------
-    >>> lone_value_scale(0.0, 1), lone_value_scale(0.0, 0), lone_value_scale(4.0, 3)
-    (1.0, 0.0, 4.0)
-    """
-    return 1.0 if scale == 0 and present_values > 0 else scale
 
 
 def binned_column(name, dtype, quantiles: np.ndarray, has_na: bool = False) -> QIColumn:
@@ -298,9 +275,9 @@ def binned_column(name, dtype, quantiles: np.ndarray, has_na: bool = False) -> Q
     weight = (lows + highs) / 2
     scale = float(edges[-1] - edges[0]) if len(edges) else 0.0
     if has_na:
-        weight = np.append(weight, missing_weight(float(edges[-1]) if len(edges) else 0.0,
+        weight = np.append(weight, missing_bound(float(edges[-1]) if len(edges) else 0.0,
                                                   scale))
-        scale = lone_value_scale(scale, len(edges))
+        scale = range_scale(scale, len(edges), True)
     return QIColumn(name, "real", len(weight), np.zeros(len(weight), np.int64), edges=inner,
                     integer=pd.api.types.is_integer_dtype(dtype), weight=weight,
                     scale=scale, has_na=has_na)

@@ -73,7 +73,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdanon.encode import EncodedColumn, EncodedTable
+from pdanon.encode import EncodedColumn, EncodedTable, missing_bound, range_scale
 from pdanon._errors import InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import no_progress, sensitive_context, sizes_decide
@@ -150,11 +150,10 @@ def _dims(enc: EncodedTable, unordered_split: str) -> list[_Dim]:
         if col.na is not None:  # the missing code (the last) spans no width of its own
             present[len(col.categories):] = False
         span = float(weight[present].max() - weight[present].min()) if present.any() else 0.0
-        if col.na is not None:  # one whole span above the largest value (the encoder's rule)
+        if col.na is not None:  # the encoder's rule: one whole span above the largest value
             top = float(weight[present].max()) if present.any() else 0.0
-            weight[len(col.categories):] = top + max(span, 1.0)
-            if span == 0 and present.any():  # one value and missing cells: still two values
-                span = 1.0
+            weight[len(col.categories):] = missing_bound(top, span)
+            span = range_scale(span, int(present.sum()), True)
         out.append(_Dim(codes, m, False, weight, span, False))
     return out
 

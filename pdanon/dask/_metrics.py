@@ -493,10 +493,10 @@ def _check_measure_inputs(gcols: dict, distance=None, hierarchies=None):
     missing values, ...) before any Dask work, by evaluating on no class."""
     if distance is None:
         return
-    from pdanon import models
+    from pdanon.models.closeness import check_distance
 
     data = _dist.SensitiveData({c: g.column for c, g in gcols.items()})
-    models._check_distance(distance, hierarchies, data)
+    check_distance(distance, hierarchies, data)
     empty = _dist.PairCounts(np.zeros(0, np.int64), np.zeros(0, np.int64),
                              np.zeros(0, np.int64), np.zeros(0, np.int64))
     for c, g in gcols.items():
@@ -517,10 +517,10 @@ def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "
     (2, 1.8899)
     """
     import dask
-    from pdanon import models
+    from pdanon.models.diversity import check_variant
 
     check_dask_frame(ddf)
-    models._check_variant(variant, c)
+    check_variant(variant, c)
     _groups.refuse_wildcard(missing, "l-diversity")
     qis = _qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive)

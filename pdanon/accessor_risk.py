@@ -1,0 +1,85 @@
+"""``df.anon``'s record-level risk methods: per-row and summary re-identification risk
+(:mod:`pdanon.metrics.reidentification`) and special uniques (:mod:`pdanon.metrics.special_uniques`).
+
+A mixin of :class:`pdanon.accessor.AnonAccessor` (which supplies ``_df`` and
+``_measured_roles``).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+class RiskMethods:
+    """The record-level risk half of ``df.anon`` (see docs/risk.md)."""
+
+    def risk(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
+             missing: str = "value", **roles) -> pd.DataFrame:
+        """Per-row re-identification risk, indexed like the frame: ``class_id``,
+        ``class_size``, ``prosecutor`` (1 / class size) and, with ``population=<table>`` (exact)
+        or ``sampling_fraction=p`` (estimate), ``journalist`` (1 / population class size). See
+        :func:`pdanon.metrics.record_risk` and docs/risk.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 30, 40]})
+        >>> df.anon.risk()["prosecutor"].tolist()
+        [0.5, 0.5, 1.0]
+        """
+        from pdanon.metrics.reidentification import record_risk
+
+        return record_risk(self._df, self._measured_roles(roles).quasi_identifiers,
+                           population=population, sampling_fraction=sampling_fraction,
+                           missing=missing)
+
+    def risk_summary(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
+                     threshold: float = 0.2, missing: str = "value", **roles) -> pd.Series:
+        """Highest, average and median prosecutor risk, share of records at risk (prosecutor
+        risk above ``threshold``), marketer risk, share of sample uniques, and the journalist
+        figures when a population is described. See :func:`pdanon.metrics.risk_summary`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 30, 40, 40]})
+        >>> float(df.anon.risk_summary()["highest_prosecutor"])
+        0.5
+        """
+        from pdanon.metrics.reidentification import risk_summary
+
+        return risk_summary(self._df, self._measured_roles(roles).quasi_identifiers,
+                            population=population, sampling_fraction=sampling_fraction,
+                            threshold=threshold, missing=missing)
+
+    def suda(self, max_size: int | None = None, *, dis_fraction: float = 0.01,
+             missing: str = "value", **roles) -> pd.DataFrame:
+        """Minimal sample uniques (MSUs) of every row up to ``max_size`` attributes (default:
+        all quasi-identifiers): ``msu_count``, ``msu_min_size`` (0: none), ``suda_score`` and
+        ``dis_suda`` (sampling fraction ``dis_fraction``). See :func:`pdanon.metrics.suda`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})
+        >>> df.anon.suda()["msu_count"].tolist()
+        [1, 2, 2]
+        """
+        from pdanon.metrics.special_uniques import suda
+
+        return suda(self._df, self._measured_roles(roles).quasi_identifiers,
+                    max_size=max_size, dis_fraction=dis_fraction, missing=missing)
+
+    def suda_contributions(self, max_size: int | None = None, *, total: bool = False,
+                           missing: str = "value", **roles):
+        """Which quasi-identifiers make rows special: per row, the share of its SUDA score
+        from MSUs containing each column; ``total=True``: each column's percentage of the
+        table's SUDA score. See :func:`pdanon.metrics.suda_contributions`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})
+        >>> df.anon.suda_contributions(total=True).tolist()
+        [50.0, 37.5, 37.5]
+        """
+        from pdanon.metrics.special_uniques import suda_contributions
+
+        return suda_contributions(self._df, self._measured_roles(roles).quasi_identifiers,
+                                  max_size=max_size, total=total, missing=missing)

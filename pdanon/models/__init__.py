@@ -1,0 +1,34 @@
+"""Privacy models as vectorized checks over equivalence classes.
+
+A *model* object says when an equivalence class is acceptable; the engine uses it while
+partitioning and verifies every output with :meth:`PrivacyModel.groups_ok` on the published
+classes. The lower-case functions (:func:`k_anonymity`, :func:`l_diversity`, ...) measure the
+level a frame achieves. One module per model:
+
+=========================  ===============================================================
+module                     what it holds
+=========================  ===============================================================
+``models/base.py``         :class:`Requirements`, :class:`PrivacyModel`, :class:`AllOf`
+``models/anonymity.py``    :func:`k_anonymity`, :class:`KAnonymity`
+``models/diversity.py``    :func:`l_diversity`, :class:`LDiversity`
+``models/closeness.py``    :func:`t_closeness`, :class:`TCloseness`
+=========================  ===============================================================
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"age": [1, 1, 2, 2, 2]})
+>>> k_anonymity(df, ["age"])
+2
+>>> KAnonymity(2).holds(df, ["age"])
+True
+"""
+
+from pdanon.models.base import TOLERANCE, AllOf, PrivacyModel, Requirements
+from pdanon.models.anonymity import KAnonymity, k_anonymity
+from pdanon.models.diversity import L_VARIANTS, LDiversity, achieved_l, l_diversity
+from pdanon.models.closeness import TCloseness, achieved_t, t_closeness
+
+__all__ = ["TOLERANCE", "AllOf", "PrivacyModel", "Requirements", "KAnonymity", "k_anonymity",
+           "L_VARIANTS", "LDiversity", "achieved_l", "l_diversity", "TCloseness", "achieved_t",
+           "t_closeness"]

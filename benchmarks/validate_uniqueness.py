@@ -13,8 +13,10 @@ From each, simple random samples without replacement at fractions 0.01, 0.1 and 
 (``--reps`` seeded repetitions each). Two more populations follow the estimators' own models
 (a check that each estimator recovers the truth when its assumptions hold): ``Pitman model``
 (1,000,000 rows partitioned by Pitman's sampling formula, θ = 5000, α = 0.5) and ``SNB model``
-(classes of size 1 + negative binomial (α = 0.8, β = 0.2), about 1,000,000 rows). The true fraction of population uniques (population
-records unique on the quasi-identifiers / population size) is known; every estimator of
+(classes of size 1 + negative binomial (α = 0.8, β = 0.2), about 1,000,000 rows).
+
+The true fraction of population uniques (population records unique on the quasi-identifiers /
+population size) is known; every estimator of
 :func:`pdanon.metrics.population_uniques` is computed on each sample and averaged over the
 repetitions. ``seconds`` is the mean time of one ``population_uniques(..., estimator="all")``
 call (class sizes + all four models). Also printed: the sample's own uniques share and the

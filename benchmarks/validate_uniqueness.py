@@ -1,6 +1,6 @@
 """Validation of the population uniqueness estimators against a known population.
 
-Two synthetic populations of 1,000,000 rows are generated deterministically (a mixture of
+Three synthetic populations of 1,000,000 rows are generated deterministically (a mixture of
 latent groups, each with its own Zipf-like distribution over every attribute, so the joint
 distribution is skewed and has a long tail of rare combinations):
 

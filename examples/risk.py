@@ -50,3 +50,20 @@ survey = pd.DataFrame({"age": [30, 30, None, 40, None, 40],
 print(survey.anon.risk()["prosecutor"].tolist())                      # [1.0, 1.0, 1.0, 0.5, 1.0, 0.5]
 print(survey.anon.risk(missing="wildcard")["class_size"].tolist())    # [4, 4, 4, 3, 6, 3]
 print(survey.anon.suda(missing="wildcard")["msu_count"].tolist())     # no row is special
+
+# 8. Population uniqueness estimators: if Adult were a 10 % sample of a population, what share
+#    of the population would be unique on the quasi-identifiers? Pitman, Zayatz and SNB are
+#    statistical models of the population's class sizes; Dankar et al.'s rule picks one
+#    (docs/risk.md, "Population uniqueness estimators")
+from pdanon.metrics import population_uniques, uniqueness_models  # noqa: E402
+
+qis = list(adult.anon.roles().quasi_identifiers)
+for fraction in (0.01, 0.1, 0.5):
+    est = population_uniques(adult, qis, sampling_fraction=fraction, estimator="all")
+    print(fraction, est.round(4).to_dict(), "Dankar took", est.attrs["dankar_model"])
+    assert 0 <= est["dankar"] <= 1
+models = uniqueness_models(adult.groupby(qis, observed=True).size().value_counts(),
+                           sampling_fraction=0.1)
+print("Pitman's theta, alpha:", models.pitman_parameters, models.notes)
+# the Dankar figure is also a row of risk_summary(sampling_fraction=...)
+print(adult.anon.risk_summary(sampling_fraction=0.1)["population_uniques"])

@@ -6,7 +6,8 @@ Risk: :func:`frequencies` (rows sharing each row's quasi-identifiers), :func:`k_
 :func:`adversarial_knowledge_gain`, :func:`adversarial_accuracy_gain`,
 :func:`boosting_security_score` (gradient-boosting linkage attack),
 :func:`record_risk` and :func:`risk_summary` (prosecutor, journalist and marketer risk per row
-and summarized), :func:`suda` and :func:`suda_contributions` (minimal sample uniques, SUDA and
+and summarized), :func:`population_uniques` and :func:`uniqueness_models` (population
+uniqueness estimators: Pitman, Zayatz, SNB, Dankar's rule), :func:`suda` and :func:`suda_contributions` (minimal sample uniques, SUDA and
 DIS-SUDA scores).
 
 Utility: :func:`average_class_size`, :func:`distinctness`, :func:`changed_proportion`,
@@ -45,6 +46,12 @@ from pdanon.metrics.risk import (
     t_closeness,
 )
 from pdanon.metrics.special_uniques import suda, suda_contributions
+from pdanon.metrics.uniqueness import (
+    class_size_counts,
+    population_uniques,
+    population_uniques_from_counts,
+    uniqueness_models,
+)
 from pdanon.metrics.utility import (
     average_class_size,
     by_element_distance,
@@ -63,6 +70,7 @@ __all__ = [
     "boosting_security_score",
     "boosting_utility",
     "by_element_distance",
+    "class_size_counts",
     "by_element_distances",
     "changed_proportion",
     "distinctness",
@@ -76,10 +84,13 @@ __all__ = [
     "l_diversity",
     "metrics_table",
     "non_uniform_entropy",
+    "population_uniques",
+    "population_uniques_from_counts",
     "prepare_data",
     "record_risk",
     "risk_summary",
     "suda",
     "suda_contributions",
     "t_closeness",
+    "uniqueness_models",
 ]

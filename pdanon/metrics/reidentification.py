@@ -20,9 +20,10 @@ row's frequency (the rows agreeing with it wherever both are present, see
 :func:`pdanon._groups.frequencies`), there are no classes (no ``class_id``), and with a
 population table F counts the population rows matching the row the same way.
 
-Population uniqueness estimators (models of F from the sample alone: Pitman, Zayatz, SNB,
-Dankar) are not computed here: they would give another F per class, to pass to
-:func:`summarize`.
+With ``sampling_fraction=`` :func:`risk_summary` also reports ``population_uniques``: the
+estimated share of the population's records that are unique on the quasi-identifiers, by
+Dankar et al.'s decision rule among the Pitman, Zayatz and SNB models
+(:mod:`pdanon.metrics.uniqueness`, which gives every estimator).
 
 Example
 -------
@@ -43,10 +44,11 @@ import pandas as pd
 
 from pdanon import _groups
 from pdanon._errors import InvalidInputError, UnknownColumnError
+from pdanon.metrics import uniqueness
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds
 
 __all__ = ["record_risk", "risk_summary", "summarize", "population_sizes", "journalist_sizes",
-           "DEFAULT_THRESHOLD"]
+           "estimated_uniques", "DEFAULT_THRESHOLD"]
 
 #: Prosecutor (or journalist) risk above which a record counts as "at risk": 0.2, i.e. classes
 #: of fewer than 5 rows (ARX's default threshold for the share of records at risk).
@@ -61,16 +63,6 @@ def _check_threshold(threshold) -> float:
             f"than 5 rows are at risk), got {threshold!r}"
         )
     return float(threshold)
-
-
-def _check_fraction(fraction) -> float:
-    if (isinstance(fraction, bool) or not isinstance(fraction, numbers.Real)
-            or not 0 < fraction <= 1):
-        raise InvalidInputError(
-            f"sampling_fraction is the share of the population the table holds, in (0, 1] "
-            f"(e.g. 0.01 for a 1 % sample), got {fraction!r}"
-        )
-    return float(fraction)
 
 
 def _sample_sizes(df: pd.DataFrame, qis: list, missing: str):
@@ -179,7 +171,7 @@ def _journalist_sizes(df, qis, f, population, sampling_fraction, missing):
         return population_sizes(df, population, qis, missing=missing,
                                 sample_sizes=f).astype(np.float64), False
     if sampling_fraction is not None:
-        return f / _check_fraction(sampling_fraction), True
+        return f / uniqueness.check_sampling_fraction(sampling_fraction), True
     return None, False
 
 
@@ -215,6 +207,22 @@ def summarize(f: np.ndarray, F: np.ndarray | None = None, *,
                    records_at_journalist_risk=float(np.count_nonzero(j > threshold) / n),
                    marketer=float(j.mean()))
     return out
+
+
+def estimated_uniques(f: np.ndarray, population, sampling_fraction, missing: str) -> dict:
+    """``{"population_uniques": Dankar's estimate}`` from the class size of every row when the
+    population is described by a sampling fraction under ``missing="value"``; else ``{}``.
+
+    Example
+    -------
+    >>> estimated_uniques(np.array([1, 2, 2]), None, 1.0, "value")
+    {'population_uniques': 0.3333333333333333}
+    """
+    if population is not None or sampling_fraction is None or missing != "value":
+        return {}
+    counts = uniqueness.counts_from_row_sizes(f)
+    return {"population_uniques": uniqueness.population_uniques_from_counts(
+        counts, sampling_fraction=sampling_fraction)}
 
 
 def _sizes(df, qis, population, sampling_fraction, missing):
@@ -290,7 +298,11 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     * with ``population=`` or ``sampling_fraction=``: ``highest_journalist``,
       ``average_journalist``, ``median_journalist``, ``records_at_journalist_risk`` (1 / F
       above ``threshold``); from a sampling fraction they are estimates
-      (``result.attrs["journalist"]`` says so).
+      (``result.attrs["journalist"]`` says so);
+    * with ``sampling_fraction=`` (and ``missing="value"``): ``population_uniques`` - the
+      estimated share of the population's records unique on the quasi-identifiers (Dankar
+      et al.'s rule, :func:`pdanon.metrics.population_uniques`); not reported under
+      ``missing="wildcard"``, where rows form no classes.
 
     Example
     -------
@@ -302,7 +314,9 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     check_frame(df)
     qis = list(quasi_identifier_kinds(df, quasi_identifiers))
     _, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
-    out = pd.Series(summarize(f, F, threshold=threshold), name="risk", dtype=np.float64)
+    figures = summarize(f, F, threshold=threshold)
+    figures.update(estimated_uniques(f, population, sampling_fraction, missing))
+    out = pd.Series(figures, name="risk", dtype=np.float64)
     if F is not None:
         out.attrs["journalist"] = _note(estimate, sampling_fraction)
     return out

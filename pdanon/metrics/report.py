@@ -160,6 +160,8 @@ RISK_ROWS = (
      "risk: the typical row's 1 / population class size"),
     ("records_at_journalist_risk", "records at journalist risk",
      "risk: share of rows with journalist risk > {t}"),
+    ("population_uniques", "population uniques (estimate)",
+     "risk: estimated share of the population unique on the QIs (Dankar's rule)"),
 )
 
 
@@ -171,6 +173,8 @@ def _risk_rows(add, anonymized, qis, f, population, sampling_fraction, threshold
                                               sampling_fraction=sampling_fraction,
                                               missing=missing)
     figures = reidentification.summarize(f, F, threshold=threshold)
+    figures.update(reidentification.estimated_uniques(f, population, sampling_fraction,
+                                                      missing))
     estimate = population is None and sampling_fraction is not None
     for key, name, meaning in RISK_ROWS:
         if key in figures:

@@ -50,6 +50,33 @@ class RiskMethods:
                             population=population, sampling_fraction=sampling_fraction,
                             threshold=threshold, missing=missing)
 
+    def population_uniques(self, *, sampling_fraction, estimator: str = "dankar",
+                           missing: str = "value", **roles):
+        """Estimated share of the population's records that are unique on the
+        quasi-identifiers, when this frame is a simple random sample holding
+        ``sampling_fraction`` of that population (population uniques / N, N = rows /
+        sampling_fraction, as ARX reports it).
+
+        ``estimator``: ``"dankar"`` (default: Dankar et al.'s rule - Pitman at fractions
+        <= 0.1, else the smaller of Zayatz and SNB), ``"pitman"``, ``"zayatz"``, ``"snb"`` (a
+        float; NaN with a warning when the model has no solution) or ``"all"`` (a Series;
+        ``attrs`` name the model Dankar's rule took and why an estimate is NaN).
+        ``missing="value"``: a missing cell is a value of its own (``"wildcard"`` is refused:
+        the estimators need equivalence classes). See
+        :func:`pdanon.metrics.population_uniques` and docs/risk.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 3, 4, 4, 4, 5]})
+        >>> df.anon.population_uniques(sampling_fraction=1.0, quasi_identifiers=["zip"])
+        0.375
+        """
+        from pdanon.metrics.uniqueness import population_uniques
+
+        return population_uniques(self._df, self._measured_roles(roles).quasi_identifiers,
+                                  sampling_fraction=sampling_fraction, estimator=estimator,
+                                  missing=missing)
+
     def suda(self, max_size: int | None = None, *, dis_fraction: float = 0.01,
              missing: str = "value", **roles) -> pd.DataFrame:
         """Minimal sample uniques (MSUs) of every row up to ``max_size`` attributes (default:

@@ -354,7 +354,12 @@ def _link_matrices(original, perturbed, columns):
     spread = np.array([np.nanstd(x[:, j]) > 0 if np.any(~np.isnan(x[:, j])) else False
                        for j in range(x.shape[1])], dtype=bool)
     x, y = x[:, spread], y[:, spread]
-    return pairwise_covariance(x), pairwise_covariance(y)
+    first, second = pairwise_covariance(x), pairwise_covariance(y)
+    for a, b in zip(first, second):
+        # a pair of columns with fewer than two rows present together: nothing to compare
+        gone = np.isnan(a) & np.isnan(b)
+        a[gone] = b[gone] = 0.0
+    return first, second
 
 
 def _scaled(cov: np.ndarray, sd: np.ndarray) -> np.ndarray:
@@ -370,7 +375,8 @@ def eigenvalue_loss(original: pd.DataFrame, perturbed: pd.DataFrame, columns=Non
 
     ``matrix="covariance"``: the covariance matrices of the columns scaled by the
     *original's* standard deviations (so a change of spread counts too; units do not).
-    Correlations and covariances are pairwise-complete (see the module); a tiny eigenvalue of
+    Correlations and covariances are pairwise-complete (see the module; a pair of columns
+    with fewer than two rows present together counts 0 in both matrices); a tiny eigenvalue of
     the original (≤ 1e-12·p, collinear columns) adds 0 when the perturbed one is tiny too,
     else infinity. NaN when a correlation is undefined (a column constant in the perturbed
     frame only). Invariant to the order of rows and of columns.

@@ -529,6 +529,23 @@ def test_local_suppression_keeps_missing_and_makes_ints_nullable():
     assert wildcard_k(out, ["age", "zip"]) >= 2
 
 
+def test_local_suppression_missing_cells_already_are_wildcards():
+    # (_, 1) matches every row: the blank makes the table 3-anonymous with nothing suppressed,
+    # although with missing as a value it is a class of one
+    df = pd.DataFrame({"sex": ["F", "F", None], "zip": ["1", "1", "1"]})
+    out = df.anon.local_suppression(3, quasi_identifiers=["sex", "zip"])
+    info = out.anon.info
+    assert info["cells_suppressed"] == 0 and info["k_anonymity"] == 3
+    assert info["k_anonymity_value"] == 1 and info["missing"] == "wildcard"
+    # (M, _) matches only rows with sex M: its sex goes, its blank zip stays blank
+    df = pd.DataFrame({"sex": ["F", "F", "M"], "zip": ["1", "1", None]})
+    out = df.anon.local_suppression(2, quasi_identifiers=["sex", "zip"])
+    assert out["sex"].isna().tolist() == [False, False, True]
+    assert out["zip"].isna().tolist() == [False, False, True]
+    assert out.anon.info["cells_suppressed"] == 1 and out.anon.info["k_anonymity"] == 3
+    assert out.anon.info["k_anonymity_value"] == 1
+
+
 def test_local_suppression_nothing_to_do():
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [1, 1, 2, 2]})
     out = df.anon.local_suppression(2, quasi_identifiers=["a", "b"])

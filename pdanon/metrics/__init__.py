@@ -15,6 +15,12 @@ Utility: :func:`average_class_size`, :func:`distinctness`, :func:`changed_propor
 :func:`microaggregation_loss` (SSE/SST and IL1s),
 :func:`boosting_utility` (gradient boosting on original vs anonymized), :func:`prepare_data`.
 
+Utility of perturbed data (microaggregation, noise, swapping, coding, PRAM):
+:func:`perturbation_utility` (one row per perturbed column) and :func:`perturbation_summary`
+(the figures of the table), :func:`il1s`, :func:`eigenvalue_loss`,
+:func:`correlation_difference`, :func:`covariance_difference`, :func:`distribution_changes`
+(mean, sd and quantiles), :func:`category_share_distance`.
+
 :func:`metrics_table` gathers them in one tidy table (``df.anon.metrics()``). scikit-learn is
 imported only when a gradient-boosting metric runs.
 
@@ -32,6 +38,16 @@ Example
 """
 
 from pdanon.metrics.ml import boosting_security_score, boosting_utility, prepare_data
+from pdanon.metrics.perturbation import (
+    category_share_distance,
+    correlation_difference,
+    covariance_difference,
+    distribution_changes,
+    eigenvalue_loss,
+    il1s,
+    perturbation_summary,
+    perturbation_utility,
+)
 from pdanon.metrics.reidentification import record_risk, risk_summary
 from pdanon.metrics.report import metrics_table
 from pdanon.metrics.risk import (
@@ -64,6 +80,14 @@ from pdanon.metrics.utility import (
 )
 
 __all__ = [
+    "perturbation_utility",
+    "perturbation_summary",
+    "il1s",
+    "eigenvalue_loss",
+    "distribution_changes",
+    "covariance_difference",
+    "correlation_difference",
+    "category_share_distance",
     "adversarial_accuracy_gain",
     "adversarial_knowledge_gain",
     "average_class_size",

@@ -21,7 +21,7 @@ import pandas as pd
 
 from pdanon._groups import check_missing, class_labels, frequencies
 from pdanon import distributions as _dist
-from pdanon.metrics import reidentification, utility
+from pdanon.metrics import perturbation, reidentification, utility
 from pdanon.metrics import risk as class_risk
 from pdanon.metrics._common import aligned, quasi_identifier_kinds
 
@@ -196,6 +196,8 @@ def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, 
                 "utility: 1 - entropy(anonymized) / entropy(original)")
         add("by-element distance", utility.by_element_distance(orig, anonymized, qis), "lower",
             "utility: mean cell distance to the original, 0..1")
+        for name, value in perturbation.perturbation_summary(orig, anonymized).items():
+            add(name, value, "lower", perturbation.MEANINGS[name])
         if ml:
             from pdanon.metrics import ml as _ml
 

@@ -48,6 +48,7 @@ import pandas as pd
 
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError, VerificationError
 from pdanon.encode import check_finite, factorize, is_generalized, is_real_dtype
+from pdanon.losses import il1s_column
 from pdanon.perturb.mdav import MISMATCH, block_rows, mdav_groups, vmdav_groups
 
 METHODS = ("mdav", "vmdav")
@@ -308,7 +309,8 @@ def information_loss(columns: dict) -> dict:
       ``((v - mean_j) / sigma_j) ** 2`` (population sigma over the present cells: the
       standardized data of the distances; a constant column adds 0 to both);
     * IL1s = the mean over present cells of ``|v - v'| / (sqrt(2) * S_j)``, S_j the sample
-      standard deviation (sdcMicro's IL1s; a constant column's cells add 0).
+      standard deviation (sdcMicro's IL1s, :func:`pdanon.losses.il1s_column`; a constant
+      column's unchanged cells add 0).
 
     Example
     -------
@@ -320,17 +322,16 @@ def information_loss(columns: dict) -> dict:
     sse = sst = il = 0.0
     cells = 0
     for v, w in columns.values():
+        part, count = il1s_column(v, w)
+        il += part
+        cells += count
         present = ~np.isnan(v) & ~np.isnan(w)
         x, y = v[present], w[present]
-        cells += len(x)
-        if len(x) < 2:
-            continue
-        sigma, s = float(x.std()), float(x.std(ddof=1))
+        sigma = float(x.std()) if len(x) > 1 else 0.0
         if not sigma > 0:
             continue
         sse += float(np.sum((x - y) ** 2)) / sigma**2
         sst += float(np.sum((x - x.mean()) ** 2)) / sigma**2
-        il += float(np.sum(np.abs(x - y))) / (2.0**0.5 * s)
     return {"sse": sse, "sst": sst, "sse_sst": sse / sst if sst > 0 else 0.0,
             "il1s": il / cells if cells else 0.0}
 

@@ -141,8 +141,16 @@ def local_suppression_frame(df: pd.DataFrame, columns: Sequence, k: int, *,
                             importance=None) -> tuple[pd.DataFrame, dict]:
     """Suppress quasi-identifier cells (:func:`suppression_mask`) and verify the result;
     returns ``(new frame, details)``: ``order`` (suppressed first to last),
-    ``cells_suppressed`` (total and per column), ``rows_changed`` and ``k_anonymity`` (the
-    smallest wildcard frequency afterwards).
+    ``cells_suppressed`` (total and per column), ``rows_changed``, ``k_anonymity`` (the
+    smallest wildcard frequency afterwards: the rule suppression works and is verified with)
+    and ``k_anonymity_value`` (the smallest class with a missing cell as a value of its own,
+    ``missing="value"``: reported, not a target; it can be below k).
+
+    Missing cells are data under one rule: a cell missing in ``df`` is a wildcard exactly as
+    a suppressed one (sdcMicro's; a blank cannot tell rows apart), so it can make a row safe
+    without any suppression, and it is never changed. A ``missing="value"`` rule is not
+    offered: under it a suppressed cell would be a new value that splits classes, and
+    suppression could lower frequencies instead of raising them.
 
     Example
     -------
@@ -150,6 +158,8 @@ def local_suppression_frame(df: pd.DataFrame, columns: Sequence, k: int, *,
     >>> out, d = local_suppression_frame(df, ["sex", "zip"], 2)
     >>> out["zip"].fillna("*").tolist(), d["cells_suppressed"], d["k_anonymity"]
     (['1', '1', '*', '2', '2'], 1, 2)
+    >>> d["k_anonymity_value"]          # (M, *) is a class of one when missing is a value
+    1
     """
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
         raise InvalidInputError(f"k must be an integer >= 1, got {k!r}")
@@ -169,5 +179,7 @@ def local_suppression_frame(df: pd.DataFrame, columns: Sequence, k: int, *,
                "cells_suppressed": int(mask.sum()),
                "cells_suppressed_per_column": {c: int(mask[:, j].sum())
                                                for j, c in enumerate(columns)},
-               "rows_changed": int(mask.any(axis=1).sum()), "k_anonymity": achieved}
+               "rows_changed": int(mask.any(axis=1).sum()), "k_anonymity": achieved,
+               "k_anonymity_value": int(frequencies(out, list(columns)).min()) if len(out)
+               else 0}
     return out, details

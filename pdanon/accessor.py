@@ -221,8 +221,10 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         Without ``original`` only the metrics that need no original are reported (k, l, t,
         adversarial gains, class sizes, distinctness, entropy). With ``original`` (the frame
         before anonymization, same index) also the changed proportion, entropy information
-        loss and by-element distance; ``ml=True`` adds the gradient-boosting linkage attack
-        and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
+        loss, by-element distance and, when values were perturbed (microaggregation, noise,
+        swapping, coding, PRAM), IL1s, eigenvalue loss, correlation and covariance difference,
+        mean / sd / quantile change and category share distance (see :meth:`utility`);
+        ``ml=True`` adds the gradient-boosting linkage attack and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
         ``random_state``; ``n_threads`` limits scikit-learn's threads).
         ``missing="wildcard"`` measures k with a missing quasi-identifier cell matching any
         value and leaves out the rows measured on equivalence classes. ``risk=True`` (implied

@@ -334,6 +334,28 @@ class PerturbationMethods:
             keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    def utility(self, original: pd.DataFrame, columns=None, *, summary: bool = False):
+        """How much of ``original``'s statistics this perturbed frame keeps (rows matched by
+        index). ``summary=False``: one row per perturbed column
+        (:func:`pdanon.metrics.perturbation_utility`: cells, suppressed, filled, IL1s, mean /
+        sd / quantile changes in standard deviations, category share distance, note);
+        ``summary=True``: the Series of the rows ``df.anon.metrics(original)`` shows (IL1s,
+        eigenvalue loss, correlation and covariance difference, ...;
+        :func:`pdanon.metrics.perturbation_summary`). ``columns`` restricts every measure to
+        those columns. See docs/perturbation.md, "Measuring utility of perturbed data".
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [20, 21, 22, 50, 52, 54], "income": [1, 2, 3, 7, 8, 9]})
+        >>> out = df.anon.microaggregate(3)
+        >>> round(float(out.anon.utility(df, summary=True)["IL1s"]), 4)
+        0.09
+        """
+        from pdanon.metrics.perturbation import perturbation_summary, perturbation_utility
+
+        measure = perturbation_summary if summary else perturbation_utility
+        return measure(original, self._df, columns)
+
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text

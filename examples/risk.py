@@ -32,7 +32,7 @@ sample = release.iloc[::10]
 print(sample.anon.risk_summary(population=release))
 
 # 5. The same figures as rows of the metrics table, each with a one-line meaning
-table = release.anon.metrics(adult, risk=True)
+table = release.anon.metrics(adult)
 print(table[table["metric"].str.contains("risk|uniques")].to_string(index=False))
 
 # 6. SUDA: minimal sample uniques of the raw table, and which columns make rows special

@@ -212,7 +212,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
 
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
                 random_state: int = 0, n_threads: int | None = None, missing: str = "value",
-                risk: bool = False, population: pd.DataFrame | None = None,
+                risk: bool = True, population: pd.DataFrame | None = None,
                 sampling_fraction=None, threshold: float = 0.2, **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
         ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
@@ -227,9 +227,9 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         ``ml=True`` adds the gradient-boosting linkage attack and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
         ``random_state``; ``n_threads`` limits scikit-learn's threads).
         ``missing="wildcard"`` measures k with a missing quasi-identifier cell matching any
-        value and leaves out the rows measured on equivalence classes. ``risk=True`` (implied
-        by ``population=`` or ``sampling_fraction=``) adds the record-level risk rows of
-        :meth:`risk_summary` (threshold ``threshold``). See :mod:`pdanon.metrics`.
+        value and leaves out the rows measured on equivalence classes. The record-level risk rows
+        of :meth:`risk_summary` (threshold ``threshold``; journalist rows with ``population=``
+        or ``sampling_fraction=``) are shown unless ``risk=False``. See :mod:`pdanon.metrics`.
 
         Example
         -------

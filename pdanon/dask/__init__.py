@@ -231,9 +231,13 @@ class DaskAnonAccessor:
         """
         return discernibility(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
-    def metrics(self, *, missing: str = "value", **roles):
+    def metrics(self, *, missing: str = "value", risk: bool = True, sampling_fraction=None,
+                threshold: float = 0.2, **roles):
         """Risk and utility table (pandas DataFrame: metric, value, better, meaning) of the
-        metrics that need no original, plus discernibility.
+        metrics that need no original, plus discernibility, and (unless ``risk=False``) the
+        record-level risk rows of ``df.anon.metrics()``: prosecutor risk, records at risk
+        above ``threshold``, marketer, sample uniques and, with ``sampling_fraction=``, the
+        journalist estimates and the estimated population uniques.
 
         Example
         -------
@@ -245,7 +249,8 @@ class DaskAnonAccessor:
         2
         """
         r = self.roles(**roles)
-        return metrics(self._ddf, r.quasi_identifiers, r.sensitive, missing=missing)
+        return metrics(self._ddf, r.quasi_identifiers, r.sensitive, missing=missing, risk=risk,
+                       sampling_fraction=sampling_fraction, threshold=threshold)
 
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",

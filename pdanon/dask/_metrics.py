@@ -562,7 +562,8 @@ def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = 
     return float(max(0.0, *dask.compute(*lazies)))
 
 
-def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "value"
+def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "value",
+            risk: bool = True, sampling_fraction=None, threshold: float = 0.2
             ) -> pd.DataFrame:
     """The original-free rows of :func:`pdanon.metrics.metrics_table` for a Dask frame (k, l
     distinct / entropy, t (EMD), adversarial gains, classes, average class size, distinctness,
@@ -570,6 +571,11 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     group-by. ``sensitive`` defaults to the roles remembered by the frame's meta (none: the l,
     t and adversarial rows are left out). ``missing="wildcard"``: one row, ``k-anonymity
     (wildcard)``, as :func:`pdanon.metrics.metrics_table` (the other rows need classes).
+    ``risk=True`` (default) adds the record-level risk rows (prosecutor, records at risk above
+    ``threshold``, marketer, sample uniques; with ``sampling_fraction=`` the journalist
+    estimates and the estimated population uniques) from the classes' frequency-of-frequencies
+    table (:func:`pdanon.metrics.reidentification.summarize_counts`): one number per distinct
+    class size reaches the client, not one per class.
 
     Example
     -------
@@ -580,7 +586,8 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     0.25
     """
     import dask
-    from pdanon.metrics.report import COLUMNS, MetricsFrame
+    from pdanon.metrics.reidentification import summarize_counts
+    from pdanon.metrics.report import COLUMNS, MetricsFrame, add_risk_rows
     from pdanon.roles import stored_roles
 
     check_dask_frame(ddf)
@@ -594,12 +601,15 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
         stored = stored_roles(ddf._meta)
         sensitive = dict(stored.sensitive) if stored is not None else {}
     spec = _dist.sensitive_kinds(ddf._meta, sensitive)
-    sizes_qi = _size_summary(class_sizes(ddf, qis))
+    sizes = class_sizes(ddf, qis)
+    sizes_qi = _size_summary(sizes)
     keys_all, names_all = class_keys(ddf, list(ddf.columns))
     distinct_rows = _sizes(keys_all, names_all, _split_out(ddf)).count()
     extra = [sizes_qi[k] for k in ("rows", "classes", "k", "slog", "squares")] + [distinct_rows]
+    extra.append(sizes.value_counts(split_out=1) if risk or sampling_fraction is not None
+                 else None)
     gcols = sensitive_columns(ddf, spec, extra=extra) if spec else {"extra": dask.compute(*extra)}
-    rows, classes, k, slog, squares, distinct = gcols.pop("extra")
+    rows, classes, k, slog, squares, distinct, size_counts = gcols.pop("extra")
     rows, classes = int(rows), int(classes)
     out = []
 
@@ -608,6 +618,10 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
 
     add("k-anonymity", int(k) if rows else 0, "higher",
         "risk: rows in the smallest equivalence class")
+    if size_counts is not None:
+        figures = summarize_counts(size_counts, threshold=threshold,
+                                   sampling_fraction=sampling_fraction)
+        add_risk_rows(add, figures, threshold, estimate=sampling_fraction is not None)
     if gcols:
         measures = [("l_d", "distinct", None, "min"), ("l_e", "entropy", None, "min"),
                     ("t", "t", ("emd", None), "max"), ("kg", "knowledge", None, "sum"),

@@ -50,7 +50,7 @@ class MetricsFrame(pd.DataFrame):
 def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                   quasi_identifiers=None, sensitive=None, target=None, ml: bool = False,
                   random_state: int = 0, n_threads: int | None = None,
-                  missing: str = "value", risk: bool = False, population=None,
+                  missing: str = "value", risk: bool = True, population=None,
                   sampling_fraction=None, threshold: float = 0.2) -> pd.DataFrame:
     """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``,
     ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility rows, more
@@ -68,10 +68,12 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     entropies), which need disjoint classes; the rows comparing cells with ``original`` and the
     ``ml`` rows stay.
 
-    ``risk=True`` (implied by ``population=`` or ``sampling_fraction=``) adds the record-level
-    risk rows of :func:`pdanon.metrics.risk_summary` (prosecutor, marketer, sample uniques,
-    records above ``threshold``; journalist rows when a population is described, marked
-    "(estimate)" when it comes from a sampling fraction), under either ``missing`` rule.
+    ``risk=True`` (the default; ``population=`` or ``sampling_fraction=`` imply it) adds the
+    record-level risk rows of :func:`pdanon.metrics.risk_summary` (prosecutor, marketer,
+    sample uniques, records above ``threshold``; journalist rows when a population is
+    described, marked "(estimate)" when it comes from a sampling fraction, and the estimated
+    population uniques with a sampling fraction), under either ``missing`` rule;
+    ``risk=False`` leaves them out.
     """
     from pdanon.roles import stored_roles
 
@@ -175,7 +177,14 @@ def _risk_rows(add, anonymized, qis, f, population, sampling_fraction, threshold
     figures = reidentification.summarize(f, F, threshold=threshold)
     figures.update(reidentification.estimated_uniques(f, population, sampling_fraction,
                                                       missing))
-    estimate = population is None and sampling_fraction is not None
+    add_risk_rows(add, figures, threshold, estimate=population is None
+                  and sampling_fraction is not None)
+
+
+def add_risk_rows(add, figures: dict, threshold: float, *, estimate: bool) -> None:
+    """Call ``add(metric, value, better, meaning)`` for each record-level risk figure of
+    ``figures`` (:func:`pdanon.metrics.reidentification.summarize` keys) in the order of
+    :data:`RISK_ROWS`; ``estimate``: the journalist figures come from a sampling fraction."""
     for key, name, meaning in RISK_ROWS:
         if key in figures:
             if estimate and (key == "marketer" or "journalist" in key):

@@ -116,7 +116,7 @@ class UniquenessModels:
 # ---------------------------------------------------------------------------- the table
 
 
-def _check_counts(size_counts) -> tuple[np.ndarray, np.ndarray]:
+def check_size_counts(size_counts) -> tuple[np.ndarray, np.ndarray]:
     """(class sizes ascending, number of classes of each size > 0) from ``size_counts``."""
     if isinstance(size_counts, pd.Series):
         sizes, counts = size_counts.index.to_numpy(), size_counts.to_numpy()
@@ -331,7 +331,7 @@ def uniqueness_models(size_counts, *, sampling_fraction) -> UniquenessModels:
     (0.2312, 'snb', 'Pitman: the likelihood equations have no')
     """
     pi = check_sampling_fraction(sampling_fraction)
-    s, c = _check_counts(size_counts)
+    s, c = check_size_counts(size_counts)
     n = int(np.dot(s, c))
     if n == 0:
         return UniquenessModels(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, pi,

@@ -155,6 +155,19 @@ def test_metrics_equal_pandas_on_adult(adult, adult_anon, which):
     assert ddf.anon.l_diversity(variant="entropy") == frame.anon.l_diversity(variant="entropy")
 
 
+
+def test_risk_rows_with_a_sampling_fraction_equal_pandas(adult_anon):
+    """The record-level risk rows come from the frequency-of-frequencies table on Dask."""
+    ddf = ddf_of(adult_anon, 5)
+    kw = dict(sampling_fraction=0.05, threshold=0.1)
+    ref = adult_anon.anon.metrics(**kw).set_index("metric")["value"]
+    got = ddf.anon.metrics(**kw).set_index("metric")["value"]
+    risk_rows = [m for m in ref.index if "risk" in m or "uniques" in m]
+    assert "population uniques (estimate)" in risk_rows and len(risk_rows) == 11
+    for metric in risk_rows:
+        assert got[metric] == pytest.approx(ref[metric], rel=1e-12, abs=0), metric
+    assert not any("risk" in m for m in ddf.anon.metrics(risk=False)["metric"])
+
 def test_every_t_distance_and_several_sensitive_columns_equal_pandas(adult_anon):
     qis = {c: k for c, k in QIS.items() if c not in ("marital-status",)}
     frame = adult_anon.copy()

@@ -431,7 +431,12 @@ def test_metrics_table_without_original():
     assert list(m.columns) == ["metric", "value", "better", "meaning"]
     got = dict(zip(m["metric"], m["value"]))
     assert got == {
-        "k-anonymity": 2.0, "l-diversity (distinct)": 1.0, "l-diversity (entropy)": 1.0,
+        "k-anonymity": 2.0,
+        # the record-level risk rows: two classes of 2 -> every row's prosecutor risk is 1/2
+        "highest prosecutor risk": 0.5, "average prosecutor risk": 0.5,
+        "median prosecutor risk": 0.5, "records at risk": 1.0, "sample uniques": 0.0,
+        "marketer risk": 0.5,
+        "l-diversity (distinct)": 1.0, "l-diversity (entropy)": 1.0,
         "t-closeness (EMD)": 0.25, "adversarial knowledge gain": 0.25,
         "adversarial accuracy gain": 0.0, "equivalence classes": 2.0,
         "average class size": 2.0, "distinctness": 0.75, "non-uniform entropy": 1.0,

@@ -151,13 +151,18 @@ def test_metrics_table_under_each_mode():
     assert v["k-anonymity"] == 1 and v["equivalence classes"] == 5
     assert v["changed proportion"] == pytest.approx(1 / 18)
     wild = metrics.metrics_table(anon, df, quasi_identifiers=QIS, sensitive=["d"],
-                                 missing="wildcard")
+                                 missing="wildcard", risk=False)
     assert wild["metric"].tolist() == ["k-anonymity (wildcard)", "changed proportion",
                                        "by-element distance"]
     # r0 (_, F, D1) matches r0, r1, r2, r4, r5 -> 5; r1 (30, _, D1) matches r0..r2, r4, r5 -> 5;
     # r3 (40, _, D2) still matches r2, r3, r4, r5 -> 4
     assert wild["value"].tolist() == [4.0, pytest.approx(1 / 18), pytest.approx(1 / 18)]
-    assert df.anon.metrics(quasi_identifiers=QIS, missing="wildcard")["value"].tolist() == [4.0]
+    assert df.anon.metrics(quasi_identifiers=QIS, missing="wildcard",
+                           risk=False)["value"].tolist() == [4.0]
+    # by default the record-level risk rows follow, from the same wildcard frequencies
+    v = metrics.metrics_table(anon, df, quasi_identifiers=QIS, sensitive=["d"],
+                              missing="wildcard").set_index("metric")["value"]
+    assert v["highest prosecutor risk"] == 1 / 4 and v["sample uniques"] == 0.0
 
 
 def test_accessor_passes_missing_through():

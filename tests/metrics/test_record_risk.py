@@ -187,7 +187,7 @@ def test_against_brute_force(sample, extra, missing, threshold):
 
 
 def test_metrics_rows():
-    m = SAMPLE.anon.metrics(quasi_identifiers=QIS, risk=True)
+    m = SAMPLE.anon.metrics(quasi_identifiers=QIS)  # the risk rows are on by default
     v = m.set_index("metric")["value"]
     s = SAMPLE.anon.risk_summary(quasi_identifiers=QIS)
     assert v["highest prosecutor risk"] == s["highest_prosecutor"]
@@ -196,8 +196,11 @@ def test_metrics_rows():
     assert v["marketer risk"] == s["marketer"]
     assert m["meaning"].str.len().gt(10).all()
     assert "highest journalist risk" not in v
-    # without risk=True: the table is unchanged
-    assert "marketer risk" not in set(SAMPLE.anon.metrics(quasi_identifiers=QIS)["metric"])
+    # risk=False leaves them out; the rest of the table is unchanged
+    off = SAMPLE.anon.metrics(quasi_identifiers=QIS, risk=False)
+    assert "marketer risk" not in set(off["metric"])
+    assert off["metric"].tolist() == [x for x in m["metric"] if "risk" not in x
+                                      and x != "sample uniques"]
     # a population implies the rows; a sampling fraction labels them estimates
     v = SAMPLE.anon.metrics(quasi_identifiers=QIS, population=POP).set_index("metric")["value"]
     assert v["highest journalist risk"] == 0.5

@@ -146,10 +146,8 @@ class AlphaKAnonymity(PrivacyModel):
         return f"AlphaKAnonymity(alpha={self.alpha:g}, k={self.k}{extra})"
 
     def params(self) -> dict:
-        out = {"alpha": self.alpha, "k": self.k}
-        if self.value is not None:
-            out["value"] = self.value
-        return out
+        return {"alpha": self.alpha, "k": self.k,
+                **({} if self.value is None else {"value": self.value})}
 
     def requirements(self) -> Requirements:
         # every value's share <= alpha needs at least 1/alpha distinct values (not so for the

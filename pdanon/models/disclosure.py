@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdanon.models.base import TOLERANCE, PrivacyModel, Requirements, sensitive_data
-from pdanon.models.shares import (check_positive, frame_classes, pair_shares,
-                                  require_table_context, worst_over_columns, worst_per_class)
+from pdanon.models.base import TOLERANCE, Requirements
+from pdanon.models.shares import (AgainstTable, check_positive, frame_classes, pair_shares,
+                                  worst_over_columns, worst_per_class)
 
 
 def _column_delta(classes, j: int) -> np.ndarray:
@@ -71,7 +71,7 @@ def delta_disclosure(df: pd.DataFrame, quasi_identifiers, sensitive, *,
     return float(achieved_delta(classes).max())
 
 
-class DeltaDisclosure(PrivacyModel):
+class DeltaDisclosure(AgainstTable):
     """In every equivalence class and sensitive column, every value of the table has
     |ln(q/p)| < δ (strict; see :func:`delta_disclosure`). A value within
     :data:`~pdanon.models.TOLERANCE` of δ counts as equal to it, so it fails.
@@ -88,9 +88,6 @@ class DeltaDisclosure(PrivacyModel):
     def __init__(self, delta: float):
         self.delta = check_positive(delta, "delta")
 
-    def __repr__(self) -> str:
-        return f"DeltaDisclosure(delta={self.delta:g})"
-
     def params(self) -> dict:
         return {"delta": self.delta}
 
@@ -100,14 +97,6 @@ class DeltaDisclosure(PrivacyModel):
         # the same bounds. (Implementations that skip the values absent from a class, such as
         # ARX and pycanon, lose this property.)
         return Requirements(sensitive=True, merge_monotone=True)
-
-    def context(self, df: pd.DataFrame, sensitive):
-        """Encoded sensitive columns of ``df`` with the whole table's distributions."""
-        return sensitive_data(df, sensitive, what="delta-disclosure privacy")
-
-    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
-        require_table_context(context, "delta-disclosure privacy")
-        return super().groups_ok(labels, context)
 
     def _accept(self, value):
         return value < self.delta - TOLERANCE
@@ -128,8 +117,3 @@ class DeltaDisclosure(PrivacyModel):
         if len(df) == 0:
             return True
         return bool(self._accept(delta_disclosure(df, quasi_identifiers, sensitive)))
-
-    def check_feasible(self, df: pd.DataFrame, roles) -> None:
-        # the whole table as one class has q = p for every value (|ln 1| = 0 < δ), so every
-        # δ > 0 is reachable; only the inputs are checked
-        self.context(df, getattr(roles, "sensitive", roles))

@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.models.base import TOLERANCE, PrivacyModel, Requirements, sensitive_data
-from pdanon.models.shares import (check_positive, frame_classes, pair_shares,
-                                  require_table_context, worst_over_columns, worst_per_class)
+from pdanon.models.base import TOLERANCE, Requirements
+from pdanon.models.shares import (AgainstTable, check_positive, frame_classes, pair_shares,
+                                  worst_over_columns, worst_per_class)
 
 BETA_VARIANTS = ("basic", "enhanced")
 
@@ -97,7 +97,7 @@ def beta_likeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: st
     return float(achieved_beta(classes, variant).max())
 
 
-class BetaLikeness(PrivacyModel):
+class BetaLikeness(AgainstTable):
     """In every equivalence class and sensitive column, a value's share q exceeds its table
     share p by at most β·p (``variant="basic"``), or by at most min(β, −ln p)·p
     (``"enhanced"``); see :func:`beta_likeness`.
@@ -128,14 +128,6 @@ class BetaLikeness(PrivacyModel):
         # -ln p for enhanced) depends on the value only, so the union satisfies too
         return Requirements(sensitive=True, merge_monotone=True)
 
-    def context(self, df: pd.DataFrame, sensitive):
-        """Encoded sensitive columns of ``df`` with the whole table's distributions."""
-        return sensitive_data(df, sensitive, what="beta-likeness")
-
-    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
-        require_table_context(context, "beta-likeness")
-        return super().groups_ok(labels, context)
-
     def classes_ok(self, classes) -> np.ndarray:
         return achieved_beta(classes, self.variant) <= self.beta + TOLERANCE
 
@@ -154,8 +146,3 @@ class BetaLikeness(PrivacyModel):
             return True
         value = beta_likeness(df, quasi_identifiers, sensitive, variant=self.variant)
         return value <= self.beta + TOLERANCE
-
-    def check_feasible(self, df: pd.DataFrame, roles) -> None:
-        # the whole table as one class has q = p for every value (D = 0 <= min(β, -ln p)), so
-        # every β > 0 is reachable; only the inputs are checked
-        self.context(df, getattr(roles, "sensitive", roles))

@@ -26,7 +26,7 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon._groups import class_labels, refuse_wildcard
-from pdanon.models.base import check_qis, distributions, sensitive_data
+from pdanon.models.base import PrivacyModel, check_qis, distributions, sensitive_data
 
 
 def table_shares(col) -> np.ndarray:
@@ -100,3 +100,23 @@ def check_positive(value, name: str, *, upper: float | None = None) -> float:
         bound = f"in (0, {upper:g}]" if upper is not None else "> 0"
         raise InvalidInputError(f"{name} must be a number {bound}, got {value!r}")
     return float(value)
+
+
+class AgainstTable(PrivacyModel):
+    """Base of the models that measure classes against the whole table's distribution
+    (β-likeness, δ-disclosure privacy): their context carries that distribution, and
+    ``groups_ok`` refuses one that does not."""
+
+    def context(self, df: pd.DataFrame, sensitive):
+        """Encoded sensitive columns of ``df`` with the whole table's distributions."""
+        return sensitive_data(df, sensitive, what=self.name)
+
+    def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
+        require_table_context(context, self.name)
+        return super().groups_ok(labels, context)
+
+    def check_feasible(self, df: pd.DataFrame, roles) -> None:
+        # both models are preserved by merging classes, and the whole table as one class has
+        # q = p for every value (gain 0, |ln 1| = 0), so every parameter > 0 is reachable;
+        # only the inputs are checked here
+        self.context(df, getattr(roles, "sensitive", roles))

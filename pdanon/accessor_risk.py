@@ -110,3 +110,60 @@ class RiskMethods:
 
         return suda_contributions(self._df, self._measured_roles(roles).quasi_identifiers,
                                   max_size=max_size, total=total, missing=missing)
+
+    # ---- attribute-disclosure models (models/likeness.py, disclosure.py, alpha_k.py)
+
+    def beta_likeness(self, *, variant: str = "basic", missing: str = "value",
+                      **roles) -> float:
+        """The smallest β for which the frame is β-like (Cao & Karras 2012): the largest
+        relative gain (q − p)/p of a sensitive value's class share q over its table share p
+        (``variant="basic"``); ``"enhanced"`` also caps every gain at −ln p and gives ``inf``
+        when a gain exceeds its cap. Missing sensitive values are one value; ``missing`` is
+        ``"value"`` only. See :func:`pdanon.models.beta_likeness` and docs/risk.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+        >>> df.anon.beta_likeness(quasi_identifiers=["zip"], sensitive=["d"])
+        1.0
+        """
+        from pdanon import models
+
+        r = self._sensitive_roles(roles, "beta-likeness")
+        return models.beta_likeness(self._df, r.qi, r.sensitive, variant=variant,
+                                    missing=missing)
+
+    def delta_disclosure(self, *, missing: str = "value", **roles) -> float:
+        """The largest |ln(q/p)| over classes, sensitive columns and values (Brickell &
+        Shmatikov 2008): the frame is δ-disclosure-private for every δ above it; ``inf``
+        when a class lacks a value of the table. Missing sensitive values are one value;
+        ``missing`` is ``"value"`` only. See :func:`pdanon.models.delta_disclosure`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "b"]})
+        >>> df.anon.delta_disclosure(quasi_identifiers=["zip"], sensitive=["d"])
+        0.0
+        """
+        from pdanon import models
+
+        r = self._sensitive_roles(roles, "delta-disclosure privacy")
+        return models.delta_disclosure(self._df, r.qi, r.sensitive, missing=missing)
+
+    def alpha_k_anonymity(self, *, value=None, missing: str = "value", **roles):
+        """The (α, k) the frame achieves (Wong et al. 2006), as ``AlphaK(alpha, k)``: the
+        largest share of a sensitive value (of ``value`` only, when given) in a class and the
+        smallest class. Missing sensitive values are one value; ``missing`` is ``"value"``
+        only. See :func:`pdanon.models.alpha_k_anonymity`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+        >>> df.anon.alpha_k_anonymity(quasi_identifiers=["zip"], sensitive=["d"])
+        AlphaK(alpha=1.0, k=2)
+        """
+        from pdanon import models
+
+        r = self._sensitive_roles(roles, "(alpha, k)-anonymity")
+        return models.alpha_k_anonymity(self._df, r.qi, r.sensitive, value=value,
+                                        missing=missing)

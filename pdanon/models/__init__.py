@@ -12,6 +12,10 @@ module                     what it holds
 ``models/anonymity.py``    :func:`k_anonymity`, :class:`KAnonymity`
 ``models/diversity.py``    :func:`l_diversity`, :class:`LDiversity`
 ``models/closeness.py``    :func:`t_closeness`, :class:`TCloseness`
+``models/likeness.py``     :func:`beta_likeness`, :class:`BetaLikeness` (basic, enhanced)
+``models/disclosure.py``   :func:`delta_disclosure`, :class:`DeltaDisclosure`
+``models/alpha_k.py``      :func:`alpha_k_anonymity`, :class:`AlphaKAnonymity`
+``models/shares.py``       class vs whole-table shares the three above read
 =========================  ===============================================================
 
 Example
@@ -28,7 +32,12 @@ from pdanon.models.base import TOLERANCE, AllOf, PrivacyModel, Requirements
 from pdanon.models.anonymity import KAnonymity, k_anonymity
 from pdanon.models.diversity import L_VARIANTS, LDiversity, achieved_l, l_diversity
 from pdanon.models.closeness import TCloseness, achieved_t, t_closeness
+from pdanon.models.likeness import BETA_VARIANTS, BetaLikeness, achieved_beta, beta_likeness
+from pdanon.models.disclosure import DeltaDisclosure, achieved_delta, delta_disclosure
+from pdanon.models.alpha_k import AlphaK, AlphaKAnonymity, achieved_alpha, alpha_k_anonymity
 
 __all__ = ["TOLERANCE", "AllOf", "PrivacyModel", "Requirements", "KAnonymity", "k_anonymity",
            "L_VARIANTS", "LDiversity", "achieved_l", "l_diversity", "TCloseness", "achieved_t",
-           "t_closeness"]
+           "t_closeness", "BETA_VARIANTS", "BetaLikeness", "achieved_beta", "beta_likeness",
+           "DeltaDisclosure", "achieved_delta", "delta_disclosure", "AlphaK", "AlphaKAnonymity",
+           "achieved_alpha", "alpha_k_anonymity"]

@@ -110,6 +110,7 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         if algorithm == "nearest":
             options.pop("max_suppressed_rows", None)  # nearest never suppresses
     partitioner = PARTITIONERS[algorithm]
+    partitioner.check_model(model)
     if "seed" not in partitioner.options:
         options.pop("seed", None)  # deterministic algorithms need no seed
     partitioner.check_options(options)

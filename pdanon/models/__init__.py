@@ -12,6 +12,9 @@ module                     what it holds
 ``models/anonymity.py``    :func:`k_anonymity`, :class:`KAnonymity`
 ``models/diversity.py``    :func:`l_diversity`, :class:`LDiversity`
 ``models/closeness.py``    :func:`t_closeness`, :class:`TCloseness`
+``models/population.py``   :func:`k_map`, :class:`KMap` (population table or estimate),
+                           :func:`delta_presence`, :class:`DeltaPresence`
+``models/risk.py``         :class:`HighestRisk` (``max_risk``), :class:`AverageRisk`
 =========================  ===============================================================
 
 Example
@@ -28,7 +31,11 @@ from pdanon.models.base import TOLERANCE, AllOf, PrivacyModel, Requirements
 from pdanon.models.anonymity import KAnonymity, k_anonymity
 from pdanon.models.diversity import L_VARIANTS, LDiversity, achieved_l, l_diversity
 from pdanon.models.closeness import TCloseness, achieved_t, t_closeness
+from pdanon.models.population import (DeltaPresence, EstimatedKMap, KMap, delta_presence,
+                                      derived_k, k_map)
+from pdanon.models.risk import AverageRisk, HighestRisk
 
 __all__ = ["TOLERANCE", "AllOf", "PrivacyModel", "Requirements", "KAnonymity", "k_anonymity",
            "L_VARIANTS", "LDiversity", "achieved_l", "l_diversity", "TCloseness", "achieved_t",
-           "t_closeness"]
+           "t_closeness", "DeltaPresence", "EstimatedKMap", "KMap", "delta_presence",
+           "derived_k", "k_map", "AverageRisk", "HighestRisk"]

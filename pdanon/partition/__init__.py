@@ -72,8 +72,8 @@ class Partitioner:
                 "table": "a condition on the whole published table"}
         raise InvalidInputError(
             f"algorithm={self.name!r} cannot enforce {model!r}: the model needs "
-            f"{' and '.join(what[f] for f in missing)}, which a partitioner that recodes "
-            f"group by group cannot compute; use algorithm="
+            f"{' and '.join(what[f] for f in missing)}, which {self.name} does not "
+            f"compute; use algorithm="
             f"{' or '.join(repr(a) for a in able) or 'optimal'} (with hierarchies=)")
 
     def check_options(self, options: dict) -> None:

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-import pdanon  # noqa: F401  (registers df.anon)
 from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon.hierarchy import intervals, masking
 from pdanon.models import (AllOf, AverageRisk, DeltaPresence, EstimatedKMap, HighestRisk,

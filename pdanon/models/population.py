@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon._groups import check_missing, class_labels
+from pdanon._groups import check_missing, class_labels, frequencies
 from pdanon.models.anonymity import KAnonymity
 from pdanon.models.base import TOLERANCE, PrivacyModel, Requirements, check_int, check_qis
 
@@ -73,19 +73,45 @@ def _check_fraction(value, name: str) -> float:
     return float(value)
 
 
+def check_contains(df, f, F, *, hint: str = "") -> None:
+    """The population holds the sample: every sample row matches at least as many population
+    rows (``F``) as sample rows (``f``); else a clear error (``hint``: another way out)."""
+    short = F < f
+    if short.any():
+        i = int(np.flatnonzero(short)[0])
+        raise InvalidInputError(
+            f"the population table must contain the sample's records, but {int(short.sum())} "
+            f"sample row(s) have more matches in the sample than in the population (first: "
+            f"index {df.index[i]!r}, {int(f[i])} in the sample, {int(F[i])} in the population); "
+            f"pass the population the sample was drawn from, with the same (anonymized) "
+            f"quasi-identifier values{hint}")
+
+
 def _joint_counts(df, population, qis):
     """(sample rows, population rows) per class of sample + population, and the class of
-    every sample row (missing cells a value of their own). The population must contain the
-    sample: :func:`~pdanon.metrics.reidentification.population_sizes` checks it."""
-    from pdanon.metrics.reidentification import population_sizes
-
+    every sample row (missing cells a value of their own); checks that the population
+    contains the sample."""
     check_population(population, qis)
-    population_sizes(df, population, qis)  # clear errors: columns, containment
     joint = class_labels(pd.concat([df[qis], population[qis]], ignore_index=True), qis)
     g = int(joint.max()) + 1 if len(joint) else 0
     n = len(df)
-    return (np.bincount(joint[:n], minlength=g), np.bincount(joint[n:], minlength=g),
-            joint[:n])
+    s, p = np.bincount(joint[:n], minlength=g), np.bincount(joint[n:], minlength=g)
+    check_contains(df, s[joint[:n]], p[joint[:n]])
+    return s, p, joint[:n]
+
+
+def population_counts(df, population, qis, missing: str = "value") -> np.ndarray:
+    """F per row of ``df``: the population rows matching it (``missing="wildcard"``: a
+    missing cell matches any value, as :func:`pdanon._groups.frequencies` counts)."""
+    if check_missing(missing) == "value":
+        _, p, labels = _joint_counts(df, population, qis)
+        return p[labels]
+    check_population(population, qis)
+    joint = pd.concat([df[qis], population[qis]], ignore_index=True)
+    f = frequencies(df, qis, missing="wildcard")
+    F = frequencies(joint, qis, missing="wildcard")[:len(df)] - f  # matching is symmetric
+    check_contains(df, f, F)
+    return F
 
 
 # --------------------------------------------------------------------------- measures
@@ -104,14 +130,12 @@ def k_map(df: pd.DataFrame, quasi_identifiers, *, population: pd.DataFrame,
     >>> k_map(sample, ["age"], population=pd.DataFrame({"age": [30, 30, None, 40]}))
     1
     """
-    from pdanon.metrics.reidentification import population_sizes
-
     check_missing(missing)
     qis = check_qis(df, quasi_identifiers)
     check_population(population, qis)
     if len(df) == 0:
         return 0
-    return int(population_sizes(df, population, qis, missing=missing).min())
+    return int(population_counts(df, population, qis, missing).min())
 
 
 def delta_presence(df: pd.DataFrame, quasi_identifiers, *,
@@ -211,12 +235,10 @@ class _PopulationModel(PrivacyModel):
     population: pd.DataFrame
 
     def check_feasible(self, df: pd.DataFrame, roles) -> None:
-        from pdanon.metrics.reidentification import population_sizes
-
         qis = list(roles.qi)
         check_population(self.population, qis)
         if len(df):
-            population_sizes(df, self.population, qis)  # the population contains the sample
+            _joint_counts(df, self.population, qis)  # the population contains the sample
 
     def _population_of(self, classes) -> np.ndarray:
         if classes.population is None:

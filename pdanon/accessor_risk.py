@@ -167,3 +167,37 @@ class RiskMethods:
         r = self._sensitive_roles(roles, "(alpha, k)-anonymity")
         return models.alpha_k_anonymity(self._df, r.qi, r.sensitive, value=value,
                                         missing=missing)
+
+    # ---- population and risk models (models/population.py, models/risk.py)
+
+    def k_map(self, *, population: pd.DataFrame, missing: str = "value", **roles) -> int:
+        """Largest k for which the frame meets k-map against the ``population`` table: the
+        fewest population rows matching a row's quasi-identifiers (F). The population must
+        contain the frame's rows. See :func:`pdanon.models.k_map` and docs/risk.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 1, 2]})
+        >>> df.anon.k_map(population=pd.DataFrame({"zip": [1, 1, 1, 2, 2, 3]}))
+        2
+        """
+        from pdanon.models.population import k_map
+
+        return k_map(self._df, list(self._measured_roles(roles).quasi_identifiers),
+                     population=population, missing=missing)
+
+    def delta_presence(self, *, population: pd.DataFrame, **roles) -> tuple[float, float]:
+        """``(δmin, δmax)``: over the classes of the ``population`` table, the smallest and
+        largest share of their rows present in the frame (0 for a population class with no
+        row in the frame). See :func:`pdanon.models.delta_presence` and docs/risk.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"zip": [1, 2, 2]})
+        >>> df.anon.delta_presence(population=pd.DataFrame({"zip": [1, 1, 2, 2, 3]}))
+        (0.0, 1.0)
+        """
+        from pdanon.models.population import delta_presence
+
+        return delta_presence(self._df, list(self._measured_roles(roles).quasi_identifiers),
+                              population=population)

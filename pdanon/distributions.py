@@ -281,6 +281,12 @@ class ClassCounts:
     ``counts[j]`` is a :class:`PairCounts`, a dense ``(classes, values)`` matrix, or ``None``
     (built on first use from ``labels``). The measures below accept either form.
 
+    ``population`` (models against a population table: k-map, δ-presence): the population
+    rows in each class (the population generalized as the classes are), or ``None`` when no
+    population was described; ``population_rows`` the whole population's row count, so that a
+    model can see population rows that fall in no class given here (e.g. classes whose sample
+    rows were suppressed).
+
     Example
     -------
     >>> col = SensitiveColumn.from_values(np.array(["a", "b", "a", "a"]), "unordered", name="s")
@@ -289,11 +295,16 @@ class ClassCounts:
     ([2, 2], [2, 1], [0.25, 0.25])
     """
 
-    def __init__(self, sizes, columns=(), counts=None, *, labels=None):
+    def __init__(self, sizes, columns=(), counts=None, *, labels=None, population=None,
+                 population_rows: int | None = None):
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.columns = list(columns)
         self.counts = list(counts) if counts is not None else [None] * len(self.columns)
         self.labels = labels
+        self.population = None if population is None else np.asarray(population, dtype=np.int64)
+        if self.population is not None and population_rows is None:
+            population_rows = int(self.population.sum())
+        self.population_rows = population_rows
         self._memo = {}  # measures already computed (several models may ask for one)
         if len(self.counts) != len(self.columns):
             raise ValueError("one count table per sensitive column")
@@ -311,6 +322,33 @@ class ClassCounts:
     @property
     def groups(self) -> int:
         return len(self.sizes)
+
+    def select(self, keep) -> "ClassCounts":
+        """The classes marked by the boolean mask ``keep`` (e.g. the published ones), with
+        their counts; ``population_rows`` is kept (rows outside the selection still count).
+
+        Example
+        -------
+        >>> cc = ClassCounts([2, 0, 3], population=[4, 1, 3])
+        >>> sub = cc.select(cc.sizes > 0)
+        >>> sub.sizes.tolist(), sub.population.tolist(), sub.population_rows
+        ([2, 3], [4, 3], 8)
+        """
+        keep = np.asarray(keep, dtype=bool)
+        new_id = np.cumsum(keep) - 1
+        counts = []
+        for j in range(len(self.columns)):
+            item = self.counts[j]
+            if isinstance(item, np.ndarray):
+                counts.append(item[keep])
+                continue
+            p = self.pairs(j)
+            on = keep[p.cls]
+            counts.append(PairCounts(new_id[p.cls[on]], p.val[on], p.count[on],
+                                     self.sizes[keep]))
+        pop = None if self.population is None else self.population[keep]
+        return ClassCounts(self.sizes[keep], self.columns, counts, population=pop,
+                           population_rows=self.population_rows)
 
     def pairs(self, j: int) -> PairCounts:
         """The ``(class, value)`` pairs of sensitive column ``j``."""

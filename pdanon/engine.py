@@ -110,6 +110,7 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         if algorithm == "nearest":
             options.pop("max_suppressed_rows", None)  # nearest never suppresses
     partitioner = PARTITIONERS[algorithm]
+    partitioner.check_model(model)
     if "seed" not in partitioner.options:
         options.pop("seed", None)  # deterministic algorithms need no seed
     partitioner.check_options(options)
@@ -200,12 +201,14 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     # fully suppressed rows publish no quasi-identifier and form no class (ARX, Datafly):
     # the model is verified on the other rows, against the whole table's distributions
     kept, sub = _published_classes(labels, suppressed, context)
-    _verify_groups(model, kept, sub, suppressed.any())
+    population = _population_counts(model, out, roles.qi, result, suppressed, kept)
+    classes = _verify_groups(model, kept, sub, suppressed.any(), population)
     if method == "generalize":
         _verify_truthful(df, out, roles.qi, enc)
     sizes = np.bincount(kept)
-    info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0,
-                        **(model.groups_achieved(kept, sub) if len(kept) else {})}
+    achieved = model.achieved(classes) if classes is not None else (
+        model.groups_achieved(kept, sub) if len(kept) else {})
+    info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0, **achieved}
     info["groups"] = len(sizes)  # equivalence classes of the published (not suppressed) rows
     info["suppressed_rows"], info["suppressed_cells"] = _suppressed(df, out, roles.qi)
     if len(sizes) == 1:
@@ -235,20 +238,70 @@ def _published_classes(labels: np.ndarray, suppressed: np.ndarray, context):
     return kept.reshape(-1).astype(np.int64), sub
 
 
-def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: bool) -> None:
+def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: bool,
+                   population=None):
     """Every class of the published rows (computed from the output frame, suppressed rows
-    left out) meets the model."""
+    left out) meets the model, and so does the table (``table_ok``). ``population``: the
+    population rows per published class and in all, for a population model. Returns the
+    :class:`~pdanon.distributions.ClassCounts` checked when the model needed one built here
+    (a population or a table-level condition), else None."""
     from pdanon._errors import VerificationError
+    from pdanon.distributions import ClassCounts
 
-    if not len(kept):
-        return
-    ok = np.asarray(model.groups_ok(kept, sub), dtype=bool)
+    classes = None
+    if population is not None or model.requirements().table:
+        per_class, total = population if population is not None else (None, None)
+        classes = ClassCounts.from_labels(kept, sub, groups=int(kept.max()) + 1 if len(kept)
+                                          else 0)
+        classes.population, classes.population_rows = per_class, total
+        ok = np.asarray(model.classes_ok(classes), dtype=bool)
+        ok = ok if model.table_ok(classes) else np.zeros(max(len(ok), 1), dtype=bool)
+    elif not len(kept):
+        return None
+    else:
+        ok = np.asarray(model.groups_ok(kept, sub), dtype=bool)
     if not ok.all():
         raise VerificationError(
             f"the output does not satisfy {model!r}"
             + (" on the rows that were not suppressed" if some_suppressed else "")
             + "; this is a bug in pdanon, please report it"
         )
+    return classes
+
+
+def _population_counts(model: PrivacyModel, out: pd.DataFrame, qi, result, suppressed,
+                       kept):
+    """``(population rows per published class, population rows)`` for a model read against
+    a population table, or None. The partitioner returned the population recoded as the
+    output (``Recoded.population``); its cells must contain the population's values, and
+    each population row counts in the published class with the same cells (suppressed rows
+    form none)."""
+    from pdanon._errors import VerificationError
+    from pdanon.models.population import population_table
+
+    if not model.requirements().population:
+        return None
+    table = population_table(model)
+    cells = getattr(result, "population", None)
+    if table is None or cells is None:
+        raise VerificationError(
+            f"{model!r} needs the population recoded with the output, which the partitioner "
+            "did not return; this is a bug in pdanon, please report it")
+    recoded = pd.DataFrame({c: cells[c] for c in qi}, index=table.index)
+    _verify_truthful(table, recoded, qi)
+    published = out.loc[~suppressed, list(qi)]
+    joint = _labels(pd.concat([published, recoded], ignore_index=True), qi)
+    m = len(published)
+    to_kept = np.full(int(joint.max()) + 1 if len(joint) else 0, -1, dtype=np.int64)
+    to_kept[joint[:m]] = kept
+    cls = to_kept[joint[m:]]
+    groups = int(kept.max()) + 1 if len(kept) else 0
+    per_class = np.bincount(cls[cls >= 0], minlength=groups)
+    if (per_class < np.bincount(kept, minlength=groups)).any():
+        raise VerificationError(
+            "a published class holds more rows than the population recoded with it; this is "
+            "a bug in pdanon, please report it")
+    return per_class, len(table)
 
 
 def _suppressed(df: pd.DataFrame, out: pd.DataFrame, qi) -> tuple[int, int]:

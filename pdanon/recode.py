@@ -156,6 +156,9 @@ class Recoded:
     suppressed: np.ndarray | None = None
     info: dict = field(default_factory=dict)
     note: str = ""
+    #: a population model's population table recoded as the output ({column: cells}), for
+    #: the engine's verification (k-map, δ-presence; ``None`` otherwise)
+    population: dict | None = None
 
 
 def _group_min_max(values: np.ndarray, labels: np.ndarray, groups: int):

@@ -133,16 +133,9 @@ def _wildcard_population(df, population, qis, f=None):
 
 
 def _check_contains(df, f, F) -> None:
-    short = F < f
-    if short.any():
-        i = int(np.flatnonzero(short)[0])
-        raise InvalidInputError(
-            f"the population table must contain the sample's records, but {int(short.sum())} "
-            f"sample row(s) have more matches in the sample than in the population (first: "
-            f"index {df.index[i]!r}, {int(f[i])} in the sample, {int(F[i])} in the population); "
-            f"pass the population the sample was drawn from, with the same (anonymized) "
-            f"quasi-identifier values, or sampling_fraction= instead"
-        )
+    from pdanon.models.population import check_contains
+
+    check_contains(df, f, F, hint=", or sampling_fraction= instead")
 
 
 def journalist_sizes(df: pd.DataFrame, quasi_identifiers, f: np.ndarray, *, population=None,

@@ -16,6 +16,9 @@ module                     what it holds
 ``models/disclosure.py``   :func:`delta_disclosure`, :class:`DeltaDisclosure`
 ``models/alpha_k.py``      :func:`alpha_k_anonymity`, :class:`AlphaKAnonymity`
 ``models/shares.py``       class vs whole-table shares the three above read
+``models/population.py``   :func:`k_map`, :class:`KMap` (population table or estimate),
+                           :func:`delta_presence`, :class:`DeltaPresence`
+``models/risk.py``         :class:`HighestRisk` (``max_risk``), :class:`AverageRisk`
 =========================  ===============================================================
 
 Example
@@ -35,9 +38,13 @@ from pdanon.models.closeness import TCloseness, achieved_t, t_closeness
 from pdanon.models.likeness import BETA_VARIANTS, BetaLikeness, achieved_beta, beta_likeness
 from pdanon.models.disclosure import DeltaDisclosure, achieved_delta, delta_disclosure
 from pdanon.models.alpha_k import AlphaK, AlphaKAnonymity, achieved_alpha, alpha_k_anonymity
+from pdanon.models.population import (DeltaPresence, EstimatedKMap, KMap, delta_presence,
+                                      derived_k, k_map)
+from pdanon.models.risk import AverageRisk, HighestRisk
 
 __all__ = ["TOLERANCE", "AllOf", "PrivacyModel", "Requirements", "KAnonymity", "k_anonymity",
            "L_VARIANTS", "LDiversity", "achieved_l", "l_diversity", "TCloseness", "achieved_t",
            "t_closeness", "BETA_VARIANTS", "BetaLikeness", "achieved_beta", "beta_likeness",
            "DeltaDisclosure", "achieved_delta", "delta_disclosure", "AlphaK", "AlphaKAnonymity",
-           "achieved_alpha", "alpha_k_anonymity"]
+           "achieved_alpha", "alpha_k_anonymity", "DeltaPresence", "EstimatedKMap", "KMap",
+           "delta_presence", "derived_k", "k_map", "AverageRisk", "HighestRisk"]

@@ -31,12 +31,18 @@ class Requirements:
     ``merge_monotone``: the union of two satisfying classes satisfies (all built-in models).
     ``parts_monotone``: a violating union is made only of violating classes (k-anonymity,
     distinct l-diversity); the optimal search prunes with it under a suppression budget.
+    ``population``: the model reads the population rows of every class
+    (``ClassCounts.population``: k-map and δ-presence against a population table); only a
+    partitioner that recodes the population with the sample (``algorithm="optimal"``) can
+    fill them. ``table``: the model also has a condition on the whole set of published
+    classes (:meth:`PrivacyModel.table_ok`: average risk, δ-presence), which a partitioner
+    deciding class by class cannot see.
 
     Example
     -------
     >>> from pdanon.models import KAnonymity, LDiversity
     >>> AllOf(KAnonymity(3), LDiversity(2)).requirements()
-    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True)
+    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True, population=False, table=False)
     """
 
     min_size: int = 1
@@ -45,6 +51,8 @@ class Requirements:
     sensitive: bool = False
     merge_monotone: bool = False
     parts_monotone: bool = False
+    population: bool = False
+    table: bool = False
 
     def __and__(self, other: "Requirements") -> "Requirements":
         return Requirements(
@@ -54,6 +62,8 @@ class Requirements:
             sensitive=self.sensitive or other.sensitive,
             merge_monotone=self.merge_monotone and other.merge_monotone,
             parts_monotone=self.parts_monotone and other.parts_monotone,
+            population=self.population or other.population,
+            table=self.table or other.table,
         )
 
 
@@ -120,6 +130,14 @@ class PrivacyModel:
         raise NotImplementedError(
             f"{type(self).__name__} must implement classes_ok(classes) -> bool array")
 
+    def table_ok(self, classes) -> bool:
+        """Does the set of published classes (a :class:`~pdanon.distributions.ClassCounts`
+        of the classes that are not suppressed) meet the model's table-level condition, if it
+        has one (``requirements().table``)? True by default: most models are decided class by
+        class. Average risk (classes / rows) and δ-presence (no population row left outside
+        the published classes) have one."""
+        return True
+
     def groups_ok(self, labels: np.ndarray, context=None) -> np.ndarray:
         """Boolean per group label (``0..G-1`` per row): does the group meet the model?"""
         from pdanon.distributions import ClassCounts
@@ -170,7 +188,12 @@ class PrivacyModel:
         if len(df) == 0:
             return True
         labels = class_labels(df, check_qis(df, quasi_identifiers))
-        return bool(self.groups_ok(labels, self.context(df, sensitive)).all())
+        context = self.context(df, sensitive)
+        if not self.groups_ok(labels, context).all():
+            return False
+        if self.requirements().table:
+            return bool(self.table_ok(distributions().ClassCounts.from_labels(labels, context)))
+        return True
 
 
 class AllOf(PrivacyModel):
@@ -229,6 +252,10 @@ class AllOf(PrivacyModel):
         for m in self.models[1:]:
             ok = ok & np.asarray(m.classes_ok(classes), dtype=bool)
         return ok
+
+    def table_ok(self, classes) -> bool:
+        """Every part's table-level condition holds."""
+        return all(bool(m.table_ok(classes)) for m in self.models)
 
     def accepts(self, achieved: dict) -> bool:
         return all(m.accepts(achieved) for m in self.models)

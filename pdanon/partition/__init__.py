@@ -51,6 +51,30 @@ class Partitioner:
     function: Callable
     options: tuple = ()
     hint: str = ""
+    #: what the partitioner can do beyond per-class models (``Requirements`` flags it
+    #: honors): ``"population"`` (fills ``ClassCounts.population``), ``"table"`` (honors
+    #: ``PrivacyModel.table_ok``)
+    supports: tuple = ()
+
+    def check_model(self, model) -> None:
+        """Refuse a model that needs what the partitioner cannot do (a population table, a
+        table-level condition), naming the partitioners that can."""
+        from pdanon._errors import InvalidInputError
+
+        req = model.requirements()
+        needs = [flag for flag in ("population", "table") if getattr(req, flag)]
+        missing = [flag for flag in needs if flag not in self.supports]
+        if not missing:
+            return
+        able = sorted(p.name for p in PARTITIONERS.values()
+                      if all(flag in p.supports for flag in needs))
+        what = {"population": "the population rows of every class (a population table)",
+                "table": "a condition on the whole published table"}
+        raise InvalidInputError(
+            f"algorithm={self.name!r} cannot enforce {model!r}: the model needs "
+            f"{' and '.join(what[f] for f in missing)}, which {self.name} does not "
+            f"compute; use algorithm="
+            f"{' or '.join(repr(a) for a in able) or 'optimal'} (with hierarchies=)")
 
     def check_options(self, options: dict) -> None:
         """Refuse options the partitioner does not declare (a zero ``max_suppressed_rows``
@@ -74,12 +98,13 @@ class Partitioner:
 PARTITIONERS: dict = {}
 
 
-def register(name: str, *, options=(), hint: str = ""):
+def register(name: str, *, options=(), hint: str = "", supports=()):
     """Decorator: make a partitioner reachable as ``algorithm=name``, declaring the keyword
-    options (besides ``method``, ``frame`` and ``context``) a user may pass to it."""
+    options (besides ``method``, ``frame`` and ``context``) a user may pass to it and what it
+    ``supports`` beyond per-class models (see :attr:`Partitioner.supports`)."""
 
     def deco(fn):
-        PARTITIONERS[name] = Partitioner(name, fn, tuple(options), hint)
+        PARTITIONERS[name] = Partitioner(name, fn, tuple(options), hint, tuple(supports))
         return fn
 
     return deco

@@ -113,6 +113,8 @@ import pandas as pd
 from pdanon._errors import InfeasibleError, InvalidInputError, UnknownColumnError
 from pdanon.partition import register
 from pdanon.partition.common import no_progress, sensitive_columns, suppression_budget
+from pdanon.partition.population import (joint_encoded, population_cells, published_table_ok,
+                                         split_columns)
 from pdanon.recode import Recoded
 
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
@@ -155,6 +157,7 @@ class _Classes:
     counts: np.ndarray
     sens: list
     rows: np.ndarray | None = None  # class of every row (only when built from the rows)
+    pop: np.ndarray | None = None   # population rows per class (a population model only)
 
     @property
     def groups(self) -> int:
@@ -305,8 +308,11 @@ class LatticeSearch:
     for ``model`` (see the module docstring). Build it, call :meth:`run`."""
 
     def __init__(self, columns, model, sensitive, *, budget: int, objective: str,
-                 bounds: list[tuple[int, int]]):
+                 bounds: list[tuple[int, int]], population_rows: list | None = None):
         self.columns = columns
+        # per column, the population rows' value codes (k-map / δ-presence against a table)
+        self.population_rows = population_rows
+        self.pop_total = None if population_rows is None else len(population_rows[0])
         self.q = len(columns)
         self.n = len(columns[0].rows)
         self.model = model
@@ -323,10 +329,12 @@ class LatticeSearch:
         # satisfying classes stay satisfying when merged; with one, parts whose violating
         # unions are made of violating classes only
         reqs = [p.requirements() for p in self.parts]
+        # a part with a table-level condition (table_ok) tags nothing: it is only evaluated
+        self.table = any(r.table for r in reqs)
         if self.budget == 0:
-            self.mono = [i for i, r in enumerate(reqs) if r.merge_monotone]
+            self.mono = [i for i, r in enumerate(reqs) if r.merge_monotone and not r.table]
         else:
-            self.mono = [i for i, r in enumerate(reqs) if r.parts_monotone]
+            self.mono = [i for i, r in enumerate(reqs) if r.parts_monotone and not r.table]
         self.fully_monotone = len(self.mono) == len(self.parts)
         self._dmax = {}
         # per column: node counts per level, and code maps between any two levels
@@ -463,11 +471,19 @@ class LatticeSearch:
     def from_rows(self, levels) -> _Classes:
         """The classes of a node computed from the rows (with every row's class)."""
         codes = [self.columns[c].node_codes(int(levels[c])) for c in range(self.q)]
+        pop = None
+        if self.population_rows is not None:
+            # the population's rows ride along: classes of sample + population together
+            codes = [np.concatenate([codes[c], self.columns[c].bound.codes[int(levels[c])][
+                self.population_rows[c]]]) for c in range(self.q)]
         labels, cls_codes = _group(codes, self._radices(levels))
         g = len(cls_codes[0])
+        if self.population_rows is not None:
+            pop = np.bincount(labels[self.n:], minlength=g).astype(np.int64)
+            labels = labels[:self.n]
         counts = np.bincount(labels, minlength=g).astype(np.int64)
         sens = [_sens_from_rows(labels, g, s) for s in self.sensitive] if self.needs_sens else []
-        return _Classes(cls_codes, counts, sens, rows=labels)
+        return _Classes(cls_codes, counts, sens, rows=labels, pop=pop)
 
     def _source(self, idx: int) -> int:
         """The cached class table of a specialization of ``idx`` with the fewest classes."""
@@ -515,6 +531,9 @@ class LatticeSearch:
                                          minlength=g)).astype(np.int64)
         out.sens = [_sens_rollup(item, labels, g, s) for item, s in zip(snap.sens,
                                                                           self.sensitive)]
+        if snap.pop is not None:
+            out.pop = np.rint(np.bincount(labels, weights=snap.pop,
+                                          minlength=g)).astype(np.int64)
         if g <= 0.5 * snap.groups:
             self._keep(idx, out)
         return out
@@ -597,7 +616,9 @@ class LatticeSearch:
         bound = np.zeros(G)
         fcounts = counts.astype(np.float64)
         sens = list(cl.sens) if self.needs_sens else []
-        classes = d.ClassCounts(counts, self.sensitive if self.needs_sens else [], sens)
+        classes = d.ClassCounts(counts, self.sensitive if self.needs_sens else [], sens,
+                                population=cl.pop, population_rows=self.pop_total)
+        self._last_classes = classes
 
         for i, (p, kind) in enumerate(zip(self.parts, self.kinds)):
             good = np.asarray(p.classes_ok(classes), dtype=bool)
@@ -647,9 +668,9 @@ class LatticeSearch:
         lb_rows = float(bound.sum())
         fc = counts.astype(np.float64)
         d0 = float(np.dot(fc, fc))
-        acceptable = suppressed <= self.budget
+        acceptable = suppressed <= self.budget and self.table_ok(ok, counts)
         value = self._objective(idx, cl, bad, suppressed) if acceptable else math.inf
-        res = _Eval(cl.groups - int(bad.sum()), mono_rows, lb_rows, suppressed,
+        res = _Eval(int((ok & (counts > 0)).sum()), mono_rows, lb_rows, suppressed,
                     acceptable, value, d0)
         self.results[idx] = res
         # predictive tagging (sound: see the module docstring)
@@ -665,6 +686,14 @@ class LatticeSearch:
             above = np.flatnonzero(self._above(idx))
             self.lower[above] = np.maximum(self.lower[above], d0)
         return res
+
+    def table_ok(self, ok: np.ndarray, counts: np.ndarray) -> bool:
+        """The model's table-level condition (``table_ok``) on the published classes (those
+        that meet the model and hold sample rows) of the classes last passed to
+        :meth:`class_stats`."""
+        if not self.table:
+            return True
+        return published_table_ok(self.model, self._last_classes, ok & (counts > 0))
 
     def _raise_below(self, idx: int, rows: float) -> None:
         """Every specialization of ``idx`` suppresses at least ``rows`` rows: raise their
@@ -904,7 +933,7 @@ def _bounds(cols, levels) -> list:
 
 
 @register("optimal", options=("hierarchies", "objective", "max_suppressed_rows", "levels",
-                             "labels"))
+                             "labels"), supports=("population", "table"))
 def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objective: str = "loss",
             max_suppressed_rows=None, levels=None, labels: bool = False, context=None,
             frame=None) -> Recoded:
@@ -932,11 +961,19 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         raise InvalidInputError(f"unknown objective {objective!r}; use one of {list(OBJECTIVES)}")
     n = enc.n
     budget = suppression_budget(max_suppressed_rows, n, default=0)
-    cols = prepare_columns(enc, hierarchies)
+    from pdanon.models.population import population_table
+
+    population = population_table(model)
+    pop_rows = None
+    if population is None:
+        cols = prepare_columns(enc, hierarchies)
+    else:  # generalized with the sample (see pdanon.partition.population)
+        cols, pop_rows = split_columns(
+            prepare_columns(joint_encoded(enc, frame, population), hierarchies), n)
     bounds = _bounds(cols, levels)
     sensitive = sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,
-                           bounds=bounds)
+                           bounds=bounds, population_rows=pop_rows)
     best = search.run()
     if best is None:
         raise InfeasibleError(
@@ -946,6 +983,9 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     chosen = search.L[best]
     final = search.from_rows(chosen)
     ok, _, _ = search.class_stats(final)
+    if not search.table_ok(ok, final.counts):
+        raise InfeasibleError(f"the chosen lattice node does not meet {model!r}; this is a "
+                              "bug in pdanon, please report it")
     suppressed_mask = ~ok[final.rows]
     out_cols = {}
     changed = 0
@@ -964,11 +1004,14 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         "objective": objective,
         "objective_value": value,
         "max_suppressed_rows": budget,
-        "groups": int(ok.sum()),
+        "groups": int((ok & (final.counts > 0)).sum()),
         "nodes_evaluated": search.evaluated,
         "nodes_total": search.total,
         "heights": {col.name: col.height for col in cols},
         "search_seconds": time.perf_counter() - started,
     }
-    return Recoded(out_cols, changed, int(suppressed_mask.sum()),
-                           suppressed=suppressed_mask, info=info)
+    out = Recoded(out_cols, changed, int(suppressed_mask.sum()), suppressed=suppressed_mask,
+                  info=info)
+    if pop_rows is not None:
+        out.population = population_cells(cols, pop_rows, chosen, labels=labels)
+    return out

@@ -50,3 +50,11 @@ out = sample.anon.anonymize(AverageRisk(0.05), algorithm="optimal", hierarchies=
                             quasi_identifiers=qi)
 print("average risk:", out.anon.info["achieved"]["average_risk"], out.anon.info["levels"])
 assert out.anon.info["achieved"]["average_risk"] <= 0.05
+
+# 6. The same thresholds as keywords of k_anonymize (and l_diversify / t_close)
+out = sample.anon.k_anonymize(2, max_risk=0.1, algorithm="mondrian", quasi_identifiers=qi)
+assert out.anon.k_anonymity() >= 10
+out = sample.anon.k_anonymize(2, average_risk=0.05, algorithm="optimal", hierarchies=arx,
+                              quasi_identifiers=qi)
+print("k_anonymize(average_risk=0.05):", out.anon.info["achieved"])
+assert out.anon.risk_summary(quasi_identifiers=qi)["average_prosecutor"] <= 0.05

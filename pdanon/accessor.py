@@ -281,7 +281,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None, seed=None,
-                    **roles) -> pd.DataFrame:
+                    max_risk=None, average_risk=None, **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows.
 
@@ -320,6 +320,14 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
             For the randomized algorithms (``"group_join"`` draws the group to merge next); the
             others are deterministic and ignore it. Unseeded calls use the fixed seed 0, so the
             same call on the same frame gives the same table every run.
+        max_risk : float in (0, 1], optional
+            ARX's highest-risk threshold: every row's prosecutor risk 1 / class size is at most
+            ``max_risk`` (:class:`pdanon.models.HighestRisk`: classes of at least
+            ceil(1 / max_risk) rows), with every algorithm.
+        average_risk : float in (0, 1], optional
+            ARX's average-risk threshold: classes / published rows at most ``average_risk``
+            (:class:`pdanon.models.AverageRisk`, a condition on the whole table: only
+            ``algorithm="optimal"`` searches for it; the others refuse it). See docs/risk.md.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
@@ -339,15 +347,15 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         """
         from pdanon import models
 
-        return self._anonymize(models.KAnonymity(k), method, algorithm, max_suppressed_rows,
-                               options, roles, hierarchies=hierarchies, objective=objective,
-                               seed=seed)
+        model = _with_risk(models.KAnonymity(k), max_risk, average_risk)
+        return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
+                               hierarchies=hierarchies, objective=objective, seed=seed)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None, seed=None,
-                    **roles) -> pd.DataFrame:
+                    max_risk=None, average_risk=None, **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
         Parameters
@@ -358,7 +366,8 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
             r1 < c·(r_l + ... + r_m) (needs ``c``).
         k : int
             Also require k-anonymity (default 1: none beyond l-diversity).
-        method, algorithm, max_suppressed_rows, options, hierarchies, objective, seed
+        method, algorithm, max_suppressed_rows, options, hierarchies, objective, seed, max_risk,
+        average_risk
             As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
@@ -378,7 +387,8 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         from pdanon import models
         from pdanon.models import LDiversity
 
-        model = models.AllOf(models.KAnonymity(k), LDiversity(l, variant=variant, c=c))
+        model = _with_risk(models.AllOf(models.KAnonymity(k), LDiversity(l, variant=variant, c=c)),
+                           max_risk, average_risk)
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="l-diversity", hierarchies=hierarchies,
                                objective=objective, seed=seed)
@@ -386,7 +396,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", method: str = "generalize",
                 algorithm: str = "auto", max_suppressed_rows=None, options: dict | None = None,
                 hierarchies=None, objective: str | None = None, seed=None,
-                **roles) -> pd.DataFrame:
+                max_risk=None, average_risk=None, **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -404,7 +414,8 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         hierarchies : {column: hierarchy}, optional
             Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
-        method, algorithm, max_suppressed_rows, options, objective, seed
+        method, algorithm, max_suppressed_rows, options, objective, seed, max_risk,
+        average_risk
             As in :meth:`k_anonymize`; ``"auto"`` and ``"nearest"``: t-closeness needs
             ``"mondrian"``, ``"datafly"`` or ``"equal_groups"`` (auto picks Mondrian).
         **roles
@@ -421,8 +432,9 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         from pdanon.models import TCloseness
 
         sensitive_h, qi_h = _split_hierarchies(hierarchies, self.roles(**_pick_roles(roles)))
-        model = models.AllOf(models.KAnonymity(k),
-                             TCloseness(t, distance=distance, hierarchies=sensitive_h))
+        model = _with_risk(models.AllOf(models.KAnonymity(k),
+                                        TCloseness(t, distance=distance, hierarchies=sensitive_h)),
+                           max_risk, average_risk)
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="t-closeness", hierarchies=qi_h,
                                objective=objective, seed=seed)
@@ -504,6 +516,16 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         info = {"algorithm": "generalize", **info}
         return self._result(out, r, info)
 
+
+
+def _with_risk(model, max_risk, average_risk):
+    """``model`` and, when asked, ARX's highest-risk / average-risk thresholds."""
+    from pdanon import models
+
+    extra = [models.HighestRisk(max_risk)] if max_risk is not None else []
+    if average_risk is not None:
+        extra.append(models.AverageRisk(average_risk))
+    return models.AllOf(model, *extra) if extra else model
 
 
 def _split_hierarchies(hierarchies, r):

@@ -296,3 +296,38 @@ def test_derived_k_is_between_one_and_k(k, pi, alpha, estimator):
     got = derived_k(k, pi, estimator=estimator, significance=alpha)
     assert 1 <= got <= k
     assert got == max(_arx_loop(k, pi, alpha, estimator), 1)
+
+
+# --------------------------------------------------------------------------- accessor keywords
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "nearest", "datafly"])
+def test_max_risk_keyword_raises_k_to_the_ceiling_of_one_over_r(algorithm):
+    out = SAMPLE.anon.k_anonymize(2, max_risk=0.25, algorithm=algorithm, quasi_identifiers=QI)
+    # 1 / 0.25 = 4 rows per class at least, although k=2 was asked; rows whose every
+    # quasi-identifier was suppressed (datafly's budget) publish nothing and form no class
+    published = out.dropna(subset=QI, how="all")
+    sizes = published.groupby(QI, dropna=False, observed=True).size()
+    assert sizes.min() >= 4
+    assert published.anon.risk_summary(quasi_identifiers=QI)["highest_prosecutor"] <= 0.25
+
+
+def test_max_risk_keyword_on_l_diversify_and_t_close():
+    df = SAMPLE.assign(d=np.resize(["a", "b", "c"], len(SAMPLE)))
+    out = df.anon.l_diversify(2, max_risk=0.2, algorithm="mondrian", quasi_identifiers=QI,
+                              sensitive=["d"])
+    assert out.anon.k_anonymity(quasi_identifiers=QI) >= 5
+    assert out.anon.l_diversity(quasi_identifiers=QI, sensitive=["d"]) >= 2
+    out = df.anon.t_close(0.5, max_risk=0.2, algorithm="mondrian", quasi_identifiers=QI,
+                          sensitive=["d"])
+    assert out.anon.k_anonymity(quasi_identifiers=QI) >= 5
+
+
+def test_average_risk_keyword_needs_optimal_and_holds_on_its_output():
+    with pytest.raises(InvalidInputError, match="algorithm='optimal'"):
+        SAMPLE.anon.k_anonymize(2, average_risk=0.1, algorithm="mondrian", quasi_identifiers=QI)
+    out = SAMPLE.anon.k_anonymize(1, average_risk=0.1, algorithm="optimal", hierarchies=H,
+                                  quasi_identifiers=QI)
+    published = out.dropna(subset=QI, how="all")
+    classes = published.groupby(QI, dropna=False, observed=True).ngroups
+    assert classes / len(published) <= 0.1
+    assert out.anon.info["achieved"]["average_risk"] == pytest.approx(classes / len(published))

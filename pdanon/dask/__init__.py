@@ -47,6 +47,7 @@ from pdanon.dask._metrics import (
     t_closeness,
 )
 from pdanon.dask._mondrian import DEFAULT_MAX_ROWS_PER_PART, ORDERS, anonymize
+from pdanon.dask._risk import record_risk, risk_summary
 from pdanon._errors import InvalidInputError
 
 __all__ = [
@@ -61,7 +62,9 @@ __all__ = [
     "l_diversity",
     "metrics",
     "non_uniform_entropy",
+    "record_risk",
     "register_workers",
+    "risk_summary",
     "t_closeness",
 ]
 
@@ -251,6 +254,42 @@ class DaskAnonAccessor:
         r = self.roles(**roles)
         return metrics(self._ddf, r.quasi_identifiers, r.sensitive, missing=missing, risk=risk,
                        sampling_fraction=sampling_fraction, threshold=threshold)
+
+    def risk(self, *, population=None, sampling_fraction=None, missing: str = "value",
+             **roles):
+        """Per-row re-identification risk as a lazy Dask frame with this frame's index and
+        partitions: ``class_id``, ``class_size``, ``prosecutor`` and, with ``population=`` (a
+        pandas or Dask frame containing the sample) or ``sampling_fraction=``,
+        ``journalist`` - equal to ``df.anon.risk()`` on the computed frame. The class table
+        (one row per class) is computed now and broadcast. See :func:`pdanon.dask.record_risk`.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> ddf = dd.from_pandas(pd.DataFrame({"age": [30, 30, 40]}), npartitions=2)
+        >>> ddf.anon.risk().compute()["prosecutor"].tolist()
+        [0.5, 0.5, 1.0]
+        """
+        return record_risk(self._ddf, self.roles(**roles).quasi_identifiers,
+                           population=population, sampling_fraction=sampling_fraction,
+                           missing=missing)
+
+    def risk_summary(self, *, population=None, sampling_fraction=None, threshold: float = 0.2,
+                     missing: str = "value", **roles):
+        """The risk summary of ``df.anon.risk_summary()`` (a pandas Series, same keys and
+        values), computed by Dask group-bys: only one row per distinct (f, F) pair of class
+        sizes reaches the client. See :func:`pdanon.dask.risk_summary`.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> ddf = dd.from_pandas(pd.DataFrame({"age": [30, 30, 40, 40]}), npartitions=2)
+        >>> float(ddf.anon.risk_summary()["highest_prosecutor"])
+        0.5
+        """
+        return risk_summary(self._ddf, self.roles(**roles).quasi_identifiers,
+                            population=population, sampling_fraction=sampling_fraction,
+                            threshold=threshold, missing=missing)
 
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",

@@ -81,7 +81,7 @@ def _ensure_workers() -> None:
         ensure_workers()
 
 
-def _qis(ddf, quasi_identifiers) -> list:
+def check_qis(ddf, quasi_identifiers) -> list:
     from pdanon.metrics._common import quasi_identifier_kinds
 
     return list(quasi_identifier_kinds(ddf._meta, quasi_identifiers))
@@ -97,7 +97,7 @@ def _sensitive(ddf, sensitive, kinds=None) -> dict:
     return spec
 
 
-def _split_out(ddf) -> int:
+def split_out_of(ddf) -> int:
     """Output partitions of the class group-bys: one per 32 input partitions."""
     return max(1, int(math.ceil(ddf.npartitions / 32)))
 
@@ -105,13 +105,13 @@ def _split_out(ddf) -> int:
 # --------------------------------------------------------------------------- class keys
 
 
-def _dtypes(ddf, columns) -> dict:
+def column_dtypes(ddf, columns) -> dict:
     return {c: ddf._meta[c].dtype for c in columns}
 
 
 def class_keys(ddf, columns):
     """(lazy Dask frame of key columns, their names) for the classes over ``columns``."""
-    dtypes = _dtypes(ddf, columns)
+    dtypes = column_dtypes(ddf, columns)
     names = key_names(columns, dtypes)
     if not names:  # no column: every row is in one class
         meta = pd.DataFrame({"k0": np.zeros(0, np.int64)})
@@ -135,11 +135,11 @@ def class_sizes(ddf, quasi_identifiers=None, *, missing: str = "value"):
     """
     check_dask_frame(ddf)
     _groups.refuse_wildcard(missing, "class_sizes")
-    keys, names = class_keys(ddf, _qis(ddf, quasi_identifiers))
-    return _sizes(keys, names, _split_out(ddf))
+    keys, names = class_keys(ddf, check_qis(ddf, quasi_identifiers))
+    return group_sizes(keys, names, split_out_of(ddf))
 
 
-def _sizes(keys, names, split_out):
+def group_sizes(keys, names, split_out):
     return keys.groupby(names, dropna=False, sort=False, observed=True).size(
         split_out=split_out).rename("size")
 
@@ -181,7 +181,7 @@ def k_anonymity(ddf, quasi_identifiers=None, *, missing: str = "value") -> int:
 
     if _groups.check_missing(missing) == "wildcard":
         check_dask_frame(ddf)
-        qis = _qis(ddf, quasi_identifiers)
+        qis = check_qis(ddf, quasi_identifiers)
         if qis:
             return int(dask.compute(*_wildcard_k(ddf, qis))[0])
     sizes = class_sizes(ddf, quasi_identifiers)
@@ -199,7 +199,7 @@ def _flagged_keys(pdf, columns, dtypes, flags):
 
 def _wildcard_k(ddf, qis) -> list:
     """[lazy smallest wildcard frequency] (0 when empty); the patterns are computed now."""
-    dtypes = _dtypes(ddf, qis)
+    dtypes = column_dtypes(ddf, qis)
     per_column = [key_names([c], dtypes) for c in qis]
     names, j = [], 0
     for keys in per_column:  # renumber: key_frame numbers the key columns of all columns
@@ -210,7 +210,7 @@ def _wildcard_k(ddf, qis) -> list:
     keys = ddf.map_partitions(_flagged_keys, qis, dtypes, flags, meta=meta)
     flat = [k for ks in names for k in ks]
     table = keys.groupby(flat + flags, dropna=False, sort=False, observed=True).size(
-        split_out=_split_out(ddf)).rename("__n").reset_index()
+        split_out=split_out_of(ddf)).rename("__n").reset_index()
     # a tree reduction (no shuffle): the distinct patterns are few
     found = table.groupby(flags, sort=False).size().compute()
     patterns = (found.index.to_frame(index=False).to_numpy(dtype=bool) if len(found)
@@ -291,9 +291,9 @@ def distinctness(ddf, columns=None, *, missing: str = "value") -> float:
 
     _groups.refuse_wildcard(missing, "distinctness")
     check_dask_frame(ddf)
-    cols = list(ddf.columns) if columns is None else _qis(ddf, columns)
+    cols = list(ddf.columns) if columns is None else check_qis(ddf, columns)
     keys, names = class_keys(ddf, cols)
-    sizes = _sizes(keys, names, _split_out(ddf))
+    sizes = group_sizes(keys, names, split_out_of(ddf))
     rows, classes = dask.compute(sizes.sum(), sizes.count())
     return int(classes) / int(rows) if int(rows) else 0.0
 
@@ -463,7 +463,7 @@ def _measures_of_pairs(pdf, names, col, measures):
 def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures):
     """Lazy {label: scalar} of per-class ``measures`` [(label, what, param, how)] for one
     sensitive column."""
-    dtypes = _dtypes(ddf, qis)
+    dtypes = column_dtypes(ddf, qis)
     names = key_names(qis, dtypes) if qis else []
     if not names:
         # no quasi-identifier: one class; give every row the same key
@@ -473,7 +473,7 @@ def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures):
         base = ddf
     meta = key_frame(base._meta, qis, dtypes, extra={"__s": np.zeros(0, np.int64)})
     keys = base.map_partitions(_pair_keys, qis, dtypes, gcol, meta=meta)
-    split_out = _split_out(ddf)
+    split_out = split_out_of(ddf)
     pairs = keys.groupby(names + ["__s"], dropna=False, sort=False, observed=True).size(
         split_out=split_out).rename("__n").reset_index()
     if split_out > 1:
@@ -522,7 +522,7 @@ def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "
     check_dask_frame(ddf)
     check_variant(variant, c)
     _groups.refuse_wildcard(missing, "l-diversity")
-    qis = _qis(ddf, quasi_identifiers)
+    qis = check_qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive)
     gcols = sensitive_columns(ddf, spec)
     gcols.pop("extra")
@@ -550,7 +550,7 @@ def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = 
 
     check_dask_frame(ddf)
     _groups.refuse_wildcard(missing, "t-closeness")
-    qis = _qis(ddf, quasi_identifiers)
+    qis = check_qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive, kinds)
     gcols = sensitive_columns(ddf, spec)
     gcols.pop("extra")
@@ -591,7 +591,7 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     from pdanon.roles import stored_roles
 
     check_dask_frame(ddf)
-    qis = _qis(ddf, quasi_identifiers)
+    qis = check_qis(ddf, quasi_identifiers)
     if _groups.check_missing(missing) == "wildcard":
         k = k_anonymity(ddf, qis, missing="wildcard")
         return MetricsFrame([("k-anonymity (wildcard)", float(k), "higher",
@@ -604,7 +604,7 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     sizes = class_sizes(ddf, qis)
     sizes_qi = _size_summary(sizes)
     keys_all, names_all = class_keys(ddf, list(ddf.columns))
-    distinct_rows = _sizes(keys_all, names_all, _split_out(ddf)).count()
+    distinct_rows = group_sizes(keys_all, names_all, split_out_of(ddf)).count()
     extra = [sizes_qi[k] for k in ("rows", "classes", "k", "slog", "squares")] + [distinct_rows]
     extra.append(sizes.value_counts(split_out=1) if risk or sampling_fraction is not None
                  else None)

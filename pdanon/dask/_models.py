@@ -81,7 +81,7 @@ def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
 
     parts = model.parts()
     keys, names = m.class_keys(result, qnames)
-    summary = m._size_summary(m._sizes(keys, names, m._split_out(result)))
+    summary = m._size_summary(m.group_sizes(keys, names, m.split_out_of(result)))
     lazies = {"rows": summary["rows"], "k": summary["k"], "classes": summary["classes"]}
     for i, p in enumerate(parts):
         for c, g in sensitive.items():

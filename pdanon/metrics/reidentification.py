@@ -47,7 +47,7 @@ from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon.metrics import uniqueness
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds
 
-__all__ = ["record_risk", "risk_summary", "summarize", "summarize_counts", "population_sizes", "journalist_sizes",
+__all__ = ["record_risk", "risk_summary", "summarize", "summarize_counts", "summarize_groups", "population_sizes", "journalist_sizes",
            "estimated_uniques", "DEFAULT_THRESHOLD"]
 
 #: Prosecutor (or journalist) risk above which a record counts as "at risk": 0.2, i.e. classes
@@ -211,13 +211,52 @@ def _weighted_median(values: np.ndarray, rows: np.ndarray) -> float:
     return float((v[low] + v[high]) / 2)
 
 
+def summarize_groups(f, classes, F=None, *, threshold: float = DEFAULT_THRESHOLD) -> dict:
+    """The figures of :func:`summarize` from groups of equal classes: ``classes[i]`` classes
+    of ``f[i]`` rows each, whose population class size is ``F[i]`` (or no population when
+    ``F`` is None). What a distributed group-by collects: one entry per distinct (f, F), not
+    one per class or row. Equal to :func:`summarize` on the rows (up to float rounding in the
+    averages).
+
+    Example
+    -------
+    >>> summarize_groups([1, 2], [2, 1], threshold=0.5) == summarize(np.array([1, 1, 2, 2]),
+    ...                                                              threshold=0.5)
+    True
+    >>> summarize_groups([1, 2], [2, 1], [4, 4])["highest_journalist"]
+    0.25
+    """
+    threshold = _check_threshold(threshold)
+    f = np.asarray(f, dtype=np.float64)
+    rows = f * np.asarray(classes, dtype=np.float64)
+    n = float(rows.sum())
+    if n == 0:
+        return summarize(np.zeros(0), None if F is None else np.zeros(0), threshold=threshold)
+
+    def figures(p: np.ndarray, tag: str, at_risk: str) -> dict:
+        return {f"highest_{tag}": float(p[rows > 0].max()),
+                f"average_{tag}": float((p * rows).sum() / n),
+                f"median_{tag}": _weighted_median(p, rows),
+                at_risk: float(rows[p > threshold].sum() / n)}
+
+    out = figures(1.0 / f, "prosecutor", "records_at_risk")
+    out["marketer"] = out["average_prosecutor"]
+    out["sample_uniques"] = float(rows[f == 1].sum() / n)
+    out = {k: out[k] for k in ("highest_prosecutor", "average_prosecutor", "median_prosecutor",
+                               "records_at_risk", "marketer", "sample_uniques")}
+    if F is not None:
+        out.update(figures(1.0 / np.asarray(F, dtype=np.float64), "journalist",
+                           "records_at_journalist_risk"))
+        out["marketer"] = out["average_journalist"]
+    return out
+
+
 def summarize_counts(size_counts, *, threshold: float = DEFAULT_THRESHOLD,
                      sampling_fraction=None) -> dict:
     """The figures of :func:`summarize` from the frequency-of-frequencies table alone
     (``{class size: number of classes}``, as :func:`pdanon.metrics.class_size_counts` gives),
     with, for ``sampling_fraction=p``, the journalist estimates (F = f / p) and Dankar's
-    population uniques: what a distributed group-by needs to collect (one number per distinct
-XX
+    population uniques (:func:`summarize_groups` does the rest).
 
     Example
     -------
@@ -227,33 +266,14 @@ XX
     >>> summarize_counts({1: 2, 2: 1}, sampling_fraction=0.5)["highest_journalist"]
     0.5
     """
-    threshold = _check_threshold(threshold)
     sizes, classes = uniqueness.check_size_counts(size_counts)
-    estimate = sampling_fraction is not None
-    fraction = uniqueness.check_sampling_fraction(sampling_fraction) if estimate else None
-    rows = sizes * classes
-    n = float(rows.sum())
-    if n == 0:
-        return summarize(np.zeros(0), np.zeros(0) if estimate else None, threshold=threshold) | (
-            {"population_uniques": 0.0} if estimate else {})
-
-    def figures(p: np.ndarray, tag: str, at_risk: str) -> dict:
-        return {f"highest_{tag}": float(p.max()),
-                f"average_{tag}": float((p * rows).sum() / n),
-                f"median_{tag}": _weighted_median(p, rows),
-                at_risk: float(rows[p > threshold].sum() / n)}
-
-    out = figures(1.0 / sizes.astype(np.float64), "prosecutor", "records_at_risk")
-    out["marketer"] = out["average_prosecutor"]
-    out["sample_uniques"] = float(rows[sizes == 1].sum() / n)
-    out = {k: out[k] for k in ("highest_prosecutor", "average_prosecutor", "median_prosecutor",
-                               "records_at_risk", "marketer", "sample_uniques")}
-    if estimate:
-        j = 1.0 / (sizes / fraction)
-        out.update(figures(j, "journalist", "records_at_journalist_risk"))
-        out["marketer"] = out["average_journalist"]
-        out["population_uniques"] = uniqueness.population_uniques_from_counts(
-            dict(zip(sizes.tolist(), classes.tolist())), sampling_fraction=fraction)
+    if sampling_fraction is None:
+        return summarize_groups(sizes, classes, threshold=threshold)
+    fraction = uniqueness.check_sampling_fraction(sampling_fraction)
+    out = summarize_groups(sizes, classes, sizes / fraction, threshold=threshold)
+    out["population_uniques"] = uniqueness.population_uniques_from_counts(
+        dict(zip(sizes.tolist(), classes.tolist())), sampling_fraction=fraction
+    ) if len(sizes) else 0.0
     return out
 
 

@@ -250,7 +250,8 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",
                   max_suppressed_rows=None, options: dict | None = None, hierarchies=None,
-                  objective: str | None = None, seed=None, **roles) -> pd.DataFrame:
+                  objective: str | None = None, seed=None, progress=None,
+                  **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -276,12 +277,12 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         needs = model.name if model.requirements().sensitive else None
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive=needs, hierarchies=hierarchies,
-                               objective=objective, seed=seed)
+                               objective=objective, seed=seed, progress=progress)
 
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None, seed=None,
-                    **roles) -> pd.DataFrame:
+                    progress=None, **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows.
 
@@ -320,6 +321,12 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
             For the randomized algorithms (``"group_join"`` draws the group to merge next); the
             others are deterministic and ignore it. Unseeded calls use the fixed seed 0, so the
             same call on the same frame gives the same table every run.
+        progress : bool, optional
+            A progress bar on standard error (or the notebook) for the partitioners that can
+            run long (``group_join``, ``nearest``, ``exact``, ``optimal``): ``None`` (default)
+            for long runs in a terminal or notebook when tqdm is installed
+            (``pip install "pdanon[progress]"``), ``True`` always, ``False`` never. See
+            :mod:`pdanon.progress`.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
@@ -341,13 +348,13 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
 
         return self._anonymize(models.KAnonymity(k), method, algorithm, max_suppressed_rows,
                                options, roles, hierarchies=hierarchies, objective=objective,
-                               seed=seed)
+                               seed=seed, progress=progress)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None, seed=None,
-                    **roles) -> pd.DataFrame:
+                    progress=None, **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
         Parameters
@@ -358,7 +365,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
             r1 < c·(r_l + ... + r_m) (needs ``c``).
         k : int
             Also require k-anonymity (default 1: none beyond l-diversity).
-        method, algorithm, max_suppressed_rows, options, hierarchies, objective, seed
+        method, algorithm, max_suppressed_rows, options, hierarchies, objective, seed, progress
             As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
@@ -381,11 +388,11 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         model = models.AllOf(models.KAnonymity(k), LDiversity(l, variant=variant, c=c))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="l-diversity", hierarchies=hierarchies,
-                               objective=objective, seed=seed)
+                               objective=objective, seed=seed, progress=progress)
 
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", method: str = "generalize",
                 algorithm: str = "auto", max_suppressed_rows=None, options: dict | None = None,
-                hierarchies=None, objective: str | None = None, seed=None,
+                hierarchies=None, objective: str | None = None, seed=None, progress=None,
                 **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
@@ -404,7 +411,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         hierarchies : {column: hierarchy}, optional
             Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
-        method, algorithm, max_suppressed_rows, options, objective, seed
+        method, algorithm, max_suppressed_rows, options, objective, seed, progress
             As in :meth:`k_anonymize`; ``"auto"`` and ``"nearest"``: t-closeness needs
             ``"mondrian"``, ``"datafly"`` or ``"equal_groups"`` (auto picks Mondrian).
         **roles
@@ -425,11 +432,11 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
                              TCloseness(t, distance=distance, hierarchies=sensitive_h))
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="t-closeness", hierarchies=qi_h,
-                               objective=objective, seed=seed)
+                               objective=objective, seed=seed, progress=progress)
 
     def _anonymize(self, model, method, algorithm, max_suppressed_rows, options, roles,
                    needs_sensitive: str | None = None, hierarchies=None,
-                   objective: str | None = None, seed=None) -> pd.DataFrame:
+                   objective: str | None = None, seed=None, progress=None) -> pd.DataFrame:
         from pdanon import engine
 
         r = self.roles(**_pick_roles(roles))
@@ -449,7 +456,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         if seed is not None:
             extra["seed"] = seed
         out, info = engine.anonymize(self._df, r, model=model, method=method,
-                                     algorithm=algorithm, **extra)
+                                     algorithm=algorithm, progress=progress, **extra)
         return self._result(out, r.restricted_to(out.columns), info)
 
     # ---- hierarchies

@@ -459,6 +459,26 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
                                      algorithm=algorithm, progress=progress, **extra)
         return self._result(out, r.restricted_to(out.columns), info)
 
+    def explain(self, original: pd.DataFrame, *, model=None) -> pd.DataFrame:
+        """Per row of ``original`` (the frame that was anonymized into this one): its published
+        class (``class_id``, ``class_size``), the quasi-identifiers ``generalized``,
+        ``aggregated`` or ``suppressed``, ``row_suppressed``, and the ``reason`` (``"k"``,
+        ``"l"``, ``"t"``: its original combination violated them; ``"global recoding"``,
+        ``"grouping"``, ``"suppression"``: it was safe but changed with others; missing:
+        unchanged). ``original`` is needed because ``info`` keeps no original value;
+        ``model`` defaults to the one ``info`` records (k, l, t). See :mod:`pdanon.explain`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 40]})
+        >>> df.anon.k_anonymize(2, algorithm="mondrian").anon.explain(df)["reason"].tolist()
+        ['k', 'k', nan, nan]
+        """
+        from pdanon.explain import explain
+
+        return explain(self._df, original, info=self.info, model=model,
+                       sensitive=dict(self.roles().sensitive))
+
     # ---- hierarchies
     def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,
                    **roles) -> pd.DataFrame:

@@ -250,7 +250,8 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",
                   max_suppressed_rows=None, options: dict | None = None, hierarchies=None,
-                  objective: str | None = None, seed=None, **roles) -> pd.DataFrame:
+                  objective: str | None = None, seed=None, progress=None,
+                  **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -276,12 +277,12 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         needs = model.name if model.requirements().sensitive else None
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive=needs, hierarchies=hierarchies,
-                               objective=objective, seed=seed)
+                               objective=objective, seed=seed, progress=progress)
 
     def k_anonymize(self, k: int, *, method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None, seed=None,
-                    max_risk=None, average_risk=None, **roles) -> pd.DataFrame:
+                    max_risk=None, average_risk=None, progress=None, **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows.
 
@@ -328,6 +329,12 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
             ARX's average-risk threshold: classes / published rows at most ``average_risk``
             (:class:`pdanon.models.AverageRisk`, a condition on the whole table: only
             ``algorithm="optimal"`` searches for it; the others refuse it). See docs/risk.md.
+        progress : bool, optional
+            A progress bar on standard error (or the notebook) for the partitioners that can
+            run long (``group_join``, ``nearest``, ``exact``, ``optimal``): ``None`` (default)
+            for long runs in a terminal or notebook when tqdm is installed
+            (``pip install "pdanon[progress]"``), ``True`` always, ``False`` never. See
+            :mod:`pdanon.progress`.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``.
 
@@ -349,13 +356,14 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
 
         model = _with_risk(models.KAnonymity(k), max_risk, average_risk)
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
-                               hierarchies=hierarchies, objective=objective, seed=seed)
+                               hierarchies=hierarchies, objective=objective, seed=seed,
+                               progress=progress)
 
     def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, options: dict | None = None,
                     hierarchies=None, objective: str | None = None, seed=None,
-                    max_risk=None, average_risk=None, **roles) -> pd.DataFrame:
+                    max_risk=None, average_risk=None, progress=None, **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
         Parameters
@@ -367,7 +375,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         k : int
             Also require k-anonymity (default 1: none beyond l-diversity).
         method, algorithm, max_suppressed_rows, options, hierarchies, objective, seed, max_risk,
-        average_risk
+        average_risk, progress
             As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
@@ -391,11 +399,11 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
                            max_risk, average_risk)
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="l-diversity", hierarchies=hierarchies,
-                               objective=objective, seed=seed)
+                               objective=objective, seed=seed, progress=progress)
 
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", method: str = "generalize",
                 algorithm: str = "auto", max_suppressed_rows=None, options: dict | None = None,
-                hierarchies=None, objective: str | None = None, seed=None,
+                hierarchies=None, objective: str | None = None, seed=None, progress=None,
                 max_risk=None, average_risk=None, **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
@@ -415,7 +423,7 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
             Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
         method, algorithm, max_suppressed_rows, options, objective, seed, max_risk,
-        average_risk
+        average_risk, progress
             As in :meth:`k_anonymize`; ``"auto"`` and ``"nearest"``: t-closeness needs
             ``"mondrian"``, ``"datafly"`` or ``"equal_groups"`` (auto picks Mondrian).
         **roles
@@ -437,11 +445,11 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
                            max_risk, average_risk)
         return self._anonymize(model, method, algorithm, max_suppressed_rows, options, roles,
                                needs_sensitive="t-closeness", hierarchies=qi_h,
-                               objective=objective, seed=seed)
+                               objective=objective, seed=seed, progress=progress)
 
     def _anonymize(self, model, method, algorithm, max_suppressed_rows, options, roles,
                    needs_sensitive: str | None = None, hierarchies=None,
-                   objective: str | None = None, seed=None) -> pd.DataFrame:
+                   objective: str | None = None, seed=None, progress=None) -> pd.DataFrame:
         from pdanon import engine
 
         r = self.roles(**_pick_roles(roles))
@@ -461,8 +469,28 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         if seed is not None:
             extra["seed"] = seed
         out, info = engine.anonymize(self._df, r, model=model, method=method,
-                                     algorithm=algorithm, **extra)
+                                     algorithm=algorithm, progress=progress, **extra)
         return self._result(out, r.restricted_to(out.columns), info)
+
+    def explain(self, original: pd.DataFrame, *, model=None) -> pd.DataFrame:
+        """Per row of ``original`` (the frame that was anonymized into this one): its published
+        class (``class_id``, ``class_size``), the quasi-identifiers ``generalized``,
+        ``aggregated`` or ``suppressed``, ``row_suppressed``, and the ``reason`` (``"k"``,
+        ``"l"``, ``"t"``: its original combination violated them; ``"global recoding"``,
+        ``"grouping"``, ``"suppression"``: it was safe but changed with others; missing:
+        unchanged). ``original`` is needed because ``info`` keeps no original value;
+        ``model`` defaults to the one ``info`` records (k, l, t). See :mod:`pdanon.explain`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 40]})
+        >>> df.anon.k_anonymize(2, algorithm="mondrian").anon.explain(df)["reason"].tolist()
+        ['k', 'k', nan, nan]
+        """
+        from pdanon.explain import explain
+
+        return explain(self._df, original, info=self.info, model=model,
+                       sensitive=dict(self.roles().sensitive))
 
     # ---- hierarchies
     def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,

@@ -87,7 +87,7 @@ class PerturbationMethods:
         return self._result(out, r, info)
 
     def microaggregate(self, k: int, *, columns=None, method: str = "mdav", gamma=None,
-                       block_size="auto", keep_identifiers: bool = False,
+                       block_size="auto", keep_identifiers: bool = False, progress=None,
                        **roles) -> pd.DataFrame:
         """Microaggregate columns (default: the quasi-identifiers): MDAV groups of at least
         ``k`` similar rows, each cell replaced by its group's mean (real), median (ordered)
@@ -109,6 +109,10 @@ class PerturbationMethods:
             cut at medians; ``None``: always exact; an int: blocks of at most that many rows.
         keep_identifiers : bool
             Identifier columns are dropped unless True.
+        progress : bool, optional
+            A bar over the rows grouped: ``None`` (default) for long runs in a terminal or
+            notebook when tqdm is installed, ``True`` always, ``False`` never
+            (:mod:`pdanon.progress`).
 
         ``info`` reports the groups, their sizes, the achieved k-anonymity of the
         microaggregated columns, SSE/SST and IL1s.
@@ -124,7 +128,7 @@ class PerturbationMethods:
 
         out, r, info = perturb.microaggregate_by_roles(
             self._df, self.roles(**roles), k, columns=columns, method=method, gamma=gamma,
-            block_size=block_size, keep_identifiers=keep_identifiers)
+            block_size=block_size, keep_identifiers=keep_identifiers, progress=progress)
         return self._result(out, r, info)
 
     def pram(self, columns, *, matrix=None, p: float = 0.8, invariant: bool = True, seed=None,

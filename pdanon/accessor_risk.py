@@ -78,10 +78,11 @@ class RiskMethods:
                                   missing=missing)
 
     def suda(self, max_size: int | None = None, *, dis_fraction: float = 0.01,
-             missing: str = "value", **roles) -> pd.DataFrame:
+             missing: str = "value", progress=None, **roles) -> pd.DataFrame:
         """Minimal sample uniques (MSUs) of every row up to ``max_size`` attributes (default:
         all quasi-identifiers): ``msu_count``, ``msu_min_size`` (0: none), ``suda_score`` and
-        ``dis_suda`` (sampling fraction ``dis_fraction``). See :func:`pdanon.metrics.suda`.
+        ``dis_suda`` (sampling fraction ``dis_fraction``). ``progress``: a bar over the
+        attribute subsets (:mod:`pdanon.progress`). See :func:`pdanon.metrics.suda`.
 
         Example
         -------
@@ -92,10 +93,11 @@ class RiskMethods:
         from pdanon.metrics.special_uniques import suda
 
         return suda(self._df, self._measured_roles(roles).quasi_identifiers,
-                    max_size=max_size, dis_fraction=dis_fraction, missing=missing)
+                    max_size=max_size, dis_fraction=dis_fraction, missing=missing,
+                    progress=progress)
 
     def suda_contributions(self, max_size: int | None = None, *, total: bool = False,
-                           missing: str = "value", **roles):
+                           missing: str = "value", progress=None, **roles):
         """Which quasi-identifiers make rows special: per row, the share of its SUDA score
         from MSUs containing each column; ``total=True``: each column's percentage of the
         table's SUDA score. See :func:`pdanon.metrics.suda_contributions`.
@@ -109,7 +111,8 @@ class RiskMethods:
         from pdanon.metrics.special_uniques import suda_contributions
 
         return suda_contributions(self._df, self._measured_roles(roles).quasi_identifiers,
-                                  max_size=max_size, total=total, missing=missing)
+                                  max_size=max_size, total=total, missing=missing,
+                                  progress=progress)
 
     # ---- attribute-disclosure models (models/likeness.py, disclosure.py, alpha_k.py)
 

@@ -24,9 +24,12 @@ is an error (:func:`check_model_flags`). Columns in none of ``--qi_ids`` / ``--i
 (:func:`header_like_first_row`) gives a warning.
 Wrong or missing arguments, unreadable files and infeasible requests end with a one-line
 ``depersonalize: error: ...`` on standard error and exit code 2, in the flags' words
-(:func:`flag_names`). Runs longer than a second
-show a spinner with the elapsed time on standard error (when it is a terminal, or always with
-``--progress always``). docs/cli.md has examples.
+(:func:`flag_names`). ``-a group_join``, ``time_optimal`` and ``baseline`` show a progress
+bar on standard error when tqdm is installed (``pip install "pdanon[progress]"``): with
+``--progress auto`` once a run on a terminal has lasted two seconds, always with ``--progress
+always``; the other algorithms, and every algorithm without tqdm, show a spinner with the
+elapsed time instead (after a second). ``--progress never`` shows neither. docs/cli.md has
+examples.
 
 Example
 -------
@@ -43,6 +46,8 @@ import sys
 import threading
 import time
 import warnings
+
+from pdanon import progress
 
 PROG = "depersonalize"
 ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
@@ -105,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", help="scale of the randomization (default 1)")
     p.add_argument("--cols2shuffle", help='column numbers to shuffle ("1,3,5"; default all)')
     p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
-                   help="spinner on standard error for runs over a second (auto: when it is "
-                   "a terminal)")
+                   help="progress bar (group_join, time_optimal, baseline, with tqdm installed) "
+                   "or spinner on standard error for long runs (auto: when it is a terminal)")
     p.add_argument("--key-file", metavar="PATH",
                    help="-a hasher: file holding the secret key bytes (a trailing newline is "
                    "stripped); writes keyed HMAC-SHA-256 pseudonyms instead of unkeyed SHA-256")
@@ -482,6 +487,10 @@ class Progress:
         return False
 
 
+#: the algorithms whose loops draw a progress bar (pdanon.progress) when tqdm is installed
+BAR_ALGORITHMS = ("group_join", "time_optimal", "baseline")
+
+
 def _progress_enabled(mode: str) -> bool:
     if mode == "always":
         return True
@@ -583,7 +592,12 @@ def _anonymize(args, algorithm, label: str, df):
     named = set(ids) | set(qis) | set(sens)
     unnamed = [i for i in range(df.shape[1]) if i not in named]
     delay = float(os.environ.get("PDANON_PROGRESS_DELAY", "1.0"))
-    with Progress(label, _progress_enabled(args.progress), delay):
+    if args.algorithm in BAR_ALGORITHMS and progress.tqdm_available():
+        # a real bar: the partitioner's own (pdanon.progress), auto / forced / silenced
+        show = progress.setting({"auto": None, "always": True, "never": False}[args.progress])
+    else:
+        show = Progress(label, _progress_enabled(args.progress), delay)
+    with show:
         result = algorithm.depersonalize(df, identifiers_ids=i_ids, quasi_identifiers_ids=qi_ids,
                                          sensitives_ids=s_ids)
     table, counts = result[0], result[1:]

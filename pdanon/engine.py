@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pdanon import progress as _progress
 from pdanon import recode
 from pdanon.encode import encode_table
 from pdanon._errors import InvalidInputError, KindError, SingleClassWarning
@@ -79,10 +80,11 @@ class Partitioning:
 
 
 def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
-              algorithm: str, **options) -> Partitioning:
+              algorithm: str, progress=None, **options) -> Partitioning:
     """Steps 1-3 of :func:`anonymize` — validate, encode, choose and run the partitioner —
     without recoding or verifying: for a face that needs the groups themselves (the classic
-    GroupJoin metric's group lists). ``df`` must have at least one row.
+    GroupJoin metric's group lists). ``df`` must have at least one row. ``progress`` as in
+    :func:`anonymize`.
 
     Example
     -------
@@ -96,6 +98,7 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     """
     _check_method(method)
     _check_algorithm(algorithm)
+    progress_setting = _progress.check(progress)
     model.check_feasible(df, roles)
     validate_qi_values(df, roles.quasi_identifiers)  # {column: kind}: real ones must be finite
     context = model_context(model, df, roles)
@@ -114,12 +117,13 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if "seed" not in partitioner.options:
         options.pop("seed", None)  # deterministic algorithms need no seed
     partitioner.check_options(options)
-    result = partitioner(enc, model, method=method, frame=df, context=context, **options)
+    with _progress.setting(progress_setting):  # the partitioners' bars read it (progress.py)
+        result = partitioner(enc, model, method=method, frame=df, context=context, **options)
     return Partitioning(result, enc, context, algorithm, reason)
 
 
 def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
-              algorithm: str, **options) -> tuple[pd.DataFrame, dict]:
+              algorithm: str, progress=None, **options) -> tuple[pd.DataFrame, dict]:
     """Anonymize ``df`` and return ``(new_frame, info)``.
 
     The new frame has the input's index and row order; identifier columns are dropped,
@@ -128,6 +132,11 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     (:func:`pdanon.recode.published_categories`). ``info`` holds the algorithm,
     method, model parameters, changed cells, suppressed rows, group count, achieved levels and
     the elapsed seconds.
+
+    ``progress`` (keyword-only, not a partitioner option): ``None`` draws a bar for long runs
+    of the partitioners that have one (``group_join``, ``nearest``, ``exact``, ``optimal``)
+    in a terminal or notebook when tqdm is installed, ``True`` always, ``False`` never (see
+    :mod:`pdanon.progress`).
     """
     started = time.perf_counter()
     _check_method(method)
@@ -159,7 +168,8 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if attrs:  # every column lookup deep-copies attrs: work on a shallow view without them
         df = df.copy(deep=False)
         df.attrs = {}
-    run = partition(df, roles, model=model, method=method, algorithm=algorithm, **options)
+    run = partition(df, roles, model=model, method=method, algorithm=algorithm,
+                    progress=progress, **options)
     enc, context, result = run.encoded, run.context, run.result
     if run.reason:
         info["algorithm"] = run.algorithm

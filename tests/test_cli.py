@@ -381,24 +381,55 @@ def test_help_exits_zero():
 # ============================================================================ progress
 
 
-def test_progress_spinner_on_long_runs(tmp_path):
+@pytest.fixture()
+def big_csv(tmp_path):
     rng = np.random.default_rng(0)
     big = pd.DataFrame({"a": rng.integers(0, 90, 3000), "b": rng.integers(0, 90, 3000),
                         "c": rng.integers(0, 9, 3000)})
     path = tmp_path / "big.csv"
     big.to_csv(path, index=False)
-    args = ["-i", path, "-f", "-a", "time_optimal", "-r", "g", "-k", 5, "--types", "rrr",
+    return path
+
+
+def test_progress_spinner_on_long_runs(big_csv, tmp_path):
+    # greedy (equal_groups) has no bar of its own: the spinner shows the elapsed time
+    args = ["-i", big_csv, "-f", "-a", "greedy", "-k", 5, "--types", "rrr",
             "-o", tmp_path / "o.csv"]
     shown = run(*args, "--progress", "always", env={"PDANON_PROGRESS_DELAY": "0"})
     assert shown.returncode == 0, shown.stderr
     # (text mode turns the spinner's carriage returns into newlines)
-    assert "depersonalize: time_optimal (k, generalization) |" in shown.stderr
+    assert "depersonalize: greedy (k) |" in shown.stderr
     assert " done in " in shown.stderr
     quiet = run(*args, "--progress", "never", env={"PDANON_PROGRESS_DELAY": "0"})
     assert "done in" not in quiet.stderr
     # auto: only on a terminal (a captured stderr is not one)
     auto = run(*args, env={"PDANON_PROGRESS_DELAY": "0"})
     assert "done in" not in auto.stderr
+
+
+def test_progress_bar_with_tqdm(big_csv, tmp_path):
+    pytest.importorskip("tqdm")
+    args = ["-i", big_csv, "-f", "-a", "time_optimal", "-r", "g", "-k", 5, "--types", "rrr",
+            "-o", tmp_path / "o.csv"]
+    shown = run(*args, "--progress", "always", env={"PDANON_PROGRESS_DELAY": "0"})
+    assert shown.returncode == 0, shown.stderr
+    assert "nearest: rows grouped" in shown.stderr and "3000/3000" in shown.stderr
+    assert "done in" not in shown.stderr  # the bar replaces the spinner
+    for extra in (["--progress", "never"], []):  # never; auto: stderr is not a terminal
+        quiet = run(*args, *extra, env={"PDANON_PROGRESS_DELAY": "0"})
+        assert quiet.returncode == 0 and "nearest:" not in quiet.stderr, quiet.stderr
+
+
+def test_progress_spinner_without_tqdm(big_csv, tmp_path, monkeypatch, capsys):
+    from pdanon import cli, progress
+
+    monkeypatch.setattr(progress, "tqdm_available", lambda: False)
+    monkeypatch.setenv("PDANON_PROGRESS_DELAY", "0")
+    code = cli.main(["-i", str(big_csv), "-f", "-a", "group_join", "-k", "5",
+                     "-o", str(tmp_path / "o.csv"), "--progress", "always"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "depersonalize: group_join (k, suppression)" in err and "done in" in err
 
 
 def test_progress_object_waits_for_the_delay():

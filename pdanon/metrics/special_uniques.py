@@ -60,11 +60,14 @@ import pandas as pd
 from pdanon import _groups
 from pdanon._errors import InvalidInputError
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds
+from pdanon.progress import progress_bar
 
 __all__ = ["suda", "suda_contributions", "DEFAULT_DIS_FRACTION"]
 
 #: sdcMicro's default sampling fraction for DIS-SUDA.
 DEFAULT_DIS_FRACTION = 0.01
+#: rows x attribute subsets from which SUDA may show a progress bar (progress=None)
+PROGRESS_WORK = 5_000_000
 
 
 class _Search:
@@ -106,9 +109,16 @@ class _Search:
         key = _groups.combine_codes([self.X[cand, j] for j in subset], len(cand))
         return np.bincount(key, weights=w)[key] == 1
 
-    def run(self, max_size: int, contributions: bool = False):
+    def run(self, max_size: int, contributions: bool = False, progress=None):
         """Per combination: MSU count, smallest MSU size, SUDA score (and the per-attribute
-        score contributions)."""
+        score contributions). ``progress``: a bar over the attribute subsets (see
+        :mod:`pdanon.progress`)."""
+        subsets = sum(math.comb(self.att, s) for s in range(1, max_size + 1))
+        with progress_bar(subsets, desc="SUDA: attribute subsets", unit="subset",
+                          enabled=progress, long=subsets * self.G >= PROGRESS_WORK) as bar:
+            return self._run(max_size, contributions, bar)
+
+    def _run(self, max_size: int, contributions: bool, bar):
         G, att = self.G, self.att
         count = np.zeros(G, dtype=np.int64)
         smallest = np.zeros(G, dtype=np.int64)
@@ -120,6 +130,7 @@ class _Search:
             weight = float(math.factorial(att - size))
             nxt = {}
             for subset in itertools.combinations(range(att), size):
+                bar.update(1)
                 parents = [subset[:i] + subset[i + 1:] for i in range(size)]
                 if any(p not in shared for p in parents):
                     continue  # every combination is unique on a parent: no MSU, none above
@@ -204,11 +215,14 @@ def dis_scores(score: np.ndarray, uniques: int, pairs: int, att: int,
 
 
 def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = None,
-         dis_fraction: float = DEFAULT_DIS_FRACTION, missing: str = "value") -> pd.DataFrame:
+         dis_fraction: float = DEFAULT_DIS_FRACTION, missing: str = "value",
+         progress=None) -> pd.DataFrame:
     """Minimal sample uniques of every row, indexed like ``df``: columns ``msu_count``,
     ``msu_min_size`` (0: no MSU), ``suda_score`` and ``dis_suda`` (formulas in the module
     docstring). ``max_size``: the largest MSU size searched (default: all quasi-identifiers);
-    ``dis_fraction``: the sampling fraction for DIS-SUDA (sdcMicro's ``DisFraction``).
+    ``dis_fraction``: the sampling fraction for DIS-SUDA (sdcMicro's ``DisFraction``);
+    ``progress``: a bar over the attribute subsets searched (``None``: for long runs in a
+    terminal or notebook when tqdm is installed; see :mod:`pdanon.progress`).
 
     Example
     -------
@@ -220,7 +234,7 @@ def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = Non
     [0.0, 0.0, 0.0, 0.0, 4.0, 2.0, 6.0, 8.0]
     """
     qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)
-    count, smallest, score, _ = search.run(max_size)
+    count, smallest, score, _ = search.run(max_size, progress=progress)
     uniques, pairs = search.uniques_and_pairs()
     dis = dis_scores(score, uniques, pairs, len(qis), dis_fraction)
     lab = search.labels
@@ -230,7 +244,7 @@ def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = Non
 
 def suda_contributions(df: pd.DataFrame, quasi_identifiers=None, *,
                        max_size: int | None = None, total: bool = False,
-                       missing: str = "value"):
+                       missing: str = "value", progress=None):
     """Which quasi-identifiers make rows special.
 
     ``total=False`` (default): a DataFrame indexed like ``df`` with one column per
@@ -247,7 +261,7 @@ def suda_contributions(df: pd.DataFrame, quasi_identifiers=None, *,
     [50.0, 37.5, 37.5]
     """
     qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)
-    _, _, score, contrib = search.run(max_size, contributions=True)
+    _, _, score, contrib = search.run(max_size, contributions=True, progress=progress)
     if total:
         rows = search.weight.astype(np.float64)  # scored combinations are single rows
         all_score = float((score * rows).sum())

@@ -62,6 +62,7 @@ from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import check_distance_option, no_progress, sensitive_columns
+from pdanon.progress import progress_bar
 
 __all__ = ["exact_suppression", "ExactSolution", "MAX_COLUMNS", "MAX_PATTERN_ROWS",
            "MAX_VARIABLES"]
@@ -432,65 +433,68 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     # ---- solve, check, cut, repeat
     rounds, cuts = 0, 0
     previous = None  # the rows chosen by the last round: a round's cuts must change them
-    while True:
-        rounds += 1
-        remaining = time_limit - (time.perf_counter() - started)
-        if remaining <= 0:
-            _timeout(where, time_limit)
-        res = prog.solve(remaining)
-        if res.status == 2:
-            raise InfeasibleError(f"no suppression of the quasi-identifiers makes the table "
-                                  f"satisfy {model!r}")
-        if res.status != 0 or res.x is None:
-            if res.status == 1:
+    with progress_bar(None, desc="exact: HiGHS round 1", unit="round") as bar:
+        while True:
+            rounds += 1
+            remaining = time_limit - (time.perf_counter() - started)
+            if remaining <= 0:
                 _timeout(where, time_limit)
-            raise InvalidInputError(f"the exact solver failed ({res.message}); {_SCALABLE}")
-        chosen = np.flatnonzero(res.x[:X] > 0.5)
-        if previous is not None and np.array_equal(chosen, previous):
-            raise no_progress("exact", f"round {rounds} of cuts left the solution unchanged")
-        previous = chosen
-        row_tuple = np.empty(n, dtype=np.int64)
-        row_tuple[r_idx[chosen]] = x_t[chosen]
-        labels = np.unique(row_tuple, return_inverse=True)[1].reshape(-1)
-        G = int(labels.max()) + 1
-        sizes = np.bincount(labels, minlength=G)
-        pairs = [d.PairCounts.from_codes(labels, col.codes, col.m, G) for col in sens_cols]
-        ok = np.asarray(model.classes_ok(d.ClassCounts(sizes, sens_cols if req.sensitive else [],
-                                                       pairs if req.sensitive else [])),
-                        dtype=bool)
-        if ok.all():
-            break
-        if rounds >= max_rounds:
-            raise InvalidInputError(
-                f"algorithm='exact' did not converge in {max_rounds} rounds of cuts for {where}"
-                f": {_SCALABLE}")
-        for g in np.flatnonzero(~ok):
-            rows = np.flatnonzero(labels == g)
-            added = False
-            for part, col in lazy_js:
-                one = d.PairCounts.from_codes(np.zeros(len(rows), np.int64), col.codes[rows],
-                                              col.m, 1)
-                if float(d.class_distances(one, col, part.distance)[0]) <= part.t + _tol():
-                    continue
-                cnt = np.bincount(col.codes[rows], minlength=col.m).astype(np.float64)
-                vec = _js_cut(cnt, q_of(col), part.t)
-                if float(vec[col.codes[rows]].sum()) > 1e-9:
-                    cut_everywhere(vec, col, True)
-                    added = True
-            for part in lazy_entropy:
-                for col in sens_cols:
+            bar.set_description(f"exact: HiGHS round {rounds}")
+            res = prog.solve(remaining)
+            bar.update(1)
+            if res.status == 2:
+                raise InfeasibleError(f"no suppression of the quasi-identifiers makes the table "
+                                      f"satisfy {model!r}")
+            if res.status != 0 or res.x is None:
+                if res.status == 1:
+                    _timeout(where, time_limit)
+                raise InvalidInputError(f"the exact solver failed ({res.message}); {_SCALABLE}")
+            chosen = np.flatnonzero(res.x[:X] > 0.5)
+            if previous is not None and np.array_equal(chosen, previous):
+                raise no_progress("exact", f"round {rounds} of cuts left the solution unchanged")
+            previous = chosen
+            row_tuple = np.empty(n, dtype=np.int64)
+            row_tuple[r_idx[chosen]] = x_t[chosen]
+            labels = np.unique(row_tuple, return_inverse=True)[1].reshape(-1)
+            G = int(labels.max()) + 1
+            sizes = np.bincount(labels, minlength=G)
+            pairs = [d.PairCounts.from_codes(labels, col.codes, col.m, G) for col in sens_cols]
+            counts = d.ClassCounts(sizes, sens_cols if req.sensitive else [],
+                                   pairs if req.sensitive else [])
+            ok = np.asarray(model.classes_ok(counts), dtype=bool)
+            if ok.all():
+                break
+            if rounds >= max_rounds:
+                raise InvalidInputError(
+                    f"algorithm='exact' did not converge in {max_rounds} rounds of cuts for {where}"
+                    f": {_SCALABLE}")
+            for g in np.flatnonzero(~ok):
+                rows = np.flatnonzero(labels == g)
+                added = False
+                for part, col in lazy_js:
+                    one = d.PairCounts.from_codes(np.zeros(len(rows), np.int64), col.codes[rows],
+                                                  col.m, 1)
+                    if float(d.class_distances(one, col, part.distance)[0]) <= part.t + _tol():
+                        continue
                     cnt = np.bincount(col.codes[rows], minlength=col.m).astype(np.float64)
-                    vec = _entropy_cut(cnt, float(part.l))
-                    if float(vec[col.codes[rows]].sum()) < -1e-9:
-                        cut_everywhere(vec, col, False)
+                    vec = _js_cut(cnt, q_of(col), part.t)
+                    if float(vec[col.codes[rows]].sum()) > 1e-9:
+                        cut_everywhere(vec, col, True)
                         added = True
-            if not added:
-                # forbid exactly this class: Σ_in x − Σ_out x <= |S| − 1
-                tau = int(row_tuple[rows[0]])
-                pos = members[tau]
-                coef = np.where(np.isin(r_idx[pos], rows), 1.0, -1.0)
-                prog.rows(np.zeros(len(pos)), xs[pos], coef, [-np.inf], [len(rows) - 1.0])
-            cuts += 1
+                for part in lazy_entropy:
+                    for col in sens_cols:
+                        cnt = np.bincount(col.codes[rows], minlength=col.m).astype(np.float64)
+                        vec = _entropy_cut(cnt, float(part.l))
+                        if float(vec[col.codes[rows]].sum()) < -1e-9:
+                            cut_everywhere(vec, col, False)
+                            added = True
+                if not added:
+                    # forbid exactly this class: Σ_in x − Σ_out x <= |S| − 1
+                    tau = int(row_tuple[rows[0]])
+                    pos = members[tau]
+                    coef = np.where(np.isin(r_idx[pos], rows), 1.0, -1.0)
+                    prog.rows(np.zeros(len(pos)), xs[pos], coef, [-np.inf], [len(rows) - 1.0])
+                cuts += 1
 
     pattern = np.empty(n, dtype=np.int64)
     pattern[r_idx[chosen]] = P_idx[chosen]

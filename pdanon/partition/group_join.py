@@ -80,6 +80,7 @@ from pdanon.encode import EncodedTable
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import check_distance_option, no_progress, sensitive_columns
+from pdanon.progress import progress_bar
 
 __all__ = ["group_join_partition", "group_join", "GroupState", "AUTO_ALL_ROWS", "PARTNERS",
            "ORDERS"]
@@ -91,6 +92,8 @@ PARTNERS = ("auto", "all", "near")
 ORDERS = ("random", "first_violating")
 #: The seed of an unseeded call (``seed=None``): the same call gives the same table every run.
 DEFAULT_SEED = 0
+#: tables from this many rows may show a progress bar (progress=None; see pdanon.progress)
+PROGRESS_ROWS = 2_000
 #: relative tolerance under which two loss increases count as equal (then the smaller id wins)
 TIE = 1e-9
 # dense (groups x values) count tables and value bitsets use at most this many cells in all
@@ -619,40 +622,46 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     groups_alive = n
     needs_rows = method == "aggregate" or any(d is None for d in G.sens_dense)
 
-    while violating:
-        if groups_alive == 1:
-            raise InfeasibleError(
-                f"{model!r} cannot be met even by the whole table as one group; relax the "
-                "model's parameters")
-        g = violating[0 if first else int(rng.integers(len(violating)))]
-        if near is not None:
-            cands = near.candidates(G, g)
-        else:
-            cands = np.flatnonzero(G.alive)
-            cands = cands[cands != g]
-        if not len(cands):
-            raise no_progress("group_join", f"violating group {g} has no partner to merge with")
-        layout = G._union_rows(g, cands) if needs_rows else None
-        loss = G.union_loss(g, cands, layout)
-        extras = G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k" else None
-        F = _call_loss_function(fn, loss, int(G.size[g]), G.size[cands], params, extras,
-                                vectorized)
-        delta = F - G.fval[g] - G.fval[cands]
-        best = float(np.min(delta))
-        tie = np.flatnonzero(delta <= best + TIE * max(1.0, abs(best)))
-        pick = int(tie[0])  # candidates are sorted by id: the smallest id wins a tie
-        c = int(cands[pick])
-        evaluated += len(cands)
-        # update the violating list
-        del violating[bisect.bisect_left(violating, g)]
-        i = bisect.bisect_left(violating, c)
-        if i < len(violating) and violating[i] == c:
-            del violating[i]
-        new = G.merge(g, c, float(F[pick]))
-        merges += 1
-        groups_alive -= 1
-        if not bool(G.satisfied(np.array([new]))[0]):
-            bisect.insort(violating, new)
+    todo = len(violating)
+    with progress_bar(todo, desc="group_join: violating groups", unit="group",
+                      long=n >= PROGRESS_ROWS) as bar:
+        while violating:
+            if groups_alive == 1:
+                raise InfeasibleError(
+                    f"{model!r} cannot be met even by the whole table as one group; relax the "
+                    "model's parameters")
+            g = violating[0 if first else int(rng.integers(len(violating)))]
+            if near is not None:
+                cands = near.candidates(G, g)
+            else:
+                cands = np.flatnonzero(G.alive)
+                cands = cands[cands != g]
+            if not len(cands):
+                raise no_progress("group_join",
+                                  f"violating group {g} has no partner to merge with")
+            layout = G._union_rows(g, cands) if needs_rows else None
+            loss = G.union_loss(g, cands, layout)
+            extras = (G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k"
+                      else None)
+            F = _call_loss_function(fn, loss, int(G.size[g]), G.size[cands], params, extras,
+                                    vectorized)
+            delta = F - G.fval[g] - G.fval[cands]
+            best = float(np.min(delta))
+            tie = np.flatnonzero(delta <= best + TIE * max(1.0, abs(best)))
+            pick = int(tie[0])  # candidates are sorted by id: the smallest id wins a tie
+            c = int(cands[pick])
+            evaluated += len(cands)
+            # update the violating list
+            del violating[bisect.bisect_left(violating, g)]
+            i = bisect.bisect_left(violating, c)
+            if i < len(violating) and violating[i] == c:
+                del violating[i]
+            new = G.merge(g, c, float(F[pick]))
+            merges += 1
+            groups_alive -= 1
+            if not bool(G.satisfied(np.array([new]))[0]):
+                bisect.insort(violating, new)
+            bar.update(max(0, todo - len(violating) - bar.count))  # groups settled so far
 
     labels = np.unique(G.label, return_inverse=True)[1].reshape(-1).astype(np.int64)
     total = _losses.table_loss(method, enc.columns, labels)

@@ -65,6 +65,10 @@ import numpy as np
 from pdanon.encode import EncodedTable
 from pdanon.partition import Partition, register
 from pdanon.partition.common import no_progress
+from pdanon.progress import progress_bar
+
+#: tables from this many rows may show a progress bar (progress=None; see pdanon.progress)
+PROGRESS_ROWS = 10_000
 
 #: numpy's block size of its pairwise float summation (``PW_BLOCKSIZE``)
 _PAIRWISE_BLOCK = 128
@@ -275,40 +279,43 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     group = 0
     diverse = l is not None and sensitive
 
-    while live >= k:
-        while gone[start]:
-            start += 1
-        dist = cols.distances(start)
-        dist[gone] = np.inf
-        if not diverse:
-            chosen = _k_nearest(dist, k)
-        else:
-            # the nearest few usually suffice; the full order only when they do not
-            window = min(live, 4 * k + 64)
-            by_distance = _k_nearest(dist, window)
-            p = _first_l_diverse_prefix(alive[by_distance], sensitive, k, l)
-            if p is None and window < live:
-                by_distance = _k_nearest(dist, live)
+    with progress_bar(n, desc="nearest: rows grouped", unit="row",
+                      long=n >= PROGRESS_ROWS) as bar:
+        while live >= k:
+            while gone[start]:
+                start += 1
+            dist = cols.distances(start)
+            dist[gone] = np.inf
+            if not diverse:
+                chosen = _k_nearest(dist, k)
+            else:
+                # the nearest few usually suffice; the full order only when they do not
+                window = min(live, 4 * k + 64)
+                by_distance = _k_nearest(dist, window)
                 p = _first_l_diverse_prefix(alive[by_distance], sensitive, k, l)
-            if p is None:
-                break  # cannot complete a group: the rest merges into the previous one
-            chosen = by_distance[:p]
-        if not len(chosen) or gone[chosen].any():
-            raise no_progress("nearest", f"the group of seed row {int(alive[start])} is empty "
-                                         "or holds rows already grouped")
-        rows = alive[chosen]
-        labels[rows] = group
-        pieces.append(rows)
-        gone[chosen] = True
-        dead[rows] = True
-        live -= len(rows)
-        group += 1
-        if live and len(alive) > 2 * live:  # compact when most positions are grouped
-            keep = ~gone
-            alive = alive[keep]
-            cols = cols.take(keep)
-            gone = np.zeros(len(alive), dtype=bool)
-            start = 0
+                if p is None and window < live:
+                    by_distance = _k_nearest(dist, live)
+                    p = _first_l_diverse_prefix(alive[by_distance], sensitive, k, l)
+                if p is None:
+                    break  # cannot complete a group: the rest merges into the previous one
+                chosen = by_distance[:p]
+            if not len(chosen) or gone[chosen].any():
+                raise no_progress("nearest", f"the group of seed row {int(alive[start])} is empty "
+                                             "or holds rows already grouped")
+            rows = alive[chosen]
+            labels[rows] = group
+            pieces.append(rows)
+            gone[chosen] = True
+            dead[rows] = True
+            live -= len(rows)
+            group += 1
+            if live and len(alive) > 2 * live:  # compact when most positions are grouped
+                keep = ~gone
+                alive = alive[keep]
+                cols = cols.take(keep)
+                gone = np.zeros(len(alive), dtype=bool)
+                start = 0
+            bar.update(len(rows))
 
     rest = np.flatnonzero(~dead)
     if len(rest):

@@ -115,6 +115,7 @@ from pdanon.partition import register
 from pdanon.partition.common import no_progress, sensitive_columns, suppression_budget
 from pdanon.partition.population import (joint_encoded, population_cells, published_table_ok,
                                          split_columns)
+from pdanon.progress import progress_bar
 from pdanon.recode import Recoded
 
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
@@ -759,8 +760,9 @@ class LatticeSearch:
             else:
                 hi = mid - 1
 
-    def run(self) -> int | None:
-        """The index of an optimal acceptable node, or None when there is none."""
+    def run(self, bar=None) -> int | None:
+        """The index of an optimal acceptable node, or None when there is none; ``bar`` (a
+        :class:`pdanon.progress.Bar`) counts the nodes taken."""
         best, best_idx = math.inf, None
         shortcut = self.budget == 0 and self.fully_monotone and self.objective != "discernibility"
         levelsum_arr = self.L.sum(axis=1, dtype=np.int64)
@@ -802,6 +804,8 @@ class LatticeSearch:
             if yielded[idx]:  # each node is taken once: a repeat would never end
                 raise no_progress("optimal", f"the search took lattice node {idx} twice")
             yielded[idx] = True
+            if bar is not None:
+                bar.update(1)
             if self.lower[idx] >= best:
                 break
             if self.fail[idx] or self.dominated[idx]:
@@ -974,7 +978,9 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     sensitive = sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,
                            bounds=bounds, population_rows=pop_rows)
-    best = search.run()
+    with progress_bar(search.total, desc="optimal: lattice nodes", unit="node",
+                      long=search.total * n >= 10_000_000) as bar:
+        best = search.run(bar)
     if best is None:
         raise InfeasibleError(
             f"no node of the generalization lattice meets {model!r} with at most {budget} "

@@ -183,7 +183,8 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
 
 
 def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method="mdav",
-                            gamma=None, block_size="auto", keep_identifiers: bool = False):
+                            gamma=None, block_size="auto", keep_identifiers: bool = False,
+                            progress=None):
     """The engine of ``df.anon.microaggregate``; returns ``(frame, roles, info)``.
 
     Default columns: the quasi-identifiers, with their kinds. Sensitive and insensitive columns
@@ -203,7 +204,7 @@ def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method=
 
     _, kinds = _value_columns(df, roles, columns, "microaggregate", "microaggregating")
     out, info = microaggregate_frame(df, kinds, k, method=method, gamma=gamma,
-                                     block_size=block_size)
+                                     block_size=block_size, progress=progress)
     out = _drop_ids(out, roles, keep_identifiers)
     info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
     return publish_frame(out), roles.restricted_to(out.columns), info

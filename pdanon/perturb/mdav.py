@@ -291,10 +291,10 @@ class Space:
         return gone
 
 
-def mdav_groups(num, cat, k: int) -> np.ndarray:
+def mdav_groups(num, cat, k: int, tick=None) -> np.ndarray:
     """Exact MDAV (fixed group size) on the space ``(num, cat)`` (m and u columns of n rows);
     returns a group label per row (0, 1, ... in the order groups were built). Needs at least
-    ``k`` rows.
+    ``k`` rows. ``tick(rows)``, if given, is called with the rows grouped by each step.
 
     Example
     -------
@@ -315,6 +315,8 @@ def mdav_groups(num, cat, k: int) -> np.ndarray:
         labels[sp.pos[group_s]] = g + 1
         g += 2
         sp.remove(np.concatenate([group_r, group_s]))
+        if tick is not None:
+            tick(2 * k)
     if sp.n >= 2 * k:
         r = sp.farthest(squared_distances(sp.num, sp.cat, *sp.centroid()))
         group_r, _ = sp.group_of(r, k)
@@ -325,10 +327,10 @@ def mdav_groups(num, cat, k: int) -> np.ndarray:
     return labels
 
 
-def vmdav_groups(num, cat, k: int, gamma: float) -> np.ndarray:
+def vmdav_groups(num, cat, k: int, gamma: float, tick=None) -> np.ndarray:
     """V-MDAV (variable group size, gain factor ``gamma``) on the space ``(num, cat)``; returns
     a group label per row (0, 1, ... in the order groups were built). Needs at least ``k``
-    rows.
+    rows. ``tick(rows)``, if given, is called with the rows grouped by each step.
 
     Example
     -------
@@ -365,6 +367,8 @@ def vmdav_groups(num, cat, k: int, gamma: float) -> np.ndarray:
             size += 1
         labels[sp.remove(np.flatnonzero(in_group))] = g
         g += 1
+        if tick is not None:
+            tick(size)
     if sp.n:
         _join_nearest_groups(num, cat, sp.pos, labels, g)
     return labels

@@ -50,6 +50,7 @@ from pdanon._errors import InfeasibleError, InvalidInputError, KindError, Verifi
 from pdanon.encode import check_finite, factorize, is_generalized, is_real_dtype
 from pdanon.losses import il1s_column
 from pdanon.perturb.mdav import MISMATCH, block_rows, mdav_groups, vmdav_groups
+from pdanon.progress import progress_bar
 
 METHODS = ("mdav", "vmdav")
 #: gain factor of V-MDAV when none is given (Solanas & Martinez-Balleste suggest 0.2 for
@@ -59,6 +60,8 @@ DEFAULT_GAMMA = 0.2
 AUTO_EXACT_ROWS = 100_000
 #: ... of at most this many rows
 AUTO_BLOCK_ROWS = 12_500
+#: tables from this many rows may show a progress bar (progress=None; see pdanon.progress)
+PROGRESS_ROWS = 20_000
 PUBLISHED = {"real": "mean", "ordered": "median", "unordered": "mode"}
 
 
@@ -206,10 +209,11 @@ def strata(missing: np.ndarray, k: int) -> list[np.ndarray]:
 
 
 def group_labels(num: np.ndarray, cat: np.ndarray, k: int, *, method: str = "mdav",
-                 gamma: float | None = None, blocks=None) -> tuple[np.ndarray, int]:
+                 gamma: float | None = None, blocks=None, tick=None) -> tuple[np.ndarray, int]:
     """Group labels of the rows of one stratum (``num``: m x n z-scores, ``cat``: u x n codes)
     and the number of blocks used. ``blocks`` is ``None`` (exact) or ``(exact_rows,
-    block_rows)``.
+    block_rows)``; ``tick(rows)`` is told of the rows grouped by every step of MDAV or
+    V-MDAV (not of the last few rows of a block, grouped at its end).
 
     Example
     -------
@@ -225,9 +229,9 @@ def group_labels(num: np.ndarray, cat: np.ndarray, k: int, *, method: str = "mda
     offset = 0
     for rows in parts:
         if method == "mdav":
-            sub = mdav_groups(num[:, rows], cat[:, rows], k)
+            sub = mdav_groups(num[:, rows], cat[:, rows], k, tick=tick)
         else:
-            sub = vmdav_groups(num[:, rows], cat[:, rows], k, gamma)
+            sub = vmdav_groups(num[:, rows], cat[:, rows], k, gamma, tick=tick)
         labels[rows] = sub + offset
         offset += int(sub.max()) + 1
     return labels, len(parts)
@@ -375,7 +379,7 @@ def loss_pair(original: pd.Series, published: pd.Series, kind: str):
 
 
 def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str = "mdav",
-                         gamma: float | None = None, block_size="auto"):
+                         gamma: float | None = None, block_size="auto", progress=None):
     """Microaggregate the columns ``kinds`` (``{column: "real" | "ordered" | "unordered"}``) of
     ``df``; returns ``(new frame, info)``. The input is not modified; other columns, the index
     and the row order are kept.
@@ -384,7 +388,9 @@ def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str =
     ordered columns the median of the group's values (the element at position size // 2 of
     the sorted values, a value of the column), unordered columns the mode (ties: the value
     first in category order for a Categorical, else the one met first in the column).
-    Missing cells stay missing and are left out of every group value.
+    Missing cells stay missing and are left out of every group value. ``progress``: a bar
+    over the rows grouped (``None``: for long runs in a terminal or notebook when tqdm is
+    installed; see :mod:`pdanon.progress`).
 
     Example
     -------
@@ -419,12 +425,15 @@ def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str =
     labels = np.empty(n, dtype=np.int64)
     nblocks = offset = 0
     parts = strata(np.array([c.missing for c in cols]).T.reshape(n, len(cols)), k)
-    for rows in parts:
-        sub, used = group_labels(num[:, rows], cat[:, rows], k, method=method, gamma=gamma,
-                                 blocks=blocks)
-        labels[rows] = sub + offset
-        offset += int(sub.max()) + 1
-        nblocks += used
+    with progress_bar(n, desc="microaggregation: rows grouped", unit="row", enabled=progress,
+                      long=n >= PROGRESS_ROWS) as bar:
+        for rows in parts:
+            sub, used = group_labels(num[:, rows], cat[:, rows], k, method=method, gamma=gamma,
+                                     blocks=blocks, tick=bar.update)
+            labels[rows] = sub + offset
+            offset += int(sub.max()) + 1
+            nblocks += used
+        bar.update(n - bar.count)
     groups = offset
     sizes = np.bincount(labels, minlength=groups)
     if sizes.min() < k:

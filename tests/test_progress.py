@@ -1,0 +1,171 @@
+"""pdanon.progress: the bars of long runs (auto / forced / silenced, batching, without tqdm)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon  # noqa: F401  (registers df.anon)
+from pdanon import InvalidInputError, progress
+from pdanon.hierarchy import intervals
+
+needs_tqdm = pytest.mark.skipif(not progress.tqdm_available(),
+                                reason='tqdm is not installed (pip install "pdanon[progress]")')
+
+
+@pytest.fixture()
+def frame():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"a": rng.integers(0, 60, 2500), "b": rng.integers(0, 30, 2500)})
+
+
+@pytest.fixture()
+def no_tqdm(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # `import tqdm` raises ImportError
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+
+
+@pytest.mark.parametrize("algorithm", ["group_join", "nearest"])
+def test_auto_is_silent_off_a_terminal(frame, algorithm, capfd):
+    out = frame.anon.k_anonymize(5, algorithm=algorithm)
+    assert out.anon.k_anonymity() >= 5
+    assert capfd.readouterr().err == ""
+
+
+@needs_tqdm
+@pytest.mark.parametrize("algorithm, desc", [("group_join", "group_join: violating groups"),
+                                             ("nearest", "nearest: rows grouped")])
+def test_forced_bar_on_stderr(frame, algorithm, desc, capfd):
+    frame.anon.k_anonymize(5, algorithm=algorithm, progress=True)
+    err = capfd.readouterr().err
+    assert desc in err and "100%" in err
+
+
+@needs_tqdm
+def test_forced_bar_exact_and_optimal(frame, capfd):
+    frame.head(60).anon.k_anonymize(3, algorithm="exact", method="suppress", progress=True)
+    assert "exact: HiGHS round 1" in capfd.readouterr().err
+    frame.anon.k_anonymize(5, algorithm="optimal", progress=True,
+                           hierarchies={"a": intervals([5, 10, 20]), "b": intervals([5, 10])})
+    assert "optimal: lattice nodes" in capfd.readouterr().err
+
+
+def test_silenced(frame, capfd):
+    frame.anon.k_anonymize(5, algorithm="group_join", progress=False)
+    frame.anon.suda(progress=False)
+    frame.anon.microaggregate(3, progress=False)
+    assert capfd.readouterr().err == ""
+
+
+@needs_tqdm
+def test_suda_and_microaggregation_bars(frame, capfd):
+    expected = frame.anon.suda()
+    pd.testing.assert_frame_equal(frame.anon.suda(progress=True), expected)
+    assert "SUDA: attribute subsets" in capfd.readouterr().err
+    frame.anon.suda_contributions(progress=True)
+    assert "SUDA: attribute subsets" in capfd.readouterr().err
+    out = frame.anon.microaggregate(3, progress=True)
+    err = capfd.readouterr().err
+    assert "microaggregation: rows grouped" in err and "2500/2500" in err
+    pd.testing.assert_frame_equal(out, frame.anon.microaggregate(3))
+
+
+@needs_tqdm
+def test_the_output_does_not_depend_on_the_bar(frame):
+    for alg in ("group_join", "nearest"):
+        a = frame.anon.k_anonymize(4, algorithm=alg, progress=True)
+        b = frame.anon.k_anonymize(4, algorithm=alg, progress=False)
+        pd.testing.assert_frame_equal(a, b)
+
+
+@needs_tqdm
+def test_auto_on_a_terminal_draws_long_runs_only(monkeypatch, capfd):
+    monkeypatch.setattr(progress, "_interactive", lambda: True)
+    monkeypatch.setattr(progress, "AUTO_DELAY", 0.0)
+    with progress.progress_bar(10, desc="long one") as bar:
+        bar.update(10)
+    with progress.progress_bar(10, desc="short one", long=False) as bar:
+        bar.update(10)
+    err = capfd.readouterr().err
+    assert "long one" in err and "short one" not in err
+
+
+@needs_tqdm
+def test_auto_waits_for_the_delay(monkeypatch, capfd):
+    monkeypatch.setattr(progress, "_interactive", lambda: True)
+    assert progress.resolve(None) == (True, progress.AUTO_DELAY)
+    with progress.progress_bar(10, desc="quick") as bar:
+        bar.update(10)  # done well before AUTO_DELAY seconds: never drawn
+    assert "quick" not in capfd.readouterr().err
+
+
+@needs_tqdm
+def test_setting_nests_and_enabled_wins():
+    assert progress.current() is None
+    with progress.setting(False):
+        assert progress.resolve(None) == (False, 0.0)
+        with progress.setting(None):  # None keeps the enclosing setting
+            assert progress.current() is False
+        with progress.setting(True):
+            assert progress.resolve(None) == (True, 0.0)
+        assert progress.resolve(True) == (True, 0.0)
+    assert progress.current() is None
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0.5])
+def test_bad_values_name_the_parameter(frame, bad):
+    with pytest.raises(InvalidInputError, match="progress must be None"):
+        frame.anon.k_anonymize(2, progress=bad)
+    with pytest.raises(InvalidInputError, match="progress must be None"):
+        frame.anon.suda(progress=bad)
+
+
+def test_without_tqdm(frame, no_tqdm, capfd):
+    assert not progress.tqdm_available()
+    with pytest.raises(InvalidInputError, match=r'pip install "pdanon\[progress\]"'):
+        frame.anon.k_anonymize(5, algorithm="group_join", progress=True)
+    with pytest.raises(InvalidInputError, match="progress=True"):
+        frame.anon.microaggregate(3, progress=True)
+    # auto and False work, silently
+    frame.anon.k_anonymize(5, algorithm="group_join")
+    frame.anon.k_anonymize(5, algorithm="nearest", progress=False)
+    assert capfd.readouterr().err == ""
+
+
+def test_updates_are_batched(monkeypatch):
+    tqdm = pytest.importorskip("tqdm")
+    calls = []
+
+    class Fake:
+        def __init__(self, **kwargs):
+            self.kwargs = kwargs
+
+        def update(self, n):
+            calls.append(n)
+
+        def set_description_str(self, desc):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(tqdm, "tqdm", Fake)
+    with progress.progress_bar(100_000, desc="rows", enabled=True) as bar:
+        for _ in range(100_000):
+            bar.update(1)
+    assert sum(calls) == 100_000
+    assert len(calls) <= progress.UPDATES + 1
+
+
+def test_engine_takes_progress_not_as_a_partitioner_option(frame):
+    from pdanon.engine import anonymize
+    from pdanon.models import KAnonymity
+
+    roles = frame.anon.roles()
+    for alg in ("mondrian", "datafly", "equal_groups", "nearest"):
+        out, info = anonymize(frame, roles, model=KAnonymity(3), method="generalize",
+                              algorithm=alg, progress=False)
+        assert info["achieved"]["k"] >= 3

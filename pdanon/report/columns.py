@@ -149,9 +149,11 @@ def row_reason(info: dict) -> str:
     if info.get("operation") == "local_suppression":
         return (f"local suppression withheld every quasi-identifier cell to reach "
                 f"k={info.get('k')} (a missing cell matches any value)")
-    if info.get("method") == "suppress" and not info.get("suppressed_rows"):
-        return ("method='suppress': the row's group differs in every quasi-identifier, so "
-                "each cell was blanked")
+    if info.get("method") == "suppress":
+        also = (f" (or {algorithm} withheld it as an outlier, within its suppression budget)"
+                if "max_suppressed_rows" in info else "")
+        return ("method='suppress' blanked every quasi-identifier cell: the row's group "
+                f"differs in each{also}")
     if info.get("suppressed_rows"):
         model = info.get("model") or "the privacy model"
         budget = info.get("max_suppressed_rows")

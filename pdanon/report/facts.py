@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 
 import numpy as np
 import pandas as pd
@@ -83,8 +84,7 @@ def _options(info: dict) -> dict:
 def parameters(anonymized, original, roles, info: dict, title: str) -> dict:
     """Roles and kinds, what was asked (model, algorithm and its options, hierarchy levels),
     where randomness came from, the pdanon version and the digests."""
-    from pdanon import __version__
-
+    version = getattr(sys.modules.get("pdanon"), "__version__", "unknown")
     kinds = {**roles.quasi_identifiers, **roles.sensitive}
     table = []
     for c in anonymized.columns:
@@ -101,7 +101,7 @@ def parameters(anonymized, original, roles, info: dict, title: str) -> dict:
     heights = info.get("heights") or {}
     return plain({
         "title": title,
-        "pdanon_version": __version__,
+        "pdanon_version": version,
         "rows": len(anonymized),
         "columns": anonymized.shape[1],
         "roles": table,

@@ -282,7 +282,7 @@ def _tradeoff(rep) -> list:
 
 def body(rep) -> str:
     """The report's content (no ``<html>`` shell): what :func:`page` and Jupyter show."""
-    parts = [f'<div class="pdanon-report">', f"<h1>{escape(rep.title)}</h1>",
+    parts = ['<div class="pdanon-report">', f"<h1>{escape(rep.title)}</h1>",
              _p("This report describes a de-identified release. It never holds an original "
                 "cell value, a seed or a key: figures are counts and summaries, and rows are "
                 "named by their index label only.")]

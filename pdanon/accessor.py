@@ -247,6 +247,29 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
                              risk=risk, population=population,
                              sampling_fraction=sampling_fraction, threshold=threshold)
 
+    def report(self, original: pd.DataFrame | None = None, path=None, *,
+               title: str = "pdanon release report", target=None, tradeoff=None, **roles):
+        """The release report of this (anonymized) frame: one self-contained HTML page
+        (written to ``path`` when given) with the parameters of the release, the privacy and
+        utility achieved, how each quasi-identifier was published and the rows suppressed.
+        Returns a :class:`pdanon.report.ReleaseReport` (``to_html()``, ``to_json()``,
+        shown in Jupyter). It never holds an original cell, a seed or a key. See
+        :func:`pdanon.report.build_report` and docs/report.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
+        >>> df.anon.k_anonymize(2).anon.report(df).privacy["k"]
+        2
+        """
+        from pdanon.report import build_report
+
+        rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
+                           **roles)
+        if path is not None:
+            rep.save(path)
+        return rep
+
     # ------------------------------------------------------------------ anonymizers
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",
                   max_suppressed_rows=None, options: dict | None = None, hierarchies=None,

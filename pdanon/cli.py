@@ -7,6 +7,7 @@
                   [--types TYPES] [--s_types TYPES] [-s SEED] [--k_suppressed_lines N]
                   [--scale SCALE] [--cols2shuffle IDS] [--progress {auto,always,never}]
                   [--key-file PATH] [--hash-context column] [--no-csv-escape]
+                  [--report PATH]
 
 The input is a CSV file (``-f``: its first line is a header) or a Parquet file (by extension);
 columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Parquet for a
@@ -16,7 +17,8 @@ output, text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage re
 leading ``'`` so that spreadsheets do not run them as formulas (``--no-csv-escape`` turns
 this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes the
 reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
-``--key-file``, keyed HMAC-SHA-256 pseudonyms.
+``--key-file``, keyed HMAC-SHA-256 pseudonyms. ``--report PATH`` also writes the release
+report (:mod:`pdanon.report`: one self-contained HTML page; the input table is the original).
 Every anonymizing algorithm enforces the model ``-m`` asks for (``datafly`` and ``greedy``
 too, through their ``with_model(l=..., t=...)``); a model or ``-k`` / ``-l`` / ``-t`` the algorithm would ignore
 is an error (:func:`check_model_flags`). Columns in none of ``--qi_ids`` / ``--i_ids`` /
@@ -118,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hash-context", choices=["column"],
                    help="with --key-file: mix each column's name (its number without -f) into "
                    "the hash, so equal values in two columns get different pseudonyms")
+    p.add_argument("--report", metavar="PATH",
+                   help="also write the release report (one self-contained HTML page) to PATH")
     p.add_argument("--no-csv-escape", action="store_true",
                    help="write text cells beginning with = + - @ (or tab, CR) as they are; by "
                    "default CSV output prefixes them with ' so spreadsheets do not run them "
@@ -573,6 +577,8 @@ def run(argv=None) -> int:
             message += " (the first line looks like a header: add -f if it is one)"
         raise CliError(message) from None
     write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
+    if args.report is not None:
+        write_report(args, df, table, label)
     if suspect:
         print(_header_warning(df), file=sys.stderr)
     if args.output is not None and counts:
@@ -614,6 +620,50 @@ def _anonymize(args, algorithm, label: str, df):
         raise CliError("nothing to write: every column was dropped (check --i_ids / --qi_ids / "
                        "--s_ids)")
     return table, counts
+
+
+def write_report(args, df, table, label: str) -> None:
+    """The release report of ``table`` (the input ``df`` is the original) to ``args.report``;
+    roles come from the column flags, the parameters from the flags (never the seed)."""
+    from pdanon.algorithms._base import resolve_ids
+    from pdanon.report import build_report
+
+    ids, qis, sens = resolve_ids(df.shape[1], _ids(args.i_ids, "--i_ids"),
+                                 _ids(args.qi_ids, "--qi_ids"), _ids(args.s_ids, "--s_ids"))
+    names = [str(c) for c in df.columns]
+    original = df.set_axis(names, axis=1)
+    released = _for_parquet(table)
+    if len(released) == len(original):
+        released.index = original.index
+    else:  # rows dropped: they cannot be matched to the input, which is left out
+        original = None
+    kinds = dict(zip([names[i] for i in qis], _kinds(args.types, "--types") or []))
+    params = {f: getattr(args, f) for f in ("k", "l", "t") if getattr(args, f) is not None}
+    released.attrs["pdanon"] = {"info": {
+        "algorithm": label, "model": {"k": "k-anonymity", "l": "l-diversity",
+                                      "t": "t-closeness"}[args.metric] if params else None,
+        "params": {f: float(v) if f == "t" else int(v) for f, v in params.items()},
+        "method": {"s": "suppress", "g": "generalize", "a": "aggregate"}[args.method],
+        "dropped_identifiers": [names[i] for i in ids if names[i] not in released.columns],
+        "random_source": "seed given" if args.seed is not None else "not recorded"}}
+    qi_names = [names[i] for i in qis if names[i] in released.columns]
+    if not qi_names:
+        raise CliError("--report needs at least one quasi-identifier column (--qi_ids)")
+    roles = dict(quasi_identifiers={c: kinds.get(c) or _kind_guess(released[c], original[c])
+                                    for c in qi_names},
+                 sensitive=[names[i] for i in sens if names[i] in released.columns],
+                 identifiers=[])
+    try:
+        build_report(released, original, title=f"{PROG}: {os.path.basename(args.input)}",
+                     **roles).save(args.report)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.report!r}: {_one_line(exc)}") from None
+
+
+def _kind_guess(released, original) -> str:
+    from pdanon.roles import infer_kind
+
+    return getattr(released.dtype, "column_type", None) or infer_kind(original)
 
 
 def main(argv=None) -> int:

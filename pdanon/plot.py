@@ -28,7 +28,7 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["tradeoff", "information_loss"]
+__all__ = ["tradeoff", "tradeoff_table", "information_loss"]
 
 
 def information_loss(original: pd.DataFrame, anonymized: pd.DataFrame, quasi_identifiers=None,
@@ -147,6 +147,28 @@ def tradeoff(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50), *,
     ``suppressed_fraction``, ``classes`` and ``seconds``. A parameter that cannot be met gives
     NaN figures (and is marked with an ``x`` in the figure).
     """
+    table = tradeoff_table(df, k, l=l, t=t, algorithm=algorithm, hierarchies=hierarchies,
+                           method=method, max_suppressed_rows=max_suppressed_rows,
+                           objective=objective, options=options, **roles)
+    fig = _draw(table, table.columns[0], algorithm, ax)
+    return fig, table
+
+
+def tradeoff_table(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50), *,
+                   l: Sequence | None = None, t: Sequence | None = None,
+                   algorithm: str = "optimal", hierarchies=None, method: str = "generalize",
+                   max_suppressed_rows=None, objective: str | None = None,
+                   options: dict | None = None, **roles) -> pd.DataFrame:
+    """The table of :func:`tradeoff` without the figure (no matplotlib needed): one row per
+    parameter value tried, for :func:`pdanon.report.build_report`'s ``tradeoff=``.
+
+    Example
+    -------
+    >>> import pdanon
+    >>> df = pdanon.datasets.make_patients(100, seed=0)
+    >>> tradeoff_table(df, k=[2, 5], algorithm="mondrian", quasi_identifiers=["age"])["k"].tolist()
+    [2, 5]
+    """
     if l is not None and t is not None:
         raise InvalidInputError("pass either l=[...] or t=[...], not both")
     if l is not None or t is not None:
@@ -199,9 +221,7 @@ def tradeoff(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50), *,
             "classes": int(info.get("groups", 0)),
             "seconds": seconds,
         })
-    table = pd.DataFrame(rows)
-    fig = _draw(table, name, algorithm, ax)
-    return fig, table
+    return pd.DataFrame(rows)
 
 
 def _role_keywords(roles: dict) -> dict:

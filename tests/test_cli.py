@@ -587,3 +587,29 @@ def test_blank_cells_are_data_and_integer_codes_keep_their_text(tmp_path):
         ',"{10001, 10002}",M,',
         ",,,flu",
     ]
+
+
+# ============================================================================ --report
+
+
+def test_report_flag_writes_the_release_report(tmp_path):
+    from tests._helpers.html_checks import accessibility_problems, external_urls
+
+    df = pdanon.datasets.make_patients(120, seed=5)
+    df.loc[3, "zipcode"] = "99917"  # one row's zip code: suppressed or merged away below
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    report = tmp_path / "report.html"
+    proc = run("-i", src, "-f", "-a", "group_join", "-r", "g", "-k", "4", "-s", "987654321",
+               "--qi_ids", "0,1", "--s_ids", "3", "-o", tmp_path / "out.csv",
+               "--report", report)
+    assert proc.returncode == 0, proc.stderr
+    page = report.read_text(encoding="utf-8")
+    assert accessibility_problems(page) == [] and external_urls(page) == []
+    assert "987654321" not in page and "seed given" in page
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert "99917" in out["zipcode"].astype(str).str.cat() or "99917" not in page
+    assert "<td>zipcode</td><td>quasi-identifier</td>" in page.replace("\n", "")
+    bad = run("-i", src, "-f", "-k", "2", "--report", tmp_path / "no" / "r.html",
+              check_one_line_error=True)
+    assert "cannot write" in bad.stderr

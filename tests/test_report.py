@@ -1,0 +1,249 @@
+"""pdanon.report: the release report on the output of every kind of anonymizer, its JSON, its
+HTML (accessibility basics, no URL), determinism, and that it never carries an original
+value, a seed or a key."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon
+from pdanon.hierarchy import intervals, masking
+from pdanon.report import ReleaseReport, build_report
+from tests._helpers.html_checks import accessibility_problems, count_graphics, external_urls
+
+ROLES = dict(quasi_identifiers=["zipcode", "age"], sensitive=["disease"])
+H = {"age": intervals([10, 20]), "zipcode": masking()}
+RARE_ZIP = "99917"  # one row's zip code: a distinctive original value
+SEED = 987654321
+KEY = b"KEY-SECRET-0123456789-abcdef-XYZ"
+
+
+def patients(n: int = 300) -> pd.DataFrame:
+    df = pdanon.datasets.make_patients(n, seed=3)
+    df.loc[7, "zipcode"] = RARE_ZIP
+    return df
+
+
+FACES = {
+    "mondrian": lambda df: df.anon.k_anonymize(5, algorithm="mondrian", **ROLES),
+    "optimal": lambda df: df.anon.k_anonymize(5, algorithm="optimal", hierarchies=H,
+                                              max_suppressed_rows=0.05, **ROLES),
+    "datafly": lambda df: df.anon.k_anonymize(5, algorithm="datafly", max_suppressed_rows=6,
+                                              **ROLES),
+    "group_join": lambda df: df.anon.k_anonymize(4, algorithm="group_join", seed=SEED,
+                                                 **ROLES),
+    "l_diversify": lambda df: df.anon.l_diversify(2, k=3, **ROLES),
+    "t_close": lambda df: df.anon.t_close(0.4, k=3, **ROLES),
+    "suppress": lambda df: df.anon.k_anonymize(3, method="suppress", algorithm="mondrian",
+                                               **ROLES),
+    "microaggregate": lambda df: df.anon.microaggregate(3, **ROLES),
+    "add_noise": lambda df: df.anon.add_noise(columns=["age"], seed=SEED, **ROLES),
+    "local_suppression": lambda df: df.anon.local_suppression(3, **ROLES),
+    "pram": lambda df: df.anon.pram(columns=["gender"], seed=SEED, **ROLES),
+    "generalize": lambda df: df.anon.generalize({"age": 1, "zipcode": 2}, hierarchies=H,
+                                                **ROLES),
+}
+
+
+@pytest.fixture(scope="module")
+def releases():
+    df = patients()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return df, {name: face(df) for name, face in FACES.items()}
+
+
+def _check_report(rep: ReleaseReport, out: pd.DataFrame, original) -> None:
+    assert rep.privacy["k"] == out.anon.k_anonymity(**ROLES)
+    expected = out.anon.risk_summary(**ROLES)
+    assert rep.privacy["risk_summary"] == pytest.approx(expected.to_dict())
+    data = json.loads(rep.to_json())
+    assert data["privacy"]["k"] == rep.privacy["k"]
+    assert [c["column"] for c in data["columns"]] == ["zipcode", "age"]
+    page = rep.to_html()
+    assert accessibility_problems(page) == []
+    assert external_urls(page) == []
+    for heading in ("Parameters of the release", "Privacy achieved", "Utility",
+                    "How each quasi-identifier was published", "Suppressed rows", "Notes"):
+        assert f"<h2>{heading}</h2>" in page
+    assert count_graphics(page) == 3  # class sizes, risk, per-column shares
+    # the suppressed rows: exactly those whose every QI is published missing
+    blank = out[["zipcode", "age"]].isna().all(axis=1)
+    if original is not None:
+        blank &= original[["zipcode", "age"]].notna().any(axis=1)
+    rows = rep.suppressed
+    assert rows.loc[rows["suppressed"] == "row", "row"].tolist() == out.index[blank].tolist()
+
+
+@pytest.mark.parametrize("name", list(FACES))
+def test_report_on_every_face(releases, name):
+    df, outs = releases
+    out = outs[name]
+    before, attrs = out.copy(), json.dumps(out.attrs, default=str)
+    rep = out.anon.report(df)
+    _check_report(rep, out, df)
+    pd.testing.assert_frame_equal(out, before)  # nothing mutated
+    assert json.dumps(out.attrs, default=str) == attrs
+    info = out.anon.info
+    if "suppressed_rows" in info:
+        full = rep.suppressed["suppressed"].eq("row").sum()
+        reasons = set(rep.suppressed.loc[rep.suppressed["suppressed"] == "row", "reason"])
+        assert full == info["suppressed_rows"]  # the engine counts them the same way
+        if info.get("method") == "suppress":  # cells blanked where a group differs
+            assert reasons <= {"method='suppress' blanked every quasi-identifier cell: the "
+                               "row's group differs in each"}
+        elif full:
+            assert reasons == {
+                f"suppressed by {info['algorithm']}: an outlier whose class would not satisfy "
+                f"{info['model']}, withheld rather than generalizing every other row further"
+                f" (suppression budget: {info['max_suppressed_rows']} rows)"}
+    if name == "local_suppression":
+        per = info["cells_suppressed_per_column"]
+        assert {c["column"]: c["suppressed_cells"] for c in rep.columns} == per
+        assert rep.suppressed["reason"].str.contains("local suppression").all()
+    if name == "optimal":
+        levels = {h["column"]: h["level"] for h in rep.parameters["hierarchy_levels"]}
+        assert levels == info["levels"]
+    assert rep.parameters["operation"] == info.get("algorithm", info.get("operation"))
+    assert rep.utility["changed_cells"] == sum(c["changed_cells"] for c in rep.columns)
+
+
+def test_datafly_suppressed_rows_by_hand():
+    df = pd.DataFrame({"age": [30, 30, 30, 31, 31, 31, 90], "zip": ["a"] * 6 + ["RARE-Z"],
+                       "d": ["x", "y"] * 3 + ["x"]})
+    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=1,
+                              quasi_identifiers=["age", "zip"], sensitive=["d"])
+    rep = out.anon.report(df)
+    assert rep.suppressed["row"].tolist() == [6]
+    assert rep.suppressed["suppressed"].tolist() == ["row"]
+    assert rep.suppressed[["age", "zip"]].values.tolist() == [["(suppressed)"] * 2]
+    assert [c["suppressed_cells"] for c in rep.columns] == [1, 1]
+    assert rep.utility["discernibility"] == 3 ** 2 + 3 ** 2 + 1 * 7
+    page, text = rep.to_html(), rep.to_json()
+    assert "RARE-Z" not in page and "RARE-Z" not in text
+
+
+def test_no_original_value_seed_or_key_in_the_report(releases):
+    df, outs = releases
+    for name in ("datafly", "optimal", "group_join", "add_noise", "pram", "suppress"):
+        out = outs[name]
+        for rep in (out.anon.report(df), out.anon.report()):
+            for text in (rep.to_html(), rep.to_json()):
+                assert RARE_ZIP not in text, name
+                assert str(SEED) not in text, name
+    hashed = patients().assign(name=lambda d: [f"PERSON-{i:05d}" for i in range(len(d))])
+    out = hashed.anon.hash_identifiers(key=KEY, identifiers=["name"], **ROLES)
+    generated = hashed.anon.hash_identifiers(identifiers=["name"], **ROLES)
+    for o in (out, generated):
+        rep = o.anon.report(hashed, identifiers=["name"], **ROLES)
+        for text in (rep.to_html(), rep.to_json()):
+            assert "PERSON-0" not in text
+            assert KEY.decode() not in text and KEY.hex() not in text
+            assert "fingerprint" not in text
+            if "key_fingerprint" in o.anon.info:
+                assert o.anon.info["key_fingerprint"] not in text
+
+
+def test_report_without_original(releases):
+    df, outs = releases
+    out = outs["datafly"]
+    rep = out.anon.report()
+    assert rep.parameters["digest_original"] is None
+    assert rep.utility["changed_cells"] == out.anon.info["changed_cells"]
+    assert rep.utility["information_loss"] is None
+    assert any("No original table was given" in n for n in rep.notes)
+    assert "No original table was given" in rep.to_html()
+    _check_report(rep, out, None)
+
+
+def test_parquet_round_trip(releases, tmp_path):
+    df, outs = releases
+    for name in ("datafly", "optimal", "microaggregate"):
+        out = outs[name]
+        out.to_parquet(tmp_path / f"{name}.parquet")
+        back = pd.read_parquet(tmp_path / f"{name}.parquet")
+        assert back.anon.info == out.anon.info
+        rep, direct = back.anon.report(df), out.anon.report(df)
+        _check_report(rep, back, df)
+        for part in ("privacy", "utility", "columns"):
+            assert getattr(rep, part) == getattr(direct, part)
+        pd.testing.assert_frame_equal(rep.suppressed, direct.suppressed)
+
+
+def test_deterministic_and_json_safe(releases):
+    df, outs = releases
+    out = outs["optimal"]
+    a, b = out.anon.report(df), out.anon.report(df)
+    assert a.to_html() == b.to_html() and a.to_json() == b.to_json()
+    assert "seconds" not in a.to_json()
+    data = json.loads(a.to_json())
+    assert data["parameters"]["digest_anonymized"] == a.parameters["digest_anonymized"]
+    assert len(data["parameters"]["digest_original"]) == 64
+    # NaN is null in the JSON (a metric with no value)
+    rep = pd.DataFrame({"age": [1.0, 1.0]}).anon.report()
+    assert json.loads(rep.to_json())["utility"]["information_loss"] is None
+
+
+def test_repr_html_and_save(releases, tmp_path):
+    df, outs = releases
+    path = tmp_path / "r.html"
+    rep = outs["mondrian"].anon.report(df, path, title="Patients <2024>")
+    page = path.read_text(encoding="utf-8")
+    assert page == rep.to_html()
+    assert "<h1>Patients &lt;2024&gt;</h1>" in page
+    frag = rep._repr_html_()
+    assert frag.startswith("<style>") and "<html" not in frag and "<h1>" in frag
+
+
+def test_tradeoff_and_ml_utility():
+    from pdanon.plot import tradeoff_table
+
+    pytest.importorskip("sklearn")
+    df = patients(200)
+    table = tradeoff_table(df, k=[2, 5, 10], hierarchies=H, max_suppressed_rows=0.05, **ROLES)
+    out = df.anon.k_anonymize(5, algorithm="optimal", hierarchies=H, max_suppressed_rows=0.05,
+                              **ROLES)
+    rep = out.anon.report(df, target="disease", tradeoff=table)
+    assert set(rep.utility["ml"]) == {"linkage attack security", "boosting accuracy ratio"}
+    page = rep.to_html()
+    assert "<h2>Privacy and utility trade-off</h2>" in page
+    assert "<h3>Machine-learning utility</h3>" in page
+    assert count_graphics(page) == 4 and accessibility_problems(page) == []
+    assert json.loads(rep.to_json())["tradeoff"][0]["k"] == 2
+
+
+def test_errors():
+    df = patients(50)
+    out = df.anon.k_anonymize(3, algorithm="mondrian", **ROLES)
+    with pytest.raises(pdanon.InvalidInputError, match="original"):
+        out.anon.report(df.to_numpy())
+    with pytest.raises(pdanon.InvalidInputError, match="target"):
+        out.anon.report(df, target="nope")
+    with pytest.raises(pdanon.InvalidInputError, match="original"):
+        out.anon.report(target="disease")
+    with pytest.raises(pdanon.InvalidInputError, match="title"):
+        out.anon.report(df, title="")
+    with pytest.raises(pdanon.InvalidInputError, match="tradeoff"):
+        out.anon.report(df, tradeoff=[1, 2])
+    with pytest.raises(pdanon.InvalidInputError, match="DataFrame"):
+        build_report([1, 2])
+    with pytest.raises(pdanon.InvalidInputError, match="unknown keyword"):
+        build_report(out, df, qis=["age"])
+
+
+def test_large_table_is_fast():
+    import time
+
+    df = pdanon.datasets.make_patients(30_000, seed=0)
+    out = df.anon.k_anonymize(10, algorithm="mondrian", **ROLES)
+    started = time.perf_counter()
+    rep = out.anon.report(df)
+    rep.to_html(), rep.to_json()
+    assert time.perf_counter() - started < 30  # a few seconds on one core; generous bound
+    assert rep.privacy["k"] >= 10 and len(rep.privacy["prosecutor"]) == 30_000
+    assert np.isclose(sum(rep.privacy["class_sizes"]), 30_000)

@@ -1,0 +1,133 @@
+"""The release report in a real browser: headless Chromium loads it with no console message
+and no request leaving the file, and its screenshot is not blank.
+
+Chromium is driven from the command line only (no extra Python package): ``--screenshot``
+draws the page, ``--enable-logging=stderr`` prints every console message (the report has no
+script, so any message - a blocked resource, a parse error - is a failure) and
+``--log-net-log`` records every request the page makes. A control page with an external
+image and a console message proves first that both are caught. ``.ci/run`` installs
+Chromium from the distribution's packages; without one the tests skip, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import warnings
+import zlib
+
+import pytest
+
+import pdanon
+from tests._helpers.html_checks import accessibility_problems
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--disable-default-apps", "--disable-extensions",
+         "--disable-domain-reliability", "--no-pings", "--enable-logging=stderr", "--v=0")
+LOCAL = ("file:", "data:", "about:", "chrome:", "chrome-error:")
+
+
+def _browser() -> str:
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no Chromium found (looked for " + ", ".join(BROWSERS) + "); .ci/run installs "
+                "the distribution's chromium package, or run: apt-get install chromium")
+
+
+def render(page_path, tmp_path, width: int = 1280, height: int = 2000) -> dict:
+    """Open ``page_path`` in headless Chromium; return its console messages, the URLs the
+    page requested and the screenshot's path."""
+    browser = _browser()
+    shot, netlog = tmp_path / "shot.png", tmp_path / "net.json"
+    cmd = [browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+           f"--log-net-log={netlog}", f"--screenshot={shot}",
+           f"--window-size={width},{height}", page_path.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HOME": str(tmp_path)})
+    if not shot.exists():
+        pytest.fail(f"Chromium wrote no screenshot (exit {proc.returncode}): "
+                    f"{proc.stderr[-2000:]}")
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    return {"console": console, "requests": page_requests(netlog), "screenshot": shot}
+
+
+def page_requests(netlog) -> list:
+    """URLs of the requests made on behalf of a file:// page (the browser's own background
+    requests carry another network isolation key and no initiator)."""
+    try:
+        data = json.loads(netlog.read_text())
+    except json.JSONDecodeError:  # the log may lack its closing bracket
+        text = netlog.read_text().rstrip().rstrip(",")
+        data = json.loads(text + ("]}" if not text.endswith("}") else ""))
+    names = {v: k for k, v in data["constants"]["logEventTypes"].items()}
+    out = []
+    for event in data.get("events", []):
+        params = event.get("params") or {}
+        if names.get(event["type"]) != "URL_REQUEST_START_JOB" or "url" not in params:
+            continue
+        key = params.get("network_isolation_key", "")
+        by_page = "file://" in key or params.get("initiator") not in (None, "not an origin")
+        if by_page:
+            out.append(params["url"])
+    return out
+
+
+def png_pixels(path):
+    """(distinct colours, share of non-white pixels) of a PNG; matplotlib decodes it when
+    installed, else the filtered scanlines are read with zlib (a blank page filters to
+    zeros, so the share of non-zero bytes stands in for non-white pixels)."""
+    try:
+        import matplotlib.image as mpimg
+        import numpy as np
+    except ImportError:
+        raw = path.read_bytes()
+        assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+        pos, idat = 8, b""
+        while pos < len(raw):
+            length = int.from_bytes(raw[pos:pos + 4], "big")
+            if raw[pos + 4:pos + 8] == b"IDAT":
+                idat += raw[pos + 8:pos + 8 + length]
+            pos += 12 + length
+        data = zlib.decompress(idat)
+        return len(set(data)), sum(1 for b in data if b) / len(data)
+    img = mpimg.imread(str(path))[..., :3]
+    flat = (img.reshape(-1, 3) * 255).round().astype(np.int64)
+    codes = flat[:, 0] * 65536 + flat[:, 1] * 256 + flat[:, 2]
+    return len(np.unique(codes)), float((codes != 0xFFFFFF).mean())
+
+
+def test_the_harness_catches_console_messages_and_requests(tmp_path):
+    page = tmp_path / "control.html"
+    page.write_text('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>c'
+                    '</title></head><body><h1>control</h1><img alt="x" src="http://'
+                    'example.invalid/x.png"><script>console.error("CONTROL-ERROR")</script>'
+                    "</body></html>", encoding="utf-8")
+    seen = render(page, tmp_path, 400, 300)
+    assert any("CONTROL-ERROR" in line for line in seen["console"]), seen["console"]
+    assert "http://example.invalid/x.png" in seen["requests"], seen["requests"]
+
+
+def _adult_report(path):
+    df = pdanon.datasets.load_adult(nrows=3000)  # remembers the customary roles
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = df.anon.k_anonymize(10, algorithm="mondrian")
+    return out.anon.report(df, path, title="Adult, k = 10 (Mondrian)")
+
+
+def test_report_loads_offline_without_errors_and_is_not_blank(tmp_path):
+    page = tmp_path / "report.html"
+    rep = _adult_report(page)
+    assert accessibility_problems(rep.to_html()) == []
+    seen = render(page, tmp_path)
+    assert seen["console"] == []
+    leaving = [u for u in seen["requests"] if not u.startswith(LOCAL)]
+    assert leaving == []
+    colours, inked = png_pixels(seen["screenshot"])
+    assert colours > 20 and inked > 0.02, (colours, inked)

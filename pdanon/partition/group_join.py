@@ -419,7 +419,10 @@ class GroupState:
         if self.population is not None:
             pairs = self.group_pairs(ids) if self.spec.needs_sensitive else []
             pop = self.population.counts([self.members[i] for i in ids.tolist()])
-            return self.spec.ok(self.size[ids], pairs, pop, self.population.total)
+            # a group whose published cells match fewer population rows than it has rows
+            # (suppressed cells) is refused: the population must contain every class
+            return self.spec.ok(self.size[ids], pairs, pop, self.population.total) & (
+                pop >= self.size[ids])
         if not self.spec.needs_sensitive:
             return self.size[ids] >= self.spec.k
         pairs = self.group_pairs(ids)
@@ -769,6 +772,6 @@ def _population_check(enc: EncodedTable, model, frame, method: str, context):
         found = ClassCounts.from_labels(classes, context)
         found.population, found.population_rows = counts, len(table)
         found.population_shared = shared
-        return classes, model.classes_ok(found)
+        return classes, np.asarray(model.classes_ok(found), dtype=bool) & (counts >= found.sizes)
 
     return GroupPopulation(columns, pop, method), check

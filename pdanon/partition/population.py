@@ -184,7 +184,10 @@ class RegionPopulation:
         classes = ClassCounts.from_labels(halves, context)
         classes.population = self.counts(halves, rows, parents)
         classes.population_rows = self.total
-        return np.asarray(model.classes_ok(classes), dtype=bool)
+        # a class whose suppressed cells (a member missing) hide its members from the
+        # population it would be matched against is refused: the population must contain it
+        return np.asarray(model.classes_ok(classes), dtype=bool) & (
+            classes.population >= classes.sizes)
 
     def route(self, halves, rows, parents) -> None:
         """Move every live population row into the half (the new open partition ``halves``)

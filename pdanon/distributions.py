@@ -285,7 +285,9 @@ class ClassCounts:
     rows in each class (the population generalized as the classes are), or ``None`` when no
     population was described; ``population_rows`` the whole population's row count, so that a
     model can see population rows that fall in no class given here (e.g. classes whose sample
-    rows were suppressed).
+    rows were suppressed); ``population_shared`` (``None``: 1 for every class) the largest
+    number of classes that one of the class's population rows matches, which exceeds 1 only
+    when published cells overlap (local recoding; see :mod:`pdanon.containment`).
 
     Example
     -------
@@ -296,7 +298,7 @@ class ClassCounts:
     """
 
     def __init__(self, sizes, columns=(), counts=None, *, labels=None, population=None,
-                 population_rows: int | None = None):
+                 population_rows: int | None = None, population_shared=None):
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.columns = list(columns)
         self.counts = list(counts) if counts is not None else [None] * len(self.columns)
@@ -305,6 +307,8 @@ class ClassCounts:
         if self.population is not None and population_rows is None:
             population_rows = int(self.population.sum())
         self.population_rows = population_rows
+        self.population_shared = (None if population_shared is None
+                                  else np.asarray(population_shared, dtype=np.int64))
         self._memo = {}  # measures already computed (several models may ask for one)
         if len(self.counts) != len(self.columns):
             raise ValueError("one count table per sensitive column")
@@ -347,8 +351,9 @@ class ClassCounts:
             counts.append(PairCounts(new_id[p.cls[on]], p.val[on], p.count[on],
                                      self.sizes[keep]))
         pop = None if self.population is None else self.population[keep]
+        shared = None if self.population_shared is None else self.population_shared[keep]
         return ClassCounts(self.sizes[keep], self.columns, counts, population=pop,
-                           population_rows=self.population_rows)
+                           population_rows=self.population_rows, population_shared=shared)
 
     def pairs(self, j: int) -> PairCounts:
         """The ``(class, value)`` pairs of sensitive column ``j``."""

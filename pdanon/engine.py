@@ -260,10 +260,11 @@ def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: 
 
     classes = None
     if population is not None or model.requirements().table:
-        per_class, total = population if population is not None else (None, None)
+        per_class, total, shared = population if population is not None else (None,) * 3
         classes = ClassCounts.from_labels(kept, sub, groups=int(kept.max()) + 1 if len(kept)
                                           else 0)
         classes.population, classes.population_rows = per_class, total
+        classes.population_shared = shared
         ok = np.asarray(model.classes_ok(classes), dtype=bool)
         ok = ok if model.table_ok(classes) else np.zeros(max(len(ok), 1), dtype=bool)
     elif not len(kept):
@@ -281,37 +282,45 @@ def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: 
 
 def _population_counts(model: PrivacyModel, out: pd.DataFrame, qi, result, suppressed,
                        kept):
-    """``(population rows per published class, population rows)`` for a model read against
-    a population table, or None. The partitioner returned the population recoded as the
-    output (``Recoded.population``); its cells must contain the population's values, and
-    each population row counts in the published class with the same cells (suppressed rows
-    form none)."""
+    """``(population rows per published class, population rows, shared)`` for a model read
+    against a population table, or None. A globally recoding partitioner returns the
+    population recoded as the output (``Recoded.population``): its cells must contain the
+    population's values, and each population row counts in the published class with the same
+    cells (suppressed rows form none; ``shared`` is None: classes are disjoint). Otherwise
+    (local recoding) a population row counts in every published class whose cells contain
+    its values (:func:`pdanon.containment.population_matches`), and ``shared`` gives, per
+    class, the most classes one of its population rows matches (δ-presence reads it)."""
     from pdanon._errors import VerificationError
+    from pdanon.containment import population_matches
     from pdanon.models.population import population_table
 
     if not model.requirements().population:
         return None
     table = population_table(model)
-    cells = getattr(result, "population", None)
-    if table is None or cells is None:
+    if table is None:
         raise VerificationError(
-            f"{model!r} needs the population recoded with the output, which the partitioner "
-            "did not return; this is a bug in pdanon, please report it")
-    recoded = pd.DataFrame({c: cells[c] for c in qi}, index=table.index)
-    _verify_truthful(table, recoded, qi)
+            f"{model!r} needs a population table, which none of its parts holds; this is a "
+            "bug in pdanon, please report it")
     published = out.loc[~suppressed, list(qi)]
-    joint = _labels(pd.concat([published, recoded], ignore_index=True), qi)
-    m = len(published)
-    to_kept = np.full(int(joint.max()) + 1 if len(joint) else 0, -1, dtype=np.int64)
-    to_kept[joint[:m]] = kept
-    cls = to_kept[joint[m:]]
     groups = int(kept.max()) + 1 if len(kept) else 0
-    per_class = np.bincount(cls[cls >= 0], minlength=groups)
+    cells = getattr(result, "population", None)
+    shared = None
+    if cells is None:
+        per_class, shared = population_matches(published, kept, table, qi, shared=True)
+    else:
+        recoded = pd.DataFrame({c: cells[c] for c in qi}, index=table.index)
+        _verify_truthful(table, recoded, qi)
+        joint = _labels(pd.concat([published, recoded], ignore_index=True), qi)
+        m = len(published)
+        to_kept = np.full(int(joint.max()) + 1 if len(joint) else 0, -1, dtype=np.int64)
+        to_kept[joint[:m]] = kept
+        cls = to_kept[joint[m:]]
+        per_class = np.bincount(cls[cls >= 0], minlength=groups)
     if (per_class < np.bincount(kept, minlength=groups)).any():
         raise VerificationError(
-            "a published class holds more rows than the population recoded with it; this is "
+            "a published class holds more rows than the population rows it matches; this is "
             "a bug in pdanon, please report it")
-    return per_class, len(table)
+    return per_class, len(table), shared
 
 
 def _suppressed(df: pd.DataFrame, out: pd.DataFrame, qi) -> tuple[int, int]:

@@ -188,18 +188,28 @@ def test_highest_risk_is_k_anonymity_with_ceil_one_over_r():
     assert out.anon.risk_summary()["highest_prosecutor"] <= 0.2
 
 
-@pytest.mark.parametrize("algorithm", ["mondrian", "group_join", "datafly", "nearest",
-                                       "equal_groups"])
+@pytest.mark.parametrize("algorithm", ["datafly", "nearest", "equal_groups"])
 @pytest.mark.parametrize("model", [KMap(3, population=POP), AverageRisk(0.2),
                                    DeltaPresence(0, 0.5, population=POP)])
 def test_other_partitioners_refuse_population_and_table_models(algorithm, model):
+    with pytest.raises(InvalidInputError, match="'optimal'"):
+        SAMPLE.anon.anonymize(model, algorithm=algorithm, quasi_identifiers=QI)
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "group_join"])
+@pytest.mark.parametrize("model", [AverageRisk(0.2), DeltaPresence(0.1, 0.5, population=POP)])
+def test_local_recoders_refuse_table_models(algorithm, model):
     with pytest.raises(InvalidInputError, match="algorithm='optimal'"):
         SAMPLE.anon.anonymize(model, algorithm=algorithm, quasi_identifiers=QI)
 
 
-def test_auto_chooses_optimal_for_population_models():
-    out = SAMPLE.anon.anonymize(KMap(5, population=POP), quasi_identifiers=QI)
+def test_auto_chooses_for_population_models():
+    out = SAMPLE.anon.anonymize(KMap(5, population=POP), quasi_identifiers=QI,
+                                hierarchies={"zip": masking(), "age": intervals([5, 10])})
     assert out.anon.info["algorithm"] == "optimal"
+    assert out.anon.info["achieved"]["k_map"] >= 5
+    out = SAMPLE.anon.anonymize(KMap(5, population=POP), quasi_identifiers=QI)
+    assert out.anon.info["algorithm"] == "mondrian"  # no hierarchies: local recoding
     assert out.anon.info["achieved"]["k_map"] >= 5
 
 

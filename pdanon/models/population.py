@@ -482,9 +482,20 @@ class DeltaPresence(_PopulationModel):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(pop > 0, classes.sizes / np.maximum(pop, 1), 0.0)
 
+    def _upper(self, classes) -> np.ndarray:
+        """δ bounded above for the δmax side: a population row that matches ``m`` published
+        classes (overlapping cells of local recoding) may be in the release through any of
+        them, so the attacker's belief in it is at most the sum of their δ; requiring
+        ``δ · m_max <= δmax`` of every class (``m_max``: ``ClassCounts.population_shared``)
+        bounds that sum by δmax. Equals δ when cells are disjoint."""
+        d = self._deltas(classes)
+        shared = classes.population_shared
+        return d if shared is None else d * np.maximum(shared, 1)
+
     def classes_ok(self, classes) -> np.ndarray:
         d = self._deltas(classes)
-        return (d >= self.delta_min - TOLERANCE) & (d <= self.delta_max + TOLERANCE)
+        return (d >= self.delta_min - TOLERANCE) & (self._upper(classes)
+                                                    <= self.delta_max + TOLERANCE)
 
     def table_ok(self, classes) -> bool:
         """With ``delta_min > 0`` no population row may lie outside the published classes
@@ -508,4 +519,4 @@ class DeltaPresence(_PopulationModel):
         low = float(d.min())
         if int(classes.population[classes.sizes > 0].sum()) < int(classes.population_rows or 0):
             low = 0.0
-        return {"delta_min": low, "delta_max": float(d.max())}
+        return {"delta_min": low, "delta_max": float(self._upper(classes).max())}

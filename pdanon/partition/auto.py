@@ -7,9 +7,9 @@ returns a partitioner's name with the reason, which the engine records in ``info
 
 The rule:
 
-1. hierarchies given, or a model that needs a population table or has a table-level
-   condition (k-map or δ-presence against a population, average risk) -> ``optimal``
-   (optimal full-domain generalization over them);
+1. hierarchies given, or a model with a table-level condition (average risk, δ-presence
+   with δmin > 0) -> ``optimal`` (optimal full-domain generalization over them); a model
+   against a population table otherwise (k-map, δ-presence with δmin = 0) -> ``mondrian``;
 2. fewer than :data:`AUTO_MONDRIAN_ROWS` rows, a model decided by class sizes and distinct
    sensitive values (k-anonymity, distinct l-diversity) and no option other than a suppression
    budget -> ``nearest`` (the reference's TimeOptimal grouping, O(n²/k): under about a second
@@ -38,9 +38,12 @@ def choose(enc, model, options: dict) -> tuple[str, str]:
     if options.get("hierarchies"):
         return "optimal", "optimal (hierarchies given: optimal full-domain generalization)"
     req = model.requirements()
-    if req.population or req.table:
-        return "optimal", ("optimal (the model needs a population table or a table-level "
-                           "condition, which only the lattice search enforces)")
+    if req.table:
+        return "optimal", ("optimal (the model has a table-level condition, which only the "
+                           "lattice search enforces)")
+    if req.population:
+        return "mondrian", ("mondrian (a population model without hierarchies: the population "
+                            "rides through the cuts)")
     if enc.n >= AUTO_MONDRIAN_ROWS:
         return "mondrian", f"mondrian ({enc.n:,} rows >= {AUTO_MONDRIAN_ROWS:,})"
     if not model.requirements().exact:

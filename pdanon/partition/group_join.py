@@ -149,15 +149,19 @@ class _ModelSpec:
                     for p, col in zip(pairs, self.sens_cols)]
         return []
 
-    def ok(self, sizes: np.ndarray, pairs: list) -> np.ndarray:
+    def ok(self, sizes: np.ndarray, pairs: list, population=None,
+           population_rows=None) -> np.ndarray:
         """Boolean per group: does it satisfy the model? ``pairs``: PairCounts per sensitive
-        column over the same groups."""
+        column over the same groups; ``population``: their population rows (a population
+        model)."""
         from pdanon.distributions import ClassCounts
 
         sizes = np.asarray(sizes, dtype=np.int64)
         cols = self.sens_cols if self.needs_sensitive else []
         counts = list(pairs) if self.needs_sensitive else []
-        return np.asarray(self.model.classes_ok(ClassCounts(sizes, cols, counts)), dtype=bool)
+        classes = ClassCounts(sizes, cols, counts, population=population,
+                              population_rows=population_rows)
+        return np.asarray(self.model.classes_ok(classes), dtype=bool)
 
 
 # ============================================================================ per-group state
@@ -197,8 +201,11 @@ class GroupState:
     (0, [2, 0], [True, False])
     """
 
-    def __init__(self, enc: EncodedTable, method: str, model, *, sens_cols=()):
+    def __init__(self, enc: EncodedTable, method: str, model, *, sens_cols=(),
+                 population=None):
         spec = _ModelSpec(model, list(sens_cols))
+        #: a :class:`~pdanon.partition.population.GroupPopulation` (population models)
+        self.population = population
         n = enc.n
         self.n = n
         self.budget = _DENSE_CELLS  # cells left for dense tables and bitsets
@@ -412,6 +419,13 @@ class GroupState:
 
     def satisfied(self, ids: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
+        if self.population is not None:
+            pairs = self.group_pairs(ids) if self.spec.needs_sensitive else []
+            pop = self.population.counts([self.members[i] for i in ids.tolist()])
+            # a group whose published cells match fewer population rows than it has rows
+            # (suppressed cells) is refused: the population must contain every class
+            return self.spec.ok(self.size[ids], pairs, pop, self.population.total) & (
+                pop >= self.size[ids])
         if not self.spec.needs_sensitive:
             return self.size[ids] >= self.spec.k
         pairs = self.group_pairs(ids)
@@ -512,6 +526,22 @@ class _Neighbours:
 # ============================================================================ the algorithm
 
 
+def _published_violators(G: GroupState, check) -> list:
+    """Groups whose published class does not meet the model (``check``: see
+    :func:`group_join_partition`'s ``population``), sorted; the groups of one published class
+    (equal cells) are first merged into one."""
+    labels = np.unique(G.label, return_inverse=True)[1].reshape(-1)
+    classes, ok = check(labels)
+    out = []
+    for c in np.flatnonzero(~np.asarray(ok, dtype=bool)).tolist():
+        ids = np.unique(G.label[classes == c]).tolist()
+        g = ids[0]
+        for other in ids[1:]:
+            g = G.merge(g, other, float(G.fval[g] + G.fval[other]))
+        out.append(g)
+    return sorted(out)
+
+
 def _call_loss_function(fn, loss, size1, size2, params, extras, vectorized: bool):
     """F for every candidate; tries one vectorized call, else one call per candidate."""
     C = len(loss)
@@ -554,7 +584,8 @@ def _check_options(seed, partners, window, orders, max_candidates, loss_function
 def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize", seed=None,
                          loss_function=None, partners: str = "auto", window: int = 24,
                          orders: int = 8, max_candidates: int = 384,
-                         context=None, order: str = "random") -> tuple[Partition, dict]:
+                         context=None, order: str = "random",
+                         population=None) -> tuple[Partition, dict]:
     """Group rows by the GroupJoin rule (module docstring).
 
     Parameters
@@ -580,6 +611,14 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
         Which violating group is merged next: one drawn with ``seed`` (default), or always
         the first one by smallest row (the reference's first GroupJoin variant; ``seed`` is
         then unused).
+    population : (GroupPopulation, callable), optional
+        For k-map / δ-presence against a population table: the population rows inside each
+        group's cells (:class:`~pdanon.partition.population.GroupPopulation`), and
+        ``check(labels) -> (published class per row, ok per published class)``, the model on
+        the classes the groups publish (cells may coincide or overlap; see
+        :func:`pdanon.containment.population_matches`). When no group violates the model,
+        the published classes that do not meet it become violating groups (a class made of
+        several groups, whose cells coincide, is first merged into one) and merging goes on.
 
     Returns ``(Partition, stats)``; stats: ``loss`` (total information loss of the groups),
     ``merges``, ``partners`` (the mode used), ``candidates`` (mean partners evaluated per
@@ -601,7 +640,8 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
         raise InvalidInputError(f"unknown method {method!r}; use one of {list(_losses.METHODS)}")
     n = enc.n
     sens_cols = sensitive_columns(enc, context)
-    G = GroupState(enc, method, model, sens_cols=sens_cols)
+    G = GroupState(enc, method, model, sens_cols=sens_cols,
+                   population=None if population is None else population[0])
     spec = G.spec
     mode = partners if partners != "auto" else ("all" if n <= AUTO_ALL_ROWS else "near")
     first = order == "first_violating"
@@ -615,8 +655,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
 
     ok = G.satisfied(np.arange(n))
     violating = [int(i) for i in np.flatnonzero(~ok)]  # sorted group ids
-    near = _Neighbours(G.codes, orders, window, max_candidates) if (
-        mode == "near" and violating) else None
+    near = None
     merges = 0
     evaluated = 0
     groups_alive = n
@@ -625,43 +664,52 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     todo = len(violating)
     with progress_bar(todo, desc="group_join: violating groups", unit="group",
                       long=n >= PROGRESS_ROWS) as bar:
-        while violating:
-            if groups_alive == 1:
-                raise InfeasibleError(
-                    f"{model!r} cannot be met even by the whole table as one group; relax the "
-                    "model's parameters")
-            g = violating[0 if first else int(rng.integers(len(violating)))]
-            if near is not None:
-                cands = near.candidates(G, g)
-            else:
-                cands = np.flatnonzero(G.alive)
-                cands = cands[cands != g]
-            if not len(cands):
-                raise no_progress("group_join",
-                                  f"violating group {g} has no partner to merge with")
-            layout = G._union_rows(g, cands) if needs_rows else None
-            loss = G.union_loss(g, cands, layout)
-            extras = (G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k"
-                      else None)
-            F = _call_loss_function(fn, loss, int(G.size[g]), G.size[cands], params, extras,
-                                    vectorized)
-            delta = F - G.fval[g] - G.fval[cands]
-            best = float(np.min(delta))
-            tie = np.flatnonzero(delta <= best + TIE * max(1.0, abs(best)))
-            pick = int(tie[0])  # candidates are sorted by id: the smallest id wins a tie
-            c = int(cands[pick])
-            evaluated += len(cands)
-            # update the violating list
-            del violating[bisect.bisect_left(violating, g)]
-            i = bisect.bisect_left(violating, c)
-            if i < len(violating) and violating[i] == c:
-                del violating[i]
-            new = G.merge(g, c, float(F[pick]))
-            merges += 1
-            groups_alive -= 1
-            if not bool(G.satisfied(np.array([new]))[0]):
-                bisect.insort(violating, new)
-            bar.update(max(0, todo - len(violating) - bar.count))  # groups settled so far
+        while True:
+            while violating:
+                if groups_alive == 1:
+                    raise InfeasibleError(
+                        f"{model!r} cannot be met even by the whole table as one group; relax "
+                        "the model's parameters")
+                g = violating[0 if first else int(rng.integers(len(violating)))]
+                if mode == "near":
+                    if near is None:
+                        near = _Neighbours(G.codes, orders, window, max_candidates)
+                    cands = near.candidates(G, g)
+                else:
+                    cands = np.flatnonzero(G.alive)
+                    cands = cands[cands != g]
+                if not len(cands):
+                    raise no_progress("group_join",
+                                      f"violating group {g} has no partner to merge with")
+                layout = G._union_rows(g, cands) if needs_rows else None
+                loss = G.union_loss(g, cands, layout)
+                extras = (G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k"
+                          else None)
+                F = _call_loss_function(fn, loss, int(G.size[g]), G.size[cands], params, extras,
+                                        vectorized)
+                delta = F - G.fval[g] - G.fval[cands]
+                best = float(np.min(delta))
+                tie = np.flatnonzero(delta <= best + TIE * max(1.0, abs(best)))
+                pick = int(tie[0])  # candidates are sorted by id: the smallest id wins a tie
+                c = int(cands[pick])
+                evaluated += len(cands)
+                # update the violating list
+                del violating[bisect.bisect_left(violating, g)]
+                i = bisect.bisect_left(violating, c)
+                if i < len(violating) and violating[i] == c:
+                    del violating[i]
+                new = G.merge(g, c, float(F[pick]))
+                merges += 1
+                groups_alive -= 1
+                if not bool(G.satisfied(np.array([new]))[0]):
+                    bisect.insort(violating, new)
+                bar.update(max(0, todo - len(violating) - bar.count))  # groups settled so far
+            if population is None:
+                break
+            violating = _published_violators(G, population[1])
+            groups_alive = int(G.alive.sum())
+            if not violating:
+                break
 
     labels = np.unique(G.label, return_inverse=True)[1].reshape(-1).astype(np.int64)
     total = _losses.table_loss(method, enc.columns, labels)
@@ -672,7 +720,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
 
 
 @register("group_join", options=("seed", "loss_function", "partners", "window", "orders",
-                                "max_candidates", "distance", "order"))
+                                "max_candidates", "distance", "order"), supports=("population",))
 def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=None, seed=None,
                loss_function=None, partners: str = "auto", window: int = 24, orders: int = 8,
                max_candidates: int = 384, distance=None, order: str = "random") -> Partition:
@@ -694,9 +742,43 @@ def group_join(enc: EncodedTable, model, *, method: str, frame=None, context=Non
     ([20.5, 20.5, 40.5, 40.5], 2)
     """
     check_distance_option(model, distance)
+    population = _population_check(enc, model, frame, method, context)
     partition, stats = group_join_partition(
         enc, model, method=method, seed=seed, loss_function=loss_function, partners=partners,
         window=window, orders=orders, max_candidates=max_candidates, context=context,
-        order=order)
+        order=order, population=population)
     partition.info = dict(stats, groups_built=partition.groups)
     return partition
+
+
+def _population_check(enc: EncodedTable, model, frame, method: str, context):
+    """For k-map / δ-presence against a population table: the population rows of every group
+    (:class:`~pdanon.partition.population.GroupPopulation`) and the check of the classes the
+    groups publish (recoded as the engine recodes them, population rows counted by
+    containment as the engine verifies them); None for another model."""
+    import pandas as pd
+
+    from pdanon import recode
+    from pdanon._groups import class_labels
+    from pdanon.containment import population_matches
+    from pdanon.distributions import ClassCounts
+    from pdanon.partition.population import GroupPopulation, local_population
+
+    joint = local_population(enc, model, frame, method, "group_join")
+    if joint is None:
+        return None
+    columns, pop, table = joint
+    names = [c.name for c in enc.columns]
+
+    def check(labels):
+        published = pd.DataFrame({c.name: recode.recode_column(method, frame[c.name], c,
+                                                               labels)[0]
+                                  for c in enc.columns})
+        classes = class_labels(published, names)
+        counts, shared = population_matches(published, classes, table, names, shared=True)
+        found = ClassCounts.from_labels(classes, context)
+        found.population, found.population_rows = counts, len(table)
+        found.population_shared = shared
+        return classes, np.asarray(model.classes_ok(found), dtype=bool) & (counts >= found.sizes)
+
+    return GroupPopulation(columns, pop, method), check

@@ -77,6 +77,7 @@ from pdanon.encode import EncodedColumn, EncodedTable, missing_bound, range_scal
 from pdanon._errors import InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import no_progress, sensitive_context, sizes_decide
+from pdanon.partition.population import RegionPopulation, local_population
 
 UNORDERED_SPLITS = ("balanced", "frequency", "appearance", "sensitive")
 
@@ -310,7 +311,8 @@ def _moved(values: np.ndarray, new_pos: np.ndarray) -> np.ndarray:
 
 
 def mondrian_partition(enc: EncodedTable, model, *, context=None,
-                       unordered_split: str = "balanced") -> Partition:
+                       unordered_split: str = "balanced",
+                       population: RegionPopulation | None = None) -> Partition:
     """Partition the rows of ``enc`` with Mondrian (module docstring).
 
     Parameters
@@ -323,6 +325,10 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
         The model's context (``model.context(df, sensitive)``); built from ``enc.sensitive``
         (as unordered columns) when omitted.
     unordered_split : {"balanced", "frequency", "appearance", "sensitive"}
+    population : RegionPopulation, optional
+        For a model read against a population table: the population rows, carried through
+        the cuts; every candidate half is checked with the population rows inside its cells
+        (``enc`` is then the sample encoded with the population).
 
     Returns a :class:`Partition` whose groups are the final partitions, numbered by their
     first row (``order`` is None: aggregation ties go to the value met first in row order).
@@ -336,9 +342,19 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     if n == 0:
         return Partition(labels)
     k = model.requirements().min_size
-    only_k = sizes_decide(model)
+    only_k = sizes_decide(model) and population is None
     if not only_k:
         context = sensitive_context(enc, context)
+    if population is not None:
+        everything = np.zeros(n, dtype=np.int64)
+        if not population.groups_ok(model, everything, np.arange(n), everything,
+                                    context)[0]:
+            from pdanon._errors import InfeasibleError
+
+            raise InfeasibleError(
+                f"{model!r} is not met even by the whole table as one class (its published "
+                f"cells match too few population rows, or too many of them are in the sample); "
+                f"relax the model's parameters")
     dims = _dims(enc, unordered_split)
     q = len(dims)
 
@@ -356,6 +372,8 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
             mask = small[sid]
             labels[rows[mask]] = group + (np.cumsum(small) - 1)[sid[mask]]
             group += int(small.sum())
+            if population is not None:
+                population.keep(~small)
             rows = rows[~mask]
             keys = [key[~mask] for key in keys]
             sizes = sizes[~small]
@@ -369,6 +387,14 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
         side = np.zeros(len(rows), dtype=bool)
         split = np.zeros(nseg, dtype=bool)
         pending = np.ones(nseg, dtype=bool)
+
+        def check(halves, pos, sid=sid, rows=rows):
+            """Does every candidate half (labels over the open positions ``pos``) meet the
+            model?"""
+            ctx = _take(context, rows[pos])
+            if population is None:
+                return model.groups_ok(halves, ctx)
+            return population.groups_ok(model, halves, rows[pos], sid[pos], ctx)
         for r in range(q):
             dim = choice[:, r]
             pending &= w[np.arange(nseg), dim] > 0
@@ -392,12 +418,12 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
                 ok = (left >= k) & (right >= k)
                 if not only_k:  # k alone: no cut is more balanced than the median's
                     halves = 2 * lsid + s
-                    good = model.groups_ok(halves, _take(context, rows[at]))
+                    good = check(halves, at)
                     good = np.concatenate([good, np.ones(2 * c - len(good), dtype=bool)])
                     ok &= good[0::2] & good[1::2]
                     if not ok.all():
-                        s, ok = _retry(key, lsid, s, ok, d, median, k, model,
-                                       _take(context, rows[at]))
+                        s, ok = _retry(key, lsid, s, ok, d, median, k,
+                                       lambda h, p, at=at: check(h, at[p]))
                 chosen = np.flatnonzero(segs)[ok]
                 split[chosen] = True
                 pending[chosen] = False
@@ -410,6 +436,10 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
             group += int(fin.sum())
         if not split.any():
             break
+        if population is not None:  # into the child whose cells contain them
+            moving = split[sid]
+            child = 2 * (np.cumsum(split) - 1)[sid[moving]] + side[moving]
+            population.route(child, rows[moving], sid[moving])
         new_pos = _regroup(sid, side, starts, sizes)
         keep = _moved(split[sid], new_pos)
         rows = _moved(rows, new_pos)[keep]
@@ -427,9 +457,10 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
     return Partition(rank[labels], note=f"mondrian: unordered_split={unordered_split!r}")
 
 
-def _retry(key, lsid, s, ok, d: _Dim, median, k: int, model, context):
+def _retry(key, lsid, s, ok, d: _Dim, median, k: int, check):
     """Sides and success after trying other cuts (:func:`_fallback_sides`) in the partitions
-    (numbered by ``lsid``) whose first cut ``s`` failed (``ok`` False)."""
+    (numbered by ``lsid``) whose first cut ``s`` failed (``ok`` False); ``check(halves,
+    positions)`` answers for candidate halves over positions of ``key``."""
     fail = ~ok
     at = np.flatnonzero(fail[lsid])
     local = np.cumsum(fail) - 1
@@ -442,7 +473,7 @@ def _retry(key, lsid, s, ok, d: _Dim, median, k: int, model, context):
     ncodes = d.ncodes
 
     def allowed(halves, rows):
-        return model.groups_ok(halves, _take(context, at[rows]))
+        return check(halves, at[rows])
 
     side, found = _fallback_sides(fkey, local[lsid[at]], int(fail.sum()), ncodes, median,
                                   max(k, 1), allowed)
@@ -467,12 +498,26 @@ def _take(context, rows: np.ndarray):
     return context.take(rows) if hasattr(context, "take") else context
 
 
-@register("mondrian", options=("unordered_split", "max_suppressed_rows"))
+@register("mondrian", options=("unordered_split", "max_suppressed_rows"),
+          supports=("population",))
 def mondrian(enc: EncodedTable, model, *, method: str, frame=None, context=None,
              unordered_split: str = "balanced", max_suppressed_rows=None) -> Partition:
-    """Engine entry point (``algorithm="mondrian"``): works for every privacy model.
+    """Engine entry point (``algorithm="mondrian"``): works for every privacy model, and for
+    k-map and δ-presence against a population table (δmin = 0) with ``method="generalize"``
+    or ``"suppress"``: the population rows ride through the cuts (:class:`RegionPopulation`).
 
     ``max_suppressed_rows`` is accepted for a uniform API and never used: every Mondrian
     partition satisfies the model, so no row needs suppressing.
     """
-    return mondrian_partition(enc, model, context=context, unordered_split=unordered_split)
+    joint = local_population(enc, model, frame, method, "mondrian")
+    if joint is None:
+        return mondrian_partition(enc, model, context=context, unordered_split=unordered_split)
+    if method != "generalize":
+        raise InvalidInputError(
+            f"algorithm='mondrian' enforces {model!r} with method='generalize' (its published "
+            f"ranges and sets lie inside its cuts, so every population row matches at most one "
+            f"class); got method={method!r}; use algorithm='group_join' for 'suppress'")
+    columns, pop, _ = joint
+    return mondrian_partition(EncodedTable(columns, enc.sensitive, enc.n), model,
+                              context=context, unordered_split=unordered_split,
+                              population=RegionPopulation(columns, pop))

@@ -244,7 +244,8 @@ class _PopulationModel(PrivacyModel):
         if classes.population is None:
             raise InvalidInputError(
                 f"{self!r} needs the population rows of every class; anonymize with "
-                f"algorithm='optimal' (with hierarchies=), or measure with .holds(df, ...)")
+                f"algorithm='optimal' (with hierarchies=), 'mondrian' or 'group_join', or "
+                f"measure with .holds(df, ...)")
         return classes.population
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
@@ -269,8 +270,9 @@ class KMap(_PopulationModel):
     """k-map: every published class matches at least ``k`` rows of the population.
 
     ``KMap(k, population=table)``: against a population table (the sample's rows must be in
-    it); only ``algorithm="optimal"`` can enforce it (it generalizes the population with the
-    sample). ``KMap(k, sampling_fraction=π)`` or ``KMap(k, population_size=N)`` (π = rows / N):
+    it); ``algorithm="optimal"`` enforces it by generalizing the population with the sample,
+    ``"mondrian"`` and ``"group_join"`` by counting the population rows inside each published
+    class's cells (see docs/risk.md). ``KMap(k, sampling_fraction=π)`` or ``KMap(k, population_size=N)`` (π = rows / N):
     estimated (see :func:`derived_k`); the object is then an :class:`EstimatedKMap`, a
     k-anonymity with the derived k, and every partitioner enforces it.
 
@@ -435,7 +437,9 @@ class DeltaPresence(_PopulationModel):
 
     A population class whose sample rows are all suppressed, or that has none, has δ = 0: it
     fails when ``delta_min > 0`` (suppression cannot help it). Suppressed rows count in no
-    class, as in ARX. Only ``algorithm="optimal"`` enforces it.
+    class, as in ARX. ``algorithm="optimal"`` enforces it; ``"mondrian"`` and ``"group_join"``
+    too when ``delta_min`` is 0 (population rows outside every published class then need no
+    check).
 
     Example
     -------

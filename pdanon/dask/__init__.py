@@ -295,7 +295,7 @@ class DaskAnonAccessor:
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",
                   max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
                   unordered_split: str = "balanced", path=None, verify: bool = True,
-                  write_options: dict | None = None, **roles):
+                  write_options: dict | None = None, progress=None, **roles):
         """Anonymize with Mondrian on Dask for a privacy model (:mod:`pdanon.models`:
         k-anonymity, l-diversity, t-closeness and their :class:`~pdanon.models.AllOf`);
         :meth:`k_anonymize`, :meth:`l_diversify` and :meth:`t_close` build the model for you.
@@ -326,6 +326,11 @@ class DaskAnonAccessor:
             lazy output (each part is still verified by its own task).
         write_options : dict, optional
             Extra keywords for ``to_parquet`` (e.g. ``{"compression": "zstd"}``).
+        progress : bool, optional
+            A bar over the phases (cuts, parts, verification) on standard error or in the
+            notebook: ``None`` (default) when tqdm is installed and the run lasts more than
+            2 s in a terminal or notebook, ``True`` always, ``False`` never (see
+            :mod:`pdanon.progress`).
         **roles
             Role keywords.
 
@@ -351,12 +356,12 @@ class DaskAnonAccessor:
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
                                max_rows_per_part=max_rows_per_part, order=order,
                                unordered_split=unordered_split, path=path, verify=verify,
-                               write_options=write_options)
+                               write_options=write_options, progress=progress)
 
     def k_anonymize(self, k: int, **options):
         """Make the frame k-anonymous with Mondrian on Dask; ``options`` (``method``,
         ``algorithm``, ``max_rows_per_part``, ``order``, ``unordered_split``, ``path``,
-        ``verify``, ``write_options`` and role keywords) as in :meth:`anonymize`.
+        ``verify``, ``write_options``, ``progress`` and role keywords) as in :meth:`anonymize`.
 
         Example
         -------
@@ -416,7 +421,8 @@ class DaskAnonAccessor:
                 f"{{column: kind}})")
         return r
 
-    def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, **options):
+    def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, progress=None,
+                   **options):
         if method != "generalize":
             raise InvalidInputError(f"method={method!r} is not available on Dask; use "
                                     f"method='generalize' (or anonymize a pandas frame)")
@@ -428,7 +434,10 @@ class DaskAnonAccessor:
             raise InvalidInputError(
                 f"{needs_sensitive} needs at least one sensitive column: pass sensitive=[...] "
                 f"(or {{column: kind}})")
-        out, _ = anonymize(self._ddf, r, model=model, **options)
+        from pdanon.progress import setting
+
+        with setting(progress):
+            out, _ = anonymize(self._ddf, r, model=model, **options)
         return out
 
 

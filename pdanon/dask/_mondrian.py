@@ -231,11 +231,28 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     import dask
     import dask.dataframe as dd
 
+    from pdanon.progress import progress_bar
+
     started = time.perf_counter()
     if order not in ORDERS:
         raise InvalidInputError(f"unknown order {order!r}; use one of {list(ORDERS)}")
+    # one step per phase (dictionaries + codes + cuts, local Mondrian, verification): Dask runs
+    # are long enough for auto mode's terminal / notebook rule
+    with progress_bar(2 + bool(verify), desc="mondrian (dask): cuts", unit="phase") as bar:
+        return _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, path,
+                          verify, write_options, persist_codes, started, bar)
+
+
+def _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, path, verify,
+               write_options, persist_codes, started, bar):
+    """:func:`anonymize`'s phases, reporting each to ``bar``."""
+    import dask
+    import dask.dataframe as dd
+
     plan, encoded, info = plan_cuts(ddf, roles, model=model, max_rows_per_part=max_rows_per_part,
                                     unordered_split=unordered_split, persist_codes=persist_codes)
+    bar.update(1)
+    bar.set_description("mondrian (dask): parts")
     timings = info.pop("timings")
     info["order"] = order
     attrs = plan.attrs
@@ -260,6 +277,7 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     del encoded, out
     gc.collect()  # release the persisted codes now (the task graphs hold reference cycles)
     timings["anonymize"] = time.perf_counter() - t0
+    bar.update(1)
     if stats is not None:
         info["groups"] = int(stats["classes"].sum())
         info["achieved"] = {"k": int(stats.loc[stats["rows"] > 0, "k"].min())
@@ -273,10 +291,12 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
 
     # -- 5. verification -----------------------------------------------------------------
     if verify:
+        bar.set_description("mondrian (dask): verification")
         t0 = time.perf_counter()
         info["verified"] = verify_output(result, info["quasi_identifiers"], plan.sensitive,
                                          model, info["rows"])
         timings["verify"] = time.perf_counter() - t0
+        bar.update(1)
     timings["total"] = time.perf_counter() - started
     info["timings"] = timings
     info["seconds"] = timings["total"]

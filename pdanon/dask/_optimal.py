@@ -276,15 +276,15 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     timings = {}
     if objective not in OBJECTIVES:
         raise InvalidInputError(f"unknown objective {objective!r}; use one of {list(OBJECTIVES)}")
-    if not roles.qi:
-        raise InvalidInputError("no quasi-identifier columns: pass quasi_identifiers=[...]")
     needs_sens = needs_context(model)
-    if needs_sens and not roles.sensitive:
-        raise InvalidInputError(f"{model!r} needs at least one sensitive column: pass "
-                                f"sensitive=[...]")
-    keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
+    missing_role = ("quasi_identifiers", "columns") if not roles.qi else (
+        ("sensitive", f"{model!r} needs") if needs_sens and not roles.sensitive else None)
+    if missing_role:
+        raise InvalidInputError(f"no {missing_role[0]} columns ({missing_role[1]} at least "
+                                f"one): pass {missing_role[0]}=[...]")
     qnames = list(roles.quasi_identifiers)
     snames = list(roles.sensitive) if needs_sens else []
+    keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
 
     # -- 1. dictionaries -----------------------------------------------------------------
     dict_cols, sensitive, n, collected = _dictionaries(ddf, roles, qnames, snames)

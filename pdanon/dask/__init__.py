@@ -47,6 +47,7 @@ from pdanon.dask._metrics import (
     t_closeness,
 )
 from pdanon.dask._mondrian import DEFAULT_MAX_ROWS_PER_PART, ORDERS, anonymize
+from pdanon.dask._optimal import anonymize_optimal
 from pdanon.dask._risk import record_risk, risk_summary
 from pdanon._errors import InvalidInputError
 
@@ -54,6 +55,7 @@ __all__ = [
     "DEFAULT_MAX_ROWS_PER_PART",
     "DaskAnonAccessor",
     "anonymize",
+    "anonymize_optimal",
     "average_class_size",
     "class_sizes",
     "discernibility",
@@ -221,7 +223,8 @@ class DaskAnonAccessor:
         >>> ddf.anon.non_uniform_entropy()
         1.5
         """
-        return non_uniform_entropy(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
+        return non_uniform_entropy(self._ddf, self.roles(**roles).quasi_identifiers,
+                                   missing=missing)
 
     def discernibility(self, *, missing: str = "value", **roles) -> int:
         """Σ |class|² over the equivalence classes.
@@ -295,19 +298,32 @@ class DaskAnonAccessor:
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",
                   max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
                   unordered_split: str = "balanced", path=None, verify: bool = True,
-                  write_options: dict | None = None, progress=None, **roles):
-        """Anonymize with Mondrian on Dask for a privacy model (:mod:`pdanon.models`:
-        k-anonymity, l-diversity, t-closeness and their :class:`~pdanon.models.AllOf`);
-        :meth:`k_anonymize`, :meth:`l_diversify` and :meth:`t_close` build the model for you.
+                  write_options: dict | None = None, hierarchies=None,
+                  objective: str | None = None, max_suppressed_rows=None,
+                  options: dict | None = None, progress=None, **roles):
+        """Anonymize with Mondrian (or optimal full-domain recoding) on Dask for a privacy
+        model (:mod:`pdanon.models`: k-anonymity, l-diversity, t-closeness and their
+        :class:`~pdanon.models.AllOf`); :meth:`k_anonymize`, :meth:`l_diversify` and
+        :meth:`t_close` build the model for you.
 
         Parameters
         ----------
         model : pdanon.models.PrivacyModel
-        method, algorithm
-            Only ``"generalize"`` and ``"mondrian"`` on Dask.
+        method
+            Only ``"generalize"`` on Dask.
+        algorithm : {"mondrian", "optimal"}
+            ``"mondrian"`` (default): top cuts on the whole data, local Mondrian per part.
+            ``"optimal"``: the optimal full-domain recoding of the pandas engine over the
+            levels of ``hierarchies`` (docs/dask.md, "Optimal recoding on Dask"); the result
+            equals the pandas result on the same rows.
+        hierarchies, objective, max_suppressed_rows, options
+            ``algorithm="optimal"`` only, as in the pandas ``k_anonymize``: hierarchies of the
+            quasi-identifiers, ``"loss"`` (default) / ``"precision"`` / ``"discernibility"``
+            / ``"entropy"``, the suppression budget (rows or a fraction), and
+            ``options={"levels": ..., "labels": ...}``.
         max_rows_per_part : int
-            Top cuts are chosen on the whole data until every part has at most this many rows
-            (or cannot be split); each part is then anonymized by one task with the
+            (Mondrian) Top cuts are chosen on the whole data until every part has at most this
+            many rows (or cannot be split); each part is then anonymized by one task with the
             single-machine Mondrian. Choose it so that a part fits a worker comfortably
             (roughly 1 KB of working memory per row); default 500,000.
         order : {"input", "part"}
@@ -353,15 +369,20 @@ class DaskAnonAccessor:
                 f"model must be a pdanon.models.PrivacyModel (e.g. KAnonymity(5)), got "
                 f"{type(model).__name__}")
         needs = model.name if model.requirements().sensitive else None
+        mondrian = {"max_rows_per_part": max_rows_per_part, "order": order,
+                    "unordered_split": unordered_split}
+        optimal = {"hierarchies": hierarchies, "objective": objective,
+                   "max_suppressed_rows": max_suppressed_rows, "options": options}
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
-                               max_rows_per_part=max_rows_per_part, order=order,
-                               unordered_split=unordered_split, path=path, verify=verify,
+                               mondrian=mondrian, optimal=optimal, path=path, verify=verify,
                                write_options=write_options, progress=progress)
 
     def k_anonymize(self, k: int, **options):
         """Make the frame k-anonymous with Mondrian on Dask; ``options`` (``method``,
         ``algorithm``, ``max_rows_per_part``, ``order``, ``unordered_split``, ``path``,
-        ``verify``, ``write_options``, ``progress`` and role keywords) as in :meth:`anonymize`.
+        ``verify``, ``write_options``, ``progress``, for ``algorithm="optimal"``
+        ``hierarchies``, ``objective``, ``max_suppressed_rows``, ``options``, and role keywords)
+        as in :meth:`anonymize`.
 
         Example
         -------
@@ -396,8 +417,8 @@ class DaskAnonAccessor:
     def t_close(self, t: float, *, k: int = 1, distance: str = "emd", hierarchies=None,
                 **options):
         """Make every class t-close to the whole table (and k-anonymous) with Mondrian on Dask;
-        ``hierarchies`` are those of sensitive columns (``distance="hierarchical"``); other
-        ``options`` as in :meth:`anonymize`.
+        ``hierarchies`` of sensitive columns drive ``distance="hierarchical"``, those of
+        quasi-identifiers ``algorithm="optimal"``; other ``options`` as in :meth:`anonymize`.
 
         Example
         -------
@@ -409,7 +430,13 @@ class DaskAnonAccessor:
         """
         from pdanon.models import AllOf, KAnonymity, TCloseness
 
-        model = AllOf(KAnonymity(k), TCloseness(t, distance=distance, hierarchies=hierarchies))
+        sensitive = set(self.roles(**{k: options[k] for k in ROLE_KEYWORDS
+                                      if k in options}).sensitive)
+        sens_h = {c: h for c, h in (hierarchies or {}).items() if c in sensitive} or None
+        qi_h = {c: h for c, h in (hierarchies or {}).items() if c not in sensitive} or None
+        model = AllOf(KAnonymity(k), TCloseness(t, distance=distance, hierarchies=sens_h))
+        if qi_h is not None:
+            options["hierarchies"] = qi_h
         return self.anonymize(model, **options)
 
     # ------------------------------------------------------------------ helpers
@@ -421,14 +448,14 @@ class DaskAnonAccessor:
                 f"{{column: kind}})")
         return r
 
-    def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, progress=None,
-                   **options):
+    def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, *, mondrian,
+                   optimal, progress=None, **options):
         if method != "generalize":
             raise InvalidInputError(f"method={method!r} is not available on Dask; use "
                                     f"method='generalize' (or anonymize a pandas frame)")
-        if algorithm not in ("mondrian", "auto"):
+        if algorithm not in ("mondrian", "auto", "optimal"):
             raise InvalidInputError(f"algorithm={algorithm!r} is not available on Dask; use "
-                                    f"algorithm='mondrian'")
+                                    f"algorithm='mondrian' or 'optimal' (with hierarchies=)")
         r = self.roles(**roles)
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(
@@ -437,8 +464,35 @@ class DaskAnonAccessor:
         from pdanon.progress import setting
 
         with setting(progress):
-            out, _ = anonymize(self._ddf, r, model=model, **options)
+            if algorithm == "optimal":
+                out, _ = anonymize_optimal(self._ddf, r, model=model,
+                                           **_optimal_options(optimal, mondrian), **options)
+                return out
+            given = [k for k, v in optimal.items() if v is not None]
+            if given:
+                raise InvalidInputError(
+                    f"{given} apply to algorithm='optimal' (hierarchies of quasi-identifiers, "
+                    f"suppression); pass algorithm='optimal' or leave them out for Mondrian")
+            out, _ = anonymize(self._ddf, r, model=model, **mondrian, **options)
         return out
+
+
+def _optimal_options(optimal: dict, mondrian: dict) -> dict:
+    """The keywords of :func:`pdanon.dask._optimal.anonymize_optimal`; Mondrian's options
+    left at their defaults, ``options`` holding only ``levels`` / ``labels``."""
+    defaults = {"max_rows_per_part": DEFAULT_MAX_ROWS_PER_PART, "order": "input",
+                "unordered_split": "balanced"}
+    changed = [k for k, v in mondrian.items() if v != defaults[k]]
+    if changed:
+        raise InvalidInputError(f"{changed} apply to algorithm='mondrian'; algorithm='optimal' "
+                                f"keeps the input's partitions and row order: leave them out")
+    extra = dict(optimal.get("options") or {})
+    unknown = [k for k in extra if k not in ("levels", "labels")]
+    if unknown:
+        raise InvalidInputError(f"unknown options {unknown} for algorithm='optimal' on Dask; "
+                                f"use 'levels' and 'labels'")
+    out = {k: v for k, v in optimal.items() if k != "options" and v is not None}
+    return {**out, **extra}
 
 
 def _no_extra(kwargs: dict) -> None:

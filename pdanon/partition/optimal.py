@@ -105,7 +105,7 @@ import heapq
 import math
 import numbers
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -165,9 +165,12 @@ class _Classes:
         return len(self.counts)
 
 
-def _group(codes: list, radices: list):
-    """Labels 0..G-1 of the distinct combinations of ``codes`` and, per label, the codes."""
+def _group(codes: list, radices: list, rows: int | None = None):
+    """Labels 0..G-1 of the distinct combinations of ``codes`` and, per label, the codes.
+    ``rows``: the rows ``codes`` stand for when they are weighted distinct combinations (in
+    order of first appearance); the labels are then numbered as on the rows themselves."""
     n = len(codes[0])
+    rule = n if rows is None else rows
     total = 1
     for r in radices:
         total *= max(int(r), 1)
@@ -178,14 +181,15 @@ def _group(codes: list, radices: list):
         for c, r in zip(codes[-2::-1], radices[-2::-1]):
             key *= r
             key += c
-        if total <= 8 * n + 4096:
+        in_key_order = total <= 8 * rule + 4096 or rule <= 256
+        if in_key_order and total <= 8 * n + 4096:
             # small key range: mark the keys present, number them in key order
             present = np.zeros(total, dtype=np.intp)
             present[key] = 1
             uniq = np.flatnonzero(present)
             present[uniq] = np.arange(len(uniq))
             labels = present[key]
-        elif n <= 256:
+        elif in_key_order:
             uniq, labels = np.unique(key, return_inverse=True)
             labels = labels.reshape(-1)
         else:
@@ -204,13 +208,14 @@ def _group(codes: list, radices: list):
     return labels, [c[first] for c in codes]
 
 
-def _sens_from_rows(labels, g, col):
+def _sens_from_rows(labels, g, col, weights=None):
     if col.m <= _DENSE_VALUES:
-        flat = np.bincount(labels * col.m + col.codes, minlength=g * col.m)
-        return flat.reshape(g, col.m).astype(np.int64)
+        flat = np.bincount(labels * col.m + col.codes, weights=weights, minlength=g * col.m)
+        return np.rint(flat).astype(np.int64).reshape(g, col.m)
     from pdanon.distributions import PairCounts
 
-    return PairCounts.from_codes(labels, col.codes, col.m, g)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return PairCounts.from_codes(labels, col.codes, col.m, g, weights=w)
 
 
 def _sens_rollup(item, labels, g, col):
@@ -306,16 +311,21 @@ class _Eval:
 
 class LatticeSearch:
     """The lattice of per-column levels of ``columns`` (:class:`~pdanon.hierarchy.ColumnLevels`)
-    for ``model`` (see the module docstring). Build it, call :meth:`run`."""
+    for ``model`` (see the module docstring). Build it, call :meth:`run`. With ``weights``
+    the columns' rows (and sensitive codes) are distinct combinations, each standing for that
+    many rows, in order of first appearance (the Dask path): every count is a row count."""
 
     def __init__(self, columns, model, sensitive, *, budget: int, objective: str,
-                 bounds: list[tuple[int, int]], population_rows: list | None = None):
+                 bounds: list[tuple[int, int]], population_rows: list | None = None,
+                 weights=None):
         self.columns = columns
         # per column, the population rows' value codes (k-map / δ-presence against a table)
         self.population_rows = population_rows
         self.pop_total = None if population_rows is None else len(population_rows[0])
         self.q = len(columns)
-        self.n = len(columns[0].rows)
+        self.points = len(columns[0].rows)
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.int64)
+        self.n = self.points if weights is None else int(self.weights.sum())
         self.model = model
         self.sensitive = list(sensitive)  # SensitiveColumn objects
         self.budget = int(budget)
@@ -417,7 +427,8 @@ class LatticeSearch:
         self.min_surcharge_levels = []
         for col in self.columns:
             b = col.bound
-            counts_v = np.bincount(col.rows, minlength=len(b.values)).astype(np.float64)
+            counts_v = np.bincount(col.rows, weights=self.weights,
+                                   minlength=len(b.values)).astype(np.float64)
             per_level, base = [], []
             for j in range(b.height + 1):
                 codes = b.codes[j]
@@ -477,13 +488,15 @@ class LatticeSearch:
             # the population's rows ride along: classes of sample + population together
             codes = [np.concatenate([codes[c], self.columns[c].bound.codes[int(levels[c])][
                 self.population_rows[c]]]) for c in range(self.q)]
-        labels, cls_codes = _group(codes, self._radices(levels))
+        w = self.weights
+        labels, cls_codes = _group(codes, self._radices(levels), None if w is None else self.n)
         g = len(cls_codes[0])
         if self.population_rows is not None:
-            pop = np.bincount(labels[self.n:], minlength=g).astype(np.int64)
-            labels = labels[:self.n]
-        counts = np.bincount(labels, minlength=g).astype(np.int64)
-        sens = [_sens_from_rows(labels, g, s) for s in self.sensitive] if self.needs_sens else []
+            pop = np.bincount(labels[self.points:], minlength=g).astype(np.int64)
+            labels = labels[:self.points]
+        counts = np.rint(np.bincount(labels, weights=w, minlength=g)).astype(np.int64)
+        sens = [_sens_from_rows(labels, g, s, w) for s in self.sensitive] if self.needs_sens \
+            else []
         return _Classes(cls_codes, counts, sens, rows=labels, pop=pop)
 
     def _source(self, idx: int) -> int:
@@ -907,7 +920,8 @@ def _star_hierarchy(col):
     return TableHierarchy(values, [["*"] * len(values)], description="value → *")
 
 
-def _bounds(cols, levels) -> list:
+def lattice_bounds(cols, levels) -> list:
+    """``(min, max)`` level per column from the ``levels`` option (default: all levels)."""
     levels = dict(levels or {})
     names = [c.name for c in cols]
     unknown = [c for c in levels if c not in names]
@@ -934,6 +948,38 @@ def _bounds(cols, levels) -> list:
             raise InvalidInputError(f"levels[{col.name!r}] = {spec!r}: min is above max")
         out.append((int(lo), int(hi)))
     return out
+
+
+def search_result(search: LatticeSearch, model, budget: int, bar=None):
+    """Run ``search`` (reporting the nodes it takes to the progress ``bar``, if any); return
+    the chosen levels, per point (row, or distinct combination with weights) whether it is
+    suppressed, and the facts ``info`` reports."""
+    best = search.run(bar)
+    if best is None:
+        raise InfeasibleError(
+            f"no node of the generalization lattice meets {model!r} with at most {budget} "
+            f"suppressed row(s); raise max_suppressed_rows, use hierarchies that reach a single "
+            f"top node, or relax the model")
+    chosen = search.L[best]
+    final = search.from_rows(chosen)
+    ok, _, _ = search.class_stats(final)
+    if not search.table_ok(ok, final.counts):
+        raise InfeasibleError(f"the chosen lattice node does not meet {model!r}; this is a "
+                              "bug in pdanon, please report it")
+    raw = search._objective(best, final, ~ok, int(final.counts[~ok].sum()))
+    cols = search.columns
+    info = {
+        "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
+        "objective": search.objective,
+        "objective_value": raw if search.objective == "discernibility" else
+        raw / (search.n * len(cols)),
+        "max_suppressed_rows": budget,
+        "groups": int((ok & (final.counts > 0)).sum()),
+        "nodes_evaluated": search.evaluated,
+        "nodes_total": search.total,
+        "heights": {col.name: col.height for col in cols},
+    }
+    return chosen, ~ok[final.rows], info
 
 
 @register("optimal", options=("hierarchies", "objective", "max_suppressed_rows", "levels",
@@ -974,25 +1020,13 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     else:  # generalized with the sample (see pdanon.partition.population)
         cols, pop_rows = split_columns(
             prepare_columns(joint_encoded(enc, frame, population), hierarchies), n)
-    bounds = _bounds(cols, levels)
+    bounds = lattice_bounds(cols, levels)
     sensitive = sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,
                            bounds=bounds, population_rows=pop_rows)
     with progress_bar(search.total, desc="optimal: lattice nodes", unit="node",
                       long=search.total * n >= 10_000_000) as bar:
-        best = search.run(bar)
-    if best is None:
-        raise InfeasibleError(
-            f"no node of the generalization lattice meets {model!r} with at most {budget} "
-            f"suppressed row(s); raise max_suppressed_rows, use hierarchies that reach a single "
-            f"top node, or relax the model")
-    chosen = search.L[best]
-    final = search.from_rows(chosen)
-    ok, _, _ = search.class_stats(final)
-    if not search.table_ok(ok, final.counts):
-        raise InfeasibleError(f"the chosen lattice node does not meet {model!r}; this is a "
-                              "bug in pdanon, please report it")
-    suppressed_mask = ~ok[final.rows]
+        chosen, suppressed_mask, info = search_result(search, model, budget, bar)
     out_cols = {}
     changed = 0
     for c, col in enumerate(cols):
@@ -1003,19 +1037,7 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         else:
             plain = col.plain_nodes(level)[col.node_codes(level)]
             changed += int((~plain | suppressed_mask).sum())
-    raw = search._objective(best, final, ~ok, int(suppressed_mask.sum()))
-    value = raw if objective == "discernibility" else raw / (n * len(cols))
-    info = {
-        "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
-        "objective": objective,
-        "objective_value": value,
-        "max_suppressed_rows": budget,
-        "groups": int((ok & (final.counts > 0)).sum()),
-        "nodes_evaluated": search.evaluated,
-        "nodes_total": search.total,
-        "heights": {col.name: col.height for col in cols},
-        "search_seconds": time.perf_counter() - started,
-    }
+    info["search_seconds"] = time.perf_counter() - started
     out = Recoded(out_cols, changed, int(suppressed_mask.sum()), suppressed=suppressed_mask,
                   info=info)
     if pop_rows is not None:

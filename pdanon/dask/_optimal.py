@@ -1,0 +1,418 @@
+"""Optimal full-domain recoding (``algorithm="optimal"``) on Dask.
+
+The lattice search of :mod:`pdanon.partition.optimal` needs, per node, the rows of every
+equivalence class (and, for l / t, its sensitive-value counts). Those are sums over the
+*finest* classes: the distinct combinations of the quasi-identifiers' values (with the
+sensitive values for l / t). So:
+
+1. **Dictionaries** (one pass): the distinct values and counts of every quasi-identifier and
+   sensitive column (:func:`pdanon.dask._plan.value_table_capped`), merged in partition order
+   (order of first appearance). Each quasi-identifier is encoded over its distinct values with
+   :func:`pdanon.encode.encode_column`, so its categories are exactly those pandas builds on
+   the whole column (missing: the last code); the sensitive columns are the ones pandas
+   builds (:func:`pdanon.dask._metrics.global_sensitive_column`).
+2. **Finest counts** (one pass): each partition maps its rows to those codes and counts the
+   distinct code tuples, with the first row (partition, position) of each; a tree of
+   group-bys merges them. The table of distinct combinations comes to the client, ordered by
+   first appearance.
+3. **Search** (client): :class:`~pdanon.partition.optimal.LatticeSearch` on the
+   combinations, each weighted by its rows (``weights=``): class sizes, suppressed rows, the
+   budget and the objectives are row counts, and classes are numbered as on the rows, so the
+   search visits the same nodes and chooses the same one as on the pandas frame.
+4. **Apply** (one pass, lazy): every partition looks its rows up in small broadcast tables
+   (per column: dictionary code → published cell at the chosen level; the failing classes'
+   node codes → suppressed) and publishes the cells (suppressed rows: every quasi-identifier
+   missing). Cells carry the categories pandas would publish, so every partition has one
+   dtype. The output has the input's partitions, index and row order; ``path=`` writes it to
+   Parquet.
+5. **Verification**: the model on the published classes, from the combinations (client) and
+   by a distributed group-by on the output (:func:`pdanon.dask._models.verify_output`) over
+   the rows that publish a quasi-identifier.
+
+Example
+-------
+>>> import pandas as pd, dask.dataframe as dd, pdanon, pdanon.dask
+>>> from pdanon.hierarchy import intervals
+>>> df = pd.DataFrame({"age": [21, 25, 33, 38, 52, 57]})
+>>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
+...     2, algorithm="optimal", hierarchies={"age": intervals([10, 20])})
+>>> out.anon.info["levels"], out.compute()["age"].astype(str).tolist()
+({'age': 1}, ['[20, 29]', '[20, 29]', '[30, 39]', '[30, 39]', '[50, 59]', '[50, 59]'])
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, VerificationError
+from pdanon.dask._local import with_attrs
+from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
+from pdanon.dask._models import check_feasible, needs_context, verify_output
+from pdanon.dask._plan import merge_tables, value_table_capped
+
+__all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
+           "publish_partition", "published_rows"]
+
+#: Options of ``algorithm="optimal"`` on Dask (besides ``path``, ``verify``, ``write_options``).
+OPTIMAL_OPTIONS = ("hierarchies", "objective", "max_suppressed_rows", "levels", "labels")
+#: Rows of a partition addressed within its number (first-appearance keys).
+_POS_BITS = 40
+#: Per-partition tables merged per task in the tree reduction.
+_FAN_IN = 8
+
+
+# ============================================================================ codes
+
+
+@dataclass
+class _Lookup:
+    """Dictionary code of a column's cells: position in ``categories``; missing: the last."""
+
+    name: object
+    kind: str
+    categories: pd.Index
+
+    def codes(self, series: pd.Series) -> np.ndarray:
+        m = len(self.categories)
+        if self.kind == "real":
+            x = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            cats = np.asarray(self.categories, dtype=np.float64)
+            codes = np.searchsorted(cats, x)
+            na = np.isnan(x)
+            bad = ~na & ((codes >= m) | (cats[np.minimum(codes, max(m - 1, 0))] != x)
+                         if m else ~na)
+        else:
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                local = series.cat.codes.to_numpy(np.int64)
+                uniq = series.cat.categories
+            else:
+                from pdanon.encode import factorize
+
+                local, uniq = factorize(series.array, where=f"column {self.name!r}")
+            pos = self.categories.get_indexer(pd.Index(uniq)) if len(uniq) else \
+                np.zeros(0, np.int64)
+            na = local < 0
+            codes = np.where(na, m, pos[np.maximum(local, 0)] if len(pos) else 0)
+            bad = ~na & (codes < 0)
+        if bad.any():
+            raise InvalidInputError(
+                f"column {self.name!r} holds values that were not seen when its dictionary was "
+                f"built (the data changed between passes?)")
+        return np.where(na, m, codes).astype(np.int64)
+
+
+def _row_codes(pdf: pd.DataFrame, lookups: list, sensitive: list) -> list:
+    """Per quasi-identifier (then sensitive column) the rows' dictionary codes."""
+    return ([lk.codes(pdf[lk.name]) for lk in lookups]
+            + [g.codes(pdf[g.name]) for g in sensitive])
+
+
+def combo_table(pdf: pd.DataFrame, number: int, lookups: list, sensitive: list):
+    """One partition's distinct code combinations (``c0..``), their rows (``n``) and the first
+    row holding each (``first``: partition number and position)."""
+    codes = _row_codes(pdf, lookups, sensitive)
+    names = [f"c{j}" for j in range(len(codes))]
+    frame = pd.DataFrame(dict(zip(names, codes)))
+    frame["first"] = (np.int64(number) << _POS_BITS) + np.arange(len(pdf), dtype=np.int64)
+    out = frame.groupby(names, sort=False)["first"].agg(["size", "min"]).reset_index()
+    return out.rename(columns={"size": "n", "min": "first"})
+
+
+def merge_combos(*tables) -> pd.DataFrame:
+    """Merge combination tables: rows summed, first row the earliest."""
+    frame = pd.concat(tables, ignore_index=True)
+    names = [c for c in frame.columns if c not in ("n", "first")]
+    return frame.groupby(names, sort=False).agg(n=("n", "sum"), first=("first", "min")) \
+        .reset_index()
+
+
+def _collect_combos(ddf, columns, lookups, sensitive) -> pd.DataFrame:
+    import dask
+
+    parts = [dask.delayed(combo_table)(p, i, lookups, sensitive)
+             for i, p in enumerate(ddf[columns].to_delayed())]
+    while len(parts) > 1:
+        parts = [dask.delayed(merge_combos)(*parts[i:i + _FAN_IN])
+                 for i in range(0, len(parts), _FAN_IN)]
+    table = dask.compute(parts[0])[0]
+    return table.sort_values("first", kind="stable").reset_index(drop=True)
+
+
+# ============================================================================ apply
+
+
+@dataclass
+class _Apply:
+    """What every partition needs to publish its rows (broadcast once)."""
+
+    lookups: list
+    entries: list       # per column: dictionary code -> value entry of the bound hierarchy
+    nodes: list         # per column: value entry -> node code at the chosen level
+    cells: list         # per column: value entry -> published cell (array)
+    radices: list       # node counts at the chosen level
+    failing: object     # keys (or a MultiIndex) of the classes that are suppressed
+    keep: list
+    attrs: dict
+
+
+def _class_keys(codes: list, radices: list):
+    """Keys of node-code tuples: mixed-radix integers, or a MultiIndex when they overflow."""
+    total = 1
+    for r in radices:
+        total *= max(int(r), 1)
+    if total < 2 ** 62:
+        key = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
+        for c, r in zip(codes, radices):
+            key = key * max(int(r), 1) + c
+        return key
+    return pd.MultiIndex.from_arrays(codes)
+
+
+def _in_failing(keys, failing) -> np.ndarray:
+    if isinstance(keys, pd.MultiIndex):
+        return np.asarray(keys.isin(failing), dtype=bool)
+    return np.isin(keys, failing)
+
+
+def publish_partition(pdf: pd.DataFrame, spec: _Apply) -> pd.DataFrame:
+    """One partition published at the chosen levels (suppressed rows: every quasi-identifier
+    missing)."""
+    out = pdf[spec.keep].copy()
+    entries = [e[lk.codes(pdf[lk.name])] for lk, e in zip(spec.lookups, spec.entries)]
+    nodes = [nd[e] for nd, e in zip(spec.nodes, entries)]
+    suppressed = _in_failing(_class_keys(nodes, spec.radices), spec.failing)
+    for lk, e, cells in zip(spec.lookups, entries, spec.cells):
+        take = np.where(suppressed, -1, e)
+        if isinstance(cells, np.ndarray):  # labels (object)
+            arr = np.where(take < 0, None, cells[np.maximum(take, 0)]) if len(cells) else \
+                np.full(len(take), None, dtype=object)
+            out[lk.name] = arr.astype(object)
+        else:
+            out[lk.name] = pd.Series(cells.take(take, allow_fill=True), index=out.index)
+    out.attrs = dict(spec.attrs)
+    return out
+
+
+def published_rows(pdf: pd.DataFrame, qnames: list) -> pd.DataFrame:
+    """The rows that publish at least one quasi-identifier cell (the others form no class
+    on pandas when suppressed; see :func:`anonymize_optimal`)."""
+    return pdf[pdf[qnames].notna().any(axis=1).to_numpy()]
+
+
+def _entry_cells(col, level: int, published: np.ndarray, labels: bool):
+    """Per value entry of ``col`` (a ColumnLevels over the combinations) its cell at
+    ``level``, with the categories pandas publishes (entries no published row holds are
+    missing, as in the pandas output)."""
+    from pdanon.recode import published_categories
+
+    entries = len(col.bound.codes[0])
+    per_entry = replace(col, rows=np.arange(entries, dtype=np.int64))
+    cells = per_entry.cells(level, mask=~published, labels=labels)
+    if labels:
+        return np.asarray(cells, dtype=object)
+    return published_categories(pd.Series(cells)).array
+
+
+# ============================================================================ driver
+
+
+def _dictionaries(ddf, roles, qnames, snames):
+    import dask
+
+    from pdanon.encode import encode_column, validate_values
+
+    lazies = []
+    for c in qnames + snames:
+        meta = pd.DataFrame({"v": ddf._meta[c].array[:0], "n": np.zeros(0, np.int64),
+                             "over": np.zeros(0, bool)})
+        lazies.append(ddf[c].map_partitions(value_table_capped, None, meta=meta))
+    tables = dask.compute(*lazies)
+    dict_cols = []
+    for c, t in zip(qnames, tables):
+        uniq, _ = merge_tables(t)
+        distinct = pd.Series(uniq, name=c)
+        kind = roles.quasi_identifiers[c]
+        validate_values(pd.DataFrame({c: distinct}), {c: kind})
+        dict_cols.append(encode_column(distinct, kind))
+    sensitive = {c: global_sensitive_column(t.drop(columns="over"), roles.sensitive[c], c)
+                 for c, t in zip(snames, tables[len(qnames):])}
+    n = int(tables[0]["n"].sum())
+    collected = sum(int(t.memory_usage(deep=True).sum()) for t in tables)
+    return dict_cols, sensitive, n, collected
+
+
+def _published_classes(cols, cells_id, suppressed):
+    """Labels of the published classes of the combinations not suppressed (a cell id per
+    value entry and column: equal published cells, equal ids)."""
+    from pdanon._groups import combine_codes
+
+    keep = ~suppressed
+    ids = [cells_id[c][cols[c].rows[keep]] for c in range(len(cols))]
+    return combine_codes(ids, int(keep.sum())), keep
+
+
+def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "loss",
+                      max_suppressed_rows=None, levels=None, labels: bool = False, path=None,
+                      verify: bool = True, write_options: dict | None = None):
+    """Optimal full-domain recoding of a Dask DataFrame (module docstring). Returns
+    ``(out, info)``; ``out`` has the input's partitions and index, and equals the pandas
+    ``df.anon.anonymize(model, algorithm="optimal", ...)`` of the computed frame."""
+    import dask
+    import dask.dataframe as dd
+
+    from pdanon import distributions as dist
+    from pdanon._groups import column_codes
+    from pdanon.encode import EncodedTable
+    from pdanon.partition.common import suppression_budget
+    from pdanon.partition.optimal import (OBJECTIVES, LatticeSearch, lattice_bounds,
+                                          prepare_columns, search_result)
+
+    check_dask_frame(ddf)
+    started = time.perf_counter()
+    timings = {}
+    if objective not in OBJECTIVES:
+        raise InvalidInputError(f"unknown objective {objective!r}; use one of {list(OBJECTIVES)}")
+    needs_sens = needs_context(model)
+    missing_role = ("quasi_identifiers", "columns") if not roles.qi else (
+        ("sensitive", f"{model!r} needs") if needs_sens and not roles.sensitive else None)
+    if missing_role:
+        raise InvalidInputError(f"no {missing_role[0]} columns ({missing_role[1]} at least "
+                                f"one): pass {missing_role[0]}=[...]")
+    qnames = list(roles.quasi_identifiers)
+    snames = list(roles.sensitive) if needs_sens else []
+    keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
+
+    # -- 1. dictionaries -----------------------------------------------------------------
+    dict_cols, sensitive, n, collected = _dictionaries(ddf, roles, qnames, snames)
+    check_feasible(model, n, sensitive)
+    budget = suppression_budget(max_suppressed_rows, n, default=0)
+    timings["dictionaries"] = time.perf_counter() - started
+
+    # -- 2. finest counts ----------------------------------------------------------------
+    t0 = time.perf_counter()
+    lookups = [_Lookup(c.name, c.kind, c.categories) for c in dict_cols]
+    gcols = [sensitive[c] for c in snames]
+    table = _collect_combos(ddf, qnames + snames, lookups, gcols)
+    collected += int(table.memory_usage(deep=True).sum())
+    weights = table["n"].to_numpy(np.int64)
+    codes = [table[f"c{j}"].to_numpy(np.int64) for j in range(len(qnames) + len(snames))]
+    timings["counts"] = time.perf_counter() - t0
+
+    # -- 3. search -----------------------------------------------------------------------
+    t0 = time.perf_counter()
+    enc_cols = []
+    for col, cd in zip(dict_cols, codes):
+        na = cd == len(col.categories)
+        enc_cols.append(replace(col, codes=cd, na=na if na.any() else None, lo=None, hi=None))
+    cols = prepare_columns(EncodedTable(enc_cols, {}, len(weights)), hierarchies)
+    sens = [replace(g.column, codes=cd) for g, cd in zip(gcols, codes[len(qnames):])]
+    search = LatticeSearch(cols, model, sens, budget=budget, objective=objective,
+                           bounds=lattice_bounds(cols, levels), weights=weights)
+    chosen, suppressed, search_info = search_result(search, model, budget)
+    timings["search"] = time.perf_counter() - t0
+
+    # -- published cells, per combination: the figures pandas reports ---------------------
+    rows_sup = int(weights[suppressed].sum())
+    changed = blanked = 0
+    blank = np.ones(len(weights), dtype=bool)
+    entries, nodes, cells, cells_id = [], [], [], []
+    for c, col in enumerate(cols):
+        level = int(chosen[c])
+        n_entries = len(col.bound.codes[0])
+        published = np.bincount(col.rows[~suppressed], minlength=n_entries) > 0
+        cell = _entry_cells(col, level, published, labels)
+        entry = np.full(len(dict_cols[c].categories) + 1, -1, dtype=np.int64)
+        entry[codes[c]] = col.rows
+        entries.append(entry)
+        nodes.append(np.asarray(col.bound.codes[level], dtype=np.int64))
+        cells.append(cell)
+        cell_na = np.asarray(pd.isna(cell), dtype=bool) if labels else np.asarray(
+            cell.isna(), dtype=bool)
+        cells_id.append(column_codes(cell, where=f"column {col.name!r}")[0])
+        out_na = suppressed | cell_na[col.rows]
+        orig_na = col.rows == len(col.bound.values)
+        blanked += weights * (out_na & ~orig_na)
+        blank &= out_na
+        if labels:
+            changed += n if level > 0 else rows_sup
+        else:
+            plain = col.plain_nodes(level)[col.node_codes(level)]
+            changed += int(weights[~plain | suppressed].sum())
+    suppressed_rows = int(weights[blank & (blanked > 0)].sum())
+    suppressed_cells = int(np.sum(blanked))
+
+    # the published classes (suppressed rows form none), checked from the counts
+    labels_pub, kept = _published_classes(cols, cells_id, suppressed)
+    groups = int(labels_pub.max()) + 1 if len(labels_pub) else 0
+    w_kept = weights[kept]
+    sizes = np.rint(np.bincount(labels_pub, weights=w_kept, minlength=groups)).astype(np.int64)
+    pairs = [dist.PairCounts.from_codes(labels_pub, s.codes[kept], s.m, groups,
+                                        weights=w_kept.astype(np.float64)) for s in sens]
+    classes = dist.ClassCounts(sizes, sens if needs_sens else [], pairs if needs_sens else [])
+    if groups and not np.asarray(model.classes_ok(classes), dtype=bool).all():
+        raise VerificationError(f"a published class does not satisfy {model!r}; this is a bug "
+                                "in pdanon, please report it")
+    achieved = {"k": int(sizes.min()) if groups else 0, **(model.achieved(classes)
+                                                            if groups else {})}
+
+    info = {
+        "algorithm": "optimal (dask)",
+        "method": "generalize",
+        "model": model.name,
+        "params": model.params(),
+        "quasi_identifiers": qnames,
+        "dropped_identifiers": list(roles.identifiers),
+        "rows": n,
+        "groups": groups,
+        "changed_cells": changed,
+        "suppressed_rows": suppressed_rows,
+        "suppressed_cells": suppressed_cells,
+        **search_info,
+        "labels": bool(labels),
+        "achieved": achieved,
+        "combinations": len(weights),
+    }
+    info["search_seconds"] = timings["search"]
+
+    # -- 4. apply ------------------------------------------------------------------------
+    t0 = time.perf_counter()
+    radices = [col.bound.nodes(int(chosen[c])) for c, col in enumerate(cols)]
+    sup_nodes = [nd[col.rows[suppressed]] for nd, col in zip(nodes, cols)]
+    failing = _class_keys(sup_nodes, radices)
+    failing = failing.unique() if isinstance(failing, pd.MultiIndex) else np.unique(failing)
+    attrs = {k: v for k, v in ddf._meta.attrs.items() if k != "pdanon"}
+    out_roles = roles.restricted_to(keep)
+    write_attrs = dict(attrs)
+    write_attrs["pdanon"] = {"roles": out_roles.to_dict(), "info": dict(info)}
+    spec = _Apply(lookups, entries, nodes, cells, radices, failing, keep, write_attrs)
+    meta = publish_partition(ddf._meta, spec)
+    out = ddf.map_partitions(publish_partition, dask.delayed(spec, pure=True), meta=meta)
+    if path is not None:
+        out.to_parquet(path, **(write_options or {}))
+        result = dd.read_parquet(path)
+    elif verify:
+        result = out.persist()
+    else:
+        result = out
+    timings["apply"] = time.perf_counter() - t0
+
+    # -- 5. verification -----------------------------------------------------------------
+    if verify:
+        t0 = time.perf_counter()
+        expected = n - int(weights[blank].sum())
+        shown = result.map_partitions(published_rows, qnames, meta=result._meta)
+        info["verified"] = verify_output(shown, qnames, sensitive, model, expected)
+        timings["verify"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - started
+    info["timings"] = timings
+    info["collected_bytes"] = int(collected)
+    info["seconds"] = timings["total"]
+    final_attrs = dict(attrs)
+    final_attrs["pdanon"] = {"roles": out_roles.to_dict(), "info": info}
+    meta = result._meta.copy()
+    meta.attrs = final_attrs
+    return result.map_partitions(with_attrs, final_attrs, meta=meta), info

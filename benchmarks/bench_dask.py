@@ -1,9 +1,13 @@
-"""Benchmark: k=5 Mondrian on Dask, Parquet to Parquet, next to the single-machine engine.
+"""Benchmark: k=5 Mondrian and optimal recoding on Dask, Parquet to Parquet, next to the
+single-machine engine.
 
 Data: the Adult table resampled with replacement and ages jittered by -2..+2 years (clipped to
 17..90), written to Parquet by this script in chunks of 250,000 rows (chunk i is generated
 from seed i, so the first 1,000,000 rows of the 10,000,000-row data set are the 1,000,000-row
 data set). Data lives under /tmp, never in the repository.
+
+Algorithms (``--algorithms``, default both): ``mondrian`` (k = 5) and ``optimal`` (k = 5 over
+ARX's Adult hierarchies, at most ``--suppress`` of the rows suppressed, default 5 %).
 
 Runs (each in its own process, so peak memory is its own):
 
@@ -19,6 +23,8 @@ Usage::
     python benchmarks/bench_dask.py                      # 10M rows on Dask, 1M single machine
     python benchmarks/bench_dask.py --rows 1000000       # development size
     python benchmarks/bench_dask.py --rows 1000000 --dask-rows 1000000 10000000
+    python benchmarks/bench_dask.py --rows 100000000 --dask-rows 1000000 10000000 100000000 \
+        --memory-limit 6GB                             # the issue's 100M-row run
 
 Prints a table (rows, seconds, rows/s, peak memory, parts, classes, discernibility).
 """
@@ -72,26 +78,43 @@ def _files(path: str, rows: int) -> list[str]:
 # ============================================================================ runs
 
 
-def run_single(path: str, rows: int, out: str) -> dict:
+def _anonymize(frame, algorithm: str, suppress: float, **options):
+    """k-anonymize a pandas or Dask frame with ``algorithm``."""
+    import pdanon
+
+    if algorithm == "optimal":
+        from pdanon.hierarchy import read_arx_csv
+
+        qis = list(frame.anon.roles().quasi_identifiers)
+        arx = {c: read_arx_csv(pdanon.datasets.adult_hierarchy_path(c)) for c in qis}
+        return frame.anon.k_anonymize(K, algorithm="optimal", hierarchies=arx,
+                                      max_suppressed_rows=suppress, **options)
+    return frame.anon.k_anonymize(K, algorithm="mondrian", **options)
+
+
+def run_single(path: str, rows: int, out: str, algorithm: str, suppress: float) -> dict:
     import numpy as np
     import pandas as pd
 
-    import pdanon
+    import pdanon  # noqa: F401  (registers df.anon)
     from pdanon._groups import class_labels
 
     started = time.perf_counter()
     df = pd.concat([pd.read_parquet(f) for f in _files(path, rows)])
     df.attrs = pd.read_parquet(_files(path, rows)[0]).attrs
     t_read = time.perf_counter() - started
-    anon = df.anon.k_anonymize(K, algorithm="mondrian")
+    anon = _anonymize(df, algorithm, suppress)
     t_anon = time.perf_counter() - started - t_read
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     anon.to_parquet(os.path.join(out, "part.0.parquet"))
     seconds = time.perf_counter() - started
     qis = list(anon.anon.roles().quasi_identifiers)
-    sizes = np.bincount(class_labels(anon, qis))
-    return {"setup": "pandas, 1 process", "rows": len(df), "seconds": seconds,
+    published = anon[anon[qis].notna().any(axis=1)]  # fully suppressed rows form no class
+    sizes = np.bincount(class_labels(published, qis))
+    return {"setup": "pandas, 1 process", "algorithm": algorithm, "rows": len(df),
+            "seconds": seconds, "levels": anon.anon.info.get("levels"),
+            "suppressed_rows": anon.anon.info.get("suppressed_rows", 0),
             "read": t_read, "anonymize": t_anon,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "parts": 1, "classes": int(len(sizes)), "min_class": int(sizes.min()),
@@ -99,7 +122,8 @@ def run_single(path: str, rows: int, out: str) -> dict:
 
 
 def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
-             max_rows_per_part: int, order: str, tune_malloc: bool) -> dict:
+             max_rows_per_part: int, order: str, tune_malloc: bool, algorithm: str,
+             suppress: float) -> dict:
     import threading
 
     import dask
@@ -137,8 +161,9 @@ def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
     shutil.rmtree(out, ignore_errors=True)
     started = time.perf_counter()
     ddf = dd.read_parquet(_files(path, rows))
-    result = ddf.anon.k_anonymize(K, max_rows_per_part=max_rows_per_part, order=order,
-                                  path=out)
+    options = ({"max_rows_per_part": max_rows_per_part, "order": order}
+               if algorithm == "mondrian" else {})
+    result = _anonymize(ddf, algorithm, suppress, path=out, **options)
     seconds = time.perf_counter() - started
     stop.set()
     sampler.join()
@@ -147,14 +172,16 @@ def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
     limit = dask.utils.parse_bytes(memory_limit)
     client.close()
     cluster.close()
-    return {"setup": f"dask, {workers} workers x {memory_limit}", "rows": info["rows"],
-            "seconds": seconds, "phases": {k: round(v, 2) for k, v in info["timings"].items()},
+    return {"setup": f"dask, {workers} workers x {memory_limit}", "algorithm": algorithm,
+            "rows": info["rows"], "seconds": seconds, "levels": info.get("levels"),
+            "suppressed_rows": info.get("suppressed_rows", 0),
+            "phases": {k: round(v, 2) for k, v in info["timings"].items()},
             "peak_mb": max(peaks.values()) / 2**20 if peaks else float("nan"),
             "peak_per_worker_mb": sorted(round(v / 2**20) for v in peaks.values()),
             "limit_mb": limit / 2**20, "workers_restarted": workers_before != workers_after,
-            "parts": info["parts"], "cut_levels": info["cut_levels"],
+            "parts": info.get("parts", 1), "cut_levels": info.get("cut_levels"),
             "classes": info["groups"], "min_class": info["verified"]["k"],
-            "discernibility": info["discernibility"],
+            "discernibility": info.get("discernibility", float("nan")),
             "collected_kb": info["collected_bytes"] / 1024, "order": order,
             "malloc_tuned": tune_malloc}
 
@@ -167,11 +194,13 @@ def _child(args) -> None:
         generate(args.data, args.rows)
         print(json.dumps({}))
     elif args.step == "single":
-        print(json.dumps(run_single(args.data, args.rows, args.out)))
+        print(json.dumps(run_single(args.data, args.rows, args.out, args.algorithms[0],
+                                    args.suppress)))
     else:
         print(json.dumps(run_dask(args.data, args.rows, args.out, args.workers,
                                   args.memory_limit, args.max_rows_per_part, args.order,
-                                  not args.no_malloc_tuning)))
+                                  not args.no_malloc_tuning, args.algorithms[0],
+                                  args.suppress)))
 
 
 def _spawn(*argv) -> dict:
@@ -197,6 +226,10 @@ def main() -> None:
     p.add_argument("--data", default="/tmp/pdanon-bench-dask/adult")
     p.add_argument("--out", default="/tmp/pdanon-bench-dask/out")
     p.add_argument("--skip-single", action="store_true")
+    p.add_argument("--algorithms", nargs="+", default=["mondrian", "optimal"],
+                   choices=["mondrian", "optimal"])
+    p.add_argument("--suppress", type=float, default=0.05,
+                   help="optimal: share of rows that may be suppressed")
     p.add_argument("--step", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.step:
@@ -209,28 +242,33 @@ def main() -> None:
     _spawn("--step", "generate", "--data", args.data, "--rows", args.rows)
     print(f"data: {args.rows:,} rows in {args.data} ({time.perf_counter() - t0:.1f} s)")
     runs = []
-    if not args.skip_single:
-        runs.append(_spawn("--step", "single", "--data", args.data, "--rows", args.single_rows,
-                           "--out", args.out + "-single"))
-    for rows in args.dask_rows or [args.rows]:
-        extra = ["--no-malloc-tuning"] if args.no_malloc_tuning else []
-        runs.append(_spawn("--step", "dask", "--data", args.data, "--rows", rows,
-                           "--out", args.out + "-dask", "--workers", args.workers,
-                           "--memory-limit", args.memory_limit, "--max-rows-per-part",
-                           args.max_rows_per_part, "--order", args.order, *extra))
-    base = runs[0]["rows"] / runs[0]["seconds"]
+    base = {}
+    for algorithm in args.algorithms:
+        common = ["--algorithms", algorithm, "--suppress", args.suppress]
+        if not args.skip_single:
+            runs.append(_spawn("--step", "single", "--data", args.data, "--rows",
+                               args.single_rows, "--out", args.out + "-single", *common))
+            base[algorithm] = runs[-1]["rows"] / runs[-1]["seconds"]
+            print(json.dumps(runs[-1]), flush=True)
+        for rows in args.dask_rows or [args.rows]:
+            extra = ["--no-malloc-tuning"] if args.no_malloc_tuning else []
+            runs.append(_spawn("--step", "dask", "--data", args.data, "--rows", rows,
+                               "--out", args.out + "-dask", "--workers", args.workers,
+                               "--memory-limit", args.memory_limit, "--max-rows-per-part",
+                               args.max_rows_per_part, "--order", args.order, *common,
+                               *extra))
+            print(json.dumps(runs[-1]), flush=True)
     table = []
     for r in runs:
         rate = r["rows"] / r["seconds"]
         table.append({
-            "setup": r["setup"], "rows": r["rows"], "seconds": r["seconds"],
-            "rows/s": rate, "vs single": rate / base if not args.skip_single else float("nan"),
+            "setup": r["setup"], "algorithm": r["algorithm"], "rows": r["rows"],
+            "seconds": r["seconds"], "rows/s": rate,
+            "vs single": rate / base.get(r["algorithm"], float("nan")),
             "peak MB": r["peak_mb"], "parts": r["parts"], "classes": r["classes"],
             "min class": r["min_class"], "discern./row": r["discernibility"] / r["rows"],
         })
     print_table(table)
-    for r in runs:
-        print(json.dumps(r))
 
 
 if __name__ == "__main__":

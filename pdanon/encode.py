@@ -165,6 +165,9 @@ def factorize(values, *, where: str = "column", sort: bool = False, mixed: str =
     """
     if mixed not in MIXED_POLICIES:
         raise ValueError(f"mixed must be one of {MIXED_POLICIES}, got {mixed!r}")
+    if isinstance(values, pd.arrays.NumpyExtensionArray):
+        # pandas 3's factorize(..., sort=True) refuses this wrapper (safe_sort): unwrap it
+        values = values.to_numpy()
     if sort and mixed != "compare":
         try:
             codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=na_sentinel)

@@ -74,18 +74,35 @@ def published_categories(series: pd.Series) -> pd.Series:
     >>> published_categories(pd.Series(g)).dtype.categories.tolist()
     ['B', 'C']
     """
-    from pdanon.dtype import GeneralizationArray, GeneralizationDtype
+    keep = used_categories(series)
+    if keep is None or (keep.all() and not isinstance(series.dtype.categories,
+                                                        pd.CategoricalIndex)):
+        return series
+    return restrict_categories(series, keep)
+
+
+def used_categories(series: pd.Series) -> np.ndarray | None:
+    """One boolean per category of ``series``' dtype: does a published cell need it (the rule
+    of :func:`published_categories`)? ``None`` for a dtype without categories.
+
+    Several pieces of one column (a Dask frame's partitions) need the union of their masks:
+    :func:`restrict_categories` with it gives every piece the same dtype.
+
+    Example
+    -------
+    >>> used_categories(pd.Series(pd.Categorical(["b"], categories=["a", "b"]))).tolist()
+    [False, True]
+    """
+    from pdanon.dtype import GeneralizationDtype
 
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         codes = np.asarray(series.array.codes)
-        used = np.bincount(codes[codes >= 0], minlength=len(dtype.categories)) > 0
-        return series if used.all() else series.cat.remove_unused_categories()
+        return np.bincount(codes[codes >= 0], minlength=len(dtype.categories)) > 0
     if not isinstance(dtype, GeneralizationDtype) or dtype.categories is None:
-        return series
+        return None
     arr = series.array
-    cats = dtype.categories
-    c = len(cats)
+    c = len(dtype.categories)
     if dtype.column_type == "unordered":
         codes = np.asarray(arr.codes)
         keep = np.zeros(c, dtype=bool)
@@ -95,36 +112,68 @@ def published_categories(series: pd.Series) -> pd.Series:
             # the members of the sets some cell uses: rows of the array's set table (read
             # directly: ``membership`` would copy a rows x categories matrix)
             table = arr._table.sets
-            used_sets, set_rank = np.unique(codes[is_set] - c, return_inverse=True)
+            used_sets = np.unique(codes[is_set] - c)
             members = table if len(used_sets) == len(table) else table[used_sets]
             keep |= members.any(axis=0)
-    else:
-        lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
-        valid = lo >= 0
-        delta = (np.bincount(lo[valid], minlength=c + 1)
-                 - np.bincount(hi[valid] + 1, minlength=c + 1))
-        keep = np.cumsum(delta)[:c] > 0
-    categorical_index = isinstance(cats, pd.CategoricalIndex)
-    if keep.all() and not categorical_index:
-        return series
+        return keep
+    lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
+    valid = lo >= 0
+    delta = (np.bincount(lo[valid], minlength=c + 1)
+             - np.bincount(hi[valid] + 1, minlength=c + 1))
+    return np.cumsum(delta)[:c] > 0
+
+
+def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
+    """``series`` with a dtype listing only the categories flagged in ``keep`` (in order);
+    every category a cell needs must be kept (:func:`used_categories`). Returns a new Series
+    (same index and name).
+
+    Example
+    -------
+    >>> s = pd.Series(pd.Categorical(["b", "c"], categories=["a", "b", "c"]))
+    >>> restrict_categories(s, np.array([False, True, True])).cat.categories.tolist()
+    ['b', 'c']
+    """
+    from pdanon.dtype import GeneralizationArray
+
+    dtype = series.dtype
+    keep = np.asarray(keep, dtype=bool)
+    if isinstance(dtype, pd.CategoricalDtype):
+        new = pd.CategoricalDtype(_values_index(pd.Index(dtype.categories), keep),
+                                  ordered=dtype.ordered)
+        codes = np.asarray(series.array.codes)
+        new_pos = np.cumsum(keep) - 1
+        out = np.where(codes >= 0, new_pos[np.maximum(codes, 0)], -1) if len(keep) else codes
+        return pd.Series(pd.Categorical.from_codes(out, dtype=new), index=series.index,
+                         name=series.name)
+    arr = series.array
+    cats = dtype.categories
+    c = len(cats)
     new_cats = _values_index(cats, keep)
     new_pos = np.cumsum(keep) - 1  # old position -> new position (where kept)
     if dtype.column_type == "unordered":
+        codes = np.asarray(arr.codes)
         c_new = len(new_cats)
         out = np.full(len(codes), -1, dtype=np.int64)
         plain = (codes >= 0) & (codes < c)
         out[plain] = new_pos[codes[plain]]
+        is_set = codes >= c
         # a dictionary of cells: every kept category as a plain cell, then the distinct sets
         parts = [pd.Series(GeneralizationArray.from_values(
             pd.Categorical.from_codes(np.arange(c_new), categories=new_cats),
             kind="unordered"))]
         if is_set.any():  # distinct sets whose members are all kept: still distinct sets
+            used_sets, set_rank = np.unique(codes[is_set] - c, return_inverse=True)
+            table = arr._table.sets
+            members = table if len(used_sets) == len(table) else table[used_sets]
             parts.append(pd.Series(GeneralizationArray.from_membership(members[:, keep],
                                                                        new_cats)))
             out[is_set] = c_new + set_rank.reshape(-1)
         dictionary = pd.concat(parts, ignore_index=True).array
         new = dictionary.take(out, allow_fill=True)
     else:
+        lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
+        valid = lo >= 0
         new = GeneralizationArray.from_bounds(
             np.where(valid, new_pos[np.maximum(lo, 0)], -1),
             np.where(valid, new_pos[np.maximum(hi, 0)], -1),
@@ -291,8 +340,20 @@ def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups:
 
 def group_means(values: np.ndarray, labels: np.ndarray, groups: int,
                 order: np.ndarray | None = None) -> np.ndarray:
-    """Per row, the mean of its group's values; a constant group keeps its exact value (a
-    float sum could otherwise turn 0.1 + 0.1 + 0.1 over 3 into 0.10000000000000002).
+    """Per row, the mean of its group's values (:func:`group_mean_table` read at every row).
+
+    Example
+    -------
+    >>> group_means(np.array([0.1, 0.7, 0.2]), np.array([0, 0, 0]), 1).tolist()[0]
+    0.3333333333333333
+    """
+    return group_mean_table(values, labels, groups, order)[labels]
+
+
+def group_mean_table(values: np.ndarray, labels: np.ndarray, groups: int,
+                     order: np.ndarray | None = None) -> np.ndarray:
+    """Per group, the mean of its values; a constant group keeps its exact value (a float sum
+    could otherwise turn 0.1 + 0.1 + 0.1 over 3 into 0.10000000000000002).
 
     With ``order`` (the rows in the order their groups were built, as a
     :class:`~pdanon.partition.Partition` gives it) each group's values are added left to right
@@ -302,16 +363,15 @@ def group_means(values: np.ndarray, labels: np.ndarray, groups: int,
 
     Example
     -------
-    >>> group_means(np.array([0.1, 0.7, 0.2]), np.array([0, 0, 0]), 1).tolist()[0]
-    0.3333333333333333
+    >>> group_mean_table(np.array([1.0, 2.0, 5.0]), np.array([0, 0, 1]), 2).tolist()
+    [1.5, 5.0]
     """
     counts = np.bincount(labels, minlength=groups)
     lo, hi = _group_min_max(values, labels, groups)
     sums = _ordered_sums(values, labels, groups, counts, order)
     if sums is None:
         sums = np.bincount(labels, weights=values, minlength=groups)
-    means = np.where(lo == hi, lo, sums / np.maximum(counts, 1))
-    return means[labels]
+    return np.where(lo == hi, lo, sums / np.maximum(counts, 1))
 
 
 def _ordered_sums(values, labels, groups: int, counts, order) -> np.ndarray | None:
@@ -342,7 +402,6 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
             "instead (aggregation needs plain values)"
         )
     groups = int(labels.max()) + 1
-    n = len(labels)
     blank = blank_rows(col, labels, groups)  # groups holding a missing cell publish missing
     if col.kind == "real":
         values = np.asarray(col.lo, dtype=np.float64)
@@ -351,33 +410,51 @@ def aggregate(series: pd.Series, col: EncodedColumn, labels: np.ndarray,
             new[blank] = np.nan
         changed = _changed_cells(col, ~(new == values))
         return pd.Series(new, index=series.index, name=series.name), changed
-    if order is None:
-        order = np.arange(n)
-    if col.kind == "ordered":
-        by = np.lexsort((col.codes, labels))  # rows sorted by (group, value)
-        counts = np.bincount(labels, minlength=groups)
-        starts = np.cumsum(counts) - counts
-        pick_codes = col.codes[by[starts + counts // 2]]
-    else:
-        # mode per group; ties -> the value met first in group-build order
-        position = np.empty(n, dtype=np.int64)
-        position[order] = np.arange(n)
-        width = len(col.categories) + 1  # the missing code is len(categories)
-        pair = labels * width + col.codes
-        uniq, inverse = np.unique(pair, return_inverse=True)
-        counts = np.bincount(inverse)
-        first = np.full(len(uniq), n, dtype=np.int64)
-        np.minimum.at(first, inverse, position)
-        g = uniq // width
-        best = np.lexsort((first, -counts, g))  # per group: highest count, then earliest
-        is_head = np.r_[True, g[best][1:] != g[best][:-1]]
-        pick_codes = np.empty(groups, dtype=np.int64)
-        pick_codes[g[best][is_head]] = (uniq % width)[best][is_head]
-    new_codes = pick_codes[labels]
+    new_codes = aggregate_codes(col, labels, groups, order)[labels]
     if blank is not None:
         new_codes[blank] = -1
     changed = _changed_cells(col, new_codes != col.codes)
     return published_categories(_from_codes(series, col, new_codes)), changed
+
+
+def aggregate_codes(col: EncodedColumn, labels: np.ndarray, groups: int,
+                    order: np.ndarray | None = None) -> np.ndarray:
+    """Per group, the code :func:`aggregate` publishes for an ``ordered`` column (the element
+    at position ``len // 2`` of the group's sorted codes) or an ``unordered`` one (the mode;
+    ties go to the value met first in ``order``, the group-build order, else row order).
+    Missing cells carry their own code here (:func:`pdanon.encode.missing_as_value`); the
+    caller publishes missing for groups holding one (:func:`blank_rows`).
+
+    Example
+    -------
+    >>> from pdanon.encode import encode_column
+    >>> s = pd.Series(["b", "a", "a", "c"])
+    >>> aggregate_codes(encode_column(s, "unordered"), np.array([0, 0, 0, 1]), 2).tolist()
+    [1, 2]
+    """
+    n = len(labels)
+    if col.kind == "ordered":
+        by = np.lexsort((col.codes, labels))  # rows sorted by (group, value)
+        counts = np.bincount(labels, minlength=groups)
+        starts = np.cumsum(counts) - counts
+        return col.codes[by[starts + counts // 2]]
+    # mode per group; ties -> the value met first in group-build order
+    if order is None:
+        order = np.arange(n)
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    width = len(col.categories) + 1  # the missing code is len(categories)
+    pair = labels * width + col.codes
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    counts = np.bincount(inverse)
+    first = np.full(len(uniq), n, dtype=np.int64)
+    np.minimum.at(first, inverse, position)
+    g = uniq // width
+    best = np.lexsort((first, -counts, g))  # per group: highest count, then earliest
+    is_head = np.r_[True, g[best][1:] != g[best][:-1]]
+    pick_codes = np.empty(groups, dtype=np.int64)
+    pick_codes[g[best][is_head]] = (uniq % width)[best][is_head]
+    return pick_codes
 
 
 def _from_codes(series: pd.Series, col: EncodedColumn, codes: np.ndarray) -> pd.Series:

@@ -6,8 +6,10 @@ Data: the Adult table resampled with replacement and ages jittered by -2..+2 yea
 from seed i, so the first 1,000,000 rows of the 10,000,000-row data set are the 1,000,000-row
 data set). Data lives under /tmp, never in the repository.
 
-Algorithms (``--algorithms``, default both): ``mondrian`` (k = 5) and ``optimal`` (k = 5 over
-ARX's Adult hierarchies, at most ``--suppress`` of the rows suppressed, default 5 %).
+Algorithms (``--algorithms``, default ``mondrian optimal``): ``mondrian`` (k = 5,
+generalization), ``mondrian-suppress`` and ``mondrian-aggregate`` (the same parts, published by
+``method="suppress"`` / ``"aggregate"``) and ``optimal`` (k = 5 over ARX's Adult hierarchies,
+at most ``--suppress`` of the rows suppressed, default 5 %).
 
 Runs (each in its own process, so peak memory is its own):
 
@@ -89,7 +91,8 @@ def _anonymize(frame, algorithm: str, suppress: float, **options):
         arx = {c: read_arx_csv(pdanon.datasets.adult_hierarchy_path(c)) for c in qis}
         return frame.anon.k_anonymize(K, algorithm="optimal", hierarchies=arx,
                                       max_suppressed_rows=suppress, **options)
-    return frame.anon.k_anonymize(K, algorithm="mondrian", **options)
+    method = algorithm.split("-")[1] if "-" in algorithm else "generalize"
+    return frame.anon.k_anonymize(K, algorithm="mondrian", method=method, **options)
 
 
 def run_single(path: str, rows: int, out: str, algorithm: str, suppress: float) -> dict:
@@ -162,7 +165,7 @@ def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
     started = time.perf_counter()
     ddf = dd.read_parquet(_files(path, rows))
     options = ({"max_rows_per_part": max_rows_per_part, "order": order}
-               if algorithm == "mondrian" else {})
+               if algorithm.startswith("mondrian") else {})
     result = _anonymize(ddf, algorithm, suppress, path=out, **options)
     seconds = time.perf_counter() - started
     stop.set()
@@ -227,7 +230,8 @@ def main() -> None:
     p.add_argument("--out", default="/tmp/pdanon-bench-dask/out")
     p.add_argument("--skip-single", action="store_true")
     p.add_argument("--algorithms", nargs="+", default=["mondrian", "optimal"],
-                   choices=["mondrian", "optimal"])
+                   choices=["mondrian", "mondrian-suppress", "mondrian-aggregate",
+                            "optimal"])
     p.add_argument("--suppress", type=float, default=0.05,
                    help="optimal: share of rows that may be suppressed")
     p.add_argument("--step", default=None, help=argparse.SUPPRESS)

@@ -85,6 +85,18 @@ with tempfile.TemporaryDirectory() as tmp, \
     # a missing cell is never published as a value
     assert m_local["occupation"][holes["occupation"].isna()].isna().all()
 
+    # suppression and aggregation: the same parts, published as the pandas engine publishes
+    # them; a Categorical keeps only the categories some published cell holds
+    s_out = ddf.anon.k_anonymize(5, method="suppress", max_rows_per_part=40_000)
+    a_out = ddf.anon.k_anonymize(5, method="aggregate", max_rows_per_part=40_000)
+    a_local = a_out.compute()
+    print(f"\nsuppress: {s_out.anon.info['suppressed_cells']:,} cells suppressed, "
+          f"{s_out.anon.info['groups']:,} classes; aggregate: "
+          f"{a_out.anon.info['changed_cells']:,} cells changed, ages now group means "
+          f"{a_local['age'].head(3).round(1).tolist()}")
+    assert s_out.anon.info["verified"]["k"] >= 5 and a_out.anon.info["verified"]["k"] >= 5
+    assert set(a_local["education"].cat.categories) == set(a_local["education"].dropna())
+
     # optimal full-domain recoding over Adult's hierarchies: the finest counts (one row per
     # distinct quasi-identifier combination) come to the client, the lattice search runs
     # there, and every partition applies the chosen levels; equal to the pandas result

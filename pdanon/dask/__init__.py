@@ -309,8 +309,11 @@ class DaskAnonAccessor:
         Parameters
         ----------
         model : pdanon.models.PrivacyModel
-        method
-            Only ``"generalize"`` on Dask.
+        method : {"generalize", "suppress", "aggregate"}
+            As on pandas frames: generalized cells, cells of non-constant groups suppressed,
+            or group means / medians / modes (``algorithm="mondrian"``; ``"optimal"``
+            generalizes). ``suppress`` and ``aggregate`` run the parts when called, so that
+            the published categories are known (docs/dask.md).
         algorithm : {"mondrian", "optimal"}
             ``"mondrian"`` (default): top cuts on the whole data, local Mondrian per part.
             ``"optimal"``: the optimal full-domain recoding of the pandas engine over the
@@ -450,12 +453,16 @@ class DaskAnonAccessor:
 
     def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, *, mondrian,
                    optimal, progress=None, **options):
-        if method != "generalize":
-            raise InvalidInputError(f"method={method!r} is not available on Dask; use "
-                                    f"method='generalize' (or anonymize a pandas frame)")
         if algorithm not in ("mondrian", "auto", "optimal"):
             raise InvalidInputError(f"algorithm={algorithm!r} is not available on Dask; use "
                                     f"algorithm='mondrian' or 'optimal' (with hierarchies=)")
+        if method not in ("generalize", "suppress", "aggregate"):
+            raise InvalidInputError(f"unknown method {method!r}; use 'generalize', 'suppress' "
+                                    f"or 'aggregate'")
+        if algorithm == "optimal" and method != "generalize":
+            raise InvalidInputError(f"algorithm='optimal' recodes by hierarchies "
+                                    f"(method='generalize'); got method={method!r}: use "
+                                    f"algorithm='mondrian' to suppress or aggregate")
         r = self.roles(**roles)
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(
@@ -473,7 +480,7 @@ class DaskAnonAccessor:
                 raise InvalidInputError(
                     f"{given} apply to algorithm='optimal' (hierarchies of quasi-identifiers, "
                     f"suppression); pass algorithm='optimal' or leave them out for Mondrian")
-            out, _ = anonymize(self._ddf, r, model=model, **mondrian, **options)
+            out, _ = anonymize(self._ddf, r, model=model, method=method, **mondrian, **options)
         return out
 
 

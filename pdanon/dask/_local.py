@@ -3,10 +3,8 @@
 Each input partition routes its rows by the cut bounds (:mod:`pdanon.dask._cuts`) and sends
 every part only the rows' codes and positions; a part's task runs the single-machine
 :func:`~pdanon.partition.mondrian.mondrian_partition` on them, builds the generalized cells
-(:meth:`GeneralizationArray.from_groups`, global categories, so every part has the same dtype)
-and verifies its classes. With ``order="input"`` each row's class id travels back to the input
-partition it came from, with one small table of the part's class cells; that partition inserts
-the cells at its rows. With ``order="part"`` each part is one output partition.
+(:meth:`GeneralizationArray.from_groups`, global categories) and verifies its classes. How
+the cells reach the output, for every ``method``, is :mod:`pdanon.dask._recode`.
 
 Missing cells are data, with the pandas engine's rules: the part's columns are encoded with
 their missing code (:func:`pdanon.encode.missing_as_value`), so the local Mondrian treats
@@ -40,18 +38,22 @@ from pdanon._errors import VerificationError
 from pdanon.dask._cuts import codes_of, route
 from pdanon.dask._plan import Plan, QIColumn
 
-__all__ = ["STATS_META", "local_columns", "local_graph", "stats_frame", "with_attrs"]
+__all__ = ["STATS_META", "checked_stats", "empty_stats", "encoded_part", "local_columns",
+           "part_arrays", "part_groups", "split_rows", "stats_frame", "with_attrs"]
 
 #: Per-part statistics: rows, classes, smallest class, sum of squared class sizes, seconds,
 #: present cells published missing (suppressed cells) and rows published with every
-#: quasi-identifier missing that had one of them suppressed (suppressed rows).
+#: quasi-identifier missing that had one of them suppressed (suppressed rows), and cells whose
+#: published value differs from the input (changed cells, as ``info["changed_cells"]`` of the
+#: pandas engine).
 STATS_META = pd.DataFrame({"rows": np.zeros(0, np.int64), "classes": np.zeros(0, np.int64),
                            "k": np.zeros(0, np.int64), "squares": np.zeros(0, np.int64),
                            "seconds": np.zeros(0), "suppressed_cells": np.zeros(0, np.int64),
-                           "suppressed_rows": np.zeros(0, np.int64)})
+                           "suppressed_rows": np.zeros(0, np.int64),
+                           "changed_cells": np.zeros(0, np.int64)})
 
 
-def _empty_stats() -> dict:
+def empty_stats() -> dict:
     return {c: (0.0 if c == "seconds" else 0) for c in STATS_META.columns}
 
 
@@ -59,7 +61,7 @@ def stats_frame(stats: dict) -> pd.DataFrame:
     return pd.DataFrame({k: [v] for k, v in stats.items()}).astype(STATS_META.dtypes.to_dict())
 
 
-def _split(wp: pd.DataFrame, plan: Plan, src: pd.DataFrame | None):
+def split_rows(wp: pd.DataFrame, plan: Plan, src: pd.DataFrame | None):
     """Route one partition's rows to parts: one piece (codes, positions) per part."""
     rt = plan.tree_routing
     q = len(plan.qis)
@@ -134,14 +136,11 @@ def _cells(q: QIColumn, col, vals, labels: np.ndarray, groups: int):
     return arr, blank, suppressed
 
 
-def local_columns(plan: Plan, arrays: dict):
-    """Local Mondrian on one part's codes -> ({column: GeneralizationArray}, stats, class id
-    of every row)."""
-    from pdanon._groups import class_labels
+def encoded_part(plan: Plan, arrays: dict):
+    """One part's codes as the pandas engine encodes them: ``(EncodedTable, columns, plain
+    values per column, the model's context)``."""
     from pdanon.encode import EncodedTable
-    from pdanon.partition.mondrian import mondrian_partition
 
-    started = time.perf_counter()
     n = len(arrays["c0"])
     enc_cols, values = [], []
     for j, q in enumerate(plan.qis):
@@ -149,8 +148,7 @@ def local_columns(plan: Plan, arrays: dict):
         enc_cols.append(col)
         values.append(vals)
     sens_codes = {c: arrays[f"s{i}"].astype(np.int64) for i, c in enumerate(plan.sensitive)}
-    enc = EncodedTable(list(enc_cols),
-                       sens_codes, n)
+    enc = EncodedTable(list(enc_cols), sens_codes, n)
     context = None
     if plan.needs_context:
         context = _dist.SensitiveData({
@@ -158,32 +156,63 @@ def local_columns(plan: Plan, arrays: dict):
                                      g.column.has_na, g.column.uniques, g.column.values,
                                      g.column.global_counts)
             for c, g in plan.sensitive.items()})
+    return enc, enc_cols, values, context
+
+
+def part_groups(plan: Plan, arrays: dict):
+    """The single-machine Mondrian on one part's codes: ``(columns, plain values, context,
+    group label of every row)`` (:func:`encoded_part`)."""
+    from pdanon.partition.mondrian import mondrian_partition
+
+    enc, enc_cols, values, context = encoded_part(plan, arrays)
     labels = mondrian_partition(enc, plan.model, context=context,
                                 unordered_split=plan.unordered_split).labels
+    return enc_cols, values, context, labels
+
+
+def checked_stats(plan: Plan, classes: np.ndarray, context, started: float, cells: int,
+                  suppressed_rows: int, changed: int) -> dict:
+    """Verify a part's published classes against the model (a failure is a pdanon bug) and
+    return the part's statistics (:data:`STATS_META`)."""
+    n = len(classes)
+    if n and not np.asarray(plan.model.groups_ok(classes, context), dtype=bool).all():
+        raise VerificationError(f"a part's output does not satisfy {plan.model!r}; this is a "
+                                f"bug in pdanon, please report it")
+    sizes = np.bincount(classes) if n else np.zeros(0, np.int64)
+    return {"rows": n, "classes": int(len(sizes)), "k": int(sizes.min()) if n else 0,
+            "squares": int((sizes.astype(np.int64) ** 2).sum()),
+            "seconds": time.perf_counter() - started, "suppressed_cells": cells,
+            "suppressed_rows": suppressed_rows, "changed_cells": changed}
+
+
+def local_columns(plan: Plan, arrays: dict):
+    """Local Mondrian on one part's codes -> ({column: GeneralizationArray}, stats, class id
+    of every row)."""
+    from pdanon._groups import class_labels
+    from pdanon.recode import constant_groups
+
+    started = time.perf_counter()
+    enc_cols, values, context, labels = part_groups(plan, arrays)
+    n = len(labels)
     groups = int(labels.max()) + 1 if n else 0
     out = {}
     all_blank = np.ones(n, dtype=bool)
     some_suppressed = np.zeros(n, dtype=bool)
-    cells = 0
+    cells = changed = 0
     for q, col, vals in zip(plan.qis, enc_cols, values):
         out[q.name], blank, suppressed = _cells(q, col, vals, labels, groups)
         all_blank &= blank
         some_suppressed |= suppressed
         cells += int(suppressed.sum())
+        # cells of a group that is not constant there change (missing cells stay missing)
+        varied = ~constant_groups(col, labels, groups)[labels]
+        changed += int((varied if col.na is None else varied & ~col.na).sum())
     # the classes of the published cells meet the model (verified on the output, not labels;
     # missing equals missing)
     published = class_labels(pd.DataFrame({q.name: out[q.name] for q in plan.qis}),
                              [q.name for q in plan.qis]) if n else np.zeros(0, np.int64)
-    if n:
-        ok = np.asarray(plan.model.groups_ok(published, context), dtype=bool)
-        if not ok.all():
-            raise VerificationError(f"a part's output does not satisfy {plan.model!r}; this "
-                                    f"is a bug in pdanon, please report it")
-    sizes = np.bincount(published) if n else np.zeros(0, np.int64)
-    stats = {"rows": n, "classes": int(len(sizes)), "k": int(sizes.min()) if n else 0,
-             "squares": int((sizes.astype(np.int64) ** 2).sum()),
-             "seconds": time.perf_counter() - started, "suppressed_cells": cells,
-             "suppressed_rows": int((all_blank & some_suppressed).sum())}
+    stats = checked_stats(plan, published, context, started, cells,
+                          int((all_blank & some_suppressed).sum()), changed)
     return out, stats, published
 
 
@@ -192,74 +221,9 @@ def _concat(pieces: list, key: str):
     return np.concatenate(arrs) if arrs else np.zeros(0)
 
 
-def _part_arrays(plan: Plan, pieces) -> dict:
+def part_arrays(plan: Plan, pieces) -> dict:
     keys = plan.code_columns + plan.raw_columns + plan.sensitive_columns
     return {k: _concat(list(pieces), k) for k in keys}
-
-
-def _part_input_order(plan: Plan, *pieces):
-    """Part task (order="input"): anonymize; return one back piece per input partition (the
-    rows' positions there and their class ids), the stats, and the table of class cells."""
-    arrays = _part_arrays(plan, pieces)
-    lens = np.array([len(p["pos"]) for p in pieces], dtype=np.int64)
-    bounds = np.concatenate([[0], np.cumsum(lens)])
-    if bounds[-1] == 0:
-        return [None] * len(pieces) + [_empty_stats(), None]
-    cols, stats, labels = local_columns(plan, arrays)
-    _, first = np.unique(labels, return_index=True)
-    table = {c: arr.take(first) for c, arr in cols.items()}  # one cell per class
-    cls = labels.astype(np.int32)
-    back = []
-    for i, p in enumerate(pieces):
-        a, b = bounds[i], bounds[i + 1]
-        back.append(None if a == b else {"pos": p["pos"], "cls": cls[a:b]})
-    return back + [stats, table]
-
-
-def _part_part_order(plan: Plan, *pieces):
-    """Part task (order="part"): the part's rows with generalized quasi-identifiers."""
-    arrays = _part_arrays(plan, pieces)
-    rows = pd.concat([p["rows"] for p in pieces]) if pieces else None
-    out = rows.copy()
-    if len(out) == 0:
-        stats = _empty_stats()
-        for q in plan.qis:
-            out[q.name] = pd.Series(pd.array([], dtype=q.out_dtype()), index=out.index)
-    else:
-        cols, stats, _ = local_columns(plan, arrays)
-        for q in plan.qis:
-            out[q.name] = pd.Series(cols[q.name], index=out.index)
-    out.attrs = dict(plan.attrs)
-    return out, stats
-
-
-def _assemble(plan: Plan, src: pd.DataFrame, tables: list, *back):
-    """Final task (order="input"): insert the generalized cells of one input partition
-    (``back[p]``: positions and class ids of its rows in part ``p``, ``tables[p]`` that part's
-    class cells)."""
-    from pdanon.dtype import GeneralizationArray
-
-    out = src.copy()
-    got = [(b, t) for b, t in zip(back, tables) if b is not None]
-    pos = np.concatenate([b["pos"] for b, _ in got]) if got else np.zeros(0, np.int64)
-    if len(pos) != len(src):
-        raise VerificationError(f"a partition got {len(pos)} generalized rows for {len(src)} "
-                                f"input rows; this is a bug in pdanon, please report it")
-    order = np.empty(len(pos), dtype=np.int64)
-    order[pos] = np.arange(len(pos))
-    if got:
-        offsets = np.cumsum([0] + [len(next(iter(t.values()))) for _, t in got[:-1]])
-        cls = np.concatenate([b["cls"].astype(np.int64) + o for (b, _), o in zip(got, offsets)])
-        rows_cls = cls[order]
-    for q in plan.qis:
-        if got:
-            table = GeneralizationArray._concat_same_type([t[q.name] for _, t in got])
-            arr = table.take(rows_cls)
-        else:
-            arr = pd.array([], dtype=q.out_dtype())
-        out[q.name] = pd.Series(arr, index=src.index)
-    out.attrs = dict(plan.attrs)
-    return out
 
 
 def with_attrs(pdf: pd.DataFrame, attrs: dict) -> pd.DataFrame:
@@ -267,52 +231,3 @@ def with_attrs(pdf: pd.DataFrame, attrs: dict) -> pd.DataFrame:
     pdf = pdf.copy(deep=False)
     pdf.attrs = dict(attrs)
     return pdf
-
-
-def _output_meta(ddf, plan: Plan) -> pd.DataFrame:
-    meta = ddf._meta[plan.keep].copy()
-    for q in plan.qis:
-        meta[q.name] = pd.Series(pd.array([], dtype=q.out_dtype()), index=meta.index)
-    meta.attrs = dict(plan.attrs)
-    return meta
-
-
-def local_graph(ddf, encoded, plan: Plan, order: str):
-    """The lazy output frame and the per-part stats (a lazy Dask frame, one row per part)."""
-    import dask
-    import dask.dataframe as dd
-
-    out, stats = _local_tasks(ddf, encoded, plan, order)
-    stats = dd.from_delayed([dask.delayed(stats_frame)(s) for s in stats], meta=STATS_META,
-                            verify_meta=False)
-    return out, stats
-
-
-def _local_tasks(ddf, encoded, plan: Plan, order: str):
-    import dask
-    import dask.dataframe as dd
-
-    plan_d = dask.delayed(plan, pure=True)
-    src = ddf[plan.keep]
-    w_parts = encoded.to_delayed()
-    P = plan.parts
-    meta = _output_meta(ddf, plan)
-    src_parts = src.to_delayed()
-    if order == "input":
-        splits = [dask.delayed(_split, nout=P)(w, plan_d, None) for w in w_parts]
-        N = len(splits)
-        part_tasks = [dask.delayed(_part_input_order, nout=N + 2)(
-            plan_d, *[splits[i][p] for i in range(N)]) for p in range(P)]
-        stats = [t[N] for t in part_tasks]
-        tables = [t[N + 1] for t in part_tasks]
-        finals = [dask.delayed(_assemble)(plan_d, src_parts[i], tables,
-                                          *[t[i] for t in part_tasks]) for i in range(N)]
-        out = dd.from_delayed(finals, meta=meta, divisions=src.divisions, verify_meta=False)
-        return out, stats
-    splits = [dask.delayed(_split, nout=P)(w, plan_d, s) for w, s in zip(w_parts, src_parts)]
-    N = len(splits)
-    part_tasks = [dask.delayed(_part_part_order, nout=2)(plan_d, *[splits[i][p]
-                                                                   for i in range(N)])
-                  for p in range(P)]
-    out = dd.from_delayed([t[0] for t in part_tasks], meta=meta, verify_meta=False)
-    return out, [t[1] for t in part_tasks]

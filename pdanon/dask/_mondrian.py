@@ -25,9 +25,10 @@ Phases (what runs where is summarized in docs/dask.md); each has its module:
 4. **Local Mondrian** (one task per part, :mod:`pdanon.dask._local`). Each input partition
    routes its rows by the cut bounds and sends every part only the rows' codes and positions;
    a part's task runs the single-machine :func:`~pdanon.partition.mondrian.mondrian_partition`
-   on them, builds the generalized cells (global categories, so every part has the same dtype;
-   a group holding a missing cell publishes that cell missing, as on pandas) and verifies its
-   classes. With ``order="input"`` each row's class id (4 bytes) travels back to the input
+   on them, recodes its groups by ``method`` (generalized cells, suppression or aggregation,
+   :mod:`pdanon.dask._recode`; a group holding a missing cell publishes that cell missing, as
+   on pandas) and verifies its classes. The parts run when :func:`anonymize` is called: the
+   categories their cells publish fix the output's dtype (no unpublished value stays in it). With ``order="input"`` each row's class id (4 bytes) travels back to the input
    partition it came from, with one small table of the part's class cells; that partition
    inserts the cells at its rows: the output has the input's partitions, divisions, index and
    row order, and the sensitive / insensitive columns never move. With ``order="part"`` each
@@ -55,10 +56,13 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.encode import unknown_categories
 from pdanon.dask._cuts import Tree, joint_pass, reduce_sum, route, top_cuts
-from pdanon.dask._local import local_graph, with_attrs
+from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import global_sensitive_column
 from pdanon.dask._models import check_feasible, groups_ok_from_counts, needs_context, verify_output
+from pdanon.dask._recode import METHODS as RECODE_METHODS
+from pdanon.dask._recode import recode_graph
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
                                encoded_meta, order_keys, qi_column, value_table_capped)
 
@@ -132,6 +136,10 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     collected = sum(int(t.memory_usage(deep=True).sum()) for t in tables)
     qis = [qi_column(c, roles.quasi_identifiers[c], ddf._meta[c].dtype, t,
                      limit=EXACT_CODES_LIMIT) for c, t in zip(qnames, tables)]
+    for q, t in zip(qis, tables):
+        if not isinstance(q, tuple) and isinstance(t["v"].dtype, pd.CategoricalDtype) and \
+                not unknown_categories(t["v"].dtype):
+            q.data_dtype = t["v"].dtype
     binned = [j for j, q in enumerate(qis) if isinstance(q, tuple)]
     if binned:  # quantiles of the present values (Dask's quantile skips missing cells)
         qs = np.linspace(0, 1, BINS + 1)
@@ -206,7 +214,8 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     return plan, encoded, info
 
 
-def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART,
+def anonymize(ddf, roles, *, model, method: str = "generalize",
+              max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART,
               order: str = "input", unordered_split: str = "balanced", path=None,
               verify: bool = True, write_options: dict | None = None,
               persist_codes: bool = True):
@@ -214,6 +223,9 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
 
     ``out`` is a Dask DataFrame: identifiers dropped, quasi-identifiers generalized
     (generalization dtype, global categories), other columns unchanged, the input's index.
+    ``method="suppress"`` / ``"aggregate"`` recode the same parts' groups as the pandas engine
+    does (:mod:`pdanon.dask._recode`; the parts then run when this is called, so that the
+    published categories are known for the output's dtype).
     With ``path`` it is written to Parquet there and ``out`` reads it back; otherwise, with
     ``verify=True``, it is persisted in worker memory; with ``verify=False`` it stays lazy.
 
@@ -236,15 +248,19 @@ def anonymize(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     started = time.perf_counter()
     if order not in ORDERS:
         raise InvalidInputError(f"unknown order {order!r}; use one of {list(ORDERS)}")
+    if method not in ("generalize",) + RECODE_METHODS:
+        raise InvalidInputError(f"unknown method {method!r}; use one of "
+                                f"{['generalize', *RECODE_METHODS]}")
     # one step per phase (dictionaries + codes + cuts, local Mondrian, verification): Dask runs
     # are long enough for auto mode's terminal / notebook rule
     with progress_bar(2 + bool(verify), desc="mondrian (dask): cuts", unit="phase") as bar:
-        return _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, path,
-                          verify, write_options, persist_codes, started, bar)
+        return _anonymize(ddf, roles, model, method, max_rows_per_part, order,
+                          unordered_split, path, verify, write_options, persist_codes, started,
+                          bar)
 
 
-def _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, path, verify,
-               write_options, persist_codes, started, bar):
+def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_split, path,
+               verify, write_options, persist_codes, started, bar):
     """:func:`anonymize`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -254,6 +270,7 @@ def _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, pat
     bar.update(1)
     bar.set_description("mondrian (dask): parts")
     timings = info.pop("timings")
+    info["method"] = method
     info["order"] = order
     attrs = plan.attrs
     out_roles = roles.restricted_to(plan.keep)
@@ -262,23 +279,21 @@ def _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, pat
 
     # -- 4. local Mondrian ---------------------------------------------------------------
     t0 = time.perf_counter()
-    out, stats = local_graph(ddf, encoded, plan, order)
+    # the parts run now (their published categories fix the output's dtype)
+    out, stats = recode_graph(ddf, encoded, plan, order, method)
     if path is not None:
-        write = out.to_parquet(path, compute=False, **(write_options or {}))
-        _, stats = dask.compute(write, stats)
-        del write
+        dask.compute(out.to_parquet(path, compute=False, **(write_options or {})))
         result = dd.read_parquet(path)
     elif verify:
-        out, stats = dask.persist(out, stats)
-        stats = stats.compute()
-        result = out
+        result = out.persist()
+        _wait(result)
     else:
-        result, stats = out, None
+        result = out
     del encoded, out
     gc.collect()  # release the persisted codes now (the task graphs hold reference cycles)
     timings["anonymize"] = time.perf_counter() - t0
     bar.update(1)
-    if stats is not None:
+    if len(stats):
         info["groups"] = int(stats["classes"].sum())
         info["achieved"] = {"k": int(stats.loc[stats["rows"] > 0, "k"].min())
                             if (stats["rows"] > 0).any() else 0}
@@ -288,6 +303,7 @@ def _anonymize(ddf, roles, model, max_rows_per_part, order, unordered_split, pat
         info["suppressed_cells"] = int(stats["suppressed_cells"].sum())
         info["suppressed_rows"] = int(stats["suppressed_rows"].sum())
         info["part_seconds"] = float(stats["seconds"].sum())
+        info["changed_cells"] = int(stats["changed_cells"].sum())
 
     # -- 5. verification -----------------------------------------------------------------
     if verify:

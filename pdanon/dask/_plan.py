@@ -61,6 +61,9 @@ class QIColumn:
     scale: float = 0.0                # the whole table's width (0: constant column)
     order_key: np.ndarray | None = None  # set dims, non-balanced split: code -> rank
     has_na: bool = False              # code ncodes - 1 stands for missing cells
+    #: the partitions' Categorical dtype (known categories), when the column is one: the
+    #: published dtype keeps its category order (Dask's meta may not know the categories)
+    data_dtype: pd.CategoricalDtype | None = None
 
     @property
     def is_set(self) -> bool:

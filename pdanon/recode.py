@@ -139,13 +139,9 @@ def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
     dtype = series.dtype
     keep = np.asarray(keep, dtype=bool)
     if isinstance(dtype, pd.CategoricalDtype):
-        new = pd.CategoricalDtype(_values_index(pd.Index(dtype.categories), keep),
-                                  ordered=dtype.ordered)
-        codes = np.asarray(series.array.codes)
-        new_pos = np.cumsum(keep) - 1
-        out = np.where(codes >= 0, new_pos[np.maximum(codes, 0)], -1) if len(keep) else codes
-        return pd.Series(pd.Categorical.from_codes(out, dtype=new), index=series.index,
-                         name=series.name)
+        if not keep.any():  # no category at all: this way Parquet keeps the values' type
+            return series.cat.remove_unused_categories()
+        return series.cat.set_categories(dtype.categories[keep])  # order kept
     arr = series.array
     cats = dtype.categories
     c = len(cats)

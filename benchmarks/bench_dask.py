@@ -126,7 +126,7 @@ def run_single(path: str, rows: int, out: str, algorithm: str, suppress: float) 
 
 def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
              max_rows_per_part: int, order: str, tune_malloc: bool, algorithm: str,
-             suppress: float) -> dict:
+             suppress: float, partition_rows: int | None = None) -> dict:
     import threading
 
     import dask
@@ -164,6 +164,8 @@ def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
     shutil.rmtree(out, ignore_errors=True)
     started = time.perf_counter()
     ddf = dd.read_parquet(_files(path, rows))
+    if partition_rows:  # fewer, larger input partitions (adjacent files concatenated)
+        ddf = ddf.repartition(npartitions=max(1, -(-rows // partition_rows)))
     options = ({"max_rows_per_part": max_rows_per_part, "order": order}
                if algorithm.startswith("mondrian") else {})
     result = _anonymize(ddf, algorithm, suppress, path=out, **options)
@@ -186,7 +188,7 @@ def run_dask(path: str, rows: int, out: str, workers: int, memory_limit: str,
             "classes": info["groups"], "min_class": info["verified"]["k"],
             "discernibility": info.get("discernibility", float("nan")),
             "collected_kb": info["collected_bytes"] / 1024, "order": order,
-            "malloc_tuned": tune_malloc}
+            "input_partitions": int(ddf.npartitions), "malloc_tuned": tune_malloc}
 
 
 # ============================================================================ driver
@@ -203,7 +205,7 @@ def _child(args) -> None:
         print(json.dumps(run_dask(args.data, args.rows, args.out, args.workers,
                                   args.memory_limit, args.max_rows_per_part, args.order,
                                   not args.no_malloc_tuning, args.algorithms[0],
-                                  args.suppress)))
+                                  args.suppress, args.partition_rows)))
 
 
 def _spawn(*argv) -> dict:
@@ -234,6 +236,9 @@ def main() -> None:
                             "optimal"])
     p.add_argument("--suppress", type=float, default=0.05,
                    help="optimal: share of rows that may be suppressed")
+    p.add_argument("--partition-rows", type=int, default=None,
+                   help="Dask input partitions of about this many rows (default: one per "
+                        "250,000-row file)")
     p.add_argument("--step", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.step:
@@ -256,6 +261,8 @@ def main() -> None:
             print(json.dumps(runs[-1]), flush=True)
         for rows in args.dask_rows or [args.rows]:
             extra = ["--no-malloc-tuning"] if args.no_malloc_tuning else []
+            if args.partition_rows:
+                extra += ["--partition-rows", args.partition_rows]
             runs.append(_spawn("--step", "dask", "--data", args.data, "--rows", rows,
                                "--out", args.out + "-dask", "--workers", args.workers,
                                "--memory-limit", args.memory_limit, "--max-rows-per-part",

@@ -189,10 +189,13 @@ class RiskMethods:
         return k_map(self._df, list(self._measured_roles(roles).quasi_identifiers),
                      population=population, missing=missing)
 
-    def delta_presence(self, *, population: pd.DataFrame, **roles) -> tuple[float, float]:
+    def delta_presence(self, *, population: pd.DataFrame, missing: str = "value",
+                       **roles) -> tuple[float, float]:
         """``(δmin, δmax)``: over the classes of the ``population`` table, the smallest and
         largest share of their rows present in the frame (0 for a population class with no
-        row in the frame). See :func:`pdanon.models.delta_presence` and docs/risk.md.
+        row in the frame). A frame with generalized cells (a release) is matched against the
+        raw population by containment. ``missing="value"`` only: a missing cell is a value of
+        its own. See :func:`pdanon.models.delta_presence` and docs/risk.md.
 
         Example
         -------
@@ -203,4 +206,4 @@ class RiskMethods:
         from pdanon.models.population import delta_presence
 
         return delta_presence(self._df, list(self._measured_roles(roles).quasi_identifiers),
-                              population=population)
+                              population=population, missing=missing)

@@ -78,6 +78,36 @@ def test_mondrian_kmap_hand_checked():
     check_kmap(out, POPULATION, ["age", "zip"], 3)
 
 
+def test_release_measured_against_raw_population():
+    """The measures and ``holds`` read a release (generalized cells) against the raw
+    population it was drawn from: a population row counts where its values lie in the
+    cells."""
+    qi = ["age", "zip"]
+    model = KMap(3, population=POPULATION)
+    out = SAMPLE.anon.anonymize(model, algorithm="mondrian", quasi_identifiers=qi)
+    assert model.holds(out, qi) and not KMap(6, population=POPULATION).holds(out, qi)
+    assert out.anon.k_map(population=POPULATION, quasi_identifiers=qi) == 5
+    # classes of 3 rows in 6 and in 5 population rows; 2 population rows (60 x b, and none
+    # other) lie outside them, so δmin is 0
+    assert out.anon.delta_presence(population=POPULATION, quasi_identifiers=qi) == (0.0, 0.6)
+    assert DeltaPresence(0, 0.6, population=POPULATION).holds(out, qi)
+    assert not DeltaPresence(0, 0.5, population=POPULATION).holds(out, qi)
+    with pytest.raises(InvalidInputError, match="wildcard"):
+        out.anon.k_map(population=POPULATION, quasi_identifiers=qi, missing="wildcard")
+    with pytest.raises(InvalidInputError, match="wildcard"):
+        out.anon.delta_presence(population=POPULATION, quasi_identifiers=qi,
+                                missing="wildcard")
+    # a population that does not hold the sample: the error says so
+    with pytest.raises(InvalidInputError, match="must contain the sample"):
+        out.anon.k_map(population=POPULATION.iloc[:3], quasi_identifiers=qi)
+
+
+def test_type_mismatch_is_named():
+    sample = pd.DataFrame({"zip": [1, 1, 2]})
+    with pytest.raises(InvalidInputError, match=r"'zip' \(int64 in the sample"):
+        sample.anon.k_map(population=pd.DataFrame({"zip": ["1", "1", "2"]}))
+
+
 def test_containment_count_matches_brute_force_on_hand_example():
     out = SAMPLE.anon.anonymize(KMap(3, population=POPULATION), algorithm="mondrian",
                                 quasi_identifiers=["age", "zip"])
@@ -212,3 +242,10 @@ def test_outputs_satisfy_the_models(data, k, delta_max, algorithm):
         except InfeasibleError:
             continue
         check(out)
+        # the release checks against the raw population, as the engine verified it
+        assert model.holds(out, qi)
+        counts = brute_force(out, population, qi)
+        assert out.anon.k_map(population=population, quasi_identifiers=qi) == \
+            min(p for _, p, _ in counts)
+        low, high = out.anon.delta_presence(population=population, quasi_identifiers=qi)
+        assert high == pytest.approx(max(s * max(m, 1) / p for s, p, m in counts))

@@ -213,7 +213,8 @@ def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, 
             add("linkage attack security", _ml.boosting_security_score(
                 orig, anonymized, qis, random_state=random_state, n_threads=n_threads),
                 "higher",
-                "risk: 1 - re-identification accuracy (boosting)")
+                "risk: 1 - accuracy of a model matching rows to originals on a small "
+                "held-out sample (misleads: guessing scores high; read records_at_risk)")
             if target is not None:
                 r = _ml.boosting_utility(orig, anonymized, target=target,
                                          quasi_identifiers=qis, random_state=random_state,

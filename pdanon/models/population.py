@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon._groups import check_missing, class_labels, frequencies
+from pdanon._groups import check_missing, class_labels, frequencies, refuse_wildcard
 from pdanon.models.anonymity import KAnonymity
 from pdanon.models.base import TOLERANCE, PrivacyModel, Requirements, check_int, check_qis
 
@@ -83,8 +83,32 @@ def check_contains(df, f, F, *, hint: str = "") -> None:
             f"the population table must contain the sample's records, but {int(short.sum())} "
             f"sample row(s) have more matches in the sample than in the population (first: "
             f"index {df.index[i]!r}, {int(f[i])} in the sample, {int(F[i])} in the population); "
-            f"pass the population the sample was drawn from, with the same (anonymized) "
-            f"quasi-identifier values{hint}")
+            f"pass the population the sample was drawn from, with the same quasi-identifier "
+            f"values (raw, or generalized as the sample){hint}")
+
+
+def _type_hint(df, population, qis) -> str:
+    """A hint naming quasi-identifiers whose values are numbers in one table and text in the
+    other (such values never match), or ``""``."""
+    from pandas.api.types import is_numeric_dtype
+
+    from pdanon.dtype import GeneralizationDtype
+
+    def numeric(dtype):
+        if isinstance(dtype, pd.CategoricalDtype):
+            dtype = dtype.categories.dtype
+        return is_numeric_dtype(dtype)
+
+    odd = [c for c in qis
+           if not isinstance(df[c].dtype, GeneralizationDtype)
+           and not isinstance(population[c].dtype, GeneralizationDtype)
+           and numeric(df[c].dtype) != numeric(population[c].dtype)]
+    if not odd:
+        return ""
+    cols = ", ".join(f"{c!r} ({df[c].dtype} in the sample, {population[c].dtype} in the "
+                     f"population)" for c in odd)
+    return (f". Column(s) {cols} hold numbers in one table and text in the other, so no value "
+            f"matches: convert one to the other's type (e.g. population[col].astype(...))")
 
 
 def _joint_counts(df, population, qis):
@@ -96,8 +120,55 @@ def _joint_counts(df, population, qis):
     g = int(joint.max()) + 1 if len(joint) else 0
     n = len(df)
     s, p = np.bincount(joint[:n], minlength=g), np.bincount(joint[n:], minlength=g)
-    check_contains(df, s[joint[:n]], p[joint[:n]])
+    check_contains(df, s[joint[:n]], p[joint[:n]], hint=_type_hint(df, population, qis))
     return s, p, joint[:n]
+
+
+def _publishes_cells(df, population, qis) -> bool:
+    """``df`` publishes generalized cells (ranges, sets) that the raw ``population`` must be
+    matched into, rather than compared with for equality."""
+    from pdanon.dtype import GeneralizationDtype
+
+    return any(isinstance(df[c].dtype, GeneralizationDtype)
+               and not isinstance(population[c].dtype, GeneralizationDtype) for c in qis)
+
+
+def published_class_counts(df, population, qis):
+    """The :class:`~pdanon.distributions.ClassCounts` of ``df``'s classes against
+    ``population``: sample rows and population rows per class (``population``), the
+    population's size (``population_rows``) and, for generalized cells, the most classes one
+    population row matches (``population_shared``).
+
+    Plain values: a population row counts in the class with equal values (missing equals
+    missing). Generalized cells (a release of any anonymizer, against the raw population it
+    was drawn from): a population row counts in every class whose cells contain its values
+    (:func:`pdanon.containment.population_matches`), and rows that publish no
+    quasi-identifier (suppressed rows) form no class, as the engine verified them.
+    Raises a clear error when a class matches fewer population rows than it holds (the
+    population does not contain the sample)."""
+    from pdanon.containment import population_matches
+    from pdanon.distributions import ClassCounts
+
+    check_population(population, qis)
+    if len(df) == 0:
+        return ClassCounts(np.zeros(0, np.int64), population=np.zeros(0, np.int64),
+                           population_rows=len(population), labels=np.zeros(0, np.int64))
+    if not _publishes_cells(df, population, qis):
+        s, p, labels = _joint_counts(df, population, qis)
+        present = s > 0
+        remap = np.cumsum(present) - 1
+        return ClassCounts(s[present], population=p[present], population_rows=len(population),
+                           labels=remap[labels])
+    published = df.loc[df[qis].notna().to_numpy().any(axis=1), qis]
+    labels = class_labels(published, qis)
+    groups = int(labels.max()) + 1 if len(labels) else 0
+    counts, shared = population_matches(published, labels, population, qis, shared=True)
+    sizes = np.bincount(labels, minlength=groups)
+    check_contains(published, sizes[labels], counts[labels],
+                   hint=". The sample publishes generalized cells: a population row counts in a "
+                        "class when each of its values lies in the class's cell")
+    return ClassCounts(sizes, population=counts, population_rows=len(population),
+                       labels=labels, population_shared=shared)
 
 
 def population_counts(df, population, qis, missing: str = "value") -> np.ndarray:
@@ -135,11 +206,15 @@ def k_map(df: pd.DataFrame, quasi_identifiers, *, population: pd.DataFrame,
     check_population(population, qis)
     if len(df) == 0:
         return 0
+    if _publishes_cells(df, population, qis):
+        refuse_wildcard(missing, "k-map of generalized cells")
+        classes = published_class_counts(df, population, qis)
+        return int(classes.population.min()) if classes.groups else 0
     return int(population_counts(df, population, qis, missing).min())
 
 
-def delta_presence(df: pd.DataFrame, quasi_identifiers, *,
-                   population: pd.DataFrame) -> tuple[float, float]:
+def delta_presence(df: pd.DataFrame, quasi_identifiers, *, population: pd.DataFrame,
+                   missing: str = "value") -> tuple[float, float]:
     """``(δmin, δmax)`` achieved: over the classes of the population (rows sharing the
     quasi-identifiers), the smallest and largest share of a class's population rows that are
     in ``df``. A population class with no sample row has δ = 0. ``(0.0, 0.0)`` for an empty
@@ -151,7 +226,13 @@ def delta_presence(df: pd.DataFrame, quasi_identifiers, *,
     >>> delta_presence(sample, ["zip"], population=pd.DataFrame({"zip": [1, 1, 2, 2]}))
     (0.5, 1.0)
     """
+    refuse_wildcard(missing, "δ-presence")
     qis = check_qis(df, quasi_identifiers)
+    check_population(population, qis)
+    if _publishes_cells(df, population, qis):
+        got = DeltaPresence(0.0, 1.0, population=population).achieved(
+            published_class_counts(df, population, qis))
+        return (got["delta_min"], got["delta_max"]) if got else (0.0, 0.0)
     s, p, _ = _joint_counts(df, population, qis)
     on = p > 0
     if not on.any():
@@ -249,20 +330,12 @@ class _PopulationModel(PrivacyModel):
         return classes.population
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
-        from pdanon.distributions import ClassCounts
-
+        """Whether ``df`` meets the model against the population table: ``df`` either has
+        the population's values (plain or generalized the same way) or is a release with
+        generalized cells checked against the raw population
+        (:func:`published_class_counts`)."""
         qis = check_qis(df, quasi_identifiers)
-        check_population(self.population, qis)
-        if len(df) == 0:
-            s, p = np.zeros(0, np.int64), np.zeros(0, np.int64)
-            labels = np.zeros(0, np.int64)
-        else:
-            s, p, labels = _joint_counts(df, self.population, qis)
-        present = s > 0
-        remap = np.cumsum(present) - 1
-        classes = ClassCounts(s[present], population=p[present],
-                              population_rows=len(self.population),
-                              labels=remap[labels] if len(labels) else labels)
+        classes = published_class_counts(df, self.population, qis)
         return bool(np.all(self.classes_ok(classes))) and bool(self.table_ok(classes))
 
 

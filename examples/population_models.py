@@ -28,6 +28,9 @@ out = sample.anon.anonymize(KMap(20, population=population), algorithm="optimal"
                             hierarchies=arx, quasi_identifiers=qi, max_suppressed_rows=0.01)
 print("KMap(20):", out.anon.info["levels"], out.anon.info["achieved"])
 assert out.anon.info["achieved"]["k_map"] >= 20
+# anyone can check the release against the raw population (containment in its cells)
+assert out.anon.k_map(population=population, quasi_identifiers=qi) >= 20
+assert KMap(20, population=population).holds(out, qi)
 
 # 2b. The same with local recoding: Mondrian carries the population through its cuts; every
 #     published class matches >= 20 population rows inside its ranges and sets

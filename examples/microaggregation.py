@@ -44,7 +44,8 @@ assert info["k_anonymity"] == metrics.k_anonymity(out, ["age", "income", "educat
 # income: their published rows differ from their groups' (missing stays missing), which
 # info["k_anonymity"] reports honestly
 
-# 2. V-MDAV: group sizes adapt to the data (k..2k-1, gain factor gamma)
+# 2. V-MDAV: group sizes adapt to the data (k..2k-1, up to 3k-2 for the last rows;
+#    gain factor gamma)
 vout = df.anon.microaggregate(3, method="vmdav", gamma=1.1)
 print("\nV-MDAV k=3, gamma=1.1: groups", vout.anon.info["groups"],
       "sizes", vout.anon.info["group_sizes"], "SSE/SST", round(vout.anon.info["sse_sst"], 4))

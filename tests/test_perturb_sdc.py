@@ -279,6 +279,16 @@ def test_coding_errors():
         df.anon.top_code("x", threshold={"s": 1}, **kw)
 
 
+def test_coding_infinite_values():
+    """A quantile over infinite values is no threshold: refused, naming the column and the
+    fix; a given threshold codes them."""
+    df = pd.DataFrame({"x": [1.0, np.inf, 3.0, 4.0]})
+    with pytest.raises(InvalidInputError, match=r"column 'x' .*threshold= codes .*1 infinite"):
+        df.anon.top_code("x", quantile=0.9)
+    assert df.anon.top_code("x", threshold=3.5)["x"].tolist() == [1.0, 3.5, 3.0, 3.5]
+    assert df.anon.bottom_code("x", threshold=2.0)["x"].tolist() == [2.0, np.inf, 3.0, 4.0]
+
+
 # ------------------------------------------------------------------------------ rank swapping
 def ranks_of(values: np.ndarray) -> np.ndarray:
     return np.argsort(np.argsort(values, kind="stable"), kind="stable")
@@ -475,6 +485,18 @@ def test_noise_errors():
     before = df.copy()
     df.anon.add_noise(["x", "y"], **kw)
     assert df.equals(before)
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated"])
+def test_noise_refuses_infinite_and_overflowing_columns(method):
+    """One infinite cell would make every cell of the column missing (its spread is
+    infinite): refused, with the column and the first index."""
+    df = pd.DataFrame({"x": [1.0, np.inf, 3.0, 4.0], "y": [1.0, 2.0, 3.0, 5.0]})
+    with pytest.raises(InvalidInputError, match=r"column 'x' has 1 infinite.*index 1"):
+        df.anon.add_noise(["x", "y"], method=method, seed=1)
+    huge = pd.DataFrame({"x": [1e307, -1e307, 3.0], "y": [1.0, 2.0, 4.0]})
+    with pytest.raises(InvalidInputError, match=r"\['x'\] overflows"):
+        huge.anon.add_noise(["x", "y"], method=method, seed=1)
 
 
 # ------------------------------------------------------------------------ local suppression

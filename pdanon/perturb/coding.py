@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.encode import check_finite
 from pdanon.perturb.numeric import check_numeric, float_values, numeric_result
 
 SIDES = ("top", "bottom")
@@ -63,6 +64,10 @@ def code_series(series: pd.Series, side: str, *, threshold=None, quantile=None,
             raise InvalidInputError(
                 f"quantile for column {series.name!r} must be in [0, 1], got {quantile!r}"
             )
+        # a quantile over infinite values is no threshold (threshold= codes them)
+        check_finite(series, series.name, index=series.index,
+                     where=f"{what} by quantile: column {series.name!r} (threshold= codes "
+                           f"infinite values)")
         t = float(np.quantile(x[valid], q)) if valid.any() else math.nan
     else:
         q = None

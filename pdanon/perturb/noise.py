@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.encode import check_finite
 from pdanon.perturb.common import check_columns
 from pdanon.perturb.numeric import check_numeric, float_values, numeric_result
 from pdanon.perturb.randomness import make_rng
@@ -75,13 +76,15 @@ def add_noise_frame(df: pd.DataFrame, columns: Sequence, *, method: str = "addit
     check_columns(df, columns, "add_noise", unique=True)
     for c in columns:
         check_numeric(df[c], "noise")
+        check_finite(df[c], c, index=df.index)  # one infinity would make every cell NaN
     x = np.column_stack([float_values(df[c]) for c in columns]) if len(columns) else \
         np.zeros((len(df), 0))
     present = ~np.isnan(x)
     details: dict = {}
     if method == "additive":
-        sd = np.array([np.std(x[present[:, j], j], ddof=1) if present[:, j].sum() > 1 else 0.0
-                       for j in range(x.shape[1])])
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: refused below
+            sd = np.array([np.std(x[present[:, j], j], ddof=1) if present[:, j].sum() > 1
+                           else 0.0 for j in range(x.shape[1])])
         e = rng.standard_normal(x.shape) * (noise * sd)
         scale = noise * sd
     else:
@@ -92,10 +95,16 @@ def add_noise_frame(df: pd.DataFrame, columns: Sequence, *, method: str = "addit
                 f"rows where all are present; only {int(complete.sum())} such row(s): use "
                 "method='additive' or fewer columns"
             )
-        cov = np.atleast_2d(np.cov(x[complete], rowvar=False, ddof=1))
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: refused below
+            cov = np.atleast_2d(np.cov(x[complete], rowvar=False, ddof=1))
         e = correlated_draws(noise * cov, len(df), rng)
         scale = np.sqrt(noise * np.diag(cov))
         details["complete_rows"] = int(complete.sum())
+    huge = [c for j, c in enumerate(columns) if not np.isfinite(scale[j])]
+    if huge:
+        raise InvalidInputError(
+            f"the spread of column(s) {huge} overflows float64 (values near 1e308); rescale "
+            f"them (e.g. divide by a power of ten) before adding noise")
     details["noise_sd"] = {c: float(scale[j]) for j, c in enumerate(columns)}
     out = df.copy(deep=False)
     new = x + e

@@ -649,8 +649,8 @@ def write_report(args, df, table, label: str) -> None:
     qi_names = [names[i] for i in qis if names[i] in released.columns]
     if not qi_names:
         raise CliError("--report needs at least one quasi-identifier column (--qi_ids)")
-    roles = dict(quasi_identifiers={c: kinds.get(c) or _kind_guess(released[c], original[c])
-                                    for c in qi_names},
+    roles = dict(quasi_identifiers={c: kinds.get(c) or _kind_guess(
+                     released[c], None if original is None else original[c]) for c in qi_names},
                  sensitive=[names[i] for i in sens if names[i] in released.columns],
                  identifiers=[])
     try:
@@ -661,9 +661,13 @@ def write_report(args, df, table, label: str) -> None:
 
 
 def _kind_guess(released, original) -> str:
+    """A quasi-identifier's kind for the report: the generalized dtype's, else guessed from
+    the input column (from the released one when rows were dropped and the input is left
+    out)."""
     from pdanon.roles import infer_kind
 
-    return getattr(released.dtype, "column_type", None) or infer_kind(original)
+    return (getattr(released.dtype, "column_type", None)
+            or infer_kind(released if original is None else original))
 
 
 def main(argv=None) -> int:

@@ -174,6 +174,12 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if run.reason:
         info["algorithm"] = run.algorithm
         info["requested_algorithm"] = algorithm
+    if "seed" in PARTITIONERS[run.algorithm].options:  # randomized: say how, never the seed
+        seed = options.get("seed")
+        info["random_source"] = (
+            "pdanon's fixed default (the same call gives the same table)" if seed is None
+            else "generator given" if isinstance(seed, np.random.Generator)
+            else "given by the caller (not recorded)")
     note = "; ".join(x for x in (f"auto: {run.reason}" if run.reason else "", result.note) if x)
     info.update(result.info)
     suppressed = None

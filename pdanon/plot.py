@@ -110,7 +110,11 @@ def information_loss(original: pd.DataFrame, anonymized: pd.DataFrame, quasi_ide
         else:
             # plain values: unchanged cells cost 0; any other replacement (hierarchy labels
             # such as "20-29", aggregates) is counted as fully lost
-            same = (anon.to_numpy(dtype=object) == orig.to_numpy(dtype=object))
+            # (missing cells compared apart: pd.NA == x is neither True nor False)
+            both = ~(na | orig.isna().to_numpy())
+            same = np.zeros(n, dtype=bool)
+            same[both] = np.asarray(anon.to_numpy(dtype=object)[both]
+                                    == orig.to_numpy(dtype=object)[both], dtype=bool)
             cost = np.where(same, 0.0, 1.0)
         cost = np.where(na, 1.0, cost)
         total += float(cost.sum())

@@ -613,3 +613,13 @@ def test_report_flag_writes_the_release_report(tmp_path):
     bad = run("-i", src, "-f", "-k", "2", "--report", tmp_path / "no" / "r.html",
               check_one_line_error=True)
     assert "cannot write" in bad.stderr
+
+
+def test_report_kind_guess_without_the_input():
+    """--report guesses a quasi-identifier's kind from the input column, or from the released
+    one when rows were dropped and the input is left out of the report."""
+    from pdanon.cli import _kind_guess
+
+    assert _kind_guess(pd.Series([1, 2]), None) == "real"
+    assert _kind_guess(pd.Series(["a", "b"]), pd.Series([1, 2])) == "real"
+    assert _kind_guess(pd.Series(["a", "b"]), None) == "unordered"

@@ -111,6 +111,14 @@ def test_report_on_every_face(releases, name):
         assert levels == info["levels"]
     assert rep.parameters["operation"] == info.get("algorithm", info.get("operation"))
     assert rep.utility["changed_cells"] == sum(c["changed_cells"] for c in rep.columns)
+    # every face is priced (local suppression's nullable integers with pd.NA included)
+    assert rep.utility["information_loss"] == pytest.approx(
+        pdanon.plot.information_loss(df, out, ["zipcode", "age"]))
+    requested = rep.privacy["requested"]
+    if "k" in info.get("params", {}) or isinstance(info.get("k"), int):
+        assert requested["k"] == info.get("params", {}).get("k", info.get("k"))
+    if name == "group_join":  # randomized: how, never the seed
+        assert rep.parameters["randomness"] == "given by the caller (not recorded)"
 
 
 def test_datafly_suppressed_rows_by_hand():

@@ -138,7 +138,8 @@ def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, thresho
         "l_entropy": values.get("l-diversity (entropy)") if sensitive else None,
         "t_emd": values.get("t-closeness (EMD)") if sensitive else None,
         "achieved": info.get("achieved") or {},
-        "requested": info.get("params") or {},
+        "requested": info.get("params") or {m: info[m] for m in ("k", "l", "t")
+                                             if isinstance(info.get(m), (int, float))},
         "threshold": threshold,
         "risk_summary": {str(k_): float(v) for k_, v in summary.items()},
         "class_sizes": sizes.tolist(),

@@ -197,11 +197,11 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                               threshold=threshold)
     suppressed, full = _columns.suppressed_rows(anonymized, orig, qis, info)
     params = _facts.parameters(anonymized, original, r, info, title)
+    privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info)
     report = ReleaseReport(
-        title=title, parameters=params,
-        privacy=_facts.privacy(anonymized, list(qis), sens, table, threshold, info),
+        title=title, parameters=params, privacy=privacy,
         utility=_facts.utility(anonymized, orig, qis, table, info, full,
-                               params["model_params"]),
+                               privacy["requested"]),
         columns=_facts.plain(_columns.column_facts(anonymized, orig, qis, info)),
         suppressed=suppressed, metrics=pd.DataFrame(table),
         tradeoff=None if tradeoff is None else pd.DataFrame(tradeoff).reset_index(drop=True),

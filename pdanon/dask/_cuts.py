@@ -1,7 +1,8 @@
 """Mondrian on Dask, phase 3: the top cuts, chosen on the whole data from counts.
 
-Each partition routes its rows (their global codes, :mod:`pdanon.dask._plan`) through the cut
-tree so far and counts rows per (open part, column, code); the client sums these small
+Each partition keeps the leaf of every row (a small array on the workers), moves its rows
+(their global codes, :mod:`pdanon.dask._plan`) through the cuts made at the last level only,
+and counts rows per (open part, column, code); the client sums these small
 histograms and applies the rule of :mod:`pdanon.partition.mondrian` on them: widest normalized
 column first (widths normalized by the whole table), median cut for real/ordered columns,
 balanced (or ordered) split of unordered categories, a split allowed only when both halves meet
@@ -81,10 +82,13 @@ class Tree:
                 "right": np.asarray(self.right, np.int64), "tables": tables}
 
 
-def route(codes: list[np.ndarray], rt: dict) -> np.ndarray:
-    """Leaf node of every row (vectorized per tree level and column)."""
+def route(codes: list[np.ndarray], rt: dict, start: np.ndarray | None = None) -> np.ndarray:
+    """Leaf node of every row (vectorized per tree level and column), from the root or, with
+    ``start``, from each row's node (a leaf of an earlier tree: only the splits made since are
+    applied)."""
     n = len(codes[0]) if codes else 0
-    node = np.zeros(n, dtype=np.int64)
+    node = (np.zeros(n, dtype=np.int64) if start is None
+            else np.asarray(start, dtype=np.int64).copy())
     col, thr, left, right, tables = rt["col"], rt["thr"], rt["left"], rt["right"], rt["tables"]
     active = np.flatnonzero(col[node] >= 0)
     while len(active):
@@ -174,10 +178,20 @@ def codes_of(wp: pd.DataFrame, q: int) -> list[np.ndarray]:
     return [wp[f"c{j}"].to_numpy(np.int64) for j in range(q)]
 
 
-def _hist_pass(wp, rt, open_index, L, ncodes):
+def _advance(wp, nodes, rt, q: int) -> np.ndarray:
+    """The leaf of every row of one partition in the current tree, from its leaf in the
+    previous one (``None``: the root): one routing step per level instead of a walk from the
+    root, so a pass costs O(rows), not O(rows x depth). Kept in worker memory between
+    levels (int32: 4 bytes per row)."""
+    if not len(wp):
+        return np.zeros(0, np.int32)
+    return route(codes_of(wp, q), rt, start=nodes).astype(np.int32)
+
+
+def _hist_pass(wp, nodes, open_index, L, ncodes):
     """Rows per (open part, code) of every column, for one partition."""
     codes = codes_of(wp, len(ncodes))
-    idx = open_index[route(codes, rt)] if len(wp) else np.zeros(0, np.int64)
+    idx = open_index[nodes] if len(wp) else np.zeros(0, np.int64)
     sel = idx >= 0
     out = []
     for j, m in enumerate(ncodes):
@@ -185,11 +199,11 @@ def _hist_pass(wp, rt, open_index, L, ncodes):
     return out
 
 
-def _side_pass(wp, rt, open_index, L, ncodes, thr, rsets, ms):
+def _side_pass(wp, nodes, open_index, L, ncodes, thr, rsets, ms):
     """Rows per (open part, column, side of the column's cut, sensitive value)."""
     q = len(ncodes)
     codes = codes_of(wp, q)
-    idx = open_index[route(codes, rt)] if len(wp) else np.zeros(0, np.int64)
+    idx = open_index[nodes] if len(wp) else np.zeros(0, np.int64)
     sel = np.flatnonzero(idx >= 0)
     idx = idx[sel]
     sens = [wp[f"s{i}"].to_numpy(np.int64)[sel] for i in range(len(ms))]
@@ -244,17 +258,19 @@ def top_cuts(encoded, plan: Plan, n: int, max_rows: int):
     levels = 0
     collected = 0
     parts = encoded.to_delayed()
+    nodes = [None] * len(parts)  # each row's leaf, per partition, kept on the workers
     snames = list(plan.sensitive)
     ms = [plan.sensitive[c].column.m for c in snames]
     while open_nodes:
         levels += 1
         L = len(open_nodes)
-        rt = tree.routing(ncodes)
+        rt_d = dask.delayed(tree.routing(ncodes), pure=True)
+        nodes = list(dask.persist(*[dask.delayed(_advance)(w, nd, rt_d, q)
+                                    for w, nd in zip(parts, nodes)]))
         open_index = np.full(len(tree.col), -1, dtype=np.int64)
         open_index[open_nodes] = np.arange(L)
-        rt_d = dask.delayed(rt, pure=True)
-        hist = dask.compute(reduce_sum([dask.delayed(_hist_pass)(w, rt_d, open_index, L, ncodes)
-                                     for w in parts]))[0]
+        hist = dask.compute(reduce_sum([dask.delayed(_hist_pass)(w, nd, open_index, L, ncodes)
+                                     for w, nd in zip(parts, nodes)]))[0]
         collected += sum(h.nbytes for h in hist)
         hist = [h.reshape(L, m) for h, m in zip(hist, ncodes)]
         widths = np.zeros((L, q))
@@ -282,7 +298,7 @@ def top_cuts(encoded, plan: Plan, n: int, max_rows: int):
                         if cuts[li][j] is not None:
                             thr[li, j] = cuts[li][j].thr
             side = dask.compute(reduce_sum([dask.delayed(_side_pass)(
-                w, rt_d, open_index, L, ncodes, thr, rsets, ms) for w in parts]))[0]
+                w, nd, open_index, L, ncodes, thr, rsets, ms) for w, nd in zip(parts, nodes)]))[0]
             collected += sum(s.nbytes for s in side)
             dense = {c: s.reshape(L * q * 2, m) for c, s, m in zip(snames, side, ms)}
             group_sizes = next(iter(dense.values())).sum(axis=1)

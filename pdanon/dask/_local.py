@@ -71,7 +71,8 @@ def split_rows(wp: pd.DataFrame, plan: Plan, src: pd.DataFrame | None):
     bounds = np.concatenate([[0], np.cumsum(np.bincount(part, minlength=plan.parts))])
     cols = plan.code_columns + plan.raw_columns + plan.sensitive_columns
     arrays = {c: wp[c].to_numpy()[order] for c in cols}
-    arrays["pos"] = order.astype(np.int64)
+    # positions in the partition: 4 bytes per row travel to the part and back
+    arrays["pos"] = order.astype(np.int32 if len(order) < 2**31 else np.int64)
     pieces = []
     for p in range(plan.parts):
         a, b = bounds[p], bounds[p + 1]

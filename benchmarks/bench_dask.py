@@ -26,7 +26,7 @@ Usage::
     python benchmarks/bench_dask.py --rows 1000000       # development size
     python benchmarks/bench_dask.py --rows 1000000 --dask-rows 1000000 10000000
     python benchmarks/bench_dask.py --rows 100000000 --dask-rows 1000000 10000000 100000000 \
-        --memory-limit 6GB                             # the issue's 100M-row run
+        --memory-limit 6GB --partition-rows 1000000    # the 100M-row runs (docs/dask.md)
 
 Prints a table (rows, seconds, rows/s, peak memory, parts, classes, discernibility).
 """

@@ -194,16 +194,20 @@ def _keep_mask(series: pd.Series, dtype) -> np.ndarray:
     return np.asarray(pd.Index(series.dtype.categories).isin(dtype.categories), dtype=bool)
 
 
-def _group_entries(plan: Plan, method: str, tables: list, cls: np.ndarray) -> dict:
-    """Per column, each row's entry of its part's table (``cls``: offset class ids)."""
+def _group_entries(plan: Plan, method: str, tables: list, cls: list, order: np.ndarray) -> dict:
+    """Per column, each row's entry of its part's table. ``tables[i]`` and ``cls[i]``: a
+    part's table and the group of each of its rows here, in the order the parts sent them;
+    ``order[r]``: where row ``r`` of the partition is in that order. Each part's table is
+    read at its own rows first, so the work is O(rows of the partition + parts), not
+    O(groups of every part) per partition."""
     from pdanon.dtype import GeneralizationArray
 
     out = {}
     for q in plan.qis:
-        pieces = [t[q.name] for t in tables]
+        pieces = [t[q.name].take(c) for t, c in zip(tables, cls)]
         joined = GeneralizationArray._concat_same_type(pieces) if method == "generalize" \
             else np.concatenate(pieces)
-        out[q.name] = joined.take(cls)
+        out[q.name] = joined.take(order)
     return out
 
 
@@ -259,12 +263,8 @@ def _assemble(plan: Plan, method: str, dtypes: dict, src: pd.DataFrame, tables: 
                                 f"input rows; this is a bug in pdanon, please report it")
     order = np.empty(len(pos), dtype=np.int64)
     order[pos] = np.arange(len(pos))
-    first = plan.qis[0].name
-    offsets = np.cumsum([0] + [len(t[first]) for _, t in got[:-1]])
-    cls = np.concatenate([b["cls"].astype(np.int64) + o for (b, _), o in zip(got, offsets)]) \
-        if got else np.zeros(0, np.int64)
-    entries = _group_entries(plan, method, [t for _, t in got], cls[order]) if got else \
-        _empty_entries(plan, method)
+    entries = _group_entries(plan, method, [t for _, t in got], [b["cls"] for b, _ in got],
+                             order) if got else _empty_entries(plan, method)
     for q in plan.qis:
         out[q.name] = column_cells(q, method, src[q.name], entries[q.name], dtypes[q.name])
     out.attrs = dict(plan.attrs)

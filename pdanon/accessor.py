@@ -502,7 +502,8 @@ class AnonAccessor(RiskMethods, PerturbationMethods):
         ``"l"``, ``"t"``: its original combination violated them; ``"global recoding"``,
         ``"grouping"``, ``"suppression"``: it was safe but changed with others; missing:
         unchanged). ``original`` is needed because ``info`` keeps no original value;
-        ``model`` defaults to the one ``info`` records (k, l, t). See :mod:`pdanon.explain`.
+        ``model`` defaults to the one ``info`` records (k, l, t; k for the output of
+        ``microaggregate`` and ``local_suppression``). See :mod:`pdanon.explain`.
 
         Example
         -------

@@ -45,6 +45,17 @@ Columns of the result (indexed like the input):
       (``mondrian``, ``nearest``, ``group_join``, ``equal_groups``, ``exact``) put the row in a
       group or pattern with rows that needed it.
 
+The statistical offices' methods that guarantee k are explained too, with k as their model:
+
+* ``df.anon.microaggregate(k)``: the microaggregated columns are the quasi-identifiers, their
+  replaced cells are ``aggregated`` (group means, medians, modes); ``"k"`` marks rows whose
+  original combination had fewer than k rows, ``"grouping"`` the others (MDAV puts every row
+  in a group of at least k similar rows);
+* ``df.anon.local_suppression(k)``: ``class_size`` is what local suppression guarantees, the
+  number of rows the row's published cells match, a missing cell matching any value
+  (sdcMicro's fk), and ``"k"`` marks rows whose original cells matched fewer than k rows (the
+  only rows it changes).
+
 Example
 -------
 >>> import pandas as pd, pdanon
@@ -74,7 +85,7 @@ from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon._groups import class_labels
 from pdanon.encode import missing
 
-__all__ = ["explain", "model_from_info", "GLOBAL_RECODING", "SHORT_NAMES"]
+__all__ = ["explain", "model_from_info", "GLOBAL_RECODING", "PERTURBATIONS", "SHORT_NAMES"]
 
 #: algorithms that recode whole columns (a row is generalized with its column)
 GLOBAL_RECODING = ("datafly", "optimal")
@@ -113,11 +124,24 @@ def model_from_info(info: dict):
     return parts[0] if len(parts) == 1 else AllOf(*parts)
 
 
+#: perturbations that guarantee k, explained with k-anonymity as their model
+PERTURBATIONS = ("microaggregate", "local_suppression")
+
+
+def _quasi_identifiers(info: dict) -> list:
+    if info.get("operation") == "microaggregate":
+        return list(info.get("columns", {}))
+    return list(info.get("quasi_identifiers", []))
+
+
 def _check(out: pd.DataFrame, original, info: dict, qi: list) -> None:
-    if "model" not in info or "quasi_identifiers" not in info:
+    if info.get("operation") in PERTURBATIONS and isinstance(info.get("k"), int):
+        pass
+    elif "model" not in info or "quasi_identifiers" not in info:
         raise InvalidInputError(
             "explain() explains a frame returned by df.anon.k_anonymize / l_diversify / t_close "
-            "/ anonymize (its anon.info names the model); this frame has no such record")
+            "/ anonymize / microaggregate / local_suppression (its anon.info names the model "
+            "or k); this frame has no such record")
     if not isinstance(original, pd.DataFrame):
         raise InvalidInputError(
             f"original must be the DataFrame that was anonymized (out.anon.explain(df)), got "
@@ -178,19 +202,26 @@ def _joined(mask: np.ndarray, names: list) -> np.ndarray:
 
 
 def _reasons(original: pd.DataFrame, qi: list, model, sensitive: dict, changed: np.ndarray,
-             row_suppressed: np.ndarray, algorithm: str) -> np.ndarray:
+             row_suppressed: np.ndarray, algorithm: str, wildcard: bool = False) -> np.ndarray:
     """The ``reason`` of every row (module docstring), from the model's parts checked on the
-    original combinations: one ``classes_ok`` per part over all of them, no loop over rows."""
+    original combinations: one ``classes_ok`` per part over all of them, no loop over rows.
+    ``wildcard``: k-anonymity as local suppression reads it (a missing cell matches any
+    value), checked on every row's original matches."""
+    from pdanon._groups import frequencies
     from pdanon.distributions import ClassCounts
 
-    finest = class_labels(original, qi)
-    context = (model.context(original, sensitive)
-               if sensitive and model.requirements().sensitive else None)
-    classes = ClassCounts.from_labels(finest, context)
     parts = model.parts()
-    bits = np.zeros(classes.groups, dtype=np.int64)
-    for j, part in enumerate(parts):
-        bits |= (~np.asarray(part.classes_ok(classes), dtype=bool)).astype(np.int64) << j
+    if wildcard:
+        finest = np.arange(len(original), dtype=np.int64)
+        bits = (frequencies(original, qi, missing="wildcard") < model.k).astype(np.int64)
+    else:
+        finest = class_labels(original, qi)
+        context = (model.context(original, sensitive)
+                   if sensitive and model.requirements().sensitive else None)
+        classes = ClassCounts.from_labels(finest, context)
+        bits = np.zeros(classes.groups, dtype=np.int64)
+        for j, part in enumerate(parts):
+            bits |= (~np.asarray(part.classes_ok(classes), dtype=bool)).astype(np.int64) << j
     code = bits[finest]  # > 0: the failing parts of the row's original combination
     code[code == 0] = -3 if algorithm in GLOBAL_RECODING else -4
     code[(bits[finest] == 0) & row_suppressed] = -2
@@ -210,11 +241,19 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
     ``sensitive`` its sensitive columns ``{name: kind}``; ``model`` the privacy model (default:
     rebuilt from ``info`` by :func:`model_from_info`). Neither frame is modified.
     """
-    qi = list(info.get("quasi_identifiers", []))
+    from pdanon.models import KAnonymity
+
+    qi = _quasi_identifiers(info)
     _check(out, original, info, qi)
+    operation = info.get("operation")
     if model is None:
-        model = model_from_info(info)
-    n, aggregate = len(out), info.get("method") == "aggregate"
+        model = KAnonymity(info["k"]) if operation in PERTURBATIONS else model_from_info(info)
+    wildcard = operation == "local_suppression"
+    if wildcard and not isinstance(model, KAnonymity):
+        raise InvalidInputError("local suppression guarantees k-anonymity only: pass no model= "
+                                "(or KAnonymity(k))")
+    n = len(out)
+    aggregate = info.get("method") == "aggregate" or operation == "microaggregate"
     suppressed = np.zeros((n, len(qi)), dtype=bool)
     recoded = np.zeros((n, len(qi)), dtype=bool)
     for j, c in enumerate(qi):
@@ -228,10 +267,15 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
     row_suppressed = all_blank & suppressed.any(axis=1)
     labels = class_labels(out, qi) if qi else np.zeros(n, dtype=np.int64)
     sizes = np.bincount(labels[~row_suppressed], minlength=int(labels.max(initial=-1)) + 1)
+    row_sizes = sizes[labels]
+    if wildcard:  # what local suppression guarantees: the rows each row's cells match
+        from pdanon._groups import frequencies
+
+        row_sizes = frequencies(out, qi, missing="wildcard")
     none = np.zeros((n, len(qi)), dtype=bool)
     result = pd.DataFrame({
         "class_id": pd.arrays.IntegerArray(labels.astype(np.int64), row_suppressed.copy()),
-        "class_size": pd.arrays.IntegerArray(sizes[labels].astype(np.int64),
+        "class_size": pd.arrays.IntegerArray(np.asarray(row_sizes, dtype=np.int64),
                                              row_suppressed.copy()),
         "generalized": _joined(none if aggregate else recoded, qi),
         "aggregated": _joined(recoded if aggregate else none, qi),
@@ -239,7 +283,7 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
         "row_suppressed": row_suppressed,
         "reason": _reasons(original, qi, model, sensitive, recoded.any(axis=1)
                            | suppressed.any(axis=1), row_suppressed,
-                           str(info.get("algorithm", ""))),
+                           str(info.get("algorithm", operation or "")), wildcard),
     }, index=out.index)
     for c in ("generalized", "aggregated", "suppressed", "reason"):
         result[c] = result[c].astype("str")

@@ -239,3 +239,62 @@ def test_property_small_tables(algorithm, method, df, k):
     out = df.anon.k_anonymize(k, algorithm=algorithm, method=method, quasi_identifiers=list(df),
                               **extra)
     check(df, out, out.anon.explain(df), list(df), k=k)
+
+
+# ------------------------------------------------------------- microaggregation, local suppression
+
+
+def test_local_suppression_hand_checked():
+    df = pd.DataFrame({"age": [30, 30, 31, 40, 40, 40], "zip": ["a", "a", "b", "c", "c", "c"]},
+                      index=list("uvwxyz"))
+    out = df.anon.local_suppression(2, quasi_identifiers=["age", "zip"])
+    ex = out.anon.explain(df)
+    # (31, b) matches no other row: both its cells go (a missing age alone, (NaN, b), would
+    # still match only itself); the row then matches every row, and rows (30, a) match 3
+    assert ex["suppressed"].tolist() == ["", "", "age, zip", "", "", ""]
+    assert ex["row_suppressed"].tolist() == [False, False, True, False, False, False]
+    assert ex["reason"].isna().tolist() == [True, True, False, True, True, True]
+    assert ex.loc["w", "reason"] == "k"
+    assert ex["class_size"].tolist()[:2] == [3, 3] and ex["class_size"].tolist()[3:] == [4] * 3
+
+
+def test_microaggregation_hand_checked():
+    df = pd.DataFrame({"age": [30, 30, 31, 40, 40, 40], "zip": ["a", "a", "b", "c", "c", "c"]})
+    out = df.anon.microaggregate(2, quasi_identifiers={"age": "real", "zip": "unordered"})
+    ex = out.anon.explain(df)
+    # groups: {0, 1}, {3, 4} unchanged; {2, 5}: mean age 35.5, zip mode b (first met)
+    assert out["age"].tolist() == [30, 30, 35.5, 40, 40, 35.5]
+    assert ex["aggregated"].tolist() == ["", "", "age", "", "", "age, zip"]
+    assert ex["generalized"].tolist() == [""] * 6
+    assert ex.loc[2, "reason"] == "k" and ex.loc[5, "reason"] == "grouping"
+    assert ex["reason"].isna().tolist() == [True, True, False, True, True, False]
+    assert ex["class_size"].tolist() == [2] * 6
+
+
+@settings(max_examples=25, deadline=None)
+@given(df=small_tables(), k=st.integers(2, 4))
+def test_property_perturbations(df, k):
+    """Local suppression: "k" exactly on the rows it changed, each of which had fewer than k
+    matches (a missing cell matches any value), and every published row matches >= k rows.
+    Microaggregation: a reason exactly on the changed rows, "k" where the original
+    combination had fewer than k rows."""
+    from pdanon._groups import frequencies
+
+    if k > len(df):
+        return
+    qi = list(df)
+    out = df.anon.local_suppression(k, quasi_identifiers=qi)
+    ex = out.anon.explain(df)
+    changed = (ex["suppressed"] != "").to_numpy()
+    assert (ex["reason"].notna().to_numpy() == changed).all()
+    assert (ex["reason"][changed] == "k").all()
+    assert (frequencies(df, qi, missing="wildcard")[changed] < k).all()
+    kept = ~ex["row_suppressed"].to_numpy()
+    assert (ex["class_size"].to_numpy()[kept] >= k).all()
+    out = df.anon.microaggregate(k, quasi_identifiers={"a": "real", "b": "unordered",
+                                                       "c": "real"})
+    ex = out.anon.explain(df)
+    changed = (ex["aggregated"] != "").to_numpy()
+    assert (ex["reason"].notna().to_numpy() == changed).all()
+    combo = df.groupby(qi, dropna=False)["a"].transform("size").to_numpy()
+    assert ((ex["reason"] == "k").to_numpy() == (changed & (combo < k))).all()

@@ -15,8 +15,9 @@ adult = pdanon.datasets.load_adult(nrows=3000)
 roles = dict(quasi_identifiers=["age", "sex", "race", "marital-status", "education"],
              sensitive=["salary-class"])
 
-# 1. Several k tried (the report's trade-off curve), then the release chosen: k = 10
-candidates = tradeoff_table(adult, k=[2, 5, 10, 20, 50], algorithm="mondrian", **roles)
+# 1. Several k tried, each 2-diverse (the report's trade-off curve), then the release
+#    chosen: k = 10, l = 2 (the curve's k = 10 point is the release)
+candidates = tradeoff_table(adult, k=[2, 5, 10, 20, 50], l=2, algorithm="mondrian", **roles)
 release = adult.anon.l_diversify(2, k=10, algorithm="mondrian", **roles)
 
 # 2. The report: parameters, privacy, utility (with ML utility on salary-class), how each
@@ -38,6 +39,8 @@ for column in report.columns:
           f"{column['distinct_published']} distinct published values, mean width "
           f"{column['mean_width']:.3g} {column['width_unit']}")
 assert json.loads(report.to_json())["parameters"]["digest_rule"].startswith("SHA-256")
+point = candidates.set_index("k").loc[10, "information_loss"]
+assert abs(point - report.utility["information_loss"]) < 1e-12  # the release on its curve
 
 # 4. The command line writes the same report:
 #    depersonalize -i adult.csv -f -a datafly -k 10 --qi_ids 0,1,2 --s_ids 8 --report r.html

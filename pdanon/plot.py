@@ -132,12 +132,13 @@ def tradeoff(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50), *,
     Parameters
     ----------
     k : list of int
-        The k values to try (the default series). With ``l=`` or ``t=`` given, a single int
-        ``k`` is also required of every class (default 1).
-    l : list, optional
-        Vary distinct l-diversity instead (:meth:`df.anon.l_diversify`).
-    t : list, optional
-        Vary t-closeness instead (:meth:`df.anon.t_close`).
+        The k values to try (the default series). With a list of ``l=`` or ``t=`` values, a
+        single int ``k`` is also required of every class (default 1).
+    l : list or number, optional
+        A list: vary distinct l-diversity instead (:meth:`df.anon.l_diversify`). One number
+        with a list of ``k``: vary k, every candidate also l-diverse.
+    t : list or number, optional
+        The same for t-closeness (:meth:`df.anon.t_close`).
     algorithm, hierarchies, method, max_suppressed_rows, objective, options
         Passed to the anonymizer (``algorithm="optimal"`` needs ``hierarchies``).
     ax : matplotlib Axes, optional
@@ -164,7 +165,8 @@ def tradeoff_table(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50
                    max_suppressed_rows=None, objective: str | None = None,
                    options: dict | None = None, **roles) -> pd.DataFrame:
     """The table of :func:`tradeoff` without the figure (no matplotlib needed): one row per
-    parameter value tried, for :func:`pdanon.report.build_report`'s ``tradeoff=``.
+    parameter value tried, for :func:`pdanon.report.build_report`'s ``tradeoff=``. A single
+    ``l`` or ``t`` with a list of ``k`` varies k, each candidate also l-diverse (t-close).
 
     Example
     -------
@@ -172,17 +174,26 @@ def tradeoff_table(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50
     >>> df = pdanon.datasets.make_patients(100, seed=0)
     >>> tradeoff_table(df, k=[2, 5], algorithm="mondrian", quasi_identifiers=["age"])["k"].tolist()
     [2, 5]
+    >>> tradeoff_table(df, k=[2, 5], l=2, algorithm="mondrian", quasi_identifiers=["age"],
+    ...                sensitive=["disease"])["k"].tolist()
+    [2, 5]
     """
     if l is not None and t is not None:
         raise InvalidInputError("pass either l=[...] or t=[...], not both")
-    if l is not None or t is not None:
-        name = "l" if l is not None else "t"
-        values = list(l if l is not None else t)
-        if k is None or isinstance(k, (list, tuple, np.ndarray)):
+    listed = (list, tuple, range, np.ndarray, pd.Series)
+    fixed = l if l is not None else t  # a single l or t required of every k tried
+    if fixed is not None and not isinstance(fixed, listed) and isinstance(k, listed):
+        name, values, k_fixed = "k", list(k), None
+        fixed_name = "l" if l is not None else "t"
+    elif l is not None or t is not None:
+        name, fixed_name = ("l" if l is not None else "t"), None
+        values = list(fixed) if isinstance(fixed, listed) else [fixed]
+        if k is None or isinstance(k, listed):
             k_fixed = 1
         else:
             k_fixed = int(k)
     else:
+        fixed_name = None
         name = "k"
         if k is None:
             raise InvalidInputError("pass k=[...], l=[...] or t=[...]")
@@ -203,7 +214,11 @@ def tradeoff_table(df: pd.DataFrame, k: Sequence[int] | None = (2, 5, 10, 20, 50
     for v in values:
         started = time.perf_counter()
         try:
-            if name == "k":
+            if name == "k" and fixed_name == "l":
+                out = df.anon.l_diversify(fixed, k=v, **kw)
+            elif name == "k" and fixed_name == "t":
+                out = df.anon.t_close(fixed, k=v, **kw)
+            elif name == "k":
                 out = df.anon.k_anonymize(v, **kw)
             elif name == "l":
                 out = df.anon.l_diversify(v, k=k_fixed, **kw)

@@ -223,6 +223,25 @@ def test_tradeoff_and_ml_utility():
     assert "<h3>Machine-learning utility</h3>" in page
     assert count_graphics(page) == 4 and accessibility_problems(page) == []
     assert json.loads(rep.to_json())["tradeoff"][0]["k"] == 2
+    # the same input gives the same page: the candidates' timings are left out
+    again = tradeoff_table(df, k=[2, 5, 10], hierarchies=H, max_suppressed_rows=0.05, **ROLES)
+    assert "seconds" in again and "seconds" not in rep.tradeoff
+    assert out.anon.report(df, tradeoff=again).to_html() == out.anon.report(
+        df, tradeoff=table).to_html()
+
+
+def test_tradeoff_table_varies_k_under_a_fixed_l():
+    """One l with a list of k: every candidate is k-anonymous and l-diverse, so the release
+    chosen among them lies on the curve."""
+    from pdanon.plot import information_loss, tradeoff_table
+
+    df = patients(200)
+    table = tradeoff_table(df, k=[2, 5], l=2, algorithm="mondrian", **ROLES)
+    assert table["k"].tolist() == [2, 5]
+    release = df.anon.l_diversify(2, k=5, algorithm="mondrian", **ROLES)
+    assert table.loc[1, "information_loss"] == pytest.approx(
+        information_loss(df, release, ["zipcode", "age"]))
+    assert table.loc[1, "classes"] == release.anon.info["groups"]
 
 
 def test_errors():

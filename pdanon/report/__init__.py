@@ -109,6 +109,13 @@ class ReleaseReport:
         return path
 
 
+def _candidates(tradeoff: pd.DataFrame) -> pd.DataFrame:
+    """The candidates table without its timings (``seconds``: they differ between runs, and
+    the same input must give the same page, byte for byte)."""
+    table = pd.DataFrame(tradeoff).reset_index(drop=True)
+    return table.drop(columns=[c for c in table.columns if str(c).endswith("seconds")])
+
+
 def _check(anonymized, original, title, target, tradeoff) -> None:
     if not isinstance(anonymized, pd.DataFrame):
         raise InvalidInputError(f"report needs the released table as a pandas DataFrame, got "
@@ -204,7 +211,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                                privacy["requested"]),
         columns=_facts.plain(_columns.column_facts(anonymized, orig, qis, info)),
         suppressed=suppressed, metrics=pd.DataFrame(table),
-        tradeoff=None if tradeoff is None else pd.DataFrame(tradeoff).reset_index(drop=True),
+        tradeoff=None if tradeoff is None else _candidates(tradeoff),
         notes=notes + _notes(original, target, info, sens), original_given=orig is not None)
     if full.any():
         report.notes.insert(0, f"k is measured on every published row: the {int(full.sum()):,} "

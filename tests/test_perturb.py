@@ -410,6 +410,17 @@ def test_randomize_real_floats_in_range(values, seed, histogram):
     assert out.min() >= s.min() and out.max() <= s.max()
 
 
+@pytest.mark.parametrize("values", [[0.0, 5e-324], [1.0, np.nextafter(1.0, 2.0)],
+                                    [0.0, 5e-324, 1e-323, 5e-324]])
+def test_randomize_real_span_of_a_few_ulps(values):
+    """A span narrower than 30 representable bins (hypothesis found [0, 5e-324]): fewer bins,
+    values stay in range."""
+    s = pd.Series(values)
+    for histogram in ("uniform", "edges"):
+        out, _ = P.randomize_series(s, "real", rng=P.make_rng(1), histogram=histogram)
+        assert out.min() >= s.min() and out.max() <= s.max()
+
+
 def test_randomize_frame_options_and_errors():
     df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [10, 20, 30], "c": ["x", "y", "z"]})
     out, how = P.randomize_frame(df, {"a": "real", "b": "real", "c": "unordered"},

@@ -185,9 +185,11 @@ def randomize_series(series: pd.Series, kind: str, *, rng: np.random.Generator,
 
 def _histogram_shift(x: np.ndarray, rng, scale: float, histogram: str) -> np.ndarray:
     n = len(x)
-    counts, edges = np.histogram(x, bins=HISTOGRAM_BINS)
+    # np.histogram's equal-width edges; a span of a few ulps (e.g. [0, 5e-324]) has fewer
+    # distinct edges than bins, where np.histogram refuses: keep the distinct ones
+    edges = np.unique(np.linspace(float(x.min()), float(x.max()), HISTOGRAM_BINS + 1))
     # drawing a bin with probability count/n == the bin of a uniformly drawn value
-    bin_of = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, HISTOGRAM_BINS - 1)
+    bin_of = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
     bins = bin_of[rng.integers(0, n, n)]
     samples = edges[bins]
     if histogram == "uniform":

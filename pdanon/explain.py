@@ -82,7 +82,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, UnknownColumnError
-from pdanon._groups import class_labels
+from pdanon._groups import class_labels, frequencies
 from pdanon.encode import missing
 
 __all__ = ["explain", "model_from_info", "GLOBAL_RECODING", "PERTURBATIONS", "SHORT_NAMES"]
@@ -135,9 +135,8 @@ def _quasi_identifiers(info: dict) -> list:
 
 
 def _check(out: pd.DataFrame, original, info: dict, qi: list) -> None:
-    if info.get("operation") in PERTURBATIONS and isinstance(info.get("k"), int):
-        pass
-    elif "model" not in info or "quasi_identifiers" not in info:
+    k_recorded = info.get("operation") in PERTURBATIONS and isinstance(info.get("k"), int)
+    if not k_recorded and ("model" not in info or "quasi_identifiers" not in info):
         raise InvalidInputError(
             "explain() explains a frame returned by df.anon.k_anonymize / l_diversify / t_close "
             "/ anonymize / microaggregate / local_suppression (its anon.info names the model "
@@ -207,7 +206,6 @@ def _reasons(original: pd.DataFrame, qi: list, model, sensitive: dict, changed: 
     original combinations: one ``classes_ok`` per part over all of them, no loop over rows.
     ``wildcard``: k-anonymity as local suppression reads it (a missing cell matches any
     value), checked on every row's original matches."""
-    from pdanon._groups import frequencies
     from pdanon.distributions import ClassCounts
 
     parts = model.parts()
@@ -269,8 +267,6 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
     sizes = np.bincount(labels[~row_suppressed], minlength=int(labels.max(initial=-1)) + 1)
     row_sizes = sizes[labels]
     if wildcard:  # what local suppression guarantees: the rows each row's cells match
-        from pdanon._groups import frequencies
-
         row_sizes = frequencies(out, qi, missing="wildcard")
     none = np.zeros((n, len(qi)), dtype=bool)
     result = pd.DataFrame({

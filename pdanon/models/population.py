@@ -228,17 +228,9 @@ def delta_presence(df: pd.DataFrame, quasi_identifiers, *, population: pd.DataFr
     """
     refuse_wildcard(missing, "δ-presence")
     qis = check_qis(df, quasi_identifiers)
-    check_population(population, qis)
-    if _publishes_cells(df, population, qis):
-        got = DeltaPresence(0.0, 1.0, population=population).achieved(
-            published_class_counts(df, population, qis))
-        return (got["delta_min"], got["delta_max"]) if got else (0.0, 0.0)
-    s, p, _ = _joint_counts(df, population, qis)
-    on = p > 0
-    if not on.any():
-        return 0.0, 0.0
-    delta = s[on] / p[on]
-    return float(delta.min()), float(delta.max())
+    got = DeltaPresence(0.0, 1.0, population=population).achieved(
+        published_class_counts(df, population, qis))
+    return (got["delta_min"], got["delta_max"]) if got else (0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- the estimator

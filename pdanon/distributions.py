@@ -355,6 +355,34 @@ class ClassCounts:
         return ClassCounts(self.sizes[keep], self.columns, counts, population=pop,
                            population_rows=self.population_rows, population_shared=shared)
 
+    def merged(self, mapping, groups: int, *, population=None) -> "ClassCounts":
+        """The classes after merging: class ``c`` joins new class ``mapping[c]``
+        (``0..groups-1``), with the summed counts. ``population`` (per new class) replaces
+        the summed population rows when given (a merged class may match population rows that
+        none of its parts matched, e.g. the suppressed rows' class).
+
+        Example
+        -------
+        >>> col = SensitiveColumn.from_values(np.array(list("abcab")), "unordered", name="s")
+        >>> cc = ClassCounts.from_labels(np.array([0, 0, 1, 2, 2]), SensitiveData({"s": col}))
+        >>> m = cc.merged(np.array([0, 1, 0]), 2)
+        >>> m.sizes.tolist(), m.distinct(0).tolist()
+        ([4, 1], [2, 1])
+        """
+        mapping = np.asarray(mapping, dtype=np.int64)
+        sizes = np.bincount(mapping, weights=self.sizes, minlength=groups)
+        counts = []
+        for j in range(len(self.columns)):
+            p = self.pairs(j)
+            counts.append(PairCounts.from_codes(mapping[p.cls], p.val, self.columns[j].m,
+                                                groups, weights=p.count.astype(np.float64)))
+        if population is None and self.population is not None:
+            population = np.bincount(mapping, weights=self.population, minlength=groups)
+        if population is not None:
+            population = np.rint(np.asarray(population, dtype=np.float64)).astype(np.int64)
+        return ClassCounts(np.rint(sizes).astype(np.int64), self.columns, counts,
+                           population=population, population_rows=self.population_rows)
+
     def pairs(self, j: int) -> PairCounts:
         """The ``(class, value)`` pairs of sensitive column ``j``."""
         item = self.counts[j]

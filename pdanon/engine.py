@@ -214,9 +214,10 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     labels = _labels(out, out_roles.qi)  # the classes of the published frame
     if suppressed is None:
         suppressed = np.zeros(n, dtype=bool)
-    # fully suppressed rows publish no quasi-identifier and form no class (ARX, Datafly):
-    # the model is verified on the other rows, against the whole table's distributions
-    kept, sub = _published_classes(labels, suppressed, context)
+    # every published class is verified, the suppressed rows' too: they publish the same
+    # blank cells, so they are one class (with any row blank anyway), which must meet the
+    # model like any other (pdanon.partition.suppressed)
+    kept, sub = labels, context
     population = _population_counts(model, out, roles.qi, result, suppressed, kept)
     classes = _verify_groups(model, kept, sub, suppressed.any(), population)
     if method == "generalize":
@@ -243,21 +244,10 @@ def model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):
     return model.context(df, dict(roles.sensitive))
 
 
-def _published_classes(labels: np.ndarray, suppressed: np.ndarray, context):
-    """The classes (``0..G-1`` per row) of the rows not suppressed, and the model's context
-    restricted to them (still measured against the whole table's distributions)."""
-    if not suppressed.any():
-        return labels, context
-    rows = np.flatnonzero(~suppressed)
-    _, kept = np.unique(labels[rows], return_inverse=True)
-    sub = context.take(rows) if context is not None else None
-    return kept.reshape(-1).astype(np.int64), sub
-
-
 def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: bool,
                    population=None):
-    """Every class of the published rows (computed from the output frame, suppressed rows
-    left out) meets the model, and so does the table (``table_ok``). ``population``: the
+    """Every class of the published rows (computed from the output frame; the suppressed
+    rows are one of them) meets the model, and so does the table (``table_ok``). ``population``: the
     population rows per published class and in all, for a population model. Returns the
     :class:`~pdanon.distributions.ClassCounts` checked when the model needed one built here
     (a population or a table-level condition), else None."""
@@ -280,8 +270,10 @@ def _verify_groups(model: PrivacyModel, kept: np.ndarray, sub, some_suppressed: 
     if not ok.all():
         raise VerificationError(
             f"the output does not satisfy {model!r}"
-            + (" on the rows that were not suppressed" if some_suppressed else "")
-            + "; this is a bug in pdanon, please report it"
+            + (" (the suppressed rows, a class of their own, included)" if some_suppressed
+               else "")
+            + "; this is a bug in pdanon (or a model of your own that merging classes can "
+            "break), please report it"
         )
     return classes
 
@@ -307,7 +299,7 @@ def _population_counts(model: PrivacyModel, out: pd.DataFrame, qi, result, suppr
         raise VerificationError(
             f"{model!r} needs a population table, which none of its parts holds; this is a "
             "bug in pdanon, please report it")
-    published = out.loc[~suppressed, list(qi)]
+    published = out.loc[:, list(qi)]
     groups = int(kept.max()) + 1 if len(kept) else 0
     cells = getattr(result, "population", None)
     shared = None
@@ -322,6 +314,12 @@ def _population_counts(model: PrivacyModel, out: pd.DataFrame, qi, result, suppr
         to_kept[joint[:m]] = kept
         cls = to_kept[joint[m:]]
         per_class = np.bincount(cls[cls >= 0], minlength=groups)
+        if suppressed.any():
+            # the suppressed rows' class (blank cells) could be any population row that no
+            # other published class matches (pdanon.partition.suppressed)
+            blank = int(kept[np.flatnonzero(suppressed)[0]])
+            others = np.arange(groups) != blank
+            per_class[blank] = max(len(table) - int(per_class[others].sum()), 0)
     if (per_class < np.bincount(kept, minlength=groups)).any():
         raise VerificationError(
             "a published class holds more rows than the population rows it matches; this is "

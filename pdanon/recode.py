@@ -245,12 +245,17 @@ def suppress(series: pd.Series, col: EncodedColumn, labels: np.ndarray):
 
 def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
                missing: np.ndarray | None = None):
-    """Generalize each group to one cell (computed from all its rows); rows flagged in
-    ``missing`` (suppressed rows) and rows of groups holding a missing cell in this column
-    (:func:`blank_rows`) are then published missing."""
+    """Generalize each group to one cell, computed from the rows that publish it: rows
+    flagged in ``missing`` (suppressed rows) are published missing and take no part in their
+    group's cell, so no range or set reaches a value that only suppressed rows hold; rows of
+    groups holding a missing cell in this column (:func:`blank_rows`) are published missing
+    too."""
     from pdanon.dtype import GeneralizationArray
 
     groups = int(labels.max()) + 1
+    if missing is not None and missing.any():
+        labels = np.where(missing, groups, labels)  # a group of their own, published blank
+        groups += 1
     const = constant_groups(col, labels, groups)
     blank = blank_rows(col, labels, groups)
     # a blank group is either all missing (unchanged) or mixed (not constant): no extra term

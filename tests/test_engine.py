@@ -310,13 +310,21 @@ def test_suppress_method_counts_rows_and_cells_it_blanked():
 
 
 def test_suppression_budget_rows_are_counted_once_with_their_cells():
-    # datafly with a budget of one row: the outlier 90 is suppressed, the rest generalized
+    # datafly with a budget of three rows: the outlier 90 fails k = 2; suppressed alone it
+    # would be a class of one, so the smallest class (30, two rows, the first seen of the two)
+    # is suppressed with it: three rows, one blank class of 3 >= k
     df = pd.DataFrame({"age": [30, 30, 31, 31, 90]})
-    out, info = engine.anonymize(df, resolve_roles(df, quasi_identifiers={"age": "ordered"}),
-                                 model=KAnonymity(2), method="generalize", algorithm="datafly",
-                                 max_suppressed_rows=1)
-    assert out["age"].isna().tolist() == [False, False, False, False, True]
-    assert info["suppressed_rows"] == 1 and info["suppressed_cells"] == 1
+    r = resolve_roles(df, quasi_identifiers={"age": "ordered"})
+    out, info = engine.anonymize(df, r, model=KAnonymity(2), method="generalize",
+                                 algorithm="datafly", max_suppressed_rows=3)
+    assert out["age"].isna().tolist() == [True, True, False, False, True]
+    assert info["suppressed_rows"] == 3 and info["suppressed_cells"] == 3
+    assert info["achieved"] == {"k": 2} and info["groups"] == 2
+    # a budget of one row cannot hold such a class: 90 is generalized with 31 instead
+    out, info = engine.anonymize(df, r, model=KAnonymity(2), method="generalize",
+                                 algorithm="datafly", max_suppressed_rows=1)
+    assert out["age"].astype(str).tolist() == ["30", "30", "[31, 90]", "[31, 90]", "[31, 90]"]
+    assert info["suppressed_rows"] == 0
 
 
 # ----------------------------------------------------------------------------- one class

@@ -26,8 +26,9 @@ sensitive values for l / t). So:
    dtype. The output has the input's partitions, index and row order; ``path=`` writes it to
    Parquet.
 5. **Verification**: the model on the published classes, from the combinations (client) and
-   by a distributed group-by on the output (:func:`pdanon.dask._models.verify_output`) over
-   the rows that publish a quasi-identifier.
+   by a distributed group-by on the output (:func:`pdanon.dask._models.verify_output`); the
+   suppressed rows are one of the classes (they publish the same blank cells; see
+   :mod:`pdanon.partition.suppressed`), as on pandas.
 
 Example
 -------
@@ -55,7 +56,7 @@ from pdanon.dask._models import check_feasible, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
-           "publish_partition", "published_rows"]
+           "publish_partition"]
 
 #: Options of ``algorithm="optimal"`` on Dask (besides ``path``, ``verify``, ``write_options``).
 OPTIMAL_OPTIONS = ("hierarchies", "objective", "max_suppressed_rows", "levels", "labels")
@@ -197,12 +198,6 @@ def publish_partition(pdf: pd.DataFrame, spec: _Apply) -> pd.DataFrame:
     return out
 
 
-def published_rows(pdf: pd.DataFrame, qnames: list) -> pd.DataFrame:
-    """The rows that publish at least one quasi-identifier cell (the others form no class
-    on pandas when suppressed; see :func:`anonymize_optimal`)."""
-    return pdf[pdf[qnames].notna().any(axis=1).to_numpy()]
-
-
 def _entry_cells(col, level: int, published: np.ndarray, labels: bool):
     """Per value entry of ``col`` (a ColumnLevels over the combinations) its cell at
     ``level``, with the categories pandas publishes (entries no published row holds are
@@ -245,14 +240,20 @@ def _dictionaries(ddf, roles, qnames, snames):
     return dict_cols, sensitive, n, collected
 
 
-def _published_classes(cols, cells_id, suppressed):
-    """Labels of the published classes of the combinations not suppressed (a cell id per
-    value entry and column: equal published cells, equal ids)."""
+def _published_classes(cols, cells_id, cells_na, suppressed):
+    """Labels of the published classes of the combinations (a cell id per value entry and
+    column: equal published cells, equal ids). Suppressed combinations publish blank cells:
+    they share the id of a missing cell, so they are one class with every combination
+    published blank anyway (pdanon.partition.suppressed)."""
     from pdanon._groups import combine_codes
 
-    keep = ~suppressed
-    ids = [cells_id[c][cols[c].rows[keep]] for c in range(len(cols))]
-    return combine_codes(ids, int(keep.sum())), keep
+    ids = []
+    for c in range(len(cols)):
+        col_ids = cells_id[c][cols[c].rows]
+        na = np.flatnonzero(cells_na[c])
+        blank_id = int(cells_id[c][na[0]]) if len(na) else int(cells_id[c].max(initial=-1)) + 1
+        ids.append(np.where(suppressed, blank_id, col_ids))
+    return combine_codes(ids, len(suppressed))
 
 
 def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "loss",
@@ -319,7 +320,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     rows_sup = int(weights[suppressed].sum())
     changed = blanked = 0
     blank = np.ones(len(weights), dtype=bool)
-    entries, nodes, cells, cells_id = [], [], [], []
+    entries, nodes, cells, cells_id, cells_nas = [], [], [], [], []
     for c, col in enumerate(cols):
         level = int(chosen[c])
         n_entries = len(col.bound.codes[0])
@@ -333,6 +334,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
         cell_na = np.asarray(pd.isna(cell), dtype=bool) if labels else np.asarray(
             cell.isna(), dtype=bool)
         cells_id.append(column_codes(cell, where=f"column {col.name!r}")[0])
+        cells_nas.append(cell_na)
         out_na = suppressed | cell_na[col.rows]
         orig_na = col.rows == len(col.bound.values)
         blanked += weights * (out_na & ~orig_na)
@@ -345,13 +347,12 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     suppressed_rows = int(weights[blank & (blanked > 0)].sum())
     suppressed_cells = int(np.sum(blanked))
 
-    # the published classes (suppressed rows form none), checked from the counts
-    labels_pub, kept = _published_classes(cols, cells_id, suppressed)
+    # the published classes (the suppressed rows are one), checked from the counts
+    labels_pub = _published_classes(cols, cells_id, cells_nas, suppressed)
     groups = int(labels_pub.max()) + 1 if len(labels_pub) else 0
-    w_kept = weights[kept]
-    sizes = np.rint(np.bincount(labels_pub, weights=w_kept, minlength=groups)).astype(np.int64)
-    pairs = [dist.PairCounts.from_codes(labels_pub, s.codes[kept], s.m, groups,
-                                        weights=w_kept.astype(np.float64)) for s in sens]
+    sizes = np.rint(np.bincount(labels_pub, weights=weights, minlength=groups)).astype(np.int64)
+    pairs = [dist.PairCounts.from_codes(labels_pub, s.codes, s.m, groups,
+                                        weights=weights.astype(np.float64)) for s in sens]
     classes = dist.ClassCounts(sizes, sens if needs_sens else [], pairs if needs_sens else [])
     if groups and not np.asarray(model.classes_ok(classes), dtype=bool).all():
         raise VerificationError(f"a published class does not satisfy {model!r}; this is a bug "
@@ -403,9 +404,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     # -- 5. verification -----------------------------------------------------------------
     if verify:
         t0 = time.perf_counter()
-        expected = n - int(weights[blank].sum())
-        shown = result.map_partitions(published_rows, qnames, meta=result._meta)
-        info["verified"] = verify_output(shown, qnames, sensitive, model, expected)
+        info["verified"] = verify_output(result, qnames, sensitive, model, n)
         timings["verify"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - started
     info["timings"] = timings

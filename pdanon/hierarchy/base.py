@@ -71,6 +71,14 @@ class Bound:
     interval: bool = False
     na: bool = False
     closed: list | None = None
+    #: per level: are the nodes' ranges and member sets the hierarchy's own (interval bands,
+    #: the leaves of a table or tree) rather than read off the column's values? ``None``: no
+    #: level is (a published cell then shows the values of the rows that publish it only)
+    declared: list | None = None
+
+    def is_declared(self, level: int) -> bool:
+        """Does ``level`` publish the hierarchy's own ranges and sets (not the data's)?"""
+        return bool(self.declared[level]) if self.declared is not None else False
 
     @property
     def height(self) -> int:
@@ -181,7 +189,12 @@ class Hierarchy:
             lo, hi, closed = _pad_missing(lo, hi, closed, labels)
         members = [c[:len(values)] for c in codes]  # the non-missing values under each node
         return Bound(values, codes, labels, lo, hi, values, members, interval=False, na=na,
-                     closed=closed)
+                     closed=closed, declared=self._declared(len(labels)))
+
+    def _declared(self, levels: int) -> list | None:
+        """Per level: does the hierarchy itself fix the published ranges and sets (see
+        :attr:`Bound.declared`)? By default no level does: they are read off the values."""
+        return None
 
     def _bound_ranges(self, values, labels, codes):
         own = self._ranges(values, labels, codes)

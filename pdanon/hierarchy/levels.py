@@ -48,6 +48,9 @@ class ColumnLevels:
     categories: pd.Index | None = None
     numeric: bool = True
     integer: bool = False
+    #: the values come from a public population too (k-map, δ-presence): a cell shows every
+    #: value under its node, as the population's cells do
+    public_values: bool = False
 
     @property
     def height(self) -> int:
@@ -93,6 +96,35 @@ class ColumnLevels:
         has_na = b.holds_missing(level)
         return np.where(has_na, b.only_missing(level), plain)
 
+    def _shown_values(self, mask: np.ndarray) -> np.ndarray:
+        """Per distinct value: does a row that is not masked (suppressed, or published
+        missing) hold it?"""
+        shown = np.zeros(len(self.bound.values) + 1, dtype=bool)
+        shown[self.rows[~mask]] = True
+        return shown[:len(self.bound.values)]
+
+    def _shown_ranges(self, level: int, shown: np.ndarray):
+        """:meth:`node_ranges` over the ``shown`` values only."""
+        b = self.bound
+        codes = b.codes[level][:len(b.values)]
+        m = b.nodes(level)
+        if self.categories is not None:
+            pos = self.categories.get_indexer(b.values)
+            ok = shown & (pos >= 0)
+            lo = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
+            hi = np.full(m, -1, dtype=np.int64)
+            np.minimum.at(lo, codes[ok], pos[ok])
+            np.maximum.at(hi, codes[ok], pos[ok])
+            return lo, hi
+        num = np.asarray(b.values, dtype=np.float64)
+        lo = np.full(m, np.inf)
+        hi = np.full(m, -np.inf)
+        np.minimum.at(lo, codes[shown], num[shown])
+        np.maximum.at(hi, codes[shown], num[shown])
+        empty = lo > hi
+        lo[empty], hi[empty] = np.nan, np.nan
+        return lo, hi
+
     def cells(self, level: int, *, mask=None, labels: bool = False):
         """The published column at ``level``: a :class:`~pdanon.dtype.GeneralizationArray`
         (ranges for real/ordered, sets for unordered), or hierarchy labels (an object array)
@@ -111,11 +143,17 @@ class ColumnLevels:
         from pdanon.dtype import GeneralizationArray
 
         mask = mask | b.holds_missing(level)[nodes]
+        # a range or set read off the values shows only the values of rows it is published
+        # for: never one held only by suppressed rows (docs/security.md)
+        shown = None if level == 0 or b.is_declared(level) or self.public_values else \
+            self._shown_values(mask)
         if self.kind == "unordered":
             universe = b.member_values
             codes = b.member_codes[level]
-            if universe.has_duplicates:
+            if universe.has_duplicates or shown is not None:
                 universe, codes = b.values, b.codes[level][:len(b.values)]
+            if shown is not None:
+                codes = np.where(shown, codes, -1)
             per_value = GeneralizationArray.from_groups(
                 np.arange(len(universe)), codes, kind="unordered", categories=universe)
             rep = np.full(b.nodes(level), -1, dtype=np.int64)
@@ -123,7 +161,8 @@ class ColumnLevels:
             rep[codes[present[::-1]]] = present[::-1]  # first member of every node
             take = np.where(mask, -1, rep[nodes])
             return per_value.take(take, allow_fill=True)
-        lo_n, hi_n = self.node_ranges(level)
+        lo_n, hi_n = self.node_ranges(level) if shown is None else self._shown_ranges(
+            level, shown)
         lo = np.asarray(lo_n)[nodes]
         hi = np.asarray(hi_n)[nodes]
         if self.categories is not None:

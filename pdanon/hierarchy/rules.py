@@ -108,6 +108,10 @@ class IntervalHierarchy(Hierarchy):
             hi_levels.append(np.array([x.max()]) if len(x) else np.array([np.nan]))
         return lo_levels, hi_levels
 
+    def _declared(self, levels: int) -> list:
+        # the bands are the hierarchy's; the top spans the column's values
+        return [False] + [True] * len(self.widths) + [False] * (levels - 1 - len(self.widths))
+
     def _closed(self, values, labels):
         x = self._numbers(values, None)
         out = [None]

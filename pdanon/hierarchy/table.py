@@ -134,8 +134,9 @@ class TableHierarchy(Hierarchy):
         if na:
             add_missing(codes, labels, self._missing_labels(labels), values, name, self)
         member_values = self._leaves_as(values)
+        # a table's ranges and sets span its leaves (the hierarchy as written), not the data
         b = Bound(values, codes, labels, [None] * len(codes), [None] * len(codes),
-                  member_values, leaf_codes, na=na)
+                  member_values, leaf_codes, na=na, declared=[False] + [True] * self.height)
         num = numeric_or_none(member_values)
         if num is not None:
             v = numeric_or_none(values)

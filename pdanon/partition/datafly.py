@@ -62,10 +62,11 @@ import numpy as np
 import pandas as pd
 
 from pdanon.encode import EncodedTable
-from pdanon._errors import InvalidInputError
+from pdanon._errors import InfeasibleError
 from pdanon._groups import combine_codes
 from pdanon.partition import register
 from pdanon.partition.common import no_progress, suppression_budget
+from pdanon.partition.suppressed import plan
 from pdanon.recode import Recoded
 from pdanon.partition.equal_groups import (
     column_keys,
@@ -185,9 +186,49 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
             return int(runs[runs < k].sum())
         return int(failing_rows(keys).sum())
 
+    def blank_rows(groups: list) -> np.ndarray:
+        """Rows published blank in every column (their group holds the missing value, or
+        ``method="suppress"`` blanks their group of several values)."""
+        blank = np.ones(n, dtype=bool)
+        for j, col in enumerate(cols):
+            g = groups[j]
+            per_code = np.zeros(len(g), dtype=bool)
+            if state.na_code[j] >= 0:
+                per_code |= g == g[state.na_code[j]]
+            if method == "suppress":
+                nvalues = np.bincount(g, weights=counts[j] > 0, minlength=len(g))
+                per_code |= nvalues[g] > 1
+            blank &= per_code[col.codes]
+        return blank
+
+    def planned(groups: list, keys: list) -> np.ndarray:
+        """The rows to suppress (pdanon.partition.suppressed.plan): those of failing classes
+        and, when needed, of the smallest satisfying classes, so that the suppressed rows
+        with the blank ones form a class that meets the model."""
+        from pdanon.distributions import ClassCounts
+
+        labels = (np.unique(row_key(keys), return_inverse=True)[1].reshape(-1) if mixed
+                  else combine_codes(keys, n))
+        first = np.full(int(labels.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(first, labels, np.arange(n))
+        classes = ClassCounts.from_labels(labels, None if only_k else context)
+        ok = classes.sizes >= k
+        if not only_k:
+            ok &= np.asarray(model.classes_ok(classes), dtype=bool)
+        blank = blank_rows(groups)
+        blank_label = int(labels[np.flatnonzero(blank)[0]]) if blank.any() else None
+        return plan(classes, ok, model, blank=blank_label, first=first)[labels]
+
+    def step(groups: list, move) -> list:
+        j, a, b = move
+        out = list(groups)
+        out[j] = np.where(out[j] == b, a, out[j])
+        return out
+
     state = _Steps(enc, counts)
     monotone = method in ("generalize", "suppress") and (
         only_k or model.requirements().parts_monotone)
+    pending: list = []  # steps already generated beyond the current groups
     if monotone:
         base = list(state.groups)  # the state after `done` steps fails the budget
         done = 0
@@ -211,21 +252,36 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
                     hi = mid
                 else:
                     lo = mid
-            final, done = _replay(base, ahead[:hi]), done + hi
-        keys = [keys_of(final, j) for j in range(len(cols))]
-        return final, failing_rows(keys), done
-
-    keys = [keys_of(state.groups, j) for j in range(len(cols))]
-    key = row_key(keys) if mixed else None
-    steps = 0
-    while failing_count(keys, key) > budget and not state.exhausted():
-        j, _, _ = state.next()
-        new = keys_of(state.groups, j)
-        if mixed:
-            key += (new - keys[j]) * weight[j]
-        keys[j] = new
+            final, done, pending = _replay(base, ahead[:hi]), done + hi, ahead[hi:]
+        groups, steps = final, done
+    else:
+        groups, steps = state.groups, 0
+    keys = [keys_of(groups, j) for j in range(len(cols))]
+    key = row_key(keys) if mixed and not monotone else None
+    while True:
+        # failing rows are necessary suppressions: only within the budget is the plan asked
+        if failing_count(keys, key) <= budget:
+            suppressed = planned(groups, keys)
+            if int(suppressed.sum()) <= budget:
+                return groups, suppressed, steps
+        if pending:
+            move = pending.pop(0)
+            groups = step(groups, move)
+        elif not state.exhausted():
+            # generate on the state (it holds the groups of `groups` once `pending` is used)
+            move = state.next()
+            groups = list(state.groups)
+        else:
+            raise InfeasibleError(
+                f"datafly generalized every quasi-identifier to one value and still cannot "
+                f"publish {model!r} within max_suppressed_rows={budget}; this is a bug in "
+                f"pdanon, please report it")
+        j = move[0]
+        new_keys = keys_of(groups, j)
+        if key is not None:
+            key += (new_keys - keys[j]) * weight[j]
+        keys[j] = new_keys
         steps += 1
-    return state.groups, failing_rows(keys), steps
 
 
 @register("datafly", options=("max_suppressed_rows",))

@@ -113,8 +113,8 @@ import pandas as pd
 from pdanon._errors import InfeasibleError, InvalidInputError, UnknownColumnError
 from pdanon.partition import register
 from pdanon.partition.common import no_progress, sensitive_columns, suppression_budget
-from pdanon.partition.population import (joint_encoded, population_cells, published_table_ok,
-                                         split_columns)
+from pdanon.partition.population import joint_encoded, population_cells, split_columns
+from pdanon.partition.suppressed import blank_class, plan, published_classes
 from pdanon.progress import progress_bar
 from pdanon.recode import Recoded
 
@@ -159,6 +159,7 @@ class _Classes:
     sens: list
     rows: np.ndarray | None = None  # class of every row (only when built from the rows)
     pop: np.ndarray | None = None   # population rows per class (a population model only)
+    first: np.ndarray | None = None  # the first row (point) of each class
 
     @property
     def groups(self) -> int:
@@ -497,7 +498,9 @@ class LatticeSearch:
         counts = np.rint(np.bincount(labels, weights=w, minlength=g)).astype(np.int64)
         sens = [_sens_from_rows(labels, g, s, w) for s in self.sensitive] if self.needs_sens \
             else []
-        return _Classes(cls_codes, counts, sens, rows=labels, pop=pop)
+        first = np.full(g, len(labels), dtype=np.int64)
+        np.minimum.at(first, labels, np.arange(len(labels), dtype=np.int64))
+        return _Classes(cls_codes, counts, sens, rows=labels, pop=pop, first=first)
 
     def _source(self, idx: int) -> int:
         """The cached class table of a specialization of ``idx`` with the fewest classes."""
@@ -548,6 +551,8 @@ class LatticeSearch:
         if snap.pop is not None:
             out.pop = np.rint(np.bincount(labels, weights=snap.pop,
                                           minlength=g)).astype(np.int64)
+        out.first = np.full(g, self.points, dtype=np.int64)
+        np.minimum.at(out.first, labels, snap.first)
         if g <= 0.5 * snap.groups:
             self._keep(idx, out)
         return out
@@ -676,13 +681,13 @@ class LatticeSearch:
         cl = self.classes(idx)
         counts = cl.counts
         ok, ok_mono, bound = self.class_stats(cl)
-        bad = ~ok
+        bad = self.suppression(idx, cl, ok)
         mono_rows = int(counts[~ok_mono].sum())
         suppressed = int(counts[bad].sum())
         lb_rows = float(bound.sum())
         fc = counts.astype(np.float64)
         d0 = float(np.dot(fc, fc))
-        acceptable = suppressed <= self.budget and self.table_ok(ok, counts)
+        acceptable = suppressed <= self.budget and self.table_ok(bad, counts, idx, cl)
         value = self._objective(idx, cl, bad, suppressed) if acceptable else math.inf
         res = _Eval(int((ok & (counts > 0)).sum()), mono_rows, lb_rows, suppressed,
                     acceptable, value, d0)
@@ -701,13 +706,33 @@ class LatticeSearch:
             self.lower[above] = np.maximum(self.lower[above], d0)
         return res
 
-    def table_ok(self, ok: np.ndarray, counts: np.ndarray) -> bool:
-        """The model's table-level condition (``table_ok``) on the published classes (those
-        that meet the model and hold sample rows) of the classes last passed to
-        :meth:`class_stats`."""
+    def blank(self, idx: int, cl: _Classes) -> int | None:
+        """The class of node ``idx`` published blank in every column (each column's node
+        that holds the missing value publishes missing cells), or None."""
+        levels = self.L[idx]
+        return blank_class(cl.codes, [self.columns[c].bound.missing_node(int(levels[c]))
+                                      for c in range(self.q)])
+
+    def suppression(self, idx: int, cl: _Classes, ok: np.ndarray) -> np.ndarray:
+        """The classes of node ``idx`` to suppress: the violating ones and, when their rows
+        with the blank class would violate the model, the fewest further rows that make the
+        suppressed rows a class that meets it (:func:`pdanon.partition.suppressed.plan`;
+        uses the classes last passed to :meth:`class_stats`)."""
+        bad = ~ok
+        if not (bad & (cl.counts > 0)).any():
+            return bad
+        # ties between classes of equal size: the one whose first row comes first
+        return plan(self._last_classes, ok, self.model, blank=self.blank(idx, cl),
+                    first=cl.first)
+
+    def table_ok(self, bad: np.ndarray, counts: np.ndarray, idx: int, cl: _Classes) -> bool:
+        """The model's table-level condition (``table_ok``) on the published classes: those
+        not suppressed that hold sample rows, and the suppressed rows with the blank class as
+        one more (of the classes last passed to :meth:`class_stats`)."""
         if not self.table:
             return True
-        return published_table_ok(self.model, self._last_classes, ok & (counts > 0))
+        return bool(self.model.table_ok(published_classes(self._last_classes, bad,
+                                                          self.blank(idx, cl))))
 
     def _raise_below(self, idx: int, rows: float) -> None:
         """Every specialization of ``idx`` suppresses at least ``rows`` rows: raise their
@@ -963,10 +988,11 @@ def search_result(search: LatticeSearch, model, budget: int, bar=None):
     chosen = search.L[best]
     final = search.from_rows(chosen)
     ok, _, _ = search.class_stats(final)
-    if not search.table_ok(ok, final.counts):
+    bad = search.suppression(best, final, ok)
+    if not search.table_ok(bad, final.counts, best, final):
         raise InfeasibleError(f"the chosen lattice node does not meet {model!r}; this is a "
                               "bug in pdanon, please report it")
-    raw = search._objective(best, final, ~ok, int(final.counts[~ok].sum()))
+    raw = search._objective(best, final, bad, int(final.counts[bad].sum()))
     cols = search.columns
     info = {
         "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
@@ -974,12 +1000,11 @@ def search_result(search: LatticeSearch, model, budget: int, bar=None):
         "objective_value": raw if search.objective == "discernibility" else
         raw / (search.n * len(cols)),
         "max_suppressed_rows": budget,
-        "groups": int((ok & (final.counts > 0)).sum()),
         "nodes_evaluated": search.evaluated,
         "nodes_total": search.total,
         "heights": {col.name: col.height for col in cols},
     }
-    return chosen, ~ok[final.rows], info
+    return chosen, bad[final.rows], info
 
 
 @register("optimal", options=("hierarchies", "objective", "max_suppressed_rows", "levels",

@@ -62,7 +62,8 @@ def joint_encoded(enc, frame: pd.DataFrame, population: pd.DataFrame) -> Encoded
 def split_columns(columns: list, n: int):
     """Bound columns over sample + population rows -> (the sample's columns, per column the
     population rows' value codes)."""
-    sample = [replace(c, rows=c.rows[:n]) for c in columns]
+    # the population is public: cells show every value under a node (the population's too)
+    sample = [replace(c, rows=c.rows[:n], public_values=True) for c in columns]
     population = [c.rows[n:] for c in columns]
     return sample, population
 
@@ -72,12 +73,6 @@ def population_cells(columns: list, population_rows: list, levels, *, labels: bo
     """The population's cells at the chosen ``levels`` (as the sample's are published)."""
     return {col.name: replace(col, rows=rows).cells(int(levels[c]), labels=labels)
             for c, (col, rows) in enumerate(zip(columns, population_rows))}
-
-
-def published_table_ok(model, classes, published: np.ndarray) -> bool:
-    """The model's table-level condition on the ``published`` classes of a
-    :class:`~pdanon.distributions.ClassCounts`."""
-    return bool(model.table_ok(classes.select(published)))
 
 
 # --------------------------------------------------------------------------- local recoding

@@ -48,31 +48,36 @@ def test_seed_example_matches_reference():
     assert cells(unordered["d"]) == [1, 1, frozenset({2, 3}), frozenset({2, 3})]
 
 
-def test_suppresses_within_default_budget_like_reference():
+def test_default_budget_never_suppresses_fewer_than_k_rows():
     df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
     out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={"x": "real", "y": "real"})
-    # cp2025: [[[1,2],5],[[1,2],5],[nan,nan],[[3,5],7],[[3,5],7],[9,8],[9,8]], 6 changes
-    assert rows_of(out, "xy") == [[(1, 2), 5], [(1, 2), 5], [None, None], [(3, 5), 7],
-                                  [(3, 5), 7], [9, 8], [9, 8]]
+    # cp2025 stops after 3 steps (x: [1, 2], [3, 4] then [3, 5]) and suppresses the lone row
+    # ([3, 5], 6) within its budget k - 1 = 1: [[[1,2],5],[[1,2],5],[nan,nan],[[3,5],7],...].
+    # That blank row is a class of one: whoever knows a person is in the table and finds no
+    # class for them knows the row is theirs. pdanon suppresses at least k rows or none, so
+    # it goes on: y: 6 joins 5 (the lower of two equally rare neighbours) -> [5, 6]; x:
+    # [1, 2] (2 rows, the smaller of the rarest) joins [3, 5] -> [1, 5]; now every class holds
+    assert rows_of(out, "xy") == [[(1, 5), (5, 6)]] * 3 + [[(1, 5), 7]] * 2 + [[9, 8]] * 2
     info = out.anon.info
-    assert info["changed_cells"] == 6 and info["suppressed_rows"] == 1
-    assert info["max_suppressed_rows"] == 1 and info["steps"] == 3
-    assert info["achieved"]["k"] == 2 and info["groups"] == 3
+    assert info["changed_cells"] == 8 and info["suppressed_rows"] == 0
+    assert info["max_suppressed_rows"] == 1 and info["steps"] == 5
+    assert info["achieved"]["k"] == 2 == out.anon.k_anonymity() and info["groups"] == 3
 
 
-def test_mixed_kinds_match_reference():
+def test_mixed_kinds():
     df = pd.DataFrame(T1, columns=list("abc"))
     out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=T1_KINDS)
-    s15, s23 = frozenset({1, 5}), frozenset({2, 3})
+    # cp2025 suppresses the last row alone (its budget is k - 1 = 1); pdanon generalizes on
+    # until nothing needs suppressing (checked step by step by reference_datafly below)
+    s145, s23 = frozenset({1, 4, 5}), frozenset({2, 3})
     assert rows_of(out, "abc") == [
-        [(1, 4), (20, 23), s15], [(1, 4), (20, 23), s15], [(1, 4), (20, 23), s23],
+        [(1, 4), (20, 23), s145], [(1, 4), (20, 23), s145], [(1, 4), (20, 23), s23],
         [(1, 4), (20, 23), s23], [(5, 8), (30, 41), s23], [(5, 8), (30, 41), s23],
-        [(5, 8), (30, 41), 4], [(5, 8), (30, 41), 4], [None, None, None]]
-    assert out.anon.info["changed_cells"] == 25
+        [(5, 8), (30, 41), s145], [(5, 8), (30, 41), s145], [(5, 8), (30, 41), s145]]
+    assert out.anon.info["changed_cells"] == 27 and out.anon.info["suppressed_rows"] == 0
     for budget in (None, 0):
         out3 = df.anon.k_anonymize(3, algorithm="datafly", quasi_identifiers=T1_KINDS,
                                    max_suppressed_rows=budget)
-        s145 = frozenset({1, 4, 5})
         assert rows_of(out3, "abc") == [[(1, 8), (20, 41), s145]] * 2 + \
             [[(1, 8), (20, 41), s23]] * 4 + [[(1, 8), (20, 41), s145]] * 3
         assert out3.anon.info["changed_cells"] == 27
@@ -84,26 +89,33 @@ def test_mixed_kinds_match_reference():
 def test_real_rarest_merges_with_rarer_neighbour_lower_on_tie():
     # counts 1:2 2:1 3:3 4:1 ... rarest smallest is 2; neighbours 1 (2 rows) and 3 (3) -> [1, 2]
     df = pd.DataFrame({"x": [1, 1, 2, 3, 3, 3, 4, 5, 5]})
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=10**6)
-    assert out.anon.info["steps"] == 0  # budget covers every failing row: suppress only
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=1)
-    # step 1 merges 2 into [1, 2]; the lone 4 is within the budget and suppressed
-    assert cells(out["x"]) == [(1, 2)] * 3 + [3] * 3 + [None, 5, 5]
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
-    # then 4 (1 row) is the rarest: neighbours 3 (3 rows) and 5 (2 rows) -> [4, 5]
-    assert cells(out["x"]) == [(1, 2)] * 3 + [3] * 3 + [(4, 5)] * 3
-    assert out.anon.info["steps"] == 2
+    for budget in (10**6, 2):
+        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget)
+        # the budget covers the two failing rows (2 and 4), a class of k = 2 rows: suppress only
+        assert out.anon.info["steps"] == 0
+        assert cells(out["x"]) == [1, 1, None, 3, 3, 3, None, 5, 5]
+        assert out.anon.k_anonymity() == 2 == out.anon.info["achieved"]["k"]
+    for budget in (1, 0):
+        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget)
+        # step 1 merges 2 into [1, 2]; the lone 4 would be a suppressed class of one row, and
+        # taking the smallest class (5, 2 rows) with it needs 3 > budget rows: step 2 merges 4
+        # (1 row) with the rarer neighbour, 5 (2 rows; 3 has 3) -> [4, 5]
+        assert cells(out["x"]) == [(1, 2)] * 3 + [3] * 3 + [(4, 5)] * 3
+        assert out.anon.info["steps"] == 2
 
 
 def test_unordered_ties_go_to_first_appearance():
     df = pd.DataFrame({"c": ["q", "p", "r", "s", "s"]})
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=1)
-    # q, p, r are equally rare: q and p (first seen) merge; the lone r is then suppressed
-    assert cells(out["c"]) == [frozenset("pq"), frozenset("pq"), None, "s", "s"]
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
-    # with no budget r (1 row) merges with the next rarest: {q, p} and s have 2 rows each,
-    # {q, p} was seen first
-    assert cells(out["c"]) == [frozenset("pqr")] * 3 + ["s", "s"]
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3)
+    # q, p and r fail k = 2 and make a suppressed class of 3 rows: within the budget
+    assert cells(out["c"]) == [None, None, None, "s", "s"]
+    for budget in (0, 1, 2):
+        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget)
+        # q, p, r are equally rare: q and p (first seen) merge. The lone r alone would be a
+        # suppressed class of one; with the smallest class ({q, p}, first seen of the two of
+        # 2 rows) it needs 3 rows > budget. So r merges with the next rarest: {q, p} and s
+        # have 2 rows each, {q, p} was seen first
+        assert cells(out["c"]) == [frozenset("pqr")] * 3 + ["s", "s"]
 
 
 def test_unused_categories_take_no_part():
@@ -123,11 +135,19 @@ def test_column_with_most_distinct_values_is_generalized_first():
     assert cells(out["b"]) == [(1, 2), (1, 2), (3, 4), (3, 4)]
 
 
-def test_suppressed_rows_reported_and_excluded_from_classes():
+def test_suppressed_rows_are_a_class_that_meets_k():
     df = pd.DataFrame({"x": [1, 1, 1, 9]})
-    out = df.anon.k_anonymize(3, algorithm="datafly")  # budget 2: suppress the lone 9
-    assert cells(out["x"]) == [1, 1, 1, None]
-    assert out.anon.info["suppressed_rows"] == 1 and out.anon.info["achieved"]["k"] == 3
+    out = df.anon.k_anonymize(3, algorithm="datafly")  # budget 2
+    # the lone 9 suppressed would be a class of one row (its sensitive cells published: the
+    # elimination attack); with the smallest class it is 4 rows > 2: generalize instead
+    assert cells(out["x"]) == [(1, 9)] * 4
+    assert out.anon.info["suppressed_rows"] == 0 and out.anon.info["achieved"]["k"] == 4
+    df = pd.DataFrame({"x": [1, 1, 1, 9, 9, 7]})
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3)
+    # 7 fails; 9 (2 rows) is the smallest class: suppressed with it, 3 rows within budget
+    assert cells(out["x"]) == [1, 1, 1, None, None, None]
+    assert out.anon.info["suppressed_rows"] == 3
+    assert out.anon.info["achieved"]["k"] == 3 == out.anon.k_anonymity()
 
 
 def test_l_diversity_drives_generalization():
@@ -141,13 +161,18 @@ def test_methods_suppress_and_aggregate():
     df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
     qi = {"x": "real", "y": "real"}
     sup = df.anon.k_anonymize(2, algorithm="datafly", method="suppress", quasi_identifiers=qi)
+    # the steps of test_default_budget_never_suppresses_fewer_than_k_rows, recoded by
+    # suppression: after 4 steps x's group [1, 5] and y's [5, 6] are blanked, so rows 0-2
+    # publish nothing - one blank class of 3 rows - and rows 3-4 publish (nan, 7)
     assert sup["x"].isna().tolist() == [True] * 5 + [False] * 2
-    # NaN cells of merged values form one value; the suppressed row 2 forms no class
-    assert sup.anon.info["suppressed_rows"] == 1 and sup.anon.info["achieved"]["k"] == 2
-    assert sup.drop(index=2).anon.k_anonymity() == 2
-    assert sup.anon.k_anonymity() == 1  # measured with the suppressed row as a class
+    assert sup["y"].isna().tolist() == [True] * 3 + [False] * 4
+    info = sup.anon.info
+    assert info["steps"] == 4 and info["suppressed_rows"] == 3 and info["achieved"]["k"] == 2
+    assert sup.anon.k_anonymity() == 2  # the blank rows are a class, measured as verified
     agg = df.anon.k_anonymize(2, algorithm="datafly", method="aggregate", quasi_identifiers=qi)
-    assert agg["x"].tolist()[:2] == [1.5, 1.5]
+    # the 5 steps above: x's group [1, 5] publishes its mean 3, y's [5, 6] its mean 16/3
+    assert agg["x"].tolist() == [3.0] * 5 + [9.0] * 2
+    assert agg["y"].tolist()[:3] == [16 / 3] * 3 and agg.anon.info["steps"] == 5
 
 
 # ----------------------------------------------------------------------------- reference
@@ -167,7 +192,20 @@ def reference_datafly(columns, kinds, k, budget):
         count = Counter(rows)
         return [i for i in range(n) if count[rows[i]] < k]
 
-    while len(failing()) > budget:
+    def planned():
+        # pdanon's rule: the suppressed rows form one class, so it needs k rows; when fewer
+        # fail, the smallest satisfying class (ties: first row first) is suppressed with them
+        bad = failing()
+        if 0 < len(bad) < k:
+            rows = [tuple(cur[j][i] for j in range(q)) for i in range(n)]
+            count = Counter(rows)
+            ok = sorted({r for r in rows if count[r] >= k},
+                        key=lambda r: (count[r], rows.index(r)))
+            if ok:
+                bad = sorted(set(bad) | {i for i in range(n) if rows[i] == ok[0]})
+        return bad
+
+    while len(planned()) > budget:
         distinct = [len(set(c)) for c in cur]
         j = distinct.index(max(distinct))
         count = Counter(cur[j])
@@ -186,7 +224,7 @@ def reference_datafly(columns, kinds, k, budget):
             a, b = srt[i], srt[other]
         merged = a | b
         cur[j] = [merged if g in (a, b) else g for g in cur[j]]
-    return cur, set(failing())
+    return cur, set(planned())
 
 
 tables = st.integers(1, 20).flatmap(

@@ -5,10 +5,11 @@ renders and :meth:`ReleaseReport.to_json` serializes.
 The report may travel with the release, so no fact here lets a recipient recompute a value
 the release hides. Nothing copies a cell of the original frame; the original is compared with
 the release only for figures that cannot be solved for a hidden value: counts of changed
-cells, and figures rounded to two decimals that average bounded per-row terms
+cells, and the machine-learning figures asked for with ``target=``, rounded to two decimals
 (:data:`ROUNDED`). Figures measuring how far hidden values lie from the published ones (mean,
-sd, quantile, covariance changes, IL1s, by-element distance ...) are left out: with a handful
-of hidden values and the rest of the table published, each is an equation in those values.
+sd, quantile, covariance changes, IL1s, by-element distance ...) or how they group (the
+original's entropy) are left out: with a handful of hidden values and the rest of the table
+published, each is an equation in those values.
 There is no unkeyed digest of the original either: the original's other cells are published,
 so the few hidden ones could be enumerated against it; :func:`digest` with the publisher's
 ``key`` is an HMAC only the key verifies.
@@ -59,12 +60,14 @@ _NEVER = ("key", "seed", "secret", "fingerprint", "salt", "password")
 FROM_ORIGINAL = ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s")
 _LOSS_IN_NOTE = re.compile(r",?\s*\bloss=[-+0-9.eE]+|\bloss=[-+0-9.eE]+,?\s*")
 
-#: comparison figures the report prints, rounded to two decimals: averages of bounded
-#: per-row terms (a row moves them by at most about log2(rows) / rows), which once rounded
-#: cannot be solved for a hidden value. "changed proportion" (a count) is printed as it is;
-#: every other figure computed against the original is left out, the RMSE ratio of a
-#: regression target too (one far hidden target value dominates an RMSE).
-ROUNDED = ("entropy information loss", "linkage attack security", "boosting accuracy ratio")
+#: comparison figures the report prints, rounded to two decimals: the machine-learning
+#: figures you ask for with target= (a model's accuracy over held-out rows: shares of rows,
+#: which a far hidden value weighs no more in than a near one). "changed proportion" (a
+#: count) is printed as it is; every other figure computed against the original is left
+#: out (:func:`left_out_names`), the entropy information loss too (the entropy of the
+#: original's combinations: a fact about how the hidden values group) and the RMSE ratio of
+#: a regression target (one far hidden target value dominates an RMSE).
+ROUNDED = ("linkage attack security", "boosting accuracy ratio")
 EXACT = ("changed proportion",)
 
 
@@ -89,7 +92,8 @@ def left_out_names() -> list:
     the perturbation rows would say that no hidden value of it differs from the release)."""
     from pdanon.metrics.perturbation import SUMMARY_ROWS
 
-    return ["by-element distance", *(name for name, _ in SUMMARY_ROWS), "boosting rmse ratio"]
+    return ["entropy information loss", "by-element distance",
+            *(name for name, _ in SUMMARY_ROWS), "boosting rmse ratio"]
 
 
 def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.DataFrame:
@@ -103,7 +107,7 @@ def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.
     -------
     >>> release = pd.DataFrame({"metric": ["k-anonymity"], "value": [2.0]})
     >>> compared = pd.DataFrame({"metric": ["k-anonymity", "changed proportion",
-    ...                                     "entropy information loss", "IL1s"],
+    ...                                     "linkage attack security", "IL1s"],
     ...                          "value": [2.0, 0.25, 0.123456, 0.5]})
     >>> comparison_rows(release, compared)["value"].tolist()
     [2.0, 0.25, 0.12]

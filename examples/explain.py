@@ -7,6 +7,9 @@ were generalized, aggregated or suppressed, and the reason: the model part its o
 combination violated (``k``, ``l``), or, when it was safe on its own, ``grouping`` (a local
 algorithm put it with rows that needed it) or ``global recoding`` (its whole column was
 generalized). See docs/guide.md, "Why was this row changed?".
+
+The table is for the publisher only: beside the release it gives original values back, so
+it says so when shown and warns (pdanon.PublisherOnlyWarning) when written to a file.
 """
 
 import pandas as pd
@@ -54,6 +57,8 @@ out = runs["datafly, k=5"]
 ex = out.anon.explain(adult)
 print("datafly: which columns were generalized, and why")
 print(ex.groupby(["generalized", "reason"], dropna=False).size().to_string(), "\n")
-print("the first suppressed rows (explain's table is for the analyst: it is computed from the")
-print("input, so keep it with the input, not with the release)")
-print(ex[ex["row_suppressed"]].head().to_string())
+print("the first suppressed rows (explain's table is for the publisher only: it is computed")
+print("from the input and gives original values back, so keep it with the input)")
+first = ex[ex["row_suppressed"]].head()  # still an Explanation: says whom it is for
+print(repr(first).splitlines()[0])
+print(first.to_string())

@@ -49,3 +49,9 @@ class SingleClassWarning(UserWarning):
     """An anonymizer published one equivalence class of a table that could have had more
     (every quasi-identifier generalized to the whole table); the message says why and which
     algorithms may find more classes (:func:`pdanon.engine.anonymize` documents the rule)."""
+
+
+class PublisherOnlyWarning(UserWarning):
+    """A table meant for the publisher only is being written out, e.g. the explanation of
+    ``out.anon.explain(df)``: it is derived from the original and, beside the release, gives
+    original values back. Keep it with the original data; never publish it."""

@@ -6,6 +6,13 @@ privacy model forced the change. It is computed on demand from the published fra
 frame and the model, never stored: ``out.anon.info`` travels with the frame (``attrs``, Parquet
 metadata) and must not carry per-row facts about values the release hides.
 
+The table is for the publisher only: beside the release it gives original values back (after
+``method="aggregate"`` on a binary column, ``aggregated`` marks exactly the rows whose value
+is not the published mode; ``suppressed`` tells a withheld cell from a missing one; a
+``reason`` of ``"k"`` says a row's combination was rarer than k). :func:`explain` returns an
+:class:`Explanation`, a DataFrame that says so when shown and warns
+(:class:`~pdanon.PublisherOnlyWarning`) when written to a file; the release report refuses it.
+
 Columns of the result (indexed like the input):
 
 ``class_id``
@@ -63,6 +70,7 @@ Example
 >>> out = df.anon.k_anonymize(2, algorithm="mondrian")
 >>> ex = out.anon.explain(df)
 >>> ex[["class_id", "class_size", "generalized", "reason"]]
+pdanon explanation, for the publisher only: with the release it gives original values back
    class_id  class_size generalized    reason
 0         0           3         age  grouping
 1         0           3         age  grouping
@@ -85,7 +93,95 @@ from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon._groups import class_labels, frequencies
 from pdanon.encode import missing
 
-__all__ = ["explain", "model_from_info", "GLOBAL_RECODING", "PERTURBATIONS", "SHORT_NAMES"]
+__all__ = ["Explanation", "explain", "model_from_info", "GLOBAL_RECODING", "PERTURBATIONS",
+           "SHORT_NAMES"]
+
+#: the first line of an explanation's repr, and the gist of its warning
+FOR_PUBLISHER = ("pdanon explanation, for the publisher only: with the release it gives "
+                 "original values back")
+#: the pandas methods that write a frame (or a column) out; each warns on an explanation
+WRITERS = ("to_csv", "to_parquet", "to_json", "to_excel", "to_feather", "to_pickle", "to_orc",
+           "to_hdf", "to_sql", "to_stata", "to_xml", "to_clipboard", "to_markdown", "to_latex")
+
+
+def _warn_written(name: str) -> None:
+    import warnings
+
+    from pdanon._errors import PublisherOnlyWarning
+
+    warnings.warn(f"{FOR_PUBLISHER}. You are writing it out ({name}): keep the file with the "
+                  f"original data, never beside the release.", PublisherOnlyWarning,
+                  stacklevel=3)
+
+
+def _warning_writer(name: str, base):
+    method = getattr(base, name)
+
+    def write(self, *args, **kwargs):
+        _warn_written(name)
+        return method(self, *args, **kwargs)
+
+    write.__name__ = name
+    write.__doc__ = f"{base.__name__}.{name}, with a PublisherOnlyWarning: see Explanation."
+    return write
+
+
+class ExplanationColumn(pd.Series):
+    """A column of an :class:`Explanation`: a Series that warns when written out."""
+
+    @property
+    def _constructor(self):
+        return ExplanationColumn
+
+    @property
+    def _constructor_expanddim(self):
+        return Explanation
+
+
+class Explanation(pd.DataFrame):
+    """What :func:`explain` returns: a pandas DataFrame (every DataFrame operation works, and
+    the frames and columns taken from it are explanations too) for the publisher only. Its
+    repr begins with :data:`FOR_PUBLISHER`; writing it to a file (``to_csv``,
+    ``to_parquet`` and the other :data:`WRITERS`) warns with
+    :class:`~pdanon.PublisherOnlyWarning`; :func:`pdanon.report.build_report` refuses it.
+    ``pd.DataFrame(ex)`` gives a plain frame, for a deliberate use.
+
+    Example
+    -------
+    >>> ex = Explanation({"reason": ["k", None]})
+    >>> print(repr(ex.head(1)).splitlines()[0])
+    pdanon explanation, for the publisher only: with the release it gives original values back
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ex.to_csv()
+    >>> caught[0].category.__name__
+    'PublisherOnlyWarning'
+    """
+
+    @property
+    def _constructor(self):
+        return Explanation
+
+    @property
+    def _constructor_sliced(self):
+        return ExplanationColumn
+
+    def __repr__(self) -> str:
+        return f"{FOR_PUBLISHER}\n{super().__repr__()}"
+
+    def _repr_html_(self) -> str | None:
+        from html import escape
+
+        body = super()._repr_html_()
+        return None if body is None else f"<p><strong>{escape(FOR_PUBLISHER)}</strong></p>{body}"
+
+
+for _name in WRITERS:
+    for _cls, _base in ((Explanation, pd.DataFrame), (ExplanationColumn, pd.Series)):
+        if hasattr(_base, _name):
+            setattr(_cls, _name, _warning_writer(_name, _base))
+
 
 #: algorithms that recode whole columns (a row is generalized with its column)
 GLOBAL_RECODING = ("datafly", "optimal")
@@ -233,11 +329,12 @@ def _reasons(original: pd.DataFrame, qi: list, model, sensitive: dict, changed: 
 
 
 def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive: dict,
-            model=None) -> pd.DataFrame:
+            model=None) -> Explanation:
     """Per row of ``original``: its published class, changed cells and the reason (module
-    docstring). ``out`` is the anonymized frame, ``info`` its ``out.anon.info``,
-    ``sensitive`` its sensitive columns ``{name: kind}``; ``model`` the privacy model (default:
-    rebuilt from ``info`` by :func:`model_from_info`). Neither frame is modified.
+    docstring), as an :class:`Explanation` (for the publisher only). ``out`` is the
+    anonymized frame, ``info`` its ``out.anon.info``, ``sensitive`` its sensitive columns
+    ``{name: kind}``; ``model`` the privacy model (default: rebuilt from ``info`` by
+    :func:`model_from_info`). Neither frame is modified.
     """
     from pdanon.models import KAnonymity
 
@@ -283,4 +380,4 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
     }, index=out.index)
     for c in ("generalized", "aggregated", "suppressed", "reason"):
         result[c] = result[c].astype("str")
-    return result
+    return Explanation(result)

@@ -234,16 +234,50 @@ def test_bottom_code_value_and_missing_stay_missing():
 
 
 def test_top_code_quantile_hand_checked():
-    s = pd.Series(np.arange(1, 101))          # numpy's linear 0.95-quantile of 1..100 is 95.05
+    # numpy's linear 0.95-quantile of 1..100 is 95.05, between the kept 95 and the hidden 96:
+    # the threshold is the value at or below it, 95, which the release publishes anyway
+    s = pd.Series(np.arange(1, 101))
     out, d = P.code_series(s, "top", quantile=0.95)
-    assert d["threshold"] == pytest.approx(95.05) and d["cells_changed"] == 5
-    assert out.dtype == np.float64 and out.iloc[-1] == pytest.approx(95.05)
+    assert d["threshold"] == 95.0 and d["cells_changed"] == d["cells_beyond"] == 5
+    assert out.dtype == np.int64 and out.iloc[95:].tolist() == [95] * 5
     assert out.iloc[:95].tolist() == list(range(1, 96))
     per = pd.DataFrame({"a": np.arange(10), "b": np.arange(10)}).anon.bottom_code(
         ["a", "b"], quantile={"a": 0.2}, threshold={"b": 3}, value={"a": -1},
         quasi_identifiers=["a", "b"])
-    assert per["a"].tolist() == [-1, -1, 2, 3, 4, 5, 6, 7, 8, 9]   # 0.2-quantile of 0..9: 1.8
+    # the 0.2-quantile of 0..9 is 1.8: the threshold is the value at or above it, 2
+    assert per["a"].tolist() == [-1, -1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert per.anon.info["columns"]["a"]["threshold"] == 2.0
     assert per["b"].tolist() == [3, 3, 3, 3, 4, 5, 6, 7, 8, 9]
+
+
+def test_coding_counts_a_replaced_cell_equal_to_the_value_as_changed():
+    """A hidden value equal to the replacement must not show in the counts: with one cell
+    beyond the threshold, "0 changed" would say the hidden value was exactly ``value``."""
+    s = pd.Series([10.0, 20.0, 150.0])
+    out, d = P.code_series(s, "top", threshold=100, value=150)
+    assert out.tolist() == [10.0, 20.0, 150.0]
+    assert d["cells_beyond"] == d["cells_changed"] == 1
+    _, other = P.code_series(pd.Series([10.0, 20.0, 160.0]), "top", threshold=100, value=150)
+    assert other == d
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6)), min_size=1, max_size=30),
+       st.floats(0, 1), st.sampled_from(["top", "bottom"]))
+@settings(max_examples=80, deadline=None)
+def test_quantile_threshold_is_a_published_value(values, q, side):
+    s = pd.Series(values, dtype=float)
+    out, d = P.code_series(s, side, quantile=q)
+    present = s.dropna()
+    if present.empty:
+        assert d["threshold"] is None and out.isna().all()
+        return
+    t = d["threshold"]
+    assert t in set(out.dropna().tolist()) and t in set(present.tolist())
+    # it lies on the kept side of numpy's interpolated quantile
+    linear = float(np.quantile(present.to_numpy(), q))
+    assert (t <= linear) if side == "top" else (t >= linear)
+    assert d["cells_changed"] == d["cells_beyond"] == int(
+        ((present > t) if side == "top" else (present < t)).sum())
 
 
 @given(st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6)), max_size=30),

@@ -14,6 +14,7 @@ import pytest
 import pdanon
 from pdanon.hierarchy import intervals, masking
 from pdanon.report import ReleaseReport, build_report
+from pdanon.report.columns import published_loss
 from tests._helpers.html_checks import accessibility_problems, count_graphics, external_urls
 
 ROLES = dict(quasi_identifiers=["zipcode", "age"], sensitive=["disease"])
@@ -72,12 +73,19 @@ def _check_report(rep: ReleaseReport, out: pd.DataFrame, original) -> None:
                     "How each quasi-identifier was published", "Suppressed rows", "Notes"):
         assert f"<h2>{heading}</h2>" in page
     assert count_graphics(page) == 3  # class sizes, risk, per-column shares
-    # the suppressed rows: exactly those whose every QI is published missing
-    blank = out[["zipcode", "age"]].isna().all(axis=1)
-    if original is not None:
-        blank &= original[["zipcode", "age"]].notna().any(axis=1)
-    rows = rep.suppressed
-    assert rows.loc[rows["suppressed"] == "row", "row"].tolist() == out.index[blank].tolist()
+    # the blank-cells summary, from the release alone: one row per pattern of blank QIs
+    blank = out[["zipcode", "age"]].isna()
+    summary = rep.suppressed
+    assert list(summary.columns) == ["blank", "rows", "reason", "sample"]
+    assert summary["rows"].sum() == blank.any(axis=1).sum()
+    whole = summary.loc[summary["blank"] == "every quasi-identifier", "rows"]
+    assert whole.sum() == blank.all(axis=1).sum()
+    for row in summary.to_dict(orient="records"):
+        cols = (["zipcode", "age"] if row["blank"] == "every quasi-identifier"
+                else row["blank"].split(", "))
+        pattern = blank[cols].all(axis=1) & (~blank.drop(columns=cols)).all(axis=1)
+        assert row["rows"] == pattern.sum()
+        assert row["sample"] == out.index[pattern].tolist()[:5]
 
 
 @pytest.mark.parametrize("name", list(FACES))
@@ -90,30 +98,41 @@ def test_report_on_every_face(releases, name):
     pd.testing.assert_frame_equal(out, before)  # nothing mutated
     assert json.dumps(out.attrs, default=str) == attrs
     info = out.anon.info
+    summary = rep.suppressed
     if "suppressed_rows" in info:
-        full = rep.suppressed["suppressed"].eq("row").sum()
-        reasons = set(rep.suppressed.loc[rep.suppressed["suppressed"] == "row", "reason"])
-        assert full == info["suppressed_rows"]  # the engine counts them the same way
+        whole = summary["blank"] == "every quasi-identifier"
+        full = summary.loc[whole, "rows"].sum()
+        reasons = set(summary.loc[whole, "reason"])
+        assert full == info["suppressed_rows"]  # no QI is missing in the input
         if info.get("method") == "suppress":  # cells blanked where a group differs
-            assert reasons <= {"method='suppress' blanked every quasi-identifier cell: the "
-                               "row's group differs in each"}
+            assert reasons <= {"method='suppress' blanks every quasi-identifier cell of a "
+                               "group that differs in each"}
         elif full:
             assert reasons == {
-                f"suppressed by {info['algorithm']}: an outlier whose class would not satisfy "
-                f"{info['model']}, withheld rather than generalizing every other row further"
+                f"{info['algorithm']} withholds outliers whose class would not satisfy "
+                f"{info['model']}, rather than generalizing every other row further"
                 f" (suppression budget: {info['max_suppressed_rows']} rows)"}
     if name == "local_suppression":
         per = info["cells_suppressed_per_column"]
         assert {c["column"]: c["suppressed_cells"] for c in rep.columns} == per
-        assert rep.suppressed["reason"].str.contains("local suppression").all()
+        assert {c["column"]: c["blank_cells"] for c in rep.columns} == per
+        assert summary["reason"].str.contains("local suppression").all()
     if name == "optimal":
         levels = {h["column"]: h["level"] for h in rep.parameters["hierarchy_levels"]}
         assert levels == info["levels"]
     assert rep.parameters["operation"] == info.get("algorithm", info.get("operation"))
     assert rep.utility["changed_cells"] == sum(c["changed_cells"] for c in rep.columns)
-    # every face is priced (local suppression's nullable integers with pd.NA included)
+    # every face is priced (local suppression's nullable integers with pd.NA included),
+    # against the published domain
     assert rep.utility["information_loss"] == pytest.approx(
-        pdanon.plot.information_loss(df, out, ["zipcode", "age"]))
+        published_loss(out, df, {"zipcode": "unordered", "age": "real"}))
+    # nothing measured against the original beyond what may be printed
+    names = set(rep.metrics["metric"])
+    assert not names & set(rep.left_out)
+    assert names - set(out.anon.metrics(**ROLES)["metric"]) == {"changed proportion"}
+    for key in ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s"):
+        assert key not in rep.parameters["options"]
+    assert "loss=" not in json.dumps(rep.parameters["options"])
     requested = rep.privacy["requested"]
     if "k" in info.get("params", {}) or isinstance(info.get("k"), int):
         assert requested["k"] == info.get("params", {}).get("k", info.get("k"))
@@ -127,10 +146,13 @@ def test_datafly_suppressed_rows_by_hand():
     out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=1,
                               quasi_identifiers=["age", "zip"], sensitive=["d"])
     rep = out.anon.report(df)
-    assert rep.suppressed["row"].tolist() == [6]
-    assert rep.suppressed["suppressed"].tolist() == ["row"]
-    assert rep.suppressed[["age", "zip"]].values.tolist() == [["(suppressed)"] * 2]
+    assert rep.suppressed.to_dict(orient="records") == [
+        {"blank": "every quasi-identifier", "rows": 1, "sample": [6],
+         "reason": "datafly withholds outliers whose class would not satisfy k-anonymity, "
+                   "rather than generalizing every other row further (suppression budget: "
+                   "1 rows)"}]
     assert [c["suppressed_cells"] for c in rep.columns] == [1, 1]
+    assert [c["blank_cells"] for c in rep.columns] == [1, 1]
     assert rep.utility["discernibility"] == 3 ** 2 + 3 ** 2 + 1 * 7
     page, text = rep.to_html(), rep.to_json()
     assert "RARE-Z" not in page and "RARE-Z" not in text
@@ -191,7 +213,13 @@ def test_deterministic_and_json_safe(releases):
     assert "seconds" not in a.to_json()
     data = json.loads(a.to_json())
     assert data["parameters"]["digest_anonymized"] == a.parameters["digest_anonymized"]
-    assert len(data["parameters"]["digest_original"]) == 64
+    assert data["parameters"]["digest_original"] is None  # no key: no digest of the original
+    keyed = out.anon.report(df, digest_key=KEY)
+    assert keyed.to_json() == out.anon.report(df, digest_key=KEY).to_json()
+    assert len(keyed.parameters["digest_original"]) == 64
+    assert keyed.parameters["digest_original"] != out.anon.report(
+        df, digest_key=KEY + b"!").parameters["digest_original"]
+    assert "HMAC-SHA-256 (keyed)" in keyed.to_html()
     # NaN is null in the JSON (a metric with no value)
     rep = pd.DataFrame({"age": [1.0, 1.0]}).anon.report()
     assert json.loads(rep.to_json())["utility"]["information_loss"] is None
@@ -218,6 +246,9 @@ def test_tradeoff_and_ml_utility():
                               **ROLES)
     rep = out.anon.report(df, target="disease", tradeoff=table)
     assert set(rep.utility["ml"]) == {"linkage attack security", "boosting accuracy ratio"}
+    assert all(v == round(v, 2) for v in rep.utility["ml"].values())  # two decimals
+    assert rep.tradeoff["information_loss"].tolist() == table["information_loss"].round(
+        2).tolist()
     page = rep.to_html()
     assert "<h2>Privacy and utility trade-off</h2>" in page
     assert "<h3>Machine-learning utility</h3>" in page
@@ -274,3 +305,75 @@ def test_large_table_is_fast():
     assert time.perf_counter() - started < 30  # a few seconds on one core; generous bound
     assert rep.privacy["k"] >= 10 and len(rep.privacy["prosecutor"]) == 30_000
     assert np.isclose(sum(rep.privacy["class_sizes"]), 30_000)
+
+
+def _banded_release():
+    """A hand-made release: ages in two published bands of 19 years (20-39, 40-59) and one
+    row withheld whose original age, 113, lies far outside them."""
+    from pdanon.dtype import GeneralizationArray
+
+    original = pd.DataFrame({"age": [21, 25, 30, 41, 45, 50, 113]})
+    age = GeneralizationArray.from_bounds([20] * 3 + [40] * 3 + [0], [39] * 3 + [59] * 3 + [0],
+                                          kind="real", mask=[False] * 6 + [True])
+    return original, pd.DataFrame({"age": age})
+
+
+def test_widths_and_loss_are_relative_to_the_published_range():
+    original, out = _banded_release()
+    rep = build_report(out, original, quasi_identifiers={"age": "real"})
+    age = rep.columns[0]
+    assert age["mean_width"] == 19.0 and age["relative_width"] == pytest.approx(19 / 39)
+    # six bands of 19 over the published 20..59, one blank cell costing 1
+    assert rep.utility["information_loss"] == pytest.approx((6 * 19 / 39 + 1) / 7)
+    # pdanon.plot prices them against the original's 21..113 instead: never in the report
+    assert pdanon.plot.information_loss(original, out, ["age"]) == pytest.approx(
+        (6 * 19 / 92 + 1) / 7)
+    # the report is the same whatever the withheld age was
+    other = original.assign(age=[21, 25, 30, 41, 45, 50, 61])
+    assert build_report(out, other, quasi_identifiers={"age": "real"}).to_json() == \
+        rep.to_json()
+
+
+def test_published_loss_matches_plot_when_the_domains_agree():
+    df = pd.DataFrame({"age": [30, 31, 40, 42, 50, 58], "zip": list("aabbcc")})
+    qis = {"age": "real", "zip": "unordered"}
+    out = df.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers=qis)
+    # ages [30, 40] and [42, 58] of 30..58; zips {a, b} and {b, c}: 2 of 3 categories
+    expected = (3 * 10 / 28 + 3 * 16 / 28 + 6 * 0.5) / 12
+    assert published_loss(out, df, qis) == pytest.approx(expected)
+    assert pdanon.plot.information_loss(df, out, list(qis)) == pytest.approx(expected)
+    assert out.anon.report(df).columns[0]["relative_width"] == pytest.approx(13 / 28)
+
+
+def test_report_leaves_out_what_solves_for_hidden_values():
+    df = patients(200)
+    out = df.anon.top_code("age", threshold=70, **ROLES)
+    rep = out.anon.report(df)
+    assert rep.left_out[:3] == ["entropy information loss", "by-element distance", "IL1s"]
+    assert "sd change (max relative)" in rep.left_out
+    assert not set(rep.metrics["metric"]) & set(rep.left_out)
+    assert "changed proportion" in set(rep.metrics["metric"])
+    page = rep.to_html()
+    assert "Left out (computed against the original" in page
+    assert any("df.anon.metrics(original)" in n for n in rep.notes)
+    # the same list whatever the data: which figures a table held tells nothing
+    assert build_report(df.anon.top_code("age", threshold=200, **ROLES), df).left_out == \
+        rep.left_out
+    assert out.anon.report().left_out == []
+
+
+def test_suppressed_section_is_a_compact_summary():
+    """Local suppression blanks hundreds of age cells: the section summarizes them by
+    pattern (a few rows), not one table row per suppressed row."""
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"age": rng.integers(20, 80, 2000),
+                       "zip": rng.choice([str(z) for z in range(10000, 10010)], 2000)})
+    out = df.anon.local_suppression(3, quasi_identifiers={"age": "real", "zip": "unordered"})
+    assert out["age"].isna().sum() > 200
+    rep = out.anon.report(df)
+    assert len(rep.suppressed) <= 3
+    assert rep.suppressed["rows"].sum() == out[["age", "zip"]].isna().any(axis=1).sum()
+    assert all(len(s) <= 5 for s in rep.suppressed["sample"])
+    section = rep.to_html().split("<h2>Suppressed rows</h2>")[1].split("<h2>")[0]
+    assert section.count("<tr>") == len(rep.suppressed) + 1 and len(section) < 3000
+    assert "the release does not tell them apart" in section

@@ -30,13 +30,19 @@ def code_series(series: pd.Series, side: str, *, threshold=None, quantile=None,
     """Top (``side="top"``: values ``> threshold``) or bottom (``"bottom"``: values
     ``< threshold``) coding of one numeric column; returns ``(new column, details)``.
 
-    Give exactly one of ``threshold`` (a number) and ``quantile`` (in [0, 1]: the threshold is
-    that quantile of the non-missing values, numpy's linear interpolation). Values beyond the
-    threshold become ``value`` (default: the threshold itself); values at the threshold are
-    kept. Missing cells stay missing. An integer column keeps its dtype when the replacement is
-    a whole number and becomes float otherwise. ``details``: ``threshold``, ``quantile``,
-    ``replacement``, ``cells_beyond`` (the cells replaced) and ``cells_changed`` (those whose
-    value changed: all of them unless ``value`` already occurred beyond the threshold).
+    Give exactly one of ``threshold`` (a number) and ``quantile`` (in [0, 1]). With
+    ``quantile`` the threshold is a value of the column itself, never one between two values:
+    for top coding the largest non-missing value at or below that quantile (numpy's
+    ``method="lower"``), for bottom coding the smallest at or above it (``"higher"``). Values
+    beyond the threshold become ``value`` (default: the threshold itself); values at the
+    threshold are kept, so a quantile threshold is a value the release publishes anyway.
+    (numpy's default, linear interpolation, would fall between the largest kept value and the
+    smallest hidden one, and give the hidden one back: hidden = kept + (threshold - kept) /
+    fraction.) Missing cells stay missing. An integer column keeps its dtype when the
+    replacement is a whole number and becomes float otherwise. ``details``: ``threshold``,
+    ``quantile``, ``replacement``, ``cells_beyond`` (the cells replaced) and
+    ``cells_changed`` (the same count: a replaced cell counts as changed even when its hidden
+    value equalled ``value``, since counting those apart would tell that value).
 
     Example
     -------
@@ -46,6 +52,9 @@ def code_series(series: pd.Series, side: str, *, threshold=None, quantile=None,
     ([1.0, 5.0, 6.0, nan], 1)
     >>> code_series(pd.Series([1, 5, 9]), "bottom", quantile=0.5, value=0)[0].tolist()
     [0, 5, 9]
+    >>> out, d = code_series(pd.Series([10, 20, 30, 1000]), "top", quantile=0.9)
+    >>> out.tolist(), d["threshold"]      # 30, a published value (interpolation: 709)
+    ([10, 20, 30, 30], 30.0)
     """
     if side not in SIDES:
         raise InvalidInputError(f"side must be one of {list(SIDES)}, got {side!r}")
@@ -68,7 +77,8 @@ def code_series(series: pd.Series, side: str, *, threshold=None, quantile=None,
         check_finite(series, series.name, index=series.index,
                      where=f"{what} by quantile: column {series.name!r} (threshold= codes "
                            f"infinite values)")
-        t = float(np.quantile(x[valid], q)) if valid.any() else math.nan
+        t = (float(np.quantile(x[valid], q, method="lower" if side == "top" else "higher"))
+             if valid.any() else math.nan)
     else:
         q = None
         t = _finite_number(threshold, "threshold", series.name)
@@ -82,5 +92,5 @@ def code_series(series: pd.Series, side: str, *, threshold=None, quantile=None,
     details = {"threshold": None if math.isnan(t) else t, "quantile": q,
                "replacement": None if math.isnan(repl) else repl,
                "cells_beyond": int(beyond.sum()),
-               "cells_changed": int((beyond & (x != repl)).sum())}
+               "cells_changed": int(beyond.sum())}
     return out, details

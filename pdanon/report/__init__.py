@@ -6,8 +6,11 @@ call it); :class:`ReleaseReport` holds them and renders itself (``to_html``, ``t
 ``save``, and ``_repr_html_`` for Jupyter). The page has no script and no URL: styles and
 SVG figures are inline, so it opens offline and can travel with the release.
 
-A report never holds a cell of the original frame, a seed or a key (see docs/report.md):
-the original is compared with the release and digested, never copied.
+A report may travel with the release, so it holds nothing that lets a recipient recompute a
+value the release hides (see docs/report.md): no cell of the original, no seed, no key, no
+unkeyed digest of the original (only a keyed one, with ``digest_key=``), no width or loss
+measured against the original's range, no figure that measures how far hidden values lie
+from the published ones, and it never tells a suppressed cell from a missing one.
 
 Example
 -------
@@ -46,7 +49,8 @@ class ReleaseReport:
     title : str
     parameters : dict
         Roles and kinds, operation, model and its parameters, options, hierarchy levels,
-        randomness source, pdanon version, digests of the released and original frames.
+        randomness source, pdanon version, the digest of the released frame and, with
+        ``digest_key``, the keyed digest of the original.
     privacy : dict
         ``k``, ``l_distinct``, ``l_entropy``, ``t_emd``, ``risk_summary`` (as
         :func:`pdanon.metrics.risk_summary`), ``class_sizes`` and per-row ``prosecutor`` risk.
@@ -56,10 +60,15 @@ class ReleaseReport:
     columns : list of dict
         One per quasi-identifier: how it was published.
     suppressed : DataFrame
-        ``row`` (index label), ``suppressed`` ("row" or "cells"), ``reason`` and the published
-        quasi-identifier cells of every suppressed row.
+        The rows published with blank quasi-identifier cells, one row per pattern: ``blank``
+        ("every quasi-identifier" or the columns), ``rows``, ``reason`` (the method's rule)
+        and ``sample`` (up to five index labels). From the release alone: a blank cell the
+        method withheld and one missing from the start are counted alike.
     metrics : DataFrame
-        :func:`pdanon.metrics.metrics_table` of the release.
+        :func:`pdanon.metrics.metrics_table` of the release, and of its comparisons with the
+        original those that cannot be solved for a hidden value (see ``left_out``).
+    left_out : list of str
+        The metrics computed against the original that the report leaves out.
     tradeoff : DataFrame or None
         The candidates tried (e.g. the table of :func:`pdanon.plot.tradeoff`).
     notes : list of str
@@ -75,6 +84,7 @@ class ReleaseReport:
     tradeoff: pd.DataFrame | None = None
     notes: list = field(default_factory=list)
     original_given: bool = False
+    left_out: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """Every fact as JSON-safe Python objects (NaN and infinities as None)."""
@@ -84,7 +94,8 @@ class ReleaseReport:
         return _facts.plain({"title": self.title, "parameters": self.parameters,
                              "privacy": self.privacy, "utility": self.utility,
                              "columns": self.columns, **tables, "notes": self.notes,
-                             "original_given": self.original_given})
+                             "original_given": self.original_given,
+                             "left_out": self.left_out})
 
     def to_json(self, indent: int | None = 1) -> str:
         """The facts as JSON (:meth:`to_dict`; strict JSON: no NaN)."""
@@ -111,12 +122,30 @@ class ReleaseReport:
 
 def _candidates(tradeoff: pd.DataFrame) -> pd.DataFrame:
     """The candidates table without its timings (``seconds``: they differ between runs, and
-    the same input must give the same page, byte for byte)."""
+    the same input must give the same page, byte for byte), its information loss rounded to
+    two decimals: :func:`pdanon.plot.tradeoff_table` measures it against the original's
+    range, which rows the release withholds widen (a candidate that is the release would
+    otherwise give that range away)."""
     table = pd.DataFrame(tradeoff).reset_index(drop=True)
-    return table.drop(columns=[c for c in table.columns if str(c).endswith("seconds")])
+    table = table.drop(columns=[c for c in table.columns if str(c).endswith("seconds")])
+    table["information_loss"] = pd.to_numeric(table["information_loss"],
+                                              errors="coerce").round(2)
+    return table
+
+
+def _check_not_explanation(**frames) -> None:
+    from pdanon.explain import Explanation
+
+    for name, frame in frames.items():
+        if isinstance(frame, Explanation):
+            raise InvalidInputError(
+                f"{name} is the table of explain(): it is for the publisher only (with the "
+                f"release it gives original values back) and a report, which may travel "
+                f"with the release, never includes it; pass the released frame")
 
 
 def _check(anonymized, original, title, target, tradeoff) -> None:
+    _check_not_explanation(anonymized=anonymized, original=original, tradeoff=tradeoff)
     if not isinstance(anonymized, pd.DataFrame):
         raise InvalidInputError(f"report needs the released table as a pandas DataFrame, got "
                                 f"{type(anonymized).__name__}")
@@ -145,7 +174,7 @@ def _check(anonymized, original, title, target, tradeoff) -> None:
 def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                  title: str = "pdanon release report", target=None,
                  tradeoff: pd.DataFrame | None = None, threshold: float = 0.2,
-                 random_state: int = 0, **roles) -> ReleaseReport:
+                 random_state: int = 0, digest_key=None, **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
 
@@ -153,8 +182,9 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     ----------
     original : DataFrame, optional
         The frame before anonymization (same index). Without it the report leaves out what
-        needs it (changed cells, information loss, suppressed cells told apart from cells
-        missing from the start) and says so in its notes.
+        needs it (changed cells, information loss, ML utility) and says so in its notes.
+        The original is compared with the release, never copied, and only into figures that
+        cannot be solved for a hidden value (docs/report.md).
     title : str
     target : column, optional
         Measure machine-learning utility: gradient boosting predicting ``target`` on the
@@ -164,6 +194,11 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         and optionally ``suppressed_fraction`` (the table of :func:`pdanon.plot.tradeoff`).
     threshold : float
         Prosecutor risk above which a record is counted as at risk (default 0.2).
+    digest_key : bytes or str, optional
+        Record a keyed digest of the original (HMAC-SHA-256, :func:`facts.digest`) that
+        only this key verifies: keep the key with your records. Without it the report holds
+        no digest of the original (an unkeyed one would let anyone enumerate the few values
+        the release hides).
     **roles
         ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``; default: the
         roles the release remembers.
@@ -193,32 +228,36 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         if missing:
             raise InvalidInputError(f"original lacks the quasi-identifier column(s) {missing}: "
                                     f"pass the frame that was anonymized")
-    ml = target is not None
-    try:
-        table = metrics_table(anonymized, orig, quasi_identifiers=qis, sensitive=sens,
-                              target=target, ml=ml, random_state=random_state,
-                              threshold=threshold)
-    except ImportError as exc:  # scikit-learn missing: the rest of the report still stands
-        notes.append(f"ML utility left out: {exc}")
-        table = metrics_table(anonymized, orig, quasi_identifiers=qis, sensitive=sens,
-                              threshold=threshold)
-    suppressed, full = _columns.suppressed_rows(anonymized, orig, qis, info)
-    params = _facts.parameters(anonymized, original, r, info, title)
+    released = metrics_table(anonymized, quasi_identifiers=qis, sensitive=sens,
+                             threshold=threshold)
+    compared = None
+    if orig is not None:
+        kw = dict(quasi_identifiers=qis, sensitive=sens, risk=False)
+        try:
+            compared = metrics_table(anonymized, orig, target=target, ml=target is not None,
+                                     random_state=random_state, **kw)
+        except ImportError as exc:  # scikit-learn missing: the rest of the report stands
+            notes.append(f"ML utility left out: {exc}")
+            compared = metrics_table(anonymized, orig, **kw)
+    table = _facts.comparison_rows(released, compared)
+    left_out = _facts.left_out_names() if orig is not None else []
+    suppressed, full = _columns.suppressed_rows(anonymized, qis, info)
+    params = _facts.parameters(anonymized, original, r, info, title, digest_key)
     privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info)
     report = ReleaseReport(
         title=title, parameters=params, privacy=privacy,
         utility=_facts.utility(anonymized, orig, qis, table, info, full,
                                privacy["requested"]),
         columns=_facts.plain(_columns.column_facts(anonymized, orig, qis, info)),
-        suppressed=suppressed, metrics=pd.DataFrame(table),
+        suppressed=suppressed, metrics=table,
         tradeoff=None if tradeoff is None else _candidates(tradeoff),
-        notes=notes + _notes(original, target, info, sens), original_given=orig is not None)
+        notes=notes + _notes(original, target, info, sens, left_out),
+        original_given=orig is not None, left_out=left_out)
     if full.any():
         report.notes.insert(0, f"k is measured on every published row: the {int(full.sum()):,} "
-                            f"rows withheld whole (every quasi-identifier missing) form one "
-                            f"class of their own. The anonymizer's own check, which leaves "
-                            f"them out, recorded "
-                            f"{_achieved(info) or 'nothing'}.")
+                            f"rows published with every quasi-identifier blank form one class "
+                            f"of their own. The anonymizer's own check, which leaves the rows "
+                            f"it withheld out, recorded {_achieved(info) or 'nothing'}.")
     return report
 
 
@@ -227,12 +266,17 @@ def _achieved(info: dict) -> str:
                      for k, v in (info.get("achieved") or {}).items())
 
 
-def _notes(original, target, info: dict, sensitive: dict) -> list:
+def _notes(original, target, info: dict, sensitive: dict, left_out: list) -> list:
     out = []
     if original is None:
         out.append("No original table was given: changed cells, information loss and "
-                   "utility comparisons are left out, and a missing quasi-identifier cell "
-                   "counts as suppressed even if it was missing from the start.")
+                   "utility comparisons are left out, and every blank quasi-identifier cell "
+                   "is counted as suppressed.")
+    if left_out:
+        out.append(f"Left out because a recipient holding the release could solve them for "
+                   f"the values it hides: {', '.join(left_out)}, and any other figure that "
+                   f"measures how far original values lie from the published ones; compute "
+                   f"them on your own machine with df.anon.metrics(original).")
     if target is None:
         out.append("Machine-learning utility was not measured: pass target=<column>.")
     if not sensitive:

@@ -1,16 +1,25 @@
-"""How each quasi-identifier was published, and which rows were suppressed and why.
+"""How each quasi-identifier was published, its information loss, and the rows published with
+blank quasi-identifier cells.
 
-Both work on whole columns with numpy (no loop over cells). The suppressed-rows table holds
-index labels, reasons and the *published* quasi-identifier cells of those rows, never a cell
-of the original frame.
+Everything here works on whole columns with numpy (no loop over cells), and every width, span
+and domain is the *published* one: a range's width is compared with the span of the published
+column (its lowest published bound to its highest), a set's size with the categories the
+release publishes. The original's span would include the rows the release withholds, and with
+the published widths it gives a withheld value back (an outlier's age from the span and the
+lowest band). The original is used for one thing only: which plain cells differ from it (a
+count). The blank-cells summary is the release's own: it never tells a cell the method blanked
+from one that was missing from the start.
 
 Example
 -------
 >>> import pandas as pd, pdanon
 >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
 >>> out = df.anon.k_anonymize(2, algorithm="mondrian")
->>> column_facts(out, df, {"age": "real"}, out.anon.info)[0]["mean_width"]
-1.5
+>>> facts = column_facts(out, df, {"age": "real"}, out.anon.info)[0]
+>>> facts["mean_width"], facts["relative_width"]     # ranges [30, 31], [40, 42] of 30..42
+(1.5, 0.125)
+>>> published_loss(out, df, {"age": "real"})         # (1 + 1 + 2 + 2) / 12 / 4 rows
+0.125
 """
 
 from __future__ import annotations
@@ -18,40 +27,121 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: rows of the suppressed-rows table shown in HTML (the JSON and the object hold all)
-SHOWN_ROWS = 200
+#: patterns of blank cells shown in HTML (the JSON and the object hold all)
+SHOWN_PATTERNS = 20
+#: index labels given as a sample of each pattern's rows
+SAMPLE_ROWS = 5
+#: what the blank-cells summary says of every blank cell
+BLANK_RULE = ("A blank cell is one the method withheld or one that was missing in the input: "
+              "the release does not tell them apart, and neither does this report")
 
 
-def _widths(s: pd.Series, orig: pd.Series | None) -> tuple:
-    """(generalized cells, mean width, width unit) of a published column: a real range's
-    hi - lo, an ordered range's number of categories, a set's number of members."""
+def _extents(s: pd.Series) -> tuple | None:
+    """``(extent per cell, unit, domain)`` of a generalized column, None for another: a real
+    range's hi - lo ("units"; domain: the published span, highest bound - lowest bound), an
+    ordered range's categories ("categories"), a set's members ("values per set"; domain: the
+    published categories). Blank cells have extent NaN."""
     from pdanon.dtype import GeneralizationDtype
 
     if not isinstance(s.dtype, GeneralizationDtype):
-        return 0, None, ""
+        return None
     arr = s.array
     present = ~np.asarray(arr.isna(), dtype=bool)
-    generalized = int((~np.asarray(arr.is_plain, dtype=bool) & present).sum())
-    if not present.any():
-        return generalized, None, ""
+    extent = np.full(len(arr), np.nan)
     if arr.kind == "unordered":
         codes = np.asarray(arr.codes)
-        uniq, first, counts = np.unique(codes, return_index=True, return_counts=True)
+        uniq, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        sizes = np.full(len(uniq), np.nan)
         keep = uniq >= 0
-        sizes = np.asarray(arr.take(first[keep]).membership, dtype=bool).sum(axis=1)
-        return generalized, float((sizes * counts[keep]).sum() / counts[keep].sum()), "values per set"
-    lo = np.asarray(arr.lo, dtype=np.float64)[present]
-    hi = np.asarray(arr.hi, dtype=np.float64)[present]
+        sizes[keep] = np.asarray(arr.take(first[keep]).membership, dtype=bool).sum(axis=1)
+        extent = sizes[inverse.reshape(-1)]
+        return extent, "values per set", float(len(arr.categories))
+    lo = np.asarray(arr.lo, dtype=np.float64)
+    hi = np.asarray(arr.hi, dtype=np.float64)
     if arr.categories is not None:
-        return generalized, float(np.mean(hi - lo + 1)), "categories"
-    return generalized, float(np.mean(hi - lo)), "units"
+        extent[present] = hi[present] - lo[present] + 1
+        return extent, "categories", float(len(arr.categories))
+    extent[present] = hi[present] - lo[present]
+    span = float(hi[present].max() - lo[present].min()) if present.any() else 0.0
+    return extent, "units", span
+
+
+def _width_facts(s: pd.Series) -> dict:
+    """Generalized cells, mean width and its unit, and the width relative to the published
+    span (real ranges) of a published column."""
+    out = {"generalized_cells": 0, "mean_width": None, "width_unit": ""}
+    found = _extents(s)
+    if found is None:
+        return out
+    arr = s.array
+    present = ~np.asarray(arr.isna(), dtype=bool)
+    out["generalized_cells"] = int((~np.asarray(arr.is_plain, dtype=bool) & present).sum())
+    extent, unit, domain = found
+    if not present.any():
+        return out
+    width = float(np.mean(extent[present]))
+    out.update(mean_width=width, width_unit=unit)
+    if unit == "units":
+        out["relative_width"] = width / domain if domain > 0 else None
+    return out
+
+
+def cell_loss(s: pd.Series, original: pd.Series | None, kind: str) -> np.ndarray:
+    """Per cell of a published column, its generalized information loss in [0, 1], against
+    the published domain: a blank cell 1; a real range (hi - lo) / the published span; an
+    ordered range or a set of m of the M published categories (m - 1) / (M - 1); a plain cell
+    0 when it is the original value, else 1 (an aggregate, a coded or noised value: needs
+    ``original``; without it, plain cells cost 0).
+
+    Example
+    -------
+    >>> from pdanon.dtype import GeneralizationArray
+    >>> arr = GeneralizationArray.from_bounds([20, 20, 40, 0], [29, 39, 60, 0], kind="real",
+    ...                                       mask=[False, False, False, True])
+    >>> cell_loss(pd.Series(arr), None, "real").tolist()      # of the published span 20..60
+    [0.225, 0.475, 0.5, 1.0]
+    """
+    from pdanon.metrics import _cells
+
+    na = s.isna().to_numpy()
+    found = _extents(s)
+    if found is None:
+        cost = (np.zeros(len(s)) if original is None else
+                (~_cells.equal_cells(original, s, kind)).astype(np.float64))
+    else:
+        extent, unit, domain = found
+        if unit == "units":
+            cost = extent / domain if domain > 0 else np.zeros(len(s))
+        else:
+            cost = (extent - 1) / (domain - 1) if domain > 1 else np.zeros(len(s))
+    cost = np.where(na, 1.0, np.nan_to_num(cost, nan=0.0))
+    return cost
+
+
+def published_loss(anonymized: pd.DataFrame, original: pd.DataFrame | None,
+                   qis: dict) -> float | None:
+    """Generalized information loss (Iyengar 2002; ARX's "Loss") averaged over the
+    quasi-identifier cells, each cell priced by :func:`cell_loss`, i.e. against the published
+    domain: a figure the release alone (and which plain cells changed) determines. None
+    without ``original``, which says whether a plain cell is the original value.
+    :func:`pdanon.plot.information_loss` prices ranges against the original's span instead,
+    which the report must not publish (rows the release withholds widen it)."""
+    if original is None or not qis:
+        return None
+    n = len(anonymized)
+    if n == 0:
+        return 0.0
+    total = sum(float(cell_loss(anonymized[c], original[c], kind).sum())
+                for c, kind in qis.items())
+    return total / (n * len(qis))
 
 
 def column_facts(anonymized: pd.DataFrame, original: pd.DataFrame | None, qis: dict,
                  info: dict) -> list:
     """One dict per quasi-identifier: kind, published dtype, distinct published values,
     changed / generalized / suppressed cells (shares of the rows), mean width of its ranges
-    or sets, and the hierarchy level when one was applied."""
+    or sets and, for real ranges, that width relative to the published span, and the
+    hierarchy level when one was applied."""
     from pdanon.metrics import _cells
 
     n = len(anonymized)
@@ -61,20 +151,18 @@ def column_facts(anonymized: pd.DataFrame, original: pd.DataFrame | None, qis: d
         s = anonymized[c]
         na = s.isna().to_numpy()
         orig = None if original is None else original[c]
-        generalized, width, unit = _widths(s, orig)
+        widths = _width_facts(s)
         row = {"column": str(c), "kind": kind, "published_dtype": str(s.dtype),
                "distinct_published": int(s.nunique(dropna=True)),
-               "generalized_cells": generalized,
-               "mean_width": width, "width_unit": unit,
+               "generalized_cells": widths["generalized_cells"],
+               "mean_width": widths["mean_width"], "width_unit": widths["width_unit"],
                "level": levels.get(c), "height": heights.get(c)}
+        if "relative_width" in widths:
+            row["relative_width"] = widths["relative_width"]
+        row["blank_cells"] = int(na.sum())
         if orig is not None:
-            was_na = orig.isna().to_numpy()
-            row["suppressed_cells"] = int((na & ~was_na).sum())
+            row["suppressed_cells"] = int((na & ~orig.isna().to_numpy()).sum())
             row["changed_cells"] = int((~_cells.equal_cells(orig, s, kind)).sum())
-            if width is not None and unit == "units":
-                x = pd.to_numeric(orig, errors="coerce").to_numpy(dtype=np.float64)
-                span = float(np.nanmax(x) - np.nanmin(x)) if (~np.isnan(x)).any() else 0.0
-                row["relative_width"] = width / span if span > 0 else None
         else:
             row["suppressed_cells"] = int(na.sum())
             row["changed_cells"] = None
@@ -85,91 +173,93 @@ def column_facts(anonymized: pd.DataFrame, original: pd.DataFrame | None, qis: d
     return out
 
 
-def _published_text(s: pd.Series) -> np.ndarray:
-    """The published cells of ``s`` as text, missing cells as '(suppressed)'."""
-    from pdanon.dtype import GeneralizationDtype
-
-    if isinstance(s.dtype, GeneralizationDtype):
-        text = np.asarray(s.array.to_text(na_rep=None), dtype=object)
-    else:
-        text = s.astype(object).to_numpy()
-    na = s.isna().to_numpy()
-    out = np.array([str(v) for v in text], dtype=object) if len(text) else text
-    out[na] = "(suppressed)"
-    return out
-
-
-def suppressed_rows(anonymized: pd.DataFrame, original: pd.DataFrame | None, qis: dict,
-                    info: dict) -> tuple:
-    """``(table, mask)``: the rows whose every quasi-identifier cell is withheld (with the
-    original: that had at least one present), then the rows with some of their cells
-    withheld, each with the reason; ``mask`` marks the fully suppressed rows."""
-    cols = list(qis)
-    n = len(anonymized)
-    if not cols or n == 0:
-        return pd.DataFrame(columns=["row", "suppressed", "reason", *cols]), np.zeros(n, bool)
-    missing = anonymized[cols].isna().to_numpy()
-    if original is not None:
-        new = missing & ~original[cols].isna().to_numpy()
-        full = missing.all(axis=1) & new.any(axis=1)
-        partial = new.any(axis=1) & ~full
-    else:
-        new = missing
-        full = missing.all(axis=1)
-        partial = np.zeros(n, dtype=bool)
-    rows = np.flatnonzero(full | partial)
-    if len(rows) == 0:
-        return pd.DataFrame(columns=["row", "suppressed", "reason", *cols]), full
-    full_reason = row_reason(info)
-    cell_reason = cell_reason_of(info)
-    names = np.array([str(c) for c in cols], dtype=object)
-    reasons = []
-    for i in rows:  # only the suppressed rows, each reason built from its own mask row
-        if full[i]:
-            reasons.append(full_reason)
-        else:
-            reasons.append(f"cells withheld in {', '.join(names[new[i]])}: {cell_reason}")
-    table = {"row": [_label(v) for v in anonymized.index[rows]],
-             "suppressed": np.where(full[rows], "row", "cells").tolist(),
-             "reason": reasons}
-    for c in cols:
-        table[str(c)] = _published_text(anonymized[c].iloc[rows]).tolist()
-    return pd.DataFrame(table), full
-
-
 def _label(v):
     if isinstance(v, (np.integer, int)) and not isinstance(v, bool):
         return int(v)
     return str(v)
 
 
+SUMMARY_COLUMNS = ["blank", "rows", "reason", "sample"]
+
+
+def suppressed_rows(anonymized: pd.DataFrame, qis: dict, info: dict) -> tuple:
+    """``(summary, mask)`` of the rows published with blank quasi-identifier cells, from the
+    release alone: one row per pattern of blank columns (``blank``: "every quasi-identifier"
+    or the columns, comma-separated), with its number of ``rows``, the ``reason`` the method
+    blanks such cells (from ``info``) and a ``sample`` of up to :data:`SAMPLE_ROWS` index
+    labels; whole rows first, then by rows (most first). ``mask`` marks the rows whose every
+    quasi-identifier is blank.
+
+    Example
+    -------
+    >>> out = pd.DataFrame({"a": [1, None, None, 4], "b": [None, None, 3, 4]})
+    >>> summary, whole = suppressed_rows(out, {"a": "real", "b": "real"}, {})
+    >>> summary[["blank", "rows", "sample"]].values.tolist(), whole.tolist()
+    ([['every quasi-identifier', 1, [1]], ['b', 1, [0]], ['a', 1, [2]]], [False, True, False, False])
+    """
+    cols = list(qis)
+    n = len(anonymized)
+    if not cols or n == 0:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS), np.zeros(n, dtype=bool)
+    blank = anonymized[cols].isna().to_numpy()
+    whole = blank.all(axis=1)
+    rows = np.flatnonzero(blank.any(axis=1))
+    if len(rows) == 0:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS), whole
+    packed = np.ascontiguousarray(np.packbits(blank[rows], axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    inverse = inverse.reshape(-1)
+    order = sorted(range(len(first)), key=lambda p: (not whole[rows[first[p]]], -counts[p],
+                                                     first[p]))
+    # the first rows of each pattern: a stable sort of the blank rows by pattern
+    by_pattern = rows[np.argsort(inverse, kind="stable")]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    names = np.array([str(c) for c in cols], dtype=object)
+    row_text, cell_text = row_reason(info), cell_reason_of(info)
+    table = {name: [] for name in SUMMARY_COLUMNS}
+    for p in order:
+        is_whole = bool(whole[rows[first[p]]])
+        table["blank"].append("every quasi-identifier" if is_whole
+                              else ", ".join(names[blank[rows[first[p]]]]))
+        table["rows"].append(int(counts[p]))
+        table["reason"].append(row_text if is_whole else cell_text)
+        sample = by_pattern[starts[p]:starts[p] + min(int(counts[p]), SAMPLE_ROWS)]
+        table["sample"].append([_label(v) for v in anonymized.index[sample]])
+    return pd.DataFrame(table), whole
+
+
 def row_reason(info: dict) -> str:
-    """Why a whole row was withheld, in the words of what ``info`` recorded."""
+    """Why the method publishes a row with every quasi-identifier blank, in the words of what
+    ``info`` recorded (a rule of the method, never a fact about one row)."""
     algorithm = info.get("algorithm") or info.get("operation") or "the method"
     if info.get("operation") == "local_suppression":
-        return (f"local suppression withheld every quasi-identifier cell to reach "
-                f"k={info.get('k')} (a missing cell matches any value)")
+        return (f"local suppression withholds cells until every row matches k={info.get('k')} "
+                f"rows; a cell missing in the input is the same wildcard (it matches any "
+                f"value)")
     if info.get("method") == "suppress":
-        also = (f" (or {algorithm} withheld it as an outlier, within its suppression budget)"
-                if "max_suppressed_rows" in info else "")
-        return ("method='suppress' blanked every quasi-identifier cell: the row's group "
-                f"differs in each{also}")
+        also = (f" (or {algorithm} withholds a row as an outlier, within its suppression "
+                f"budget)" if "max_suppressed_rows" in info else "")
+        return ("method='suppress' blanks every quasi-identifier cell of a group that differs "
+                f"in each{also}")
     if info.get("suppressed_rows"):
         model = info.get("model") or "the privacy model"
         budget = info.get("max_suppressed_rows")
         within = f" (suppression budget: {budget} rows)" if budget is not None else ""
-        return (f"suppressed by {algorithm}: an outlier whose class would not satisfy "
-                f"{model}, withheld rather than generalizing every other row further{within}")
-    return "every quasi-identifier cell is missing in the release"
+        return (f"{algorithm} withholds outliers whose class would not satisfy {model}, "
+                f"rather than generalizing every other row further{within}")
+    return "every quasi-identifier cell is blank in the release"
 
 
 def cell_reason_of(info: dict) -> str:
-    """Why some cells of a row were withheld."""
+    """Why the method publishes some cells of a row blank."""
     if info.get("operation") == "local_suppression":
-        return f"local suppression to reach k={info.get('k')} (missing matches any value)"
+        return (f"local suppression withholds cells to reach k={info.get('k')}; a cell "
+                f"missing in the input is the same wildcard")
     if info.get("method") == "suppress":
         return "method='suppress' blanks a column where the row's group is not constant"
     if info.get("method") == "generalize":
-        return ("the row's group mixed missing and present cells there, so the present "
-                "cells were withheld")
-    return "published missing where the original had a value"
+        return ("a group that mixes blank and present cells in a column publishes them "
+                "blank")
+    return "blank in the release"

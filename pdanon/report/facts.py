@@ -2,8 +2,17 @@
 given, the original frame: plain dicts, lists and DataFrames that :mod:`pdanon.report.html`
 renders and :meth:`ReleaseReport.to_json` serializes.
 
-Nothing here copies a cell of the original frame: the original is only compared with the
-release (changed and suppressed cells, information loss, ML utility) and digested.
+The report may travel with the release, so no fact here lets a recipient recompute a value
+the release hides. Nothing copies a cell of the original frame; the original is compared with
+the release only for figures that cannot be solved for a hidden value: counts of changed
+cells, and the machine-learning figures asked for with ``target=``, rounded to two decimals
+(:data:`ROUNDED`). Figures measuring how far hidden values lie from the published ones (mean,
+sd, quantile, covariance changes, IL1s, by-element distance ...) or how they group (the
+original's entropy) are left out: with a handful of hidden values and the rest of the table
+published, each is an equation in those values.
+There is no unkeyed digest of the original either: the original's other cells are published,
+so the few hidden ones could be enumerated against it; :func:`digest` with the publisher's
+``key`` is an HMAC only the key verifies.
 
 Example
 -------
@@ -11,13 +20,17 @@ Example
 >>> text = '[["a", "int64"]]\\n,a\\n0,1\\n1,2\\n'
 >>> digest(pd.DataFrame({"a": [1, 2]})) == hashlib.sha256(text.encode()).hexdigest()
 True
+>>> len(digest(pd.DataFrame({"a": [1, 2]}), key=b"the publisher's own 32-byte key!"))
+64
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
+import re
 import sys
 
 import numpy as np
@@ -28,6 +41,12 @@ DIGEST_RULE = ("SHA-256 of the UTF-8 bytes of: the JSON list of [column, dtype] 
                "newline, then the frame as CSV (pandas to_csv: index and header included, "
                "comma-separated, '\\n' line ends, missing cells empty, generalized cells in "
                "their text form)")
+#: how the keyed digest of the original is made (also written in the report)
+KEYED_DIGEST_RULE = ("HMAC-SHA-256 under the publisher's digest_key (bytes as given; a "
+                     "passphrase through scrypt, as hash_identifiers) of the UTF-8 bytes of "
+                     "'pdanon report digest', a zero byte, then the serialization above; "
+                     "recompute it with pdanon.report.facts.digest(original, key=...)")
+_DIGEST_DOMAIN = b"pdanon report digest\x00"
 
 #: info keys that are counts or timings (shown elsewhere, or not deterministic)
 _NOT_OPTIONS = {"rows", "groups", "changed_cells", "cells_changed", "suppressed_rows",
@@ -36,13 +55,81 @@ _NOT_OPTIONS = {"rows", "groups", "changed_cells", "cells_changed", "suppressed_
                 "random_source", "dropped_identifiers", "identifiers_dropped"}
 #: info keys never copied into a report, whatever their value
 _NEVER = ("key", "seed", "secret", "fingerprint", "salt", "password")
+#: info entries measured against the original (losses over hidden values and the original's
+#: span): left out of the report
+FROM_ORIGINAL = ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s")
+_LOSS_IN_NOTE = re.compile(r",?\s*\bloss=[-+0-9.eE]+|\bloss=[-+0-9.eE]+,?\s*")
+
+#: comparison figures the report prints, rounded to two decimals: the machine-learning
+#: figures you ask for with target= (a model's accuracy over held-out rows: shares of rows,
+#: which a far hidden value weighs no more in than a near one). "changed proportion" (a
+#: count) is printed as it is; every other figure computed against the original is left
+#: out (:func:`left_out_names`), the entropy information loss too (the entropy of the
+#: original's combinations: a fact about how the hidden values group) and the RMSE ratio of
+#: a regression target (one far hidden target value dominates an RMSE).
+ROUNDED = ("linkage attack security", "boosting accuracy ratio")
+EXACT = ("changed proportion",)
 
 
-def digest(df: pd.DataFrame) -> str:
-    """SHA-256 (hex) of a frame's canonical serialization (:data:`DIGEST_RULE`)."""
+def digest(df: pd.DataFrame, key=None) -> str:
+    """SHA-256 (hex) of a frame's canonical serialization (:data:`DIGEST_RULE`); with
+    ``key`` (bytes, or a passphrase of 12 characters or more), the HMAC-SHA-256 of
+    :data:`KEYED_DIGEST_RULE` instead, which only the key's holder can recompute or check."""
     head = json.dumps([[str(c), str(t)] for c, t in df.dtypes.items()], ensure_ascii=False)
-    body = df.to_csv(lineterminator="\n", na_rep="")
-    return hashlib.sha256((head + "\n" + body).encode("utf-8")).hexdigest()
+    body = (head + "\n" + df.to_csv(lineterminator="\n", na_rep="")).encode("utf-8")
+    if key is None:
+        return hashlib.sha256(body).hexdigest()
+    from pdanon.perturb.pseudonyms import resolve_key
+
+    raw, _ = resolve_key(key)
+    return hmac.new(raw, _DIGEST_DOMAIN + body, hashlib.sha256).hexdigest()
+
+
+def left_out_names() -> list:
+    """The figures :func:`pdanon.metrics.metrics_table` computes against the original that a
+    report never prints (any other such figure is left out too): always the same list, so
+    that which of them a table happened to hold tells nothing either (a column missing from
+    the perturbation rows would say that no hidden value of it differs from the release)."""
+    from pdanon.metrics.perturbation import SUMMARY_ROWS
+
+    return ["entropy information loss", "by-element distance",
+            *(name for name, _ in SUMMARY_ROWS), "boosting rmse ratio"]
+
+
+def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.DataFrame:
+    """The metrics of the release (``release``: the rows of
+    :func:`pdanon.metrics.metrics_table` without the original) followed by the rows of
+    ``compared`` (the table with the original) that compare with it and may be printed:
+    :data:`EXACT` as they are, :data:`ROUNDED` rounded to two decimals; the others are left
+    out.
+
+    Example
+    -------
+    >>> release = pd.DataFrame({"metric": ["k-anonymity"], "value": [2.0]})
+    >>> compared = pd.DataFrame({"metric": ["k-anonymity", "changed proportion",
+    ...                                     "linkage attack security", "IL1s"],
+    ...                          "value": [2.0, 0.25, 0.123456, 0.5]})
+    >>> comparison_rows(release, compared)["value"].tolist()
+    [2.0, 0.25, 0.12]
+    """
+    table = pd.DataFrame(release).reset_index(drop=True)
+    if compared is None:
+        return table
+    extra = pd.DataFrame(compared)
+    extra = extra[~extra["metric"].isin(set(table["metric"]))]
+    keep = []
+    for row in extra.to_dict(orient="records"):
+        name = str(row["metric"])
+        if name in EXACT:
+            keep.append(row)
+        elif name in ROUNDED:
+            keep.append({**row, "value": round(float(row["value"]), 2),
+                         **({"meaning": f"{row['meaning']} (rounded to 2 decimals)"}
+                            if "meaning" in row else {})})
+    if keep:
+        table = pd.concat([table, pd.DataFrame(keep, columns=table.columns)],
+                          ignore_index=True)
+    return table
 
 
 def plain(value):
@@ -73,17 +160,23 @@ def _options(info: dict) -> dict:
     """The settings recorded in ``info`` that are neither counts, timings nor secrets."""
     out = {}
     for key, value in info.items():
-        if key in _NOT_OPTIONS or _secret_name(key) or str(key).endswith("seconds"):
+        if (key in _NOT_OPTIONS or key in FROM_ORIGINAL or _secret_name(key)
+                or str(key).endswith("seconds")):
             continue
         if isinstance(value, dict):
-            value = {k: v for k, v in value.items() if not _secret_name(k)}
+            value = {k: v for k, v in value.items()
+                     if not _secret_name(k) and k not in FROM_ORIGINAL}
+        elif isinstance(value, str):  # e.g. group_join's note repeats its loss
+            value = _LOSS_IN_NOTE.sub("", value)
         out[str(key)] = plain(value)
     return out
 
 
-def parameters(anonymized, original, roles, info: dict, title: str) -> dict:
+def parameters(anonymized, original, roles, info: dict, title: str,
+               digest_key=None) -> dict:
     """Roles and kinds, what was asked (model, algorithm and its options, hierarchy levels),
-    where randomness came from, the pdanon version and the digests."""
+    where randomness came from, the pdanon version and the digests: of the release, and of
+    the original only keyed (``digest_key``), else none."""
     version = getattr(sys.modules.get("pdanon"), "__version__", "unknown")
     kinds = {**roles.quasi_identifiers, **roles.sensitive}
     table = []
@@ -115,8 +208,11 @@ def parameters(anonymized, original, roles, info: dict, title: str) -> dict:
         "randomness": info.get("random_source")
         or "not recorded (pdanon never stores a seed)",
         "digest_anonymized": digest(anonymized),
-        "digest_original": None if original is None else digest(original),
+        "digest_original": (None if original is None or digest_key is None
+                            else digest(original, key=digest_key)),
         "digest_rule": DIGEST_RULE,
+        "digest_original_rule": (None if original is None or digest_key is None
+                                 else KEYED_DIGEST_RULE),
     })
 
 
@@ -164,7 +260,7 @@ def utility(anonymized, original, qis: dict, table: pd.DataFrame, info: dict,
             changed += int((~_cells.equal_cells(orig[c], anonymized[c], kind)).sum())
         out["changed_cells"] = changed
         out["changed_share"] = changed / (n * len(qis)) if n else 0.0
-        out["information_loss"] = _information_loss(orig, anonymized, list(qis))
+        out["information_loss"] = _information_loss(orig, anonymized, qis)
     else:
         count = info.get("changed_cells", info.get("cells_changed"))
         out["changed_cells"] = count
@@ -185,11 +281,11 @@ def utility(anonymized, original, qis: dict, table: pd.DataFrame, info: dict,
     return plain(out)
 
 
-def _information_loss(orig, anonymized, qis) -> float | None:
-    from pdanon.plot import information_loss
+def _information_loss(orig, anonymized, qis: dict) -> float | None:
+    from pdanon.report.columns import published_loss
 
     try:
-        return information_loss(orig, anonymized, qis)
+        return published_loss(anonymized, orig, qis)
     except (ValueError, TypeError):  # a column the loss cannot price (e.g. mixed types)
         return None
 

@@ -136,10 +136,19 @@ def _parameters(rep) -> list:
                          ["column", "level chosen", "levels in the hierarchy"],
                          caption="Generalization levels (0 = unchanged)", numeric=(1, 2)))
     out.append("<h3>Digests</h3>")
-    out.append(table([["released table", p["digest_anonymized"]],
-                      ["original table", p["digest_original"] or "not given"]],
-                     ["frame", "SHA-256"], caption="Digests of the input and the output"))
+    keyed = p.get("digest_original")
+    out.append(table([["released table", "SHA-256", p["digest_anonymized"]],
+                      ["original table", "HMAC-SHA-256 (keyed)" if keyed else "none",
+                       keyed or "not recorded: pass digest_key= for a keyed digest"]],
+                     ["frame", "digest", "value"], caption="Digests of the input and the output"))
     out.append(_p(f"Serialization: {p['digest_rule']}."))
+    if keyed:
+        out.append(_p(f"Original: {p['digest_original_rule']}. Only the holder of the key can "
+                      f"recompute or check it."))
+    else:
+        out.append(_p("No unkeyed digest of the original is given: the release publishes its "
+                      "other cells, so the few values it hides could be enumerated against "
+                      "one."))
     return out
 
 
@@ -205,7 +214,11 @@ def _utility(rep) -> list:
     out.append("<h3>All metrics</h3>")
     out.append(table(m[["metric", "value", "better", "meaning"]].values.tolist(),
                      ["metric", "value", "better", "meaning"],
-                     caption="Every metric of df.anon.metrics()", numeric=(1,)))
+                     caption="The metrics of df.anon.metrics() a report may carry",
+                     numeric=(1,)))
+    if rep.left_out:
+        out.append(_p(f"Left out (computed against the original, they can be solved for the "
+                      f"values the release hides): {', '.join(rep.left_out)}.", "note"))
     return out
 
 
@@ -216,7 +229,7 @@ def _columns(rep) -> list:
         if c["mean_width"] is not None:
             width += f" {c['width_unit']}"
             if c.get("relative_width") is not None:
-                width += f" ({fmt(c['relative_width'], share=True)} of the range)"
+                width += f" ({fmt(c['relative_width'], share=True)} of the published range)"
         level = "" if c["level"] is None else f"{c['level']} of {fmt(c['height'])}"
         rows.append([c["column"], c["kind"], c["published_dtype"], c["distinct_published"],
                      c["changed_cells"], c["generalized_cells"], c["suppressed_cells"],
@@ -242,24 +255,28 @@ def _columns(rep) -> list:
 
 
 def _suppressed(rep) -> list:
-    from pdanon.report.columns import SHOWN_ROWS
+    from pdanon.report.columns import BLANK_RULE, SHOWN_PATTERNS
 
     s = rep.suppressed
     out = ["<h2>Suppressed rows</h2>"]
     if not len(s):
-        out.append(_p("No row and no quasi-identifier cell was suppressed."))
+        out.append(_p("No quasi-identifier cell is blank in the release."))
         return out
-    full = int((s["suppressed"] == "row").sum())
-    out.append(_p(f"{full:,} rows were withheld whole and {len(s) - full:,} rows lost some "
-                  f"quasi-identifier cells. Rows are named by their index label; the cells "
-                  f"shown are the published ones."))
-    shown = s.head(SHOWN_ROWS)
-    if len(s) > SHOWN_ROWS:
-        out.append(_p(f"The first {SHOWN_ROWS} of {len(s):,} rows are shown; the JSON "
-                      f"export (to_json) lists them all.", "note"))
-    rows = [[str(v) for v in r] for r in shown.values.tolist()]
-    out.append(table(rows, ["row", "suppressed", "reason"] + list(s.columns[3:]),
-                     caption="Suppressed rows and the reason"))
+    whole = int(s.loc[s["blank"] == "every quasi-identifier", "rows"].sum())
+    partial = int(s["rows"].sum()) - whole
+    out.append(_p(f"{whole:,} rows are published with every quasi-identifier blank and "
+                  f"{partial:,} with some. {BLANK_RULE}. Rows are named by their index "
+                  f"label, a few per pattern."))
+    shown = s.head(SHOWN_PATTERNS)
+    if len(s) > SHOWN_PATTERNS:
+        out.append(_p(f"The {SHOWN_PATTERNS} largest of {len(s):,} patterns are shown; the "
+                      f"JSON export (to_json) lists them all.", "note"))
+    rows = [[r["blank"], r["rows"], r["reason"], ", ".join(map(str, r["sample"]))]
+            for r in shown.to_dict(orient="records")]
+    out.append(table(rows, ["blank quasi-identifiers", "rows", "why the method blanks them",
+                            "sample rows"],
+                     caption="Rows with blank quasi-identifier cells, by pattern",
+                     numeric=(1,)))
     return out
 
 
@@ -283,9 +300,11 @@ def _tradeoff(rep) -> list:
 def body(rep) -> str:
     """The report's content (no ``<html>`` shell): what :func:`page` and Jupyter show."""
     parts = ['<div class="pdanon-report">', f"<h1>{escape(rep.title)}</h1>",
-             _p("This report describes a de-identified release. It never holds an original "
-                "cell value, a seed or a key: figures are counts and summaries, and rows are "
-                "named by their index label only.")]
+             _p("This report describes a de-identified release and may travel with it. It "
+                "never holds an original cell value, a seed or a key, nor a figure from "
+                "which a value the release hides could be recomputed: figures are counts "
+                "and summaries of what is published, and rows are named by their index "
+                "label only.")]
     for section in (_parameters, _privacy, _utility, _columns, _suppressed):
         parts += section(rep)
     if rep.tradeoff is not None:

@@ -17,10 +17,11 @@ Columns of the result (indexed like the input):
 
 ``class_id``
     The row's published equivalence class: the label ``out.anon.equivalence_classes()`` gives
-    it (``<NA>`` for a suppressed row, which publishes no quasi-identifier and belongs to no
-    class).
+    it. The suppressed rows (every quasi-identifier blank) share the same blank cells: they
+    are one class, with any row published blank anyway (see
+    :mod:`pdanon.partition.suppressed`).
 ``class_size``
-    Rows of that class that are not suppressed: the class the engine verified the model on.
+    Rows of that class, as the engine verified the model on it (suppressed rows included).
 ``generalized`` / ``aggregated`` / ``suppressed``
     The quasi-identifier columns (comma-separated, in column order; ``""`` for none) whose
     published cell differs from the row's original value: replaced by a range, a set or a
@@ -361,15 +362,14 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
         all_blank &= missing(out[c])
     row_suppressed = all_blank & suppressed.any(axis=1)
     labels = class_labels(out, qi) if qi else np.zeros(n, dtype=np.int64)
-    sizes = np.bincount(labels[~row_suppressed], minlength=int(labels.max(initial=-1)) + 1)
+    sizes = np.bincount(labels, minlength=int(labels.max(initial=-1)) + 1)
     row_sizes = sizes[labels]
     if wildcard:  # what local suppression guarantees: the rows each row's cells match
         row_sizes = frequencies(out, qi, missing="wildcard")
     none = np.zeros((n, len(qi)), dtype=bool)
     result = pd.DataFrame({
-        "class_id": pd.arrays.IntegerArray(labels.astype(np.int64), row_suppressed.copy()),
-        "class_size": pd.arrays.IntegerArray(np.asarray(row_sizes, dtype=np.int64),
-                                             row_suppressed.copy()),
+        "class_id": labels.astype(np.int64),
+        "class_size": np.asarray(row_sizes, dtype=np.int64),
         "generalized": _joined(none if aggregate else recoded, qi),
         "aggregated": _joined(recoded if aggregate else none, qi),
         "suppressed": _joined(suppressed, qi),

@@ -51,18 +51,15 @@ def reference(df, out, qi, aggregate):
 def check(df, out, ex, qi, *, k=None):
     info = out.anon.info
     assert ex.index.equals(df.index)
-    # the published classes, as equivalence_classes gives them
-    kept = ~ex["row_suppressed"].to_numpy()
+    # the published classes, as equivalence_classes gives them: the suppressed rows are one
+    # of them (blank cells), as the engine verified
     eq = out.anon.equivalence_classes(quasi_identifiers=qi).to_numpy()
-    assert (ex["class_id"].to_numpy()[kept] == eq[kept]).all()
-    assert ex["class_id"][~kept].isna().all() and ex["class_size"][~kept].isna().all()
-    sizes = np.bincount(eq[kept], minlength=eq.max() + 1)
-    assert (ex["class_size"].to_numpy()[kept] == sizes[eq[kept]]).all()
+    assert (ex["class_id"].to_numpy() == eq).all()
+    sizes = np.bincount(eq, minlength=eq.max() + 1)
+    assert (ex["class_size"].to_numpy() == sizes[eq]).all()
     if len(sizes[sizes > 0]):
-        smallest, blank = sizes[sizes > 0].min(), int((~kept).sum())
-        # the engine's k counts rows that method="suppress" blanked whole as one class (a
-        # smaller one lowers it), rows a partitioner withheld (datafly, optimal) as none
-        assert info["achieved"]["k"] in (smallest, min(smallest, blank) if blank else smallest)
+        assert info["achieved"]["k"] == sizes[sizes > 0].min() == out.anon.k_anonymity(
+            quasi_identifiers=qi)
     # the changed cells, against the cell-by-cell comparison
     aggregate = info["method"] == "aggregate"
     for column, expected in reference(df, out, qi, aggregate).items():
@@ -143,11 +140,17 @@ def test_t_closeness(algorithm):
 
 def test_suppressed_rows_of_datafly_and_their_reason():
     df = pd.DataFrame({"a": [1, 1, 1, 2, 2, 2, 9], "b": list("xxxyyyz")})
-    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=1)
+    # the lone (9, z) fails k = 3; alone it would be a suppressed class of one, so the
+    # smallest class, (1, x), first seen of the two of three rows, is suppressed with it
+    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=4)
     ex = check(df, out, out.anon.explain(df), ["a", "b"], k=3)
-    assert ex["row_suppressed"].tolist() == [False] * 6 + [True]
+    assert ex["row_suppressed"].tolist() == [True] * 3 + [False] * 3 + [True]
     assert ex.loc[6, "reason"] == "k" and ex.loc[6, "suppressed"] == "a, b"
-    assert ex["reason"][:6].isna().all()  # the others are published unchanged
+    assert (ex["reason"][:3] == "suppression").all()  # suppressed for the lone row's sake
+    assert ex["reason"][3:6].isna().all()  # the others are published unchanged
+    # the suppressed rows are one class of four, as verified
+    assert ex["class_size"][[0, 1, 2, 6]].tolist() == [4] * 4
+    assert ex["class_id"][0] == ex["class_id"][6] != ex["class_id"][3]
 
 
 def test_global_recoding_reason():
@@ -305,11 +308,13 @@ def test_property_perturbations(df, k):
 
 def test_rows_blanked_whole_by_suppress_form_the_smallest_class():
     """Found by hypothesis: with method="suppress" the rows blanked whole (5 here) are the
-    smallest class of the engine's k, while explain() reports them as suppressed rows."""
+    smallest class of the engine's k; explain() reports them as suppressed rows that form
+    one class, as every measure does."""
     df = pd.DataFrame({"a": [2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1], "b": list("yyyyyxxxxyy"),
                        "c": pd.array([None] * 11, dtype="Float64")})
     out = df.anon.k_anonymize(3, algorithm="nearest", method="suppress",
                               quasi_identifiers=list(df))
     ex = check(df, out, out.anon.explain(df), list(df), k=3)
     assert out.anon.info["achieved"]["k"] == 5 and int(ex["row_suppressed"].sum()) == 5
-    assert ex["class_size"].dropna().unique().tolist() == [6]
+    assert sorted(ex["class_size"].unique().tolist()) == [5, 6]
+    assert ex["class_size"][ex["row_suppressed"]].unique().tolist() == [5]

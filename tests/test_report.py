@@ -111,7 +111,9 @@ def test_report_on_every_face(releases, name):
             assert reasons == {
                 f"{info['algorithm']} withholds outliers whose class would not satisfy "
                 f"{info['model']}, rather than generalizing every other row further"
-                f" (suppression budget: {info['max_suppressed_rows']} rows)"}
+                f" (suppression budget: {info['max_suppressed_rows']} rows); the withheld rows "
+                "are one class, which meets the model too (the smallest classes are withheld "
+                "with them when needed)"}
     if name == "local_suppression":
         per = info["cells_suppressed_per_column"]
         assert {c["column"]: c["suppressed_cells"] for c in rep.columns} == per
@@ -143,17 +145,21 @@ def test_report_on_every_face(releases, name):
 def test_datafly_suppressed_rows_by_hand():
     df = pd.DataFrame({"age": [30, 30, 30, 31, 31, 31, 90], "zip": ["a"] * 6 + ["RARE-Z"],
                        "d": ["x", "y"] * 3 + ["x"]})
-    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=1,
+    # the lone (90, RARE-Z) fails k = 3; withheld alone it would be a class of one row, so
+    # the smallest class (age 30, first seen of the two of three rows) is withheld with it
+    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=4,
                               quasi_identifiers=["age", "zip"], sensitive=["d"])
     rep = out.anon.report(df)
     assert rep.suppressed.to_dict(orient="records") == [
-        {"blank": "every quasi-identifier", "rows": 1, "sample": [6],
+        {"blank": "every quasi-identifier", "rows": 4, "sample": [0, 1, 2, 6],
          "reason": "datafly withholds outliers whose class would not satisfy k-anonymity, "
                    "rather than generalizing every other row further (suppression budget: "
-                   "1 rows)"}]
-    assert [c["suppressed_cells"] for c in rep.columns] == [1, 1]
-    assert [c["blank_cells"] for c in rep.columns] == [1, 1]
-    assert rep.utility["discernibility"] == 3 ** 2 + 3 ** 2 + 1 * 7
+                   "4 rows); the withheld rows are one class, which meets the model too (the "
+                   "smallest classes are withheld with them when needed)"}]
+    assert [c["suppressed_cells"] for c in rep.columns] == [4, 4]
+    assert [c["blank_cells"] for c in rep.columns] == [4, 4]
+    assert rep.utility["discernibility"] == 3 ** 2 + 4 * 7
+    assert rep.privacy["k"] == 3 == out.anon.info["achieved"]["k"]
     page, text = rep.to_html(), rep.to_json()
     assert "RARE-Z" not in page and "RARE-Z" not in text
 

@@ -248,7 +248,9 @@ def row_reason(info: dict) -> str:
         budget = info.get("max_suppressed_rows")
         within = f" (suppression budget: {budget} rows)" if budget is not None else ""
         return (f"{algorithm} withholds outliers whose class would not satisfy {model}, "
-                f"rather than generalizing every other row further{within}")
+                f"rather than generalizing every other row further{within}; the withheld "
+                f"rows are one class, which meets the model too (the smallest classes are "
+                f"withheld with them when needed)")
     return "every quasi-identifier cell is blank in the release"
 
 

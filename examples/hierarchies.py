@@ -77,14 +77,14 @@ def main(argv=None) -> int:
           f"{seconds:.2f} s, {info['nodes_evaluated']} of {info['nodes_total']} lattice nodes "
           f"evaluated")
     print(f"  pdanon's node: {info['levels']}")
-    print(f"  loss {info['objective_value']:.4f}, {info['suppressed_rows']} rows suppressed, "
+    print(f"  loss {info['publisher_only']['objective_value']:.4f}, {info['suppressed_rows']} rows suppressed, "
           f"{info['groups']} classes")
     arx_node = {"age": 3, "education": 1, "marital-status": 0, "native-country": 1,
                 "occupation": 2, "race": 0, "sex": 0, "workclass": 1}
     fixed = adult.anon.k_anonymize(5, algorithm="optimal", hierarchies=arx,
                                    max_suppressed_rows=0.05,
                                    options={"levels": arx_node}).anon.info
-    print(f"  ARX 3.9.2's node under the same objective: loss {fixed['objective_value']:.4f}, "
+    print(f"  ARX 3.9.2's node under the same objective: loss {fixed['publisher_only']['objective_value']:.4f}, "
           f"{fixed['suppressed_rows']} rows suppressed, {fixed['groups']} classes")
     print(out[["age", "education", "race", "sex", "salary-class"]].head(3).to_string())
 

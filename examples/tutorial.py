@@ -90,7 +90,7 @@ def main(argv=None) -> int:
         t = released.anon.t_closeness(**ROLES)
         levels = ", ".join(f"{c} {v}" for c, v in info["levels"].items())
         print(f"{name:<12} {levels:<22} {len(released) / len(df):>9.1%} {k:>3} {ld:>3} "
-              f"{le:>9.2f} {t:>6.3f} {info['objective_value']:>6.3f}")
+              f"{le:>9.2f} {t:>6.3f} {info['publisher_only']['objective_value']:>6.3f}")
     final = steps[-1][1].dropna(subset=QIS)
 
     # 7. the final checks, as the tutorial prints them

@@ -116,6 +116,7 @@ from pdanon.partition.common import no_progress, sensitive_columns, suppression_
 from pdanon.partition.population import joint_encoded, population_cells, split_columns
 from pdanon.partition.suppressed import blank_class, plan, published_classes
 from pdanon.progress import progress_bar
+from pdanon.publisher_only import PublisherOnly
 from pdanon.recode import Recoded
 
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
@@ -997,8 +998,11 @@ def search_result(search: LatticeSearch, model, budget: int, bar=None):
     info = {
         "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
         "objective": search.objective,
-        "objective_value": raw if search.objective == "discernibility" else
-        raw / (search.n * len(cols)),
+        # measured against the original (a suppressed outlier widens a column's span): for
+        # the publisher only, never written with the release (pdanon.publisher_only)
+        "publisher_only": PublisherOnly({
+            "objective_value": raw if search.objective == "discernibility" else
+            raw / (search.n * len(cols))}),
         "max_suppressed_rows": budget,
         "nodes_evaluated": search.evaluated,
         "nodes_total": search.total,

@@ -57,7 +57,7 @@ _NOT_OPTIONS = {"rows", "groups", "changed_cells", "cells_changed", "suppressed_
 _NEVER = ("key", "seed", "secret", "fingerprint", "salt", "password")
 #: info entries measured against the original (losses over hidden values and the original's
 #: span): left out of the report
-FROM_ORIGINAL = ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s")
+FROM_ORIGINAL = ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s", "publisher_only")
 _LOSS_IN_NOTE = re.compile(r",?\s*\bloss=[-+0-9.eE]+|\bloss=[-+0-9.eE]+,?\s*")
 
 #: comparison figures the report prints, rounded to two decimals: the machine-learning

@@ -724,3 +724,36 @@ def test_a_table_over_the_absolute_cap_fails_at_the_sender(monkeypatch):
     assert run_local(*owners("x" * 300)).shape == (4, 3)  # a table of ~1.5 kB
     with pytest.raises(InvalidInputError, match="2,008 the other owner accepts"):
         run_local(*owners("x" * 600))
+
+
+def _count_containers(v) -> int:
+    if isinstance(v, list):
+        return 1 + sum(_count_containers(x) for x in v)
+    if isinstance(v, dict):
+        return 1 + sum(_count_containers(x) for x in v.values())
+    return 0
+
+
+tricky_text = st.text(alphabet='[]{}"\\ab\u00e9', max_size=12)
+json_with_brackets = st.recursive(
+    st.none() | st.integers(-5, 5) | tricky_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(tricky_text, inner, max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_with_brackets, st.integers(1, 9), st.booleans())
+def test_container_count_skips_brackets_inside_strings(value, chunk, ascii_only):
+    head = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_wire, "MAX_CONTAINERS", -1)  # always the exact count
+        m.setattr(_wire, "_CHUNK", chunk)  # chunk edges inside strings and escape runs
+        assert _wire._containers(head) == _count_containers(value)
+
+
+def test_cell_checks_in_bulk():
+    ok = [None, True, False, -(1 << 63), (1 << 64) - 1, 0.5, -1e308, "", "x"]
+    assert _wire._cells_ok(ok) and _wire._cells_ok([]) and _wire._cells_ok([1, 2, 3])
+    for bad in ([1 << 64], [-(1 << 63) - 1], [1.0, float("inf")], [float("nan")], [[1]],
+                [{"a": 1}], ["x", 1e999], [1, (1 << 64) + 5, "s"]):
+        assert not _wire._cells_ok(bad), bad

@@ -197,7 +197,7 @@ class _Steps:
         """Take one step on the state; return it as (column, a, b)."""
         d, j = self._order[0]  # most distinct values; ties to the leftmost column
         step = next(self._merges[j], None)
-        if step is None:
+        if step is None or not step[0] < step[1]:  # a step merges group b into group a < b
             raise no_progress("datafly", f"the step on column {j} merged no two value groups")
         if d + 1 < -1:
             heapq.heapreplace(self._order, (d + 1, j))

@@ -168,7 +168,6 @@ class _Steps:
     O(D log D), not O(D²)."""
 
     def __init__(self, enc: EncodedTable, counts: list):
-        self.kinds = [col.kind for col in enc.columns]
         self._groups = [np.arange(len(c), dtype=np.int64) for c in counts]
         self._pending: list = []
         distinct = [int(np.count_nonzero(c)) for c in counts]

@@ -82,7 +82,10 @@ class RiskMethods:
         """Minimal sample uniques (MSUs) of every row up to ``max_size`` attributes (default:
         all quasi-identifiers): ``msu_count``, ``msu_min_size`` (0: none), ``suda_score`` and
         ``dis_suda`` (sampling fraction ``dis_fraction``). ``progress``: a bar over the
-        attribute subsets (:mod:`pdanon.progress`). See :func:`pdanon.metrics.suda`.
+        attribute subsets (:mod:`pdanon.progress`). A search above
+        ``pdanon.metrics.special_uniques.MAX_WORK`` (subsets x distinct combinations, about
+        half a minute) is refused before it starts, naming the ``max_size=`` that fit. See
+        :func:`pdanon.metrics.suda`.
 
         Example
         -------

@@ -11,6 +11,7 @@ import pdanon
 from pdanon import hierarchy as hh
 from pdanon.dtype import GeneralizationDtype, GeneralizationRange
 from pdanon.hierarchy import dates, from_table, intervals, masking, read_arx_csv, tree
+from tests._helpers.messy import time_limit
 
 # ----------------------------------------------------------------------------- intervals
 
@@ -411,3 +412,104 @@ def test_column_levels_encoded_maps_the_na_mask_to_the_missing_node():
     # without a mask (the encoder before missing values), codes are used as they are
     plain = Enc("age", "real", np.array([0, 1, 2]), cats, None)
     assert hh.column_levels_encoded(intervals([10]), plain).node_codes(1).tolist() == [0, 1, 2]
+
+
+# ----------------------------------------------------------------------------- depth bound
+# issue 27: tree() on a spec nested ~990 levels deep raised a bare RecursionError; deep
+# builders (intervals with 100,000 widths, masking of 20,000-character values) ran or grew
+# without bound. Every builder refuses more than MAX_HEIGHT levels before building them.
+
+
+def nested(depth, leaf="leaf"):
+    spec = [leaf]
+    for i in range(depth):
+        spec = {f"n{i}": spec}
+    return spec
+
+
+def test_max_height_is_documented_and_exported():
+    assert hh.MAX_HEIGHT == 64 and "MAX_HEIGHT" in hh.__all__
+
+
+@pytest.mark.parametrize("depth", [990, 5000, 100_000])
+def test_tree_nested_too_deep_is_refused_without_recursion(depth):
+    spec = nested(depth)
+    with time_limit(10, f"tree() of depth {depth}"):
+        with pytest.raises(pdanon.InvalidInputError, match="nested more than 64 levels"):
+            tree(spec)
+        with pytest.raises(pdanon.InvalidInputError, match="MAX_HEIGHT"):
+            hh.as_hierarchy(spec, name="c")
+
+
+def test_tree_that_contains_itself_is_refused():
+    spec = {"a": ["x"]}
+    spec["b"] = spec
+    with time_limit(10, "tree() of a cyclic spec"):
+        with pytest.raises(pdanon.InvalidInputError, match="contains itself"):
+            tree(spec)
+
+
+def test_tree_at_the_bound_is_built_and_one_more_is_refused():
+    # nested(d) has height d (the leaf under d keys; the outermost key is the root)
+    h = tree(nested(hh.MAX_HEIGHT))
+    assert h.height == hh.MAX_HEIGHT
+    assert h.map(pd.Series(["leaf"]), hh.MAX_HEIGHT).tolist() == ["n63"]
+    with pytest.raises(pdanon.InvalidInputError, match="65 levels"):
+        tree(nested(hh.MAX_HEIGHT + 1))
+    # the walk keeps the recursive walk's order of the leaves
+    t = tree({"*": {"A": ["x", {"B": ["y"]}, "z"], "C": {"D": None}}})
+    assert t.levels_table()["value"].tolist() == ["x", "y", "z", "D"]
+
+
+def test_from_table_and_arx_file_too_deep(tmp_path):
+    ok = pd.DataFrame({"v": ["a", "b"], **{f"l{j}": ["L"] * 2 for j in range(64)}})
+    assert from_table(ok).height == 64
+    deep = ok.assign(extra="*")
+    with pytest.raises(pdanon.InvalidInputError, match="66 columns.*65 levels"):
+        from_table(deep)
+    with pytest.raises(pdanon.InvalidInputError, match="65 levels"):
+        hh.TableHierarchy(["a"], [["*"]] * 65)
+    path = tmp_path / "deep.csv"
+    path.write_text("\n".join(";".join([str(v)] + [f"L{j}" for j in range(1, 10_000)] + ["*"])
+                              for v in range(8)))
+    with time_limit(10, "read_arx_csv of 10,000 levels"):
+        with pytest.raises(pdanon.InvalidInputError, match="10,000 levels.*MAX_HEIGHT"):
+            read_arx_csv(path)
+
+
+def test_intervals_and_masking_too_deep():
+    assert intervals([1] * 63).height == 64
+    with time_limit(10, "intervals with 100,000 widths"):
+        with pytest.raises(pdanon.InvalidInputError, match="100,000 widths"):
+            intervals([1] * 100_000)
+    assert intervals([1] * 64, top=None).height == 64
+    with pytest.raises(pdanon.InvalidInputError, match="65 levels"):
+        intervals([1] * 64)
+    with pytest.raises(pdanon.InvalidInputError, match="65 steps"):
+        masking(steps=range(1, 66))
+    long = pd.Series(["x" * 20_000, "y" * 20_000], name="note")
+    with time_limit(10, "masking of 20,000-character values"):
+        with pytest.raises(pdanon.InvalidInputError,
+                           match=r"column 'note' of values up to 20,000 characters.*steps="):
+            masking().map(long, 1)
+    # the same values with explicit steps are fine
+    assert masking(steps=[10_000]).map(long, 1).str.len().tolist() == [20_000, 20_000]
+    # 64 characters: 64 levels, plus the top when the last level still has several nodes
+    assert masking().height_for(["a" * 64, "b" * 64]) == 64
+    with pytest.raises(pdanon.InvalidInputError, match="with its top level"):
+        masking().height_for(["a" * 64, "b" * 63])
+    assert dates(["month", "quarter", "year", "decade"]).height == 5
+
+
+def test_custom_hierarchy_too_deep():
+    class Deep(hh.Hierarchy):
+        height = 1000
+        description = "deep"
+
+        def _labels(self, values, name):
+            return [np.asarray(values, dtype=object)] * self.height
+
+    with pytest.raises(pdanon.InvalidInputError, match="1,000 levels"):
+        hh.as_hierarchy(Deep(), name="c")
+    with pytest.raises(pdanon.InvalidInputError, match="1,000 levels"):
+        Deep().map(pd.Series([1, 2]), 1)

@@ -19,7 +19,8 @@ Builders
 Every hierarchy maps a whole column at once: the column is factorized once and only its
 distinct values are mapped (:meth:`Hierarchy.map`). :meth:`Hierarchy.validate` checks that
 every value of the column is known and that each level is a coarsening of the previous one;
-errors name the missing or offending values. :meth:`Hierarchy.levels_table` and
+errors name the missing or offending values. No hierarchy has more than :data:`MAX_HEIGHT`
+(64) levels: every builder refuses a deeper one before building it. :meth:`Hierarchy.levels_table` and
 :meth:`Hierarchy.codes_table` expose the tree itself (labels or integer node codes of every
 value at every level), e.g. for the hierarchical ground distance of t-closeness (two values at
 hierarchy distance ``j / h`` when their lowest common ancestor is at level ``j``).
@@ -48,7 +49,7 @@ Example
 
 from __future__ import annotations
 
-from pdanon.hierarchy.base import TOP, Bound, Hierarchy
+from pdanon.hierarchy.base import MAX_HEIGHT, TOP, Bound, Hierarchy
 from pdanon.hierarchy.levels import (
     ColumnLevels,
     column_levels,
@@ -81,6 +82,7 @@ __all__ = [
     "MaskingHierarchy",
     "TableHierarchy",
     "TOP",
+    "MAX_HEIGHT",
     "column_levels",
     "column_levels_encoded",
     "generalize_frame",

@@ -24,10 +24,32 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["Bound", "Hierarchy", "MISSING_NODE", "TOP", "check_level", "distinct_values",
-           "for_column", "name_of"]
+__all__ = ["Bound", "Hierarchy", "MAX_HEIGHT", "MISSING_NODE", "TOP", "check_height",
+           "check_level", "distinct_values", "for_column", "name_of"]
 
 TOP = "*"
+#: The most levels above the original values (the height) a hierarchy may have. Every builder
+#: checks it before it builds a level (a nested spec by walking it iteratively, never by
+#: recursion), so a spec nested thousands of levels deep gets a clear error, not a
+#: RecursionError or a MemoryError. Real hierarchies have a handful of levels (ARX's Adult
+#: hierarchies: 2-5; masked zip codes: 5).
+MAX_HEIGHT = 64
+
+
+def check_height(height: int, what: str, fix: str) -> None:
+    """Raise :class:`~pdanon.InvalidInputError` when ``height`` exceeds :data:`MAX_HEIGHT`
+    (``what`` names the hierarchy, ``fix`` says what to do).
+
+    >>> check_height(3, "intervals", "")
+    >>> check_height(65, "intervals [1, 1, ...]", "use fewer widths")
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: intervals [1, 1, ...] has 65 levels, more than the 64 a hierarchy may have (pdanon.hierarchy.MAX_HEIGHT); use fewer widths
+    """
+    if height > MAX_HEIGHT:
+        raise InvalidInputError(
+            f"{what} has {height:,} levels, more than the {MAX_HEIGHT} a hierarchy may have "
+            f"(pdanon.hierarchy.MAX_HEIGHT); {fix}")
 
 
 class _MissingNode:
@@ -175,6 +197,8 @@ class Hierarchy:
         values, has_na = distinct_values(values)
         na = na or has_na
         label_levels = self._labels(values, name)
+        check_height(len(label_levels), f"hierarchy {self.description}{for_column(name)}",
+                     "use a hierarchy with fewer levels")
         codes = [np.arange(len(values), dtype=np.int64)]
         labels = [np.asarray(values, dtype=object)]
         for j, lab in enumerate(label_levels, start=1):

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
-from pdanon.hierarchy.base import MISSING_NODE, TOP, Bound, Hierarchy
+from pdanon.hierarchy.base import MISSING_NODE, TOP, Bound, Hierarchy, check_height
 
 __all__ = ["DateHierarchy", "IntervalHierarchy", "MaskingHierarchy", "dates", "intervals",
            "masking"]
@@ -35,6 +35,9 @@ class IntervalHierarchy(Hierarchy):
         widths = list(widths)
         if not widths:
             raise InvalidInputError("intervals() needs at least one width, e.g. [5, 10, 20]")
+        check_height(len(widths) + (1 if top is not None else 0),
+                     f"intervals() with {len(widths):,} widths" + (" and a top" if top else ""),
+                     "give fewer widths (each level should coarsen the one below)")
         for w in widths:
             if isinstance(w, bool) or not isinstance(w, numbers.Real) or not w > 0:
                 raise InvalidInputError(f"interval widths must be positive numbers, got {w!r}")
@@ -141,7 +144,9 @@ class MaskingHierarchy(Hierarchy):
                     b <= a for a, b in zip(steps, steps[1:])):
                 raise InvalidInputError(
                     f"masking steps must be increasing counts of masked characters >= 1, got "
-                    f"{steps!r}")
+                    f"{steps[:10]!r}" + ("..." if len(steps) > 10 else ""))
+            check_height(len(steps), f"masking() with {len(steps):,} steps",
+                         "give fewer steps, e.g. steps=[2, 4, 8]")
         self.char = char
         self.steps = steps
         self.top = top
@@ -159,13 +164,20 @@ class MaskingHierarchy(Hierarchy):
 
     def _labels(self, values, name):
         strings = self._strings(values)
+        steps = self._steps_for(strings)
+        what = f"masking(){'' if name is None else f' for column {name!r}'}"
+        if self.steps is None:  # one level per character of the longest value
+            check_height(len(steps), f"{what} of values up to {len(steps):,} characters long",
+                         "pass steps= (counts of masked characters, e.g. steps=[4, 8, 16]) or "
+                         "shorten the values")
         out = []
-        for m in self._steps_for(strings):
+        for m in steps:
             out.append(np.asarray(
                 [s[:max(len(s) - m, 0)] + self.char * min(m, len(s)) for s in strings],
                 dtype=object))
         if self.top is not None and (not out or len(set(out[-1])) > 1):
             out.append(np.full(len(strings), self.top, dtype=object))
+            check_height(len(out), f"{what} with its top level", "pass fewer steps=")
         return out
 
     def height_for(self, values) -> int:

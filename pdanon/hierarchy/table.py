@@ -24,11 +24,13 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.dtype._common import is_missing
 from pdanon.hierarchy.base import (
+    MAX_HEIGHT,
     MISSING_NODE,
     TOP,
     Bound,
     Hierarchy,
     add_missing,
+    check_height,
     distinct_values,
     for_column,
     numeric_or_none,
@@ -45,6 +47,7 @@ class TableHierarchy(Hierarchy):
     missing, if any, places the missing value)."""
 
     def __init__(self, values: Sequence, levels: Sequence[Sequence], *, description="table"):
+        check_height(len(levels), f"hierarchy {description}", "give it fewer levels")
         values = list(values)
         levels = [np.asarray(list(lv), dtype=object) for lv in levels]
         for j, lv in enumerate(levels, start=1):
@@ -239,26 +242,7 @@ def tree(spec: Mapping, *, top: str = TOP) -> Hierarchy:
         raise InvalidInputError("tree() needs a non-empty dict such as {'Europe': ['France']}")
     if len(spec) > 1:
         spec = {top: spec}
-    paths: list[list] = []
-
-    def walk(node, path):
-        if node is None or (isinstance(node, (list, tuple, set)) and len(node) == 0):
-            paths.append(path)
-            return
-        if isinstance(node, Mapping):
-            for key, child in node.items():
-                walk(child, path + [key])
-            return
-        if isinstance(node, (list, tuple, set)):
-            for item in node:
-                if isinstance(item, Mapping):
-                    walk(item, path)
-                else:
-                    paths.append(path + [item])
-            return
-        paths.append(path + [node])  # a single leaf given without a list
-
-    walk(spec, [])
+    paths = _tree_paths(spec)
     depth = max(len(p) for p in paths)
     if depth < 2:
         raise InvalidInputError("tree() needs at least one leaf under the root")
@@ -271,6 +255,33 @@ def tree(spec: Mapping, *, top: str = TOP) -> Hierarchy:
         for j in range(1, depth):
             levels[j - 1].append(from_leaf[j])
     return TableHierarchy(leaves, levels, description="tree")
+
+
+def _tree_paths(spec: Mapping) -> list:
+    """Every root-to-leaf path of a nested spec, in the order a depth-first walk meets them,
+    found with an explicit stack: a spec nested deeper than :data:`MAX_HEIGHT` (or one that
+    contains itself) is refused as soon as the walk gets there, never by recursion."""
+    paths: list[list] = []
+    stack = [(False, spec, [])]  # (is a finished leaf path, node, path above it)
+    while stack:
+        leaf, node, path = stack.pop()
+        if leaf or node is None or (isinstance(node, (list, tuple, set)) and len(node) == 0):
+            paths.append(path)
+        elif isinstance(node, Mapping):
+            if node and len(path) > MAX_HEIGHT:  # its leaves: more than MAX_HEIGHT levels
+                shown = " → ".join(repr(k)[:30] for k in path[:3])
+                raise InvalidInputError(
+                    f"tree() spec is nested more than {MAX_HEIGHT} levels deep (under {shown} "
+                    f"→ ...), more than a hierarchy may have (pdanon.hierarchy.MAX_HEIGHT), or it "
+                    f"contains itself; flatten it: give the tree fewer levels")
+            stack.extend((False, child, path + [key])
+                         for key, child in reversed(list(node.items())))
+        elif isinstance(node, (list, tuple, set)):
+            stack.extend((False, item, path) if isinstance(item, Mapping) else
+                         (True, None, path + [item]) for item in reversed(list(node)))
+        else:
+            paths.append(path + [node])  # a single leaf given without a list
+    return paths
 
 
 def from_table(table, *, value_column=None) -> Hierarchy:
@@ -291,6 +302,8 @@ def from_table(table, *, value_column=None) -> Hierarchy:
     if table.shape[1] < 2:
         raise InvalidInputError(
             "a hierarchy table needs a value column and at least one level column")
+    check_height(table.shape[1] - 1, f"a hierarchy table with {table.shape[1]:,} columns",
+                 "give it fewer level columns")
     cols = list(table.columns)
     if value_column is not None:
         if value_column not in cols:
@@ -333,6 +346,7 @@ def read_arx_csv(path, *, sep: str = ";", encoding: str = "utf-8") -> Hierarchy:
     if len(rows[0]) < 2:
         raise InvalidInputError(
             f"hierarchy file {str(path)!r} has one field per row; expected value{sep}level1...")
+    check_height(len(rows[0]) - 1, f"hierarchy file {str(path)!r}", "give it fewer levels")
     for r in rows:
         if r[0].strip() in ("", ARX_NULL):  # the missing value's row
             r[:] = [None if f.strip() in ("", ARX_NULL) else f for f in r]
@@ -345,6 +359,9 @@ def as_hierarchy(spec, *, name=None) -> Hierarchy:
     """Accept a :class:`Hierarchy`, a nested dict (:func:`tree`), a mapping table
     (:func:`from_table`) or a path to an ARX CSV file (:func:`read_arx_csv`)."""
     if isinstance(spec, Hierarchy):
+        if spec.height is not None:  # masking's height is set by the data (checked then)
+            check_height(spec.height, f"hierarchy {spec.description} for column {name!r}",
+                         "use a hierarchy with fewer levels")
         return spec
     if isinstance(spec, Mapping):
         return tree(spec)

@@ -93,6 +93,10 @@ class DataOwner:
         self.quasi_identifiers = list(roles.quasi_identifiers)
         self.sensitive = list(roles.sensitive)
         cols = self.quasi_identifiers + self.sensitive
+        if len(cols) > _wire.MAX_COLUMNS:
+            raise InvalidInputError(
+                f"DataOwner has {len(cols):,} columns (quasi-identifiers and sensitive), more "
+                f"than the {_wire.MAX_COLUMNS:,} the protocol allows; send fewer columns")
         frame = data.copy(deep=False)
         frame.attrs = {}
         self._frame = frame[cols]
@@ -447,7 +451,8 @@ class DataOwner:
                 raise InvalidInputError(
                     f"this owner's aggregated table takes {len(message):,} bytes, more than the "
                     f"{cap:,} the other owner accepts (an average of "
-                    f"{_wire.MAX_CELL_BYTES} bytes per cell); shorten long text cells or "
+                    f"{_wire.MAX_CELL_BYTES} bytes per cell, at most "
+                    f"{_wire.MAX_TABLE_HEADER:,} bytes); shorten long text cells or "
                     "send fewer columns")
             return message
         merge = self._merge_step()

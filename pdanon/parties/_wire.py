@@ -45,12 +45,23 @@ MAX_HEADER = 1 << 20
 #: a ``table`` header may take ``MAX_HEADER + rows × columns × MAX_CELL_BYTES`` bytes: the
 #: average cell (value and its category, JSON-encoded) may take this many bytes
 MAX_CELL_BYTES = 512
+#: most columns an owner may announce in ``hello`` and send in ``table`` (its quasi-identifiers
+#: and sensitive columns); the ``table`` cap above counts at most this many
+MAX_COLUMNS = 1000
+#: largest ``table`` header whatever the rows and columns (bytes): the parse, the checks and
+#: the restore after the receive stay bounded (measured at this size, worst case over cells
+#: of 2-byte ints, short floats, short strings and full tables: <= 6 s and <= 1 GB)
+MAX_TABLE_HEADER = 64 << 20
+#: most JSON lists and objects a header may hold (outside strings): a ``table`` needs about
+#: four per column; an empty ``[]`` costs ~64 bytes of Python objects for 2-3 bytes of JSON
+MAX_CONTAINERS = 4 * MAX_COLUMNS + 16
 #: default cap of a :class:`SocketChannel` message when the owner gives none
 MAX_MESSAGE = 64 << 20
 #: largest integer accepted in a header (counts, sizes, labels, cells)
 _MAX_INT = 1 << 63
 _MAX_NAME = 1000
 _HEX = re.compile(r"[0-9a-f]*")
+_CHUNK = 1 << 22
 _DTYPE = re.compile(
     r"(bool|boolean|object|category|string|str|(u?int|Int|UInt)(8|16|32|64)|"
     r"(float|Float)(16|32|64)|(datetime64|timedelta64)\[(s|ms|us|ns)(, [A-Za-z0-9_/+:-]{1,40})?\])")
@@ -80,6 +91,12 @@ def decode(message, *, max_header: int = MAX_HEADER) -> tuple[dict, bytes]:
                             "this message may have; refusing")
     if 8 + hlen > len(message):
         raise ProtocolError("truncated message")
+    containers = _containers(message[8:8 + hlen])
+    if containers > MAX_CONTAINERS:
+        raise ProtocolError(
+            f"the message header holds {containers:,} JSON lists or objects, more than the "
+            f"{MAX_CONTAINERS:,} any message needs (about 4 per column, at most "
+            f"{MAX_COLUMNS:,} columns); refusing before parsing it")
     try:
         header = json.loads(message[8:8 + hlen].decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError):
@@ -91,9 +108,48 @@ def decode(message, *, max_header: int = MAX_HEADER) -> tuple[dict, bytes]:
     return header, message[8 + hlen:]
 
 
+def _containers(head: bytes) -> int:
+    """JSON lists and objects in a header: its ``[`` and ``{`` outside string literals (the
+    literals are only looked for when the raw count is over the cap: brackets in text cells).
+    One numpy pass per 4 MiB chunk, carrying whether the chunk starts inside a string and the
+    backslashes just before it (a quote after an odd run of backslashes is escaped)."""
+    count = head.count(b"[") + head.count(b"{")
+    if count <= MAX_CONTAINERS:
+        return count
+    data = np.frombuffer(head, dtype=np.uint8)
+    count, inside, run = 0, 0, 0
+    for start in range(0, len(data), _CHUNK):
+        c = data[start:start + _CHUNK]
+        plain = np.flatnonzero(c != 92)  # not a backslash
+        quotes = np.flatnonzero(c == 34)
+        before = np.searchsorted(plain, quotes) - 1  # the last plain byte before each quote
+        last = np.where(before >= 0, plain[np.maximum(before, 0)], -1 - run)
+        real = quotes[(quotes - 1 - last) % 2 == 0]  # after an even run of backslashes
+        brackets = np.flatnonzero((c == 91) | (c == 123))
+        count += int(np.count_nonzero((np.searchsorted(real, brackets) + inside) % 2 == 0))
+        inside = (inside + len(real)) % 2
+        run = len(c) - 1 - int(plain[-1]) if len(plain) else run + len(c)
+    return count
+
+
 def table_header_cap(rows: int, columns: int) -> int:
-    """Largest ``table`` header accepted from an owner with ``columns`` columns (bytes)."""
-    return MAX_HEADER + rows * columns * MAX_CELL_BYTES
+    """Largest ``table`` header accepted from an owner with ``columns`` columns (bytes):
+    ``MAX_HEADER + rows × columns × MAX_CELL_BYTES``, columns counted up to
+    :data:`MAX_COLUMNS`, at most :data:`MAX_TABLE_HEADER`.
+
+    >>> table_header_cap(12, 1), table_header_cap(10**6, 150_000) == MAX_TABLE_HEADER
+    (1054720, True)
+    """
+    return min(MAX_HEADER + rows * min(columns, MAX_COLUMNS) * MAX_CELL_BYTES,
+               MAX_TABLE_HEADER)
+
+
+def _column_count(kind: str, columns: list) -> None:
+    if len(columns) > MAX_COLUMNS:
+        raise ProtocolError(
+            f"the other owner's {kind!r} message has {len(columns):,} columns, more than the "
+            f"{MAX_COLUMNS:,} the protocol allows (pdanon.parties._wire.MAX_COLUMNS); "
+            "refusing")
 
 
 # ============================================================================ header checks
@@ -186,6 +242,7 @@ def check_header(header: dict) -> None:
         _hexfield(kind, "key", h["key"], POINT_BYTES)
         if not isinstance(h["columns"], list):
             raise _bad(kind, "columns", "a list of column names", h["columns"])
+        _column_count(kind, h["columns"])
         for name in h["columns"]:
             _column_name(kind, name)
     elif kind in ("single", "double"):
@@ -205,6 +262,7 @@ def check_header(header: dict) -> None:
         _int(kind, "round", h["round"])
         if not isinstance(h["columns"], list):
             raise _bad(kind, "columns", "a list of columns", h["columns"])
+        _column_count(kind, h["columns"])
         for col in h["columns"]:
             _check_column(col)
     elif kind == "abort":
@@ -234,19 +292,33 @@ def _check_column(col) -> None:
             raise _bad(kind, "categories", "a list", col["categories"])
         if type(col["ordered"]) is not bool:
             raise _bad(kind, "ordered", "true or false", col["ordered"])
-    for cell in col["values"] + col.get("categories", []):
-        if not _is_cell(cell):
-            raise ProtocolError("a cell of the other owner's table is not null, a boolean, a "
-                                "64-bit integer, a finite number or a string")
+    if not _cells_ok(col["values"]) or not _cells_ok(col.get("categories", [])):
+        raise ProtocolError("a cell of the other owner's table is not null, a boolean, a "
+                            "64-bit integer, a finite number or a string")
 
 
-def _is_cell(v) -> bool:
-    t = type(v)
-    if v is None or t is bool or t is str:
-        return True
-    if t is int:
-        return -_MAX_INT <= v < 2 * _MAX_INT
-    return t is float and math.isfinite(v)
+_CELL_TYPES = {type(None), bool, int, float, str}
+
+
+def _cells_ok(cells: list) -> bool:
+    """Every cell null, a boolean, a 64-bit integer (signed or unsigned), a finite number or a
+    string: the types in one pass, then the ranges of the integers and floats (C-speed passes,
+    not a Python call per cell: the checks after a receive stay bounded in time).
+
+    >>> _cells_ok([None, True, 3, 2.5, "x"]), _cells_ok([1 << 64]), _cells_ok([1e999])
+    (True, False, False)
+    """
+    types = set(map(type, cells))
+    if not types <= _CELL_TYPES:
+        return False
+    for t in (int, float):
+        if t in types:
+            some = cells if len(types) == 1 else [v for v in cells if type(v) is t]
+            if t is int and (min(some) < -_MAX_INT or max(some) >= 2 * _MAX_INT):
+                return False
+            if t is float and not np.isfinite(np.asarray(some, dtype=np.float64)).all():
+                return False
+    return True
 
 
 # ============================================================================ tables

@@ -34,8 +34,11 @@ model is verified on the rows that are published with quasi-identifiers, and the
 
 ``max_suppressed_rows``: an int count, or a float in [0, 1) as a fraction of the rows.
 
-Implementation: each column keeps the group of every value code; one step touches one column
-(group counts by ``bincount`` over value counts). The steps do not depend on the classes, and
+Implementation: each column keeps the group of every value code. The steps do not depend on
+the classes: each column's merges come from a heap of (rows, representative) keys (plus, for
+real / ordered columns, a linked list of the groups in value order), O(log D) a merge, and the
+group of every code is rebuilt only when a stopping test needs it, by pointer jumping over the
+merges since (O(D log D)); so D steps cost O(D log D), not O(D²). Then,
 for k-anonymity and distinct l-diversity (with generalization or suppression) a step only
 merges classes, so the number of failing rows never grows: the stopping step is found by
 galloping and bisection, with O(log steps) class computations (one ``np.sort`` of mixed-radix
@@ -56,6 +59,7 @@ Example
 
 from __future__ import annotations
 
+import heapq
 import numbers
 
 import numpy as np
@@ -77,66 +81,131 @@ from pdanon.partition.equal_groups import (
 )
 
 
-def _merge_pair(kind: str, reps: np.ndarray, sizes: np.ndarray) -> tuple[int, int]:
-    """The two groups one Datafly step merges in a column, given the column's groups in code
-    order (``reps``: each group's representative, its smallest code; ``sizes``: its rows).
-    Returns representatives ``(a, b)``, a < b: the codes of group b join group a."""
-    if kind == "unordered":
-        # two rarest, ties by representative (= first appearance for unordered codes)
-        two = np.lexsort((reps, sizes))[:2]
-        a, b = np.sort(reps[two])
-    else:
-        i = int(np.argmin(sizes))  # the rarest; ties to the smallest value
-        if i == 0:
-            j = 1
-        elif i == len(reps) - 1:
-            j = i - 1
-        else:
-            j = i - 1 if sizes[i - 1] <= sizes[i + 1] else i + 1
-        a, b = reps[min(i, j)], reps[max(i, j)]
-    return int(a), int(b)
+def _unordered_merges(sizes: list, reps: list, na: int):
+    """Datafly's merges of an unordered column, in order: the two rarest groups (ties by
+    representative, the smallest code: first appearance), the missing value (``na``, -1 for
+    none) last. One heap of ``size * radix + representative`` keys: O(log D) a merge."""
+    radix = (max(reps) + 1) if reps else 1
+    heap = [sizes[r] * radix + r for r in reps if r != na]
+    heapq.heapify(heap)
+    while len(heap) > 1:
+        sa, ra = divmod(heapq.heappop(heap), radix)
+        sb, rb = divmod(heapq.heappop(heap), radix)
+        a, b = (ra, rb) if ra < rb else (rb, ra)
+        yield a, b
+        heapq.heappush(heap, (sa + sb) * radix + a)
+    if na >= 0 and heap:  # the missing value merges last, with the one group left
+        yield heap[0] % radix, na
+
+
+def _ordered_merges(sizes: list, reps: list, na: int):
+    """Datafly's merges of a real / ordered column, in order: the rarest group (ties: the
+    smallest value) with the rarer of its neighbours in value order (the lower on a tie; the
+    only one at an end), the missing value (``na``) last. A heap of ``(size, representative)``
+    keys (stale entries skipped) and a linked list of the groups in value order."""
+    reps = [r for r in reps if r != na]
+    radix = (max(reps) + 1) if reps else 1
+    size = sizes  # rows per representative (its own list); -1 once merged into another
+    prev, nxt = [-1] * radix, [-1] * radix
+    for a, b in zip(reps, reps[1:]):
+        nxt[a], prev[b] = b, a
+    heap = [size[r] * radix + r for r in reps]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    for _ in range(len(reps) - 1):
+        while True:
+            s, r = divmod(pop(heap), radix)
+            if size[r] == s:
+                break  # else stale: the group merged since (its size grew, or it is gone)
+        p, q = prev[r], nxt[r]
+        other = q if p < 0 else p if q < 0 else (p if size[p] <= size[q] else q)
+        a, b = (r, other) if r < other else (other, r)  # neighbours: b follows a
+        yield a, b
+        size[a] += size[b]
+        size[b] = -1
+        after = nxt[b]
+        nxt[a] = after
+        if after >= 0:
+            prev[after] = a
+        push(heap, size[a] * radix + a)
+    if na >= 0 and reps:
+        yield reps[0], na  # the one group left keeps the smallest representative
+
+
+def _replay(groups: list, steps) -> list:
+    """``groups`` (per column, the group of every code) after ``steps`` ``(j, a, b)`` in
+    order (group b joins group a): per column, b's parent is a, and every code follows the
+    parents to its root by pointer jumping (O(D log D) per column, whatever the steps)."""
+    out = list(groups)
+    if len(steps) == 1:  # one step (every step of the models checked step by step)
+        j, a, b = steps[0]
+        out[j] = np.where(out[j] == b, a, out[j])
+        return out
+    if not len(steps):
+        return out
+    arr = np.asarray(steps, dtype=np.int64).reshape(-1, 3)
+    for j in np.unique(arr[:, 0]).tolist():
+        mine = arr[arr[:, 0] == j]
+        parent = np.arange(len(out[j]), dtype=np.int64)
+        parent[mine[:, 2]] = mine[:, 1]
+        while True:
+            up = parent[parent]
+            if np.array_equal(up, parent):
+                break
+            parent = up
+        out[j] = parent[out[j]]
+    return out
 
 
 class _Steps:
     """Datafly's generalization steps. They do not depend on the classes (the column is chosen
     by its distinct count, the values by their counts), so they can be generated ahead of the
-    stopping test and replayed. Codes with no rows (unused categories) take no part."""
+    stopping test and replayed. Codes with no rows (unused categories) take no part.
+
+    Each column's merges come from its own generator (a heap per column, O(log D) a merge);
+    the column of each step is the one with the most groups left (ties to the leftmost), a
+    heap of ``(-groups, column)``. ``groups`` (every code's representative) is built on demand
+    from the steps taken since it was last built (:func:`_replay`), so D steps cost
+    O(D log D), not O(D²)."""
 
     def __init__(self, enc: EncodedTable, counts: list):
-        self.kinds = [col.kind for col in enc.columns]
-        self.groups = [np.arange(len(c), dtype=np.int64) for c in counts]
-        self.alive = [c > 0 for c in counts]  # group representatives (codes with rows)
-        self.sizes = [c.astype(np.int64) for c in counts]  # rows per representative
-        self.distinct = np.array([int(np.count_nonzero(c)) for c in counts])
-        # the missing value (code len(categories)) merges last: only with the one group left
-        self.na_code = [len(col.categories) if col.na is not None else -1 for col in enc.columns]
+        self._groups = [np.arange(len(c), dtype=np.int64) for c in counts]
+        self._pending: list = []
+        distinct = [int(np.count_nonzero(c)) for c in counts]
+        self._merges = []
+        for col, c in zip(enc.columns, counts):
+            # the missing value (code len(categories)) merges last: only with the one group left
+            na = len(col.categories)
+            na = na if col.na is not None and len(c) > na and c[na] > 0 else -1
+            reps = np.flatnonzero(c).tolist()
+            make = _unordered_merges if col.kind == "unordered" else _ordered_merges
+            self._merges.append(make(c.astype(np.int64).tolist(), reps, na))
+        self._order = [(-d, j) for j, d in enumerate(distinct) if d > 1]
+        heapq.heapify(self._order)
+
+    @property
+    def groups(self) -> list:
+        if self._pending:
+            self._groups = _replay(self._groups, self._pending)
+            self._pending = []
+        return self._groups
 
     def exhausted(self) -> bool:
-        return int(self.distinct.max()) <= 1
+        return not self._order
 
     def next(self) -> tuple[int, int, int]:
         """Take one step on the state; return it as (column, a, b)."""
-        j = int(np.argmax(self.distinct))  # most distinct values; ties to the leftmost column
-        reps = np.flatnonzero(self.alive[j])
-        if len(reps) > 2 and self.na_code[j] >= 0:
-            reps = reps[reps != self.na_code[j]]
-        sizes = self.sizes[j]
-        a, b = _merge_pair(self.kinds[j], reps, sizes[reps])
-        if a == b or not (self.alive[j][a] and self.alive[j][b]):
+        d, j = self._order[0]  # most distinct values; ties to the leftmost column
+        step = next(self._merges[j], None)
+        if step is None or not step[0] < step[1]:  # a step merges group b into group a < b
             raise no_progress("datafly", f"the step on column {j} merged no two value groups")
-        self.groups[j] = np.where(self.groups[j] == b, a, self.groups[j])
-        sizes[a] += sizes[b]
-        sizes[b] = 0
-        self.alive[j][b] = False
-        self.distinct[j] -= 1
+        if d + 1 < -1:
+            heapq.heapreplace(self._order, (d + 1, j))
+        else:
+            heapq.heappop(self._order)
+        a, b = step
+        self._pending.append((j, a, b))
         return j, a, b
-
-
-def _replay(groups: list, steps: list) -> list:
-    out = list(groups)
-    for j, a, b in steps:
-        out[j] = np.where(out[j] == b, a, out[j])
-    return out
 
 
 def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", context=None,
@@ -244,6 +313,7 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
                 if state.exhausted() or failing_count(keys) <= budget:
                     break
                 base, done, width = list(state.groups), done + len(ahead), 2 * width
+            ahead = np.asarray(ahead, dtype=np.int64).reshape(-1, 3)  # replayed by slices
             lo, hi = 0, len(ahead)  # after `hi` steps of `ahead` the budget holds
             while hi - lo > 1:
                 mid = (lo + hi) // 2

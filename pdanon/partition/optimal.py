@@ -122,6 +122,9 @@ from pdanon.recode import Recoded
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
 #: Largest lattice searched (nodes); beyond it the search asks for fewer levels.
 MAX_LATTICE = 2_000_000
+#: Most entries of the code maps between any two levels of a column the search keeps (over
+#: the columns, Σ over levels a of nodes(a) · (height − a + 1)): 50 M int64, 400 MB.
+MAX_LEVEL_MAPS = 50_000_000
 _TOL = 1e-12
 
 
@@ -320,6 +323,7 @@ class LatticeSearch:
     def __init__(self, columns, model, sensitive, *, budget: int, objective: str,
                  bounds: list[tuple[int, int]], population_rows: list | None = None,
                  weights=None):
+        check_lattice(columns, bounds)  # before anything is allocated
         self.columns = columns
         # per column, the population rows' value codes (k-map / δ-presence against a table)
         self.population_rows = population_rows
@@ -375,13 +379,6 @@ class LatticeSearch:
         total = 1
         for d in dims:
             total *= d
-        if total > MAX_LATTICE:
-            raise InvalidInputError(
-                f"the lattice has {total:,} nodes (levels per column "
-                f"{dict(zip([c.name for c in self.columns], dims))}), more than the "
-                f"{MAX_LATTICE:,} algorithm='optimal' searches; fix some levels with "
-                f"options={{'levels': {{column: level}}}}, use hierarchies with fewer levels, or "
-                f"use algorithm='mondrian'")
         self.dims = dims
         self.total = total
         grids = np.indices(dims, dtype=np.int16).reshape(self.q, -1).T  # C order: last fastest
@@ -944,6 +941,38 @@ def _star_hierarchy(col):
 
     values = list(col.categories) or ["*"]  # a column of missing cells only: a lone top
     return TableHierarchy(values, [["*"] * len(values)], description="value → *")
+
+
+def check_lattice(columns, bounds) -> None:
+    """Refuse a search beyond its documented bounds before anything is allocated: a column
+    deeper than :data:`pdanon.hierarchy.MAX_HEIGHT`, level maps of more than
+    :data:`MAX_LEVEL_MAPS` entries, a lattice of more than :data:`MAX_LATTICE` nodes."""
+    from pdanon.hierarchy import MAX_HEIGHT
+
+    names = [c.name for c in columns]
+    deep = {c.name: c.height for c in columns if c.height > MAX_HEIGHT}
+    if deep:
+        raise InvalidInputError(
+            f"algorithm='optimal' got hierarchies with {deep} levels, more than the "
+            f"{MAX_HEIGHT} a hierarchy may have (pdanon.hierarchy.MAX_HEIGHT); use hierarchies "
+            f"with fewer levels")
+    maps = {c.name: sum(c.bound.nodes(a) * (c.height - a + 1) for a in range(c.height + 1))
+            for c in columns}
+    if sum(maps.values()) > MAX_LEVEL_MAPS:
+        per = ", ".join(f"{name!r}: {m:,}" for name, m in maps.items())
+        raise InvalidInputError(
+            f"algorithm='optimal' would keep {sum(maps.values()):,} level-map entries (per "
+            f"column, nodes at each level x the levels above it: {per}), more than its "
+            f"{MAX_LEVEL_MAPS:,}; use hierarchies with fewer levels, or fewer distinct values "
+            f"at their low levels (coarsen the column first)")
+    dims = [hi - lo + 1 for lo, hi in bounds]
+    total = math.prod(dims)
+    if total > MAX_LATTICE:
+        raise InvalidInputError(
+            f"the lattice has {total:,} nodes (levels per column {dict(zip(names, dims))}), "
+            f"more than the {MAX_LATTICE:,} algorithm='optimal' searches; fix some levels with "
+            f"options={{'levels': {{column: level}}}}, use hierarchies with fewer levels, or "
+            f"use algorithm='mondrian'")
 
 
 def lattice_bounds(cols, levels) -> list:

@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon._errors import InvalidInputError
 from pdanon.metrics import special_uniques as S
+from tests._helpers.messy import time_limit
 
 
 def brute_force(rows, max_size, wildcard=False):
@@ -184,3 +185,81 @@ def test_adult_smallest_msu_is_smallest_unique_subset():
             unique = adult.groupby(list(cols), observed=True)[cols[0]].transform("size") == 1
             smallest[unique.to_numpy()] = size
     assert out["msu_min_size"].tolist() == smallest.tolist()
+
+
+# ----------------------------------------------------------------------------- the work bound
+# issue 27: with max_size=None the search visits 2^ATT - 1 subsets; 30 quasi-identifiers on
+# 100 rows (or 15 on 20,000) ran past any time limit. It is refused up front now.
+
+
+def random_table(att, rows, values=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(rng.integers(0, values, (rows, att)),
+                        columns=[f"q{i}" for i in range(att)])
+
+
+@pytest.mark.parametrize("att, rows", [(30, 100), (15, 20_000)])
+def test_too_many_subsets_refused_before_work(att, rows, monkeypatch):
+    df = random_table(att, rows)
+    with time_limit(20, f"suda on {att} quasi-identifiers x {rows} rows"):
+        with pytest.raises(InvalidInputError, match="max_size="):
+            S.suda(df)
+    ran = []
+    monkeypatch.setattr(S._Search, "run", lambda self, *a, **k: ran.append(1))
+    for call in (lambda: S.suda(df), lambda: df.anon.suda(),
+                 lambda: df.anon.suda_contributions(total=True)):
+        with pytest.raises(InvalidInputError, match="max_size=") as err:
+            call()
+        msg = str(err.value)
+        subsets = 2 ** att - 1
+        assert f"{subsets:,} attribute subsets" in msg and f"{att} quasi-identifiers" in msg
+        assert f"{S.MAX_WORK:,}" in msg and "s)" in msg  # the bound and the time it stands for
+    assert ran == []  # nothing searched
+
+
+def test_refusal_names_the_largest_max_size_within_the_bound():
+    df = random_table(15, 20_000)
+    with pytest.raises(InvalidInputError) as err:
+        S.suda(df)
+    msg = str(err.value)
+    g = len(df.drop_duplicates())
+    fits = [m for m in range(1, 16)
+            if sum(math.comb(15, s) for s in range(1, m + 1)) * (g + S.SUBSET_OVERHEAD)
+            <= S.MAX_WORK]
+    best = max(fits)
+    subsets = sum(math.comb(15, s) for s in range(1, best + 1))
+    assert f"max_size={best} searches {subsets:,} subsets" in msg
+    assert f"max_size={best + 1} searches" not in msg
+    assert f"max_size={best} is the largest within the bound" in msg
+    assert "this search would take about" in msg
+
+
+def test_work_estimate_counts_distinct_combinations():
+    # 200,000 rows that take only 4 distinct combinations: the full search is cheap
+    df = pd.DataFrame({"a": [0, 1] * 100_000, "b": [0, 0, 1, 1] * 50_000})
+    assert S.suda(df)["msu_count"].sum() == 0
+    assert S.work_estimate(2, 2, 4) == 3 * (4 + S.SUBSET_OVERHEAD)
+
+
+def test_explicit_max_size_is_bounded_too():
+    df = random_table(30, 100)
+    with pytest.raises(InvalidInputError, match="max_size=30"):
+        S.suda(df, max_size=30)
+    out = S.suda(df, max_size=2)  # 465 subsets
+    assert (out["msu_count"] >= 0).all()
+
+
+def test_wildcard_with_missing_cells_weighs_more():
+    df = random_table(8, 1000).astype("float64")
+    df.iloc[::7, 0] = np.nan
+    value = S.work_estimate(8, 8, 1000)
+    assert S.work_estimate(8, 8, 1000, wildcard=True) == value * S.WILDCARD_WEIGHT
+    S.suda(df, missing="wildcard", max_size=2)
+
+
+def test_current_uses_fit_the_bound():
+    # the largest documented use: SUDA on all of Adult (30,162 rows x 8 quasi-identifiers)
+    adult = pdanon.datasets.load_adult()
+    qis = list(adult.anon.roles().quasi_identifiers)
+    g = len(adult[qis].drop_duplicates())
+    assert S.work_estimate(len(qis), len(qis), g) * 20 < S.MAX_WORK

@@ -429,7 +429,7 @@ def test_round_and_table_fields_are_type_checked():
 def test_decode_refuses_nesting_nan_and_long_headers():
     deep = b"[" * 100_000 + b"]" * 100_000
     msg = _wire.MAGIC + len(deep).to_bytes(4, "big") + deep
-    with pytest.raises(ProtocolError, match="nested too deeply|not valid JSON"):
+    with pytest.raises(ProtocolError, match="nested too deeply|not valid JSON|lists or objects"):
         _wire.decode(msg)
     deep_obj = ('{"type":"hello","columns":' + "[" * 50_000 + "]" * 50_000 + "}").encode()
     with pytest.raises(ProtocolError):
@@ -623,3 +623,137 @@ def test_a_table_over_the_size_cap_fails_at_the_sender():
     b = DataOwner(pd.DataFrame({"zip": [100, 101, 300, 301]}), k=2, backend=FAST)
     with pytest.raises(InvalidInputError, match="shorten long text cells"):
         run_local(a, b)
+
+
+# ============================================================================ 5. work bounds
+# issue 27: a hostile owner announcing 150,000 column names in hello (within the 1 MiB header
+# cap) made the honest owner size its table cap from that count: a 680 MB header then killed
+# it with a MemoryError, or a 22.5 MB table cost ~100 s after the receive. Columns are capped
+# in hello, the table header has an absolute cap, and JSON containers are counted before the
+# header is parsed.
+
+
+def _names(count: int) -> list:
+    """``count`` distinct short column names (at most 3 characters up to 226,981), never the
+    honest owner's "x"."""
+    digits = "0123456789abcdefghijklmnopqrstuvwyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    out = []
+    for i in range(count):
+        s = ""
+        while True:
+            i, r = divmod(i, len(digits))
+            s = digits[r] + s
+            if not i:
+                break
+        out.append(s)
+    return out
+
+
+def test_hello_with_150000_columns_is_refused():
+    from tests._helpers.messy import time_limit
+
+    a, hb = _in_state("hello")
+    names = _names(150_000)
+    msg = _with(hb, columns=names)
+    assert len(msg) < _wire.MAX_HEADER  # within the header cap: only the count is wrong
+    with time_limit(10, "a hello with 150,000 columns"):
+        with pytest.raises(ProtocolError, match=r"150,000 columns.*1,000"):
+            a.receive(msg)
+    assert a._state == "failed"
+    a, hb = _in_state("hello")
+    a.receive(_with(hb, columns=["y"] + _names(_wire.MAX_COLUMNS - 1)[1:] + ["zz"]))
+    assert a._state == "single"  # exactly MAX_COLUMNS names are accepted
+
+
+def test_table_cap_is_bounded_whatever_the_peer_announces():
+    assert _wire.MAX_COLUMNS == 1000
+    assert _wire.table_header_cap(9, 150_000) == _wire.table_header_cap(9, _wire.MAX_COLUMNS)
+    assert _wire.table_header_cap(10**6, 1000) == _wire.MAX_TABLE_HEADER == 64 << 20
+    assert _wire.table_header_cap(12, 1) == _wire.MAX_HEADER + 12 * _wire.MAX_CELL_BYTES
+    a, _ = _in_state("table")
+    a._peer_columns = _names(150_000)  # even if a hello had got through
+    assert a.max_message_bytes() <= 8 + _wire.MAX_TABLE_HEADER
+
+
+def test_table_with_too_many_columns_or_containers_is_refused_before_parsing(monkeypatch):
+    from tests._helpers.messy import time_limit
+
+    many = {"type": "table", "round": 0, "columns": [
+        {"name": c, "role": "qi", "kind": "real", "dtype": "int64", "values": [1]}
+        for c in _names(1001)]}
+    with pytest.raises(ProtocolError, match="1,001 columns"):
+        _wire.check_header(_wire.decode(_wire.encode(many))[0])
+    # 3 MB of empty lists: 24 bytes of Python objects per byte if parsed; refused unparsed
+    head = b'{"type":"table","round":0,"columns":[' + b"[]," * 1_000_000 + b"[]]}"
+    msg = _wire.MAGIC + len(head).to_bytes(4, "big") + head
+    parsed = []
+    monkeypatch.setattr(_wire.json, "loads", lambda *a, **k: parsed.append(1))
+    with time_limit(10, "a header of a million empty lists"):
+        with pytest.raises(ProtocolError, match="1,000,003 JSON lists or objects.*4,016"):
+            _wire.decode(msg, max_header=len(head))
+    assert parsed == []
+    # brackets inside strings are not containers: a text cell may hold them
+    monkeypatch.undo()
+    text = {"type": "abort", "reason": "["}
+    cells = _wire.encode({"type": "table", "round": 0, "columns": [
+        {"name": "t", "role": "sensitive", "kind": "unordered", "dtype": "object",
+         "values": ['a "[quoted]" {x}' + "[" * 5000, "\\[", "x"]}]})
+    h, _ = _wire.decode(cells, max_header=len(cells))
+    assert h["columns"][0]["values"][1] == "\\["
+    assert _wire.decode(_wire.encode(text))[0] == text
+
+
+def test_an_owner_with_too_many_columns_fails_at_construction():
+    df = pd.DataFrame(np.zeros((4, _wire.MAX_COLUMNS + 1), dtype=int),
+                      columns=[f"c{i}" for i in range(_wire.MAX_COLUMNS + 1)])
+    with pytest.raises(InvalidInputError, match="1,001 columns.*1,000"):
+        DataOwner(df, k=2, quasi_identifiers=["c0"], sensitive=list(df.columns[1:]),
+                  backend=FAST)
+
+
+def test_a_table_over_the_absolute_cap_fails_at_the_sender(monkeypatch):
+    monkeypatch.setattr(_wire, "MAX_TABLE_HEADER", 2000)  # below the per-cell cap (1 MiB + ...)
+    assert _wire.table_header_cap(4, 2) == 2000
+
+    def owners(note):
+        a = DataOwner(pd.DataFrame({"age": [21, 22, 35, 36], "note": [note] * 4}), k=2,
+                      quasi_identifiers=["age"], sensitive=["note"], backend=FAST)
+        b = DataOwner(pd.DataFrame({"zip": [100, 101, 300, 301]}), k=2, backend=FAST)
+        return a, b
+
+    assert run_local(*owners("x" * 300)).shape == (4, 3)  # a table of ~1.5 kB
+    with pytest.raises(InvalidInputError, match="2,008 the other owner accepts"):
+        run_local(*owners("x" * 600))
+
+
+def _count_containers(v) -> int:
+    if isinstance(v, list):
+        return 1 + sum(_count_containers(x) for x in v)
+    if isinstance(v, dict):
+        return 1 + sum(_count_containers(x) for x in v.values())
+    return 0
+
+
+tricky_text = st.text(alphabet='[]{}"\\ab\u00e9', max_size=12)
+json_with_brackets = st.recursive(
+    st.none() | st.integers(-5, 5) | tricky_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(tricky_text, inner, max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_with_brackets, st.integers(1, 9), st.booleans())
+def test_container_count_skips_brackets_inside_strings(value, chunk, ascii_only):
+    head = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_wire, "MAX_CONTAINERS", -1)  # always the exact count
+        m.setattr(_wire, "_CHUNK", chunk)  # chunk edges inside strings and escape runs
+        assert _wire._containers(head) == _count_containers(value)
+
+
+def test_cell_checks_in_bulk():
+    ok = [None, True, False, -(1 << 63), (1 << 64) - 1, 0.5, -1e308, "", "x"]
+    assert _wire._cells_ok(ok) and _wire._cells_ok([]) and _wire._cells_ok([1, 2, 3])
+    for bad in ([1 << 64], [-(1 << 63) - 1], [1.0, float("inf")], [float("nan")], [[1]],
+                [{"a": 1}], ["x", 1e999], [1, (1 << 64) + 5, "s"]):
+        assert not _wire._cells_ok(bad), bad

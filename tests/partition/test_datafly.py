@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -276,3 +277,114 @@ def test_adult_runs():
     assert out.anon.info["achieved"]["k"] >= 5
     assert out.anon.info["suppressed_rows"] <= 4
     assert np.isclose(out["salary-class"].eq(adult["salary-class"]).mean(), 1.0)
+
+
+# ----------------------------------------------------------------------------- speed (issue 27)
+# Datafly took O(D) a step (a scan of the column's groups and a relabelling of its codes), so
+# O(D²) for a column of D distinct values: 100,000 distinct unordered values ran past 60 s.
+# The steps now come from heaps (O(log D) a merge) and the groups are rebuilt only for the
+# stopping tests; the old code is kept as the reference (tests/_helpers/reference_datafly.py)
+# and must be reproduced step for step.
+
+from pdanon.encode import encode_table  # noqa: E402
+from pdanon.models import KAnonymity, LDiversity  # noqa: E402
+from pdanon.partition import datafly as D  # noqa: E402
+from pdanon.roles import resolve_roles  # noqa: E402
+from tests._helpers.messy import time_limit  # noqa: E402
+from tests._helpers.reference_datafly import ReferenceSteps, reference_replay  # noqa: E402
+
+
+def encoded(df, kinds, sensitive=None):
+    roles = resolve_roles(df, quasi_identifiers=kinds, sensitive=sensitive or [])
+    return encode_table(df, roles)
+
+
+def all_steps(steps_cls, enc):
+    from pdanon.partition.equal_groups import value_counts
+
+    state = steps_cls(enc, [value_counts(c) for c in enc.columns])
+    out = []
+    while not state.exhausted():
+        out.append(state.next())
+        if len(out) % 7 == 0:  # groups on demand, between steps, as the gallop asks for them
+            assert [g.tolist() for g in state.groups] == [
+                g.tolist() for g in reference_replay(
+                    [np.arange(len(g)) for g in state.groups], out)]
+    return out, [g.tolist() for g in state.groups]
+
+
+def run_both(monkeypatch, enc, model, **kw):
+    new = D.datafly_groups(enc, model, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(D, "_Steps", ReferenceSteps)
+        m.setattr(D, "_replay", reference_replay)
+        old = D.datafly_groups(enc, model, **kw)
+    return new, old
+
+
+def assert_same(new, old):
+    assert [g.tolist() for g in new[0]] == [g.tolist() for g in old[0]]
+    assert new[1].tolist() == old[1].tolist() and new[2] == old[2]
+
+
+column = st.one_of(
+    st.lists(st.integers(0, 30), min_size=1, max_size=60),
+    st.lists(st.one_of(st.integers(0, 8), st.none()), min_size=1, max_size=60),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(column, min_size=1, max_size=3), st.lists(st.sampled_from(
+    ["real", "ordered", "unordered"]), min_size=3, max_size=3), st.integers(1, 6),
+    st.one_of(st.none(), st.integers(0, 5)), st.sampled_from(["generalize", "suppress"]),
+    st.data())
+def test_heap_steps_equal_the_reference_on_random_tables(cols, kinds, k, budget, method, data):
+    n = len(cols[0])
+    cols = [(c * n)[:n] for c in cols]
+    df = pd.DataFrame({f"c{j}": pd.array(c, dtype="Int64") for j, c in enumerate(cols)})
+    if kinds[0] != "real" and data.draw(st.booleans()):  # strings, some unused categories
+        df["c0"] = pd.Categorical(df["c0"].astype("string"),
+                                  categories=[str(i) for i in range(31)] + ["zz"])
+    qk = {f"c{j}": kinds[j] for j in range(len(cols))}
+    enc = encoded(df, qk)
+    # every step of the whole sequence, and the groups between
+    assert all_steps(D._Steps, enc) == all_steps(ReferenceSteps, enc)
+    # the algorithm's output (gallop + bisection, and the step-by-step path of l-diversity)
+    new, old = run_both(pytest.MonkeyPatch(), enc, KAnonymity(k), method=method,
+                        max_suppressed_rows=budget)
+    assert_same(new, old)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=4, max_size=40), st.integers(1, 3), st.data())
+def test_heap_steps_equal_the_reference_for_checked_models(xs, l, data):
+    n = len(xs)
+    sens = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    df = pd.DataFrame({"x": xs, "y": [v % 5 for v in xs[::-1]], "s": sens})
+    enc = encoded(df, {"x": "real", "y": "unordered"}, sensitive=["s"])
+    model = LDiversity(l, variant="entropy")
+    assert not model.requirements().parts_monotone  # the step-by-step path
+    new, old = run_both(pytest.MonkeyPatch(), enc, model)
+    assert_same(new, old)
+
+
+def distinct_table(d, kind, seed=0):
+    rng = np.random.default_rng(seed)
+    vals = rng.integers(0, d, 2 * d)
+    vals[:d] = np.arange(d)  # every value present, some twice or more
+    c = pd.Series(vals).map("v{}".format) if kind == "unordered" else pd.Series(vals)
+    return pd.DataFrame({"c": c, "s": rng.integers(0, 3, 2 * d)})
+
+
+@pytest.mark.parametrize("kind", ["unordered", "real"])
+def test_large_column_is_fast_and_equals_the_reference(kind, monkeypatch):
+    df = distinct_table(3000, kind)
+    enc = encoded(df, {"c": kind, "s": "unordered"})
+    new, old = run_both(monkeypatch, enc, KAnonymity(5))
+    assert_same(new, old)
+    assert new[2] > 2000  # thousands of steps
+    big = distinct_table(100_000, kind)
+    with time_limit(30, f"datafly on 100,000 distinct {kind} values"):
+        out = big.anon.k_anonymize(5, algorithm="datafly",
+                                   quasi_identifiers={"c": kind, "s": "unordered"})
+    assert out.anon.info["achieved"]["k"] >= 5 and out.anon.info["steps"] > 90_000

@@ -41,8 +41,8 @@ def test_nearest_raises_when_a_seed_gets_an_empty_group(monkeypatch):
 
 
 def test_datafly_raises_when_a_step_merges_nothing(monkeypatch):
-    monkeypatch.setattr(datafly_mod, "_merge_pair", lambda kind, reps, sizes: (int(reps[0]),
-                                                                              int(reps[0])))
+    monkeypatch.setattr(datafly_mod, "_ordered_merges",
+                        lambda sizes, reps, na: iter([(reps[0], reps[0])]))
     with pytest.raises(NoProgressError, match=r"^algorithm='datafly' made no progress \(the "
                        r"step on column 0 merged no two value groups\)"):
         run(ages(), "datafly")

@@ -396,3 +396,91 @@ def test_tv_max_kept_is_the_largest_part_within_t(classes, table, t):
         assert math.ceil(row.sum() - nstar - 1e-7) <= row.sum() - best
         # the relaxation overshoots the integer optimum by less than the number of values
         assert nstar < best + len(row) + 1e-9 or best == 0
+
+
+# ----------------------------------------------------------------------------- bounds
+# issue 27: one 10,000-level ARX hierarchy on 8 rows ended in a bare MemoryError at 4.4 GB
+# after 48 s (the search keeps a code map between every two levels: 5e7 arrays). The search
+# checks its bounds before it allocates anything.
+
+
+def test_ten_thousand_level_arx_hierarchy_refused_fast(tmp_path):
+    from tests._helpers.messy import time_limit
+
+    path = tmp_path / "deep.csv"
+    path.write_text("\n".join(";".join([str(v)] + [f"L{j}" for j in range(1, 10_000)] + ["*"])
+                              for v in range(8)))
+    df = pd.DataFrame({"x": [str(v) for v in range(8)], "y": range(8)})
+    with time_limit(10, "optimal with a 10,000-level hierarchy"):
+        with pytest.raises(pdanon.InvalidInputError, match="10,000 levels.*MAX_HEIGHT"):
+            df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers={"x": "unordered"},
+                                hierarchies={"x": str(path)})
+
+
+def test_level_maps_bound_before_any_map_is_built(monkeypatch):
+    from pdanon.hierarchy.base import Bound
+    from pdanon.partition import optimal as O
+
+    df = pd.DataFrame({"x": np.arange(20), "y": np.arange(20) % 2})
+    h = {"x": intervals([2, 4])}  # levels 0..3: 20, 10, 5, 1 nodes
+    # maps: 20 * 4 + 10 * 3 + 5 * 2 + 1 * 1 = 121 for x; y (value -> *): 2 * 2 + 1 = 5
+    monkeypatch.setattr(O, "MAX_LEVEL_MAPS", 126)
+    out = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h,
+                              quasi_identifiers={"x": "real", "y": "unordered"})
+    assert out.anon.info["heights"] == {"x": 3, "y": 1}
+    monkeypatch.setattr(O, "MAX_LEVEL_MAPS", 125)
+
+    def no_step(*a, **k):
+        raise AssertionError("a level map was built before the bounds check")
+
+    monkeypatch.setattr(Bound, "step", no_step)
+    with pytest.raises(pdanon.InvalidInputError) as err:
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h,
+                            quasi_identifiers={"x": "real", "y": "unordered"})
+    msg = str(err.value)
+    assert "126 level-map entries" in msg and "'x': 121, 'y': 5)" in msg
+    assert "more than its 125" in msg and "fewer levels" in msg
+
+
+def test_level_maps_bound_on_a_real_deep_hierarchy():
+    # 63 levels of width-1 bands (25,000 nodes each) and the top over 25,000 distinct values:
+    # 25,000 * (65 + 64 + ... + 2) + 1 = 53,600,001 map entries for x; y: 3 * 2 + 1
+    df = pd.DataFrame({"x": np.arange(25_000), "y": np.arange(25_000) % 3})
+    with pytest.raises(pdanon.InvalidInputError,
+                       match="53,600,008 level-map entries.*'x': 53,600,001, 'y': 7.*50,000,000"):
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"x": intervals([1] * 63)},
+                            quasi_identifiers={"x": "real", "y": "unordered"})
+
+
+def test_check_lattice_height_and_nodes():
+    from types import SimpleNamespace
+
+    from pdanon.partition.optimal import MAX_LATTICE, check_lattice
+
+    class FakeBound:
+        def nodes(self, level):
+            return 1
+
+    deep = SimpleNamespace(name="d", height=100, bound=FakeBound())
+    with pytest.raises(pdanon.InvalidInputError, match=r"\{'d': 100\} levels.*64"):
+        check_lattice([deep], [(0, 100)])
+    cols = [SimpleNamespace(name=f"c{i}", height=20, bound=FakeBound()) for i in range(5)]
+    with pytest.raises(pdanon.InvalidInputError, match=f"4,084,101 nodes.*{MAX_LATTICE:,}"):
+        check_lattice(cols, [(0, 20)] * 5)
+    check_lattice(cols, [(0, 20)] * 4 + [(3, 3)])  # 194,481 nodes
+
+
+def test_dask_optimal_path_is_bounded_too(tmp_path):
+    pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import pdanon.dask  # noqa: F401
+
+    df = pd.DataFrame({"x": np.arange(25_000), "y": np.arange(25_000) % 3})
+    ddf = dd.from_pandas(df, npartitions=2)
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(pdanon.InvalidInputError, match="level-map entries"):
+            ddf.anon.k_anonymize(2, algorithm="optimal",
+                                 hierarchies={"x": intervals([1] * 63)},
+                                 quasi_identifiers={"x": "real", "y": "unordered"})

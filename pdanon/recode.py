@@ -253,13 +253,15 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
     from pdanon.dtype import GeneralizationArray
 
     groups = int(labels.max()) + 1
-    if missing is not None and missing.any():
-        labels = np.where(missing, groups, labels)  # a group of their own, published blank
+    withheld = np.zeros(len(labels), dtype=bool) if missing is None else missing
+    if withheld.any():
+        labels = np.where(withheld, groups, labels)  # a group of their own, published blank
         groups += 1
     const = constant_groups(col, labels, groups)
     blank = blank_rows(col, labels, groups)
-    # a blank group is either all missing (unchanged) or mixed (not constant): no extra term
-    changed = _changed_cells(col, ~const[labels])
+    # a blank group is either all missing (unchanged) or mixed (not constant): no extra term;
+    # a withheld cell changed unless it was missing
+    changed = _changed_cells(col, ~const[labels] | withheld)
     if blank is not None:
         missing = blank if missing is None else missing | blank
     if col.generalized:

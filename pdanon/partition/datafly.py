@@ -60,7 +60,6 @@ Example
 from __future__ import annotations
 
 import heapq
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -262,8 +261,8 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
         for j, col in enumerate(cols):
             g = groups[j]
             per_code = np.zeros(len(g), dtype=bool)
-            if state.na_code[j] >= 0:
-                per_code |= g == g[state.na_code[j]]
+            if col.na is not None and len(g) > len(col.categories):
+                per_code |= g == g[len(col.categories)]  # the missing value's code
             if method == "suppress":
                 nvalues = np.bincount(g, weights=counts[j] > 0, minlength=len(g))
                 per_code |= nvalues[g] > 1
@@ -287,12 +286,6 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
         blank = blank_rows(groups)
         blank_label = int(labels[np.flatnonzero(blank)[0]]) if blank.any() else None
         return plan(classes, ok, model, blank=blank_label, first=first)[labels]
-
-    def step(groups: list, move) -> list:
-        j, a, b = move
-        out = list(groups)
-        out[j] = np.where(out[j] == b, a, out[j])
-        return out
 
     state = _Steps(enc, counts)
     monotone = method in ("generalize", "suppress") and (
@@ -322,7 +315,8 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
                     hi = mid
                 else:
                     lo = mid
-            final, done, pending = _replay(base, ahead[:hi]), done + hi, ahead[hi:]
+            final, done = _replay(base, ahead[:hi]), done + hi
+            pending = [tuple(int(x) for x in row) for row in ahead[hi:]]
         groups, steps = final, done
     else:
         groups, steps = state.groups, 0
@@ -335,17 +329,14 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
             if int(suppressed.sum()) <= budget:
                 return groups, suppressed, steps
         if pending:
-            move = pending.pop(0)
-            groups = step(groups, move)
+            move = pending.pop(0)  # (column, a, b): group b joins group a
+            groups = _replay(groups, [move])
         elif not state.exhausted():
             # generate on the state (it holds the groups of `groups` once `pending` is used)
             move = state.next()
             groups = list(state.groups)
-        else:
-            raise InfeasibleError(
-                f"datafly generalized every quasi-identifier to one value and still cannot "
-                f"publish {model!r} within max_suppressed_rows={budget}; this is a bug in "
-                f"pdanon, please report it")
+        else:  # every column is one value: the caller refuses a plan over the budget
+            return groups, planned(groups, keys), steps
         j = move[0]
         new_keys = keys_of(groups, j)
         if key is not None:
@@ -361,8 +352,13 @@ def datafly(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, conte
     suppression of the rows left in failing classes (at most ``max_suppressed_rows``)."""
     groups, suppressed, steps = datafly_groups(enc, model, method=method, context=context,
                                                max_suppressed_rows=max_suppressed_rows)
-    columns, changed = recode_columns(method, frame, enc, groups, suppressed)
     budget = suppression_budget(max_suppressed_rows, enc.n,
                                 default=model.requirements().min_size - 1)
+    if int(suppressed.sum()) > budget:
+        raise InfeasibleError(
+            f"datafly generalized every quasi-identifier to one value and still needs "
+            f"{int(suppressed.sum())} suppressed rows for {model!r}, more than "
+            f"max_suppressed_rows={budget}; raise the budget or relax the model")
+    columns, changed = recode_columns(method, frame, enc, groups, suppressed)
     return Recoded(columns, changed, int(suppressed.sum()), suppressed=suppressed,
                          info={"steps": steps, "max_suppressed_rows": budget})

@@ -140,10 +140,13 @@ def recode_columns(method: str, frame: pd.DataFrame, enc: EncodedTable, groups: 
     for col, group_of_code in zip(enc.columns, groups):
         labels, _, diff = column_keys(method, col, group_of_code, value_counts(col))
         missing = suppressed if suppressed is not None and suppressed.any() else None
-        new, _ = recode.recode_column(method, frame[col.name], col, labels, missing=missing)
+        new, count = recode.recode_column(method, frame[col.name], col, labels, missing=missing)
+        columns[col.name] = new
+        if method == "generalize":  # cells shown from the rows that publish them
+            changed += count
+            continue
         if missing is not None:
             diff = diff | (missing if col.na is None else missing & ~col.na)
-        columns[col.name] = new
         changed += int(diff.sum())
     return columns, changed
 

@@ -10,10 +10,11 @@ Every quasi-identifier has a hierarchy (:mod:`pdanon.hierarchy`) with levels ``0
 *node* of the lattice picks one level per column (full-domain generalization, as in Samarati,
 Sweeney's MinGen, Incognito, OLA and ARX's Flash). A node's equivalence classes are the
 distinct combinations of the rows' nodes. Rows in classes that violate the privacy model are
-*suppressed* (every quasi-identifier becomes missing); a node is **acceptable** when at most
-``max_suppressed_rows`` rows are suppressed (a count, or a fraction of the rows). As in ARX and
-Datafly, suppressed rows publish no quasi-identifier and form no equivalence class: the model
-is required of the published classes (t-closeness against the whole table's distribution).
+*suppressed* (every quasi-identifier becomes missing). The suppressed rows are one class of
+their own (with any row published blank anyway), which must meet the model too: when it would
+not, the smallest satisfying classes are suppressed with them
+(:func:`pdanon.partition.suppressed.plan`). A node is **acceptable** when at most
+``max_suppressed_rows`` rows (a count, or a fraction of the rows) are suppressed so.
 
 Among acceptable nodes the search returns one with the smallest ``objective``:
 
@@ -51,9 +52,10 @@ path of untagged generalizations and binary-searching it; each evaluation tags t
 
 * *k-anonymity and distinct l-diversity, any suppression budget B*: a class of a
   generalization that violates the model is a union of classes that all violated it (one part
-  with >= k rows or >= l values is enough for the union), so the rows to suppress only shrink
-  upwards: a node within budget tags all its generalizations acceptable, a node over budget
-  tags all its specializations unacceptable.
+  with >= k rows or >= l values is enough for the union), so the violating rows only shrink
+  upwards: a node over budget tags all its specializations unacceptable, and a node within
+  budget tags its generalizations as not pruned (they are evaluated: the suppressed rows'
+  class may need more rows there).
 * *entropy / recursive (c, l)-diversity and t-closeness with B = 0*: merged classes inherit
   them (entropy is concave; the EMD, Jensen–Shannon and Wasserstein distances are convex in the
   class distribution; recursive diversity is monotone, Machanavajjhala et al. 2007), so "every
@@ -103,16 +105,17 @@ from __future__ import annotations
 
 import heapq
 import math
-import numbers
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InfeasibleError, InvalidInputError, UnknownColumnError
+from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import register
 from pdanon.partition.common import no_progress, sensitive_columns, suppression_budget
+from pdanon.partition.lattice import (MAX_LATTICE, MAX_LEVEL_MAPS,  # noqa: F401 (documented here)
+                                      check_lattice, lattice_bounds, prepare_columns)
 from pdanon.partition.population import joint_encoded, population_cells, split_columns
 from pdanon.partition.suppressed import blank_class, plan, published_classes
 from pdanon.progress import progress_bar
@@ -120,11 +123,6 @@ from pdanon.publisher_only import PublisherOnly
 from pdanon.recode import Recoded
 
 OBJECTIVES = ("loss", "precision", "discernibility", "entropy")
-#: Largest lattice searched (nodes); beyond it the search asks for fewer levels.
-MAX_LATTICE = 2_000_000
-#: Most entries of the code maps between any two levels of a column the search keeps (over
-#: the columns, Σ over levels a of nodes(a) · (height − a + 1)): 50 M int64, 400 MB.
-MAX_LEVEL_MAPS = 50_000_000
 _TOL = 1e-12
 
 
@@ -905,104 +903,6 @@ def _loss_costs(col, j: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the partitioner
-
-
-def prepare_columns(enc, hierarchies) -> list:
-    """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
-    get the two-level hierarchy value → ``*`` (keep or suppress the whole column)."""
-    from pdanon.hierarchy import as_hierarchy, column_levels_encoded
-
-    hierarchies = dict(hierarchies or {})
-    names = enc.names
-    unknown = [c for c in hierarchies if c not in names]
-    if unknown:
-        raise UnknownColumnError(
-            f"hierarchies given for {unknown}, which are not quasi-identifiers; the "
-            f"quasi-identifiers are {names}")
-    cols = []
-    for col in enc.columns:
-        if col.generalized:
-            raise InvalidInputError(
-                f"column {col.name!r} is already generalized; algorithm='optimal' needs the "
-                f"original values")
-        spec = hierarchies.get(col.name)
-        if spec is None:
-            h = _star_hierarchy(col)
-        else:
-            h = as_hierarchy(spec, name=col.name)
-        integer = col.kind == "real" and bool(np.all(np.mod(
-            np.asarray(col.categories, dtype=np.float64), 1) == 0))
-        cols.append(column_levels_encoded(h, col, integer=integer))
-    return cols
-
-
-def _star_hierarchy(col):
-    from pdanon.hierarchy import TableHierarchy
-
-    values = list(col.categories) or ["*"]  # a column of missing cells only: a lone top
-    return TableHierarchy(values, [["*"] * len(values)], description="value → *")
-
-
-def check_lattice(columns, bounds) -> None:
-    """Refuse a search beyond its documented bounds before anything is allocated: a column
-    deeper than :data:`pdanon.hierarchy.MAX_HEIGHT`, level maps of more than
-    :data:`MAX_LEVEL_MAPS` entries, a lattice of more than :data:`MAX_LATTICE` nodes."""
-    from pdanon.hierarchy import MAX_HEIGHT
-
-    names = [c.name for c in columns]
-    deep = {c.name: c.height for c in columns if c.height > MAX_HEIGHT}
-    if deep:
-        raise InvalidInputError(
-            f"algorithm='optimal' got hierarchies with {deep} levels, more than the "
-            f"{MAX_HEIGHT} a hierarchy may have (pdanon.hierarchy.MAX_HEIGHT); use hierarchies "
-            f"with fewer levels")
-    maps = {c.name: sum(c.bound.nodes(a) * (c.height - a + 1) for a in range(c.height + 1))
-            for c in columns}
-    if sum(maps.values()) > MAX_LEVEL_MAPS:
-        per = ", ".join(f"{name!r}: {m:,}" for name, m in maps.items())
-        raise InvalidInputError(
-            f"algorithm='optimal' would keep {sum(maps.values()):,} level-map entries (per "
-            f"column, nodes at each level x the levels above it: {per}), more than its "
-            f"{MAX_LEVEL_MAPS:,}; use hierarchies with fewer levels, or fewer distinct values "
-            f"at their low levels (coarsen the column first)")
-    dims = [hi - lo + 1 for lo, hi in bounds]
-    total = math.prod(dims)
-    if total > MAX_LATTICE:
-        raise InvalidInputError(
-            f"the lattice has {total:,} nodes (levels per column {dict(zip(names, dims))}), "
-            f"more than the {MAX_LATTICE:,} algorithm='optimal' searches; fix some levels with "
-            f"options={{'levels': {{column: level}}}}, use hierarchies with fewer levels, or "
-            f"use algorithm='mondrian'")
-
-
-def lattice_bounds(cols, levels) -> list:
-    """``(min, max)`` level per column from the ``levels`` option (default: all levels)."""
-    levels = dict(levels or {})
-    names = [c.name for c in cols]
-    unknown = [c for c in levels if c not in names]
-    if unknown:
-        raise UnknownColumnError(
-            f"levels given for {unknown}, which are not quasi-identifiers {names}")
-    out = []
-    for col in cols:
-        h = col.height
-        spec = levels.get(col.name)
-        if spec is None:
-            out.append((0, h))
-            continue
-        if isinstance(spec, tuple) and len(spec) == 2:
-            lo, hi = spec
-        else:
-            lo = hi = spec
-        for v in (lo, hi):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v <= h:
-                raise InvalidInputError(
-                    f"levels[{col.name!r}] must be a level in 0..{h} or a (min, max) pair, got "
-                    f"{spec!r}")
-        if lo > hi:
-            raise InvalidInputError(f"levels[{col.name!r}] = {spec!r}: min is above max")
-        out.append((int(lo), int(hi)))
-    return out
 
 
 def search_result(search: LatticeSearch, model, budget: int, bar=None):

@@ -253,11 +253,14 @@ def test_matches_reference(table):
     cur, suppressed = reference_datafly([a, b, c], kinds, k, k - 1 if budget is None else budget)
     for j, col in enumerate("abc"):
         got = cells(out[col])
+        values = [a, b, c][j]
         for i in range(len(a)):
             if i in suppressed:
                 assert got[i] is None
                 continue
-            g = cur[j][i]
+            # a group's cell shows the values of the rows that publish it (not suppressed)
+            g = frozenset(values[m] for m in range(len(a))
+                          if m not in suppressed and cur[j][m] == cur[j][i])
             if len(g) == 1:
                 assert got[i] == next(iter(g))
             elif kinds[j] == "unordered":
@@ -266,7 +269,10 @@ def test_matches_reference(table):
                 assert got[i] == (min(g), max(g))
                 assert got[i][0] <= [a, b, c][j][i] <= got[i][1]  # truthful
     assert out.anon.info["suppressed_rows"] == len(suppressed)
-    changed = sum(len(cur[j][i]) > 1 for j in range(3) for i in range(len(a))
+    shown = [[frozenset([a, b, c][j][m] for m in range(len(a))
+                        if m not in suppressed and cur[j][m] == cur[j][i])
+              for i in range(len(a))] for j in range(3)]
+    changed = sum(len(shown[j][i]) > 1 for j in range(3) for i in range(len(a))
                   if i not in suppressed) + 3 * len(suppressed)
     assert out.anon.info["changed_cells"] == changed
 

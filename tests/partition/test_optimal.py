@@ -419,7 +419,7 @@ def test_ten_thousand_level_arx_hierarchy_refused_fast(tmp_path):
 
 def test_level_maps_bound_before_any_map_is_built(monkeypatch):
     from pdanon.hierarchy.base import Bound
-    from pdanon.partition import optimal as O
+    from pdanon.partition import lattice as O
 
     df = pd.DataFrame({"x": np.arange(20), "y": np.arange(20) % 2})
     h = {"x": intervals([2, 4])}  # levels 0..3: 20, 10, 5, 1 nodes
@@ -455,7 +455,7 @@ def test_level_maps_bound_on_a_real_deep_hierarchy():
 def test_check_lattice_height_and_nodes():
     from types import SimpleNamespace
 
-    from pdanon.partition.optimal import MAX_LATTICE, check_lattice
+    from pdanon.partition.lattice import MAX_LATTICE, check_lattice
 
     class FakeBound:
         def nodes(self, level):

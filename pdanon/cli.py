@@ -14,8 +14,13 @@ columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Pa
 ``.parquet`` / ``.pq`` name) or to standard output as CSV. Generalized cells are written in
 pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields. In CSV
 output, text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
-leading ``'`` so that spreadsheets do not run them as formulas (``--no-csv-escape`` turns
-this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes the
+leading ``'`` so that spreadsheets do not run them as formulas, as does a formula after a
+line break inside a cell, and every cell holding a line break is quoted (``--no-csv-escape``
+turns the ``'`` off; see :func:`pdanon.csvsafe.write_csv`). Every line of a CSV input must
+have as many fields as the header (:func:`pdanon.io.check_field_counts`). Column numbers
+outside the table, negative, repeated or in two roles, outputs that would overwrite an
+input (:func:`check_outputs`, :func:`check_columns`) and key files over
+:data:`MAX_KEY_FILE_BYTES` are refused. ``-a hasher`` writes the
 reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
 ``--key-file``, keyed HMAC-SHA-256 pseudonyms. ``--report PATH`` also writes the release
 report (:mod:`pdanon.report`: one self-contained HTML page; the input table is the original).
@@ -68,6 +73,8 @@ _FLAG_NAMES = (("quasi_identifiers_types", "--types"), ("sensitives_types", "--s
                ("identifiers_ids", "--i_ids"), ("columns_ids_to_shuffle", "--cols2shuffle"),
                ("k_suppressed_lines", "--k_suppressed_lines"))
 _PARQUET = (".parquet", ".pq")
+#: the largest key file read, in bytes (a 256-bit key in hex is 64, plus a newline)
+MAX_KEY_FILE_BYTES = 4096
 
 
 class CliError(Exception):
@@ -111,13 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k_suppressed_lines",
                    help="the most rows Datafly may suppress (default k - 1)")
     p.add_argument("--scale", help="scale of the randomization (default 1)")
-    p.add_argument("--cols2shuffle", help='column numbers to shuffle ("1,3,5"; default all)')
+    p.add_argument("--cols2shuffle", help='shufflers: column numbers to shuffle ("1,3,5"; '
+                   "default all)")
     p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
                    help="progress bar (group_join, time_optimal, baseline, with tqdm installed) "
                    "or spinner on standard error for long runs (auto: when it is a terminal)")
     p.add_argument("--key-file", metavar="PATH",
-                   help="-a hasher: file holding the secret key bytes (a trailing newline is "
-                   "stripped); writes keyed HMAC-SHA-256 pseudonyms instead of unkeyed SHA-256")
+                   help="-a hasher: file holding the secret key bytes (at most "
+                   f"{MAX_KEY_FILE_BYTES}; a trailing newline is stripped); writes keyed "
+                   "HMAC-SHA-256 pseudonyms instead of unkeyed SHA-256")
     p.add_argument("--hash-context", choices=["column"],
                    help="with --key-file: mix each column's name (its number without -f) into "
                    "the hash, so equal values in two columns get different pseudonyms")
@@ -245,10 +254,6 @@ UNKEYED_HASHER_WARNING = (
     "identifiers from small spaces (phone numbers, ids, names) are reversed by hashing every "
     "candidate. Use --key-file PATH for keyed HMAC-SHA-256 pseudonyms."
 )
-
-
-#: the largest key file read, in bytes (a 256-bit key in hex is 64, plus a newline)
-MAX_KEY_FILE_BYTES = 4096
 
 
 def read_key_file(path: str) -> bytes:

@@ -555,8 +555,8 @@ def _pandas_read(path, kwargs: dict) -> pd.DataFrame:
     line" warning and tokenizer errors errors naming the line."""
     import re
 
-    if kwargs.get("index_col") is None:
-        kwargs = {**kwargs, "index_col": False}
+    if kwargs.get("index_col") is None and kwargs.get("engine") != "pyarrow":
+        kwargs = {**kwargs, "index_col": False}  # (the pyarrow engine refuses False)
     name = path if isinstance(path, str) else "the file"
     try:
         with warnings.catch_warnings():
@@ -657,7 +657,12 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
         is linear in the length of the text, so the limit bounds the time and memory one
         cell can cost.
     **read_csv_kwargs
-        Passed to :func:`pandas.read_csv`.
+        Passed to :func:`pandas.read_csv` (with ``index_col=False`` unless an index column
+        is named, so pandas never takes the first columns as an implicit index).
+
+    First, every line must have as many fields as the header (:func:`check_field_counts`,
+    one pass linear in the file's size; so the frame has at most as many cells as the file
+    has fields, and a line of 100,000 fields is refused in milliseconds).
 
     After parsing, every column the schema describes is restored and checked:
 
@@ -674,8 +679,8 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
         (a ``ValueError``) when a cell does not fit its column's kind, categories or dtype,
         cannot be parsed or is too long; the message names the column, the row (the frame's
         index label) and the text. A range split by an unquoted comma (``[30`` and ``35)``
-        in two fields) is reported with that hint, as is a line with more fields than the
-        header.
+        in two fields) is reported with that hint. A line with more or fewer fields than
+        the header is an error naming the line (:func:`check_field_counts`).
 
     Examples
     --------

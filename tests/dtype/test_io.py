@@ -452,6 +452,16 @@ def test_read_csv_a_100000_field_line_is_refused_in_well_under_a_second(tmp_path
     assert time.perf_counter() - started < 1.0
 
 
+@pytest.mark.parametrize("engine", ["c", "python", "pyarrow"])
+def test_read_csv_every_engine_is_checked(engine):
+    pytest.importorskip("pyarrow")
+    good = read_csv(io.StringIO("a,b\n1,2\n"), engine=engine)
+    assert good.to_dict("list") == {"a": [1], "b": [2]}
+    with pytest.raises(pdanon.InvalidInputError, match="^" + RAGGED_MESSAGE.replace("(", "\\(")
+                       .replace(")", "\\)").replace("?", "\\?") + "$"):
+        read_csv(io.StringIO(TRAILING), engine=engine)
+
+
 def test_read_csv_options_the_check_does_not_model_still_never_shift():
     # comment lines: the field check leaves the file to pandas, which is told index_col=False
     # and whose "more fields than the header" warning is an error

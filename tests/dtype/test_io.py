@@ -336,6 +336,142 @@ def test_read_csv_dict_schema_and_untouched_columns(tmp_path):
     assert untouched["b"].dtype != GeneralizationDtype("real")
 
 
+# ragged lines (issue 27): every line has as many fields as the header, and the error says
+# which line does not; pandas' implicit index (a first column taken as the index when data
+# lines have one field more than the header) never happens
+
+
+TRAILING = "name,age,sex\nann,30,F,\nbob,31,M,\n"
+RAGGED_MESSAGE = ("line 2 has 4 fields, but the header (line 1) has 3 (a trailing comma, or a "
+                  "comma in a cell that is not quoted?); every line must have as many fields "
+                  "as the header")
+
+
+def test_read_csv_trailing_comma_names_the_line_instead_of_shifting_columns(tmp_path):
+    # before: the names became the index and every column shifted one to the left
+    path = tmp_path / "t.csv"
+    path.write_text(TRAILING)
+    for source in (path, str(path), io.StringIO(TRAILING), io.BytesIO(TRAILING.encode())):
+        with pytest.raises(pdanon.InvalidInputError) as err:
+            read_csv(source, schema={"age": "real"})
+        assert str(err.value) == RAGGED_MESSAGE
+
+
+@pytest.mark.parametrize("text, kwargs, message", [
+    ("a,b\n1,2\n3,4,5\n", {}, "line 3 has 3 fields, but the header (line 1) has 2"),
+    ("a,b,c\n1,2,3\n4,5\n", {}, "line 3 has 2 fields, but the header (line 1) has 3"),
+    ('a,b\n1,"x\ny"\n\n2,3,4\n', {}, "line 5 has 3 fields, but the header (line 1) has 2"),
+    ("\n\na,b\n1,2,3\n", {}, "line 4 has 3 fields, but the header (line 3) has 2"),
+    ("a;b\n1;2;3\n", {"sep": ";"}, "line 2 has 3 fields, but the header (line 1) has 2"),
+    ("1,2\n3,4,5\n", {"header": None}, "line 2 has 3 fields, but line 1 has 2"),
+    ("1,2,3\n4,5\n", {"header": None}, "line 2 has 2 fields, but line 1 has 3"),
+    ("x\na,b\n1,2,3\n", {"header": 1}, "line 3 has 3 fields, but the header (line 2) has 2"),
+    ('a,b\n"1,2",3,4\n', {}, "line 2 has 3 fields, but the header (line 1) has 2"),
+])
+def test_read_csv_ragged_lines_name_the_line(text, kwargs, message):
+    with pytest.raises(pdanon.InvalidInputError) as err:
+        read_csv(io.StringIO(text), **kwargs)
+    assert str(err.value).startswith(message + " ("), str(err.value)
+
+
+def test_read_csv_a_line_spanning_lines_is_named_by_its_first_line():
+    with pytest.raises(pdanon.InvalidInputError) as err:
+        read_csv(io.StringIO('a,b\n1,2\n3,"x\ny",4\n'))
+    assert str(err.value) == (
+        "line 3 has 3 fields, but the header (line 1) has 2 (the line continues to line 4 "
+        "inside quotes: a quote left open?); every line must have as many fields as the header")
+    # a quote left open to the end of the file: as many fields, pandas' error, reworded
+    with pytest.raises(pdanon.InvalidInputError) as err:
+        read_csv(io.StringIO('a,b\n1,2\n3,"open\nquote\n'))
+    assert str(err.value) == ("cannot read the file as CSV: a quoted cell is not closed before "
+                              "the end of the file (pandas: EOF inside string starting at row "
+                              "2)")
+
+
+def test_read_csv_equal_lines_still_read_as_pandas_reads_them(tmp_path):
+    text = 'a,b\n1,"x, y"\n\n   \n2,"multi\nline"\n'
+    got = read_csv(io.StringIO(text))
+    tm.assert_frame_equal(got, pd.read_csv(io.StringIO(text)))
+    assert got["b"].tolist() == ["x, y", "multi\nline"]
+    # a CSV written with its index (first header field empty) reads with index_col=0
+    df = pd.DataFrame({"a": [1, 2]}, index=[5, 6])
+    tm.assert_frame_equal(read_csv(io.StringIO(df.to_csv()), index_col=0), df)
+    # a stream is read from where it stands, and a file object is left where pandas leaves it
+    buf = io.StringIO("junk\n" + text)
+    buf.readline()
+    tm.assert_frame_equal(read_csv(buf), got)
+    gz = tmp_path / "x.csv.gz"
+    import gzip
+
+    with gzip.open(gz, "wt") as fh:
+        fh.write(TRAILING)
+    with pytest.raises(pdanon.InvalidInputError, match="line 2 has 4 fields"):
+        read_csv(gz)
+
+
+def test_read_csv_non_seekable_stream():
+    class Stream(io.RawIOBase):
+        def __init__(self, data):
+            self._data = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def seekable(self):
+            return False
+
+        def readinto(self, b):
+            chunk = self._data.read(len(b))
+            b[:len(chunk)] = chunk
+            return len(chunk)
+
+    with pytest.raises(pdanon.InvalidInputError, match="line 2 has 4 fields"):
+        read_csv(io.BufferedReader(Stream(TRAILING.encode())))
+    back = read_csv(io.BufferedReader(Stream(b"a,b\n1,2\n")))
+    assert back.to_dict("list") == {"a": [1], "b": [2]}
+
+
+def test_read_csv_a_100000_field_line_is_refused_in_well_under_a_second(tmp_path):
+    import time
+
+    # before: pandas built a 99,999-level implicit index and read_csv hung
+    path = tmp_path / "wide.csv"
+    path.write_text("a,b\n" + ",".join(["1"] * 100_000) + "\n")
+    assert path.stat().st_size > 200_000
+    started = time.perf_counter()
+    with pytest.raises(pdanon.InvalidInputError, match="line 2 has 100000 fields, but the "
+                       "header \\(line 1\\) has 2"):
+        read_csv(path)
+    assert time.perf_counter() - started < 1.0
+    # the same line first, short lines after it: refused at line 2, never padded
+    path.write_text(",".join(["1"] * 100_000) + "\n" + "1,2\n" * 50_000)
+    started = time.perf_counter()
+    with pytest.raises(pdanon.InvalidInputError, match="line 2 has 2 fields, but line 1 has "
+                       "100000"):
+        read_csv(path, header=None)
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("engine", ["c", "python", "pyarrow"])
+def test_read_csv_every_engine_is_checked(engine):
+    pytest.importorskip("pyarrow")
+    good = read_csv(io.StringIO("a,b\n1,2\n"), engine=engine)
+    assert good.to_dict("list") == {"a": [1], "b": [2]}
+    with pytest.raises(pdanon.InvalidInputError, match="^" + RAGGED_MESSAGE.replace("(", "\\(")
+                       .replace(")", "\\)").replace("?", "\\?") + "$"):
+        read_csv(io.StringIO(TRAILING), engine=engine)
+
+
+def test_read_csv_options_the_check_does_not_model_still_never_shift():
+    # comment lines: the field check leaves the file to pandas, which is told index_col=False
+    # and whose "more fields than the header" warning is an error
+    with pytest.raises(pdanon.InvalidInputError) as err:
+        read_csv(io.StringIO("# note\nname,age\nann,30,x\n"), comment="#")
+    assert "more fields than the header" in str(err.value)
+    with pytest.raises(pdanon.InvalidInputError, match="line 4"):
+        read_csv(io.StringIO("# note\nname,age\nann,30\nbob,31,x\n"), comment="#")
+
+
 def test_parse_generalized_typing():
     u = parse_generalized(["{1, 2}", "3", None, ""], "unordered")
     assert u.dtype.categories.tolist() == [1, 2, 3] and u[1] == 3
@@ -486,3 +622,43 @@ def test_min_max_where_with_sets_and_empty():
     assert filled.tolist() == ["a", S("a", "b"), S("a", "b")]
     empty = GeneralizationDtype("unordered").empty((2,))
     assert empty.isna().all() and empty.dtype.categories is not None
+
+
+_CSV_PIECES = st.sampled_from(["a", "b", ",", ",", '"', '""', "\n", "\r", "\r\n", " ", "\t",
+                               "\n\n"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_CSV_PIECES, max_size=40).map("".join), st.sampled_from([0, None, 1]),
+       st.sampled_from([None, 1, 3]), st.sampled_from([1, 2, 5, 1 << 22]))
+def test_property_vectorized_field_check_agrees_with_the_csv_module(text, header, nrows, block):
+    """The numpy scan (in blocks of any size) gives the csv module's answer: the same count,
+    or the same error naming the same line; or it hands the file to the csv module."""
+    import csv as _csv
+
+    from pdanon.io import _byte_blocks, _csv_fields, _FALLBACK, _fast_fields, _Scan
+
+    def outcome(run):
+        try:
+            return run()
+        except pdanon.InvalidInputError as exc:
+            return str(exc)
+
+    data = text.encode()
+    fast = outcome(lambda: _fast_fields(_byte_blocks(io.BytesIO(data), size=block),
+                                        _Scan(header, nrows, ","), ord(","), ord('"')))
+    slow = outcome(lambda: _csv_fields(io.StringIO(text, newline=""), _Scan(header, nrows, ","),
+                                       dict(quotechar='"', doublequote=True, escapechar=None,
+                                            skipinitialspace=False,
+                                            quoting=_csv.QUOTE_MINIMAL)))
+    if fast is not _FALLBACK:
+        assert fast == slow, (text, fast, slow)
+    # whatever the path, a file the check accepts has equal records for the csv module
+    if isinstance(slow, int):
+        rows = [r for r in _csv.reader(io.StringIO(text, newline=""))
+                if r and (len(r) > 1 or r[0].strip(" \t\r\n"))]
+        skip = header or 0
+        wanted = rows[skip:]
+        if nrows is not None:
+            wanted = wanted[:nrows + (1 if header is not None else 0)]
+        assert {len(r) for r in wanted} <= {slow}

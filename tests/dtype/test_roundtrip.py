@@ -100,13 +100,18 @@ def test_categories_written_alike_fail_with_the_column_and_the_fix():
         pdanon.read_csv(io.StringIO(out.to_csv(index=False)), schema=out.anon.schema)
 
 
-def test_unquoted_comma_leaves_text_in_a_real_column():
-    # a writer that did not quote: '[30' and ' 35)' became two fields; pandas made the
-    # first one the index and left ' 35)' in the real column
+def test_unquoted_comma_is_a_ragged_line():
+    # a writer that did not quote: '[30' and ' 35)' became two fields; pandas used to make
+    # the first one the index (every column shifted); now the line is named
     text = "age,d\n[30, 35),a\n[35, 40),b\n"
     with pytest.raises(pdanon.InvalidInputError,
-                       match=r"column 'age', row '\[30': cannot parse '35\)'.*unquoted comma"):
+                       match=r"^line 2 has 3 fields, but the header \(line 1\) has 2 \(a "
+                             r"trailing comma, or a comma in a cell that is not quoted\?\)"):
         pdanon.read_csv(io.StringIO(text), schema={"age": "real"})
+    # one column: pandas cannot shift, the range's second half is text in the real column
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"column 'age', row 0: cannot parse '\[30'.*unquoted comma"):
+        pdanon.read_csv(io.StringIO("age\n[30\n 35)\n"), schema={"age": "real"})
 
 
 def test_real_column_with_text_names_row_and_text():

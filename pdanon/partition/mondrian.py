@@ -192,8 +192,11 @@ def _widths(dims: list[_Dim], keys: list, sid: np.ndarray, starts: np.ndarray,
             if nseg * d.ncodes <= _DENSE_FACTOR * len(key) + (1 << 16):
                 seen = np.bincount(pair, minlength=nseg * d.ncodes).reshape(nseg, d.ncodes)
                 distinct = np.count_nonzero(seen, axis=1)
-            else:
-                distinct = np.bincount(np.unique(pair) // d.ncodes, minlength=nseg)
+            else:  # sort-based (np.unique without return_* hashes, slowly, in numpy 2.4)
+                srt = np.sort(pair)
+                head = np.ones(len(srt), dtype=bool)
+                head[1:] = srt[1:] != srt[:-1]
+                distinct = np.bincount(srt[head] // d.ncodes, minlength=nseg)
             w[:, j] = (distinct - 1) / d.scale
         else:
             lo = np.minimum.reduceat(key, starts)
@@ -269,25 +272,50 @@ def _fallback_sides(key: np.ndarray, sid: np.ndarray, nseg: int, ncodes: int,
 
 def _balanced_sides(key: np.ndarray, sid: np.ndarray, nseg: int, ncodes: int) -> np.ndarray:
     """Greedy balanced two-way split of each partition's categories (largest first to the
-    lighter half). Every partition here has at least two categories."""
+    lighter half; ties go left). Every partition here has at least two categories.
+
+    The greedy walk is sequential, but a *run* of categories of one size ``w`` is placed in
+    closed form: with ``d`` = left rows − right rows before it, the first ``ceil(d / w)``
+    categories (``d > 0``) go right, or the first ``floor(-d / w) + 1`` (``d <= 0``) go left,
+    and the rest alternate. A partition of ``m`` rows has fewer than ``sqrt(2 m)`` distinct
+    sizes, so the loop below runs that many times (vectorized over partitions), not once per
+    category: O(pairs) work however many distinct values a column has."""
     pair_of_row, pseg, pcode, pcount = _pair_table(sid, key, nseg, ncodes)
     order = np.lexsort((pcode, -pcount, pseg))
     pseg_o, pcount_o = pseg[order], pcount[order]
-    per_seg = np.bincount(pseg_o, minlength=nseg)
-    rank = np.arange(len(order)) - _starts(per_seg)[pseg_o]
-    side_o = np.zeros(len(order), dtype=bool)
-    left = np.zeros(nseg, dtype=np.int64)
-    right = np.zeros(nseg, dtype=np.int64)
-    for r in range(int(per_seg.max())):  # at most the number of categories
-        at = np.flatnonzero(rank == r)
-        s = pseg_o[at]
-        go_right = right[s] < left[s]
-        side_o[at] = go_right
-        np.add.at(right, s[go_right], pcount_o[at][go_right])
-        np.add.at(left, s[~go_right], pcount_o[at][~go_right])
+    head = np.ones(len(order), dtype=bool)
+    head[1:] = (pseg_o[1:] != pseg_o[:-1]) | (pcount_o[1:] != pcount_o[:-1])
+    run_start = np.flatnonzero(head)
+    run_len = np.diff(np.append(run_start, len(order)))
+    run_seg, run_w = pseg_o[run_start], pcount_o[run_start].astype(np.int64)
+    run_rank = np.arange(len(run_start)) - _starts(np.bincount(run_seg, minlength=nseg))[run_seg]
+    by_rank = np.argsort(run_rank, kind="stable")
+    bounds = np.searchsorted(run_rank[by_rank], np.arange(int(run_rank.max()) + 2))
+    diff = np.zeros(nseg, dtype=np.int64)  # left rows - right rows so far, per partition
+    run_d = np.empty(len(run_start), dtype=np.int64)  # ... before each run
+    for r in range(len(bounds) - 1):  # fewer than sqrt(2 * rows) rounds
+        at = by_rank[bounds[r]:bounds[r + 1]]
+        seg, w, d = run_seg[at], run_w[at], diff[run_seg[at]]
+        run_d[at] = d
+        first, lead = _run_lead(d, w, run_len[at])
+        rest = run_len[at] - lead
+        rights = np.where(first, lead + rest // 2, rest - rest // 2)
+        diff[seg] = d + w * (run_len[at] - 2 * rights)
+    run_of = np.cumsum(head) - 1
+    first, lead = _run_lead(run_d[run_of], run_w[run_of], run_len[run_of])
+    j = np.arange(len(order)) - run_start[run_of]  # position in its run
+    side_o = np.where(j < lead, first, ((j - lead) % 2 == 1) == first)
     side = np.empty(len(order), dtype=bool)
     side[order] = side_o
     return side[pair_of_row]
+
+
+def _run_lead(d: np.ndarray, w: np.ndarray, length: np.ndarray):
+    """Where a run of ``length`` categories of ``w`` rows starts (``d`` = left - right rows
+    before it): whether its first categories go right, and how many go that way in a row."""
+    right = d > 0
+    lead = np.where(right, (d + w - 1) // w, (-d) // w + 1)
+    return right, np.minimum(lead, length)
 
 
 def _regroup(sid: np.ndarray, side: np.ndarray, starts: np.ndarray,

@@ -56,9 +56,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     """Array of generalized cells (see :mod:`pdanon.dtype` for the storage layout).
 
     Build it with :meth:`from_values` (plain values), :meth:`from_bounds` (real/ordered ranges),
-    :meth:`from_membership` (unordered sets), :meth:`from_groups` (one range/set per group of
-    rows) or from any sequence of plain values, :class:`GeneralizationRange` cells, Python sets
-    and NaN: ``pd.array(cells, dtype="generalization[real]")``.
+    :meth:`from_members` / :meth:`from_membership` (unordered sets, sparse / dense),
+    :meth:`from_groups` (one range/set per group of rows) or from any sequence of plain values,
+    :class:`GeneralizationRange` cells, Python sets and NaN:
+    ``pd.array(cells, dtype="generalization[real]")``.
 
     ``arr[i]`` returns NaN for a missing cell, the plain value for an ungeneralized cell (e.g.
     ``39`` or ``'White'``) and a :class:`GeneralizationRange` otherwise.

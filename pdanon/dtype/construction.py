@@ -104,7 +104,7 @@ class ArrayConstructors:
         """
         dtype = GeneralizationDtype(kind, categories)
         if kind == "unordered":
-            raise ValueError("from_bounds builds real/ordered arrays; use from_membership")
+            raise ValueError("from_bounds builds real/ordered arrays; use from_members")
         lo_in = np.asarray(lo)
         hi_in = np.asarray(hi)
         if lo_in.ndim != 1 or hi_in.shape != lo_in.shape:

@@ -38,7 +38,7 @@ def _widths(s: pd.Series, orig: pd.Series | None) -> tuple:
         codes = np.asarray(arr.codes)
         uniq, first, counts = np.unique(codes, return_index=True, return_counts=True)
         keep = uniq >= 0
-        sizes = np.asarray(arr.take(first[keep]).membership, dtype=bool).sum(axis=1)
+        sizes = arr.take(first[keep]).member_counts
         return generalized, float((sizes * counts[keep]).sum() / counts[keep].sum()), "values per set"
     lo = np.asarray(arr.lo, dtype=np.float64)[present]
     hi = np.asarray(arr.hi, dtype=np.float64)[present]

@@ -246,3 +246,16 @@ def test_parquet_written_by_the_dense_storage_reads_back():
     assert mixed == [1, frozenset({"1", "a"}), frozenset({1, 2.5}), "a",
                      frozenset({1, "1", "a", 2.5})]
     assert sorted(map(repr, mixed[4])) == ["'1'", "'a'", "1", "2.5"]  # 1 and '1' both kept
+
+
+@pytest.mark.parametrize("budget", [2, 1 << 22])
+def test_population_matches_of_sets_by_hand(budget):
+    # class 0 publishes {a, b}, class 1 'c', class 2 a missing cell (holds missing values only)
+    from pdanon.containment import population_matches
+
+    published = pd.DataFrame({"z": pd.array([{"a", "b"}, {"a", "b"}, "c", None],
+                                            dtype="generalization[unordered]")})
+    population = pd.DataFrame({"z": ["a", "b", "c", None, "d", "a"]})
+    counts, shared = population_matches(published, np.array([0, 0, 1, 2]), population, ["z"],
+                                        shared=True, budget=budget)
+    assert counts.tolist() == [3, 1, 1] and shared.tolist() == [1, 1, 1]

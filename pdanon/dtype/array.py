@@ -322,9 +322,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             if all(a._table is first._table for a in to_concat):
                 return cls._new_sets(np.concatenate([a._codes for a in to_concat]),
                                      first._table, dtype)
-            table = first._table.copy()
+            table = first._table.copy()  # the first array's sets, in its order: its codes hold
             proto = cls._new_sets(first._codes[:0], table, dtype)
-            codes = [proto._codes_in_own_table(a) for a in to_concat]
+            codes = [a._codes if a._table is first._table else proto._codes_in_own_table(a)
+                     for a in to_concat]
             return cls._new_sets(np.concatenate(codes), table, dtype)
         valid = [a for a in to_concat if not a._mask.all()]
         integer = all(a._integer for a in valid) if valid else False
@@ -491,21 +492,9 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             out = ok & (self._codes == codes)
             sets = np.flatnonzero(ok & (self._codes >= c))
             if len(sets):
-                out[sets] = self._table_contains(self._codes[sets] - c, codes[sets])
+                out[sets] = self._table.contains(self._codes[sets] - c, codes[sets])
             return out
         return ok & ~self._mask & self._within(codes)
-
-    def _table_contains(self, set_ids: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Does set ``set_ids[i]`` of the table hold category ``values[i]``? One binary search
-        in the sorted (set, member) keys of the sets used."""
-        t = self._table
-        used = sorted_unique(set_ids)
-        lens, flat = gather_segments(t.indptr, t.members, used)
-        width = max(self._dtype._n_categories, 1)
-        keys = np.repeat(np.arange(len(used), dtype=np.int64), lens) * width + flat
-        query = np.searchsorted(used, set_ids) * width + values
-        at = np.minimum(np.searchsorted(keys, query), max(len(keys) - 1, 0))
-        return keys[at] == query if len(keys) else np.zeros(len(query), dtype=bool)
 
     def _within(self, v: np.ndarray) -> np.ndarray:
         """``lo <= v <= hi`` per cell, strict at the open ends."""

@@ -153,10 +153,11 @@ def _as_python(v):
     return v.values_set if isinstance(v, GeneralizationRange) else v
 
 
+@pytest.mark.parametrize("bitmap", [32, 0])  # 0: contains searches the members, no bitmap
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_cell, min_size=1, max_size=30), st.lists(_cell, min_size=1, max_size=30),
        st.permutations(_cats))
-def test_set_columns_agree_with_python_sets(a, b, order):
+def test_set_columns_agree_with_python_sets(bitmap, a, b, order):
     dtype = pdanon.GeneralizationDtype("unordered", _cats)
     x = pd.array(a, dtype=dtype)
     y = pd.array(b, dtype=dtype)  # a table of its own
@@ -189,12 +190,18 @@ def test_set_columns_agree_with_python_sets(a, b, order):
     for i in present:
         for j in present:
             assert (ranks[i] < ranks[j]) == (_python_key(a[i]) < _python_key(a[j]))
-    # containment of a member value
-    probe = [(sorted(v)[0] if isinstance(v, frozenset) else v) for v in a]
-    probe = [p if p is not None else "k0" for p in probe]
-    expect = [v is not None and (p in v if isinstance(v, frozenset) else p == v)
-              for p, v in zip(probe, a)]
-    assert x.contains(probe).tolist() == expect
+    # containment of a member value, of a value before / after / between the members
+    from pdanon.dtype import storage
+
+    saved, storage.BITMAP_BYTES = storage.BITMAP_BYTES, bitmap
+    try:
+        for pick in (min, max, lambda v: "k4", lambda v: "k0", lambda v: "k8"):
+            probe = [pick(sorted(v)) if isinstance(v, frozenset) else (v or "k0") for v in a]
+            expect = [v is not None and (p in v if isinstance(v, frozenset) else p == v)
+                      for p, v in zip(probe, a)]
+            assert x.contains(probe).tolist() == expect
+    finally:
+        storage.BITMAP_BYTES = saved
 
 
 def test_hash_collisions_never_merge_different_sets(monkeypatch):

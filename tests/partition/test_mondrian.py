@@ -12,6 +12,7 @@ from pdanon.encode import encode_table
 from pdanon.dtype import GeneralizationRange
 from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
+from pdanon.partition import mondrian
 from pdanon.partition.mondrian import FALLBACK_CUTS, _balanced_sides, mondrian_partition
 from pdanon.roles import resolve_roles
 from tests._helpers.frames import SURVEY_QI, skewed_survey
@@ -447,10 +448,11 @@ def greedy_sides_reference(key, sid):
     return side
 
 
+@pytest.mark.parametrize("steps", [64, 0])  # 0: always by runs of equal category sizes
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 12), min_size=2, max_size=40), min_size=1,
                 max_size=6), st.integers(1, 30))
-def test_balanced_sides_match_the_greedy_rule(parts, spread):
+def test_balanced_sides_match_the_greedy_rule(steps, parts, spread):
     # many equal category sizes (runs of ties) and a few large ones, in several partitions
     key = np.concatenate([np.asarray(p, dtype=np.int64) * spread for p in parts])
     sid = np.repeat(np.arange(len(parts)), [len(p) for p in parts])
@@ -461,13 +463,19 @@ def test_balanced_sides_match_the_greedy_rule(parts, spread):
     if not keep.any():
         return
     key, sid = key[keep], np.unique(sid[keep], return_inverse=True)[1].reshape(-1)
-    got = _balanced_sides(key, sid, int(sid.max()) + 1, 13 * spread)
+    saved, mondrian.GREEDY_STEPS = mondrian.GREEDY_STEPS, steps
+    try:
+        got = _balanced_sides(key, sid, int(sid.max()) + 1, 13 * spread)
+    finally:
+        mondrian.GREEDY_STEPS = saved
     np.testing.assert_array_equal(got, greedy_sides_reference(key, sid))
 
 
-def test_balanced_sides_runs_of_equal_sizes_by_hand():
+@pytest.mark.parametrize("steps", [64, 0])
+def test_balanced_sides_runs_of_equal_sizes_by_hand(steps, monkeypatch):
     # sizes 5, 1, 1, 1, 1, 1, 1: 5 left; then right until right >= left (1..5 -> right holds
     # five), then the last one left: left {0, 6}, right {1..5}
+    monkeypatch.setattr(mondrian, "GREEDY_STEPS", steps)
     key = np.array([0] * 5 + [1, 2, 3, 4, 5, 6])
     got = _balanced_sides(key, np.zeros(len(key), dtype=np.int64), 1, 7)
     assert got.tolist() == [False] * 5 + [True] * 5 + [False]

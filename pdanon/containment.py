@@ -21,10 +21,11 @@ are disjoint, as under global recoding): δ-presence reads it (``ClassCounts.pop
 
 Work: the population is first reduced to its distinct quasi-identifier combinations; each
 column becomes an integer key per combination and, per class, an interval of keys (ranges and
-plain values) or a row of a (distinct cells × keys) membership table (sets). The classes are
-then compared with every combination in chunks of at most ``budget`` (class, combination)
-pairs: O(classes × combinations × columns) vectorized work, O(budget) memory, no Python loop
-over rows or classes beyond the chunks.
+plain values) or the members of its cell (sets: the distinct published cells' member keys in
+sparse form, never a cells × categories table). The classes are then compared with every
+combination in chunks of at most ``budget`` (class, combination) pairs: O(classes ×
+combinations × columns) vectorized work, O(budget + members) memory, no Python loop over rows
+or classes beyond the chunks.
 
 Example
 -------
@@ -52,19 +53,36 @@ BUDGET = 1 << 22
 class _Column:
     """One quasi-identifier as the counter sees it: ``keys`` (one per population
     combination) and, per class, the interval ``[start, end)`` of keys its cell contains, or
-    (sets) its row ``cell`` of the membership table ``member`` (distinct cells × keys)."""
+    (sets) its distinct cell ``cell``, whose member keys are
+    ``members[indptr[cell]:indptr[cell + 1]]``."""
 
     keys: np.ndarray
     start: np.ndarray | None = None
     end: np.ndarray | None = None
     cell: np.ndarray | None = None
-    member: np.ndarray | None = None
+    indptr: np.ndarray | None = None
+    members: np.ndarray | None = None
+    key_order: np.ndarray | None = None  # sets: the combinations sorted by key
 
-    def contains(self, g0: int, g1: int, keys: np.ndarray) -> np.ndarray:
-        if self.member is not None:
-            return self.member[self.cell[g0:g1]][:, keys]
-        return ((self.start[g0:g1, None] <= keys[None, :])
-                & (keys[None, :] < self.end[g0:g1, None]))
+    def contains(self, g0: int, g1: int) -> np.ndarray:
+        """(classes g0..g1-1) × combinations: does the class's cell contain the key?"""
+        keys = self.keys
+        if self.members is None:
+            return ((self.start[g0:g1, None] <= keys[None, :])
+                    & (keys[None, :] < self.end[g0:g1, None]))
+        from pdanon.dtype.storage import gather_segments
+
+        # every (class, member key) pair marks the combinations holding that key
+        lens, flat = gather_segments(self.indptr, self.members, self.cell[g0:g1])
+        order = self.key_order
+        sorted_keys = keys[order]
+        lo = np.searchsorted(sorted_keys, flat, "left")
+        hits = np.searchsorted(sorted_keys, flat, "right") - lo
+        row = np.repeat(np.repeat(np.arange(g1 - g0), lens), hits)
+        at = np.arange(int(hits.sum())) + np.repeat(lo - (np.cumsum(hits) - hits), hits)
+        out = np.zeros((g1 - g0, len(keys)), dtype=bool)
+        out[row, order[at]] = True
+        return out
 
 
 def _first_rows(labels: np.ndarray, groups: int) -> np.ndarray:
@@ -131,8 +149,9 @@ def _ordered_ranges(arr, values: pd.Series) -> _Column:
 
 
 def _sets(arr, values: pd.Series) -> _Column:
-    """Sets (and plain values) of an unordered column: a membership table of the distinct
-    published cells over the categories, a missing key and a key no cell holds."""
+    """Sets (and plain values) of an unordered column: the members of the distinct published
+    cells (category positions as keys, sparse), a missing key ``c`` and a key no cell holds
+    (``c + 1``)."""
     cats = pd.Index(arr.categories)
     c = len(cats)
     v = values.astype(object).to_numpy()
@@ -141,10 +160,12 @@ def _sets(arr, values: pd.Series) -> _Column:
     keys = np.where(na, c, np.where(pos >= 0, pos, c + 1))
     codes = np.asarray(arr.codes)
     uniq, first, cell = np.unique(codes, return_index=True, return_inverse=True)
-    member = np.zeros((len(uniq), c + 2), dtype=bool)
-    member[:, :c] = arr.take(first).membership
-    member[:, c] = uniq < 0  # a missing cell holds the missing values only
-    return _Column(keys, cell=cell.reshape(-1), member=member)
+    indptr, members = arr.take(first).members()
+    if len(uniq) and uniq[0] < 0:  # a missing cell (sorted first) holds the missing values only
+        indptr = np.concatenate([[0], indptr[1:] + 1])
+        members = np.concatenate([[c], members])
+    return _Column(keys, cell=cell.reshape(-1), indptr=indptr, members=members,
+                   key_order=np.argsort(keys, kind="stable"))
 
 
 def _column(cells: pd.Series, values: pd.Series) -> _Column:
@@ -200,7 +221,7 @@ def population_matches(published: pd.DataFrame, labels: np.ndarray, population: 
             g1 = min(groups, g0 + step)
             mask = np.ones((g1 - g0, len(weights)), dtype=bool)
             for col in columns:
-                mask &= col.contains(g0, g1, col.keys)
+                mask &= col.contains(g0, g1)
             yield g0, g1, mask
 
     hits = np.zeros(len(weights), dtype=np.int64)

@@ -19,7 +19,7 @@ place:
 * :func:`check_value_types` is the anonymizers' rule for object columns that mix numbers
   with other values (refused, or accepted with ``mixed="accept"``);
 * :func:`encode_column` / :func:`encode_table` build the engine's :class:`EncodedColumn`
-  (codes, categories, ranks, numeric values, bounds / membership of generalized cells).
+  (codes, categories, ranks, numeric values, bounds of generalized cells).
 
 Every quasi-identifier becomes an :class:`EncodedColumn`:
 
@@ -28,11 +28,10 @@ Every quasi-identifier becomes an :class:`EncodedColumn`:
 * ``categories`` — the distinct values in code order;
 * ``lo`` / ``hi`` — the bounds of each cell (float values for ``real``; codes for ``ordered``);
   a plain value has ``lo == hi``;
-* ``membership`` — for an already generalized ``unordered`` column, which categories each cell
-  contains (``None`` for plain columns: each cell is the singleton of its code).
-
 Columns that are already of the generalization dtype (the output of an earlier pdanon step) are
-read from their bounds / membership, so anonymizers can be chained.
+read from their bounds (ranges) or cell codes (sets: equal sets, equal codes), so anonymizers can
+be chained. The members of set cells are not copied here: the recoder reads them, sparse, from
+the column itself (``GeneralizationArray.members``), so no rows × categories matrix is built.
 
 Example
 -------
@@ -447,7 +446,6 @@ class EncodedColumn:
     categories: pd.Index
     lo: np.ndarray | None = None
     hi: np.ndarray | None = None
-    membership: np.ndarray | None = None
     generalized: bool = False
     numeric: bool = False
     na: np.ndarray | None = None
@@ -611,7 +609,6 @@ def _encode_generalized(series: pd.Series, kind: str) -> EncodedColumn:
     if kind == "unordered":
         codes, _ = pd.factorize(arr, use_na_sentinel=True)  # equal sets, equal codes
         lo = hi = None
-        membership = np.asarray(arr.membership)
     else:
         lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
         na = np.asarray(arr.isna(), dtype=bool)
@@ -620,10 +617,9 @@ def _encode_generalized(series: pd.Series, kind: str) -> EncodedColumn:
         if (~na).any():
             present, _ = pd.factorize(pd.MultiIndex.from_arrays([lo[~na], hi[~na]]), sort=True)
             codes[~na] = present
-        membership = None
     codes = np.asarray(codes, np.int64)
     categories = pd.Index(np.arange(int(np.max(codes, initial=-1)) + 1))
-    return EncodedColumn(series.name, kind, codes, categories, lo, hi, membership,
+    return EncodedColumn(series.name, kind, codes, categories, lo, hi,
                          generalized=True, numeric=kind == "real")
 
 

@@ -81,10 +81,11 @@ def information_loss(original: pd.DataFrame, anonymized: pd.DataFrame, quasi_ide
         if isinstance(anon.dtype, GeneralizationDtype):
             arr = anon.array
             if kind == "unordered":
-                member = np.asarray(arr.membership, dtype=bool)
+                offsets, members = arr.members()  # sparse: no rows x categories matrix
                 used = pd.Index(pd.unique(orig.dropna()))
                 present = arr.categories.isin(used)
-                m = (member & present[None, :]).sum(axis=1)
+                m = np.bincount(np.repeat(np.arange(len(arr)), np.diff(offsets)),
+                                weights=present[members], minlength=len(arr))
                 M = len(used)
                 cost = np.where(m > 1, (m - 1) / max(M - 1, 1), 0.0)
             elif kind == "real" or arr.categories is None:

@@ -60,7 +60,7 @@ def published_categories(series: pd.Series) -> pd.Series:
 
     Missing cells need no category. Returns ``series`` itself when nothing is to be removed,
     otherwise a new Series (same index and name). Vectorized: O(rows + categories), plus one
-    pass over the rows of the set table that published cells use.
+    pass over the members of the distinct sets that published cells use.
 
     Example
     -------
@@ -109,12 +109,9 @@ def used_categories(series: pd.Series) -> np.ndarray | None:
         keep[codes[(codes >= 0) & (codes < c)]] = True
         is_set = codes >= c
         if is_set.any():
-            # the members of the sets some cell uses: rows of the array's set table (read
-            # directly: ``membership`` would copy a rows x categories matrix)
-            table = arr._table.sets
-            used_sets = np.unique(codes[is_set] - c)
-            members = table if len(used_sets) == len(table) else table[used_sets]
-            keep |= members.any(axis=0)
+            # the members of the distinct sets some cell uses (one row of each, sparse)
+            _, first = np.unique(codes[is_set], return_index=True)
+            keep[arr.take(np.flatnonzero(is_set)[first]).members()[1]] = True
         return keep
     lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
     valid = lo >= 0
@@ -134,7 +131,7 @@ def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
     >>> restrict_categories(s, np.array([False, True, True])).cat.categories.tolist()
     ['b', 'c']
     """
-    from pdanon.dtype import GeneralizationArray
+    from pdanon.dtype import GeneralizationArray, GeneralizationDtype
 
     dtype = series.dtype
     keep = np.asarray(keep, dtype=bool)
@@ -144,29 +141,12 @@ def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
         return series.cat.set_categories(dtype.categories[keep])  # order kept
     arr = series.array
     cats = dtype.categories
-    c = len(cats)
     new_cats = _values_index(cats, keep)
     new_pos = np.cumsum(keep) - 1  # old position -> new position (where kept)
     if dtype.column_type == "unordered":
-        codes = np.asarray(arr.codes)
-        c_new = len(new_cats)
-        out = np.full(len(codes), -1, dtype=np.int64)
-        plain = (codes >= 0) & (codes < c)
-        out[plain] = new_pos[codes[plain]]
-        is_set = codes >= c
-        # a dictionary of cells: every kept category as a plain cell, then the distinct sets
-        parts = [pd.Series(GeneralizationArray.from_values(
-            pd.Categorical.from_codes(np.arange(c_new), categories=new_cats),
-            kind="unordered"))]
-        if is_set.any():  # distinct sets whose members are all kept: still distinct sets
-            used_sets, set_rank = np.unique(codes[is_set] - c, return_inverse=True)
-            table = arr._table.sets
-            members = table if len(used_sets) == len(table) else table[used_sets]
-            parts.append(pd.Series(GeneralizationArray.from_membership(members[:, keep],
-                                                                       new_cats)))
-            out[is_set] = c_new + set_rank.reshape(-1)
-        dictionary = pd.concat(parts, ignore_index=True).array
-        new = dictionary.take(out, allow_fill=True)
+        # the cells' members renumbered into the kept categories (sparse, one table of the
+        # distinct sets used); a member that is not kept raises ValueError
+        new = arr.astype(GeneralizationDtype("unordered", new_cats))
     else:
         lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
         valid = lo >= 0
@@ -328,9 +308,7 @@ def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups:
     if blank is not None:
         mask = mask | blank
     if col.kind == "unordered":
-        member = np.zeros((groups, col.membership.shape[1]), dtype=bool)
-        np.logical_or.at(member, labels, col.membership)
-        return GeneralizationArray.from_membership(member[labels], arr.categories, mask=mask)
+        return _united_sets(arr, labels, groups, mask)
     lo_g, _ = _group_min_max(np.asarray(col.lo, dtype=np.float64), labels, groups)
     _, hi_g = _group_min_max(np.asarray(col.hi, dtype=np.float64), labels, groups)
     lo_g, hi_g = lo_g[labels], hi_g[labels]
@@ -339,6 +317,26 @@ def _generalize_generalized(arr, col: EncodedColumn, labels: np.ndarray, groups:
     return GeneralizationArray.from_bounds(lo_g, hi_g, kind=col.kind,
                                            categories=arr.categories, mask=mask,
                                            integer=arr.is_integer)
+
+
+def _united_sets(arr, labels: np.ndarray, groups: int, mask: np.ndarray):
+    """Every row's cell: the union of the sets (and plain values) of its group; rows flagged
+    in ``mask`` come out missing. Sparse: each distinct (group, cell) pair contributes its
+    members once, O(rows + members of those pairs), never groups × categories."""
+    from pdanon.dtype import GeneralizationArray
+
+    codes = np.asarray(arr.codes)
+    present = np.flatnonzero(codes >= 0)
+    width = int(codes.max(initial=0)) + 1
+    _, first = np.unique(labels[present] * width + codes[present], return_index=True)
+    rows = present[first]  # one row per distinct (group, cell)
+    offsets, members = arr.take(rows).members()
+    owner = np.repeat(labels[rows], np.diff(offsets))  # the group of every member
+    order = np.argsort(owner, kind="stable")
+    counts = np.bincount(owner, minlength=groups)
+    group_offsets = np.concatenate([[0], np.cumsum(counts)])
+    united = GeneralizationArray.from_members(group_offsets, members[order], arr.categories)
+    return united.take(np.where(mask, -1, labels), allow_fill=True)
 
 
 def group_means(values: np.ndarray, labels: np.ndarray, groups: int,

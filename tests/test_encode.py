@@ -235,3 +235,13 @@ def test_every_missing_marker_is_one_value_in_any_container():
         assert codes.tolist() == [0, 1, 1, 1, 1]
         assert uniques[0] == "a" and pd.isna(uniques[1]) and len(uniques) == 2
     assert value_counts(s.array)[1].tolist() == [1, 4]
+
+
+def test_generalized_sets_encode_to_one_code_per_distinct_cell():
+    s = pd.Series(pd.array([{"a", "b"}, "c", None, {"b", "a"}, "c"],
+                           dtype="generalization[unordered]"))
+    e = encode_column(s, "unordered")
+    assert e.generalized and e.kind == "unordered"
+    assert e.codes.tolist() == [0, 1, 2, 0, 1]  # missing: a value of its own, after the rest
+    assert e.na.tolist() == [False, False, True, False, False]
+    assert not hasattr(e, "membership")  # no rows x categories matrix is built

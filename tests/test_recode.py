@@ -7,10 +7,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pdanon
 from pdanon import recode
+from pdanon.dtype import GeneralizationRange
 from pdanon.encode import encode_column
+from tests._helpers.memory import run_measured
 
 #: two groups of three rows
 LABELS = np.array([0, 0, 0, 1, 1, 1])
@@ -134,3 +138,77 @@ def test_aggregate_keeps_constant_real_groups_exact():
     out = df.anon.k_anonymize(3, method="aggregate", algorithm="nearest")
     assert out["x"].tolist() == [0.1] * 3 + [0.7] * 3
     assert out.anon.info["changed_cells"] == 0
+
+
+# ----------------------------------------------------------------------------- generalized sets
+
+
+def _sets(cells):
+    return pd.Series(pd.array(cells, dtype="generalization[unordered]"))
+
+
+def _python(series):
+    return [v.values_set if isinstance(v, GeneralizationRange) else
+            (None if pd.isna(v) else v) for v in series]
+
+
+def test_generalize_generalized_sets_unites_each_group():
+    s = _sets([{"a", "b"}, "c", {"b", "c"}, None, "a", {"a", "b"}])
+    col = encode_column(s, "unordered")
+    out, changed = recode.generalize(s, col, np.array([0, 0, 1, 1, 2, 2]),
+                                     missing=np.array([False] * 5 + [True]))
+    # group 1 holds a missing cell: published missing; row 5 is suppressed
+    assert _python(out) == [frozenset("abc"), frozenset("abc"), None, None,
+                            frozenset("ab"), None]
+    assert out.dtype.categories.tolist() == ["a", "b", "c"]
+    assert changed == 5  # every present cell of groups that are not constant
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.sampled_from("abcdef"),
+                                    st.sets(st.sampled_from("abcdef"), min_size=2, max_size=4)),
+                          st.integers(0, 4)), min_size=1, max_size=25))
+def test_generalize_generalized_sets_is_the_union_of_the_group(rows):
+    cells = [c for c, _ in rows]
+    labels = np.unique([g for _, g in rows], return_inverse=True)[1].reshape(-1)
+    s = _sets(cells)
+    out, _ = recode.generalize(s, encode_column(s, "unordered"), labels)
+    union = {}
+    for c, g in zip(cells, labels):
+        union.setdefault(g, set()).update(c if isinstance(c, set) else {c})
+    expect = [frozenset(union[g]) if len(union[g]) > 1 else next(iter(union[g])) for g in labels]
+    assert _python(out) == expect
+    used = sorted(set().union(*union.values()))
+    assert out.dtype.categories.tolist() == used  # published categories only
+
+
+def test_published_categories_of_sets_keep_the_members_of_published_cells():
+    s = pd.Series(pdanon.GeneralizationArray.from_members(
+        [0, 2, 3, 4], [2, 0, 1, 0], ["a", "b", "c", "d"], mask=[False, True, False]))
+    out = recode.published_categories(s)  # 'b' is only in a missing cell, 'd' in none
+    assert out.dtype.categories.tolist() == ["a", "c"]
+    assert _python(out) == [frozenset("ac"), None, "a"]
+    assert recode.used_categories(s).tolist() == [True, False, True, False]
+    with pytest.raises(ValueError, match="not among the categories"):
+        recode.restrict_categories(s, np.array([True, True, False, True]))
+
+
+def test_generalize_generalized_sets_of_many_categories_is_sparse():
+    got = run_measured("""
+        import numpy as np, pandas as pd
+        from pdanon import recode
+        from pdanon.dtype import GeneralizationArray
+        from pdanon.encode import encode_column
+        n = 100_000
+        rng = np.random.default_rng(2)
+        first = GeneralizationArray.from_groups(rng.permutation(n), np.arange(n) // 2,
+                                                kind="unordered", categories=np.arange(n))
+        s = pd.Series(first)                     # 50,000 pairs over 100,000 categories
+        col = encode_column(s, "unordered")
+        labels = np.arange(n) // 10              # five pairs per group
+    """, """
+        out, changed = recode.generalize(s, col, labels)
+    """, """
+        assert out.array.member_counts.tolist() == [10] * n and changed == n
+    """)
+    assert got["peak"] < 100 * 2**20, got

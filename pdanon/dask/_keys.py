@@ -46,15 +46,17 @@ def _set_keys(arr, dtype: GeneralizationDtype):
     inv = inv.reshape(-1)
     first = np.zeros(len(uniq), dtype=np.int64)
     first[inv] = np.arange(n)  # any row of a code will do: equal codes are equal cells
-    member = arr.take(first).membership  # one row per distinct cell only
+    offsets, members = arr.take(first).members()  # one cell per distinct code, sparse
     if c <= BITSET_LIMIT:
-        weights = (np.int64(1) << np.arange(c, dtype=np.int64))
-        ukey = member.astype(np.int64) @ weights if c else np.zeros(len(uniq), np.int64)
+        bits = np.zeros(len(members) + 1, dtype=np.uint64)  # sums of distinct bits: < 2**62
+        np.cumsum(np.uint64(1) << members.astype(np.uint64), out=bits[1:])
+        ukey = (bits[offsets[1:]] - bits[offsets[:-1]]).astype(np.int64)
         ukey = np.where(uniq < 0, -1, ukey)
         return ukey[inv] if n else np.zeros(0, np.int64)
     text = np.empty(len(uniq), dtype=object)
-    for i, row in enumerate(member):  # distinct cells only, not rows
-        text[i] = "" if uniq[i] < 0 else ",".join(map(str, np.flatnonzero(row)))
+    for i in range(len(uniq)):  # distinct cells only, not rows
+        row = members[offsets[i]:offsets[i + 1]]
+        text[i] = "" if uniq[i] < 0 else ",".join(map(str, row))
     return pd.array(text[inv] if n else text[:0], dtype="str")
 
 

@@ -34,11 +34,9 @@ def nonempty_array(dtype: GeneralizationDtype) -> GeneralizationArray:
         if cats is None or len(cats) == 0:
             return GeneralizationArray._from_sequence(["a", "a"], dtype=GeneralizationDtype(
                 "unordered", ["a"]))
-        member = np.zeros((2, len(cats)), dtype=bool)
-        member[:, 0] = True
-        if len(cats) > 1:
-            member[0, 1] = True
-        return GeneralizationArray.from_membership(member, cats)
+        if len(cats) > 1:  # {cats[0], cats[1]} and cats[0], in sparse form
+            return GeneralizationArray.from_members([0, 2, 3], [0, 1, 0], cats)
+        return GeneralizationArray.from_members([0, 1, 2], [0, 0], cats)
     if cats is not None:
         if len(cats) == 0:
             return GeneralizationArray.from_bounds([np.nan, np.nan], [np.nan, np.nan], kind=kind,

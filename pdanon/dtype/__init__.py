@@ -14,10 +14,11 @@ Storage
 * ``ordered`` with ``categories`` (e.g. education levels): the same, where ``lo``/``hi`` are
   integer positions in ``categories``.
 * ``unordered``: one int64 code per row into a dictionary of distinct cells: codes
-  ``0 .. C-1`` are plain values (``categories[code]``), codes ``C ..`` are rows of a boolean
-  membership table (one row per *distinct* set of two or more categories, shared between
-  views), and ``-1`` is missing. Equal sets have equal codes, so ``factorize``/``groupby`` run
-  on integers.
+  ``0 .. C-1`` are plain values (``categories[code]``), codes ``C ..`` are sets of a shared
+  table holding each *distinct* set of two or more categories once, sparse (CSR: the sorted
+  member positions of every set), and ``-1`` is missing. Equal sets have equal codes, so
+  ``factorize``/``groupby`` run on integers; memory is O(rows + members), never
+  rows × categories.
 
 Example
 -------
@@ -37,7 +38,7 @@ In dependency order (each imports only modules listed before it):
 * ``storage``: the shared table of distinct sets of unordered columns;
 * ``text``: the one parser of the text form ``[20, 29]`` / ``{Asian, White}``, shared with
   :func:`pdanon.read_csv`;
-* ``construction``: building arrays from values, bounds, memberships, objects and text;
+* ``construction``: building arrays from values, bounds, members, objects and text;
 * ``array``: :class:`GeneralizationArray`;
 * ``arrow``: the Arrow extension type for Parquet (registered with pyarrow on import).
 

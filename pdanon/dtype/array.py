@@ -3,7 +3,7 @@
 Storage (one of two layouts, chosen by the dtype's kind): float64 ``_lo``/``_hi`` bounds plus a
 boolean ``_mask`` for real and ordered cells (positions into ``categories`` for non-numeric
 ordered values); one int64 ``_codes`` entry per row into a shared table of distinct sets
-(:mod:`pdanon.dtype.storage`) for unordered cells. The constructors are in :mod:`pdanon.dtype.construction`.
+(:mod:`pdanon.dtype.storage`, sparse: each set's sorted member positions) for unordered cells. The constructors are in :mod:`pdanon.dtype.construction`.
 
 >>> import pandas as pd
 >>> arr = pd.array(["a", {"a", "b"}, None], dtype="generalization[unordered]")
@@ -24,7 +24,7 @@ from pdanon.dtype._common import OPEN_HI, OPEN_LO, closed_name, is_missing, obje
 from pdanon.dtype.construction import ArrayConstructors
 from pdanon.dtype.dtype import GeneralizationDtype, register_array_type
 from pdanon.dtype.scalar import GeneralizationRange
-from pdanon.dtype.storage import SetTable, sorted_unique
+from pdanon.dtype.storage import SetTable, gather_segments, lex_ranks, segment_sums, sorted_unique
 
 __all__ = ["GeneralizationArray", "register_arrow_writer"]
 
@@ -56,9 +56,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     """Array of generalized cells (see :mod:`pdanon.dtype` for the storage layout).
 
     Build it with :meth:`from_values` (plain values), :meth:`from_bounds` (real/ordered ranges),
-    :meth:`from_membership` (unordered sets), :meth:`from_groups` (one range/set per group of
-    rows) or from any sequence of plain values, :class:`GeneralizationRange` cells, Python sets
-    and NaN: ``pd.array(cells, dtype="generalization[real]")``.
+    :meth:`from_members` / :meth:`from_membership` (unordered sets, sparse / dense),
+    :meth:`from_groups` (one range/set per group of rows) or from any sequence of plain values,
+    :class:`GeneralizationRange` cells, Python sets and NaN:
+    ``pd.array(cells, dtype="generalization[real]")``.
 
     ``arr[i]`` returns NaN for a missing cell, the plain value for an ungeneralized cell (e.g.
     ``39`` or ``'White'``) and a :class:`GeneralizationRange` otherwise.
@@ -131,7 +132,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     @property
     def nbytes(self) -> int:
         if self._is_sets:
-            return int(self._codes.nbytes + self._table.sets.nbytes)
+            return int(self._codes.nbytes + self._table.nbytes)
         return int(self._lo.nbytes + self._hi.nbytes + self._mask.nbytes + self._open.nbytes)
 
     def isna(self) -> np.ndarray:
@@ -158,7 +159,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             c = dtype._n_categories
             if code < c:
                 return dtype._cat_list[code]
-            members = np.flatnonzero(self._table.sets[code - c])
+            t = self._table
+            members = t.members[t.indptr[code - c]:t.indptr[code - c + 1]]
             cl = dtype._cat_list
             return GeneralizationRange(column_type="unordered",
                                        column_values=[cl[j] for j in members])
@@ -272,8 +274,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         is_set = codes >= c
         if is_set.any():
             used = sorted_unique(codes[is_set] - c)
-            mapped = self._table.lookup(other._table.sets[used], append=append)
-            remap = np.full(len(other._table.sets), -2, dtype=np.int64)
+            mapped = self._table.lookup(*other._table.subset(used), append=append)
+            remap = np.full(len(other._table), -2, dtype=np.int64)
             remap[used] = np.where(mapped >= 0, c + mapped, -2)
             codes[is_set] = remap[codes[is_set] - c]
         return codes
@@ -320,9 +322,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             if all(a._table is first._table for a in to_concat):
                 return cls._new_sets(np.concatenate([a._codes for a in to_concat]),
                                      first._table, dtype)
-            table = SetTable(first._table.sets)
+            table = first._table.copy()  # the first array's sets, in its order: its codes hold
             proto = cls._new_sets(first._codes[:0], table, dtype)
-            codes = [proto._codes_in_own_table(a) for a in to_concat]
+            codes = [a._codes if a._table is first._table else proto._codes_in_own_table(a)
+                     for a in to_concat]
             return cls._new_sets(np.concatenate(codes), table, dtype)
         valid = [a for a in to_concat if not a._mask.all()]
         integer = all(a._integer for a in valid) if valid else False
@@ -354,14 +357,14 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def lo(self) -> np.ndarray:
         """Lower bounds: float64 (NaN if missing) or, with categories, int64 positions (-1)."""
         if self._is_sets:
-            raise AttributeError("unordered cells have no bounds; use .membership")
+            raise AttributeError("unordered cells have no bounds; use .members()")
         return self._bounds_view(self._lo)
 
     @property
     def hi(self) -> np.ndarray:
         """Upper bounds, like :attr:`lo`."""
         if self._is_sets:
-            raise AttributeError("unordered cells have no bounds; use .membership")
+            raise AttributeError("unordered cells have no bounds; use .members()")
         return self._bounds_view(self._hi)
 
     @property
@@ -381,17 +384,59 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
 
     @property
     def membership(self) -> np.ndarray:
-        """Boolean (n, C) matrix: cell i contains categories[j] (all False if missing)."""
+        """Boolean (n, C) matrix: cell i contains categories[j] (all False if missing).
+
+        Dense: n × C bytes. Code that may meet many rows and categories reads the sparse
+        :meth:`members` instead.
+        """
+        offsets, members = self.members()
+        out = np.zeros((len(self), self._dtype._n_categories), dtype=bool)
+        out[np.repeat(np.arange(len(self)), np.diff(offsets)), members] = True
+        return out
+
+    def members(self) -> tuple[np.ndarray, np.ndarray]:
+        """The members of every cell, sparse (CSR): ``(offsets, codes)``, int64.
+
+        Cell i holds ``categories[codes[offsets[i]:offsets[i + 1]]]``, positions in increasing
+        order: one for a plain value, none for a missing cell. Memory O(rows + members).
+
+        Examples
+        --------
+        >>> arr = pd.array(["b", {"a", "c"}, None], dtype="generalization[unordered]")
+        >>> offsets, codes = arr.members()
+        >>> offsets.tolist(), codes.tolist()
+        ([0, 1, 3, 3], [1, 0, 2])
+        """
         if not self._is_sets:
-            raise AttributeError("membership is defined for unordered arrays only")
-        n, c = len(self), self._dtype._n_categories
-        out = np.zeros((n, c), dtype=bool)
+            raise AttributeError("members are defined for unordered arrays only")
+        c = self._dtype._n_categories
         codes = self._codes
-        plain = np.flatnonzero((codes >= 0) & (codes < c))
-        out[plain, codes[plain]] = True
-        sets = np.flatnonzero(codes >= c)
-        if len(sets):
-            out[sets] = self._table.sets[codes[sets] - c]
+        t = self._table
+        lens = self.member_counts
+        sets = codes >= c
+        set_lens, set_members = gather_segments(t.indptr, t.members, codes[sets] - c)
+        offsets = np.zeros(len(codes) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        out = np.empty(int(offsets[-1]), dtype=np.int64)
+        plain = (codes >= 0) & ~sets
+        out[offsets[:-1][plain]] = codes[plain]
+        if len(set_members):
+            starts = offsets[:-1][sets]
+            pos = np.arange(len(set_members)) + np.repeat(
+                starts - np.concatenate([[0], np.cumsum(set_lens)[:-1]]), set_lens)
+            out[pos] = set_members
+        return offsets, out
+
+    @property
+    def member_counts(self) -> np.ndarray:
+        """Unordered: the number of members of every cell (int64; 1 plain, 0 missing)."""
+        if not self._is_sets:
+            raise AttributeError("member counts are defined for unordered arrays only")
+        c = self._dtype._n_categories
+        codes = self._codes
+        out = (codes >= 0).astype(np.int64)
+        sets = codes >= c
+        out[sets] = self._table.lengths[codes[sets] - c]
         return out
 
     @property
@@ -447,7 +492,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             out = ok & (self._codes == codes)
             sets = np.flatnonzero(ok & (self._codes >= c))
             if len(sets):
-                out[sets] = self._table.sets[self._codes[sets] - c, codes[sets]]
+                out[sets] = self._table.contains(self._codes[sets] - c, codes[sets])
             return out
         return ok & ~self._mask & self._within(codes)
 
@@ -604,25 +649,23 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         c_new = dtype._n_categories
         pos = dtype.categories.get_indexer(src.categories).astype(np.int64)
         codes = self._codes
-        used_plain = sorted_unique(codes[(codes >= 0) & (codes < c_old)])
-        used_sets = sorted_unique(codes[codes >= c_old]) - c_old
-        need = np.zeros(c_old, dtype=bool)
-        need[used_plain] = True
-        if len(used_sets):
-            need |= self._table.sets[used_sets].any(axis=0)
-        missing = np.flatnonzero(need & (pos < 0))
-        if len(missing):
-            raise ValueError(f"value {src._cat_list[missing[0]]!r} is not among the categories "
-                             f"of {dtype!r}")
-        keep = pos >= 0
-        table = np.zeros((len(self._table.sets), c_new), dtype=bool)
-        table[:, pos[keep]] = self._table.sets[:, keep]
-        new = np.full(len(codes), -1, dtype=np.int64)
         plain = (codes >= 0) & (codes < c_old)
-        new[plain] = pos[codes[plain]]
         sets = codes >= c_old
-        new[sets] = c_new + (codes[sets] - c_old)
-        return self._new_sets(new, SetTable(table), dtype)
+        # only the sets some cell uses move to the new table (their members renumbered)
+        used_sets, set_rank = np.unique(codes[sets] - c_old, return_inverse=True)
+        indptr, members = self._table.subset(used_sets)
+        need = np.concatenate([codes[plain], members])
+        missing = need[pos[need] < 0]
+        if len(missing):
+            raise ValueError(f"value {src._cat_list[int(missing.min())]!r} is not among the "
+                             f"categories of {dtype!r}")
+        width = max(c_new, 1)
+        keys = np.sort(np.repeat(np.arange(len(used_sets), dtype=np.int64), np.diff(indptr))
+                       * width + pos[members])  # members in the new order within each set
+        new = np.full(len(codes), -1, dtype=np.int64)
+        new[plain] = pos[codes[plain]]
+        new[sets] = c_new + set_rank.reshape(-1)
+        return self._new_sets(new, SetTable(indptr, keys % width), dtype)
 
     def _formatter(self, boxed: bool = False):
         if boxed:
@@ -639,17 +682,18 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         return _arrow_writer(self)
 
     # -- keys for sorting / grouping / hashing -------------------------------------------------
-    def _set_intrinsic_keys(self) -> tuple[np.ndarray, list]:
-        """(codes used, their member tuples) for an unordered array."""
+    def _used_members(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(codes used, CSR offsets, members) of an unordered array's distinct cells: a plain
+        code is the one-member set of itself."""
         c = self._dtype._n_categories
         used = sorted_unique(self._codes[self._codes >= 0])
-        tuples = []
-        for code in used:
-            if code < c:
-                tuples.append((int(code),))
-            else:
-                tuples.append(tuple(np.flatnonzero(self._table.sets[code - c]).tolist()))
-        return used, tuples
+        plain = used[used < c]
+        t = self._table
+        lens, flat = gather_segments(t.indptr, t.members, used[used >= c] - c)
+        offsets = np.zeros(len(used) + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([np.ones(len(plain), dtype=np.int64), lens]),
+                  out=offsets[1:])
+        return used, offsets, np.concatenate([plain, flat])
 
     def _values_for_argsort(self) -> np.ndarray:
         """Float dense ranks (NaN for missing): ranges by (lo, hi); sets lexicographically by
@@ -657,12 +701,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         n = len(self)
         out = np.full(n, np.nan)
         if self._is_sets:
-            used, tuples = self._set_intrinsic_keys()
+            used, offsets, members = self._used_members()
             if not len(used):
                 return out
-            order = sorted(range(len(used)), key=tuples.__getitem__)
-            rank_of = np.empty(len(used), dtype=np.float64)
-            rank_of[order] = np.arange(len(used))
+            rank_of = lex_ranks(offsets, members).astype(np.float64)
             valid = self._codes >= 0
             out[valid] = rank_of[np.searchsorted(used, self._codes[valid])]
             return out
@@ -720,10 +762,15 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
 
     def _values_for_factorize(self):
         if self._is_sets:
-            vals = self._to_object()
-            out = np.empty(len(vals), dtype=object)
-            for i, v in enumerate(vals):
-                out[i] = v.values_set if isinstance(v, GeneralizationRange) else v
+            codes, first = self._factorize_positions()
+            distinct = self.take(first)._to_object()  # each distinct cell boxed once
+            for k, v in enumerate(distinct):
+                if isinstance(v, GeneralizationRange):
+                    distinct[k] = v.values_set
+            out = np.empty(len(self), dtype=object)
+            out[:] = np.nan
+            ok = codes >= 0
+            out[ok] = distinct[codes[ok]]
             return out, np.nan
         # (lo, hi, open ends) tuples, so that two arrays' keys agree (pandas' merge compares
         # them); each distinct cell is boxed once
@@ -768,12 +815,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             with np.errstate(over="ignore"):
                 mixed = cat_h * np.uint64(0xBF58476D1CE4E5B9) + np.uint64(0x94D049BB133111EB)
                 used, inv = np.unique(codes[sets], return_inverse=True)
-                rows = self._table.sets[used - c]
-                set_h = np.zeros(len(used), dtype=np.uint64)
-                for j in range(c):  # loop over categories, vectorized over sets
-                    col = rows[:, j]
-                    if col.any():
-                        set_h[col] += mixed[j]
+                indptr, members = self._table.subset(used - c)
+                set_h = segment_sums(indptr, mixed[members])  # independent of member order
                 set_h ^= set_h >> np.uint64(31)
                 set_h *= np.uint64(0x94D049BB133111EB)
             out[sets] = set_h[inv.ravel()]

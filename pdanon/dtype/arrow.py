@@ -26,7 +26,7 @@ import pandas as pd
 from pdanon.dtype._common import CLOSED, closed_flags, infer_categories
 from pdanon.dtype.array import GeneralizationArray, register_arrow_writer
 from pdanon.dtype.dtype import GeneralizationDtype, register_arrow_reader
-from pdanon.dtype.storage import SetTable, csr_members, gather_segments, sets_from_pairs
+from pdanon.dtype.storage import csr_members, gather_segments, sets_from_pairs
 
 __all__ = ["array_to_arrow", "arrow_to_array"]
 
@@ -205,7 +205,7 @@ def _positions_storage(arr: GeneralizationArray, na, mask, lo, pa):
 
 def _members(arr: GeneralizationArray, na: np.ndarray):
     """(list offsets, flat category positions) of the members of every unordered cell."""
-    indptr, indices = csr_members(arr.dtype._n_categories, arr._table.sets)
+    indptr, indices = csr_members(arr.dtype._n_categories, arr._table)
     codes = arr._codes
     lens = np.zeros(len(codes), dtype=np.int64)
     flat = np.zeros(0, dtype=np.int64)
@@ -276,7 +276,7 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
     codes = _codes_via_dict(dtype.categories, vidx, vdict)
     keep = ~na[parents] if len(parents) else np.zeros(0, bool)
     cell_codes, table = sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
-    return GeneralizationArray._new_sets(cell_codes, SetTable(table), dtype)
+    return GeneralizationArray._new_sets(cell_codes, table, dtype)
 
 
 def _positions_to_array(dtype, storage, pc) -> GeneralizationArray:
@@ -292,7 +292,7 @@ def _positions_to_array(dtype, storage, pc) -> GeneralizationArray:
     keep = ~na[parents] if len(parents) else np.zeros(0, bool)
     cell_codes, table = sets_from_pairs(len(storage), parents[keep], flat[keep],
                                         dtype._n_categories)
-    return GeneralizationArray._new_sets(cell_codes, SetTable(table), dtype)
+    return GeneralizationArray._new_sets(cell_codes, table, dtype)
 
 
 def _dict_encode(values, pc):

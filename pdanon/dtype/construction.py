@@ -1,8 +1,8 @@
 """Building :class:`~pdanon.dtype.GeneralizationArray` objects from values, bounds, sets and text.
 
 The constructors live in a mixin class that :class:`~pdanon.dtype.GeneralizationArray` derives
-from: the engine's vectorized ones (``from_bounds``, ``from_membership``, ``from_values``,
-``from_groups``), pandas' generic ones (``_from_sequence``, ``_from_sequence_of_strings``,
+from: the engine's vectorized ones (``from_bounds``, ``from_members``, ``from_membership``,
+``from_values``, ``from_groups``), pandas' generic ones (``_from_sequence``, ``_from_sequence_of_strings``,
 ``_from_factorized``, ``_empty``) and the Python-level path from an object array of cells.
 
 >>> from pdanon.dtype import GeneralizationArray
@@ -33,7 +33,7 @@ from pdanon.dtype._common import (
 )
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.scalar import GeneralizationRange
-from pdanon.dtype.storage import SetTable, sets_from_pairs, sorted_unique, unique_rows
+from pdanon.dtype.storage import SetTable, sets_from_pairs, sorted_unique
 from pdanon.dtype.text import (
     MAX_CELL_LENGTH,
     ParsedSets,
@@ -104,7 +104,7 @@ class ArrayConstructors:
         """
         dtype = GeneralizationDtype(kind, categories)
         if kind == "unordered":
-            raise ValueError("from_bounds builds real/ordered arrays; use from_membership")
+            raise ValueError("from_bounds builds real/ordered arrays; use from_members")
         lo_in = np.asarray(lo)
         hi_in = np.asarray(hi)
         if lo_in.ndim != 1 or hi_in.shape != lo_in.shape:
@@ -157,7 +157,8 @@ class ArrayConstructors:
         """Unordered cells from a boolean membership matrix (rows x categories).
 
         A row with one member is a plain value, with several a set; a row without members (or
-        masked) is missing.
+        masked) is missing. The matrix is dense; :meth:`from_members` takes the same cells in
+        sparse form.
 
         Examples
         --------
@@ -171,23 +172,50 @@ class ArrayConstructors:
         mem = np.asarray(membership, dtype=bool)
         if mem.ndim != 2 or mem.shape[1] != c:
             raise ValueError(f"membership must have shape (n, {c}), got {mem.shape}")
-        n = len(mem)
-        counts = mem.sum(axis=1)
+        rows, cats = np.nonzero(mem)
+        return cls._from_pairs(len(mem), rows, cats, dtype, mask)
+
+    @classmethod
+    def from_members(cls, offsets, members, categories, *, mask=None):
+        """Unordered cells from their members in sparse (CSR) form, as :meth:`members` gives.
+
+        Cell i holds ``categories[members[offsets[i]:offsets[i + 1]]]`` (category positions in
+        any order; a repeated one counts once): one member is a plain value, several a set,
+        none (or ``mask`` True) a missing cell. Memory O(rows + members).
+
+        Examples
+        --------
+        >>> from pdanon.dtype import GeneralizationArray
+        >>> GeneralizationArray.from_members([0, 2, 3, 3], [2, 0, 1], ["a", "b", "c"]).tolist()
+        [{a, c}, 'b', nan]
+        """
+        dtype = GeneralizationDtype("unordered", categories)
+        c = dtype._n_categories
+        offsets = np.asarray(offsets, dtype=np.int64)
+        members = np.asarray(members)
+        if offsets.ndim != 1 or len(offsets) == 0 or offsets[0] != 0 \
+                or (np.diff(offsets) < 0).any() or offsets[-1] != len(members):
+            raise ValueError("offsets must rise from 0 to len(members), one more than the cells")
+        if members.ndim != 1 or (len(members) and members.dtype.kind not in "iu"):
+            raise ValueError("members must be a 1-D array of integer category positions")
+        members = members.astype(np.int64)
+        if len(members) and (members.min() < 0 or members.max() >= c):
+            raise ValueError(f"category positions must lie in [0, {c})")
+        n = len(offsets) - 1
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+        return cls._from_pairs(n, rows, members, dtype, mask)
+
+    @classmethod
+    def _from_pairs(cls, n: int, rows, cats, dtype, mask):
+        """Unordered cells from (row, category position) member pairs; masked rows missing."""
         if mask is not None:
             m = np.asarray(mask, dtype=bool)
             if m.shape != (n,):
                 raise ValueError("mask must have one entry per row")
-            counts = np.where(m, 0, counts)
-        codes = np.full(n, -1, dtype=np.int64)
-        single = counts == 1
-        if c:
-            codes[single] = mem[single].argmax(axis=1)
-        multi = np.flatnonzero(counts >= 2)
-        uniq, inv = unique_rows(mem[multi])
-        codes[multi] = c + inv
-        if len(uniq) == 0:
-            uniq = np.zeros((0, c), dtype=bool)
-        return cls._new_sets(codes, SetTable(uniq), dtype)
+            keep = ~m[rows]
+            rows, cats = rows[keep], cats[keep]
+        codes, table = sets_from_pairs(n, rows, cats, dtype._n_categories)
+        return cls._new_sets(codes, table, dtype)
 
     @classmethod
     def from_values(cls, values, *, kind: str, categories=None):
@@ -269,8 +297,7 @@ class ArrayConstructors:
         dtype = GeneralizationDtype(kind, categories)
         codes = np.asarray(codes, dtype=np.int64)
         if kind == "unordered":
-            return cls._new_sets(codes.copy(), SetTable(np.zeros((0, dtype._n_categories), bool)),
-                                 dtype)
+            return cls._new_sets(codes.copy(), SetTable(), dtype)
         f = codes.astype(np.float64)
         f[codes < 0] = np.nan
         return cls._new_bounds(f, f.copy(), codes < 0, dtype, False)
@@ -322,8 +349,8 @@ class ArrayConstructors:
                 gcodes, table = sets_from_pairs(len(ug), ginv, codes_in[sel], c)
                 out[sel] = gcodes[ginv]
             else:
-                table = np.zeros((0, c), dtype=bool)
-            return cls._new_sets(out, SetTable(table), dtype)
+                table = SetTable()
+            return cls._new_sets(out, table, dtype)
         if kind not in ("real", "ordered"):
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         dtype = GeneralizationDtype(kind, categories)
@@ -391,7 +418,7 @@ class ArrayConstructors:
         p = parse_text(strings, kind, categories, max_cell_length=max_cell_length,
                        column=column, index=index)
         if isinstance(p, ParsedSets):
-            return cls._new_sets(p.codes, SetTable(p.sets), p.dtype)
+            return cls._new_sets(p.codes, p.table, p.dtype)
         lo = np.asarray(p.lo, dtype=np.float64) + 0.0
         hi = np.asarray(p.hi, dtype=np.float64) + 0.0
         na = np.asarray(p.mask, dtype=bool) | np.isnan(lo) | np.isnan(hi)
@@ -580,8 +607,8 @@ class ArrayConstructors:
             rows = np.asarray(set_rows)
             codes[rows] = scodes[rows]
         else:
-            table = np.zeros((0, c), dtype=bool)
-        return cls._new_sets(codes, SetTable(table), dtype)
+            table = SetTable()
+        return cls._new_sets(codes, table, dtype)
 
     @classmethod
     def _empty(cls, shape, dtype):
@@ -590,8 +617,7 @@ class ArrayConstructors:
         if dtype.column_type == "unordered":
             if dtype.categories is None:
                 dtype = GeneralizationDtype("unordered", [])
-            return cls._new_sets(np.full(n, -1, dtype=np.int64),
-                                 SetTable(np.zeros((0, dtype._n_categories), bool)), dtype)
+            return cls._new_sets(np.full(n, -1, dtype=np.int64), SetTable(), dtype)
         return cls._new_bounds(np.full(n, np.nan), np.full(n, np.nan), np.ones(n, bool), dtype,
                                False)
 

@@ -39,7 +39,7 @@ from pdanon.dtype._common import (
     object_array,
 )
 from pdanon.dtype.dtype import GeneralizationDtype
-from pdanon.dtype.storage import sets_from_pairs
+from pdanon.dtype.storage import SetTable, sets_from_pairs
 
 __all__ = ["MAX_CELL_LENGTH", "parse_text", "ParsedBounds", "ParsedSets", "has_syntax",
            "looks_like_range", "looks_like_set", "parse_range_text", "range_open",
@@ -71,11 +71,11 @@ class ParsedBounds(NamedTuple):
 
 
 class ParsedSets(NamedTuple):
-    """Parsed unordered column: cell codes per row and the table of distinct sets."""
+    """Parsed unordered column: cell codes per row and the (sparse) table of distinct sets."""
 
     dtype: GeneralizationDtype
     codes: np.ndarray
-    sets: np.ndarray
+    table: SetTable
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,7 +549,7 @@ def _parse_sets(obj, na, is_str, txt, categories, where) -> ParsedSets:
     else:
         plain_codes, member_codes = all_codes[:len(plain_tok)], all_codes[len(plain_tok):]
     codes[plain_idx] = plain_codes
-    table = np.zeros((0, c), dtype=bool)
+    table = SetTable()
     if len(set_idx):
         scodes, table = sets_from_pairs(n, rows, member_codes, c)
         codes[set_idx] = scodes[set_idx]

@@ -10,8 +10,8 @@ This module turns both columns into arrays on one scale, without Python loops ov
   order (the categories of an ordered Categorical or of the generalized column, else the sorted
   union of the values).
 * :func:`set_pair` (``unordered``): codes into one common list of categories (``-1`` missing,
-  ``-2`` a set of two or more values) and, for generalized columns, the membership matrix of
-  the sets over those categories.
+  ``-2`` a set of two or more values) and, for generalized columns, the members of every cell
+  in sparse form (CSR over those categories: O(rows + members), never rows × categories).
 
 Example
 -------
@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
+from pdanon.dtype.storage import gather_segments
 from pdanon.encode import factorize, has_generalized_cells, is_generalized, missing, rank_values
 
 
@@ -187,9 +188,12 @@ def intervals(series: pd.Series, kind: str) -> Intervals:
 @dataclass
 class Sets:
     """Cells of an unordered column: ``codes`` into common ``categories`` (-1 missing, -2 a
-    set of two or more values) and ``members`` (n × C bool, only for generalized columns)."""
+    set of two or more values) and, for generalized columns, every cell's members in CSR form
+    (``members[offsets[i]:offsets[i + 1]]``, category positions in increasing order; ``None``
+    for plain columns)."""
 
     codes: np.ndarray
+    offsets: np.ndarray | None
     members: np.ndarray | None
     categories: pd.Index
 
@@ -203,41 +207,71 @@ class Sets:
 
     def sizes(self) -> np.ndarray:
         """Number of values a cell stands for (1 plain, 0 missing, |set| for sets)."""
-        out = (self.codes >= 0).astype(np.int64)
-        if self.members is not None:
-            s = self.is_set
-            out[s] = self.members[s].sum(axis=1)
-        return out
+        if self.offsets is not None:
+            return np.diff(self.offsets)
+        return (self.codes >= 0).astype(np.int64)
+
+    def _keys(self, rows: np.ndarray):
+        """Sorted (rank in ``rows``, member) keys of the cells ``rows``, and the width."""
+        width = max(len(self.categories), 1)
+        lens, flat = gather_segments(self.offsets, self.members, rows)
+        return np.repeat(np.arange(len(rows), dtype=np.int64), lens) * width + flat, width
+
+    def holds(self, rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Does the cell of row ``rows[i]`` contain the value ``codes[i]``?"""
+        if self.offsets is None:
+            return (self.codes[rows] == codes) & (codes >= 0)
+        keys, width = self._keys(rows)
+        query = np.arange(len(rows), dtype=np.int64) * width + codes
+        at = np.minimum(np.searchsorted(keys, query), max(len(keys) - 1, 0))
+        found = keys[at] == query if len(keys) else np.zeros(len(rows), dtype=bool)
+        return found & (codes >= 0)
 
     def contains(self, codes: np.ndarray) -> np.ndarray:
         """Does each cell's set contain the value ``codes[i]`` (plain cells: equality)?"""
-        out = (self.codes == codes) & (codes >= 0)
-        if self.members is not None:
-            s = self.is_set & (codes >= 0)
-            rows = np.flatnonzero(s)
-            out[rows] = self.members[rows, codes[rows]]
-        return out
+        return self.holds(np.arange(len(self.codes)), codes)
 
-    def member_rows(self, rows: np.ndarray) -> np.ndarray:
-        """Membership (len(rows) × C) of the given rows, plain cells as one-hot rows."""
+    def common(self, other: Sets, rows: np.ndarray) -> np.ndarray:
+        """How many members the cells of ``rows`` share with the same rows of ``other``."""
+        mine, _ = self._keys(rows)
+        theirs, _ = other._keys(rows)
+        both = np.sort(np.concatenate([mine, theirs]))  # a key twice: a shared member
+        width = max(len(self.categories), 1)
+        twice = both[1:][both[1:] == both[:-1]]
+        return np.bincount(twice // width, minlength=len(rows))
+
+    def frequencies(self) -> np.ndarray:
+        """Per category, the number of cells that hold it."""
+        flat = self.codes[self.codes >= 0] if self.offsets is None else self.members
+        return np.bincount(flat, minlength=len(self.categories))
+
+    def member_rows(self, rows: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
+        """Membership (len(rows) × C) of the given rows, plain cells as one-hot rows; with
+        ``columns`` (category positions) only those columns. Dense: for callers that need
+        one column per category, so ask for the columns you use."""
         C = len(self.categories)
-        out = np.zeros((len(rows), C), dtype=bool)
+        where = np.arange(C) if columns is None else np.full(C, -1, dtype=np.int64)
+        if columns is not None:
+            where[np.asarray(columns, dtype=np.int64)] = np.arange(len(columns))
+        out = np.zeros((len(rows), C if columns is None else len(columns)), dtype=bool)
         codes = self.codes[rows]
-        plain = codes >= 0
-        out[np.flatnonzero(plain), codes[plain]] = True
-        if self.members is not None:
-            s = codes == -2
-            out[s] = self.members[rows[s]]
+        if self.offsets is None:
+            cell, flat = np.flatnonzero(codes >= 0), codes[codes >= 0]
+        else:
+            lens, flat = gather_segments(self.offsets, self.members, rows)
+            cell = np.repeat(np.arange(len(rows)), lens)
+        col = where[flat]
+        out[cell[col >= 0], col[col >= 0]] = True
         return out
 
 
 def _set_side(arr, name):
-    """(values-or-None, categories-or-None, membership-or-None, na)"""
+    """(values-or-None, categories-or-None, (offsets, members)-or-None, na)"""
     if is_generalized(arr):
         if getattr(arr, "kind", "unordered") != "unordered":
             raise KindError(f"column {name!r} holds generalized cells of kind {arr.kind!r}, "
                             f"not 'unordered'")
-        return None, pd.Index(arr.categories), np.asarray(arr.membership, dtype=bool), missing(arr)
+        return None, pd.Index(arr.categories), arr.members(), missing(arr)
     return arr, None, None, missing(arr)
 
 
@@ -264,20 +298,32 @@ def set_pair(original, anonymized, *, name=None) -> tuple[Sets, Sets]:
             codes = np.asarray(canon.get_indexer(pd.Series(values).to_numpy(dtype=object)),
                                dtype=np.int64)
             codes[na] = -1
-            out.append(Sets(codes, None, canon))
+            out.append(Sets(codes, None, None, canon))
             continue
-        idx = canon.get_indexer(cats)
-        full = np.zeros((len(na), len(canon)), dtype=bool)
-        full[:, idx] = members
-        full[na] = False
-        size = full.sum(axis=1)
-        codes = np.full(len(na), -2, dtype=np.int64)
-        codes[size == 0] = -1
-        one = size == 1
-        if one.any():
-            codes[one] = full[one].argmax(axis=1)
-        out.append(Sets(codes, full, canon))
+        out.append(_canon_sets(members, canon.get_indexer(cats), np.asarray(na, dtype=bool),
+                               canon))
     return out[0], out[1]
+
+
+def _canon_sets(members, idx: np.ndarray, na: np.ndarray, canon: pd.Index) -> Sets:
+    """A generalized column's members (CSR over its own categories) renumbered into the
+    common ``canon`` categories (``idx``: their positions there), sorted within each cell;
+    cells flagged ``na`` hold none."""
+    offsets, flat = members
+    n = len(na)
+    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    keep = ~na[row]
+    width = max(len(canon), 1)
+    keys = np.sort(row[keep] * width + idx[flat[keep]])
+    size = np.bincount(keys // width, minlength=n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=offsets[1:])
+    flat = keys % width
+    codes = np.full(n, -2, dtype=np.int64)
+    codes[size == 0] = -1
+    one = size == 1
+    codes[one] = flat[offsets[:-1][one]]
+    return Sets(codes, offsets, flat, canon)
 
 
 def sets(series: pd.Series) -> Sets:

@@ -62,17 +62,16 @@ def _set_features(c, tr: pd.Series, te: pd.Series, max_categories: int) -> tuple
     C = len(a.categories)
     if C == 0:
         return {}, {}
-    rows_a = np.arange(len(a.codes))
-    ma = a.member_rows(rows_a).astype(np.float64)
-    freq = ma.sum(axis=0)
+    freq = a.frequencies()
     seen = np.flatnonzero(freq > 0)
     if len(seen) > max_categories:
         seen = seen[np.argsort(-freq[seen], kind="stable")[:max_categories]]
         seen.sort()
     out = []
-    for x, m in ((a, ma), (b, b.member_rows(np.arange(len(b.codes))).astype(np.float64))):
-        size = m.sum(axis=1, keepdims=True)
-        frac = np.divide(m, size, out=np.zeros_like(m), where=size > 0)[:, seen]
+    for x in (a, b):  # only the columns kept: never rows x categories
+        m = x.member_rows(np.arange(len(x.codes)), seen).astype(np.float64)
+        size = x.sizes().astype(np.float64)[:, None]
+        frac = np.divide(m, size, out=np.zeros_like(m), where=size > 0)
         out.append({f"{c}={a.categories[j]}": frac[:, i] for i, j in enumerate(seen)})
     return out[0], out[1]
 

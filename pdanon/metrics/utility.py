@@ -233,14 +233,13 @@ def _unordered_distance(orig: pd.Series, anon: pd.Series) -> np.ndarray:
     for x, s, mask in ((a, b, both & ~a.is_set & b.is_set), (b, a, both & a.is_set & ~b.is_set)):
         rows = np.flatnonzero(mask)
         if len(rows):
-            inside = s.members[rows, x.codes[rows]]
-            size = s.members[rows].sum(axis=1)
+            inside = s.holds(rows, x.codes[rows])
+            size = s.sizes()[rows]
             d[rows] = np.where(inside, 1.0 - 1.0 / size, 0.0)
     ss = np.flatnonzero(both & a.is_set & b.is_set)
     if len(ss):
-        ma, mb = a.members[ss], b.members[ss]
-        inter = (ma & mb).sum(axis=1)
-        union = (ma | mb).sum(axis=1)
+        inter = a.common(b, ss)
+        union = a.sizes()[ss] + b.sizes()[ss] - inter
         d[ss] = 1.0 - inter / union
     d[one_na] = 1.0
     return d

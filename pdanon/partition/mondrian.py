@@ -84,6 +84,10 @@ UNORDERED_SPLITS = ("balanced", "frequency", "appearance", "sensitive")
 # a dense (partition x category) table is used when it is at most this many cells per row
 _DENSE_FACTOR = 8
 
+#: the balanced split places categories one by one up to this many per partition, else by
+#: runs of equal sizes (:func:`_balanced_sides`)
+GREEDY_STEPS = 64
+
 #: cuts tried per partition and column when the median cut is not allowed (module docstring);
 #: 0: median cuts only (the Dask top cuts, :mod:`pdanon.dask._mondrian`, still choose so)
 FALLBACK_CUTS = 8
@@ -192,8 +196,11 @@ def _widths(dims: list[_Dim], keys: list, sid: np.ndarray, starts: np.ndarray,
             if nseg * d.ncodes <= _DENSE_FACTOR * len(key) + (1 << 16):
                 seen = np.bincount(pair, minlength=nseg * d.ncodes).reshape(nseg, d.ncodes)
                 distinct = np.count_nonzero(seen, axis=1)
-            else:
-                distinct = np.bincount(np.unique(pair) // d.ncodes, minlength=nseg)
+            else:  # sort-based (np.unique without return_* hashes, slowly, in numpy 2.4)
+                srt = np.sort(pair)
+                head = np.ones(len(srt), dtype=bool)
+                head[1:] = srt[1:] != srt[:-1]
+                distinct = np.bincount(srt[head] // d.ncodes, minlength=nseg)
             w[:, j] = (distinct - 1) / d.scale
         else:
             lo = np.minimum.reduceat(key, starts)
@@ -269,25 +276,84 @@ def _fallback_sides(key: np.ndarray, sid: np.ndarray, nseg: int, ncodes: int,
 
 def _balanced_sides(key: np.ndarray, sid: np.ndarray, nseg: int, ncodes: int) -> np.ndarray:
     """Greedy balanced two-way split of each partition's categories (largest first to the
-    lighter half). Every partition here has at least two categories."""
+    lighter half; ties go left). Every partition here has at least two categories.
+
+    The greedy walk is sequential. When no partition has more than :data:`GREEDY_STEPS`
+    categories they are placed one rank at a time (vectorized over partitions); otherwise a
+    *run* of categories of one size ``w`` is placed in closed form: with ``d`` = left − right
+    rows before it, the first ``ceil(d / w)`` categories (``d > 0``) go right, or the first
+    ``floor(-d / w) + 1`` (``d <= 0``) go left, and the rest alternate. A partition of ``m``
+    rows has fewer than ``sqrt(2 m)`` distinct sizes, so that loop runs fewer than
+    ``sqrt(2 m)`` times, not once per category: O(pairs) work per round however many distinct
+    values a column has. Both give the same sides."""
     pair_of_row, pseg, pcode, pcount = _pair_table(sid, key, nseg, ncodes)
     order = np.lexsort((pcode, -pcount, pseg))
-    pseg_o, pcount_o = pseg[order], pcount[order]
+    pseg_o, pcount_o = pseg[order], pcount[order].astype(np.int64)
     per_seg = np.bincount(pseg_o, minlength=nseg)
-    rank = np.arange(len(order)) - _starts(per_seg)[pseg_o]
-    side_o = np.zeros(len(order), dtype=bool)
+    if int(per_seg.max()) <= GREEDY_STEPS:
+        side_o = _greedy_by_rank(pseg_o, pcount_o, per_seg, nseg)
+    else:
+        side_o = _greedy_by_runs(pseg_o, pcount_o, nseg)
+    side = np.empty(len(order), dtype=bool)
+    side[order] = side_o
+    return side[pair_of_row]
+
+
+def _greedy_by_rank(pseg_o, pcount_o, per_seg, nseg: int) -> np.ndarray:
+    """The greedy rule one category rank at a time (pairs sorted by partition, largest
+    first): True for a category that goes right."""
+    rank = np.arange(len(pseg_o)) - _starts(per_seg)[pseg_o]
+    side_o = np.zeros(len(pseg_o), dtype=bool)
     left = np.zeros(nseg, dtype=np.int64)
     right = np.zeros(nseg, dtype=np.int64)
-    for r in range(int(per_seg.max())):  # at most the number of categories
+    for r in range(int(per_seg.max())):  # at most GREEDY_STEPS
         at = np.flatnonzero(rank == r)
         s = pseg_o[at]
         go_right = right[s] < left[s]
         side_o[at] = go_right
         np.add.at(right, s[go_right], pcount_o[at][go_right])
         np.add.at(left, s[~go_right], pcount_o[at][~go_right])
-    side = np.empty(len(order), dtype=bool)
-    side[order] = side_o
-    return side[pair_of_row]
+    return side_o
+
+
+def _greedy_by_runs(pseg_o, pcount_o, nseg: int) -> np.ndarray:
+    """The greedy rule one run of equal category sizes at a time (see
+    :func:`_balanced_sides`): True for a category that goes right."""
+    head = np.ones(len(pseg_o), dtype=bool)
+    head[1:] = (pseg_o[1:] != pseg_o[:-1]) | (pcount_o[1:] != pcount_o[:-1])
+    run_start = np.flatnonzero(head)
+    run_len = np.diff(np.append(run_start, len(pseg_o)))
+    run_seg, run_w = pseg_o[run_start], pcount_o[run_start]
+    run_rank = np.arange(len(run_start)) - _starts(np.bincount(run_seg, minlength=nseg))[run_seg]
+    # the runs rank by rank (every partition's first run, then its second ...): slices
+    by_rank = np.argsort(run_rank, kind="stable")
+    bounds = np.searchsorted(run_rank[by_rank], np.arange(int(run_rank.max()) + 2))
+    seg_r, w_r, len_r = run_seg[by_rank], run_w[by_rank], run_len[by_rank]
+    d_r = np.empty(len(by_rank), dtype=np.int64)  # left rows - right rows before each run
+    diff = np.zeros(nseg, dtype=np.int64)  # ... so far, per partition
+    for r in range(len(bounds) - 1):  # fewer than sqrt(2 * rows) rounds
+        a, b = bounds[r], bounds[r + 1]
+        seg, w, length = seg_r[a:b], w_r[a:b], len_r[a:b]
+        d = diff[seg]
+        d_r[a:b] = d
+        right, lead = _run_lead(d, w, length)
+        rest = length - lead
+        rights = np.where(right, lead + rest // 2, rest - rest // 2)
+        diff[seg] = d + w * (length - 2 * rights)
+    run_d = np.empty(len(by_rank), dtype=np.int64)
+    run_d[by_rank] = d_r
+    run_of = np.cumsum(head) - 1
+    right, lead = _run_lead(run_d[run_of], run_w[run_of], run_len[run_of])
+    j = np.arange(len(pseg_o)) - run_start[run_of]  # position in its run
+    return np.where(j < lead, right, ((j - lead) % 2 == 1) == right)
+
+
+def _run_lead(d: np.ndarray, w: np.ndarray, length: np.ndarray):
+    """Where a run of ``length`` categories of ``w`` rows starts (``d`` = left - right rows
+    before it): whether its first categories go right (``d > 0``), and how many go that way
+    in a row: ``ceil(d / w)`` right, or ``floor(-d / w) + 1`` left (at most ``length``)."""
+    right = d > 0
+    return right, np.minimum((np.abs(d) + w - right) // w, length)
 
 
 def _regroup(sid: np.ndarray, side: np.ndarray, starts: np.ndarray,

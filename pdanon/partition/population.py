@@ -98,7 +98,7 @@ def local_population(enc, model, frame, method: str, algorithm: str):
     sample, pop = [], []
     for col in joint_encoded(enc, frame, population).columns:
         cut = {f: (None if getattr(col, f) is None else getattr(col, f)[:n])
-               for f in ("codes", "lo", "hi", "membership", "na")}
+               for f in ("codes", "lo", "hi", "na")}
         if cut["na"] is not None and not cut["na"].any():
             cut["na"] = None
         sample.append(replace(col, **cut))

@@ -53,7 +53,7 @@ def _extents(s: pd.Series) -> tuple | None:
         uniq, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
         sizes = np.full(len(uniq), np.nan)
         keep = uniq >= 0
-        sizes[keep] = np.asarray(arr.take(first[keep]).membership, dtype=bool).sum(axis=1)
+        sizes[keep] = arr.take(first[keep]).member_counts
         extent = sizes[inverse.reshape(-1)]
         return extent, "values per set", float(len(arr.categories))
     lo = np.asarray(arr.lo, dtype=np.float64)

@@ -264,7 +264,7 @@ def test_set_table_grows_not_per_row():
     m[np.arange(n), np.arange(n) % 30] = True
     m[np.arange(n), (np.arange(n) + 1) % 30] = True
     arr = GeneralizationArray.from_membership(m, [f"c{i}" for i in range(30)])
-    assert len(arr._table.sets) == 30  # one row per distinct set, not per cell
+    assert len(arr._table) == 30  # one row per distinct set, not per cell
     codes, uniques = pd.factorize(arr)
     assert len(uniques) == 30 and codes.max() == 29
 

@@ -12,9 +12,11 @@ from pdanon.encode import encode_table
 from pdanon.dtype import GeneralizationRange
 from pdanon.models import AllOf
 from pdanon.models import KAnonymity, LDiversity
-from pdanon.partition.mondrian import FALLBACK_CUTS, mondrian_partition
+from pdanon.partition import mondrian
+from pdanon.partition.mondrian import FALLBACK_CUTS, _balanced_sides, mondrian_partition
 from pdanon.roles import resolve_roles
 from tests._helpers.frames import SURVEY_QI, skewed_survey
+from tests._helpers.memory import run_measured
 
 
 def cells(series: pd.Series) -> list:
@@ -422,3 +424,96 @@ def test_adult_k5_fast_and_valid():
     assert out.anon.k_anonymity() >= 5
     assert info["groups"] > 3_000  # anonypy's Mondrian: 3,785 classes; ARX local: 2,148
     assert info["seconds"] < 5
+
+
+# ----------------------------------------------------------------------------- many categories
+
+
+def greedy_sides_reference(key, sid):
+    """The balanced rule one partition at a time: its categories, most rows first (ties: lower
+    code), each to the half with fewer rows so far (ties: left). True: right."""
+    side = np.zeros(len(key), dtype=bool)
+    for s in np.unique(sid):
+        rows = np.flatnonzero(sid == s)
+        codes, counts = np.unique(key[rows], return_counts=True)
+        left = right = 0
+        to_right = set()
+        for i in sorted(range(len(codes)), key=lambda i: (-counts[i], codes[i])):
+            if right < left:
+                right += counts[i]
+                to_right.add(codes[i])
+            else:
+                left += counts[i]
+        side[rows] = np.isin(key[rows], list(to_right))
+    return side
+
+
+@pytest.mark.parametrize("steps", [64, 0])  # 0: always by runs of equal category sizes
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 12), min_size=2, max_size=40), min_size=1,
+                max_size=6), st.integers(1, 30))
+def test_balanced_sides_match_the_greedy_rule(steps, parts, spread):
+    # many equal category sizes (runs of ties) and a few large ones, in several partitions
+    key = np.concatenate([np.asarray(p, dtype=np.int64) * spread for p in parts])
+    sid = np.repeat(np.arange(len(parts)), [len(p) for p in parts])
+    keep = np.ones(len(key), dtype=bool)
+    for s, p in enumerate(parts):  # the splitter only sees partitions of two categories or more
+        if len(set(p)) < 2:
+            keep[sid == s] = False
+    if not keep.any():
+        return
+    key, sid = key[keep], np.unique(sid[keep], return_inverse=True)[1].reshape(-1)
+    saved, mondrian.GREEDY_STEPS = mondrian.GREEDY_STEPS, steps
+    try:
+        got = _balanced_sides(key, sid, int(sid.max()) + 1, 13 * spread)
+    finally:
+        mondrian.GREEDY_STEPS = saved
+    np.testing.assert_array_equal(got, greedy_sides_reference(key, sid))
+
+
+@pytest.mark.parametrize("steps", [64, 0])
+def test_balanced_sides_runs_of_equal_sizes_by_hand(steps, monkeypatch):
+    # sizes 5, 1, 1, 1, 1, 1, 1: 5 left; then right until right >= left (1..5 -> right holds
+    # five), then the last one left: left {0, 6}, right {1..5}
+    monkeypatch.setattr(mondrian, "GREEDY_STEPS", steps)
+    key = np.array([0] * 5 + [1, 2, 3, 4, 5, 6])
+    got = _balanced_sides(key, np.zeros(len(key), dtype=np.int64), 1, 7)
+    assert got.tolist() == [False] * 5 + [True] * 5 + [False]
+
+
+_DISTINCT = """
+import numpy as np, pandas as pd
+import pdanon
+n = {n}
+rng = np.random.default_rng(0)
+df = pd.DataFrame({{"q": [f"v{{i}}" for i in rng.permutation(n)], "s": rng.integers(0, 3, n)}})
+"""
+
+
+def test_unordered_column_with_many_distinct_values_is_sparse():
+    # issue 27: 20k rows took 0.55 GB, 50k 2.3 GB, 100k died in numpy under 6 GB
+    got = run_measured(_DISTINCT.format(n=50_000), """
+        out = df.anon.k_anonymize(5, algorithm="mondrian", quasi_identifiers={"q": "unordered"},
+                                  sensitive=["s"])
+    """, """
+        assert out.anon.k_anonymity() >= 5
+        sizes = out["q"].array.member_counts
+        assert sizes.min() >= 5 and sizes.sum() == 50_000 + (sizes - 1).sum()
+    """)
+    assert got["peak"] < 150 * 2**20, got
+
+
+def test_balanced_split_of_many_distinct_values_is_fast():
+    # the greedy split walked one category at a time: quadratic in the distinct values
+    got = run_measured(_DISTINCT.format(n=200_000) + """
+from pdanon.encode import encode_table
+from pdanon.models import KAnonymity
+from pdanon.partition.mondrian import mondrian_partition
+from pdanon.roles import resolve_roles
+enc = encode_table(df, resolve_roles(df, quasi_identifiers={"q": "unordered"}))
+""", """
+        p = mondrian_partition(enc, KAnonymity(5))
+    """, """
+        assert np.bincount(p.labels).min() >= 5
+    """, timeout=60, trace=False)
+    assert got["seconds"] < 15, got

@@ -8,12 +8,15 @@ A mixin of :class:`pdanon.accessor.AnonAccessor` (which supplies ``_df``, ``role
 
 from __future__ import annotations
 
+from pdanon.keywords import checked
+
 import pandas as pd
 
 
 class PerturbationMethods:
     """The perturbation half of ``df.anon`` (see :mod:`pdanon.perturb`)."""
 
+    @checked
     def shuffle(self, columns=None, *, within=None, seed=None, keep_identifiers: bool = False,
                 **roles) -> pd.DataFrame:
         """Permute each listed column independently (each column gets its own permutation).
@@ -47,6 +50,7 @@ class PerturbationMethods:
                                                 keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def randomize(self, columns=None, *, scale: float = 1.0, low=None, high=None, noise=None,
                   seed=None, clip: bool = True, keep_identifiers: bool = False,
                   **roles) -> pd.DataFrame:
@@ -86,6 +90,7 @@ class PerturbationMethods:
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def microaggregate(self, k: int, *, columns=None, method: str = "mdav", gamma=None,
                        block_size="auto", keep_identifiers: bool = False, progress=None,
                        **roles) -> pd.DataFrame:
@@ -131,6 +136,7 @@ class PerturbationMethods:
             block_size=block_size, keep_identifiers=keep_identifiers, progress=progress)
         return self._result(out, r, info)
 
+    @checked
     def pram(self, columns, *, matrix=None, p: float = 0.8, invariant: bool = True, seed=None,
              keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """PRAM (post-randomization) of categorical columns: each cell of category ``i``
@@ -176,6 +182,7 @@ class PerturbationMethods:
                                              seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def top_code(self, columns, *, threshold=None, quantile=None, value=None,
                  keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Top coding: values above ``threshold`` (or above the ``quantile`` of the column's
@@ -209,6 +216,7 @@ class PerturbationMethods:
                                              value=value, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def bottom_code(self, columns, *, threshold=None, quantile=None, value=None,
                     keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Bottom coding: values below ``threshold`` (or below the ``quantile`` of the
@@ -229,6 +237,7 @@ class PerturbationMethods:
                                              value=value, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def rank_swap(self, columns, *, p: float = 5.0, seed=None, keep_identifiers: bool = False,
                   **roles) -> pd.DataFrame:
         """Rank swapping (Moore 1996): each value of a column is exchanged with the value of
@@ -263,6 +272,7 @@ class PerturbationMethods:
                                                   seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def add_noise(self, columns, *, method: str = "additive", noise: float = 0.1, seed=None,
                   keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Add normal noise to numeric columns (sdcMicro's ``addNoise``). See
@@ -302,6 +312,7 @@ class PerturbationMethods:
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def local_suppression(self, k: int, *, importance=None, keep_identifiers: bool = False,
                           **roles) -> pd.DataFrame:
         """sdcMicro's local suppression: set few quasi-identifier cells missing, preferring
@@ -360,6 +371,7 @@ class PerturbationMethods:
         measure = perturbation_summary if summary else perturbation_utility
         return measure(original, self._df, columns)
 
+    @checked
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text
@@ -398,6 +410,7 @@ class PerturbationMethods:
                                              context=context)
         return self._result(out, r, info)
 
+    @checked
     def drop_identifiers(self, **roles) -> pd.DataFrame:
         """The frame without its identifier columns.
 

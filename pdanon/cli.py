@@ -107,10 +107,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", help="k for k-anonymity (also required with l and t)")
     p.add_argument("-l", help="l for l-diversity")
     p.add_argument("-t", help="t for t-closeness")
-    p.add_argument("--qi_ids", default="left",
-                   help='quasi-identifier column numbers ("1,3,5") or "left" (default left)')
+    p.add_argument("--qi_ids",
+                   help='quasi-identifier column numbers ("1,3,5") or "left" (default: the '
+                   "columns no other flag names, each examined first: one that looks like "
+                   "an identifier, free text or a date of birth is refused)")
     p.add_argument("--i_ids", help='identifier column numbers ("1,3,5") or "left"')
     p.add_argument("--s_ids", help='sensitive column numbers ("1,3,5") or "left"')
+    p.add_argument("--insensitive_ids",
+                   help='column numbers ("1,3,5") published unchanged on purpose (a column no '
+                   "flag names is examined first, as with --qi_ids)")
     p.add_argument("--types", help='quasi-identifier kinds as letters, e.g. "rour" for real, '
                    "ordered, unordered, real (default: all unordered)")
     p.add_argument("--s_types", help='sensitive column kinds as letters (t-closeness), e.g. "ru"')
@@ -184,7 +189,8 @@ def _ids(value, flag: str, allow_left: bool = True):
 
 
 #: the column flags, in the order their problems are reported
-_ROLE_FLAGS = (("i_ids", "--i_ids"), ("qi_ids", "--qi_ids"), ("s_ids", "--s_ids"))
+_ROLE_FLAGS = (("i_ids", "--i_ids"), ("qi_ids", "--qi_ids"), ("s_ids", "--s_ids"),
+               ("insensitive_ids", "--insensitive_ids"))
 
 
 def check_columns(args, ncols: int) -> None:
@@ -200,7 +206,10 @@ def check_columns(args, ncols: int) -> None:
     ...
     pdanon.cli.CliError: column 0 is given two roles, in --i_ids and in --s_ids; give each column one role
     """
-    lists = {flag: _ids(getattr(args, attr), flag) for attr, flag in _ROLE_FLAGS}
+    lists = {flag: _ids(getattr(args, attr), flag, allow_left=flag != "--insensitive_ids")
+             for attr, flag in _ROLE_FLAGS}
+    if lists["--qi_ids"] is None and "left" not in lists.values():
+        lists["--qi_ids"] = "left"  # the default
     shuffle = _ids(args.cols2shuffle, "--cols2shuffle", allow_left=False)
     if sum(v == "left" for v in lists.values()) > 1:
         raise CliError("only one of --i_ids, --qi_ids, --s_ids may be \"left\" (the columns "
@@ -232,6 +241,64 @@ def check_columns(args, ncols: int) -> None:
             raise CliError(f"--cols2shuffle names column {alone}, which has no role (--i_ids, "
                            "--qi_ids, --s_ids), so it would be written unchanged; give it a "
                            "role or leave it out")
+
+
+def _role_lists(args, ncols: int):
+    """``(identifiers, quasi-identifiers, sensitive, insensitive, inferred)`` column numbers:
+    the flags' lists with "left" expanded (``--qi_ids`` defaults to "left" when no flag is
+    "left"), and the columns whose role no flag decided (the default --qi_ids, and columns
+    no flag names: published unchanged)."""
+    from pdanon.algorithms._base import resolve_ids
+
+    i_ids, s_ids = _ids(args.i_ids, "--i_ids"), _ids(args.s_ids, "--s_ids")
+    qi_ids = _ids(args.qi_ids, "--qi_ids")
+    keep = _ids(args.insensitive_ids, "--insensitive_ids", allow_left=False) or []
+    default_qi = qi_ids is None
+    if default_qi:
+        qi_ids = None if "left" in (i_ids, s_ids) else "left"
+    ids, qis, sens = resolve_ids(ncols, i_ids, qi_ids, s_ids)
+    if default_qi and qi_ids == "left":
+        qis = [i for i in qis if i not in keep]
+    named = set(ids) | set(qis) | set(sens) | set(keep)
+    inferred = sorted((set(qis) if default_qi else set()) | (set(range(ncols)) - named))
+    return ids, qis, sens, keep, inferred
+
+
+def screen_columns(args, df) -> None:
+    """Examine the columns whose role no flag decided (:mod:`pdanon.screening`): refuse, in
+    one line, those that look like they identify people (column number and name, the
+    evidence, the flags that decide); note the roles chosen for the others on standard
+    error."""
+    from pdanon import screening
+
+    ids, qis, sens, keep, inferred = _role_lists(args, df.shape[1])
+    if not inferred:
+        return
+    names = {i: df.columns[i] for i in inferred}
+    found = screening.suspects(df, [names[i] for i in inferred])
+    if found:
+        pos = {names[i]: i for i in inferred}
+        nums = ",".join(str(pos[f.column]) for f in found)
+        listed = "; ".join(f"column {pos[f.column]}{_label(args, f.column)}: {f.evidence}"
+                           for f in found)
+        raise CliError(f"column(s) without a decided role look like they identify people: "
+                       f"{listed}. Drop them with --i_ids {nums}, or publish them unchanged on "
+                       f"purpose with --insensitive_ids {nums}")
+    chosen = []
+    qi_inferred = [i for i in qis if i in set(inferred)]
+    if qi_inferred:
+        chosen.append("quasi-identifiers " + ", ".join(
+            f"{i}{_label(args, names[i])}" for i in qi_inferred))
+    unchanged = [i for i in inferred if i not in set(qis)]
+    if unchanged:
+        chosen.append("published unchanged " + ", ".join(
+            f"{i}{_label(args, names[i])}" for i in unchanged))
+    print(f"{PROG}: note: roles chosen for the columns no flag names: {'; '.join(chosen)} "
+          "(decide with --qi_ids / --i_ids / --s_ids / --insensitive_ids)", file=sys.stderr)
+
+
+def _label(args, name) -> str:
+    return f" ({name})" if args.header else ""
 
 
 def _kinds(value, flag: str):
@@ -698,6 +765,7 @@ def run(argv=None) -> int:
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header)
     check_columns(args, df.shape[1])
+    screen_columns(args, df)
     suspect = (not args.header and not _is_parquet(args.input)
                and header_like_first_row(df))
     try:
@@ -720,12 +788,8 @@ def run(argv=None) -> int:
 
 def _anonymize(args, algorithm, label: str, df):
     """The output table (columns without a role put back) and the algorithm's counts."""
-    from pdanon.algorithms._base import resolve_ids
-
-    i_ids = _ids(args.i_ids, "--i_ids")
-    qi_ids = _ids(args.qi_ids, "--qi_ids")
-    s_ids = _ids(args.s_ids, "--s_ids")
-    ids, qis, sens = resolve_ids(df.shape[1], i_ids, qi_ids, s_ids)
+    ids, qis, sens, _, _ = _role_lists(args, df.shape[1])
+    i_ids, qi_ids, s_ids = ids or None, qis, sens or None
     named = set(ids) | set(qis) | set(sens)
     unnamed = [i for i in range(df.shape[1]) if i not in named]
     delay = float(os.environ.get("PDANON_PROGRESS_DELAY", "1.0"))
@@ -756,11 +820,9 @@ def _anonymize(args, algorithm, label: str, df):
 def write_report(args, df, table, label: str) -> None:
     """The release report of ``table`` (the input ``df`` is the original) to ``args.report``;
     roles come from the column flags, the parameters from the flags (never the seed)."""
-    from pdanon.algorithms._base import resolve_ids
     from pdanon.report import build_report
 
-    ids, qis, sens = resolve_ids(df.shape[1], _ids(args.i_ids, "--i_ids"),
-                                 _ids(args.qi_ids, "--qi_ids"), _ids(args.s_ids, "--s_ids"))
+    ids, qis, sens, _, _ = _role_lists(args, df.shape[1])
     names = [str(c) for c in df.columns]
     original = df.set_axis(names, axis=1)
     released = _for_parquet(table)

@@ -28,7 +28,7 @@ Example
 >>> import pandas as pd
 >>> df = pd.DataFrame({"patient_id": [f"P{i:04d}" for i in range(60)], "age": [30, 40] * 30})
 >>> [(s.column, s.evidence) for s in suspects(df, df.columns)]
-[('patient_id', "its name looks like an identifier; no value repeats in 60 rows")]
+[('patient_id', 'its name looks like an identifier; no value repeats in 60 rows')]
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from typing import Hashable, Iterable
 import pandas as pd
 
 __all__ = ["BIRTH_WORDS", "FREE_TEXT_LENGTH", "IDENTIFIER_WORDS", "MIN_ROWS", "NEARLY_UNIQUE",
-           "SENSITIVE_WORDS", "Suspect", "looks_sensitive", "refusal", "suspects"]
+           "SENSITIVE_WORDS", "Suspect", "examine", "facts", "judge", "looks_sensitive",
+           "refusal", "suspects"]
 
 #: words of a column name that say it identifies people (compared with each word of the name,
 #: split at non-letters and camelCase, and with the whole name without separators)
@@ -132,6 +133,13 @@ def _text_facts(series: pd.Series):
     return float(text.str.len().median()), float(text.str.contains(r"\s", regex=True).mean())
 
 
+def facts(series: pd.Series) -> tuple:
+    """``(non-missing cells, distinct values, text facts or None, boolean?)`` of a column:
+    what :func:`judge` decides from (the Dask face computes them distributed)."""
+    count, distinct = _distinct(series)
+    return count, distinct, _text_facts(series), bool(pd.api.types.is_bool_dtype(series.dtype))
+
+
 def examine(series: pd.Series, name=None) -> Suspect | None:
     """The :class:`Suspect` a column without a role is, or None.
 
@@ -140,14 +148,23 @@ def examine(series: pd.Series, name=None) -> Suspect | None:
     >>> examine(pd.Series(["flu", "cold"] * 30), "disease") is None
     True
     >>> examine(pd.Series(["Ann Lee", "Bo Ng"]), "name").evidence
-    'its name looks like an identifier; 2 distinct values in 2 rows'
+    'its name looks like an identifier; no value repeats in 2 rows'
     """
-    name = series.name if name is None else name
+    return judge(series.name if name is None else name, *facts(series))
+
+
+def judge(name, count: int, distinct: int, text=None, boolean: bool = False) -> Suspect | None:
+    """The :class:`Suspect` a column is, from its name and :func:`facts`, or None.
+
+    Example
+    -------
+    >>> judge("score", 1000, 998).evidence
+    'unique or nearly: 998 distinct values in 1,000 rows'
+    """
     w = words(name)
-    count, distinct = _distinct(series)
     spread = (f"no value repeats in {count:,} rows" if count and distinct == count
               else f"{distinct:,} distinct values in {count:,} rows")
-    if pd.api.types.is_bool_dtype(series.dtype):
+    if boolean:
         return None
     if w & IDENTIFIER_WORDS:
         return Suspect(name, "identifier", f"its name looks like an identifier; {spread}")
@@ -155,7 +172,6 @@ def examine(series: pd.Series, name=None) -> Suspect | None:
         return Suspect(name, "date of birth",
                        f"its name looks like a date of birth; {spread} (publish it as a "
                        f"quasi-identifier, generalized, e.g. to the year)")
-    text = _text_facts(series)
     if text is not None and count and distinct >= 0.5 * count and text[0] >= FREE_TEXT_LENGTH \
             and text[1] >= 0.5:
         return Suspect(name, "free text",

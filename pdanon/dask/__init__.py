@@ -118,7 +118,40 @@ class DaskAnonAccessor:
         from pdanon.roles import resolve_roles
 
         _no_extra(roles)
-        return resolve_roles(self._ddf._meta, **roles)
+        # resolved on the meta: the metrics name columns that look like identifiers by their
+        # name; the anonymizers examine the data too (_publishing_roles)
+        return resolve_roles(self._ddf._meta, screen="warn", **roles)
+
+    def _publishing_roles(self, roles: dict):
+        """The roles an anonymizer publishes with: as :meth:`roles`, and every column whose
+        role was inferred examined on the data (pdanon.screening: distinct counts in one
+        distributed pass, text and digit codes on a sample of 2,000 rows) — one that looks like
+        it identifies people is refused, and a RoleWarning lists the roles chosen."""
+        import dask
+
+        from pdanon import screening
+        from pdanon.roles import decide, digit_codes, resolve_roles
+
+        _no_extra(roles)
+        r = resolve_roles(self._ddf._meta, screen="ignore", **roles)
+        inferred = list(r.inferred)
+        found, digits = [], {}
+        if inferred:
+            ddf = self._ddf[inferred]
+            count, distinct = dask.compute(ddf.count(), ddf.nunique(dropna=True))
+            sample = ddf.head(2_000, npartitions=-1)
+            for c in inferred:
+                facts = screening.facts(sample[c])
+                suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts[2],
+                                          facts[3])
+                if suspect is not None:
+                    found.append(suspect)
+            kinds = set(inferred) | set(r.inferred_kinds)
+            digits = {c: sample[c].dropna().iloc[0] for c in list(r.quasi_identifiers)
+                      + list(r.sensitive) if c in kinds and c in sample.columns
+                      and r.kind(c) == "unordered" and digit_codes(sample[c])}
+        decide(r, found, "refuse", digits)
+        return r
 
     @property
     def info(self) -> dict:
@@ -463,7 +496,7 @@ class DaskAnonAccessor:
             raise InvalidInputError(f"algorithm='optimal' recodes by hierarchies "
                                     f"(method='generalize'); got method={method!r}: use "
                                     f"algorithm='mondrian' to suppress or aggregate")
-        r = self.roles(**roles)
+        r = self._publishing_roles(roles)
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(
                 f"{needs_sensitive} needs at least one sensitive column: pass sensitive=[...] "

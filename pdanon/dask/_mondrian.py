@@ -63,6 +63,7 @@ from pdanon.dask._metrics import global_sensitive_column
 from pdanon.dask._models import check_feasible, groups_ok_from_counts, needs_context, verify_output
 from pdanon.dask._recode import METHODS as RECODE_METHODS
 from pdanon.dask._recode import recode_graph
+from pdanon.models.record import record as record_model
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
                                encoded_meta, order_keys, qi_column, value_table_capped)
 
@@ -199,6 +200,7 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
         "method": "generalize",
         "model": model.name,
         "params": model.params(),
+        "models": record_model(model),
         "quasi_identifiers": qnames,
         "dropped_identifiers": list(roles.identifiers),
         "rows": n,

@@ -54,6 +54,7 @@ from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
 from pdanon.dask._models import check_feasible, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
+from pdanon.models.record import record as record_model
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
            "publish_partition"]
@@ -365,6 +366,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
         "method": "generalize",
         "model": model.name,
         "params": model.params(),
+        "models": record_model(model),
         "quasi_identifiers": qnames,
         "dropped_identifiers": list(roles.identifiers),
         "rows": n,

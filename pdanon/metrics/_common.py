@@ -31,7 +31,7 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
         else:
             # a metric never changes the quasi-identifiers silently: an ID-like column stays
             # one, with a RoleWarning
-            quasi_identifiers = resolve_roles(df, guess_identifiers="warn").quasi_identifiers
+            quasi_identifiers = resolve_roles(df, screen="warn").quasi_identifiers
     if isinstance(quasi_identifiers, (str, int)) and not isinstance(quasi_identifiers, bool):
         quasi_identifiers = [quasi_identifiers]
     items = (dict(quasi_identifiers) if isinstance(quasi_identifiers, Mapping)

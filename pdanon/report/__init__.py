@@ -212,7 +212,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     if unknown:
         raise InvalidInputError(f"unknown keyword(s) {unknown}; role keywords are "
                                 f"identifiers, quasi_identifiers, sensitive, insensitive")
-    r = resolve_roles(anonymized, guess_identifiers="warn", **roles)
+    r = resolve_roles(anonymized, screen="warn", **roles)
     qis, sens = dict(r.quasi_identifiers), dict(r.sensitive)
     if not qis:
         raise InvalidInputError("the report needs at least one quasi-identifier: pass "

@@ -53,6 +53,20 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         the roles chosen."""
         return _roles.resolve_roles(self._df, **roles)
 
+    def _roles_for(self, columns, roles: dict, generalized: bool = False) -> _roles.Roles:
+        """:meth:`roles` for a perturbation of ``columns``: naming a column to perturb is a
+        decision, so those columns are not examined as undecided ones. ``generalized``: the
+        perturbation publishes the quasi-identifiers aggregated (microaggregation), not as
+        they are."""
+        if columns is None:
+            named = ()
+        elif isinstance(columns, (str, int)) or isinstance(columns, tuple) and (
+                columns in set(self._df.columns)):
+            named = (columns,)
+        else:
+            named = tuple(columns)
+        return _roles.resolve_roles(self._df, decided=named, generalized=generalized, **roles)
+
     def _measured_roles(self, roles: dict) -> _roles.Roles:
         """Roles for the metrics: a column that looks like an identifier stays a
         quasi-identifier (a metric never changes the quasi-identifiers silently), with a
@@ -260,7 +274,8 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
 
     @checked
     def report(self, original: pd.DataFrame | None = None, path=None, *,
-               title: str = "pdanon release report", target=None, tradeoff=None, **roles):
+               title: str = "pdanon release report", target=None, tradeoff=None,
+               digest_key=None, **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) with the parameters of the release, the privacy and
         utility achieved, how each quasi-identifier was published and the rows suppressed.
@@ -277,7 +292,7 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         from pdanon.report import build_report
 
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
-                           **roles)
+                           digest_key=digest_key, **roles)
         if path is not None:
             rep.save(path)
         return rep

@@ -37,6 +37,8 @@ from pdanon.keywords import ROLE_KEYWORDS, checked
 
 _roles = importlib.import_module("pdanon.roles")
 
+#: the keywords that make the model (k_anonymize, l_diversify, t_close take them all)
+MODEL_KEYWORDS = ("k", "l", "variant", "c", "t", "distance", "max_risk", "average_risk")
 #: keywords of the anonymizers that are not an algorithm's own tuning knobs: refused inside
 #: ``options={}`` (each has its one place)
 FIRST_CLASS = ("hierarchies", "levels", "labels", "max_suppressed_rows", "seed", "progress",
@@ -70,17 +72,7 @@ class AnonymizeMethods:
         >>> out["age"].astype(str).tolist(), out.anon.info["model"]
         (['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]'], 'k-anonymity + l-diversity')
         """
-        from pdanon.models import PrivacyModel
-
-        if not isinstance(model, PrivacyModel):
-            raise InvalidInputError(
-                f"model must be a pdanon.models.PrivacyModel (e.g. KAnonymity(5)), got "
-                f"{type(model).__name__}")
-        return self._anonymize(model, roles, method=method, algorithm=algorithm,
-                               max_suppressed_rows=max_suppressed_rows,
-                               hierarchies=hierarchies, levels=levels, labels=labels,
-                               objective=objective, seed=seed, progress=progress,
-                               options=options)
+        return self._from_keywords(locals())
 
     @checked
     def k_anonymize(self, k: int, *, l=None, variant: str | None = None,
@@ -170,14 +162,7 @@ class AnonymizeMethods:
         >>> out["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
-        model = self._request(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
-                              hierarchies=hierarchies, max_risk=max_risk,
-                              average_risk=average_risk, roles=roles, always_k=False)
-        return self._anonymize(model, roles, method=method, algorithm=algorithm,
-                               max_suppressed_rows=max_suppressed_rows,
-                               hierarchies=hierarchies, levels=levels, labels=labels,
-                               objective=objective, seed=seed, progress=progress,
-                               options=options)
+        return self._from_keywords(locals(), always_k=False)
 
     @checked
     def l_diversify(self, l, *, k: int = 1, variant: str | None = None,
@@ -217,14 +202,7 @@ class AnonymizeMethods:
         >>> out.anon.l_diversity()
         2
         """
-        model = self._request(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
-                              hierarchies=hierarchies, max_risk=max_risk,
-                              average_risk=average_risk, roles=roles)
-        return self._anonymize(model, roles, method=method, algorithm=algorithm,
-                               max_suppressed_rows=max_suppressed_rows,
-                               hierarchies=hierarchies, levels=levels, labels=labels,
-                               objective=objective, seed=seed, progress=progress,
-                               options=options)
+        return self._from_keywords(locals())
 
     @checked
     def t_close(self, t: float, *, k: int = 1, l=None, variant: str | None = None,
@@ -252,10 +230,9 @@ class AnonymizeMethods:
         hierarchies : {column: hierarchy}, optional
             Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
-        max_risk, average_risk, method, algorithm, max_suppressed_rows, levels, labels,
-        objective, seed, progress, options
-            As in :meth:`k_anonymize`; ``"auto"`` picks Mondrian (``"nearest"`` cannot express
-            t-closeness).
+        The other parameters
+            Those of :meth:`k_anonymize`. With ``algorithm="auto"`` Mondrian runs
+            (``"nearest"`` cannot express t-closeness).
         **roles
             Role keywords; at least one sensitive column is needed.
 
@@ -266,16 +243,28 @@ class AnonymizeMethods:
         >>> out.anon.t_closeness() <= 0.2
         True
         """
-        model = self._request(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
-                              hierarchies=hierarchies, max_risk=max_risk,
-                              average_risk=average_risk, roles=roles)
-        return self._anonymize(model, roles, method=method, algorithm=algorithm,
-                               max_suppressed_rows=max_suppressed_rows,
-                               hierarchies=hierarchies, levels=levels, labels=labels,
-                               objective=objective, seed=seed, progress=progress,
-                               options=options)
+        return self._from_keywords(locals())
 
     # ------------------------------------------------------------------ shared path
+    def _from_keywords(self, params: dict, always_k: bool = True) -> pd.DataFrame:
+        """Run a face with its keywords (``locals()`` of the face): the model asked for (or
+        given, for :meth:`anonymize`), then :meth:`_anonymize` with the run keywords."""
+        p = {key: v for key, v in params.items() if key not in ("self", "__class__")}
+        roles = p.pop("roles")
+        model = p.pop("model", None)
+        asked = {key: p.pop(key) for key in MODEL_KEYWORDS if key in p}
+        if "model" in params:
+            from pdanon.models import PrivacyModel
+
+            if not isinstance(model, PrivacyModel):
+                raise InvalidInputError(
+                    f"model must be a pdanon.models.PrivacyModel (e.g. KAnonymity(5)), got "
+                    f"{type(model).__name__}")
+        else:
+            model = self._request(**asked, hierarchies=p["hierarchies"], roles=roles,
+                                  always_k=always_k)
+        return self._anonymize(model, roles, **p)
+
     def _request(self, *, k, l, variant, c, t, distance, hierarchies, max_risk, average_risk,
                  roles: dict, always_k: bool = True):
         """The model the keywords ask for: k-anonymity, and l-diversity / t-closeness when
@@ -383,8 +372,9 @@ class AnonymizeMethods:
         """
         from pdanon.explain import explain
 
+        sensitive = _roles.resolve_roles(self._df, screen="ignore").sensitive
         return explain(self._df, original, info=self.info, model=model,
-                       sensitive=dict(self.roles().sensitive))
+                       sensitive=dict(sensitive))
 
     # ---- hierarchies
     @checked

@@ -45,7 +45,7 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.shuffle_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.shuffle_by_roles(self._df, self._roles_for(columns, roles), columns,
                                                 within=within, seed=seed,
                                                 keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
@@ -84,7 +84,7 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.randomize_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.randomize_by_roles(self._df, self._roles_for(columns, roles), columns,
                                                   scale=scale, low=low, high=high, noise=noise,
                                                   seed=seed, clip=clip,
                                                   keep_identifiers=keep_identifiers)
@@ -132,7 +132,9 @@ class PerturbationMethods:
         from pdanon import perturb
 
         out, r, info = perturb.microaggregate_by_roles(
-            self._df, self.roles(**roles), k, columns=columns, method=method, gamma=gamma,
+            self._df, self._roles_for(columns, roles, generalized=True), k, columns=columns,
+            method=method,
+            gamma=gamma,
             block_size=block_size, keep_identifiers=keep_identifiers, progress=progress)
         return self._result(out, r, info)
 
@@ -177,7 +179,7 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.pram_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.pram_by_roles(self._df, self._roles_for(columns, roles), columns,
                                              matrix=matrix, p=p, invariant=invariant,
                                              seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
@@ -209,12 +211,7 @@ class PerturbationMethods:
         >>> df.anon.top_code("income", threshold=100)["income"].tolist()
         [20, 35, 50, 100]
         """
-        from pdanon import perturb
-
-        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "top",
-                                             threshold=threshold, quantile=quantile,
-                                             value=value, keep_identifiers=keep_identifiers)
-        return self._result(out, r, info)
+        return self._code(columns, "top", threshold, quantile, value, keep_identifiers, roles)
 
     @checked
     def bottom_code(self, columns, *, threshold=None, quantile=None, value=None,
@@ -230,9 +227,12 @@ class PerturbationMethods:
         >>> out["age"].tolist(), out.anon.info["cells_changed"]
         ([0, 0, 40, 71], 2)
         """
+        return self._code(columns, "bottom", threshold, quantile, value, keep_identifiers, roles)
+
+    def _code(self, columns, side, threshold, quantile, value, keep_identifiers, roles):
         from pdanon import perturb
 
-        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "bottom",
+        out, r, info = perturb.code_by_roles(self._df, self._roles_for(columns, roles), columns, side,
                                              threshold=threshold, quantile=quantile,
                                              value=value, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
@@ -268,7 +268,7 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.rank_swap_by_roles(self._df, self.roles(**roles), columns, p=p,
+        out, r, info = perturb.rank_swap_by_roles(self._df, self._roles_for(columns, roles), columns, p=p,
                                                   seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
@@ -307,7 +307,7 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.add_noise_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.add_noise_by_roles(self._df, self._roles_for(columns, roles), columns,
                                                   method=method, noise=noise, seed=seed,
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
@@ -362,7 +362,7 @@ class PerturbationMethods:
         Example
         -------
         >>> df = pd.DataFrame({"age": [20, 21, 22, 50, 52, 54], "income": [1, 2, 3, 7, 8, 9]})
-        >>> out = df.anon.microaggregate(3)
+        >>> out = df.anon.microaggregate(3, quasi_identifiers=["age", "income"])
         >>> round(float(out.anon.utility(df, summary=True)["IL1s"]), 4)
         0.09
         """
@@ -406,7 +406,7 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.hash_by_roles(self._df, self.roles(**roles), columns, key=key,
+        out, r, info = perturb.hash_by_roles(self._df, self._roles_for(columns, roles), columns, key=key,
                                              context=context)
         return self._result(out, r, info)
 

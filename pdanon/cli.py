@@ -264,16 +264,16 @@ def _role_lists(args, ncols: int):
     return ids, qis, sens, keep, inferred
 
 
-def screen_columns(args, df) -> None:
+def screen_columns(args, df) -> str | None:
     """Examine the columns whose role no flag decided (:mod:`pdanon.screening`): refuse, in
     one line, those that look like they identify people (column number and name, the
-    evidence, the flags that decide); note the roles chosen for the others on standard
-    error."""
+    evidence, the flags that decide); return the note (printed on standard error once the
+    release is written) of the roles chosen for the others, or None."""
     from pdanon import screening
 
     ids, qis, sens, keep, inferred = _role_lists(args, df.shape[1])
     if not inferred:
-        return
+        return None
     names = {i: df.columns[i] for i in inferred}
     found = screening.suspects(df, [names[i] for i in inferred])
     if found:
@@ -293,8 +293,8 @@ def screen_columns(args, df) -> None:
     if unchanged:
         chosen.append("published unchanged " + ", ".join(
             f"{i}{_label(args, names[i])}" for i in unchanged))
-    print(f"{PROG}: note: roles chosen for the columns no flag names: {'; '.join(chosen)} "
-          "(decide with --qi_ids / --i_ids / --s_ids / --insensitive_ids)", file=sys.stderr)
+    return (f"{PROG}: note: roles chosen for the columns no flag names: {'; '.join(chosen)} "
+            "(decide with --qi_ids / --i_ids / --s_ids / --insensitive_ids)")
 
 
 def _label(args, name) -> str:
@@ -765,7 +765,7 @@ def run(argv=None) -> int:
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header)
     check_columns(args, df.shape[1])
-    screen_columns(args, df)
+    note = screen_columns(args, df)
     suspect = (not args.header and not _is_parquet(args.input)
                and header_like_first_row(df))
     try:
@@ -780,6 +780,8 @@ def run(argv=None) -> int:
         write_report(args, df, table, label)
     if suspect:
         print(_header_warning(df), file=sys.stderr)
+    if note:
+        print(note, file=sys.stderr)
     if args.output is not None and counts:
         print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
               file=sys.stderr)

@@ -17,7 +17,7 @@ Example
 >>> k_anonymize(5, max_supressed_rows=3)
 Traceback (most recent call last):
 ...
-pdanon.keywords.UnknownKeywordError: k_anonymize() got an unexpected keyword argument 'max_supressed_rows'; did you mean max_suppressed_rows=? It takes: max_suppressed_rows, identifiers, quasi_identifiers, sensitive, insensitive
+pdanon.keywords.UnknownKeywordError: k_anonymize() got an unexpected keyword argument 'max_supressed_rows'; did you mean max_suppressed_rows=? It takes: k, max_suppressed_rows, identifiers, quasi_identifiers, sensitive, insensitive
 """
 
 from __future__ import annotations

@@ -196,7 +196,8 @@ def looks_like_identifier(series: pd.Series) -> bool:
     return examine(series) is not None
 
 
-def _screen(df: pd.DataFrame, roles: "Roles", mode: str) -> None:
+def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
+            generalized: bool = True) -> None:
     """Examine the columns whose role was inferred: refuse (``"refuse"``) or name (``"warn"``)
     those that look like they identify people; in ``"refuse"`` mode one :class:`RoleWarning`
     lists every role chosen. A column taken as unordered whose cells are digit strings gets a
@@ -208,7 +209,9 @@ def _screen(df: pd.DataFrame, roles: "Roles", mode: str) -> None:
     from pdanon import screening
 
     inferred = dict(roles.inferred)
-    found = screening.suspects(df, list(inferred)) if inferred and len(df) else []
+    examined = [c for c in inferred if c not in set(decided)]
+    ranges = [c for c in examined if generalized and roles.quasi_identifiers.get(c) == "real"]
+    found = screening.suspects(df, examined, ranges=ranges) if examined and len(df) else []
     kinds_inferred = set(inferred) | set(roles.inferred_kinds)
     digits = [c for c in list(roles.quasi_identifiers) + list(roles.sensitive)
               if c in kinds_inferred and roles.kind(c) == "unordered" and digit_codes(df[c])]
@@ -306,6 +309,8 @@ def resolve_roles(
     sensitive=None,
     insensitive=None,
     screen: str = "refuse",
+    decided=(),
+    generalized: bool = True,
 ) -> Roles:
     """Work out every column's role and kind.
 
@@ -333,7 +338,11 @@ def resolve_roles(
     * ``"ignore"``: no examination, no warning.
 
     A column whose kind is inferred as unordered while its cells are digit strings
-    (``"04777"``) gets a :class:`pdanon.KindWarning` naming ``pd.to_numeric``.
+    (``"04777"``) gets a :class:`pdanon.KindWarning` naming ``pd.to_numeric``. ``decided``:
+    columns the call names in another way (the columns a perturbation perturbs), which are
+    not examined. ``generalized``: the caller publishes the quasi-identifiers generalized
+    (the anonymizers; a numeric one as ranges, so its unique values are no evidence), not as
+    they are (the perturbations of other columns).
 
     Example
     -------
@@ -361,7 +370,7 @@ def resolve_roles(
     stored = stored_roles(df)
     if not explicit and stored is not None:
         roles = _complete(df, stored)
-        _screen(df, roles, screen)
+        _screen(df, roles, screen, decided, generalized)
         return roles
     listed = []  # columns named without a kind: the kind is inferred
     ids = _names(df, identifiers, "identifier")
@@ -410,7 +419,7 @@ def resolve_roles(
         inferred={c: inferred[c] for c in df.columns if c in inferred},
         inferred_kinds=tuple(listed),
     )
-    _screen(df, roles, screen)
+    _screen(df, roles, screen, decided, generalized)
     return roles
 
 

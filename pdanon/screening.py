@@ -10,7 +10,8 @@ roles remembered from an earlier step) is examined. A column is a **suspect** wh
   characters, most holding a space, and at least half of them distinct,
 * or its values are unique or nearly so: at least :data:`NEARLY_UNIQUE` of at least
   :data:`MIN_ROWS` non-missing cells are distinct (a measurement such as a price can be too:
-  publishing it unchanged links rows to any other copy of it).
+  publishing it unchanged links rows to any other copy of it) — except for a numeric column
+  inferred a quasi-identifier, which is published generalized into ranges.
 
 Each suspect comes with its evidence ("49,871 distinct values in 50,000 rows"), so that the
 refusal (:func:`refusal`) names the column, says why, and gives the two fixes:
@@ -140,7 +141,7 @@ def facts(series: pd.Series) -> tuple:
     return count, distinct, _text_facts(series), bool(pd.api.types.is_bool_dtype(series.dtype))
 
 
-def examine(series: pd.Series, name=None) -> Suspect | None:
+def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | None:
     """The :class:`Suspect` a column without a role is, or None.
 
     Example
@@ -150,11 +151,15 @@ def examine(series: pd.Series, name=None) -> Suspect | None:
     >>> examine(pd.Series(["Ann Lee", "Bo Ng"]), "name").evidence
     'its name looks like an identifier; no value repeats in 2 rows'
     """
-    return judge(series.name if name is None else name, *facts(series))
+    return judge(series.name if name is None else name, *facts(series), ranges=ranges)
 
 
-def judge(name, count: int, distinct: int, text=None, boolean: bool = False) -> Suspect | None:
+def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
+          ranges: bool = False) -> Suspect | None:
     """The :class:`Suspect` a column is, from its name and :func:`facts`, or None.
+    ``ranges``: the column is to be published generalized into ranges (a numeric
+    quasi-identifier): unique numbers are then no evidence (a range shows none of them); its
+    name and text still are.
 
     Example
     -------
@@ -177,16 +182,18 @@ def judge(name, count: int, distinct: int, text=None, boolean: bool = False) -> 
         return Suspect(name, "free text",
                        f"free text: {distinct:,} distinct values in {count:,} rows, median "
                        f"{text[0]:.0f} characters")
-    if count >= MIN_ROWS and distinct >= NEARLY_UNIQUE * count:
+    if count >= MIN_ROWS and distinct >= NEARLY_UNIQUE * count and not ranges:
         return Suspect(name, "identifier", f"unique or nearly: {spread}")
     return None
 
 
-def suspects(df: pd.DataFrame, columns: Iterable) -> list:
-    """The :class:`Suspect` among ``columns`` of ``df`` (in their order)."""
+def suspects(df: pd.DataFrame, columns: Iterable, *, ranges=()) -> list:
+    """The :class:`Suspect` among ``columns`` of ``df`` (in their order); ``ranges``: those
+    of them published generalized into ranges (see :func:`judge`)."""
     out = []
+    ranges = set(ranges)
     for c in columns:
-        found = examine(df[c], c)
+        found = examine(df[c], c, ranges=c in ranges)
         if found is not None:
             out.append(found)
     return out

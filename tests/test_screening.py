@@ -91,14 +91,16 @@ def test_sensitive_names():
 def test_no_roles_refuses_the_suspects_with_evidence_and_fixes():
     with pytest.raises(pdanon.RoleError) as err:
         resolve_roles(frame())
+    # score would be a quasi-identifier, published as ranges: its unique values show nowhere
     assert str(err.value) == (
-        "2 columns have no role and look like they identify people; pdanon publishes no "
+        "column 'id' has no role and looks like it identifies people; pdanon publishes no "
         "column without a decision:\n"
         "  - 'id': its name looks like an identifier; no value repeats in 100 rows\n"
-        "  - 'score': unique or nearly: no value repeats in 100 rows\n"
-        "Decide: identifiers=['id', 'score'] drops them (or df.anon.hash_identifiers "
-        "pseudonymizes them); insensitive=['id', 'score'] publishes them unchanged on purpose.")
+        "Decide: identifiers=['id'] drops it (or df.anon.hash_identifiers pseudonymizes it); "
+        "insensitive=['id'] publishes it unchanged on purpose.")
     assert isinstance(err.value, ValueError)  # a pdanon InvalidInputError
+    with pytest.raises(pdanon.RoleError, match="'score': unique or nearly"):
+        resolve_roles(frame(), quasi_identifiers=["age", "sex"], identifiers=["id"])
 
 
 def test_inferred_roles_are_listed_in_one_warning():

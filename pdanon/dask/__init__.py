@@ -143,7 +143,8 @@ class DaskAnonAccessor:
             for c in inferred:
                 facts = screening.facts(sample[c])
                 suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts[2],
-                                          facts[3])
+                                          facts[3],
+                                          ranges=r.quasi_identifiers.get(c) == "real")
                 if suspect is not None:
                     found.append(suspect)
             kinds = set(inferred) | set(r.inferred_kinds)

@@ -52,9 +52,8 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, VerificationError
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
-from pdanon.dask._models import check_feasible, needs_context, verify_output
+from pdanon.dask._models import check_feasible, model_info, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
-from pdanon.models.record import record as record_model
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
            "publish_partition"]
@@ -362,14 +361,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
                                                             if groups else {})}
 
     info = {
-        "algorithm": "optimal (dask)",
-        "method": "generalize",
-        "model": model.name,
-        "params": model.params(),
-        "models": record_model(model),
-        "quasi_identifiers": qnames,
-        "dropped_identifiers": list(roles.identifiers),
-        "rows": n,
+        **model_info("optimal (dask)", model, roles, qnames, n),
         "groups": groups,
         "changed_cells": changed,
         "suppressed_rows": suppressed_rows,

@@ -273,6 +273,28 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
                              sampling_fraction=sampling_fraction, threshold=threshold)
 
     @checked
+    def check(self, policy=None, *, original: pd.DataFrame | None = None, **roles):
+        """Check this release against a :class:`pdanon.Policy` (default: the release's own
+        request, from ``info["models"]``): a :class:`pdanon.policy.CheckResult` with
+        ``passed``, one row per criterion (measured value, threshold, passed, meaning) and the
+        hazards seen (a class whose members share a sensitive value, sample uniques, a high
+        share of suppressed rows, a nearly unique sensitive column). Usable in an ETL script
+        (``if not out.anon.check(policy): ...``). See :mod:`pdanon.policy`.
+
+        Example
+        -------
+        >>> import pdanon
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "a"]})
+        >>> out = df.anon.k_anonymize(2, quasi_identifiers=["age"], sensitive=["d"])
+        >>> result = out.anon.check(pdanon.Policy(k=2, l=2))
+        >>> result.passed, result.criteria["measured"].tolist()
+        (False, [2, 1])
+        """
+        from pdanon.policy import check
+
+        return check(self._df, policy, original=original, **roles)
+
+    @checked
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
                digest_key=None, **roles):

@@ -265,32 +265,16 @@ class AnonymizeMethods:
                                   always_k=always_k)
         return self._anonymize(model, roles, **p)
 
-    def _request(self, *, k, l, variant, c, t, distance, hierarchies, max_risk, average_risk,
-                 roles: dict, always_k: bool = True):
-        """The model the keywords ask for: k-anonymity, and l-diversity / t-closeness when
-        ``l`` / ``t`` are given (a sensitive column's hierarchy goes to t-closeness), and
-        ARX's risk thresholds."""
-        from pdanon import models
+    def _request(self, *, hierarchies, roles: dict, always_k: bool = True, **asked):
+        """The model the keywords ask for (:func:`pdanon.models.request.request`; a sensitive
+        column's hierarchy goes to t-closeness)."""
+        from pdanon.models.request import request
 
-        if l is None and (variant is not None or c is not None):
-            raise InvalidInputError("variant= and c= are options of l-diversity: pass l=... "
-                                    "too (e.g. l=2, variant='entropy')")
-        if t is None and distance is not None:
-            raise InvalidInputError("distance= is an option of t-closeness: pass t=... too "
-                                    "(e.g. t=0.2, distance='emd')")
-        parts = [models.KAnonymity(k)]
-        if l is not None:
-            parts.append(models.LDiversity(l, variant=variant or "distinct", c=c))
-        if t is not None:
+        sens_h = None
+        if asked.get("t") is not None and hierarchies:
             quiet = _roles.resolve_roles(self._df, screen="ignore", **_pick_roles(roles))
-            sens_h = {col: h for col, h in (hierarchies or {}).items()
-                      if col in quiet.sensitive} or None
-            parts.append(models.TCloseness(t, distance=distance or "emd", hierarchies=sens_h))
-        model = parts[0] if len(parts) == 1 and not always_k else models.AllOf(*parts)
-        extra = [models.HighestRisk(max_risk)] if max_risk is not None else []
-        if average_risk is not None:
-            extra.append(models.AverageRisk(average_risk))
-        return models.AllOf(model, *extra) if extra else model
+            sens_h = {col: h for col, h in hierarchies.items() if col in quiet.sensitive}
+        return request(**asked, sensitive_hierarchies=sens_h, always_k=always_k)
 
     def _anonymize(self, model, roles: dict, *, method, algorithm, max_suppressed_rows,
                    hierarchies, levels, labels, objective, seed, progress, options):

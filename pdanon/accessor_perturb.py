@@ -8,9 +8,9 @@ A mixin of :class:`pdanon.accessor.AnonAccessor` (which supplies ``_df``, ``role
 
 from __future__ import annotations
 
-from pdanon.keywords import checked
-
 import pandas as pd
+
+from pdanon.keywords import checked
 
 
 class PerturbationMethods:

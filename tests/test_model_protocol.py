@@ -124,9 +124,8 @@ def test_a_user_model_must_implement_classes_ok():
 def test_user_model_works_with_every_general_partitioner(algorithm):
     df = table()
     model = AllOf(KAnonymity(3), MaxShare(0.6))
-    options = {"seed": 0} if algorithm == "group_join" else None
     out = df.anon.anonymize(model, algorithm=algorithm, quasi_identifiers=["age", "zip"],
-                            sensitive=["disease"], options=options,
+                            sensitive=["disease"], seed=0 if algorithm == "group_join" else None,
                             max_suppressed_rows=0 if algorithm == "optimal" else None)
     assert out.anon.info["model"] == "k-anonymity + max-share"
     published = out[out[["age", "zip"]].notna().any(axis=1)]

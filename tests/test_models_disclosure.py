@@ -312,7 +312,7 @@ def test_every_partitioner_output_meets_the_model(algorithm, n, seed, which):
     try:
         out = df.anon.anonymize(model, algorithm=algorithm, quasi_identifiers=qis,
                                 sensitive=["disease"],
-                                options={"seed": 0} if algorithm == "group_join" else None)
+                                seed=0 if algorithm == "group_join" else None)
     except InfeasibleError:
         return
     published = out[out[qis].notna().any(axis=1)]

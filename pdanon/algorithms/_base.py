@@ -209,7 +209,7 @@ class Depersonalizator(ABC):
         ncols = table.shape[1]
         ids, qis, sens = resolve_ids(ncols, identifiers_ids, quasi_identifiers_ids,
                                      sensitives_ids)
-        if quasi_identifiers_ids is DEFAULT_LEFT:
+        if quasi_identifiers_ids is DEFAULT_LEFT and not self._blanks_changed_cells():
             screen_default_left(table, labels, qis)
         self.identifiers_ids, self.quasi_identifiers_ids, self.sensitives_ids = ids, qis, sens
         self._width = ncols
@@ -240,6 +240,13 @@ class Depersonalizator(ABC):
         if labels is not None:
             return (pd.DataFrame(out, columns=[labels[i] for i in kept], dtype=object), *extra)
         return (out, *extra)
+
+    def _blanks_changed_cells(self) -> bool:
+        """Does the algorithm publish a quasi-identifier cell only as it is or blank (the
+        suppression classes)? Then an identifier taken for a quasi-identifier is blanked
+        wherever it would single someone out, and it is not refused."""
+        method = getattr(getattr(self, "group_join_method", None), "method", None)
+        return (method or getattr(self, "_method", None)) == "suppress"
 
     @abstractmethod
     def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):

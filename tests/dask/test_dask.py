@@ -470,7 +470,8 @@ def test_several_parts_k_anonymize(adult, order, monkeypatch):
 def test_identifiers_dropped_and_insensitive_kept(adult):
     df = adult.assign(name=[f"p{i}" for i in range(len(adult))], note=np.arange(len(adult)))
     out = ddf_of(df).anon.k_anonymize(4, identifiers=["name"], quasi_identifiers=["age", "sex"],
-                                      sensitive=["salary-class"], max_rows_per_part=700)
+                                      sensitive=["salary-class"], insensitive=["note"],
+                                      max_rows_per_part=700)
     got = out.compute()
     assert "name" not in got.columns and (got["note"] == df["note"]).all()
     assert list(got.columns) == [c for c in df.columns if c != "name"]

@@ -188,11 +188,11 @@ def test_labels_option_and_levels_constraint():
     df = small()
     h = {"zip": masking(), "age": intervals([10, 20])}
     out = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, sensitive=["disease"],
-                              options={"labels": True})
+                              labels=True)
     assert out["zip"].tolist()[:2] == ["1000*", "1000*"]
     assert out["age"].tolist()[:3] == ["20-29", "20-29", "30-39"]
     fixed = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, sensitive=["disease"],
-                                options={"levels": {"age": 2}})
+                                levels={"age": 2})
     assert fixed.anon.info["levels"]["age"] == 2
     assert fixed.anon.info["nodes_total"] == 6  # zip levels 0..5, age fixed
 
@@ -221,7 +221,7 @@ def test_errors():
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"window": 1})
     # seed= is the one keyword every algorithm accepts; the deterministic ones ignore it
     pd.testing.assert_frame_equal(
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"seed": 1}),
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, seed=1),
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h))
     with pytest.raises(pdanon.InvalidInputError, match="has no entry"):
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"zip": {"A": ["10001"]}})
@@ -293,7 +293,7 @@ def test_full_adult_prunes_most_nodes():
     arx_node = {"age": 3, "education": 1, "marital-status": 0, "native-country": 1,
                 "occupation": 2, "race": 0, "sex": 0, "workclass": 1}
     fixed = df.anon.k_anonymize(5, algorithm="optimal", hierarchies=h, max_suppressed_rows=0.05,
-                                options={"levels": arx_node}).anon.info
+                                levels=arx_node).anon.info
     # as ARX reports: 1,458 suppressed rows, 399 classes; pdanon counts the suppressed rows as
     # one more class (they publish the same blank cells, and 1,458 >= k)
     assert (fixed["suppressed_rows"], fixed["groups"]) == (1458, 400)

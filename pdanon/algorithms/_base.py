@@ -414,8 +414,12 @@ class BlockColumn:
         if self.kind == "unordered":
             return GeneralizationRange(None, None, "unordered",
                                        [self.uniques[int(c)] for c in cell.values_set])
+        # the column's values in their order: the cell answers `in` by position
+        order = getattr(self, "_order", None)
+        if order is None:
+            order = self._order = pd.Index(list(self.uniques), dtype=object)
         return GeneralizationRange(self.uniques[int(cell.min)], self.uniques[int(cell.max)],
-                                   "ordered")
+                                   "ordered", order)
 
 
 def _scatter(present: np.ndarray, na: np.ndarray) -> np.ndarray:

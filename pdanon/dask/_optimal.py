@@ -268,11 +268,12 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     from pdanon import distributions as dist
     from pdanon._groups import column_codes
     from pdanon.encode import EncodedTable
-    from pdanon.partition.common import suppression_budget
+    from pdanon.partition.common import check_suppression_budget, suppression_budget
     from pdanon.partition.optimal import (OBJECTIVES, LatticeSearch, lattice_bounds,
                                           prepare_columns, search_result)
 
     check_dask_frame(ddf)
+    check_suppression_budget(max_suppressed_rows)  # before the first pass over the data
     started = time.perf_counter()
     timings = {}
     if objective not in OBJECTIVES:

@@ -975,10 +975,11 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     population = population_table(model)
     pop_rows = None
     if population is None:
-        cols = prepare_columns(enc, hierarchies)
+        cols = prepare_columns(enc, hierarchies, levels=levels)
     else:  # generalized with the sample (see pdanon.partition.population)
         cols, pop_rows = split_columns(
-            prepare_columns(joint_encoded(enc, frame, population), hierarchies), n)
+            prepare_columns(joint_encoded(enc, frame, population), hierarchies,
+                            levels=levels), n)
     bounds = lattice_bounds(cols, levels)
     sensitive = sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,

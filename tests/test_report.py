@@ -383,3 +383,14 @@ def test_suppressed_section_is_a_compact_summary():
     section = rep.to_html().split("<h2>Suppressed rows</h2>")[1].split("<h2>")[0]
     assert section.count("<tr>") == len(rep.suppressed) + 1 and len(section) < 3000
     assert "the release does not tell them apart" in section
+
+
+def test_report_refuses_swapped_frames():
+    df = patients(60)
+    out = df.anon.k_anonymize(5, algorithm="mondrian", **ROLES)
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"seem swapped.*release\.anon\.report\(raw\)"):
+        df.anon.report(out, **ROLES)
+    with pytest.raises(pdanon.InvalidInputError, match=r"build_report\(release, raw\)"):
+        build_report(df, out, **ROLES)
+    assert out.anon.report(df).privacy["k_anonymity"] >= 5  # the right way round

@@ -497,3 +497,51 @@ def test_metrics_do_not_mutate_inputs():
     out.anon.metrics(adult)
     pd.testing.assert_frame_equal(adult, a0)
     pd.testing.assert_frame_equal(out, o0)
+
+
+# --------------------------------------------------------------------------- frames swapped
+
+
+def _raw():
+    return pd.DataFrame({"age": [30, 31, 40, 42, 50, 51], "zip": list("aabbcc"),
+                         "d": ["x", "y", "x", "y", "x", "y"]})
+
+
+def test_swapped_frames_are_refused_with_the_right_call():
+    raw = _raw()
+    roles = dict(quasi_identifiers=["age", "zip"], sensitive=["d"])
+    release = raw.anon.k_anonymize(2, algorithm="mondrian", **roles)
+    with pytest.raises(InvalidInputError, match=r"the frames seem swapped: the original holds "
+                                                r"a pdanon anonymizer's info.*"
+                                                r"release\.anon\.metrics\(original=raw\)"):
+        raw.anon.metrics(original=release, **roles)
+    with pytest.raises(InvalidInputError, match="seem swapped"):
+        metrics.metrics_table(raw, release, **roles)
+    # the same release read back from CSV: no info, no generalized dtype, only blank cells
+    blanked = raw.astype({"age": float}).copy()
+    blanked.loc[[4, 5], ["age", "zip"]] = None
+    with pytest.raises(InvalidInputError, match="holds 4 blank cell"):
+        metrics.metrics_table(raw, blanked, **roles)
+    # a release that dropped rows: the original's index lacks rows of the "release"
+    with pytest.raises(InvalidInputError, match="seem swapped"):
+        metrics.metrics_table(raw, release.iloc[:4], **roles)
+    # the right way round works, and so do frames with no mark on either side
+    m = release.anon.metrics(original=raw, **roles).set_index("metric")["value"]
+    assert m["changed_proportion"] == pytest.approx(metrics.changed_proportion(raw, release))
+    assert metrics.metrics_table(blanked, raw, **roles) is not None
+    same = metrics.metrics_table(raw, raw.copy(), **roles).set_index("metric")["value"]
+    assert same["changed_proportion"] == 0.0
+
+
+def test_order_check_keeps_perturbations_and_generalized_originals():
+    raw = _raw()
+    noisy = raw.anon.add_noise(["age"], noise=0.1, seed=1, quasi_identifiers=["age", "zip"],
+                               sensitive=["d"])
+    # a perturbation publishes no blank or generalized cell, but carries its info
+    assert "il1s" in set(noisy.anon.metrics(original=raw)["metric"])
+    with pytest.raises(InvalidInputError, match="seem swapped"):
+        raw.anon.metrics(original=noisy)
+    # both frames generalized (re-anonymizing a release): no refusal
+    first = raw.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers=["age", "zip"])
+    again = first.anon.k_anonymize(3, algorithm="mondrian", quasi_identifiers=["age", "zip"])
+    assert len(metrics.metrics_table(again, first, quasi_identifiers=["age", "zip"]))

@@ -103,7 +103,8 @@ def aligned(original: pd.DataFrame, anonymized: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def release_marks(frame: pd.DataFrame, other: pd.DataFrame | None = None) -> list:
+def release_marks(frame: pd.DataFrame, other: pd.DataFrame | None = None, *,
+                  first: bool = False) -> list:
     """What marks ``frame`` as a release, as phrases: an anonymizer's ``info`` in its attrs,
     columns of the generalization dtype (or object columns holding generalized cells, as the
     classic API returns them) and, when ``other`` is given (rows matched by index), blank
@@ -123,10 +124,15 @@ def release_marks(frame: pd.DataFrame, other: pd.DataFrame | None = None) -> lis
     if (frame.attrs.get("pdanon") or {}).get("info"):
         out.append("a pdanon anonymizer's info in its attrs")
     dtyped = [c for c in frame.columns if is_generalized(frame[c])]
-    cells = [c for c in frame.columns if c not in dtyped and frame[c].dtype == object
-             and has_generalized_cells(frame[c].to_numpy())]
+    if out and first:
+        return out
+    cells = [] if dtyped and first else [
+        c for c in frame.columns if c not in dtyped and frame[c].dtype == object
+        and has_generalized_cells(frame[c].to_numpy())]
     if dtyped or cells:
         out.append(f"generalized column(s) {dtyped + cells}")
+    if out and first:
+        return out
     if other is not None:
         shared = [c for c in frame.columns if c in other.columns]
         if shared and len(frame) == len(other):
@@ -155,13 +161,13 @@ def check_order(anonymized: pd.DataFrame, original: pd.DataFrame, *,
     """
     check_frame(original, "original")
     check_frame(anonymized, "anonymized")
-    if release_marks(anonymized):
+    if release_marks(anonymized, first=True):
         return
     try:
         matched = aligned(original, anonymized)
     except InvalidInputError:  # rows the "original" lacks: a release that dropped rows?
         matched = None
-    if matched is not None and release_marks(anonymized, matched):
+    if matched is not None and release_marks(anonymized, matched, first=True):
         return
     marks = release_marks(original if matched is None else matched,
                           None if matched is None else anonymized)

@@ -363,7 +363,7 @@ class PerturbationMethods:
         -------
         >>> df = pd.DataFrame({"age": [20, 21, 22, 50, 52, 54], "income": [1, 2, 3, 7, 8, 9]})
         >>> out = df.anon.microaggregate(3, quasi_identifiers=["age", "income"])
-        >>> round(float(out.anon.utility(df, summary=True)["IL1s"]), 4)
+        >>> round(float(out.anon.utility(df, summary=True)["il1s"]), 4)
         0.09
         """
         from pdanon.metrics.perturbation import perturbation_summary, perturbation_utility

@@ -45,7 +45,7 @@ class RiskMethods:
         Example
         -------
         >>> df = pd.DataFrame({"age": [30, 30, 40, 40]})
-        >>> float(df.anon.risk_summary()["highest_prosecutor"])
+        >>> float(df.anon.risk_summary()["highest_prosecutor_risk"])
         0.5
         """
         from pdanon.metrics.reidentification import risk_summary

@@ -11,7 +11,8 @@
 
 The input is a CSV file (``-f``: its first line is a header) or a Parquet file (by extension);
 columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Parquet for a
-``.parquet`` / ``.pq`` name) or to standard output as CSV. Generalized cells are written in
+``.parquet`` / ``.pq`` name) or to standard output as CSV; with ``-o``, standard error gets
+a summary line and the run's figures as ``key value`` lines (:func:`summary_figures`). Generalized cells are written in
 pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields. In CSV
 output, text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
 leading ``'`` so that spreadsheets do not run them as formulas, as does a formula after a
@@ -782,10 +783,34 @@ def run(argv=None) -> int:
         print(_header_warning(df), file=sys.stderr)
     if note:
         print(note, file=sys.stderr)
-    if args.output is not None and counts:
-        print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
-              file=sys.stderr)
+    if args.output is not None:
+        print(f"{PROG}: {label} -> {args.output}", file=sys.stderr)
+        for key, value in summary_figures(args.algorithm, table, counts).items():
+            print(f"{key} {value}", file=sys.stderr)
     return 0
+
+
+#: the key (:data:`pdanon.metrics.FIGURES`) of the count an algorithm returns: the group
+#: size for ``greedy``, the changed quasi-identifier cells for the others that count
+COUNT_KEYS = {"greedy": "group_size"}
+
+
+def summary_figures(algorithm: str, table, counts) -> dict:
+    """The figures printed after a run with ``-o``, one ``key value`` line each: ``rows``
+    and the algorithm's count (``changed_cells``, or ``group_size`` for ``greedy``; none for
+    the hasher, the randomization and the shufflers).
+
+    Example
+    -------
+    >>> summary_figures("datafly", [[1], [2]], (2,))
+    {'rows': 2, 'changed_cells': 2}
+    >>> summary_figures("shuffler", [[1], [2]], ())
+    {'rows': 2}
+    """
+    out = {"rows": len(table)}
+    if counts:
+        out[COUNT_KEYS.get(algorithm, "changed_cells")] = counts[0]
+    return out
 
 
 def _anonymize(args, algorithm, label: str, df):

@@ -983,3 +983,35 @@ def test_roles_chosen_for_unnamed_columns_are_noted(csv_with_header):
     proc = run("-i", csv_with_header, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
                "--insensitive_ids", 4, "--qi_ids", 0, check_one_line_error=True)
     assert "column 0 is given two roles" in proc.stderr
+
+
+# ============================================================================ printed figures
+
+
+def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
+    """With -o: a summary line, then one `key value` line per figure, keyed as
+    pdanon.metrics.FIGURES (no unlabeled number)."""
+    from pdanon.metrics import FIGURES
+
+    out = tmp_path / "out.csv"
+    # nearest-row suppression, k=2, over (age, edu, sex): rows {0, 3} differ in age and edu
+    # (4 cells), {1, 2} in age (2), {4, 5} in all three (6): 12 suppressed cells
+    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "s", "-k", 2,
+               "--i_ids", 0, "--s_ids", 4, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines == [f"depersonalize: time_optimal (k, suppression) -> {out}", "rows 6",
+                     "changed_cells 12"], proc.stderr
+    proc = run("-i", csv_with_header, "-f", "-a", "greedy", "-k", 2, "--i_ids", 0,
+               "--s_ids", 4, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()  # (a warning may come first: one class of 6 rows)
+    start = lines.index(f"depersonalize: greedy (k) -> {out}") + 1
+    figures = dict(line.split(" ") for line in lines[start:])
+    assert set(figures) == {"rows", "group_size"} and figures["rows"] == "6"
+    assert int(figures["group_size"]) >= 2
+    proc = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "-o", out)
+    assert proc.stderr.splitlines()[1:] == ["rows 6"], proc.stderr
+    from pdanon.cli import COUNT_KEYS
+
+    assert {"rows", "changed_cells", *COUNT_KEYS.values()} <= set(FIGURES)

@@ -286,7 +286,7 @@ class DaskAnonAccessor:
         >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
         >>> m = dd.from_pandas(df, npartitions=2).anon.metrics(quasi_identifiers=["zip"],
         ...                                                    sensitive=["d"])
-        >>> int(m.set_index("metric").loc["k-anonymity", "value"])
+        >>> int(m.set_index("metric").loc["k_anonymity", "value"])
         2
         """
         r = self.roles(**roles)
@@ -322,7 +322,7 @@ class DaskAnonAccessor:
         -------
         >>> import pandas as pd, dask.dataframe as dd
         >>> ddf = dd.from_pandas(pd.DataFrame({"age": [30, 30, 40, 40]}), npartitions=2)
-        >>> float(ddf.anon.risk_summary()["highest_prosecutor"])
+        >>> float(ddf.anon.risk_summary()["highest_prosecutor_risk"])
         0.5
         """
         return risk_summary(self._ddf, self.roles(**roles).quasi_identifiers,

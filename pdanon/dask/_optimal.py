@@ -268,11 +268,13 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     from pdanon import distributions as dist
     from pdanon._groups import column_codes
     from pdanon.encode import EncodedTable
-    from pdanon.partition.common import suppression_budget
+    from pdanon.partition.common import check_suppression_budget, suppression_budget
+    from pdanon.partition.lattice import check_star_columns
     from pdanon.partition.optimal import (OBJECTIVES, LatticeSearch, lattice_bounds,
                                           prepare_columns, search_result)
 
     check_dask_frame(ddf)
+    check_suppression_budget(max_suppressed_rows)  # before the first pass over the data
     started = time.perf_counter()
     timings = {}
     if objective not in OBJECTIVES:
@@ -290,6 +292,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     # -- 1. dictionaries -----------------------------------------------------------------
     dict_cols, sensitive, n, collected = _dictionaries(ddf, roles, qnames, snames)
     check_feasible(model, n, sensitive)
+    check_star_columns(dict_cols, hierarchies, levels)  # before the counts and the search
     budget = suppression_budget(max_suppressed_rows, n, default=0)
     timings["dictionaries"] = time.perf_counter() - started
 
@@ -309,7 +312,8 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     for col, cd in zip(dict_cols, codes):
         na = cd == len(col.categories)
         enc_cols.append(replace(col, codes=cd, na=na if na.any() else None, lo=None, hi=None))
-    cols = prepare_columns(EncodedTable(enc_cols, {}, len(weights)), hierarchies)
+    cols = prepare_columns(EncodedTable(enc_cols, {}, len(weights)), hierarchies,
+                           levels=levels)
     sens = [replace(g.column, codes=cd) for g, cd in zip(gcols, codes[len(qnames):])]
     search = LatticeSearch(cols, model, sens, budget=budget, objective=objective,
                            bounds=lattice_bounds(cols, levels), weights=weights)

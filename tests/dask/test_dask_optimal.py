@@ -186,3 +186,22 @@ def test_errors(adult, hierarchies):
         ddf.anon.k_anonymize(5, algorithm="optimal", options={"levels": {"age": 1}})
     with pytest.raises(InvalidInputError, match="objective"):
         ddf.anon.k_anonymize(5, algorithm="optimal", objective="fast")
+
+
+def test_refusals_before_the_search(adult, hierarchies, monkeypatch):
+    """The pandas refusals hold on Dask, before the counts pass: a many-valued column
+    without a hierarchy, an ambiguous float budget."""
+    from pdanon.dask import _optimal
+
+    def no_counts(*a, **kw):
+        raise AssertionError("the counts pass ran")
+
+    monkeypatch.setattr(_optimal, "_collect_combos", no_counts)
+    ddf = dd.from_pandas(adult.head(200), npartitions=2)
+    some = {c: h for c, h in hierarchies.items() if c != "age"}
+    with pytest.raises(InvalidInputError, match=r"'age' \(\d+ distinct values\).*"
+                                                r"intervals\(\[5, 10, 20\]\).*mondrian"):
+        ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=some)
+    with pytest.raises(InvalidInputError, match="pass 1 for one row or 0.05 for 5 %"):
+        ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=hierarchies,
+                             max_suppressed_rows=1.0)

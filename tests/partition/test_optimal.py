@@ -224,7 +224,8 @@ def test_errors():
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, seed=1),
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h))
     with pytest.raises(pdanon.InvalidInputError, match="has no entry"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"zip": {"A": ["10001"]}})
+        df.anon.k_anonymize(2, algorithm="optimal",
+                            hierarchies={"zip": {"A": ["10001"]}, "age": intervals([10])})
     # a hierarchy without a single top cannot always reach k
     with pytest.raises(pdanon.InfeasibleError, match="no node of the generalization lattice"):
         df.anon.k_anonymize(4, algorithm="optimal", quasi_identifiers=["zip"],
@@ -484,3 +485,46 @@ def test_dask_optimal_path_is_bounded_too(tmp_path):
             ddf.anon.k_anonymize(2, algorithm="optimal",
                                  hierarchies={"x": intervals([1] * 63)},
                                  quasi_identifiers={"x": "real", "y": "unordered"})
+
+
+# ----------------------------------------------------------------------------- star columns
+
+
+def test_a_many_valued_column_without_hierarchy_is_refused(monkeypatch):
+    """Without a hierarchy a column can only be kept or blanked whole: with more than
+    MAX_VALUES_WITHOUT_HIERARCHY values that silently published e.g. age as '*' in every
+    row. Refused before the search, naming the column, its distinct count and the builder."""
+    from pdanon.partition import optimal
+    from pdanon.partition.lattice import MAX_VALUES_WITHOUT_HIERARCHY
+
+    assert MAX_VALUES_WITHOUT_HIERARCHY == 5
+    df = pd.DataFrame({
+        "age": np.arange(20, 32), "zip": [f"{10001 + i % 6}" for i in range(12)],
+        "day": pd.date_range("2024-01-01", periods=12), "job": list("abcdefabcdef"),
+        "sex": list("FM") * 6, "grade": [1, 2, 3, 4, 5, 1] * 2})
+
+    def no_search(*a, **kw):
+        raise AssertionError("the search ran")
+
+    monkeypatch.setattr(optimal, "LatticeSearch", no_search)
+    cases = {"age": "'age' (12 distinct values)", "zip": "hierarchies={'zip': masking()}",
+             "day": "hierarchies={'day': dates()}", "job": "hierarchies={'job': tree({...})}"}
+    for column, fragment in cases.items():
+        with pytest.raises(pdanon.InvalidInputError) as err:
+            df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=[column, "sex"])
+        text = str(err.value)
+        assert fragment in text and "algorithm='mondrian'" in text, text
+        assert "'sex'" not in text  # 2 values: fine without a hierarchy
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"'age' \(12 distinct values\), 'zip' \(6 distinct values\)"):
+        df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "zip"])
+    monkeypatch.undo()
+    # at most 5 values (sex, grade) may go without one; so may a column whose level is fixed
+    out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["sex", "grade"])
+    assert out.anon.info["levels"] == {"sex": 0, "grade": 0}
+    out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
+                              options={"levels": {"age": 1}})
+    assert out.anon.info["levels"]["age"] == 1  # the user chose to blank it
+    out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
+                              hierarchies={"age": intervals([5, 10])})
+    assert out.anon.info["levels"]["age"] >= 1 and out["age"].notna().all()

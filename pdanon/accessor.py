@@ -260,7 +260,7 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         -------
         >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
         >>> m = df.anon.metrics(quasi_identifiers=["zip"], sensitive=["d"])
-        >>> float(m.set_index("metric").loc["t-closeness (EMD)", "value"])
+        >>> float(m.set_index("metric").loc["t_closeness_emd", "value"])
         0.25
         """
         from pdanon.metrics.report import metrics_table
@@ -308,7 +308,7 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         Example
         -------
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
-        >>> df.anon.k_anonymize(2).anon.report(df).privacy["k"]
+        >>> df.anon.k_anonymize(2).anon.report(df).privacy["k_anonymity"]
         2
         """
         from pdanon.report import build_report

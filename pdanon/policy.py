@@ -234,6 +234,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
     See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`."""
     from pdanon import metrics
+    from pdanon.metrics.keys import figure
     from pdanon.roles import resolve_roles
 
     if policy is not None and not isinstance(policy, Policy):
@@ -252,6 +253,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     rows: list = []
 
     def add(key, measured, rule, threshold, meaning):
+        figure(key)  # every criterion is a figure of pdanon.metrics.FIGURES
         ok = measured is not None and (measured >= threshold - 1e-12 if rule == ">=" else
                                        measured <= threshold + 1e-12)
         rows.append({"criterion": key, "measured": measured, "rule": rule,
@@ -292,9 +294,9 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     for key, limit, meaning in (
             ("records_at_risk", policy.max_records_at_risk,
              f"share of rows whose prosecutor risk exceeds {policy.risk_threshold}"),
-            ("highest_prosecutor", policy.max_highest_risk,
+            ("highest_prosecutor_risk", policy.max_highest_risk,
              "the highest prosecutor risk (1 / smallest class)"),
-            ("average_prosecutor", policy.max_average_risk,
+            ("average_prosecutor_risk", policy.max_average_risk,
              "the average prosecutor risk (classes / rows)"),
             ("sample_uniques", policy.max_sample_uniques,
              "share of rows unique on the quasi-identifiers")):

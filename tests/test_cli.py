@@ -997,7 +997,7 @@ def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
     # nearest-row suppression, k=2, over (age, edu, sex): rows {0, 3} differ in age and edu
     # (4 cells), {1, 2} in age (2), {4, 5} in all three (6): 12 suppressed cells
     proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "s", "-k", 2,
-               "--i_ids", 0, "--s_ids", 4, "-o", out)
+               "--i_ids", 0, "--qi_ids", "1,2,3", "--s_ids", 4, "-o", out)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     assert lines == [f"depersonalize: time_optimal (k, suppression) -> {out}", "rows 6",
@@ -1010,7 +1010,8 @@ def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
     figures = dict(line.split(" ") for line in lines[start:])
     assert set(figures) == {"rows", "group_size"} and figures["rows"] == "6"
     assert int(figures["group_size"]) >= 2
-    proc = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "-o", out)
+    proc = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--qi_ids", "1,2,3,4",
+               "-o", out)
     assert proc.stderr.splitlines()[1:] == ["rows 6"], proc.stderr
     from pdanon.cli import COUNT_KEYS
 

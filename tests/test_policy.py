@@ -44,7 +44,7 @@ def test_criteria_by_hand():
     # table: flu 6/10, hiv 3/10, cold 1/10; class 0 (flu x3): total variation 0.4
     assert crit.loc["t_closeness_emd", "measured"] == pytest.approx(0.4)
     assert crit.loc["records_at_risk", "measured"] == 1.0  # every class has <= 5 rows (> 0.2)
-    assert crit.loc["highest_prosecutor", "measured"] == pytest.approx(1 / 3)
+    assert crit.loc["highest_prosecutor_risk", "measured"] == pytest.approx(1 / 3)
     assert crit.loc["sample_uniques", "measured"] == 0
     assert crit["passed"].tolist() == [True, False, False, False, True, True]
     assert not result.passed and not result

@@ -80,6 +80,22 @@ l_diversity_entropy | l-diversity (entropy) | higher | risk
     exp(lowest class entropy of sensitive values)
 t_closeness_emd | t-closeness (EMD) | lower | risk
     largest class-to-table distance (sensitive)
+l_diversity_recursive | l-diversity (recursive) | higher | risk
+    largest l of recursive (c, l)-diversity the classes meet
+t_closeness_hierarchical | t-closeness (hierarchical EMD) | lower | risk
+    largest class-to-table hierarchical distance (sensitive)
+t_closeness_jensen_shannon | t-closeness (Jensen-Shannon) | lower | risk
+    largest class-to-table Jensen-Shannon divergence (sensitive)
+t_closeness_wasserstein | t-closeness (Wasserstein) | lower | risk
+    largest class-to-table normalized Wasserstein distance (sensitive)
+t_closeness_reference | t-closeness (reference) | lower | risk
+    largest class-to-table distance as cp2025's find_t_close measures it
+beta_likeness | beta-likeness | lower | risk
+    largest relative gain of a sensitive value's share in a class
+delta_disclosure | delta-disclosure | lower | risk
+    largest |ln(class share / table share)| of a sensitive value
+suppressed_share | suppressed rows | lower | utility
+    share of rows whose every quasi-identifier was suppressed
 adversarial_knowledge_gain | adversarial knowledge gain | lower | risk
     mean class-to-table total variation
 adversarial_accuracy_gain | adversarial accuracy gain | lower | risk

@@ -59,8 +59,9 @@ print(verdict, "\n")
 if not verdict.passed:
     raise SystemExit("the release does not meet the policy: not published")
 
-# 6. The report (its verdict comes first) and the files.
-report = release.anon.report(safe, os.path.join(tmp, "report.html"))
+# 6. The report (its verdict comes first, the same one) and the files.
+report = release.anon.report(safe, os.path.join(tmp, "report.html"), policy=policy)
+assert report.passed == verdict.passed
 parquet = os.path.join(tmp, "release.parquet")
 csv = os.path.join(tmp, "release.csv")
 release.to_parquet(parquet)

@@ -240,7 +240,13 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     if policy is not None and not isinstance(policy, Policy):
         raise InvalidInputError(f"policy must be a pdanon.Policy, got {type(policy).__name__}")
     info = release.attrs.get("pdanon", {}).get("info") or {}
-    policy = Policy.of_release(info) if policy is None else policy
+    if policy is None:
+        policy = Policy.of_release(info)
+        if policy == Policy():
+            raise InvalidInputError(
+                "the frame records no anonymization request to check against (it is not the "
+                "output of a pdanon anonymizer, or was read back without its attrs): pass a "
+                "policy, e.g. pdanon.Policy(k=5, l=2)")
     keywords = {key: v for key, v in (("quasi_identifiers", quasi_identifiers),
                                       ("sensitive", sensitive)) if v is not None}
     r = resolve_roles(release, screen="warn", **keywords)

@@ -394,3 +394,32 @@ def test_report_refuses_swapped_frames():
     with pytest.raises(pdanon.InvalidInputError, match=r"build_report\(release, raw\)"):
         build_report(df, out, **ROLES)
     assert out.anon.report(df).privacy["k_anonymity"] >= 5  # the right way round
+
+
+# ----------------------------------------------------------------------------- the verdict
+
+
+def test_the_report_opens_with_the_verdict_of_check():
+    df = pdanon.datasets.make_patients(300, seed=2)
+    roles = dict(quasi_identifiers={"zipcode": "unordered", "age": "real",
+                                    "gender": "unordered"}, sensitive=["disease"])
+    out = df.anon.k_anonymize(5, **roles)
+    policy = pdanon.Policy(k=5, l=3, max_records_at_risk=0.0)
+    rep = out.anon.report(df, policy=policy)
+    result = out.anon.check(policy, original=df)
+    assert rep.passed is result.passed is False
+    assert rep.verdict["criteria"] == json.loads(json.dumps(result.to_dict()))["criteria"]
+    page = rep.to_html()
+    assert page.index("<h2>Verdict</h2>") < page.index("<h2>Parameters of the release</h2>")
+    assert "<strong>FAILED</strong>" in page and "<td>FAIL</td>" in page  # words, not colour
+    assert json.loads(rep.to_json())["verdict"]["passed"] is False
+    # without a policy: the release's own request, which it meets
+    own = out.anon.report(df)
+    assert own.passed is True and [c["criterion"] for c in own.verdict["criteria"]] == [
+        "k_anonymity"]
+    assert "Criteria: the release&#x27;s own request" in own.to_html()
+    # a frame pdanon did not make records no request: no verdict, and the notes say why
+    plain = df.anon.with_schema(pdanon.schema(**{**roles, "quasi_identifiers": roles[
+        "quasi_identifiers"]}))
+    rep = plain.anon.report()
+    assert rep.passed is None and any("no verdict" in n for n in rep.notes)

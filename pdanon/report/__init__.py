@@ -92,13 +92,21 @@ class ReleaseReport:
     notes: list = field(default_factory=list)
     original_given: bool = False
     left_out: list = field(default_factory=list)
+    verdict: dict | None = None
+
+    @property
+    def passed(self) -> bool | None:
+        """Did the release meet the policy of the verdict (the one given, or the release's
+        own request)? None when there was nothing to check against."""
+        return None if self.verdict is None else bool(self.verdict["passed"])
 
     def to_dict(self) -> dict:
         """Every fact as JSON-safe Python objects (NaN and infinities as None)."""
         tables = {name: None if t is None else _facts.plain(t.to_dict(orient="records"))
                   for name, t in (("suppressed", self.suppressed), ("metrics", self.metrics),
                                   ("tradeoff", self.tradeoff))}
-        return _facts.plain({"title": self.title, "parameters": self.parameters,
+        return _facts.plain({"title": self.title, "verdict": self.verdict,
+                             "parameters": self.parameters,
                              "privacy": self.privacy, "utility": self.utility,
                              "columns": self.columns, **tables, "notes": self.notes,
                              "original_given": self.original_given,
@@ -181,7 +189,8 @@ def _check(anonymized, original, title, target, tradeoff) -> None:
 def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                  title: str = "pdanon release report", target=None,
                  tradeoff: pd.DataFrame | None = None, threshold: float = 0.2,
-                 random_state: int = 0, digest_key=None, **roles) -> ReleaseReport:
+                 random_state: int = 0, digest_key=None, policy=None,
+                 **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
 
@@ -203,6 +212,10 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         and optionally ``suppressed_fraction`` (the table of :func:`pdanon.plot.tradeoff`).
     threshold : float
         Prosecutor risk above which a record is counted as at risk (default 0.2).
+    policy : pdanon.Policy, optional
+        The verdict the page opens with: every criterion measured, with its threshold and
+        whether it holds, and the hazards seen (:func:`pdanon.policy.check`). Default: the
+        release's own request (``info["models"]``).
     digest_key : bytes or str, optional
         Record a keyed digest of the original (HMAC-SHA-256, :func:`facts.digest`) that
         only this key verifies: keep the key with your records. Without it the report holds
@@ -258,8 +271,11 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     suppressed, full = _columns.suppressed_rows(anonymized, qis, info)
     params = _facts.parameters(anonymized, original, r, info, title, digest_key)
     privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info)
+    verdict, why = _verdict(anonymized, policy, orig, qis, sens)
+    if why:
+        notes.append(why)
     report = ReleaseReport(
-        title=title, parameters=params, privacy=privacy,
+        title=title, parameters=params, privacy=privacy, verdict=verdict,
         utility=_facts.utility(anonymized, orig, qis, table, info, full,
                                privacy["requested"]),
         columns=_facts.plain(_columns.column_facts(anonymized, orig, qis, info)),
@@ -268,16 +284,24 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         notes=notes + _notes(original, target, info, sens, left_out),
         original_given=orig is not None, left_out=left_out)
     if full.any():
-        report.notes.insert(0, f"k is measured on every published row: the {int(full.sum()):,} "
-                            f"rows published with every quasi-identifier blank form one class "
-                            f"of their own. The anonymizer's own check, which leaves the rows "
-                            f"it withheld out, recorded {_achieved(info) or 'nothing'}.")
+        report.notes.insert(0, f"the {int(full.sum()):,} rows published with every "
+                            f"quasi-identifier blank form one class of their own, measured "
+                            f"and verified like any other")
     return report
 
 
-def _achieved(info: dict) -> str:
-    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in (info.get("achieved") or {}).items())
+def _verdict(anonymized, policy, orig, qis: dict, sens: dict):
+    """(the verdict as a dict, or None; a note saying why there is none)."""
+    from pdanon.policy import check
+
+    try:
+        result = check(anonymized, policy, original=orig, quasi_identifiers=dict(qis),
+                       sensitive=dict(sens))
+    except InvalidInputError as exc:
+        if policy is not None:
+            raise
+        return None, f"no verdict: {exc}"
+    return _facts.plain({**result.to_dict(), "policy_given": policy is not None}), ""
 
 
 def _notes(original, target, info: dict, sensitive: dict, left_out: list) -> list:

@@ -31,6 +31,8 @@ CSS = """
 .pdanon-report figcaption { font-size: 0.9em; color: #444; max-width: 640px; }
 .pdanon-report .note { background: #fff8e1; border-left: 4px solid #e0a800; padding: 6px 10px; }
 .pdanon-report code { background: #f3f3f3; padding: 0 3px; }
+.pdanon-report p.pass { border-left: 6px solid #1e7b34; padding-left: 8px; }
+.pdanon-report p.fail { border-left: 6px solid #b3261e; padding-left: 8px; }
 """
 
 
@@ -301,6 +303,29 @@ def _tradeoff(rep) -> list:
     return out
 
 
+def _verdict(rep) -> list:
+    """The verdict first: PASSED / FAILED in words, one row per criterion, the hazards."""
+    v = rep.verdict
+    if v is None:
+        return ["<h2>Verdict</h2>", _p("No policy to check against (see the notes).")]
+    word = "PASSED" if v["passed"] else "FAILED"
+    held = sum(1 for c in v["criteria"] if c["passed"])
+    out = ["<h2>Verdict</h2>",
+           f'<p class="{"pass" if v["passed"] else "fail"}"><strong>{word}</strong>: '
+           f'{held} of {len(v["criteria"])} criteria of the policy hold.</p>',
+           table([["pass" if c["passed"] else "FAIL", c["criterion"], fmt(c["measured"]),
+                   f'{c["rule"]} {fmt(c["threshold"])}', c["meaning"]]
+                  for c in v["criteria"]],
+                 ["result", "criterion", "measured", "threshold", "meaning"],
+                 caption="Criteria of the policy given" if v.get("policy_given") else
+                 "Criteria: the release's own request (no policy was given)",
+                 numeric=(2,))]
+    if v["hazards"]:
+        out.append("<h3>Hazards</h3>")
+        out.append("<ul>" + "".join(f"<li>{escape(h)}</li>" for h in v["hazards"]) + "</ul>")
+    return out
+
+
 def body(rep) -> str:
     """The report's content (no ``<html>`` shell): what :func:`page` and Jupyter show."""
     parts = ['<div class="pdanon-report">', f"<h1>{escape(rep.title)}</h1>",
@@ -309,7 +334,7 @@ def body(rep) -> str:
                 "which a value the release hides could be recomputed: figures are counts "
                 "and summaries of what is published, and rows are named by their index "
                 "label only.")]
-    for section in (_parameters, _privacy, _utility, _columns, _suppressed):
+    for section in (_verdict, _parameters, _privacy, _utility, _columns, _suppressed):
         parts += section(rep)
     if rep.tradeoff is not None:
         parts += _tradeoff(rep)

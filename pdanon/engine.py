@@ -317,12 +317,11 @@ def _population_counts(model: PrivacyModel, out: pd.DataFrame, qi, result, suppr
         to_kept[joint[:m]] = kept
         cls = to_kept[joint[m:]]
         per_class = np.bincount(cls[cls >= 0], minlength=groups)
-        if suppressed.any():
-            # the suppressed rows' class (blank cells) could be any population row that no
-            # other published class matches (pdanon.partition.suppressed)
-            blank = int(kept[np.flatnonzero(suppressed)[0]])
-            others = np.arange(groups) != blank
-            per_class[blank] = max(len(table) - int(per_class[others].sum()), 0)
+    blank = published.isna().all(axis=1).to_numpy()
+    if blank.any():
+        # the class of the rows that publish no quasi-identifier (the suppressed ones, and any
+        # blank anyway): it could be anyone, so it matches every population row
+        per_class[int(kept[np.flatnonzero(blank)[0]])] = len(table)
     if (per_class < np.bincount(kept, minlength=groups)).any():
         raise VerificationError(
             "a published class holds more rows than the population rows it matches; this is "

@@ -47,11 +47,20 @@ def test_k_map_and_delta_presence_hand_checked():
 
 
 def test_missing_cells_are_a_value_of_their_own():
+    sample = pd.DataFrame({"age": [30.0, np.nan], "sex": ["F", "F"]})
+    pop = pd.DataFrame({"age": [30.0, 30.0, np.nan, 40.0], "sex": ["F", "F", "F", "M"]})
+    assert k_map(sample, ["age", "sex"], population=pop) == 1  # (NaN, F) matches one row
+    assert k_map(sample, ["age", "sex"], population=pop, missing="wildcard") == 3
+    assert delta_presence(sample, ["age", "sex"], population=pop) == (0.0, 1.0)
+
+
+def test_a_row_that_publishes_no_quasi_identifier_could_be_anyone():
+    # every quasi-identifier blank (a suppressed row, or one missing them all): it matches
+    # every population row, as the engine verifies the suppressed rows' class
     sample = pd.DataFrame({"age": [30.0, np.nan]})
     pop = pd.DataFrame({"age": [30.0, 30.0, np.nan, 40.0]})
-    assert k_map(sample, ["age"], population=pop) == 1
-    assert k_map(sample, ["age"], population=pop, missing="wildcard") == 3  # 30: {30, 30, NaN}
-    assert delta_presence(sample, ["age"], population=pop) == (0.0, 1.0)
+    assert k_map(sample, ["age"], population=pop) == 2  # 30: two rows; blank: all four
+    assert delta_presence(sample, ["age"], population=pop) == (0.25, 0.5)
 
 
 def test_population_must_contain_the_sample_and_hold_the_columns():

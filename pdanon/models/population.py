@@ -142,8 +142,9 @@ def published_class_counts(df, population, qis):
     Plain values: a population row counts in the class with equal values (missing equals
     missing). Generalized cells (a release of any anonymizer, against the raw population it
     was drawn from): a population row counts in every class whose cells contain its values
-    (:func:`pdanon.containment.population_matches`), and rows that publish no
-    quasi-identifier (suppressed rows) form no class, as the engine verified them.
+    (:func:`pdanon.containment.population_matches`). Rows that publish no quasi-identifier
+    (the suppressed rows) are one class that matches every population row (a row that shows
+    nothing could be anyone), as the engine verified them.
     Raises a clear error when a class matches fewer population rows than it holds (the
     population does not contain the sample)."""
     from pdanon.containment import population_matches
@@ -153,16 +154,19 @@ def published_class_counts(df, population, qis):
     if len(df) == 0:
         return ClassCounts(np.zeros(0, np.int64), population=np.zeros(0, np.int64),
                            population_rows=len(population), labels=np.zeros(0, np.int64))
-    if not _publishes_cells(df, population, qis):
+    blank = df[qis].isna().all(axis=1).to_numpy()
+    if not _publishes_cells(df, population, qis) and not blank.any():
         s, p, labels = _joint_counts(df, population, qis)
         present = s > 0
         remap = np.cumsum(present) - 1
         return ClassCounts(s[present], population=p[present], population_rows=len(population),
                            labels=remap[labels])
-    published = df.loc[df[qis].notna().to_numpy().any(axis=1), qis]
+    published = df[qis]
     labels = class_labels(published, qis)
     groups = int(labels.max()) + 1 if len(labels) else 0
     counts, shared = population_matches(published, labels, population, qis, shared=True)
+    if blank.any():  # rows that publish no quasi-identifier could be anyone
+        counts[int(labels[np.flatnonzero(blank)[0]])] = len(population)
     sizes = np.bincount(labels, minlength=groups)
     check_contains(published, sizes[labels], counts[labels],
                    hint=". The sample publishes generalized cells: a population row counts in a "
@@ -174,9 +178,11 @@ def published_class_counts(df, population, qis):
 def population_counts(df, population, qis, missing: str = "value") -> np.ndarray:
     """F per row of ``df``: the population rows matching it (``missing="wildcard"``: a
     missing cell matches any value, as :func:`pdanon._groups.frequencies` counts)."""
+    blank = df[qis].isna().all(axis=1).to_numpy()
     if check_missing(missing) == "value":
         _, p, labels = _joint_counts(df, population, qis)
-        return p[labels]
+        # a row that publishes no quasi-identifier could be anyone (as the engine verifies)
+        return np.where(blank, len(population), p[labels])
     check_population(population, qis)
     joint = pd.concat([df[qis], population[qis]], ignore_index=True)
     f = frequencies(df, qis, missing="wildcard")

@@ -12,7 +12,8 @@ missing value). That is how every measure of pdanon reads a release (``missing="
 a blank cell is a value of its own), and it is what an attacker sees: someone who knows that a
 person is in the table, and finds no published class containing the person's
 quasi-identifiers, knows the person is among the blank rows. So that class must meet the
-privacy model like any other (ARX and Datafly leave it out of the check: one suppressed row
+privacy model like any other (a model read against a population sees it match every
+population row: a row that publishes nothing could be anyone) (ARX and Datafly leave it out of the check: one suppressed row
 is then that person, sensitive value included).
 
 :func:`plan` decides, from the classes' counts, which classes to suppress: the violating
@@ -64,14 +65,12 @@ def blank_class(codes: list, blank_codes: list) -> int | None:
 
 
 def _population_of(classes, members: np.ndarray) -> int | None:
-    """The population rows the union of ``members`` may be: every population row that no
-    other class with sample rows matches (a blank row could be any of them)."""
+    """The population rows the union of ``members`` (the suppressed rows' class) matches: a
+    row that publishes no quasi-identifier could be anyone, so every population row."""
     if classes.population is None:
         return None
-    others = (~members) & (classes.sizes > 0)
-    total = classes.population_rows if classes.population_rows is not None else int(
+    return classes.population_rows if classes.population_rows is not None else int(
         classes.population.sum())
-    return max(total - int(classes.population[others].sum()), 0)
 
 
 def _union_ok(classes, members: np.ndarray, model) -> bool:
@@ -79,8 +78,8 @@ def _union_ok(classes, members: np.ndarray, model) -> bool:
     mapping = np.where(members, 0, 1)
     population = None
     if classes.population is not None:
-        union = _population_of(classes, members)
-        population = [union, int(classes.population_rows or 0) - union]
+        population = [_population_of(classes, members),
+                      int(classes.population[~members].sum())]
     merged = classes.merged(mapping, 2, population=population)
     return bool(np.asarray(model.classes_ok(merged), dtype=bool)[0])
 
@@ -108,9 +107,7 @@ def _shortest_prefix(classes, members: np.ndarray, candidates: np.ndarray, model
     base = [_dense_counts(classes, j, base_rows).sum(axis=0) for j in range(len(widths))]
     base_size = int(classes.sizes[members].sum())
     pop_total = classes.population_rows
-    if classes.population is not None:
-        outside = (~members) & (classes.sizes > 0)
-        rest = int(classes.population[outside].sum())  # matched by classes outside the union
+
     start, chunk = 0, 1
     while start < len(candidates):
         # a chunk of prefixes costs chunk x values per sensitive column
@@ -124,11 +121,8 @@ def _shortest_prefix(classes, members: np.ndarray, candidates: np.ndarray, model
             base[j] = dense[-1]  # the next chunk's prefixes start from this one's last
         base_size = int(sizes[-1])
         population = None
-        if classes.population is not None:
-            # the prefix's population: the rows no class outside it matches
-            gone = np.cumsum(classes.population[rows])
-            population = np.maximum((pop_total or 0) - (rest - gone), 0)
-            rest -= int(gone[-1])
+        if classes.population is not None:  # the suppressed rows' class: every population row
+            population = np.full(len(rows), _population_of(classes, members), dtype=np.int64)
         prefixes = ClassCounts(sizes, classes.columns, counts, population=population,
                                population_rows=pop_total)
         ok = np.flatnonzero(np.asarray(model.classes_ok(prefixes), dtype=bool))

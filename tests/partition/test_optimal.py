@@ -523,7 +523,7 @@ def test_a_many_valued_column_without_hierarchy_is_refused(monkeypatch):
     out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["sex", "grade"])
     assert out.anon.info["levels"] == {"sex": 0, "grade": 0}
     out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
-                              options={"levels": {"age": 1}})
+                              levels={"age": 1})
     assert out.anon.info["levels"]["age"] == 1  # the user chose to blank it
     out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
                               hierarchies={"age": intervals([5, 10])})

@@ -139,7 +139,10 @@ class DaskAnonAccessor:
         found, digits = [], {}
         if inferred:
             ddf = self._ddf[inferred]
-            count, distinct = dask.compute(ddf.count(), ddf.nunique(dropna=True))
+            # a tree reduction (split_out=1): no shuffle, whatever scheduler runs it
+            count, *distinct = dask.compute(ddf.count(), *[
+                ddf[c].nunique(dropna=True, split_out=1) for c in inferred])
+            distinct = dict(zip(inferred, distinct))
             sample = ddf.head(2_000, npartitions=-1)
             for c in inferred:
                 facts = screening.facts(sample[c])

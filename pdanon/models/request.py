@@ -33,6 +33,11 @@ def request(*, k: int = 1, l=None, variant: str | None = None, c: float | None =
     if t is None and distance is not None:
         raise InvalidInputError("distance= is an option of t-closeness: pass t=... too (e.g. "
                                 "t=0.2, distance='emd')")
+    if t is not None and not isinstance(t, bool) and isinstance(t, (int, float)) and t == 0:
+        raise InvalidInputError(
+            "t = 0 asks every class to repeat the whole table's distribution exactly, "
+            "which almost no table allows: pass a bound in (0, 1], such as 0.2 (or 1e-9 "
+            "if an exact match is really meant)")
     parts = [models.KAnonymity(k)]
     if l is not None:
         parts.append(models.LDiversity(l, variant=variant or "distinct", c=c))

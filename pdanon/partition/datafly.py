@@ -27,9 +27,11 @@ The rule, as the reference (cp2025's ``Datafly``) documents and computes it:
 
 3. then suppress (every quasi-identifier → missing) the rows still in failing classes.
 
-The whole table as one class satisfies the model (the engine checks feasibility first), so the
-loop ends. Suppressed rows form no class of their own: like ARX and Sweeney's Datafly, the
-model is verified on the rows that are published with quasi-identifiers, and the count is in
+The suppressed rows are one class of their own, which must meet the model too
+(:mod:`pdanon.partition.suppressed`): step 1's test is the *planned* suppression — the
+failing rows and, when they alone would violate the model (fewer than k), the smallest
+satisfying classes — within the budget. The whole table as one class satisfies the model
+(the engine checks feasibility first), so the loop ends. The count is in
 ``info["suppressed_rows"]``.
 
 ``max_suppressed_rows``: an int count, or a float strictly between 0 and 1 as a fraction of

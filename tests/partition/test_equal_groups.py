@@ -108,8 +108,10 @@ def test_l_diversity_and_t_closeness_models():
     # size 2 leaves {0, 1} = a, a; size 3: {0..2}, then {3..5} with the 2-row tail joining
     assert out.anon.info["group_size"] == 3
     assert cells(out["x"]) == [(0, 2)] * 3 + [(3, 7)] * 5
-    t = df.anon.t_close(0.0, algorithm="equal_groups", sensitive=["d"])
+    t = df.anon.t_close(1e-9, algorithm="equal_groups", sensitive=["d"])
     assert t.anon.t_closeness() == 0.0
+    with pytest.raises(pdanon.InvalidInputError, match="t = 0"):
+        df.anon.t_close(0.0, algorithm="equal_groups", sensitive=["d"])
 
 
 def test_budget_rejected():

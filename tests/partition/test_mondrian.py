@@ -175,11 +175,11 @@ def test_other_cuts_are_bounded(monkeypatch):
     from pdanon.partition import mondrian
 
     df = pd.DataFrame({"age": range(1, 11), "d": list("aaaabbbbab")})
-    wide = df.anon.t_close(0.0, sensitive=["d"], algorithm="mondrian")
+    wide = df.anon.t_close(1e-9, sensitive=["d"], algorithm="mondrian")
     assert cells(wide["age"]) == [(1, 8)] * 8 + [(9, 10)] * 2
     monkeypatch.setattr(mondrian, "FALLBACK_CUTS", 3)
     with pytest.warns(pdanon.SingleClassWarning, match="^mondrian published ONE"):
-        narrow = df.anon.t_close(0.0, sensitive=["d"], algorithm="mondrian")
+        narrow = df.anon.t_close(1e-9, sensitive=["d"], algorithm="mondrian")
     assert narrow.anon.info["groups"] == 1
 
 

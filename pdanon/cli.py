@@ -539,6 +539,10 @@ def make_algorithm(args):
             t = _float(args.t, "-t")
             if t < 0:
                 raise CliError(f"-t must be >= 0, got {t}")
+            if t == 0:
+                raise CliError("-t 0 asks every class to repeat the whole table's distribution "
+                               "exactly, which almost no table allows: pass a bound in (0, 1], "
+                               "such as -t 0.2")
     label = f"{name}"
     if name == "baseline":
         label += f" ({metric}, exact suppression)"

@@ -346,6 +346,8 @@ def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
      "-a time_optimal does not enforce -m t; -m k works with -a baseline, time_optimal, "
      "datafly, greedy, group_join; -m l with baseline, time_optimal, datafly, greedy, "
      "group_join; -m t with baseline, datafly, greedy, group_join"),
+    (["-i", "{csv}", "-k", "2", "-m", "t", "-a", "datafly", "-t", "0"], "-t 0 asks every"),
+    (["-i", "{csv}", "-k", "2", "-m", "t", "-a", "datafly", "-t", "-1"], "-t must be >= 0"),
     (["-i", "{csv}", "-k", "2", "--types", "rox"], "unknown kind letter 'x'"),
     (["-i", "{csv}", "-k", "2", "-r", "g", "--types", "rr"], "2 entries but there are 5"),
     (["-i", "{csv}", "-k", "2", "--i_ids", "left", "--s_ids", "left"], "only one"),

@@ -12,7 +12,7 @@ workclass 1 (1,458 rows suppressed, 399 classes); the k=2/10/50, l=2 and t=0.2 v
 For every variant the script prints pdanon's wall time for the whole ``df.anon.*`` call (best
 of ``--repeat`` runs), its CPU time, the search alone (wall), the lattice nodes it evaluated, the node it
 chose, the rows it suppressed, the classes it published and its objective; then ARX's node
-evaluated by pdanon under the same semantics (``options={"levels": node}`` fixes a node), and,
+evaluated by pdanon under the same semantics (``levels=node`` fixes a node), and,
 with ``--verify``, the optimum found by evaluating all 6,480 nodes.
 
 Run: ``python benchmarks/bench_optimal.py [--repeat 3] [--verify]``
@@ -140,7 +140,7 @@ def main(argv=None) -> int:
         ref = ARX.get(name)
         if ref:
             fixed = run(df, hierarchies, method, args, kwargs,
-                        options={"levels": ref["node"]}).anon.info
+                        levels=ref["node"]).anon.info
             line += (f" {ref['seconds']:>8} {fmt_node(fixed['levels']):<42} "
                      f"{fixed['suppressed_rows']:>6} {fixed['groups']:>7} "
                      f"{fixed['publisher_only']['objective_value']:>7.4f}")

@@ -58,7 +58,7 @@ with tempfile.TemporaryDirectory() as tmp, \
     print()
     print(table)
     local = out.compute()
-    assert table.set_index("metric").loc["k-anonymity", "value"] == local.anon.k_anonymity()
+    assert table.set_index("metric").loc["k_anonymity", "value"] == local.anon.k_anonymity()
     assert out.anon.t_closeness() == local.anon.t_closeness()
 
     # l-diversity and t-closeness: the model is checked on counts for every cut

@@ -15,7 +15,7 @@ it says so when shown and warns (pdanon.PublisherOnlyWarning) when written to a 
 import pandas as pd
 
 import pdanon
-from pdanon.hierarchy import intervals
+from pdanon.hierarchy import intervals, read_arx_csv
 
 qis = ["age", "sex", "race", "marital-status"]
 adult = pdanon.datasets.load_adult(nrows=3000)[qis + ["salary-class"]]
@@ -27,9 +27,11 @@ runs = {
                                                        method="aggregate", **roles),
     "datafly, k=5": adult.anon.k_anonymize(5, algorithm="datafly", max_suppressed_rows=30,
                                            **roles),
-    "optimal, k=5": adult.anon.k_anonymize(5, algorithm="optimal", max_suppressed_rows=30,
-                                           hierarchies={"age": intervals([5, 10, 20, 40])},
-                                           **roles),
+    # optimal needs a hierarchy for each column of more than 5 values (sex, race go without)
+    "optimal, k=5": adult.anon.k_anonymize(
+        5, algorithm="optimal", max_suppressed_rows=30,
+        hierarchies={"age": intervals([5, 10, 20, 40]), "marital-status": read_arx_csv(
+            pdanon.datasets.adult_hierarchy_path("marital-status"))}, **roles),
     "mondrian, k=5 + l=2": adult.anon.l_diversify(2, k=5, algorithm="mondrian", **roles),
     # the statistical offices' methods are explained with k as their model
     "microaggregate, k=5": adult.anon.microaggregate(5, **roles),

@@ -83,7 +83,7 @@ def main(argv=None) -> int:
                 "occupation": 2, "race": 0, "sex": 0, "workclass": 1}
     fixed = adult.anon.k_anonymize(5, algorithm="optimal", hierarchies=arx,
                                    max_suppressed_rows=0.05,
-                                   options={"levels": arx_node}).anon.info
+                                   levels=arx_node).anon.info
     print(f"  ARX 3.9.2's node under the same objective: loss {fixed['publisher_only']['objective_value']:.4f}, "
           f"{fixed['suppressed_rows']} rows suppressed, {fixed['groups']} classes")
     print(out[["age", "education", "race", "sex", "salary-class"]].head(3).to_string())

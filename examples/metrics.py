@@ -27,7 +27,7 @@ print(release.anon.metrics(adult))
 # 3. With the gradient-boosting attack and utility (sampled, deterministic) ---------------
 table = release.anon.metrics(adult, ml=True, target="salary-class")
 print("\nwith ml=True:")
-print(table[table["metric"].isin(["linkage attack security", "boosting accuracy ratio"])]
+print(table[table["metric"].isin(["boosting_security_score", "boosting_accuracy_ratio"])]
       .to_string(index=False))
 
 # 4. Plain functions work on any frames ---------------------------------------------------

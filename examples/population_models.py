@@ -55,7 +55,7 @@ assert out.anon.info["achieved"]["delta_max"] <= 0.15
 # 5. Risk thresholds: highest risk 0.2 is 5-anonymity (any partitioner); average risk 0.05
 #    (classes / rows) is a table-level condition (algorithm="optimal")
 out = sample.anon.anonymize(HighestRisk(0.2), algorithm="mondrian", quasi_identifiers=qi)
-print("highest risk:", out.anon.risk_summary(quasi_identifiers=qi)["highest_prosecutor"])
+print("highest risk:", out.anon.risk_summary(quasi_identifiers=qi)["highest_prosecutor_risk"])
 out = sample.anon.anonymize(AverageRisk(0.05), algorithm="optimal", hierarchies=arx,
                             quasi_identifiers=qi)
 print("average risk:", out.anon.info["achieved"]["average_risk"], out.anon.info["levels"])
@@ -67,4 +67,4 @@ assert out.anon.k_anonymity() >= 10
 out = sample.anon.k_anonymize(2, average_risk=0.05, algorithm="optimal", hierarchies=arx,
                               quasi_identifiers=qi)
 print("k_anonymize(average_risk=0.05):", out.anon.info["achieved"])
-assert out.anon.risk_summary(quasi_identifiers=qi)["average_prosecutor"] <= 0.05
+assert out.anon.risk_summary(quasi_identifiers=qi)["average_prosecutor_risk"] <= 0.05

@@ -2,7 +2,8 @@
 a published file back. Run: python examples/real_world.py
 
 A register export as it usually comes: blank cells, a patient number nobody declared an
-identifier, a column of codes that mixes numbers and text, and one infinite value.
+identifier (refused until it is decided), a column of codes that mixes numbers and text, and
+one infinite value.
 """
 
 import os
@@ -25,10 +26,16 @@ register = pd.DataFrame({
 })
 print(register.head(6).to_string(), "\n")
 
-# 1. No roles given: the unique ID column is taken for an identifier, dropped, and named.
+# 1. The patient number has no role: it is refused, with the evidence and the two fixes
+#    (nothing is published until every column is decided).
+try:
+    register.anon.k_anonymize(3, sensitive=["disease"])
+except pdanon.RoleError as e:
+    print("RoleError:", e, "\n")
+# decided: the ID is an identifier (dropped); the roles pdanon infers for the rest are named
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    out = register.anon.k_anonymize(3, sensitive=["disease"])
+    out = register.anon.k_anonymize(3, identifiers=["patient"], sensitive=["disease"])
 print("warning:", [str(w.message)[:100] + "..." for w in caught
                    if issubclass(w.category, pdanon.RoleWarning)])
 assert "patient" not in out.columns
@@ -47,7 +54,7 @@ print("k with missing as a value:", out.anon.k_anonymity())
 # 4. Mixed types: 1, "2a" and "north" in one unordered column are fine (equality decides);
 #    read in order they must be one type, and the error says how to fix it.
 try:
-    register.anon.k_anonymize(3, quasi_identifiers={"region": "ordered"})
+    register.anon.k_anonymize(3, identifiers=["patient"], quasi_identifiers={"region": "ordered"})
 except pdanon.KindError as e:
     print("\nKindError:", e)
 

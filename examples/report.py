@@ -30,9 +30,9 @@ report = release.anon.report(adult, out_dir / "adult_report.html",
 print(f"report written to {out_dir / 'adult_report.html'}")
 
 # 3. The same facts as Python objects and JSON
-assert report.privacy["k"] == release.anon.k_anonymity(**roles)
-print("k =", report.privacy["k"], "| l =", report.privacy["l_distinct"],
-      "| highest prosecutor risk =", report.privacy["risk_summary"]["highest_prosecutor"])
+assert report.privacy["k_anonymity"] == release.anon.k_anonymity(**roles)
+print("k =", report.privacy["k_anonymity"], "| l =", report.privacy["l_diversity_distinct"],
+      "| highest prosecutor risk =", report.privacy["risk_summary"]["highest_prosecutor_risk"])
 print("ML utility:", report.utility["ml"])
 for column in report.columns:
     print(f"{column['column']}: changed {column['changed_share']:.0%}, "

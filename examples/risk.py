@@ -21,7 +21,7 @@ print(adult.anon.risk_summary())
 release = adult.anon.k_anonymize(5)
 summary = release.anon.risk_summary()
 print(summary)
-assert summary["highest_prosecutor"] <= 0.2 and summary["records_at_risk"] == 0.0
+assert summary["highest_prosecutor_risk"] <= 0.2 and summary["records_at_risk"] == 0.0
 
 # 4. Journalist risk: the release is a 10 % sample of a population. With only the fraction,
 #    population class sizes are estimated as f / 0.1 (labelled an estimate) ...

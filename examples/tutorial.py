@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     # 3. suppress the classes smaller than k = 3 at these levels: retention rate
     k3_rule = df.anon.k_anonymize(3, algorithm="optimal", hierarchies=HIERARCHIES,
                                   max_suppressed_rows=len(df),
-                                  options={"levels": {"age": 1, "zipcode": 1}, "labels": True},
+                                  levels={"age": 1, "zipcode": 1}, labels=True,
                                   **ROLES)
     kept = k3_rule.dropna(subset=QIS)
     print(f"suppressing classes < 3 at the rule's levels keeps {len(kept)} of {len(df)} rows "
@@ -69,13 +69,13 @@ def main(argv=None) -> int:
     budget = 0.05
     steps = [
         ("k=3", df.anon.k_anonymize(3, algorithm="optimal", hierarchies=HIERARCHIES,
-                                    max_suppressed_rows=budget, options={"labels": True},
+                                    max_suppressed_rows=budget, labels=True,
                                     **ROLES)),
         ("k=3, l=2", df.anon.l_diversify(2, k=3, algorithm="optimal", hierarchies=HIERARCHIES,
                                          max_suppressed_rows=budget,
-                                         options={"labels": True}, **ROLES)),
+                                         labels=True, **ROLES)),
         ("k=3, t=0.2", df.anon.t_close(0.2, k=3, algorithm="optimal", hierarchies=HIERARCHIES,
-                                       max_suppressed_rows=budget, options={"labels": True},
+                                       max_suppressed_rows=budget, labels=True,
                                        **ROLES)),
     ]
     print("\npipeline (optimal levels, <= 5% rows suppressed):")

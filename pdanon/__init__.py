@@ -17,7 +17,9 @@ from pdanon._errors import (
     InvalidInputError,
     KindError,
     NoProgressError,
+    KindWarning,
     PublisherOnlyWarning,
+    RoleError,
     RoleWarning,
     SingleClassWarning,
     UnknownColumnError,
@@ -27,6 +29,7 @@ from pdanon.dtype import GeneralizationArray, GeneralizationDtype, Generalizatio
 from pdanon import accessor as _accessor  # noqa: F401  (registers df.anon)
 from pdanon import datasets, hierarchy, io, models, plot
 from pdanon.io import read_csv
+from pdanon.policy import Policy
 from pdanon.roles import Roles, infer_schema, resolve_roles, schema, schema_from_yaml, schema_to_yaml
 
 __version__ = "0.1.0"
@@ -58,8 +61,11 @@ __all__ = [
     "InfeasibleError",
     "InvalidInputError",
     "KindError",
+    "KindWarning",
     "NoProgressError",
+    "Policy",
     "PublisherOnlyWarning",
+    "RoleError",
     "RoleWarning",
     "Roles",
     "SingleClassWarning",

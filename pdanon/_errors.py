@@ -40,6 +40,19 @@ class NoProgressError(AnonymizationError, RuntimeError):
     instead of looping forever; the message names the algorithm."""
 
 
+class RoleError(InvalidInputError):
+    """A column has no role and looks like it identifies people (an identifier-like name,
+    free text, a date of birth, unique values): pdanon publishes no column without a decision.
+    The message names each column, the evidence and the fixes (``identifiers=[...]`` to drop
+    it, ``insensitive=[...]`` to publish it unchanged on purpose); see
+    :mod:`pdanon.screening`."""
+
+
+class KindWarning(UserWarning):
+    """pdanon inferred a column's kind in a way you may not mean (e.g. digit strings taken as
+    unordered codes); the message says how to convert the column or state the kind."""
+
+
 class RoleWarning(UserWarning):
     """pdanon chose a column's role for you (e.g. a column that looks like an identifier was
     treated as one); pass the roles explicitly to decide yourself and silence it."""

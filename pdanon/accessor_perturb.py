@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pdanon.keywords import checked
+
 
 class PerturbationMethods:
     """The perturbation half of ``df.anon`` (see :mod:`pdanon.perturb`)."""
 
+    @checked
     def shuffle(self, columns=None, *, within=None, seed=None, keep_identifiers: bool = False,
                 **roles) -> pd.DataFrame:
         """Permute each listed column independently (each column gets its own permutation).
@@ -42,11 +45,12 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.shuffle_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.shuffle_by_roles(self._df, self._roles_for(columns, roles), columns,
                                                 within=within, seed=seed,
                                                 keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def randomize(self, columns=None, *, scale: float = 1.0, low=None, high=None, noise=None,
                   seed=None, clip: bool = True, keep_identifiers: bool = False,
                   **roles) -> pd.DataFrame:
@@ -80,12 +84,13 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.randomize_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.randomize_by_roles(self._df, self._roles_for(columns, roles), columns,
                                                   scale=scale, low=low, high=high, noise=noise,
                                                   seed=seed, clip=clip,
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def microaggregate(self, k: int, *, columns=None, method: str = "mdav", gamma=None,
                        block_size="auto", keep_identifiers: bool = False, progress=None,
                        **roles) -> pd.DataFrame:
@@ -127,10 +132,13 @@ class PerturbationMethods:
         from pdanon import perturb
 
         out, r, info = perturb.microaggregate_by_roles(
-            self._df, self.roles(**roles), k, columns=columns, method=method, gamma=gamma,
+            self._df, self._roles_for(columns, roles, generalized=True), k, columns=columns,
+            method=method,
+            gamma=gamma,
             block_size=block_size, keep_identifiers=keep_identifiers, progress=progress)
         return self._result(out, r, info)
 
+    @checked
     def pram(self, columns, *, matrix=None, p: float = 0.8, invariant: bool = True, seed=None,
              keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """PRAM (post-randomization) of categorical columns: each cell of category ``i``
@@ -171,11 +179,12 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.pram_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.pram_by_roles(self._df, self._roles_for(columns, roles), columns,
                                              matrix=matrix, p=p, invariant=invariant,
                                              seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def top_code(self, columns, *, threshold=None, quantile=None, value=None,
                  keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Top coding: values above ``threshold`` (or above the ``quantile`` of the column's
@@ -202,13 +211,9 @@ class PerturbationMethods:
         >>> df.anon.top_code("income", threshold=100)["income"].tolist()
         [20, 35, 50, 100]
         """
-        from pdanon import perturb
+        return self._code(columns, "top", threshold, quantile, value, keep_identifiers, roles)
 
-        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "top",
-                                             threshold=threshold, quantile=quantile,
-                                             value=value, keep_identifiers=keep_identifiers)
-        return self._result(out, r, info)
-
+    @checked
     def bottom_code(self, columns, *, threshold=None, quantile=None, value=None,
                     keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Bottom coding: values below ``threshold`` (or below the ``quantile`` of the
@@ -222,13 +227,17 @@ class PerturbationMethods:
         >>> out["age"].tolist(), out.anon.info["cells_changed"]
         ([0, 0, 40, 71], 2)
         """
+        return self._code(columns, "bottom", threshold, quantile, value, keep_identifiers, roles)
+
+    def _code(self, columns, side, threshold, quantile, value, keep_identifiers, roles):
         from pdanon import perturb
 
-        out, r, info = perturb.code_by_roles(self._df, self.roles(**roles), columns, "bottom",
+        out, r, info = perturb.code_by_roles(self._df, self._roles_for(columns, roles), columns, side,
                                              threshold=threshold, quantile=quantile,
                                              value=value, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def rank_swap(self, columns, *, p: float = 5.0, seed=None, keep_identifiers: bool = False,
                   **roles) -> pd.DataFrame:
         """Rank swapping (Moore 1996): each value of a column is exchanged with the value of
@@ -259,10 +268,11 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.rank_swap_by_roles(self._df, self.roles(**roles), columns, p=p,
+        out, r, info = perturb.rank_swap_by_roles(self._df, self._roles_for(columns, roles), columns, p=p,
                                                   seed=seed, keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def add_noise(self, columns, *, method: str = "additive", noise: float = 0.1, seed=None,
                   keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Add normal noise to numeric columns (sdcMicro's ``addNoise``). See
@@ -297,11 +307,12 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.add_noise_by_roles(self._df, self.roles(**roles), columns,
+        out, r, info = perturb.add_noise_by_roles(self._df, self._roles_for(columns, roles), columns,
                                                   method=method, noise=noise, seed=seed,
                                                   keep_identifiers=keep_identifiers)
         return self._result(out, r, info)
 
+    @checked
     def local_suppression(self, k: int, *, importance=None, keep_identifiers: bool = False,
                           **roles) -> pd.DataFrame:
         """sdcMicro's local suppression: set few quasi-identifier cells missing, preferring
@@ -351,8 +362,8 @@ class PerturbationMethods:
         Example
         -------
         >>> df = pd.DataFrame({"age": [20, 21, 22, 50, 52, 54], "income": [1, 2, 3, 7, 8, 9]})
-        >>> out = df.anon.microaggregate(3)
-        >>> round(float(out.anon.utility(df, summary=True)["IL1s"]), 4)
+        >>> out = df.anon.microaggregate(3, quasi_identifiers=["age", "income"])
+        >>> round(float(out.anon.utility(df, summary=True)["il1s"]), 4)
         0.09
         """
         from pdanon.metrics.perturbation import perturbation_summary, perturbation_utility
@@ -360,6 +371,7 @@ class PerturbationMethods:
         measure = perturbation_summary if summary else perturbation_utility
         return measure(original, self._df, columns)
 
+    @checked
     def hash_identifiers(self, columns=None, *, key=None, context=None,
                          **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text
@@ -394,10 +406,11 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.hash_by_roles(self._df, self.roles(**roles), columns, key=key,
+        out, r, info = perturb.hash_by_roles(self._df, self._roles_for(columns, roles), columns, key=key,
                                              context=context)
         return self._result(out, r, info)
 
+    @checked
     def drop_identifiers(self, **roles) -> pd.DataFrame:
         """The frame without its identifier columns.
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pdanon.keywords import checked
+
 
 class RiskMethods:
     """The record-level risk half of ``df.anon`` (see docs/risk.md)."""
 
+    @checked
     def risk(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
              missing: str = "value", **roles) -> pd.DataFrame:
         """Per-row re-identification risk, indexed like the frame: ``class_id``,
@@ -32,6 +35,7 @@ class RiskMethods:
                            population=population, sampling_fraction=sampling_fraction,
                            missing=missing)
 
+    @checked
     def risk_summary(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
                      threshold: float = 0.2, missing: str = "value", **roles) -> pd.Series:
         """Highest, average and median prosecutor risk, share of records at risk (prosecutor
@@ -41,7 +45,7 @@ class RiskMethods:
         Example
         -------
         >>> df = pd.DataFrame({"age": [30, 30, 40, 40]})
-        >>> float(df.anon.risk_summary()["highest_prosecutor"])
+        >>> float(df.anon.risk_summary()["highest_prosecutor_risk"])
         0.5
         """
         from pdanon.metrics.reidentification import risk_summary
@@ -50,6 +54,7 @@ class RiskMethods:
                             population=population, sampling_fraction=sampling_fraction,
                             threshold=threshold, missing=missing)
 
+    @checked
     def population_uniques(self, *, sampling_fraction, estimator: str = "dankar",
                            missing: str = "value", **roles):
         """Estimated share of the population's records that are unique on the
@@ -77,6 +82,7 @@ class RiskMethods:
                                   sampling_fraction=sampling_fraction, estimator=estimator,
                                   missing=missing)
 
+    @checked
     def suda(self, max_size: int | None = None, *, dis_fraction: float = 0.01,
              missing: str = "value", progress=None, **roles) -> pd.DataFrame:
         """Minimal sample uniques (MSUs) of every row up to ``max_size`` attributes (default:
@@ -99,6 +105,7 @@ class RiskMethods:
                     max_size=max_size, dis_fraction=dis_fraction, missing=missing,
                     progress=progress)
 
+    @checked
     def suda_contributions(self, max_size: int | None = None, *, total: bool = False,
                            missing: str = "value", progress=None, **roles):
         """Which quasi-identifiers make rows special: per row, the share of its SUDA score
@@ -119,6 +126,7 @@ class RiskMethods:
 
     # ---- attribute-disclosure models (models/likeness.py, disclosure.py, alpha_k.py)
 
+    @checked
     def beta_likeness(self, *, variant: str = "basic", missing: str = "value",
                       **roles) -> float:
         """The smallest β for which the frame is β-like (Cao & Karras 2012): the largest
@@ -139,6 +147,7 @@ class RiskMethods:
         return models.beta_likeness(self._df, r.qi, r.sensitive, variant=variant,
                                     missing=missing)
 
+    @checked
     def delta_disclosure(self, *, missing: str = "value", **roles) -> float:
         """The largest |ln(q/p)| over classes, sensitive columns and values (Brickell &
         Shmatikov 2008): the frame is δ-disclosure-private for every δ above it; ``inf``
@@ -156,6 +165,7 @@ class RiskMethods:
         r = self._sensitive_roles(roles, "delta-disclosure privacy")
         return models.delta_disclosure(self._df, r.qi, r.sensitive, missing=missing)
 
+    @checked
     def alpha_k_anonymity(self, *, value=None, missing: str = "value", **roles):
         """The (α, k) the frame achieves (Wong et al. 2006), as ``AlphaK(alpha, k)``: the
         largest share of a sensitive value (of ``value`` only, when given) in a class and the
@@ -176,6 +186,7 @@ class RiskMethods:
 
     # ---- population and risk models (models/population.py, models/risk.py)
 
+    @checked
     def k_map(self, *, population: pd.DataFrame, missing: str = "value", **roles) -> int:
         """Largest k for which the frame meets k-map against the ``population`` table: the
         fewest population rows matching a row's quasi-identifiers (F). The population must
@@ -192,6 +203,7 @@ class RiskMethods:
         return k_map(self._df, list(self._measured_roles(roles).quasi_identifiers),
                      population=population, missing=missing)
 
+    @checked
     def delta_presence(self, *, population: pd.DataFrame, missing: str = "value",
                        **roles) -> tuple[float, float]:
         """``(δmin, δmax)``: over the classes of the ``population`` table, the smallest and

@@ -11,7 +11,8 @@
 
 The input is a CSV file (``-f``: its first line is a header) or a Parquet file (by extension);
 columns are named by position (0 = first). The result goes to ``-o`` (CSV, or Parquet for a
-``.parquet`` / ``.pq`` name) or to standard output as CSV. Generalized cells are written in
+``.parquet`` / ``.pq`` name) or to standard output as CSV; with ``-o``, standard error gets
+a summary line and the run's figures as ``key value`` lines (:func:`summary_figures`). Generalized cells are written in
 pdanon's text form (``[20, 29]``, ``{a, b}``), suppressed cells as empty fields. In CSV
 output, text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return get a
 leading ``'`` so that spreadsheets do not run them as formulas, as does a formula after a
@@ -107,10 +108,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", help="k for k-anonymity (also required with l and t)")
     p.add_argument("-l", help="l for l-diversity")
     p.add_argument("-t", help="t for t-closeness")
-    p.add_argument("--qi_ids", default="left",
-                   help='quasi-identifier column numbers ("1,3,5") or "left" (default left)')
+    p.add_argument("--qi_ids",
+                   help='quasi-identifier column numbers ("1,3,5") or "left" (default: the '
+                   "columns no other flag names, each examined first: one that looks like "
+                   "an identifier, free text or a date of birth is refused)")
     p.add_argument("--i_ids", help='identifier column numbers ("1,3,5") or "left"')
     p.add_argument("--s_ids", help='sensitive column numbers ("1,3,5") or "left"')
+    p.add_argument("--insensitive_ids",
+                   help='column numbers ("1,3,5") published unchanged on purpose (a column no '
+                   "flag names is examined first, as with --qi_ids)")
     p.add_argument("--types", help='quasi-identifier kinds as letters, e.g. "rour" for real, '
                    "ordered, unordered, real (default: all unordered)")
     p.add_argument("--s_types", help='sensitive column kinds as letters (t-closeness), e.g. "ru"')
@@ -184,7 +190,8 @@ def _ids(value, flag: str, allow_left: bool = True):
 
 
 #: the column flags, in the order their problems are reported
-_ROLE_FLAGS = (("i_ids", "--i_ids"), ("qi_ids", "--qi_ids"), ("s_ids", "--s_ids"))
+_ROLE_FLAGS = (("i_ids", "--i_ids"), ("qi_ids", "--qi_ids"), ("s_ids", "--s_ids"),
+               ("insensitive_ids", "--insensitive_ids"))
 
 
 def check_columns(args, ncols: int) -> None:
@@ -200,7 +207,10 @@ def check_columns(args, ncols: int) -> None:
     ...
     pdanon.cli.CliError: column 0 is given two roles, in --i_ids and in --s_ids; give each column one role
     """
-    lists = {flag: _ids(getattr(args, attr), flag) for attr, flag in _ROLE_FLAGS}
+    lists = {flag: _ids(getattr(args, attr), flag, allow_left=flag != "--insensitive_ids")
+             for attr, flag in _ROLE_FLAGS}
+    if lists["--qi_ids"] is None and "left" not in lists.values():
+        lists["--qi_ids"] = "left"  # the default
     shuffle = _ids(args.cols2shuffle, "--cols2shuffle", allow_left=False)
     if sum(v == "left" for v in lists.values()) > 1:
         raise CliError("only one of --i_ids, --qi_ids, --s_ids may be \"left\" (the columns "
@@ -232,6 +242,64 @@ def check_columns(args, ncols: int) -> None:
             raise CliError(f"--cols2shuffle names column {alone}, which has no role (--i_ids, "
                            "--qi_ids, --s_ids), so it would be written unchanged; give it a "
                            "role or leave it out")
+
+
+def _role_lists(args, ncols: int):
+    """``(identifiers, quasi-identifiers, sensitive, insensitive, inferred)`` column numbers:
+    the flags' lists with "left" expanded (``--qi_ids`` defaults to "left" when no flag is
+    "left"), and the columns whose role no flag decided (the default --qi_ids, and columns
+    no flag names: published unchanged)."""
+    from pdanon.algorithms._base import resolve_ids
+
+    i_ids, s_ids = _ids(args.i_ids, "--i_ids"), _ids(args.s_ids, "--s_ids")
+    qi_ids = _ids(args.qi_ids, "--qi_ids")
+    keep = _ids(args.insensitive_ids, "--insensitive_ids", allow_left=False) or []
+    default_qi = qi_ids is None
+    if default_qi:
+        qi_ids = None if "left" in (i_ids, s_ids) else "left"
+    ids, qis, sens = resolve_ids(ncols, i_ids, qi_ids, s_ids)
+    if default_qi and qi_ids == "left":
+        qis = [i for i in qis if i not in keep]
+    named = set(ids) | set(qis) | set(sens) | set(keep)
+    inferred = sorted((set(qis) if default_qi else set()) | (set(range(ncols)) - named))
+    return ids, qis, sens, keep, inferred
+
+
+def screen_columns(args, df) -> str | None:
+    """Examine the columns whose role no flag decided (:mod:`pdanon.screening`): refuse, in
+    one line, those that look like they identify people (column number and name, the
+    evidence, the flags that decide); return the note (printed on standard error once the
+    release is written) of the roles chosen for the others, or None."""
+    from pdanon import screening
+
+    ids, qis, sens, keep, inferred = _role_lists(args, df.shape[1])
+    if not inferred:
+        return None
+    names = {i: df.columns[i] for i in inferred}
+    found = screening.suspects(df, [names[i] for i in inferred])
+    if found:
+        pos = {names[i]: i for i in inferred}
+        nums = ",".join(str(pos[f.column]) for f in found)
+        listed = "; ".join(f"column {pos[f.column]}{_label(args, f.column)}: {f.evidence}"
+                           for f in found)
+        raise CliError(f"column(s) without a decided role look like they identify people: "
+                       f"{listed}. Drop them with --i_ids {nums}, or publish them unchanged on "
+                       f"purpose with --insensitive_ids {nums}")
+    chosen = []
+    qi_inferred = [i for i in qis if i in set(inferred)]
+    if qi_inferred:
+        chosen.append("quasi-identifiers " + ", ".join(
+            f"{i}{_label(args, names[i])}" for i in qi_inferred))
+    unchanged = [i for i in inferred if i not in set(qis)]
+    if unchanged:
+        chosen.append("published unchanged " + ", ".join(
+            f"{i}{_label(args, names[i])}" for i in unchanged))
+    return (f"{PROG}: note: roles chosen for the columns no flag names: {'; '.join(chosen)} "
+            "(decide with --qi_ids / --i_ids / --s_ids / --insensitive_ids)")
+
+
+def _label(args, name) -> str:
+    return f" ({name})" if args.header else ""
 
 
 def _kinds(value, flag: str):
@@ -698,6 +766,7 @@ def run(argv=None) -> int:
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header)
     check_columns(args, df.shape[1])
+    note = screen_columns(args, df)
     suspect = (not args.header and not _is_parquet(args.input)
                and header_like_first_row(df))
     try:
@@ -712,20 +781,42 @@ def run(argv=None) -> int:
         write_report(args, df, table, label)
     if suspect:
         print(_header_warning(df), file=sys.stderr)
-    if args.output is not None and counts:
-        print(f"{PROG}: {label}: {len(table)} rows, result {counts[0]} -> {args.output}",
-              file=sys.stderr)
+    if note:
+        print(note, file=sys.stderr)
+    if args.output is not None:
+        print(f"{PROG}: {label} -> {args.output}", file=sys.stderr)
+        for key, value in summary_figures(args.algorithm, table, counts).items():
+            print(f"{key} {value}", file=sys.stderr)
     return 0
+
+
+#: the key (:data:`pdanon.metrics.FIGURES`) of the count an algorithm returns: the group
+#: size for ``greedy``, the changed quasi-identifier cells for the others that count
+COUNT_KEYS = {"greedy": "group_size"}
+
+
+def summary_figures(algorithm: str, table, counts) -> dict:
+    """The figures printed after a run with ``-o``, one ``key value`` line each: ``rows``
+    and the algorithm's count (``changed_cells``, or ``group_size`` for ``greedy``; none for
+    the hasher, the randomization and the shufflers).
+
+    Example
+    -------
+    >>> summary_figures("datafly", [[1], [2]], (2,))
+    {'rows': 2, 'changed_cells': 2}
+    >>> summary_figures("shuffler", [[1], [2]], ())
+    {'rows': 2}
+    """
+    out = {"rows": len(table)}
+    if counts:
+        out[COUNT_KEYS.get(algorithm, "changed_cells")] = counts[0]
+    return out
 
 
 def _anonymize(args, algorithm, label: str, df):
     """The output table (columns without a role put back) and the algorithm's counts."""
-    from pdanon.algorithms._base import resolve_ids
-
-    i_ids = _ids(args.i_ids, "--i_ids")
-    qi_ids = _ids(args.qi_ids, "--qi_ids")
-    s_ids = _ids(args.s_ids, "--s_ids")
-    ids, qis, sens = resolve_ids(df.shape[1], i_ids, qi_ids, s_ids)
+    ids, qis, sens, _, _ = _role_lists(args, df.shape[1])
+    i_ids, qi_ids, s_ids = ids or None, qis, sens or None
     named = set(ids) | set(qis) | set(sens)
     unnamed = [i for i in range(df.shape[1]) if i not in named]
     delay = float(os.environ.get("PDANON_PROGRESS_DELAY", "1.0"))
@@ -756,11 +847,9 @@ def _anonymize(args, algorithm, label: str, df):
 def write_report(args, df, table, label: str) -> None:
     """The release report of ``table`` (the input ``df`` is the original) to ``args.report``;
     roles come from the column flags, the parameters from the flags (never the seed)."""
-    from pdanon.algorithms._base import resolve_ids
     from pdanon.report import build_report
 
-    ids, qis, sens = resolve_ids(df.shape[1], _ids(args.i_ids, "--i_ids"),
-                                 _ids(args.qi_ids, "--qi_ids"), _ids(args.s_ids, "--s_ids"))
+    ids, qis, sens, _, _ = _role_lists(args, df.shape[1])
     names = [str(c) for c in df.columns]
     original = df.set_axis(names, axis=1)
     released = _for_parquet(table)

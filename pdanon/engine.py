@@ -33,6 +33,7 @@ from pdanon import recode
 from pdanon.encode import encode_table
 from pdanon._errors import InvalidInputError, KindError, SingleClassWarning
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
+from pdanon.models.record import record as record_model
 from pdanon.partition import PARTITIONERS, Partition, auto
 from pdanon.partition.auto import AUTO_MONDRIAN_ROWS  # noqa: F401  (documented here)
 from pdanon.roles import Roles, validate_qi_values
@@ -148,6 +149,8 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         "method": method,
         "model": model.name,
         "params": model.params(),
+        # the parts verified, as a later step rebuilds them (pdanon.models.record)
+        "models": record_model(model),
         "quasi_identifiers": list(roles.qi),
         "dropped_identifiers": list(roles.identifiers),
         "rows": n,

@@ -698,7 +698,22 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     for col, spec in _column_specs(schema).items():
         if col in df.columns:
             df[col] = _restore(df[col], col, spec, df.index, max_cell_length)
-    return df
+    return _with_schema_roles(df, schema)
+
+
+def _with_schema_roles(df: pd.DataFrame, schema) -> pd.DataFrame:
+    """``df`` remembering the roles a pandera schema records (as ``df.anon.with_schema``
+    would, without validating), so that a release read back is measured on its own
+    quasi-identifiers; a dict schema records kinds only."""
+    from pdanon.roles import resolve_roles, roles_from_schema, with_roles
+
+    if schema is None or isinstance(schema, dict) or not hasattr(schema, "columns"):
+        return df
+    keywords = roles_from_schema(schema)
+    keywords = {role: ([c for c in cols if c in df.columns] if isinstance(cols, list) else
+                       {c: k for c, k in cols.items() if c in df.columns})
+                for role, cols in keywords.items()}
+    return with_roles(df, resolve_roles(df, screen="ignore", **keywords))
 
 
 def _restore(s: pd.Series, col, spec: dict, index, max_cell_length: int) -> pd.Series:

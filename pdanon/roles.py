@@ -26,19 +26,21 @@ import warnings
 
 import pandas as pd
 
-from pdanon._errors import InvalidInputError, KindError, RoleWarning, UnknownColumnError
+from pdanon._errors import (InvalidInputError, KindError, KindWarning, RoleError, RoleWarning,
+                             UnknownColumnError)
 
 KINDS = ("real", "ordered", "unordered")
 ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
 ATTRS_KEY = "pdanon"
 
-#: a string or integer column with no repeated value among at least this many non-missing
-#: cells looks like an identifier (see :func:`looks_like_identifier`)
+#: what :func:`resolve_roles` does with the columns whose role it infers: ``"refuse"``
+#: (anonymizers, perturbations: a column that looks like it identifies people is refused,
+#: :mod:`pdanon.screening`, and one :class:`RoleWarning` lists the roles chosen), ``"warn"``
+#: (the metrics, which publish nothing: suspects stay quasi-identifiers, with a warning),
+#: ``"ignore"`` (no examination, no warning)
+SCREENS = ("refuse", "warn", "ignore")
+#: kept for :func:`looks_like_identifier` (see :data:`pdanon.screening.MIN_ROWS`)
 IDENTIFIER_MIN_ROWS = 50
-#: what :func:`resolve_roles` does with columns that look like identifiers when no roles name
-#: them: ``"identifier"`` (treat them as identifiers, with a :class:`RoleWarning`), ``"warn"``
-#: (keep them quasi-identifiers, with a :class:`RoleWarning`; the metrics), ``"ignore"``
-GUESS_IDENTIFIERS = ("identifier", "warn", "ignore")
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,12 @@ class Roles:
     quasi_identifiers: dict = field(default_factory=dict)
     sensitive: dict = field(default_factory=dict)
     insensitive: tuple = ()
+    #: the columns whose role pdanon inferred (no keyword, schema or remembered role named
+    #: them), ``{column: role}``; not remembered with the frame (a published frame's roles
+    #: are decided)
+    inferred: dict = field(default_factory=dict, compare=False, repr=False)
+    #: the quasi-identifier and sensitive columns named without a kind (inferred)
+    inferred_kinds: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def qi(self) -> list:
@@ -136,7 +144,7 @@ def _check_columns(df: pd.DataFrame, names: Iterable, what: str) -> None:
         )
 
 
-def _kinds_for(df: pd.DataFrame, spec, what: str) -> dict:
+def _kinds_for(df: pd.DataFrame, spec, what: str, listed: list | None = None) -> dict:
     """Normalize a role spec (None, a name, a list of names, or {name: kind}) to {name: kind}."""
     if spec is None:
         return {}
@@ -151,6 +159,8 @@ def _kinds_for(df: pd.DataFrame, spec, what: str) -> dict:
     for col, kind in items:
         if kind is None:
             kind = infer_kind(df[col])
+            if listed is not None:
+                listed.append(col)
         if kind not in KINDS:
             raise KindError(
                 f"unknown kind {kind!r} for {what} column {col!r}; use one of {list(KINDS)}"
@@ -169,31 +179,10 @@ def _names(df: pd.DataFrame, spec, what: str) -> tuple:
     return tuple(spec)
 
 
-def _id_like_dtype(series: pd.Series) -> bool:
-    """Integers (not booleans) or strings, also as Categorical categories; never floats."""
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return _id_like_dtype(pd.Series(dtype.categories))
-    if pd.api.types.is_bool_dtype(dtype):
-        return False
-    if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_string_dtype(dtype) and not (
-            dtype == object):
-        return True
-    if dtype == object:
-        values = series.dropna()
-        return all(isinstance(v, str) for v in values) or all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values)
-    return False
-
-
 def looks_like_identifier(series: pd.Series) -> bool:
-    """Whether a column looks like an identifier: integers or strings (also as Categorical
-    categories; never floats, booleans or dates) with at least :data:`IDENTIFIER_MIN_ROWS`
-    (50) non-missing cells and no value repeated.
-
-    The rule is a safety net, not a detector: a unique ID column in a table of fewer than 50
-    rows, a near-unique column (one value repeated), a float ID or an identifier hidden in
-    free text is not caught. Pass roles explicitly.
+    """Whether a column without a role would be refused as one that identifies people
+    (:func:`pdanon.screening.examine`: an identifier-like name, free text, a date of birth, or
+    unique or nearly unique values among at least 50 cells).
 
     Example
     -------
@@ -201,39 +190,97 @@ def looks_like_identifier(series: pd.Series) -> bool:
     True
     >>> looks_like_identifier(pd.Series(range(49)))   # too few rows to tell
     False
-    >>> looks_like_identifier(pd.Series([0.5 * i for i in range(60)]))  # never a float
-    False
     """
-    values = series.dropna()
-    if len(values) < IDENTIFIER_MIN_ROWS or not _id_like_dtype(series):
-        return False
-    try:
-        return not values.duplicated().any()
-    except TypeError:  # unhashable cells
-        return False
+    from pdanon.screening import examine
+
+    return examine(series) is not None
 
 
-def _guessed_identifiers(df: pd.DataFrame, columns: Iterable, mode: str) -> tuple:
-    """The columns among ``columns`` that look like identifiers; warn as ``mode`` says."""
-    if mode not in GUESS_IDENTIFIERS:
-        raise InvalidInputError(
-            f"guess_identifiers must be one of {list(GUESS_IDENTIFIERS)}, got {mode!r}")
-    if mode == "ignore" or len(df) < IDENTIFIER_MIN_ROWS:
-        return ()
-    found = tuple(c for c in columns if looks_like_identifier(df[c]))
-    if not found:
-        return ()
-    what = (f"column(s) {list(found)} look like identifiers (integers or strings with no "
-            f"repeated value in {len(df)} rows)")
-    if mode == "identifier":
-        msg = (f"{what} and are treated as identifiers: dropped, never published. Pass roles "
-               "to decide yourself: identifiers=[...] and quasi_identifiers=[...] (or "
-               "df.anon.with_schema(...)).")
-    else:
-        msg = (f"{what} but are counted as quasi-identifiers here, so their classes have one "
-               "row each; pass quasi_identifiers=[...] to choose the quasi-identifiers.")
-    warnings.warn(msg, RoleWarning, stacklevel=_user_stacklevel())
-    return found if mode == "identifier" else ()
+def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
+            generalized: bool = True) -> None:
+    """Examine the columns whose role was inferred: refuse (``"refuse"``) or name (``"warn"``)
+    those that look like they identify people; in ``"refuse"`` mode one :class:`RoleWarning`
+    lists every role chosen. A column taken as unordered whose cells are digit strings gets a
+    :class:`KindWarning` naming ``pd.to_numeric``."""
+    if mode not in SCREENS:
+        raise InvalidInputError(f"screen must be one of {list(SCREENS)}, got {mode!r}")
+    if mode == "ignore":
+        return
+    from pdanon import screening
+
+    inferred = dict(roles.inferred)
+    examined = [c for c in inferred if c not in set(decided)]
+    ranges = [c for c in examined if generalized and roles.quasi_identifiers.get(c) == "real"]
+    found = screening.suspects(df, examined, ranges=ranges) if examined and len(df) else []
+    kinds_inferred = set(inferred) | set(roles.inferred_kinds)
+    digits = [c for c in list(roles.quasi_identifiers) + list(roles.sensitive)
+              if c in kinds_inferred and roles.kind(c) == "unordered" and digit_codes(df[c])]
+    decide(roles, found, mode, {c: df[c].dropna().iloc[0] for c in digits})
+
+
+def decide(roles: "Roles", found: list, mode: str, digit_columns: dict | None = None) -> None:
+    """What :func:`resolve_roles` does once the inferred columns were examined (``found``:
+    :class:`pdanon.screening.Suspect` objects; ``digit_columns``: {column: a digit-string
+    cell} of columns taken as unordered): refuse or name the suspects, warn about digit codes,
+    list the roles chosen. Faces that examine columns themselves (Dask) call it too."""
+    from pdanon import screening
+
+    if mode == "ignore":
+        return
+    inferred = dict(roles.inferred)
+    if found and mode == "refuse":
+        raise RoleError(screening.refusal(found))
+    # a measure reads only the quasi-identifiers: the suspects it counts as ones are named
+    found = [f for f in found if inferred.get(f.column) == "quasi_identifier"]
+    if found:
+        listed = "; ".join(f"{s.column!r} ({s.evidence})" for s in found)
+        warnings.warn(f"column(s) without a role look like they identify people and are "
+                      f"counted as quasi-identifiers here: "
+                      f"{listed}. Pass roles to choose (identifiers=[...], "
+                      f"quasi_identifiers=[...], insensitive=[...]).", RoleWarning,
+                      stacklevel=_user_stacklevel())
+    for c, sample in (digit_columns or {}).items():
+        warnings.warn(
+            f"column {c!r} holds digit strings (such as {sample!r}) and is taken as unordered "
+            f"text codes. If they are numbers, convert them first: df[{c!r}] = "
+            f"pd.to_numeric(df[{c!r}]) (kind real); if they are codes (ZIP, ICD, leading zeros "
+            f"kept), say so: {{{c!r}: 'unordered'}}.", KindWarning,
+            stacklevel=_user_stacklevel())
+    if mode == "refuse" and inferred:
+        warnings.warn(_inferred_text(roles, inferred), RoleWarning, stacklevel=_user_stacklevel())
+
+
+def _inferred_text(roles: "Roles", inferred: dict) -> str:
+    from pdanon.screening import looks_sensitive
+
+    parts = []
+    qi = [c for c in roles.quasi_identifiers if c in inferred]
+    if qi:
+        parts.append("quasi-identifiers " + ", ".join(
+            f"{c!r} ({roles.quasi_identifiers[c]})" for c in qi))
+    sens = [c for c in roles.sensitive if c in inferred]
+    if sens:
+        parts.append("sensitive " + ", ".join(
+            f"{c!r} ({roles.sensitive[c]}{', its name' if looks_sensitive(c) else ''})"
+            for c in sens))
+    ins = [c for c in roles.insensitive if c in inferred]
+    if ins:
+        parts.append("insensitive (published unchanged) " + ", ".join(map(repr, ins)))
+    return ("pdanon chose roles for the columns you did not name: " + "; ".join(parts)
+            + ". Pass roles to decide yourself (identifiers=, quasi_identifiers=, sensitive=, "
+            "insensitive=, or df.anon.with_schema(pdanon.schema(...))).")
+
+
+def digit_codes(series: pd.Series) -> bool:
+    """Are a text column's cells (a sample) all digit strings, such as '04777'?"""
+    dtype = series.dtype
+    if not (pd.api.types.is_string_dtype(dtype) or dtype == object) or isinstance(
+            dtype, pd.CategoricalDtype):
+        return False
+    values = series.dropna().head(1000)
+    if not len(values) or not values.map(lambda v: isinstance(v, str)).all():
+        return False
+    return bool(values.astype(str).str.fullmatch(r"[+-]?\d+(\.\d+)?").all())
 
 
 def _user_stacklevel() -> int:
@@ -261,45 +308,77 @@ def resolve_roles(
     quasi_identifiers=None,
     sensitive=None,
     insensitive=None,
-    guess_identifiers: str = "identifier",
+    screen: str = "refuse",
+    decided=(),
+    generalized: bool = True,
 ) -> Roles:
     """Work out every column's role and kind.
 
     Keywords win for the roles they name. Roles remembered in ``df.attrs`` (from
     ``with_schema`` or an earlier pdanon step) fill in the roles not given as keywords — so a
     remembered identifier stays an identifier (and is dropped) unless a keyword gives that column
-    another role. Without remembered roles, every column not given another role is a
-    quasi-identifier; when ``quasi_identifiers`` is given explicitly, columns named nowhere are
-    ``insensitive`` (published unchanged). Kinds default to :func:`infer_kind`.
+    another role. Kinds default to :func:`infer_kind`.
 
-    When neither ``identifiers`` nor ``quasi_identifiers`` is given and no roles are
-    remembered, columns that look like identifiers (:func:`looks_like_identifier`: integers or
-    strings with no repeated value in at least 50 rows) are not made quasi-identifiers:
-    ``guess_identifiers="identifier"`` (default; the anonymizers and perturbations) makes them
-    identifiers (dropped from anonymized output), ``"warn"`` (the metrics, which must not change
-    the quasi-identifiers silently) keeps them quasi-identifiers; both name them in a
-    :class:`pdanon.RoleWarning`. ``"ignore"`` keeps them quasi-identifiers silently.
+    The roles of columns nobody named are **inferred**: when ``quasi_identifiers`` is given
+    (or remembered), they are ``insensitive`` (published unchanged); otherwise they are
+    quasi-identifiers, except a column whose name looks like a sensitive attribute
+    (``diagnosis``, ``disease``, ``salary``...: :func:`pdanon.screening.looks_sensitive`),
+    which is inferred sensitive — never a quasi-identifier. Columns added after roles were
+    remembered are inferred insensitive.
+
+    ``screen`` says what happens to the inferred columns before anything is published:
+
+    * ``"refuse"`` (default; every anonymizer and perturbation): a column that looks like it
+      identifies people (:mod:`pdanon.screening`: an identifier-like name, free text, a date
+      of birth, unique or nearly unique values) is refused with a :class:`pdanon.RoleError`
+      naming each such column, the evidence and the two fixes; otherwise one
+      :class:`pdanon.RoleWarning` lists the roles chosen, so nothing is decided silently;
+    * ``"warn"`` (the metrics, which publish nothing): such columns keep their inferred role,
+      named in a :class:`pdanon.RoleWarning`;
+    * ``"ignore"``: no examination, no warning.
+
+    A column whose kind is inferred as unordered while its cells are digit strings
+    (``"04777"``) gets a :class:`pdanon.KindWarning` naming ``pd.to_numeric``. ``decided``:
+    columns the call names in another way (the columns a perturbation perturbs), which are
+    not examined. ``generalized``: the caller publishes the quasi-identifiers generalized
+    (the anonymizers; a numeric one as ranges, so its unique values are no evidence), not as
+    they are (the perturbations of other columns).
 
     Example
     -------
     >>> import warnings
-    >>> df = pd.DataFrame({"id": [f"R{i:05d}" for i in range(60)], "age": [30, 40] * 30})
+    >>> df = pd.DataFrame({"age": [30, 40] * 30, "disease": ["flu", "hiv"] * 30})
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     r = resolve_roles(df)
-    >>> r.identifiers, r.qi, caught[0].category.__name__
-    (('id',), ['age'], 'RoleWarning')
+    >>> r.qi, list(r.sensitive), caught[0].category.__name__
+    (['age'], ['disease'], 'RoleWarning')
+    >>> df["patient_id"] = [f"P{i:04d}" for i in range(60)]
+    >>> resolve_roles(df, quasi_identifiers=["age"], sensitive=["disease"])
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.RoleError: column 'patient_id' has no role and looks like it identifies people; pdanon publishes no column without a decision:
+      - 'patient_id': its name looks like an identifier; no value repeats in 60 rows
+    Decide: identifiers=['patient_id'] drops it (or df.anon.hash_identifiers pseudonymizes it); insensitive=['patient_id'] publishes it unchanged on purpose.
     """
+    from pdanon.screening import looks_sensitive
+
     _check_frame(df)
+    if screen not in SCREENS:
+        raise InvalidInputError(f"screen must be one of {list(SCREENS)}, got {screen!r}")
     explicit = any(x is not None for x in (identifiers, quasi_identifiers, sensitive, insensitive))
     stored = stored_roles(df)
     if not explicit and stored is not None:
-        return _complete(df, stored)
+        roles = _complete(df, stored)
+        _screen(df, roles, screen, decided, generalized)
+        return roles
+    listed = []  # columns named without a kind: the kind is inferred
     ids = _names(df, identifiers, "identifier")
-    sens = _kinds_for(df, sensitive, "sensitive")
+    sens = _kinds_for(df, sensitive, "sensitive", listed)
     ins = _names(df, insensitive, "insensitive")
     qis = None if quasi_identifiers is None else _kinds_for(df, quasi_identifiers,
-                                                            "quasi-identifier")
+                                                            "quasi-identifier", listed)
+    inferred: dict = {}
     if stored is not None:
         # remembered roles fill in what the keywords leave open
         named = set(ids) | set(sens) | set(ins) | set(qis or ())
@@ -314,10 +393,13 @@ def resolve_roles(
     elif qis is None:
         taken = set(ids) | set(sens) | set(ins)
         rest = [c for c in df.columns if c not in taken]
-        if identifiers is None:
-            ids = _guessed_identifiers(df, rest, guess_identifiers)
-            rest = [c for c in rest if c not in set(ids)]
-        qis = {c: infer_kind(df[c]) for c in rest}
+        sens = dict(sens)
+        for c in rest:  # a column that sounds sensitive is never made a quasi-identifier
+            if looks_sensitive(c):
+                sens[c] = infer_kind(df[c])
+                inferred[c] = "sensitive"
+        qis = {c: infer_kind(df[c]) for c in rest if c not in sens}
+        inferred.update({c: "quasi_identifier" for c in qis})
     seen: dict = {}
     for role, cols in (("identifier", ids), ("quasi_identifier", qis), ("sensitive", sens),
                        ("insensitive", ins)):
@@ -328,17 +410,21 @@ def resolve_roles(
                 )
             seen[c] = role
     rest = tuple(c for c in df.columns if c not in seen)
+    inferred.update({c: "insensitive" for c in rest})
     roles = Roles(
         identifiers=tuple(c for c in df.columns if c in set(ids)),
         quasi_identifiers={c: qis[c] for c in df.columns if c in qis},
         sensitive={c: sens[c] for c in df.columns if c in sens},
         insensitive=tuple(c for c in df.columns if c in set(ins)) + rest,
+        inferred={c: inferred[c] for c in df.columns if c in inferred},
+        inferred_kinds=tuple(listed),
     )
+    _screen(df, roles, screen, decided, generalized)
     return roles
 
 
 def _complete(df: pd.DataFrame, roles: Roles) -> Roles:
-    """Columns added after roles were stored are insensitive."""
+    """Columns added after roles were stored are insensitive (inferred)."""
     known = set(roles.identifiers) | set(roles.quasi_identifiers) | set(roles.sensitive) | set(
         roles.insensitive
     )
@@ -346,7 +432,7 @@ def _complete(df: pd.DataFrame, roles: Roles) -> Roles:
     if not extra:
         return roles
     return Roles(roles.identifiers, roles.quasi_identifiers, roles.sensitive,
-                 roles.insensitive + extra)
+                 roles.insensitive + extra, inferred={c: "insensitive" for c in extra})
 
 
 def with_roles(df: pd.DataFrame, roles: Roles) -> pd.DataFrame:

@@ -10,7 +10,8 @@ roles remembered from an earlier step) is examined. A column is a **suspect** wh
   characters, most holding a space, and at least half of them distinct,
 * or its values are unique or nearly so: at least :data:`NEARLY_UNIQUE` of at least
   :data:`MIN_ROWS` non-missing cells are distinct (a measurement such as a price can be too:
-  publishing it unchanged links rows to any other copy of it).
+  publishing it unchanged links rows to any other copy of it) — except for a numeric column
+  inferred a quasi-identifier, which is published generalized into ranges.
 
 Each suspect comes with its evidence ("49,871 distinct values in 50,000 rows"), so that the
 refusal (:func:`refusal`) names the column, says why, and gives the two fixes:
@@ -28,7 +29,7 @@ Example
 >>> import pandas as pd
 >>> df = pd.DataFrame({"patient_id": [f"P{i:04d}" for i in range(60)], "age": [30, 40] * 30})
 >>> [(s.column, s.evidence) for s in suspects(df, df.columns)]
-[('patient_id', "its name looks like an identifier; no value repeats in 60 rows")]
+[('patient_id', 'its name looks like an identifier; no value repeats in 60 rows')]
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from typing import Hashable, Iterable
 import pandas as pd
 
 __all__ = ["BIRTH_WORDS", "FREE_TEXT_LENGTH", "IDENTIFIER_WORDS", "MIN_ROWS", "NEARLY_UNIQUE",
-           "SENSITIVE_WORDS", "Suspect", "looks_sensitive", "refusal", "suspects"]
+           "SENSITIVE_WORDS", "Suspect", "examine", "facts", "judge", "looks_sensitive",
+           "refusal", "suspects"]
 
 #: words of a column name that say it identifies people (compared with each word of the name,
 #: split at non-letters and camelCase, and with the whole name without separators)
@@ -132,7 +134,14 @@ def _text_facts(series: pd.Series):
     return float(text.str.len().median()), float(text.str.contains(r"\s", regex=True).mean())
 
 
-def examine(series: pd.Series, name=None) -> Suspect | None:
+def facts(series: pd.Series) -> tuple:
+    """``(non-missing cells, distinct values, text facts or None, boolean?)`` of a column:
+    what :func:`judge` decides from (the Dask face computes them distributed)."""
+    count, distinct = _distinct(series)
+    return count, distinct, _text_facts(series), bool(pd.api.types.is_bool_dtype(series.dtype))
+
+
+def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | None:
     """The :class:`Suspect` a column without a role is, or None.
 
     Example
@@ -140,14 +149,27 @@ def examine(series: pd.Series, name=None) -> Suspect | None:
     >>> examine(pd.Series(["flu", "cold"] * 30), "disease") is None
     True
     >>> examine(pd.Series(["Ann Lee", "Bo Ng"]), "name").evidence
-    'its name looks like an identifier; 2 distinct values in 2 rows'
+    'its name looks like an identifier; no value repeats in 2 rows'
     """
-    name = series.name if name is None else name
+    return judge(series.name if name is None else name, *facts(series), ranges=ranges)
+
+
+def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
+          ranges: bool = False) -> Suspect | None:
+    """The :class:`Suspect` a column is, from its name and :func:`facts`, or None.
+    ``ranges``: the column is to be published generalized into ranges (a numeric
+    quasi-identifier): unique numbers are then no evidence (a range shows none of them); its
+    name and text still are.
+
+    Example
+    -------
+    >>> judge("score", 1000, 998).evidence
+    'unique or nearly: 998 distinct values in 1,000 rows'
+    """
     w = words(name)
-    count, distinct = _distinct(series)
     spread = (f"no value repeats in {count:,} rows" if count and distinct == count
               else f"{distinct:,} distinct values in {count:,} rows")
-    if pd.api.types.is_bool_dtype(series.dtype):
+    if boolean:
         return None
     if w & IDENTIFIER_WORDS:
         return Suspect(name, "identifier", f"its name looks like an identifier; {spread}")
@@ -155,22 +177,23 @@ def examine(series: pd.Series, name=None) -> Suspect | None:
         return Suspect(name, "date of birth",
                        f"its name looks like a date of birth; {spread} (publish it as a "
                        f"quasi-identifier, generalized, e.g. to the year)")
-    text = _text_facts(series)
     if text is not None and count and distinct >= 0.5 * count and text[0] >= FREE_TEXT_LENGTH \
             and text[1] >= 0.5:
         return Suspect(name, "free text",
                        f"free text: {distinct:,} distinct values in {count:,} rows, median "
                        f"{text[0]:.0f} characters")
-    if count >= MIN_ROWS and distinct >= NEARLY_UNIQUE * count:
+    if count >= MIN_ROWS and distinct >= NEARLY_UNIQUE * count and not ranges:
         return Suspect(name, "identifier", f"unique or nearly: {spread}")
     return None
 
 
-def suspects(df: pd.DataFrame, columns: Iterable) -> list:
-    """The :class:`Suspect` among ``columns`` of ``df`` (in their order)."""
+def suspects(df: pd.DataFrame, columns: Iterable, *, ranges=()) -> list:
+    """The :class:`Suspect` among ``columns`` of ``df`` (in their order); ``ranges``: those
+    of them published generalized into ranges (see :func:`judge`)."""
     out = []
+    ranges = set(ranges)
     for c in columns:
-        found = examine(df[c], c)
+        found = examine(df[c], c, ranges=c in ranges)
         if found is not None:
             out.append(found)
     return out

@@ -68,10 +68,10 @@ def test_input_frame_unchanged_by_every_anonymizer(name):
 
 @pytest.mark.parametrize("name", sorted(ANONYMIZERS))
 def test_every_anonymizer_drops_or_keeps_identifiers_as_documented(name):
-    """Identifiers are dropped, except by hash_identifiers (pseudonyms), with_schema (no
-    recoding) and generalize (documented: "every column kept")."""
+    """Identifiers are dropped, except by hash_identifiers (pseudonyms) and with_schema (no
+    recoding); generalize drops them like every other transformation."""
     out = ANONYMIZERS[name](patients())
-    if name in ("hash_identifiers", "with_schema", "generalize"):
+    if name in ("hash_identifiers", "with_schema"):
         assert "name" in out.columns
         assert (out["name"] == patients()["name"]).all() == (name != "hash_identifiers")
     else:

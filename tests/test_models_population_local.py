@@ -13,6 +13,7 @@ from pdanon import InvalidInputError
 from pdanon._groups import class_labels
 from pdanon.containment import population_matches
 from pdanon.dtype import GeneralizationRange
+from pdanon.hierarchy import intervals
 from pdanon.models import DeltaPresence, KAnonymity, KMap, AllOf
 
 
@@ -188,7 +189,8 @@ def test_containment_equals_optimal_count():
     population = pd.DataFrame({"age": rng.integers(20, 60, 300),
                                "zip": rng.choice(["10001", "10002", "10003", "20001"], 300)})
     sample = population.sample(60, random_state=1)
-    hier = None  # no hierarchy: a column is kept or suppressed whole
+    # zip (4 values) without a hierarchy is kept or suppressed whole; age needs bands
+    hier = {"age": intervals([10, 20])}
     qi = ["age", "zip"]
     model = KMap(4, population=population)
     roles = resolve_roles(sample, quasi_identifiers=qi)

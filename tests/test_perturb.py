@@ -478,7 +478,8 @@ def test_accessor_randomize(people):
 def test_accessor_randomize_noise_per_column():
     df = pd.DataFrame({"age": [20, 30, 40, 50], "income": [1.0, 2.0, 3.0, 4.0]})
     out = df.anon.randomize(noise={"income": lambda x: np.full(len(x), 0.5)}, low={"age": 0},
-                            high={"age": 0}, clip=False, seed=0)
+                            high={"age": 0}, clip=False, seed=0,
+                            quasi_identifiers=["age", "income"])  # income sounds sensitive
     assert out["income"].tolist() == [1.5, 2.5, 3.5, 4.5]
     assert out["age"].tolist() == [20, 30, 40, 50]
 

@@ -149,7 +149,11 @@ def test_df_pram_info_roles_and_seed():
     df = pd.DataFrame({"id": [f"p{i}" for i in range(60)], "sex": ["F", "M", None] * 20,
                        "zip": ["1", "2", "3", "4"] * 15, "age": range(60)})
     before = df.copy()
-    out = df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"])
+    # age is unique and published as it is: it must be decided (here: on purpose)
+    with pytest.raises(pdanon.RoleError, match="'age': unique or nearly"):
+        df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"])
+    out = df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"],
+                       insensitive=["age"])
     assert df.equals(before)
     assert list(out.columns) == ["sex", "zip", "age"]
     assert out["age"].tolist() == list(range(60)) and same_missing(df["sex"], out["sex"])
@@ -163,8 +167,10 @@ def test_df_pram_info_roles_and_seed():
     assert info["cells_changed"] == changed + int((out["zip"] != df["zip"]).sum())
     assert 0 < info["columns"]["sex"]["expected_kept"] < 1
     json.dumps(info)
-    assert out.equals(df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"]))
-    assert df.anon.pram("zip", identifiers=["id"]).anon.info["random_source"] == "secrets"
+    assert out.equals(df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"],
+                                    insensitive=["age"]))
+    assert df.anon.pram("zip", identifiers=["id"], insensitive=["age"]).anon.info[
+        "random_source"] == "secrets"
 
 
 def test_pram_matrix_per_column_and_info_given():

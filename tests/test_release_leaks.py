@@ -126,7 +126,7 @@ def _anonymize(df, face: str, algorithm: str, method: str) -> pd.DataFrame:
     if algorithm == "optimal":
         kw["hierarchies"] = HIERARCHIES
     if algorithm == "group_join":
-        kw["options"] = {"seed": SEED}
+        kw["seed"] = SEED
     if face == "k_anonymize":
         return df.anon.k_anonymize(3, **kw)
     if face == "l_diversify":

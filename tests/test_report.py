@@ -60,11 +60,11 @@ def releases():
 
 
 def _check_report(rep: ReleaseReport, out: pd.DataFrame, original) -> None:
-    assert rep.privacy["k"] == out.anon.k_anonymity(**ROLES)
+    assert rep.privacy["k_anonymity"] == out.anon.k_anonymity(**ROLES)
     expected = out.anon.risk_summary(**ROLES)
     assert rep.privacy["risk_summary"] == pytest.approx(expected.to_dict())
     data = json.loads(rep.to_json())
-    assert data["privacy"]["k"] == rep.privacy["k"]
+    assert data["privacy"]["k_anonymity"] == rep.privacy["k_anonymity"]
     assert [c["column"] for c in data["columns"]] == ["zipcode", "age"]
     page = rep.to_html()
     assert accessibility_problems(page) == []
@@ -131,7 +131,7 @@ def test_report_on_every_face(releases, name):
     # nothing measured against the original beyond what may be printed
     names = set(rep.metrics["metric"])
     assert not names & set(rep.left_out)
-    assert names - set(out.anon.metrics(**ROLES)["metric"]) == {"changed proportion"}
+    assert names - set(out.anon.metrics(**ROLES)["metric"]) == {"changed_proportion"}
     for key in ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s"):
         assert key not in rep.parameters["options"]
     assert "loss=" not in json.dumps(rep.parameters["options"])
@@ -159,7 +159,7 @@ def test_datafly_suppressed_rows_by_hand():
     assert [c["suppressed_cells"] for c in rep.columns] == [4, 4]
     assert [c["blank_cells"] for c in rep.columns] == [4, 4]
     assert rep.utility["discernibility"] == 3 ** 2 + 4 * 7
-    assert rep.privacy["k"] == 3 == out.anon.info["achieved"]["k"]
+    assert rep.privacy["k_anonymity"] == 3 == out.anon.info["achieved"]["k"]
     page, text = rep.to_html(), rep.to_json()
     assert "RARE-Z" not in page and "RARE-Z" not in text
 
@@ -251,7 +251,7 @@ def test_tradeoff_and_ml_utility():
     out = df.anon.k_anonymize(5, algorithm="optimal", hierarchies=H, max_suppressed_rows=0.05,
                               **ROLES)
     rep = out.anon.report(df, target="disease", tradeoff=table)
-    assert set(rep.utility["ml"]) == {"linkage attack security", "boosting accuracy ratio"}
+    assert set(rep.utility["ml"]) == {"boosting_security_score", "boosting_accuracy_ratio"}
     assert all(v == round(v, 2) for v in rep.utility["ml"].values())  # two decimals
     assert rep.tradeoff["information_loss"].tolist() == table["information_loss"].round(
         2).tolist()
@@ -309,7 +309,7 @@ def test_large_table_is_fast():
     rep = out.anon.report(df)
     rep.to_html(), rep.to_json()
     assert time.perf_counter() - started < 30  # a few seconds on one core; generous bound
-    assert rep.privacy["k"] >= 10 and len(rep.privacy["prosecutor"]) == 30_000
+    assert rep.privacy["k_anonymity"] >= 10 and len(rep.privacy["prosecutor"]) == 30_000
     assert np.isclose(sum(rep.privacy["class_sizes"]), 30_000)
 
 
@@ -355,13 +355,13 @@ def test_report_leaves_out_what_solves_for_hidden_values():
     df = patients(200)
     out = df.anon.top_code("age", threshold=70, **ROLES)
     rep = out.anon.report(df)
-    assert rep.left_out[:3] == ["entropy information loss", "by-element distance", "IL1s"]
-    assert "sd change (max relative)" in rep.left_out
+    assert rep.left_out[:3] == ["entropy_information_loss", "by_element_distance", "il1s"]
+    assert "max_sd_change" in rep.left_out
     assert not set(rep.metrics["metric"]) & set(rep.left_out)
-    assert "changed proportion" in set(rep.metrics["metric"])
+    assert "changed_proportion" in set(rep.metrics["metric"])
     page = rep.to_html()
     assert "Left out (computed against the original" in page
-    assert any("df.anon.metrics(original)" in n for n in rep.notes)
+    assert any("release.anon.metrics(original=raw)" in n for n in rep.notes)
     # the same list whatever the data: which figures a table held tells nothing
     assert build_report(df.anon.top_code("age", threshold=200, **ROLES), df).left_out == \
         rep.left_out
@@ -383,3 +383,14 @@ def test_suppressed_section_is_a_compact_summary():
     section = rep.to_html().split("<h2>Suppressed rows</h2>")[1].split("<h2>")[0]
     assert section.count("<tr>") == len(rep.suppressed) + 1 and len(section) < 3000
     assert "the release does not tell them apart" in section
+
+
+def test_report_refuses_swapped_frames():
+    df = patients(60)
+    out = df.anon.k_anonymize(5, algorithm="mondrian", **ROLES)
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"seem swapped.*release\.anon\.report\(raw\)"):
+        df.anon.report(out, **ROLES)
+    with pytest.raises(pdanon.InvalidInputError, match=r"build_report\(release, raw\)"):
+        build_report(df, out, **ROLES)
+    assert out.anon.report(df).privacy["k_anonymity"] >= 5  # the right way round

@@ -22,9 +22,14 @@ def test_infer_kind():
 
 
 def test_default_roles_all_quasi_identifiers():
-    r = resolve_roles(frame())
-    assert r.qi == ["name", "age", "edu", "sex", "flag", "disease"]
-    assert r.identifiers == () and r.sensitive == {}
+    # with no roles every column is a quasi-identifier, except one whose name sounds
+    # sensitive; "name" looks like an identifier: refused unless nobody publishes
+    # (tests/test_screening.py has the rules)
+    with pytest.raises(pdanon.RoleError, match="'name'"):
+        resolve_roles(frame())
+    r = resolve_roles(frame(), screen="ignore")
+    assert r.qi == ["name", "age", "edu", "sex", "flag"]
+    assert r.identifiers == () and r.sensitive == {"disease": "unordered"}
 
 
 def test_keywords_and_rest_insensitive_when_qis_given():

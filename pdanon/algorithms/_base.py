@@ -77,6 +77,40 @@ def _as_ids(ids, ncols: int, what: str) -> list:
     return out
 
 
+class _DefaultLeft(str):
+    """The default ``quasi_identifiers_ids='left'``: equal to ``'left'``, but it tells that
+    nobody chose these columns, so they are examined first (:func:`screen_default_left`)."""
+
+
+#: ``depersonalize``'s default for ``quasi_identifiers_ids`` (a ``'left'`` nobody wrote)
+DEFAULT_LEFT = _DefaultLeft("left")
+
+
+def screen_default_left(table: np.ndarray, labels, qis: list) -> None:
+    """Refuse, with :class:`pdanon.RoleError`, quasi-identifier columns that got their role
+    from the default ``'left'`` and look like they identify people (:mod:`pdanon.screening`:
+    an identifier-like label, free text, a date of birth, unique values): the reference would
+    publish them generalized, names in sets."""
+    from pdanon import screening
+    from pdanon._errors import RoleError
+
+    if not qis or not len(table):
+        return
+    frame = pd.DataFrame({(labels[i] if labels is not None else i): pd.Series(
+        table[:, i], dtype=object).infer_objects() for i in qis})
+    found = screening.suspects(frame, frame.columns)
+    if found:
+        where = {(labels[i] if labels is not None else i): i for i in qis}
+        nums = [where[f.column] for f in found]
+        listed = "; ".join(f"column {where[f.column]}"
+                           + (f" ({f.column!r})" if labels is not None else "")
+                           + f": {f.evidence}" for f in found)
+        raise RoleError(
+            f"quasi_identifiers_ids was left at its default 'left', and column(s) {nums} look "
+            f"like they identify people: {listed}. Pass identifiers_ids={nums} to drop them, "
+            f"or name the quasi-identifiers yourself (quasi_identifiers_ids=[...]).")
+
+
 def resolve_ids(ncols: int, identifiers_ids, quasi_identifiers_ids, sensitives_ids):
     """The three position lists, with ``'left'`` expanded (at most one may be ``'left'``)."""
     given = [identifiers_ids, quasi_identifiers_ids, sensitives_ids]
@@ -153,14 +187,17 @@ class Depersonalizator(ABC):
         ids = self.sensitives_ids if what == "sensitives_types" else self.quasi_identifiers_ids
         return check_kinds(types, count, what, positions=ids, width=self._width)
 
-    def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids="left",
+    def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids=DEFAULT_LEFT,
                       sensitives_ids=None):
         """Anonymize ``df`` (list of rows, numpy array or DataFrame); returns
         ``(table, *counts)`` with the table of the input's type.
 
         Column roles are position lists; one of them may be ``'left'`` (every column not in the
         other two; the default for quasi-identifiers). Identifier columns are dropped unless the
-        algorithm returns them; a column in no list is left out.
+        algorithm returns them; a column in no list is left out. Quasi-identifiers that only
+        the default ``'left'`` chose are examined first: one that looks like it identifies
+        people (an identifier-like label, free text, unique values) is refused with a
+        :class:`pdanon.RoleError` (pass ``identifiers_ids=`` or the quasi-identifiers).
         """
         if len(df) == 0:
             if self.output_defaults is not None:
@@ -172,6 +209,8 @@ class Depersonalizator(ABC):
         ncols = table.shape[1]
         ids, qis, sens = resolve_ids(ncols, identifiers_ids, quasi_identifiers_ids,
                                      sensitives_ids)
+        if quasi_identifiers_ids is DEFAULT_LEFT and not self._blanks_changed_cells():
+            screen_default_left(table, labels, qis)
         self.identifiers_ids, self.quasi_identifiers_ids, self.sensitives_ids = ids, qis, sens
         self._width = ncols
         identifiers = table[:, ids]
@@ -201,6 +240,13 @@ class Depersonalizator(ABC):
         if labels is not None:
             return (pd.DataFrame(out, columns=[labels[i] for i in kept], dtype=object), *extra)
         return (out, *extra)
+
+    def _blanks_changed_cells(self) -> bool:
+        """Does the algorithm publish a quasi-identifier cell only as it is or blank (the
+        suppression classes)? Then an identifier taken for a quasi-identifier is blanked
+        wherever it would single someone out, and it is not refused."""
+        method = getattr(getattr(self, "group_join_method", None), "method", None)
+        return (method or getattr(self, "_method", None)) == "suppress"
 
     @abstractmethod
     def __depersonalize__(self, identifiers, quasi_identifiers, sensitives):
@@ -368,8 +414,12 @@ class BlockColumn:
         if self.kind == "unordered":
             return GeneralizationRange(None, None, "unordered",
                                        [self.uniques[int(c)] for c in cell.values_set])
+        # the column's values in their order: the cell answers `in` by position
+        order = getattr(self, "_order", None)
+        if order is None:
+            order = self._order = pd.Index(list(self.uniques), dtype=object)
         return GeneralizationRange(self.uniques[int(cell.min)], self.uniques[int(cell.max)],
-                                   "ordered")
+                                   "ordered", order)
 
 
 def _scatter(present: np.ndarray, na: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.algorithms._base import Depersonalizator
+from pdanon.algorithms._base import DEFAULT_LEFT, Depersonalizator
 
 __all__ = [
     "IdentifierHasher",
@@ -95,7 +95,7 @@ class KeyedIdentifierHasher(Depersonalizator):
     def __repr__(self) -> str:
         return f"KeyedIdentifierHasher(key=<withheld>, context={self.context!r})"
 
-    def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids="left",
+    def depersonalize(self, df, identifiers_ids=None, quasi_identifiers_ids=DEFAULT_LEFT,
                       sensitives_ids=None):
         self._labels = list(df.columns) if isinstance(df, pd.DataFrame) else None
         try:

@@ -50,6 +50,7 @@ from pdanon.dask._mondrian import DEFAULT_MAX_ROWS_PER_PART, ORDERS, anonymize
 from pdanon.dask._optimal import anonymize_optimal
 from pdanon.dask._risk import record_risk, risk_summary
 from pdanon._errors import InvalidInputError
+from pdanon.keywords import checked
 
 __all__ = [
     "DEFAULT_MAX_ROWS_PER_PART",
@@ -118,7 +119,41 @@ class DaskAnonAccessor:
         from pdanon.roles import resolve_roles
 
         _no_extra(roles)
-        return resolve_roles(self._ddf._meta, **roles)
+        # resolved on the meta: the metrics name columns that look like identifiers by their
+        # name; the anonymizers examine the data too (_publishing_roles)
+        return resolve_roles(self._ddf._meta, screen="warn", **roles)
+
+    def _publishing_roles(self, roles: dict):
+        """The roles an anonymizer publishes with: as :meth:`roles`, and every column whose
+        role was inferred examined on the data (pdanon.screening: distinct counts in one
+        distributed pass, text and digit codes on a sample of 2,000 rows) — one that looks like
+        it identifies people is refused, and a RoleWarning lists the roles chosen."""
+        import dask
+
+        from pdanon import screening
+        from pdanon.roles import decide, digit_codes, resolve_roles
+
+        _no_extra(roles)
+        r = resolve_roles(self._ddf._meta, screen="ignore", **roles)
+        inferred = list(r.inferred)
+        found, digits = [], {}
+        if inferred:
+            ddf = self._ddf[inferred]
+            count, distinct = dask.compute(ddf.count(), ddf.nunique(dropna=True))
+            sample = ddf.head(2_000, npartitions=-1)
+            for c in inferred:
+                facts = screening.facts(sample[c])
+                suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts[2],
+                                          facts[3],
+                                          ranges=r.quasi_identifiers.get(c) == "real")
+                if suspect is not None:
+                    found.append(suspect)
+            kinds = set(inferred) | set(r.inferred_kinds)
+            digits = {c: sample[c].dropna().iloc[0] for c in list(r.quasi_identifiers)
+                      + list(r.sensitive) if c in kinds and c in sample.columns
+                      and r.kind(c) == "unordered" and digit_codes(sample[c])}
+        decide(r, found, "refuse", digits)
+        return r
 
     @property
     def info(self) -> dict:
@@ -251,7 +286,7 @@ class DaskAnonAccessor:
         >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
         >>> m = dd.from_pandas(df, npartitions=2).anon.metrics(quasi_identifiers=["zip"],
         ...                                                    sensitive=["d"])
-        >>> int(m.set_index("metric").loc["k-anonymity", "value"])
+        >>> int(m.set_index("metric").loc["k_anonymity", "value"])
         2
         """
         r = self.roles(**roles)
@@ -287,7 +322,7 @@ class DaskAnonAccessor:
         -------
         >>> import pandas as pd, dask.dataframe as dd
         >>> ddf = dd.from_pandas(pd.DataFrame({"age": [30, 30, 40, 40]}), npartitions=2)
-        >>> float(ddf.anon.risk_summary()["highest_prosecutor"])
+        >>> float(ddf.anon.risk_summary()["highest_prosecutor_risk"])
         0.5
         """
         return risk_summary(self._ddf, self.roles(**roles).quasi_identifiers,
@@ -295,12 +330,14 @@ class DaskAnonAccessor:
                             threshold=threshold, missing=missing)
 
     # ------------------------------------------------------------------ anonymizers
+    @checked
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "mondrian",
                   max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART, order: str = "input",
                   unordered_split: str = "balanced", path=None, verify: bool = True,
                   write_options: dict | None = None, hierarchies=None,
-                  objective: str | None = None, max_suppressed_rows=None,
-                  options: dict | None = None, progress=None, **roles):
+                  objective: str | None = None, max_suppressed_rows=None, levels=None,
+                  labels: bool = False, options: dict | None = None, progress=None,
+                  **roles):
         """Anonymize with Mondrian (or optimal full-domain recoding) on Dask for a privacy
         model (:mod:`pdanon.models`: k-anonymity, l-diversity, t-closeness and their
         :class:`~pdanon.models.AllOf`); :meth:`k_anonymize`, :meth:`l_diversify` and
@@ -319,11 +356,14 @@ class DaskAnonAccessor:
             ``"optimal"``: the optimal full-domain recoding of the pandas engine over the
             levels of ``hierarchies`` (docs/dask.md, "Optimal recoding on Dask"); the result
             equals the pandas result on the same rows.
-        hierarchies, objective, max_suppressed_rows, options
+        hierarchies, objective, max_suppressed_rows, levels, labels
             ``algorithm="optimal"`` only, as in the pandas ``k_anonymize``: hierarchies of the
             quasi-identifiers, ``"loss"`` (default) / ``"precision"`` / ``"discernibility"``
-            / ``"entropy"``, the suppression budget (rows or a fraction), and
-            ``options={"levels": ..., "labels": ...}``.
+            / ``"entropy"``, the suppression budget (rows or a fraction strictly between 0 and
+            1), the levels searched and hierarchy labels.
+        options : dict, optional
+            Kept for symmetry with pandas: no Dask algorithm has tuning knobs of its own
+            beyond the keywords above, so it must be empty.
         max_rows_per_part : int
             (Mondrian) Top cuts are chosen on the whole data until every part has at most this
             many rows (or cannot be split); each part is then anonymized by one task with the
@@ -375,69 +415,82 @@ class DaskAnonAccessor:
         mondrian = {"max_rows_per_part": max_rows_per_part, "order": order,
                     "unordered_split": unordered_split}
         optimal = {"hierarchies": hierarchies, "objective": objective,
-                   "max_suppressed_rows": max_suppressed_rows, "options": options}
+                   "max_suppressed_rows": max_suppressed_rows, "levels": levels,
+                   "labels": labels or None, "options": options}
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
                                mondrian=mondrian, optimal=optimal, path=path, verify=verify,
                                write_options=write_options, progress=progress)
 
-    def k_anonymize(self, k: int, **options):
-        """Make the frame k-anonymous with Mondrian on Dask; ``options`` (``method``,
+    def k_anonymize(self, k: int, *, l=None, variant: str | None = None, c: float | None = None,
+                    t: float | None = None, distance: str | None = None, hierarchies=None,
+                    **options):
+        """Make the frame k-anonymous with Mondrian on Dask (and l-diverse / t-close with
+        ``l=`` / ``t=``, as the pandas ``k_anonymize``); ``options`` (``method``,
         ``algorithm``, ``max_rows_per_part``, ``order``, ``unordered_split``, ``path``,
         ``verify``, ``write_options``, ``progress``, for ``algorithm="optimal"``
-        ``hierarchies``, ``objective``, ``max_suppressed_rows``, ``options``, and role keywords)
-        as in :meth:`anonymize`.
+        ``objective``, ``max_suppressed_rows``, ``levels``, ``labels``, and role keywords) as
+        in :meth:`anonymize`.
 
         Example
         -------
         >>> import pandas as pd, dask.dataframe as dd
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
-        >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2)
+        >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2, quasi_identifiers=["age"])
         >>> out.compute()["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
-        from pdanon.models import KAnonymity
+        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance),
+                           hierarchies, options, always_k=False)
 
-        return self.anonymize(KAnonymity(k), **options)
-
-    def l_diversify(self, l, *, k: int = 1, variant: str = "distinct", c: float | None = None,
+    def l_diversify(self, l, *, k: int = 1, variant: str | None = None, c: float | None = None,
+                    t: float | None = None, distance: str | None = None, hierarchies=None,
                     **options):
-        """Make every class l-diverse in every sensitive column (and k-anonymous) with Mondrian
-        on Dask; ``options`` as in :meth:`anonymize`, models as in the pandas ``l_diversify``.
+        """Make every class l-diverse in every sensitive column (and k-anonymous, t-close
+        with ``t=``) with Mondrian on Dask; ``options`` as in :meth:`anonymize`, models as in
+        the pandas ``l_diversify``.
 
         Example
         -------
         >>> import pandas as pd, dask.dataframe as dd
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["flu", "hiv", "flu", "cold"]})
-        >>> out = dd.from_pandas(df, npartitions=2).anon.l_diversify(2, sensitive=["d"])
+        >>> out = dd.from_pandas(df, npartitions=2).anon.l_diversify(
+        ...     2, quasi_identifiers=["age"], sensitive=["d"])
         >>> out.anon.l_diversity()
         2
         """
-        from pdanon.models import AllOf, KAnonymity, LDiversity
+        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance),
+                           hierarchies, options)
 
-        return self.anonymize(AllOf(KAnonymity(k), LDiversity(l, variant=variant, c=c)),
-                              **options)
-
-    def t_close(self, t: float, *, k: int = 1, distance: str = "emd", hierarchies=None,
+    def t_close(self, t: float, *, k: int = 1, l=None, variant: str | None = None,
+                c: float | None = None, distance: str | None = None, hierarchies=None,
                 **options):
-        """Make every class t-close to the whole table (and k-anonymous) with Mondrian on Dask;
-        ``hierarchies`` of sensitive columns drive ``distance="hierarchical"``, those of
-        quasi-identifiers ``algorithm="optimal"``; other ``options`` as in :meth:`anonymize`.
+        """Make every class t-close to the whole table (and k-anonymous, l-diverse with
+        ``l=``) with Mondrian on Dask; ``hierarchies`` of sensitive columns drive
+        ``distance="hierarchical"``, those of quasi-identifiers ``algorithm="optimal"``;
+        other ``options`` as in :meth:`anonymize`.
 
         Example
         -------
         >>> import pandas as pd, dask.dataframe as dd
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "b"]})
-        >>> out = dd.from_pandas(df, npartitions=2).anon.t_close(0.2, sensitive=["d"])
+        >>> out = dd.from_pandas(df, npartitions=2).anon.t_close(
+        ...     0.2, quasi_identifiers=["age"], sensitive=["d"])
         >>> out.anon.t_closeness() <= 0.2
         True
         """
-        from pdanon.models import AllOf, KAnonymity, TCloseness
+        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance),
+                           hierarchies, options)
+
+    def _faced(self, asked: dict, hierarchies, options: dict, always_k: bool = True):
+        """The model ``asked`` (:func:`pdanon.models.request.request`; hierarchies of
+        sensitive columns go to t-closeness, the others to the optimal search), anonymized."""
+        from pdanon.models.request import request
 
         sensitive = set(self.roles(**{k: options[k] for k in ROLE_KEYWORDS
-                                      if k in options}).sensitive)
+                                      if k in options}).sensitive) if hierarchies else set()
         sens_h = {c: h for c, h in (hierarchies or {}).items() if c in sensitive} or None
         qi_h = {c: h for c, h in (hierarchies or {}).items() if c not in sensitive} or None
-        model = AllOf(KAnonymity(k), TCloseness(t, distance=distance, hierarchies=sens_h))
+        model = request(**asked, sensitive_hierarchies=sens_h, always_k=always_k)
         if qi_h is not None:
             options["hierarchies"] = qi_h
         return self.anonymize(model, **options)
@@ -463,7 +516,7 @@ class DaskAnonAccessor:
             raise InvalidInputError(f"algorithm='optimal' recodes by hierarchies "
                                     f"(method='generalize'); got method={method!r}: use "
                                     f"algorithm='mondrian' to suppress or aggregate")
-        r = self.roles(**roles)
+        r = self._publishing_roles(roles)
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(
                 f"{needs_sensitive} needs at least one sensitive column: pass sensitive=[...] "
@@ -494,12 +547,15 @@ def _optimal_options(optimal: dict, mondrian: dict) -> dict:
         raise InvalidInputError(f"{changed} apply to algorithm='mondrian'; algorithm='optimal' "
                                 f"keeps the input's partitions and row order: leave them out")
     extra = dict(optimal.get("options") or {})
-    unknown = [k for k in extra if k not in ("levels", "labels")]
-    if unknown:
-        raise InvalidInputError(f"unknown options {unknown} for algorithm='optimal' on Dask; "
-                                f"use 'levels' and 'labels'")
-    out = {k: v for k, v in optimal.items() if k != "options" and v is not None}
-    return {**out, **extra}
+    if extra:
+        key = next(iter(extra))
+        raise InvalidInputError(
+            f"{key!r} is not an option of algorithm='optimal' on Dask"
+            + (f": pass {key}={extra[key]!r}, not options={{{key!r}: ...}}"
+               if key in ("levels", "labels", "hierarchies", "objective", "max_suppressed_rows")
+               else "; its keywords are hierarchies=, objective=, max_suppressed_rows=, "
+                    "levels=, labels="))
+    return {k: v for k, v in optimal.items() if k != "options" and v is not None}
 
 
 def _no_extra(kwargs: dict) -> None:

@@ -569,8 +569,9 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     distinct / entropy, t (EMD), adversarial gains, classes, average class size, distinctness,
     non-uniform entropy) plus the discernibility Σ|class|², computed in one Dask pass per
     group-by. ``sensitive`` defaults to the roles remembered by the frame's meta (none: the l,
-    t and adversarial rows are left out). ``missing="wildcard"``: one row, ``k-anonymity
-    (wildcard)``, as :func:`pdanon.metrics.metrics_table` (the other rows need classes).
+    t and adversarial rows are left out). ``missing="wildcard"``: one row,
+    ``k_anonymity_wildcard``, as :func:`pdanon.metrics.metrics_table` (the other rows need
+    classes). The ``metric`` column holds the keys of :data:`pdanon.metrics.FIGURES`.
     ``risk=True`` (default) adds the record-level risk rows (prosecutor, records at risk above
     ``threshold``, marketer, sample uniques; with ``sampling_fraction=`` the journalist
     estimates and the estimated population uniques) from the classes' frequency-of-frequencies
@@ -582,10 +583,11 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     >>> import pandas as pd, dask.dataframe as dd
     >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
     >>> m = metrics(dd.from_pandas(df, npartitions=2), ["zip"], ["d"])
-    >>> float(m.set_index("metric").loc["t-closeness (EMD)", "value"])
+    >>> float(m.set_index("metric").loc["t_closeness_emd", "value"])
     0.25
     """
     import dask
+    from pdanon.metrics.keys import row
     from pdanon.metrics.reidentification import summarize_counts
     from pdanon.metrics.report import COLUMNS, MetricsFrame, add_risk_rows
     from pdanon.roles import stored_roles
@@ -594,9 +596,7 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     qis = check_qis(ddf, quasi_identifiers)
     if _groups.check_missing(missing) == "wildcard":
         k = k_anonymity(ddf, qis, missing="wildcard")
-        return MetricsFrame([("k-anonymity (wildcard)", float(k), "higher",
-                              "risk: fewest rows a row matches (a missing cell matches any "
-                              "value)")], columns=COLUMNS)
+        return MetricsFrame([row("k_anonymity_wildcard", k)], columns=COLUMNS)
     if sensitive is None:
         stored = stored_roles(ddf._meta)
         sensitive = dict(stored.sensitive) if stored is not None else {}
@@ -613,11 +613,10 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     rows, classes = int(rows), int(classes)
     out = []
 
-    def add(metric, value, better, meaning):
-        out.append((metric, float(value), better, meaning))
+    def add(key, value, **values):
+        out.append(row(key, value, **values))
 
-    add("k-anonymity", int(k) if rows else 0, "higher",
-        "risk: rows in the smallest equivalence class")
+    add("k_anonymity", int(k) if rows else 0)
     if size_counts is not None:
         figures = summarize_counts(size_counts, threshold=threshold,
                                    sampling_fraction=sampling_fraction)
@@ -637,22 +636,14 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
                             for r, g in zip(got, gcols.values())))
         else:
             l_d = l_e = t = kg = ag = 0.0
-        add("l-diversity (distinct)", l_d, "higher",
-            "risk: fewest distinct sensitive values in a class")
-        add("l-diversity (entropy)", l_e, "higher",
-            "risk: exp(lowest class entropy of sensitive values)")
-        add("t-closeness (EMD)", t, "lower", "risk: largest class-to-table distance (sensitive)")
-        add("adversarial knowledge gain", kg, "lower", "risk: mean class-to-table total variation")
-        add("adversarial accuracy gain", ag, "lower",
-            "risk: gain in guessing a sensitive value by class")
-    add("equivalence classes", classes if rows else 0, "higher",
-        "utility: distinct quasi-identifier combinations")
-    add("average class size", rows / classes if rows else 0.0, "lower",
-        "utility: rows per equivalence class")
-    add("distinctness", int(distinct) / rows if rows else 0.0, "higher",
-        "utility: distinct published rows / rows")
-    add("non-uniform entropy", _entropy(rows, float(slog)), "higher",
-        "utility: entropy (bits) of quasi-identifier rows")
-    add("discernibility", int(squares) if rows else 0, "lower",
-        "utility: sum of squared class sizes")
+        add("l_diversity_distinct", l_d)
+        add("l_diversity_entropy", l_e)
+        add("t_closeness_emd", t)
+        add("adversarial_knowledge_gain", kg)
+        add("adversarial_accuracy_gain", ag)
+    add("equivalence_classes", classes if rows else 0)
+    add("average_class_size", rows / classes if rows else 0.0)
+    add("distinctness", int(distinct) / rows if rows else 0.0)
+    add("non_uniform_entropy", _entropy(rows, float(slog)))
+    add("discernibility", int(squares) if rows else 0)
     return MetricsFrame(out, columns=COLUMNS)

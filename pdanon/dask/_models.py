@@ -11,7 +11,8 @@ import numpy as np
 from pdanon import distributions as _dist
 from pdanon._errors import InfeasibleError, InvalidInputError, VerificationError
 
-__all__ = ["check_feasible", "groups_ok_from_counts", "k_of", "needs_context", "verify_output"]
+__all__ = ["check_feasible", "groups_ok_from_counts", "k_of", "model_info", "needs_context",
+           "verify_output"]
 
 
 def groups_ok_from_counts(model, sizes: np.ndarray, dense: dict, sensitive: dict) -> np.ndarray:
@@ -113,3 +114,22 @@ def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
         raise VerificationError(f"the Dask output does not satisfy {model!r}: "
                                 + "; ".join(problems) + "; this is a bug in pdanon, please report it")
     return found
+
+
+def model_info(algorithm: str, model, roles, qnames: list, n: int) -> dict:
+    """The first entries of a Dask anonymizer's ``info``, as the pandas engine writes them
+    (algorithm, method, model, its parameters and recorded parts, quasi-identifiers, dropped
+    identifiers, rows).
+
+    Example
+    -------
+    >>> from pdanon.models import KAnonymity
+    >>> from pdanon.roles import Roles
+    >>> model_info("mondrian (dask)", KAnonymity(2), Roles(), ["age"], 4)["models"]
+    [{'model': 'KAnonymity', 'params': {'k': 2}}]
+    """
+    from pdanon.models.record import record
+
+    return {"algorithm": algorithm, "method": "generalize", "model": model.name,
+            "params": model.params(), "models": record(model), "quasi_identifiers": qnames,
+            "dropped_identifiers": list(roles.identifiers), "rows": n}

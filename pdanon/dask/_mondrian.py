@@ -60,7 +60,8 @@ from pdanon.encode import unknown_categories
 from pdanon.dask._cuts import Tree, joint_pass, reduce_sum, route, top_cuts
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import global_sensitive_column
-from pdanon.dask._models import check_feasible, groups_ok_from_counts, needs_context, verify_output
+from pdanon.dask._models import (check_feasible, groups_ok_from_counts, model_info,
+                                 needs_context, verify_output)
 from pdanon.dask._recode import METHODS as RECODE_METHODS
 from pdanon.dask._recode import recode_graph
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
@@ -195,13 +196,7 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
     timings["cuts"] = time.perf_counter() - t0
 
     info = {
-        "algorithm": "mondrian (dask)",
-        "method": "generalize",
-        "model": model.name,
-        "params": model.params(),
-        "quasi_identifiers": qnames,
-        "dropped_identifiers": list(roles.identifiers),
-        "rows": n,
+        **model_info("mondrian (dask)", model, roles, qnames, n),
         "parts": plan.parts,
         "part_rows": {"min": int(min(part_sizes)), "max": int(max(part_sizes))},
         "cut_levels": levels,

@@ -52,7 +52,7 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, VerificationError
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
-from pdanon.dask._models import check_feasible, needs_context, verify_output
+from pdanon.dask._models import check_feasible, model_info, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
@@ -268,11 +268,13 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     from pdanon import distributions as dist
     from pdanon._groups import column_codes
     from pdanon.encode import EncodedTable
-    from pdanon.partition.common import suppression_budget
+    from pdanon.partition.common import check_suppression_budget, suppression_budget
+    from pdanon.partition.lattice import check_star_columns
     from pdanon.partition.optimal import (OBJECTIVES, LatticeSearch, lattice_bounds,
                                           prepare_columns, search_result)
 
     check_dask_frame(ddf)
+    check_suppression_budget(max_suppressed_rows)  # before the first pass over the data
     started = time.perf_counter()
     timings = {}
     if objective not in OBJECTIVES:
@@ -290,6 +292,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     # -- 1. dictionaries -----------------------------------------------------------------
     dict_cols, sensitive, n, collected = _dictionaries(ddf, roles, qnames, snames)
     check_feasible(model, n, sensitive)
+    check_star_columns(dict_cols, hierarchies, levels)  # before the counts and the search
     budget = suppression_budget(max_suppressed_rows, n, default=0)
     timings["dictionaries"] = time.perf_counter() - started
 
@@ -309,7 +312,8 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     for col, cd in zip(dict_cols, codes):
         na = cd == len(col.categories)
         enc_cols.append(replace(col, codes=cd, na=na if na.any() else None, lo=None, hi=None))
-    cols = prepare_columns(EncodedTable(enc_cols, {}, len(weights)), hierarchies)
+    cols = prepare_columns(EncodedTable(enc_cols, {}, len(weights)), hierarchies,
+                           levels=levels)
     sens = [replace(g.column, codes=cd) for g, cd in zip(gcols, codes[len(qnames):])]
     search = LatticeSearch(cols, model, sens, budget=budget, objective=objective,
                            bounds=lattice_bounds(cols, levels), weights=weights)
@@ -361,13 +365,7 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
                                                             if groups else {})}
 
     info = {
-        "algorithm": "optimal (dask)",
-        "method": "generalize",
-        "model": model.name,
-        "params": model.params(),
-        "quasi_identifiers": qnames,
-        "dropped_identifiers": list(roles.identifiers),
-        "rows": n,
+        **model_info("optimal (dask)", model, roles, qnames, n),
         "groups": groups,
         "changed_cells": changed,
         "suppressed_rows": suppressed_rows,

@@ -25,7 +25,7 @@ Example
 >>> import pandas as pd, dask.dataframe as dd
 >>> df = pd.DataFrame({"age": [30, 30, 40, 50], "sex": ["F", "F", "M", "M"]})
 >>> ddf = dd.from_pandas(df, npartitions=2)
->>> float(risk_summary(ddf, ["age", "sex"])["marketer"])
+>>> float(risk_summary(ddf, ["age", "sex"])["marketer_risk"])
 0.75
 >>> record_risk(ddf, ["age", "sex"]).compute()["prosecutor"].tolist()
 [0.5, 0.5, 1.0, 1.0]
@@ -148,7 +148,7 @@ def risk_summary(ddf, quasi_identifiers=None, *, population=None, sampling_fract
     >>> import pandas as pd, dask.dataframe as dd
     >>> ddf = dd.from_pandas(pd.DataFrame({"zip": [1, 1, 2]}), npartitions=2)
     >>> pop = pd.DataFrame({"zip": [1, 1, 1, 1, 2, 2]})
-    >>> float(risk_summary(ddf, ["zip"], population=pop)["highest_journalist"])
+    >>> float(risk_summary(ddf, ["zip"], population=pop)["highest_journalist_risk"])
     0.5
     """
     import dask

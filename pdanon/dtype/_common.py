@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-__all__ = ["CLOSED", "KINDS", "as_real", "brackets", "closed_flags", "closed_name", "format_value",
-           "infer_categories", "is_missing", "is_number", "is_set_like", "object_array",
-           "python_scalar"]
+__all__ = ["CLOSED", "KINDS", "as_real", "brackets", "category_position", "closed_flags",
+           "closed_name", "format_value", "infer_categories", "is_missing", "is_number",
+           "is_set_like", "object_array", "python_scalar"]
 
 #: The value kinds a generalized column can have.
 KINDS = ("real", "ordered", "unordered")
@@ -134,6 +134,24 @@ def object_array(values) -> np.ndarray:
         out[i] = v
     return out
 
+
+def category_position(categories: pd.Index, value) -> int:
+    """Position of one plain ``value`` in ``categories`` (-1 when it is none of them).
+
+    ``categories`` is an object Index (or one of text), such as
+    ``GeneralizationDtype._cat_object``: the lookup is then by Python's equality and hash, as
+    in a dict (``1 == 1.0 == True``), the rule :meth:`GeneralizationArray.contains` applies to
+    every value, so a cell's ``in`` and the array's ``contains`` agree. A hash lookup.
+
+    >>> cats = pd.Index(["low", "mid", "high"], dtype=object)
+    >>> category_position(cats, "high"), category_position(cats, "huge"), category_position(cats, 1)
+    (2, -1, -1)
+    """
+    try:
+        pos = categories.get_loc(value)
+    except (KeyError, TypeError, ValueError, OverflowError, pd.errors.InvalidIndexError):
+        return -1
+    return int(pos) if isinstance(pos, (int, np.integer)) else -1
 
 
 def infer_categories(values: np.ndarray, sort: bool) -> pd.Index:

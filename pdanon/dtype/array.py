@@ -162,23 +162,28 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             t = self._table
             members = t.members[t.indptr[code - c]:t.indptr[code - c + 1]]
             cl = dtype._cat_list
-            return GeneralizationRange(column_type="unordered",
-                                       column_values=[cl[j] for j in members])
+            # a cell shares the dtype's categories (no copy), so that ``in`` answers as
+            # ``contains`` does
+            return GeneralizationRange._raw("unordered", None, None, 0,
+                                            frozenset([cl[j] for j in members]), dtype._cat_object)
         if self._mask[i]:
             return np.nan
         lo, hi = self._lo[i], self._hi[i]
         if dtype.categories is not None:
+            a, b = int(lo), int(hi)
+            if a == b:
+                return dtype._cat_list[a]
             cl = dtype._cat_list
-            if lo == hi:
-                return cl[int(lo)]
-            return GeneralizationRange(cl[int(lo)], cl[int(hi)], dtype.column_type)
+            return GeneralizationRange._raw(dtype.column_type, cl[a], cl[b], 0, None,
+                                            dtype._cat_object, a, b)
+        if lo == hi:
+            return int(lo) if self._integer else float(lo)
         if self._integer:
             a, b = int(lo), int(hi)
         else:
             a, b = float(lo), float(hi)
-        if lo == hi:
-            return a
-        return GeneralizationRange.interval(a, b, dtype.column_type, closed=closed_name(self._open[i]))
+        # the array's bounds are checked when stored: no need for the constructor's checks
+        return GeneralizationRange._raw(dtype.column_type, a, b, int(self._open[i]))
 
     def __getitem__(self, key):
         if isinstance(key, tuple):
@@ -462,7 +467,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         """Vectorized truthfulness check: ``values[i]`` lies in cell i (False if missing).
 
         ``values`` holds plain values (numbers for numeric columns; category values, or a
-        Categorical, otherwise).
+        Categorical, otherwise). Ordered ranges of categories are read by position in the
+        categories; a value is a category when it equals one by Python's equality (as in a
+        dict: ``1 == 1.0 == True``), each value on its own. ``values[i] in self[i]`` gives the
+        same answers, cell by cell.
 
         Examples
         --------
@@ -470,6 +478,10 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         ...                dtype="generalization[real]")
         >>> arr.contains([25, 41, 3]).tolist()
         [True, False, False]
+        >>> order = ["HS-grad", "Some-college", "Assoc-voc"]
+        >>> edu = GeneralizationArray.from_bounds([1], [2], kind="ordered", categories=order)
+        >>> edu[0], edu.contains(["Some-college"]).tolist(), "Some-college" in edu[0]
+        ([Some-college, Assoc-voc], [True], True)
         """
         n = len(self)
         if isinstance(values, (pd.Series, pd.Index)):
@@ -504,16 +516,31 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         return above & below
 
     def _value_codes(self, values) -> np.ndarray:
-        """Category positions of plain values (-1 when missing or not a category)."""
-        cats = self._dtype.categories
+        """Category positions of plain values (-1 when missing or not a category).
+
+        A value is a category when it equals one by Python's equality and hash, as in a dict
+        (``1 == 1.0 == True``), each value on its own. (pandas' ``get_indexer`` alone does not
+        promise that: it reads an all-boolean batch as incomparable with integer categories
+        and the same booleans mixed with numbers as equal to them.) Numbers looked up in
+        numeric categories take pandas' numeric lookup, which agrees; everything else goes
+        through the dtype's object Index of the categories.
+        """
+        dtype = self._dtype
         if isinstance(values, pd.Categorical):
-            pos = cats.get_indexer(values.categories)
+            pos = self._object_codes(object_array(values.categories))
             src = values.codes.astype(np.int64)
             return np.where(src >= 0, pos[np.maximum(src, 0)] if len(pos) else -1, -1)
         arr = values if isinstance(values, np.ndarray) else object_array(values)
-        if arr.dtype == object:
-            return cats.get_indexer(pd.Index(arr, tupleize_cols=False)).astype(np.int64)
-        return cats.get_indexer(arr).astype(np.int64)
+        if arr.dtype.kind in "iuf" and dtype.categories.dtype.kind in "iuf":
+            return dtype.categories.get_indexer(arr).astype(np.int64)
+        if arr.dtype != object:
+            arr = object_array(arr)
+        return self._object_codes(arr)
+
+    def _object_codes(self, arr: np.ndarray) -> np.ndarray:
+        """Positions of the values of an object array in the categories (Python equality)."""
+        target = pd.Index(arr, dtype=object, tupleize_cols=False)
+        return self._dtype._cat_object.get_indexer(target).astype(np.int64)
 
     # -- conversion ----------------------------------------------------------------------------
     def _to_object(self) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionDtype, register_extension_dtype
 
-from pdanon.dtype._common import KINDS, format_value, python_scalar
+from pdanon.dtype._common import KINDS, format_value, object_array, python_scalar
 from pdanon.dtype.scalar import GeneralizationRange
 
 __all__ = ["GeneralizationDtype", "register_array_type", "register_arrow_reader"]
@@ -153,6 +153,7 @@ class GeneralizationDtype(ExtensionDtype):
         self._cat_pos_cache = None
         self._cat_text_cache = None
         self._cat_lookup_cache = None
+        self._cat_object_cache = None
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -253,6 +254,17 @@ class GeneralizationDtype(ExtensionDtype):
         if self._cat_pos_cache is None:
             self._cat_pos_cache = {c: i for i, c in enumerate(self._cat_list)}
         return self._cat_pos_cache
+
+    @property
+    def _cat_object(self) -> pd.Index | None:
+        """The categories as an object Index of Python values, built once and shared: value
+        lookups in it go by Python's equality and hash (``1 == 1.0 == True``, as in a dict),
+        one value at a time, whatever the other values looked up with it. ``contains`` and
+        the cells' ``in`` use it."""
+        if self._cat_object_cache is None and self._categories is not None:
+            self._cat_object_cache = pd.Index(object_array(self._cat_list), dtype=object,
+                                              tupleize_cols=False)
+        return self._cat_object_cache
 
     @property
     def _cat_text(self) -> dict:

@@ -13,16 +13,19 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+from pdanon._errors import KindError
 from pdanon.dtype._common import (
     KINDS,
     OPEN_HI,
     OPEN_LO,
     brackets,
+    category_position,
     closed_flags,
     closed_name,
     format_value,
     is_missing,
     is_number,
+    object_array,
     python_scalar,
 )
 
@@ -44,14 +47,27 @@ class GeneralizationRange:
       bounds; :meth:`GeneralizationRange.interval` builds one that does not, as for
       :class:`pandas.Interval`: ``closed="left"`` (``[a, b)``), ``"right"`` (``(a, b]``) or
       ``"neither"`` (``(a, b)``). A range with an open end needs ``mn < mx``.
+    * ``'ordered'`` with ``column_values`` that are not all numbers (the reference ignores
+      them for ordered cells): they are the column's values **in their order** (its
+      categories), which the cell keeps (a :class:`pandas.Index` by reference, without a
+      copy). ``mn`` and ``mx`` must be among them, ``mn`` not after ``mx``; without bounds the
+      range runs from the first value to the last. Cells taken from a column
+      (``series.iloc[i]``, ``arr[i]``, ``tolist()``, iteration, ``to_numpy(dtype=object)``)
+      carry their dtype's categories this way.
     * ``'unordered'``: ``.values_set``, a frozenset built from ``column_values``.
 
     Cells compare equal when they denote the same range/set: ``[30, 35)`` differs from
     ``[30, 35]``. A degenerate range ``[5, 5]`` or a singleton set ``{a}`` equals (and hashes
     like) the plain value, because a column stores it as that plain value. ``<``, ``<=``,
     ``>``, ``>=`` compare ``.min`` (meant for disjoint ranges, as in the reference); sets have
-    no order. ``x in cell`` tests membership (honouring open ends). The object is
-    deliberately not iterable, so pandas treats it as a scalar.
+    no order. The object is deliberately not iterable, so pandas treats it as a scalar.
+
+    ``x in cell`` answers as :meth:`GeneralizationArray.contains` does for the cell's column:
+    numbers by value (honouring open ends), an ordered cell that knows its categories by the
+    position of ``x`` among them (a value that is not a category is in no range), a set by
+    membership; a missing ``x`` (None, NaN, pd.NA, NaT) is in no cell. An ordered cell whose
+    bounds are not numbers and that knows no categories (built by hand without
+    ``column_values``) cannot answer: it raises :class:`pdanon.KindError`.
 
     Examples
     --------
@@ -64,9 +80,28 @@ class GeneralizationRange:
     ([30, 35), True, False, False)
     >>> GeneralizationRange(column_type="unordered", column_values=["White", "Asian"])
     {Asian, White}
+
+    An ordered cell reads ``x`` against the order of its column's values:
+
+    >>> order = ["Preschool", "HS-grad", "Some-college", "Assoc-voc", "Bachelors", "Masters"]
+    >>> edu = GeneralizationRange("Some-college", "Assoc-voc", "ordered", order)
+    >>> "Some-college" in edu, "Assoc-voc" in edu, "Bachelors" in edu, "PhD" in edu
+    (True, True, False, False)
+    >>> import pandas as pd
+    >>> from pdanon.dtype import GeneralizationDtype
+    >>> col = pd.Series(pd.array(["HS-grad", edu], dtype=GeneralizationDtype("ordered", order)))
+    >>> "Some-college" in col.iloc[1], col.array.contains(["HS-grad", "Some-college"]).tolist()
+    (True, [True, True])
+    >>> "Some-college" in GeneralizationRange("Some-college", "Assoc-voc", "ordered")
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.KindError: cannot tell whether 'Some-college' is in [Some-college, ...
     """
 
-    __slots__ = ("_kind", "_open", "min", "max", "values_set")
+    # _cats: the categories (a pandas Index, shared, never copied) of an ordered cell, whose
+    # bounds are then at positions _plo, _phi in it; of a set cell taken from a column (so
+    # that ``in`` looks values up as the column does); None otherwise.
+    __slots__ = ("_kind", "_open", "min", "max", "values_set", "_cats", "_plo", "_phi")
 
     def __init__(self, mn=None, mx=None, column_type="ordered", column_values=None):
         # the reference's signature, kept as is; open ends come from :meth:`interval`
@@ -74,6 +109,7 @@ class GeneralizationRange:
             raise ValueError(f"column_type must be one of {KINDS}, got {column_type!r}")
         self._kind = column_type
         self._open = 0
+        self._cats = self._plo = self._phi = None
         if column_type == "unordered":
             if column_values is None:
                 if mn is None and mx is None:
@@ -87,10 +123,13 @@ class GeneralizationRange:
             self.min = None
             self.max = None
             return
+        if column_type == "ordered" and column_values is not None:
+            cats = _order_index(column_values)
+            if cats is not None:  # not numbers: the column's values in their order
+                self._set_order(mn, mx, cats)
+                return
         if mn is None and mx is None and column_values is not None:
-            if hasattr(column_values, "tolist"):
-                column_values = column_values.tolist()
-            vals = [python_scalar(v) for v in column_values if not is_missing(v)]
+            vals = _present(column_values)
             if not vals:
                 raise ValueError("column_values holds no value")
             mn, mx = min(vals), max(vals)
@@ -110,6 +149,46 @@ class GeneralizationRange:
         self.min = mn
         self.max = mx
         self.values_set = None
+
+    def _set_order(self, mn, mx, cats: pd.Index) -> None:
+        """An ordered range ``mn..mx`` read against ``cats`` (the column's values in order)."""
+        if len(cats) == 0:
+            raise ValueError("column_values holds no value")
+        if mn is None and mx is None:
+            plo, phi = 0, len(cats) - 1
+            mn, mx = python_scalar(cats[plo]), python_scalar(cats[phi])
+        else:
+            mn = python_scalar(mx if mn is None else mn)
+            mx = python_scalar(mn if mx is None else mx)
+            if is_missing(mn) or is_missing(mx):
+                raise ValueError(f"range bounds must not be missing (got mn={mn!r}, mx={mx!r})")
+            plo, phi = category_position(cats, mn), category_position(cats, mx)
+            for bound, pos in ((mn, plo), (mx, phi)):
+                if pos < 0:
+                    raise ValueError(f"range bound {bound!r} is not among column_values (the "
+                                     f"ordered values of the column)")
+            if plo > phi:
+                raise ValueError(f"range minimum {mn!r} comes after its maximum {mx!r} in the "
+                                 f"order of column_values")
+        self.min, self.max, self.values_set = mn, mx, None
+        self._cats, self._plo, self._phi = cats, plo, phi
+
+    @classmethod
+    def _raw(cls, kind: str, mn, mx, open_: int = 0, values_set=None, cats=None, plo=None,
+             phi=None):
+        """A cell from its slots, for the array's cells (already checked there): a range
+        ``mn..mx`` (``cats[plo]..cats[phi]`` when ``cats``, the dtype's shared Index, is given)
+        or a set ``values_set`` (a frozenset of Python values) out of ``cats``."""
+        cell = object.__new__(cls)
+        cell._kind = kind
+        cell._open = open_
+        cell.min = mn
+        cell.max = mx
+        cell.values_set = values_set
+        cell._cats = cats
+        cell._plo = plo
+        cell._phi = phi
+        return cell
 
     @classmethod
     def interval(cls, mn, mx, column_type="real", *, closed="both"):
@@ -230,14 +309,32 @@ class GeneralizationRange:
     def __contains__(self, x) -> bool:
         if is_missing(x):
             return False
+        cats = self._cats
         if self._kind == "unordered":
+            if cats is not None:
+                pos = category_position(cats, x)
+                return pos >= 0 and python_scalar(cats[pos]) in self.values_set
             try:
                 return x in self.values_set
             except TypeError:
                 return False
+        if cats is not None:
+            pos = category_position(cats, x)
+            if pos < 0:
+                return False
+            lo, hi = self._plo, self._phi
+        elif self._kind == "ordered" and not (is_number(self.min) and is_number(self.max)):
+            raise KindError(
+                f"cannot tell whether {x!r} is in {self!r}: the range's bounds are not numbers "
+                f"and the cell does not know the order of its column's values; build it with "
+                f"them, GeneralizationRange(mn, mx, 'ordered', column_values=<the categories in "
+                f"order>), take it from its column (series.iloc[i]), or test a whole column "
+                f"with series.array.contains(values)")
+        else:
+            pos, lo, hi = x, self.min, self.max
         try:
-            above = self.min < x if self._open & OPEN_LO else self.min <= x
-            below = x < self.max if self._open & OPEN_HI else x <= self.max
+            above = lo < pos if self._open & OPEN_LO else lo <= pos
+            below = pos < hi if self._open & OPEN_HI else pos <= hi
             return bool(above and below)
         except TypeError:
             return False
@@ -253,13 +350,56 @@ class GeneralizationRange:
 
     def __reduce__(self):
         if self._kind == "unordered":
+            if self._cats is not None:
+                return (_rebuild_set, (list(self.values_set), self._cats))
             return (GeneralizationRange, (None, None, "unordered", list(self.values_set)))
+        if self._cats is not None:
+            return (_rebuild, (self.min, self.max, self._kind, self.closed, self._cats,
+                               self._plo, self._phi))
         return (_rebuild, (self.min, self.max, self._kind, self.closed))
 
 
-def _rebuild(mn, mx, kind, closed):
-    """Unpickle a range (``closed`` is keyword-only in the constructor)."""
+def _rebuild(mn, mx, kind, closed, cats=None, plo=None, phi=None):
+    """Unpickle a range (``closed`` is keyword-only in the constructor; ``cats``: the order of
+    an ordered range's column, shared by the cells pickled together)."""
+    if cats is not None:
+        return GeneralizationRange._raw(kind, mn, mx, 0, None, cats, plo, phi)
     return GeneralizationRange.interval(mn, mx, kind, closed=closed)
+
+
+def _rebuild_set(members, cats):
+    """Unpickle a set taken from a column (with the column's categories)."""
+    return GeneralizationRange._raw("unordered", None, None, 0, frozenset(members), cats)
+
+
+def _present(values) -> list:
+    """The values that are not missing, as Python scalars."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    return [python_scalar(v) for v in values if not is_missing(v)]
+
+
+def _order_index(values) -> pd.Index | None:
+    """``column_values`` of an ordered cell as an Index of its distinct values in their order,
+    looked up by Python's equality (an object or text Index, as the dtype's ``_cat_object``;
+    such an Index is used as is, not copied); None when they are all numbers (numbers are
+    ordered by value)."""
+    if isinstance(values, pd.CategoricalDtype):
+        values = values.categories
+    if isinstance(values, (str, bytes)):
+        raise TypeError("column_values must be a collection of values, not a string")
+    if isinstance(values, pd.Index) and values.dtype.kind in "iuf":
+        return None
+    if (isinstance(values, pd.Index)
+            and not isinstance(values, (pd.MultiIndex, pd.CategoricalIndex))
+            and (values.dtype == object or isinstance(values.dtype, pd.StringDtype))
+            and values.is_unique and not values.hasnans):
+        idx = values
+    else:
+        idx = pd.Index(object_array(_present(values)), dtype=object, tupleize_cols=False).unique()
+    if idx.dtype == object and all(map(is_number, idx)):
+        return None
+    return idx
 
 
 def _same(a, b) -> bool:
@@ -267,4 +407,3 @@ def _same(a, b) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):
         return False
-

@@ -24,6 +24,11 @@ Utility of perturbed data (microaggregation, noise, swapping, coding, PRAM):
 :func:`metrics_table` gathers them in one tidy table (``df.anon.metrics()``). scikit-learn is
 imported only when a gradient-boosting metric runs.
 
+Every figure has one snake_case key, listed once in :data:`FIGURES` (:mod:`pdanon.metrics.keys`:
+key, label, which way is better, meaning): the ``metric`` column of :func:`metrics_table`, the
+index of :func:`risk_summary` and :func:`perturbation_summary`, the release report's JSON and
+the command line's printed figures all use it.
+
 Missing quasi-identifier cells are data: ``missing="value"`` (default) makes a missing cell a
 value of its own; ``missing="wildcard"`` (sdcMicro's) lets it match any value, for the
 frequency measures (:func:`frequencies`, :func:`k_anonymity`, :func:`is_k_anonymous`).
@@ -37,6 +42,7 @@ Example
 (2, 0.25)
 """
 
+from pdanon.metrics.keys import FIGURES, Figure, figure
 from pdanon.metrics.ml import boosting_security_score, boosting_utility, prepare_data
 from pdanon.metrics.perturbation import (
     category_share_distance,
@@ -80,6 +86,9 @@ from pdanon.metrics.utility import (
 )
 
 __all__ = [
+    "FIGURES",
+    "Figure",
+    "figure",
     "perturbation_utility",
     "perturbation_summary",
     "il1s",

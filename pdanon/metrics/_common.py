@@ -31,7 +31,7 @@ def quasi_identifier_kinds(df: pd.DataFrame, quasi_identifiers=None, *,
         else:
             # a metric never changes the quasi-identifiers silently: an ID-like column stays
             # one, with a RoleWarning
-            quasi_identifiers = resolve_roles(df, guess_identifiers="warn").quasi_identifiers
+            quasi_identifiers = resolve_roles(df, screen="warn").quasi_identifiers
     if isinstance(quasi_identifiers, (str, int)) and not isinstance(quasi_identifiers, bool):
         quasi_identifiers = [quasi_identifiers]
     items = (dict(quasi_identifiers) if isinstance(quasi_identifiers, Mapping)
@@ -101,3 +101,78 @@ def aligned(original: pd.DataFrame, anonymized: pd.DataFrame) -> pd.DataFrame:
         "the anonymized frame's rows cannot be matched to the original's: keep the original "
         "index (pdanon's methods do), or reset both indexes to compare row by row"
     )
+
+
+def release_marks(frame: pd.DataFrame, other: pd.DataFrame | None = None, *,
+                  first: bool = False) -> list:
+    """What marks ``frame`` as a release, as phrases: an anonymizer's ``info`` in its attrs,
+    columns of the generalization dtype (or object columns holding generalized cells, as the
+    classic API returns them) and, when ``other`` is given (rows matched by index), blank
+    cells where ``other`` has a value. Empty for a frame that shows none of them.
+
+    Example
+    -------
+    >>> raw = pd.DataFrame({"zip": ["123", "124"]})
+    >>> release_marks(pd.DataFrame({"zip": ["12*", None]}), raw)
+    ['1 blank cell(s) where the other frame has a value']
+    >>> release_marks(raw, pd.DataFrame({"zip": ["12*", None]}))
+    []
+    """
+    from pdanon.encode import has_generalized_cells, is_generalized
+
+    out = []
+    if (frame.attrs.get("pdanon") or {}).get("info"):
+        out.append("a pdanon anonymizer's info in its attrs")
+    dtyped = [c for c in frame.columns if is_generalized(frame[c])]
+    if out and first:
+        return out
+    cells = [] if dtyped and first else [
+        c for c in frame.columns if c not in dtyped and frame[c].dtype == object
+        and has_generalized_cells(frame[c].to_numpy())]
+    if dtyped or cells:
+        out.append(f"generalized column(s) {dtyped + cells}")
+    if out and first:
+        return out
+    if other is not None:
+        shared = [c for c in frame.columns if c in other.columns]
+        if shared and len(frame) == len(other):
+            blank = (frame[shared].isna().to_numpy() & other[shared].notna().to_numpy())
+            if blank.any():
+                out.append(f"{int(blank.sum()):,} blank cell(s) where the other frame has a "
+                           f"value")
+    return out
+
+
+def check_order(anonymized: pd.DataFrame, original: pd.DataFrame, *,
+                call: str = "release.anon.metrics(original=raw)") -> None:
+    """Refuse frames passed the wrong way round: ``anonymized`` shows no mark of a release
+    (:func:`release_marks`: no anonymizer's info, no generalized column, no blank cell where
+    ``original`` has a value) while ``original`` shows one. A pdanon release keeps every
+    missing cell missing, so the original never holds a blank where the release has a value.
+    ``call``: how to call it right, for the message.
+
+    Example
+    -------
+    >>> raw = pd.DataFrame({"zip": ["123", "124"]})
+    >>> check_order(raw, pd.DataFrame({"zip": ["12*", None]}))
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: the frames seem swapped: the original holds 1 blank cell(s) where the other frame has a value, the frame measured as the release none of these; pass the release first and the raw table as original: release.anon.metrics(original=raw)
+    """
+    check_frame(original, "original")
+    check_frame(anonymized, "anonymized")
+    if release_marks(anonymized, first=True):
+        return
+    try:
+        matched = aligned(original, anonymized)
+    except InvalidInputError:  # rows the "original" lacks: a release that dropped rows?
+        matched = None
+    if matched is not None and release_marks(anonymized, matched, first=True):
+        return
+    marks = release_marks(original if matched is None else matched,
+                          None if matched is None else anonymized)
+    if marks:
+        raise InvalidInputError(
+            f"the frames seem swapped: the original holds {' and '.join(marks)}, the frame "
+            f"measured as the release none of these; pass the release first and the raw "
+            f"table as original: {call}")

@@ -53,7 +53,7 @@ Example
 >>> pert = pd.DataFrame({"x": [2.0, 2.0, 6.0, 6.0], "y": [1.0, 2.0, 3.0, 5.0]})
 >>> round(il1s(orig, pert), 4)
 0.2739
->>> round(float(perturbation_summary(orig, pert)["correlation difference (max abs)"]), 4)
+>>> round(float(perturbation_summary(orig, pert)["correlation_difference"]), 4)
 0.1376
 """
 
@@ -69,6 +69,7 @@ from pdanon.metrics._common import aligned
 
 __all__ = [
     "QUANTILES",
+    "SUMMARY_KEYS",
     "category_share_distance",
     "correlation_difference",
     "covariance_difference",
@@ -86,22 +87,13 @@ EIGEN_TOLERANCE = 1e-12
 #: a pair's sum of squared deviations below this share of its sum of squares around the
 #: column's overall mean lost too many digits: :func:`pairwise_covariance` computes it again
 CANCELLATION = 1e-6
-#: the rows :func:`perturbation_summary` gives and ``metrics_table`` shows: (name, meaning)
-SUMMARY_ROWS = (
-    ("IL1s", "utility: mean |x - x'| / (sqrt(2) sd) over perturbed numeric cells"),
-    ("eigenvalue loss", "utility: sum |e - e'| / e of the correlation matrix's eigenvalues"),
-    ("correlation difference (max abs)", "utility: largest change of a Pearson correlation"),
-    ("covariance difference (relative)",
-     "utility: ||C' - C|| / ||C||, covariances of sd-scaled columns"),
-    ("mean change (max, in sd)", "utility: largest |mean' - mean| / sd of a perturbed column"),
-    ("sd change (max relative)", "utility: largest |sd' / sd - 1| of a perturbed column"),
-    ("quantile change (max, in sd)", "utility: largest |q' - q| / sd, q = 5, 25, 50, 75, 95%"),
-    ("category share distance (max)",
-     "utility: largest total variation between a column's category shares"),
-)
-MEANINGS = dict(SUMMARY_ROWS)
-NUMERIC_ROWS = tuple(name for name, _ in SUMMARY_ROWS[:-1])
-CATEGORY_ROW = SUMMARY_ROWS[-1][0]
+#: the figures :func:`perturbation_summary` gives and ``metrics_table`` shows, in order: keys
+#: of :data:`pdanon.metrics.FIGURES` (which holds their labels and meanings)
+SUMMARY_KEYS = ("il1s", "eigenvalue_loss", "correlation_difference", "covariance_difference",
+                "max_mean_change", "max_sd_change", "max_quantile_change",
+                "category_share_distance")
+NUMERIC_KEYS = SUMMARY_KEYS[:-1]
+CATEGORY_KEY = SUMMARY_KEYS[-1]
 
 
 # ----------------------------------------------------------------------------- columns
@@ -614,19 +606,21 @@ def perturbation_utility(original: pd.DataFrame, perturbed: pd.DataFrame,
 
 def perturbation_summary(original: pd.DataFrame, perturbed: pd.DataFrame,
                          columns=None) -> pd.Series:
-    """The figures ``metrics_table`` shows, as a Series indexed by the row names: ``IL1s``,
-    ``eigenvalue loss``, ``correlation difference (max abs)``, ``covariance difference
-    (relative)``, ``mean change (max, in sd)``, ``sd change (max relative)``, ``quantile
-    change (max, in sd)`` (each 0 when nothing changed; the largest absolute value over the
-    columns for the per-column ones) when a numeric column is compared, and ``category share
-    distance (max)`` when a categorical column is. Lower is more useful for every one.
+    """The figures ``metrics_table`` shows, as a Series indexed by their keys
+    (:data:`SUMMARY_KEYS`, labelled in :data:`pdanon.metrics.FIGURES`): ``il1s``,
+    ``eigenvalue_loss``, ``correlation_difference`` (the largest absolute change),
+    ``covariance_difference`` (relative), ``max_mean_change`` (in sd), ``max_sd_change``
+    (relative), ``max_quantile_change`` (in sd) (each 0 when nothing changed; the largest
+    absolute value over the columns for the per-column ones) when a numeric column is
+    compared, and ``category_share_distance`` (the largest over the columns) when a
+    categorical column is. Lower is more useful for every one.
 
     Example
     -------
     >>> orig = pd.DataFrame({"x": [1.0, 3.0, 5.0, 7.0]})
     >>> s = perturbation_summary(orig, pd.DataFrame({"x": [2.0, 2.0, 6.0, 6.0]}))
-    >>> s.round(4).to_dict()["sd change (max relative)"], list(s.index)[:2]
-    (0.1056, ['IL1s', 'eigenvalue loss'])
+    >>> s.round(4).to_dict()["max_sd_change"], list(s.index)[:2]
+    (0.1056, ['il1s', 'eigenvalue_loss'])
     """
     orig, pert = _frames(original, perturbed)
     table = perturbation_utility(orig, pert, columns)
@@ -641,8 +635,8 @@ def perturbation_summary(original: pd.DataFrame, perturbed: pd.DataFrame,
                   float(changes["mean_change"].abs().max()),
                   float(changes["sd_change"].abs().max()),
                   float(np.abs(changes[qcols].to_numpy()).max())]
-        out.update(zip(NUMERIC_ROWS, values))
+        out.update(zip(NUMERIC_KEYS, values))
     if (table["type"] == "categorical").any():
-        out[CATEGORY_ROW] = float(table.loc[table["type"] == "categorical",
+        out[CATEGORY_KEY] = float(table.loc[table["type"] == "categorical",
                                             "share_distance"].max())
     return pd.Series(out, name="value", dtype=np.float64)

@@ -20,6 +20,9 @@ row's frequency (the rows agreeing with it wherever both are present, see
 :func:`pdanon._groups.frequencies`), there are no classes (no ``class_id``), and with a
 population table F counts the population rows matching the row the same way.
 
+The figures' keys are those of :data:`pdanon.metrics.FIGURES` (``highest_prosecutor_risk``,
+``records_at_risk``, ...), the keys of the same rows of ``df.anon.metrics()``.
+
 With ``sampling_fraction=`` :func:`risk_summary` also reports ``population_uniques``: the
 estimated share of the population's records that are unique on the quasi-identifiers, by
 Dankar et al.'s decision rule among the Pitman, Zayatz and SNB models
@@ -31,7 +34,7 @@ Example
 >>> df = pd.DataFrame({"age": [30, 30, 40, 50], "sex": ["F", "F", "M", "M"]})
 >>> record_risk(df, ["age", "sex"])["prosecutor"].tolist()
 [0.5, 0.5, 1.0, 1.0]
->>> float(risk_summary(df, ["age", "sex"])["marketer"])
+>>> float(risk_summary(df, ["age", "sex"])["marketer_risk"])
 0.75
 """
 
@@ -47,8 +50,17 @@ from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon.metrics import uniqueness
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds
 
-__all__ = ["record_risk", "risk_summary", "summarize", "summarize_counts", "summarize_groups", "population_sizes", "journalist_sizes",
-           "estimated_uniques", "DEFAULT_THRESHOLD"]
+__all__ = ["record_risk", "risk_summary", "summarize", "summarize_counts", "summarize_groups",
+           "population_sizes", "journalist_sizes", "estimated_uniques", "DEFAULT_THRESHOLD",
+           "PROSECUTOR_KEYS", "JOURNALIST_KEYS"]
+
+#: the keys :func:`summarize` always returns, in order (:data:`pdanon.metrics.FIGURES`)
+PROSECUTOR_KEYS = ("highest_prosecutor_risk", "average_prosecutor_risk",
+                   "median_prosecutor_risk", "records_at_risk", "marketer_risk",
+                   "sample_uniques")
+#: the keys it adds when a population is described
+JOURNALIST_KEYS = ("highest_journalist_risk", "average_journalist_risk",
+                   "median_journalist_risk", "records_at_journalist_risk")
 
 #: Prosecutor (or journalist) risk above which a record counts as "at risk": 0.2, i.e. classes
 #: of fewer than 5 rows (ARX's default threshold for the share of records at risk).
@@ -180,25 +192,24 @@ def summarize(f: np.ndarray, F: np.ndarray | None = None, *,
     """
     threshold = _check_threshold(threshold)
     n = len(f)
-    out = {"highest_prosecutor": 0.0, "average_prosecutor": 0.0, "median_prosecutor": 0.0,
-           "records_at_risk": 0.0, "marketer": 0.0, "sample_uniques": 0.0}
+    out = dict.fromkeys(PROSECUTOR_KEYS, 0.0)
     if F is not None:
-        out.update(highest_journalist=0.0, average_journalist=0.0, median_journalist=0.0,
-                   records_at_journalist_risk=0.0)
+        out.update(dict.fromkeys(JOURNALIST_KEYS, 0.0))
     if n == 0:
         return out
     p = 1.0 / np.asarray(f, dtype=np.float64)
-    out.update(highest_prosecutor=float(p.max()), average_prosecutor=float(p.mean()),
-               median_prosecutor=float(np.median(p)),
+    out.update(highest_prosecutor_risk=float(p.max()), average_prosecutor_risk=float(p.mean()),
+               median_prosecutor_risk=float(np.median(p)),
                records_at_risk=float(np.count_nonzero(p > threshold) / n),
-               marketer=float(p.mean()),
+               marketer_risk=float(p.mean()),
                sample_uniques=float(np.count_nonzero(np.asarray(f) == 1) / n))
     if F is not None:
         j = 1.0 / np.asarray(F, dtype=np.float64)
-        out.update(highest_journalist=float(j.max()), average_journalist=float(j.mean()),
-                   median_journalist=float(np.median(j)),
+        out.update(highest_journalist_risk=float(j.max()),
+                   average_journalist_risk=float(j.mean()),
+                   median_journalist_risk=float(np.median(j)),
                    records_at_journalist_risk=float(np.count_nonzero(j > threshold) / n),
-                   marketer=float(j.mean()))
+                   marketer_risk=float(j.mean()))
     return out
 
 
@@ -223,7 +234,7 @@ def summarize_groups(f, classes, F=None, *, threshold: float = DEFAULT_THRESHOLD
     >>> summarize_groups([1, 2], [2, 1], threshold=0.5) == summarize(np.array([1, 1, 2, 2]),
     ...                                                              threshold=0.5)
     True
-    >>> summarize_groups([1, 2], [2, 1], [4, 4])["highest_journalist"]
+    >>> summarize_groups([1, 2], [2, 1], [4, 4])["highest_journalist_risk"]
     0.25
     """
     threshold = _check_threshold(threshold)
@@ -234,20 +245,19 @@ def summarize_groups(f, classes, F=None, *, threshold: float = DEFAULT_THRESHOLD
         return summarize(np.zeros(0), None if F is None else np.zeros(0), threshold=threshold)
 
     def figures(p: np.ndarray, tag: str, at_risk: str) -> dict:
-        return {f"highest_{tag}": float(p[rows > 0].max()),
-                f"average_{tag}": float((p * rows).sum() / n),
-                f"median_{tag}": _weighted_median(p, rows),
+        return {f"highest_{tag}_risk": float(p[rows > 0].max()),
+                f"average_{tag}_risk": float((p * rows).sum() / n),
+                f"median_{tag}_risk": _weighted_median(p, rows),
                 at_risk: float(rows[p > threshold].sum() / n)}
 
     out = figures(1.0 / f, "prosecutor", "records_at_risk")
-    out["marketer"] = out["average_prosecutor"]
+    out["marketer_risk"] = out["average_prosecutor_risk"]
     out["sample_uniques"] = float(rows[f == 1].sum() / n)
-    out = {k: out[k] for k in ("highest_prosecutor", "average_prosecutor", "median_prosecutor",
-                               "records_at_risk", "marketer", "sample_uniques")}
+    out = {k: out[k] for k in PROSECUTOR_KEYS}
     if F is not None:
         out.update(figures(1.0 / np.asarray(F, dtype=np.float64), "journalist",
                            "records_at_journalist_risk"))
-        out["marketer"] = out["average_journalist"]
+        out["marketer_risk"] = out["average_journalist_risk"]
     return out
 
 
@@ -263,7 +273,7 @@ def summarize_counts(size_counts, *, threshold: float = DEFAULT_THRESHOLD,
     >>> summarize_counts({1: 2, 2: 1}, threshold=0.5) == summarize(np.array([1, 1, 2, 2]),
     ...                                                             threshold=0.5)
     True
-    >>> summarize_counts({1: 2, 2: 1}, sampling_fraction=0.5)["highest_journalist"]
+    >>> summarize_counts({1: 2, 2: 1}, sampling_fraction=0.5)["highest_journalist_risk"]
     0.5
     """
     sizes, classes = uniqueness.check_size_counts(size_counts)
@@ -354,18 +364,18 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
                  missing: str = "value") -> pd.Series:
     """Summary of the record-level risks as a float Series:
 
-    * ``highest_prosecutor`` - 1 / smallest class: the risk of the most exposed row (1.0 as
-      soon as one row is unique);
-    * ``average_prosecutor`` - mean of 1 / f over rows (= classes / rows);
-    * ``median_prosecutor`` - the typical row's risk;
+    * ``highest_prosecutor_risk`` - 1 / smallest class: the risk of the most exposed row
+      (1.0 as soon as one row is unique);
+    * ``average_prosecutor_risk`` - mean of 1 / f over rows (= classes / rows);
+    * ``median_prosecutor_risk`` - the typical row's risk;
     * ``records_at_risk`` - share of rows whose prosecutor risk exceeds ``threshold``
       (default 0.2: classes of fewer than 5 rows);
-    * ``marketer`` - expected share of rows re-identified by an attacker matching every row:
+    * ``marketer_risk`` - expected share of rows re-identified by an attacker matching every row:
       classes / rows, or with a population mean of 1 / F (sum over classes of f / F, / rows);
     * ``sample_uniques`` - share of rows unique in the table (f = 1);
-    * with ``population=`` or ``sampling_fraction=``: ``highest_journalist``,
-      ``average_journalist``, ``median_journalist``, ``records_at_journalist_risk`` (1 / F
-      above ``threshold``); from a sampling fraction they are estimates
+    * with ``population=`` or ``sampling_fraction=``: ``highest_journalist_risk``,
+      ``average_journalist_risk``, ``median_journalist_risk``, ``records_at_journalist_risk``
+      (1 / F above ``threshold``); from a sampling fraction they are estimates
       (``result.attrs["journalist"]`` says so);
     * with ``sampling_fraction=`` (and ``missing="value"``): ``population_uniques`` - the
       estimated share of the population's records unique on the quasi-identifiers (Dankar
@@ -376,7 +386,7 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     -------
     >>> df = pd.DataFrame({"zip": [1, 1, 2, 3]})
     >>> s = risk_summary(df, ["zip"], sampling_fraction=0.1, threshold=0.5)
-    >>> s[["highest_prosecutor", "records_at_risk", "highest_journalist"]].tolist()
+    >>> s[["highest_prosecutor_risk", "records_at_risk", "highest_journalist_risk"]].tolist()
     [1.0, 0.5, 0.1]
     """
     check_frame(df)

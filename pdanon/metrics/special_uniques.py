@@ -310,7 +310,7 @@ def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = Non
     ...                    "sex": ["m"] * 4 + ["f"] * 3 + ["m"],
     ...                    "income": ["50k+"] * 2 + ["50k-"] * 6,
     ...                    "edu": ["high"] * 4 + ["uni", "high", "middle", "uni"]})
-    >>> suda(df)["suda_score"].tolist()
+    >>> suda(df, ["age", "sex", "income", "edu"])["suda_score"].tolist()
     [0.0, 0.0, 0.0, 0.0, 4.0, 2.0, 6.0, 8.0]
     """
     qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)

@@ -95,9 +95,39 @@ def check_distance(distance, hierarchies, data) -> None:
         )
 
 
+#: the largest value a t-closeness distance can take: every distance of
+#: :data:`pdanon.distributions.DISTANCES` lies in [0, 1] (the EMDs and the normalized
+#: Wasserstein distance at most 1, the Jensen–Shannon divergence at most ln 2)
+T_MAX = 1.0
+
+
+def check_t(t) -> float:
+    """``t`` as a float, refused unless a number in [0, :data:`T_MAX`]: every distance is a
+    fraction, so a t above 1 is a percent meant as a fraction (every table would be t-close
+    for it). 0 asks every class for the table's own distribution (the strictest t).
+
+    Example
+    -------
+    >>> check_t(0.2)
+    0.2
+    >>> check_t(20)
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: t is a fraction in [0, 1] (every t-closeness distance lies between 0 and 1): pass 0.2, not 20
+    """
+    number = isinstance(t, numbers.Real) and not isinstance(t, bool)
+    if number and 0 <= t <= T_MAX:
+        return float(t)
+    percent = number and T_MAX < t <= 100
+    raise InvalidInputError(
+        f"t is a fraction in [0, 1] (every t-closeness distance lies between 0 and 1): "
+        + (f"pass {t / 100:g}, not {t:g}" if percent else f"got {t!r}, e.g. pass t=0.2"))
+
+
 class TCloseness(PrivacyModel):
     """In every equivalence class and sensitive column, the distance between the class's
-    distribution and the whole table's is at most ``t`` (see :func:`t_closeness`).
+    distribution and the whole table's is at most ``t`` (see :func:`t_closeness`). ``t`` is a
+    fraction in [0, 1] (every distance is; :func:`check_t`): 20 for "20 %" is refused.
 
     ``kinds`` ({column: kind}) and ``hierarchies`` ({column: hierarchy}) are remembered and
     used when :meth:`holds` / :meth:`context` get sensitive columns as plain names.
@@ -113,8 +143,7 @@ class TCloseness(PrivacyModel):
 
     def __init__(self, t: float, *, distance: str = "emd", kinds=None, hierarchies=None):
         d = distributions()
-        if isinstance(t, bool) or not isinstance(t, numbers.Real) or not t >= 0:
-            raise InvalidInputError(f"t must be a number >= 0, got {t!r}")
+        t = check_t(t)
         if distance not in d.DISTANCES:
             raise InvalidInputError(f"unknown distance {distance!r}; use one of "
                                     f"{list(d.DISTANCES)}")

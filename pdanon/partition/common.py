@@ -62,38 +62,74 @@ def sizes_decide(model) -> bool:
     return req.exact and not req.sensitive
 
 
-def suppression_budget(value, n: int, *, default: int) -> int:
-    """Rows that may be suppressed: ``None`` gives ``default``; an int (or an integral float
-    such as ``2.0``) >= 0 is a row count; a float in ``[0, 1)`` a fraction of ``n`` rows
-    (rounded down).
+def check_suppression_budget(value):
+    """``max_suppressed_rows`` checked, before any work: ``None``; an int >= 0 (a row count;
+    numpy integers too); or a float strictly between 0 and 1 (a fraction of the rows). Any
+    other float is refused with the value to pass instead: ``1.0`` is ambiguous (one row, or
+    every row?), ``0.0`` is the count 0, ``5.0`` is 5 rows or 5 %; so are negatives, NaN,
+    infinities, booleans and strings. Returns ``value``.
 
     Example
     -------
-    >>> suppression_budget(3, 100, default=0), suppression_budget(2.0, 100, default=0)
-    (3, 2)
-    >>> suppression_budget(1.5, 100, default=0)
+    >>> check_suppression_budget(0.05), check_suppression_budget(3)
+    (0.05, 3)
+    >>> check_suppression_budget(1.0)
     Traceback (most recent call last):
     ...
-    pdanon._errors.InvalidInputError: max_suppressed_rows must be a row count (int >= 0) or a fraction in [0, 1), got 1.5
+    pdanon._errors.InvalidInputError: max_suppressed_rows=1.0 is ambiguous: a row count is an int and a fraction of the rows lies strictly between 0 and 1; pass 1 for one row or 0.05 for 5 %
     """
     if value is None:
-        return int(default)
-    message = ("max_suppressed_rows must be a row count (int >= 0) or a fraction in [0, 1), "
-               f"got {value!r}")
+        return value
+    head = (f"max_suppressed_rows={value!r} is ambiguous: a row count is an int and a "
+            f"fraction of the rows lies strictly between 0 and 1; ")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise InvalidInputError(message)
+        raise InvalidInputError(
+            f"max_suppressed_rows must be a row count (an int >= 0, e.g. 10) or a fraction of "
+            f"the rows strictly between 0 and 1 (e.g. 0.05 for 5 %), got {value!r}")
     if isinstance(value, numbers.Integral):
         if value < 0:
-            raise InvalidInputError(message)
-        return int(value)
+            raise InvalidInputError(
+                f"max_suppressed_rows={value!r} is negative: pass 0 to suppress no row, a row "
+                f"count such as 10, or a fraction such as 0.05 for 5 %")
+        return value
     v = float(value)
-    if math.isnan(v) or v < 0:
-        raise InvalidInputError(message)
-    if v < 1:
-        return int(math.floor(v * n + 1e-9))
-    if v.is_integer():
-        return int(v)
-    raise InvalidInputError(message)
+    if 0 < v < 1:
+        return value
+    if v == 0:
+        hint = "pass 0 to suppress no row"
+    elif v == 1:
+        hint = "pass 1 for one row or 0.05 for 5 %"
+    elif math.isfinite(v) and v > 1 and v.is_integer():
+        hint = (f"pass {int(v)} for {int(v)} rows" + (f" or {v / 100:g} for {v:g} %"
+                                                      if v < 100 else ""))
+    elif math.isfinite(v) and v > 1:
+        hint = f"pass a whole number of rows, or {v / 100:g} for {v:g} %"
+    else:
+        head = f"max_suppressed_rows={value!r} is not a budget: "
+        hint = "pass a row count (an int >= 0, e.g. 10) or a fraction such as 0.05 for 5 %"
+    raise InvalidInputError(head + hint)
+
+
+def suppression_budget(value, n: int, *, default: int) -> int:
+    """Rows that may be suppressed: ``None`` gives ``default``; an int >= 0 is a row count; a
+    float strictly between 0 and 1 a fraction of ``n`` rows (rounded down); any other value
+    is refused (:func:`check_suppression_budget`).
+
+    Example
+    -------
+    >>> suppression_budget(3, 100, default=0), suppression_budget(0.025, 100, default=0)
+    (3, 2)
+    >>> suppression_budget(0.0, 100, default=0)
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: max_suppressed_rows=0.0 is ambiguous: a row count is an int and a fraction of the rows lies strictly between 0 and 1; pass 0 to suppress no row
+    """
+    check_suppression_budget(value)
+    if value is None:
+        return int(default)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return int(math.floor(float(value) * n + 1e-9))
 
 
 def check_distance_option(model, distance) -> None:

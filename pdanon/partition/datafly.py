@@ -32,7 +32,8 @@ loop ends. Suppressed rows form no class of their own: like ARX and Sweeney's Da
 model is verified on the rows that are published with quasi-identifiers, and the count is in
 ``info["suppressed_rows"]``.
 
-``max_suppressed_rows``: an int count, or a float in [0, 1) as a fraction of the rows.
+``max_suppressed_rows``: an int count, or a float strictly between 0 and 1 as a fraction of
+the rows (1.0, 0.0, 5.0 are refused as ambiguous: pass 1, 0 or 5 rows as ints).
 
 Implementation: each column keeps the group of every value code. The steps do not depend on
 the classes: each column's merges come from a heap of (rows, representative) keys (plus, for

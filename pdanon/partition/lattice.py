@@ -21,11 +21,20 @@ import math
 import numbers
 
 import numpy as np
+import pandas as pd
 
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
-__all__ = ["MAX_LATTICE", "MAX_LEVEL_MAPS", "check_lattice", "lattice_bounds",
-           "prepare_columns"]
+__all__ = ["MAX_LATTICE", "MAX_LEVEL_MAPS", "MAX_VALUES_WITHOUT_HIERARCHY", "check_lattice",
+           "check_star_columns", "lattice_bounds", "prepare_columns"]
+
+#: Most distinct values a quasi-identifier may have without a hierarchy. Such a column gets
+#: the two-level hierarchy value → ``*``: the search can publish every value or none. With a
+#: handful of values (sex, a yes/no flag, Adult's five races) publishing them exact is a real
+#: choice; with more (ages, ZIP codes, dates, occupations) the search nearly always ends at
+#: ``*``, i.e. the column blanked in every row. :func:`prepare_columns` refuses that before the
+#: search and names the builder that fits the column.
+MAX_VALUES_WITHOUT_HIERARCHY = 5
 
 #: Largest lattice searched (nodes); beyond it the search asks for fewer levels.
 MAX_LATTICE = 2_000_000
@@ -34,9 +43,24 @@ MAX_LATTICE = 2_000_000
 MAX_LEVEL_MAPS = 50_000_000
 
 
-def prepare_columns(enc, hierarchies) -> list:
+def prepare_columns(enc, hierarchies, *, levels=None) -> list:
     """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
-    get the two-level hierarchy value → ``*`` (keep or suppress the whole column)."""
+    get the two-level hierarchy value → ``*`` (keep or suppress the whole column). A column
+    without a hierarchy with more than :data:`MAX_VALUES_WITHOUT_HIERARCHY` distinct values
+    is refused (:func:`check_star_columns`) unless ``levels`` (the search's ``levels=``
+    option) fixes its level.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.encode import encode_table
+    >>> from pdanon.roles import resolve_roles
+    >>> df = pd.DataFrame({"age": range(20, 30)})
+    >>> prepare_columns(encode_table(df, resolve_roles(df)), None)
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: algorithm='optimal' needs a hierarchy for the quasi-identifier 'age' (10 distinct values): without one it can only publish every value or replace the whole column by '*'. Pass hierarchies={'age': intervals([5, 10, 20])} (builders of pdanon.hierarchy: intervals for numbers, masking for codes such as ZIPs, dates for dates, tree or read_arx_csv for categories), or use algorithm='mondrian', which needs no hierarchy. Columns with at most 5 distinct values (sex, a yes/no flag) may go without one.
+    """
     from pdanon.hierarchy import as_hierarchy, column_levels_encoded
 
     hierarchies = dict(hierarchies or {})
@@ -46,6 +70,7 @@ def prepare_columns(enc, hierarchies) -> list:
         raise UnknownColumnError(
             f"hierarchies given for {unknown}, which are not quasi-identifiers; the "
             f"quasi-identifiers are {names}")
+    check_star_columns(enc.columns, hierarchies, levels)
     cols = []
     for col in enc.columns:
         if col.generalized:
@@ -61,6 +86,43 @@ def prepare_columns(enc, hierarchies) -> list:
             np.asarray(col.categories, dtype=np.float64), 1) == 0))
         cols.append(column_levels_encoded(h, col, integer=integer))
     return cols
+
+
+def check_star_columns(columns, hierarchies, levels=None) -> None:
+    """Refuse encoded quasi-identifier ``columns`` without a hierarchy that have more than
+    :data:`MAX_VALUES_WITHOUT_HIERARCHY` distinct values (and no fixed level in ``levels``),
+    naming each with its distinct count and the builder that fits its kind."""
+    fixed, hierarchies = set(levels or {}), dict(hierarchies or {})
+    wide = [col for col in columns if col.name not in hierarchies
+            and col.name not in fixed and not col.generalized
+            and len(col.categories) > MAX_VALUES_WITHOUT_HIERARCHY]
+    if not wide:
+        return
+    which = ", ".join(f"{col.name!r} ({len(col.categories):,} distinct values)" for col in wide)
+    fixes = ", ".join(f"{col.name!r}: {_builder(col)}" for col in wide)
+    one = len(wide) == 1
+    raise InvalidInputError(
+        f"algorithm='optimal' needs a hierarchy for the quasi-identifier{'' if one else 's'} "
+        f"{which}: without one it can only publish every value or replace the whole column "
+        f"by '*'. Pass hierarchies={{{fixes}}} (builders of pdanon.hierarchy: intervals for "
+        f"numbers, masking for codes such as ZIPs, dates for dates, tree or read_arx_csv for "
+        f"categories), or use algorithm='mondrian', which needs no hierarchy. Columns with at "
+        f"most {MAX_VALUES_WITHOUT_HIERARCHY} distinct values (sex, a yes/no flag) may go "
+        f"without one.")
+
+
+def _builder(col) -> str:
+    """The pdanon.hierarchy builder call that fits the encoded column ``col``."""
+    values = col.categories
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        return "dates()"
+    if col.kind == "real" or (pd.api.types.is_numeric_dtype(values.dtype)
+                              and not pd.api.types.is_bool_dtype(values.dtype)):
+        return "intervals([5, 10, 20])"
+    text = pd.Series(values, dtype=object).astype(str)
+    if len(text) and text.str.fullmatch(r"[0-9]+").all() and text.str.len().nunique() == 1:
+        return "masking()"  # digit codes of one length: ZIPs, area codes
+    return "tree({...})"
 
 
 def _star_hierarchy(col):

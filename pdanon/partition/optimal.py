@@ -954,7 +954,8 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         quasi-identifier without one can only be kept or suppressed whole (value → ``*``).
     objective : {"loss", "precision", "discernibility", "entropy"}
     max_suppressed_rows : int or float
-        Rows that may be suppressed (a count, or a fraction of the rows below 1); default 0.
+        Rows that may be suppressed (an int count, or a float fraction of the rows strictly
+        between 0 and 1); default 0.
     levels : {column: level or (min, max)}
         Restrict the lattice (e.g. keep ``sex`` at level 0, or evaluate one given node).
     labels : bool
@@ -974,10 +975,11 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     population = population_table(model)
     pop_rows = None
     if population is None:
-        cols = prepare_columns(enc, hierarchies)
+        cols = prepare_columns(enc, hierarchies, levels=levels)
     else:  # generalized with the sample (see pdanon.partition.population)
         cols, pop_rows = split_columns(
-            prepare_columns(joint_encoded(enc, frame, population), hierarchies), n)
+            prepare_columns(joint_encoded(enc, frame, population), hierarchies,
+                            levels=levels), n)
     bounds = lattice_bounds(cols, levels)
     sensitive = sensitive_columns(enc, context)
     search = LatticeSearch(cols, model, sensitive, budget=budget, objective=objective,

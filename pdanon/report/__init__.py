@@ -18,7 +18,7 @@ Example
 >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "b"]})
 >>> out = df.anon.k_anonymize(2, sensitive=["d"], algorithm="mondrian")
 >>> rep = build_report(out, df)
->>> rep.privacy["k"], rep.utility["changed_cells"]
+>>> rep.privacy["k_anonymity"], rep.utility["changed_cells"]
 (2, 4)
 >>> rep.to_html().startswith("<!DOCTYPE html>")
 True
@@ -52,11 +52,18 @@ class ReleaseReport:
         randomness source, pdanon version, the digest of the released frame and, with
         ``digest_key``, the keyed digest of the original.
     privacy : dict
-        ``k``, ``l_distinct``, ``l_entropy``, ``t_emd``, ``risk_summary`` (as
-        :func:`pdanon.metrics.risk_summary`), ``class_sizes`` and per-row ``prosecutor`` risk.
+        ``k_anonymity``, ``l_diversity_distinct``, ``l_diversity_entropy``,
+        ``t_closeness_emd``, ``risk_summary`` (as :func:`pdanon.metrics.risk_summary`:
+        ``highest_prosecutor_risk``, ``records_at_risk``, ...), ``achieved`` and
+        ``requested`` (as the anonymizer recorded them), ``threshold``, ``class_sizes`` and
+        per-row ``prosecutor`` risk.
     utility : dict
-        Changed cells, classes, average class size, C_AVG, discernibility, information loss,
-        ``ml`` (gradient-boosting figures when a target was given).
+        ``rows``, ``changed_cells``, ``changed_proportion``, ``information_loss``,
+        ``equivalence_classes``, ``average_class_size``, ``normalized_average_class_size``
+        (C_AVG), ``discernibility``, ``ml`` (gradient-boosting figures when a target was
+        given: ``boosting_security_score``, ``boosting_accuracy_ratio``). Every figure's key
+        is that of :data:`pdanon.metrics.FIGURES` (and of the ``metric`` column of
+        ``metrics``); the HTML page shows their labels.
     columns : list of dict
         One per quasi-identifier: how it was published.
     suppressed : DataFrame
@@ -68,7 +75,7 @@ class ReleaseReport:
         :func:`pdanon.metrics.metrics_table` of the release, and of its comparisons with the
         original those that cannot be solved for a hidden value (see ``left_out``).
     left_out : list of str
-        The metrics computed against the original that the report leaves out.
+        The keys of the metrics computed against the original that the report leaves out.
     tradeoff : DataFrame or None
         The candidates tried (e.g. the table of :func:`pdanon.plot.tradeoff`).
     notes : list of str
@@ -183,6 +190,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     original : DataFrame, optional
         The frame before anonymization (same index). Without it the report leaves out what
         needs it (changed cells, information loss, ML utility) and says so in its notes.
+        Frames given the wrong way round (the original holding generalized or blank cells,
+        or an anonymizer's info, and the release none) are refused.
         The original is compared with the release, never copied, and only into figures that
         cannot be solved for a hidden value (docs/report.md).
     title : str
@@ -207,12 +216,17 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     from pdanon.roles import resolve_roles
 
     _check(anonymized, original, title, target, tradeoff)
+    if original is not None:
+        from pdanon.metrics._common import check_order
+
+        check_order(anonymized, original, call="release.anon.report(raw), or "
+                                               "build_report(release, raw)")
     unknown = [k for k in roles if k not in ("identifiers", "quasi_identifiers", "sensitive",
                                              "insensitive")]
     if unknown:
         raise InvalidInputError(f"unknown keyword(s) {unknown}; role keywords are "
                                 f"identifiers, quasi_identifiers, sensitive, insensitive")
-    r = resolve_roles(anonymized, guess_identifiers="warn", **roles)
+    r = resolve_roles(anonymized, screen="warn", **roles)
     qis, sens = dict(r.quasi_identifiers), dict(r.sensitive)
     if not qis:
         raise InvalidInputError("the report needs at least one quasi-identifier: pass "
@@ -273,10 +287,13 @@ def _notes(original, target, info: dict, sensitive: dict, left_out: list) -> lis
                    "utility comparisons are left out, and every blank quasi-identifier cell "
                    "is counted as suppressed.")
     if left_out:
+        from pdanon.metrics.keys import label
+
         out.append(f"Left out because a recipient holding the release could solve them for "
-                   f"the values it hides: {', '.join(left_out)}, and any other figure that "
-                   f"measures how far original values lie from the published ones; compute "
-                   f"them on your own machine with df.anon.metrics(original).")
+                   f"the values it hides: {', '.join(map(label, left_out))}, and any other "
+                   f"figure that measures how far original values lie from the published "
+                   f"ones; compute them on your own machine with "
+                   f"release.anon.metrics(original=raw).")
     if target is None:
         out.append("Machine-learning utility was not measured: pass target=<column>.")
     if not sensitive:

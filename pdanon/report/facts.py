@@ -60,15 +60,15 @@ _NEVER = ("key", "seed", "secret", "fingerprint", "salt", "password")
 FROM_ORIGINAL = ("objective_value", "loss", "sse", "sst", "sse_sst", "il1s", "publisher_only")
 _LOSS_IN_NOTE = re.compile(r",?\s*\bloss=[-+0-9.eE]+|\bloss=[-+0-9.eE]+,?\s*")
 
-#: comparison figures the report prints, rounded to two decimals: the machine-learning
-#: figures you ask for with target= (a model's accuracy over held-out rows: shares of rows,
-#: which a far hidden value weighs no more in than a near one). "changed proportion" (a
-#: count) is printed as it is; every other figure computed against the original is left
-#: out (:func:`left_out_names`), the entropy information loss too (the entropy of the
-#: original's combinations: a fact about how the hidden values group) and the RMSE ratio of
-#: a regression target (one far hidden target value dominates an RMSE).
-ROUNDED = ("linkage attack security", "boosting accuracy ratio")
-EXACT = ("changed proportion",)
+#: comparison figures the report prints (keys of :data:`pdanon.metrics.FIGURES`), rounded to
+#: two decimals: the machine-learning figures you ask for with target= (a model's accuracy
+#: over held-out rows: shares of rows, which a far hidden value weighs no more in than a near
+#: one). ``changed_proportion`` (a count) is printed as it is; every other figure computed
+#: against the original is left out (:func:`left_out_names`), the entropy information loss
+#: too (the entropy of the original's combinations: a fact about how the hidden values group)
+#: and the RMSE ratio of a regression target (one far hidden target value dominates an RMSE).
+ROUNDED = ("boosting_security_score", "boosting_accuracy_ratio")
+EXACT = ("changed_proportion",)
 
 
 def digest(df: pd.DataFrame, key=None) -> str:
@@ -90,10 +90,10 @@ def left_out_names() -> list:
     report never prints (any other such figure is left out too): always the same list, so
     that which of them a table happened to hold tells nothing either (a column missing from
     the perturbation rows would say that no hidden value of it differs from the release)."""
-    from pdanon.metrics.perturbation import SUMMARY_ROWS
+    from pdanon.metrics.perturbation import SUMMARY_KEYS
 
-    return ["entropy information loss", "by-element distance",
-            *(name for name, _ in SUMMARY_ROWS), "boosting rmse ratio"]
+    return ["entropy_information_loss", "by_element_distance", *SUMMARY_KEYS,
+            "boosting_rmse_ratio"]
 
 
 def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.DataFrame:
@@ -105,9 +105,9 @@ def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.
 
     Example
     -------
-    >>> release = pd.DataFrame({"metric": ["k-anonymity"], "value": [2.0]})
-    >>> compared = pd.DataFrame({"metric": ["k-anonymity", "changed proportion",
-    ...                                     "linkage attack security", "IL1s"],
+    >>> release = pd.DataFrame({"metric": ["k_anonymity"], "value": [2.0]})
+    >>> compared = pd.DataFrame({"metric": ["k_anonymity", "changed_proportion",
+    ...                                     "boosting_security_score", "il1s"],
     ...                          "value": [2.0, 0.25, 0.123456, 0.5]})
     >>> comparison_rows(release, compared)["value"].tolist()
     [2.0, 0.25, 0.12]
@@ -218,7 +218,8 @@ def parameters(anonymized, original, roles, info: dict, title: str,
 
 def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, threshold: float,
             info: dict) -> dict:
-    """k, l, t, the record-level risk summary and the class sizes."""
+    """k, l, t (keyed as in :data:`pdanon.metrics.FIGURES`), the record-level risk summary
+    (as :func:`pdanon.metrics.risk_summary`) and the class sizes."""
     from pdanon import models
     from pdanon.metrics.reidentification import record_risk, risk_summary
 
@@ -229,10 +230,10 @@ def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, thresho
     sizes = (np.bincount(risk["class_id"].to_numpy()) if risk is not None and len(risk)
              else np.zeros(0, dtype=np.int64))
     return plain({
-        "k": k,
-        "l_distinct": values.get("l-diversity (distinct)") if sensitive else None,
-        "l_entropy": values.get("l-diversity (entropy)") if sensitive else None,
-        "t_emd": values.get("t-closeness (EMD)") if sensitive else None,
+        "k_anonymity": k,
+        "l_diversity_distinct": values.get("l_diversity_distinct") if sensitive else None,
+        "l_diversity_entropy": values.get("l_diversity_entropy") if sensitive else None,
+        "t_closeness_emd": values.get("t_closeness_emd") if sensitive else None,
         "achieved": info.get("achieved") or {},
         "requested": info.get("params") or {m: info[m] for m in ("k", "l", "t")
                                              if isinstance(info.get(m), (int, float))},
@@ -246,7 +247,8 @@ def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, thresho
 def utility(anonymized, original, qis: dict, table: pd.DataFrame, info: dict,
             suppressed: np.ndarray, params: dict) -> dict:
     """Changed cells, average class size (and C_AVG when k was asked), discernibility,
-    information loss and the ML figures of ``table``."""
+    information loss and the ML figures of ``table``, keyed as in
+    :data:`pdanon.metrics.FIGURES`."""
     n = len(anonymized)
     values = dict(zip(table["metric"], table["value"]))
     out = {"rows": n}
@@ -259,24 +261,23 @@ def utility(anonymized, original, qis: dict, table: pd.DataFrame, info: dict,
         for c, kind in qis.items():
             changed += int((~_cells.equal_cells(orig[c], anonymized[c], kind)).sum())
         out["changed_cells"] = changed
-        out["changed_share"] = changed / (n * len(qis)) if n else 0.0
+        out["changed_proportion"] = changed / (n * len(qis)) if n else 0.0
         out["information_loss"] = _information_loss(orig, anonymized, qis)
     else:
         count = info.get("changed_cells", info.get("cells_changed"))
         out["changed_cells"] = count
-        out["changed_share"] = (count / (n * len(qis)) if count is not None and n and qis
-                                else None)
+        out["changed_proportion"] = (count / (n * len(qis)) if count is not None and n
+                                     and qis else None)
         out["information_loss"] = None
-    classes = values.get("equivalence classes")
+    classes = values.get("equivalence_classes")
     classes = None if classes is None else int(classes)
-    out["classes"] = classes
-    out["average_class_size"] = values.get("average class size")
+    out["equivalence_classes"] = classes
+    out["average_class_size"] = values.get("average_class_size")
     k = params.get("k") if isinstance(params, dict) else None
     out["normalized_average_class_size"] = (
         n / (classes * k) if classes and isinstance(k, (int, float)) and k > 0 else None)
     out["discernibility"] = _discernibility(anonymized, list(qis), suppressed) if qis else None
-    ml = {m: v for m, v in values.items() if m.startswith("boosting")
-          or m == "linkage attack security"}
+    ml = {m: v for m, v in values.items() if m.startswith("boosting_")}
     out["ml"] = ml
     return plain(out)
 

@@ -152,22 +152,25 @@ def _parameters(rep) -> list:
     return out
 
 
-def _privacy(rep) -> list:
-    from pdanon.metrics.report import RISK_ROWS
+def _figure_row(key: str, value, **values) -> list:
+    """[label, value, meaning] of a figure of :data:`pdanon.metrics.FIGURES` (its meaning
+    without the "risk: " / "utility: " prefix)."""
+    from pdanon.metrics.keys import FIGURES, figure
 
+    if key not in FIGURES:
+        return [key, value, ""]
+    f = figure(key)
+    return [f.label, value, f.describe(**values).split(": ", 1)[1]]
+
+
+def _privacy(rep) -> list:
     pv = rep.privacy
-    rows = [["k-anonymity", pv["k"], "rows in the smallest equivalence class"]]
-    if pv["l_distinct"] is not None:
-        rows += [["l-diversity (distinct)", pv["l_distinct"],
-                  "fewest distinct sensitive values in a class"],
-                 ["l-diversity (entropy)", pv["l_entropy"],
-                  "exp(lowest class entropy of sensitive values)"],
-                 ["t-closeness (EMD)", pv["t_emd"],
-                  "largest class-to-table distance of a sensitive column"]]
-    names = {key: (name, meaning) for key, name, meaning in RISK_ROWS}
+    rows = [_figure_row("k_anonymity", pv["k_anonymity"])]
+    if pv["l_diversity_distinct"] is not None:
+        rows += [_figure_row(key, pv[key]) for key in
+                 ("l_diversity_distinct", "l_diversity_entropy", "t_closeness_emd")]
     for key, value in pv["risk_summary"].items():
-        name, meaning = names.get(key, (key, ""))
-        rows.append([name, value, meaning.replace("risk: ", "").format(t=pv["threshold"])])
+        rows.append(_figure_row(key, value, threshold=pv["threshold"]))
     out = ["<h2>Privacy achieved</h2>",
            _p(f"Requested: {fmt(pv['requested'])}; achieved as recorded by the "
               f"anonymizer: {fmt(pv['achieved'])}."),
@@ -190,35 +193,36 @@ def _privacy(rep) -> list:
 
 def _utility(rep) -> list:
     u = rep.utility
-    rows = [["changed quasi-identifier cells", u["changed_cells"],
-             "cells that differ from the original"],
-            ["changed share", fmt(u["changed_share"], share=True) if u["changed_share"]
-             is not None else "n/a", "changed cells / quasi-identifier cells"],
-            ["equivalence classes", u["classes"], "distinct quasi-identifier combinations"],
-            ["average class size", u["average_class_size"], "rows per class"],
-            ["normalized average class size (C_AVG)", u["normalized_average_class_size"],
-             "rows / (classes x k); 1 is the best possible"],
-            ["discernibility", u["discernibility"],
-             "sum of squared class sizes, a suppressed row costing the row count"],
-            ["information loss", u["information_loss"],
-             "mean generalized information loss per cell, 0 = none, 1 = all (needs original)"]]
+    share = u["changed_proportion"]
+    rows = [_figure_row("changed_cells", u["changed_cells"]),
+            _figure_row("changed_proportion",
+                        "n/a" if share is None else fmt(share, share=True)),
+            *(_figure_row(key, u[key]) for key in
+              ("equivalence_classes", "average_class_size", "normalized_average_class_size",
+               "discernibility")),
+            _figure_row("information_loss", u["information_loss"])]
+    rows[-1][2] += " (needs original)"
     out = ["<h2>Utility</h2>",
            table(rows, ["measure", "value", "meaning"], caption="Utility of the release",
                  numeric=(1,))]
     if u["ml"]:
         out.append("<h3>Machine-learning utility</h3>")
-        out.append(table([[k, v] for k, v in u["ml"].items()], ["measure", "value"],
+        out.append(table([_figure_row(k, v)[:2] for k, v in u["ml"].items()],
+                         ["measure", "value"],
                          caption="Gradient boosting on the original and the released table",
                          numeric=(1,)))
     m = rep.metrics
     out.append("<h3>All metrics</h3>")
-    out.append(table(m[["metric", "value", "better", "meaning"]].values.tolist(),
-                     ["metric", "value", "better", "meaning"],
+    out.append(table(m[["label", "metric", "value", "better", "meaning"]].values.tolist(),
+                     ["metric", "key", "value", "better", "meaning"],
                      caption="The metrics of df.anon.metrics() a report may carry",
-                     numeric=(1,)))
+                     numeric=(2,)))
     if rep.left_out:
+        from pdanon.metrics.keys import label
+
         out.append(_p(f"Left out (computed against the original, they can be solved for the "
-                      f"values the release hides): {', '.join(rep.left_out)}.", "note"))
+                      f"values the release hides): {', '.join(map(label, rep.left_out))}.",
+                      "note"))
     return out
 
 

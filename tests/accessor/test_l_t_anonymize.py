@@ -90,7 +90,7 @@ def test_bad_parameters():
         seed_l().anon.l_diversify(2, variant="recursive", sensitive=["s"])
     with pytest.raises(pdanon.InvalidInputError, match="unknown l-diversity variant"):
         seed_l().anon.l_diversify(2, variant="fancy", sensitive=["s"])
-    with pytest.raises(pdanon.InvalidInputError, match="t must be"):
+    with pytest.raises(pdanon.InvalidInputError, match=r"t is a fraction in \[0, 1\]"):
         seed_l().anon.t_close(-0.1, sensitive=["s"])
     with pytest.raises(pdanon.InvalidInputError, match="unknown distance"):
         seed_l().anon.t_close(0.1, distance="cosine", sensitive=["s"])

@@ -520,7 +520,7 @@ ACCESSOR = {
         sensitive={"s": "unordered"}),
     "GroupJoin": lambda: TCL.anon.t_close(
         0.075, k=2, distance="reference", method="aggregate", algorithm="group_join",
-        quasi_identifiers=REAL4, sensitive={"s": "unordered"}, options={"seed": 0}),
+        quasi_identifiers=REAL4, sensitive={"s": "unordered"}, seed=0),
 }
 
 

@@ -44,7 +44,7 @@ def test_k_under_each_mode_equals_the_hand_figures(parts):
     assert pdd.k_anonymity(ddf, QIS) == 1
     assert pdd.k_anonymity(ddf, QIS, missing="wildcard") == 4
     table = pdd.metrics(ddf, QIS, ["d"], missing="wildcard")
-    assert table["metric"].tolist() == ["k-anonymity (wildcard)"]
+    assert table["metric"].tolist() == ["k_anonymity_wildcard"]
     assert table["value"].tolist() == [4.0]
 
 

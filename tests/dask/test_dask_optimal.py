@@ -91,8 +91,7 @@ def test_objectives_and_labels(adult, hierarchies):
         kw = dict(algorithm="optimal", hierarchies=hierarchies, objective=objective,
                   max_suppressed_rows=30)
         assert_same(adult.anon.k_anonymize(10, **kw), ddf.anon.k_anonymize(10, **kw), QIS)
-    kw = dict(algorithm="optimal", hierarchies=hierarchies, options={"labels": True,
-                                                                     "levels": {"sex": 0}})
+    kw = dict(algorithm="optimal", hierarchies=hierarchies, labels=True, levels={"sex": 0})
     a = adult.anon.k_anonymize(5, **kw)
     b = ddf.anon.k_anonymize(5, **kw)
     pd.testing.assert_frame_equal(a, b.compute(), check_dtype=False)
@@ -181,7 +180,28 @@ def test_errors(adult, hierarchies):
         ddf.anon.k_anonymize(5, hierarchies=hierarchies)
     with pytest.raises(InvalidInputError, match="max_rows_per_part"):
         ddf.anon.k_anonymize(5, algorithm="optimal", max_rows_per_part=10)
-    with pytest.raises(InvalidInputError, match="unknown options"):
-        ddf.anon.k_anonymize(5, algorithm="optimal", options={"seed": 1})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'seed'"):
+        ddf.anon.k_anonymize(5, algorithm="optimal", seed=1)
+    with pytest.raises(InvalidInputError, match="pass levels="):
+        ddf.anon.k_anonymize(5, algorithm="optimal", options={"levels": {"age": 1}})
     with pytest.raises(InvalidInputError, match="objective"):
         ddf.anon.k_anonymize(5, algorithm="optimal", objective="fast")
+
+
+def test_refusals_before_the_search(adult, hierarchies, monkeypatch):
+    """The pandas refusals hold on Dask, before the counts pass: a many-valued column
+    without a hierarchy, an ambiguous float budget."""
+    from pdanon.dask import _optimal
+
+    def no_counts(*a, **kw):
+        raise AssertionError("the counts pass ran")
+
+    monkeypatch.setattr(_optimal, "_collect_combos", no_counts)
+    ddf = dd.from_pandas(adult.head(200), npartitions=2)
+    some = {c: h for c, h in hierarchies.items() if c != "age"}
+    with pytest.raises(InvalidInputError, match=r"'age' \(\d+ distinct values\).*"
+                                                r"intervals\(\[5, 10, 20\]\).*mondrian"):
+        ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=some)
+    with pytest.raises(InvalidInputError, match="pass 1 for one row or 0.05 for 5 %"):
+        ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=hierarchies,
+                             max_suppressed_rows=1.0)

@@ -84,9 +84,9 @@ def test_hand_checked_population():
     assert got["journalist"].tolist() == [0.25, 0.25, 0.5]
     s = pdd.risk_summary(ddf, ["zip"], population=pop, threshold=0.3)
     # journalist risks per row 1/4, 1/4, 1/2: mean 1/3, one row of three above 0.3
-    assert s["average_journalist"] == pytest.approx(1 / 3)
+    assert s["average_journalist_risk"] == pytest.approx(1 / 3)
     assert s["records_at_journalist_risk"] == pytest.approx(1 / 3)
-    assert s["marketer"] == pytest.approx(1 / 3)
+    assert s["marketer_risk"] == pytest.approx(1 / 3)
 
 
 def test_missing_cells_are_values_and_wildcard_is_refused():

@@ -428,25 +428,31 @@ def test_changed_proportion_matches_loop(pair):
 def test_metrics_table_without_original():
     df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
     m = df.anon.metrics(quasi_identifiers=["zip"], sensitive=["d"])
-    assert list(m.columns) == ["metric", "value", "better", "meaning"]
+    assert list(m.columns) == ["metric", "label", "value", "better", "meaning"]
     got = dict(zip(m["metric"], m["value"]))
     assert got == {
-        "k-anonymity": 2.0,
+        "k_anonymity": 2.0,
         # the record-level risk rows: two classes of 2 -> every row's prosecutor risk is 1/2
-        "highest prosecutor risk": 0.5, "average prosecutor risk": 0.5,
-        "median prosecutor risk": 0.5, "records at risk": 1.0, "sample uniques": 0.0,
-        "marketer risk": 0.5,
-        "l-diversity (distinct)": 1.0, "l-diversity (entropy)": 1.0,
-        "t-closeness (EMD)": 0.25, "adversarial knowledge gain": 0.25,
-        "adversarial accuracy gain": 0.0, "equivalence classes": 2.0,
-        "average class size": 2.0, "distinctness": 0.75, "non-uniform entropy": 1.0,
+        "highest_prosecutor_risk": 0.5, "average_prosecutor_risk": 0.5,
+        "median_prosecutor_risk": 0.5, "records_at_risk": 1.0, "sample_uniques": 0.0,
+        "marketer_risk": 0.5,
+        "l_diversity_distinct": 1.0, "l_diversity_entropy": 1.0,
+        "t_closeness_emd": 0.25, "adversarial_knowledge_gain": 0.25,
+        "adversarial_accuracy_gain": 0.0, "equivalence_classes": 2.0,
+        "average_class_size": 2.0, "distinctness": 0.75, "non_uniform_entropy": 1.0,
     }
     assert set(m["better"]) == {"higher", "lower"}
+    # the key, label, better and meaning of every row come from the one registry
+    for r in m.to_dict(orient="records"):
+        f = metrics.FIGURES[r["metric"]]
+        assert (r["label"], r["better"]) == (f.label, f.better)
+        assert r["meaning"] == f.describe(threshold=0.2)
+    assert m.set_index("metric").loc["t_closeness_emd", "label"] == "t-closeness (EMD)"
     text = repr(m)
     assert "..." not in text and "risk: largest class-to-table distance" in text
     # without sensitive columns only the k / utility rows
     m2 = df.anon.metrics(quasi_identifiers=["zip"])
-    assert "t-closeness (EMD)" not in set(m2["metric"])
+    assert "t_closeness_emd" not in set(m2["metric"])
 
 
 def test_metrics_table_with_original_matches_functions():
@@ -454,14 +460,14 @@ def test_metrics_table_with_original_matches_functions():
     qis = ["age", "sex", "race", "education"]
     out = adult.anon.k_anonymize(5, quasi_identifiers=qis, sensitive=["salary-class"])
     m = out.anon.metrics(adult).set_index("metric")["value"]
-    assert m["k-anonymity"] >= 5
-    assert m["changed proportion"] == pytest.approx(metrics.changed_proportion(adult, out, qis))
-    assert m["by-element distance"] == pytest.approx(
+    assert m["k_anonymity"] >= 5
+    assert m["changed_proportion"] == pytest.approx(metrics.changed_proportion(adult, out, qis))
+    assert m["by_element_distance"] == pytest.approx(
         metrics.by_element_distance(adult, out, out.anon.roles().quasi_identifiers))
-    assert m["entropy information loss"] == pytest.approx(
+    assert m["entropy_information_loss"] == pytest.approx(
         metrics.entropy_information_loss(adult, out, qis))
-    assert m["t-closeness (EMD)"] == pytest.approx(out.anon.t_closeness())
-    assert m["l-diversity (distinct)"] == out.anon.l_diversity()
+    assert m["t_closeness_emd"] == pytest.approx(out.anon.t_closeness())
+    assert m["l_diversity_distinct"] == out.anon.l_diversity()
     with pytest.raises(InvalidInputError, match="original"):
         out.anon.metrics(ml=True)
 
@@ -491,3 +497,51 @@ def test_metrics_do_not_mutate_inputs():
     out.anon.metrics(adult)
     pd.testing.assert_frame_equal(adult, a0)
     pd.testing.assert_frame_equal(out, o0)
+
+
+# --------------------------------------------------------------------------- frames swapped
+
+
+def _raw():
+    return pd.DataFrame({"age": [30, 31, 40, 42, 50, 51], "zip": list("aabbcc"),
+                         "d": ["x", "y", "x", "y", "x", "y"]})
+
+
+def test_swapped_frames_are_refused_with_the_right_call():
+    raw = _raw()
+    roles = dict(quasi_identifiers=["age", "zip"], sensitive=["d"])
+    release = raw.anon.k_anonymize(2, algorithm="mondrian", **roles)
+    with pytest.raises(InvalidInputError, match=r"the frames seem swapped: the original holds "
+                                                r"a pdanon anonymizer's info.*"
+                                                r"release\.anon\.metrics\(original=raw\)"):
+        raw.anon.metrics(original=release, **roles)
+    with pytest.raises(InvalidInputError, match="seem swapped"):
+        metrics.metrics_table(raw, release, **roles)
+    # the same release read back from CSV: no info, no generalized dtype, only blank cells
+    blanked = raw.astype({"age": float}).copy()
+    blanked.loc[[4, 5], ["age", "zip"]] = None
+    with pytest.raises(InvalidInputError, match="holds 4 blank cell"):
+        metrics.metrics_table(raw, blanked, **roles)
+    # a release that dropped rows: the original's index lacks rows of the "release"
+    with pytest.raises(InvalidInputError, match="seem swapped"):
+        metrics.metrics_table(raw, release.iloc[:4], **roles)
+    # the right way round works, and so do frames with no mark on either side
+    m = release.anon.metrics(original=raw, **roles).set_index("metric")["value"]
+    assert m["changed_proportion"] == pytest.approx(metrics.changed_proportion(raw, release))
+    assert metrics.metrics_table(blanked, raw, **roles) is not None
+    same = metrics.metrics_table(raw, raw.copy(), **roles).set_index("metric")["value"]
+    assert same["changed_proportion"] == 0.0
+
+
+def test_order_check_keeps_perturbations_and_generalized_originals():
+    raw = _raw()
+    noisy = raw.anon.add_noise(["age"], noise=0.1, seed=1, quasi_identifiers=["age", "zip"],
+                               sensitive=["d"])
+    # a perturbation publishes no blank or generalized cell, but carries its info
+    assert "il1s" in set(noisy.anon.metrics(original=raw)["metric"])
+    with pytest.raises(InvalidInputError, match="seem swapped"):
+        raw.anon.metrics(original=noisy)
+    # both frames generalized (re-anonymizing a release): no refusal
+    first = raw.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers=["age", "zip"])
+    again = first.anon.k_anonymize(3, algorithm="mondrian", quasi_identifiers=["age", "zip"])
+    assert len(metrics.metrics_table(again, first, quasi_identifiers=["age", "zip"]))

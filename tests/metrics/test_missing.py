@@ -148,12 +148,12 @@ def test_metrics_table_under_each_mode():
     value = metrics.metrics_table(anon, df, quasi_identifiers=QIS, sensitive=["d"])
     v = value.set_index("metric")["value"]
     # anon rows: r0 (_, F, D1) is now its own class; the blank rows r4, r5 stay one class
-    assert v["k-anonymity"] == 1 and v["equivalence classes"] == 5
-    assert v["changed proportion"] == pytest.approx(1 / 18)
+    assert v["k_anonymity"] == 1 and v["equivalence_classes"] == 5
+    assert v["changed_proportion"] == pytest.approx(1 / 18)
     wild = metrics.metrics_table(anon, df, quasi_identifiers=QIS, sensitive=["d"],
                                  missing="wildcard", risk=False)
-    assert wild["metric"].tolist() == ["k-anonymity (wildcard)", "changed proportion",
-                                       "by-element distance"]
+    assert wild["metric"].tolist() == ["k_anonymity_wildcard", "changed_proportion",
+                                       "by_element_distance"]
     # r0 (_, F, D1) matches r0, r1, r2, r4, r5 -> 5; r1 (30, _, D1) matches r0..r2, r4, r5 -> 5;
     # r3 (40, _, D2) still matches r2, r3, r4, r5 -> 4
     assert wild["value"].tolist() == [4.0, pytest.approx(1 / 18), pytest.approx(1 / 18)]
@@ -162,7 +162,7 @@ def test_metrics_table_under_each_mode():
     # by default the record-level risk rows follow, from the same wildcard frequencies
     v = metrics.metrics_table(anon, df, quasi_identifiers=QIS, sensitive=["d"],
                               missing="wildcard").set_index("metric")["value"]
-    assert v["highest prosecutor risk"] == 1 / 4 and v["sample uniques"] == 0.0
+    assert v["highest_prosecutor_risk"] == 1 / 4 and v["sample_uniques"] == 0.0
 
 
 def test_accessor_passes_missing_through():

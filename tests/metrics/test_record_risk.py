@@ -39,13 +39,14 @@ def test_per_row_prosecutor():
 
 def test_summary_without_population():
     s = SAMPLE.anon.risk_summary(quasi_identifiers=QIS)
-    assert list(s.index) == ["highest_prosecutor", "average_prosecutor", "median_prosecutor",
-                             "records_at_risk", "marketer", "sample_uniques"]
-    assert s["highest_prosecutor"] == 1.0
-    assert s["average_prosecutor"] == pytest.approx(3 / 6)  # 3 classes / 6 rows
-    assert s["median_prosecutor"] == pytest.approx((1 / 3 + 0.5) / 2)
+    assert list(s.index) == ["highest_prosecutor_risk", "average_prosecutor_risk",
+                             "median_prosecutor_risk", "records_at_risk", "marketer_risk",
+                             "sample_uniques"]
+    assert s["highest_prosecutor_risk"] == 1.0
+    assert s["average_prosecutor_risk"] == pytest.approx(3 / 6)  # 3 classes / 6 rows
+    assert s["median_prosecutor_risk"] == pytest.approx((1 / 3 + 0.5) / 2)
     assert s["records_at_risk"] == pytest.approx(6 / 6)  # every risk > 0.2
-    assert s["marketer"] == pytest.approx(0.5)
+    assert s["marketer_risk"] == pytest.approx(0.5)
     assert s["sample_uniques"] == pytest.approx(1 / 6)
     s4 = SAMPLE.anon.risk_summary(quasi_identifiers=QIS, threshold=0.4)
     assert s4["records_at_risk"] == pytest.approx(3 / 6)  # the 0.5 and 1.0 rows
@@ -57,14 +58,15 @@ def test_population_table():
     assert r["journalist"].tolist() == pytest.approx([1 / 6, 1 / 6, 1 / 4, 1 / 6, 1 / 4, 1 / 2])
     assert r.attrs["journalist"] == "journalist: population table"
     s = SAMPLE.anon.risk_summary(quasi_identifiers=QIS, population=POP, threshold=0.2)
-    assert s["highest_journalist"] == 0.5  # smallest population class met by the sample: 2
-    assert s["average_journalist"] == pytest.approx((3 / 6 + 2 / 4 + 1 / 2) / 6)
+    assert s["highest_journalist_risk"] == 0.5  # smallest population class met by the sample: 2
+    assert s["average_journalist_risk"] == pytest.approx((3 / 6 + 2 / 4 + 1 / 2) / 6)
     # marketer: sum over sample classes of f / F, / n
-    assert s["marketer"] == pytest.approx((3 / 6 + 2 / 4 + 1 / 2) / 6)
-    assert s["median_journalist"] == pytest.approx((1 / 6 + 1 / 4) / 2)
+    assert s["marketer_risk"] == pytest.approx((3 / 6 + 2 / 4 + 1 / 2) / 6)
+    assert s["median_journalist_risk"] == pytest.approx((1 / 6 + 1 / 4) / 2)
     assert s["records_at_journalist_risk"] == pytest.approx(3 / 6)  # 1/4 and 1/2 > 0.2
     # prosecutor figures do not depend on the population
-    assert s["highest_prosecutor"] == 1.0 and s["average_prosecutor"] == pytest.approx(0.5)
+    assert s["highest_prosecutor_risk"] == 1.0
+    assert s["average_prosecutor_risk"] == pytest.approx(0.5)
 
 
 def test_sampling_fraction_is_an_estimate():
@@ -74,8 +76,8 @@ def test_sampling_fraction_is_an_estimate():
                                                       0.1])
     assert "estimate" in r.attrs["journalist"]
     s = SAMPLE.anon.risk_summary(quasi_identifiers=QIS, sampling_fraction=0.1)
-    assert s["highest_journalist"] == pytest.approx(0.1)
-    assert s["marketer"] == pytest.approx(0.1 * 0.5)  # sampling fraction x classes / n
+    assert s["highest_journalist_risk"] == pytest.approx(0.1)
+    assert s["marketer_risk"] == pytest.approx(0.1 * 0.5)  # sampling fraction x classes / n
     assert "estimate" in s.attrs["journalist"]
     # fraction 1: the table is the population
     whole = SAMPLE.anon.risk(quasi_identifiers=QIS, sampling_fraction=1.0)
@@ -106,7 +108,7 @@ def test_empty_frame():
     r = empty.anon.risk(quasi_identifiers=QIS)
     assert len(r) == 0 and list(r.columns) == ["class_id", "class_size", "prosecutor"]
     s = empty.anon.risk_summary(quasi_identifiers=QIS, sampling_fraction=0.5)
-    assert (s == 0).all() and "highest_journalist" in s
+    assert (s == 0).all() and "highest_journalist_risk" in s
 
 
 # ------------------------------------------------------------------------- missing values
@@ -124,7 +126,7 @@ def test_missing_value_and_wildcard():
     assert wild["prosecutor"].tolist() == pytest.approx([1 / 4, 1 / 4, 1 / 4, 1 / 3, 1 / 6,
                                                          1 / 3])
     s = MISSING.anon.risk_summary(quasi_identifiers=QIS, missing="wildcard")
-    assert s["sample_uniques"] == 0 and s["highest_prosecutor"] == pytest.approx(1 / 3)
+    assert s["sample_uniques"] == 0 and s["highest_prosecutor_risk"] == pytest.approx(1 / 3)
     # population under wildcard: population rows matching each sample row
     pop = pd.concat([MISSING, pd.DataFrame({"age": [30, 50], "sex": ["M", None]})],
                     ignore_index=True)
@@ -167,19 +169,19 @@ def test_against_brute_force(sample, extra, missing, threshold):
                              missing=missing)
     p = [1 / x for x in f]
     j = [1 / x for x in F]
-    assert s["highest_prosecutor"] == pytest.approx(max(p))
-    assert s["average_prosecutor"] == pytest.approx(sum(p) / len(p))
-    assert s["median_prosecutor"] == pytest.approx(statistics.median(p))
+    assert s["highest_prosecutor_risk"] == pytest.approx(max(p))
+    assert s["average_prosecutor_risk"] == pytest.approx(sum(p) / len(p))
+    assert s["median_prosecutor_risk"] == pytest.approx(statistics.median(p))
     assert s["records_at_risk"] == pytest.approx(sum(x > threshold for x in p) / len(p))
     assert s["sample_uniques"] == pytest.approx(f.count(1) / len(f))
-    assert s["highest_journalist"] == pytest.approx(max(j))
-    assert s["marketer"] == pytest.approx(sum(j) / len(j))
+    assert s["highest_journalist_risk"] == pytest.approx(max(j))
+    assert s["marketer_risk"] == pytest.approx(sum(j) / len(j))
     assert s["records_at_journalist_risk"] == pytest.approx(
         sum(x > threshold for x in j) / len(j))
     if not wildcard:
         # marketer without a population = classes / n
         classes = len(set(map(tuple, df.astype(str).to_numpy())))
-        assert metrics.risk_summary(df, ["a", "b"])["marketer"] == pytest.approx(
+        assert metrics.risk_summary(df, ["a", "b"])["marketer_risk"] == pytest.approx(
             classes / len(df))
 
 
@@ -190,31 +192,37 @@ def test_metrics_rows():
     m = SAMPLE.anon.metrics(quasi_identifiers=QIS)  # the risk rows are on by default
     v = m.set_index("metric")["value"]
     s = SAMPLE.anon.risk_summary(quasi_identifiers=QIS)
-    assert v["highest prosecutor risk"] == s["highest_prosecutor"]
-    assert v["records at risk"] == s["records_at_risk"]
-    assert v["sample uniques"] == s["sample_uniques"]
-    assert v["marketer risk"] == s["marketer"]
+    assert v["highest_prosecutor_risk"] == s["highest_prosecutor_risk"]
+    assert v["records_at_risk"] == s["records_at_risk"]
+    assert v["sample_uniques"] == s["sample_uniques"]
+    assert v["marketer_risk"] == s["marketer_risk"]
     assert m["meaning"].str.len().gt(10).all()
-    assert "highest journalist risk" not in v
+    assert "highest_journalist_risk" not in v
     # risk=False leaves them out; the rest of the table is unchanged
     off = SAMPLE.anon.metrics(quasi_identifiers=QIS, risk=False)
-    assert "marketer risk" not in set(off["metric"])
+    assert "marketer_risk" not in set(off["metric"])
     assert off["metric"].tolist() == [x for x in m["metric"] if "risk" not in x
-                                      and x != "sample uniques"]
+                                      and x != "sample_uniques"]
     # a population implies the rows; a sampling fraction labels them estimates
     v = SAMPLE.anon.metrics(quasi_identifiers=QIS, population=POP).set_index("metric")["value"]
-    assert v["highest journalist risk"] == 0.5
+    assert v["highest_journalist_risk"] == 0.5
     m = SAMPLE.anon.metrics(quasi_identifiers=QIS, sampling_fraction=0.1, threshold=0.05)
     v = m.set_index("metric")["value"]
-    assert v["highest journalist risk (estimate)"] == pytest.approx(0.1)
-    assert v["records at journalist risk (estimate)"] == pytest.approx(1 / 6)
-    assert "> 0.05" in m.set_index("metric").loc["records at risk", "meaning"]
+    assert v["highest_journalist_risk"] == pytest.approx(0.1)
+    assert v["records_at_journalist_risk"] == pytest.approx(1 / 6)
+    assert "> 0.05" in m.set_index("metric").loc["records_at_risk", "meaning"]
+    # estimates keep their key; the label and the meaning say "estimate"
+    shown = m.set_index("metric")
+    assert shown.loc["highest_journalist_risk", "label"] == "highest journalist risk (estimate)"
+    assert shown.loc["marketer_risk", "label"] == "marketer risk (estimate)"
+    assert shown.loc["highest_prosecutor_risk", "label"] == "highest prosecutor risk"
+    assert shown.loc["marketer_risk", "meaning"].endswith("F = f / sampling fraction")
 
 
 def test_metrics_rows_under_wildcard():
     m = MISSING.anon.metrics(quasi_identifiers=QIS, missing="wildcard", risk=True)
-    assert m["metric"].tolist()[:2] == ["k-anonymity (wildcard)", "highest prosecutor risk"]
+    assert m["metric"].tolist()[:2] == ["k_anonymity_wildcard", "highest_prosecutor_risk"]
     v = m.set_index("metric")["value"]
-    assert v["highest prosecutor risk"] == pytest.approx(1 / 3)
-    assert v["marketer risk"] == pytest.approx(np.mean([1 / 4, 1 / 4, 1 / 4, 1 / 3, 1 / 6,
+    assert v["highest_prosecutor_risk"] == pytest.approx(1 / 3)
+    assert v["marketer_risk"] == pytest.approx(np.mean([1 / 4, 1 / 4, 1 / 4, 1 / 3, 1 / 6,
                                                         1 / 3]))

@@ -76,7 +76,7 @@ def test_sdcmicro_book_example_and_dis():
                         "income": ["50k+"] * 2 + ["50k-"] * 6,
                         "education": ["high"] * 4 + ["uni", "high", "middle", "uni"]},
                        index=list("abcdefgh"))
-    out = S.suda(tab)
+    out = S.suda(tab, list(tab))  # income would be taken as sensitive by its name
     assert out["suda_score"].tolist() == [0, 0, 0, 0, 4, 2, 6, 8]
     assert list(out.index) == list("abcdefgh")
     # DIS: U = 4 unique rows, P = 2 rows in a pair (e, h share nothing; a, b are a pair; c, d a

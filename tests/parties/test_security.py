@@ -602,8 +602,8 @@ def test_weak_secret_warns_exactly_once_in_both_apis():
     assert weak[0].filename == __file__
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        DataOwner(df, k=2, secret=2**200 + 1)
-        DataOwner(df, k=2)
+        DataOwner(df, k=2, secret=2**200 + 1, quasi_identifiers=["x"])
+        DataOwner(df, k=2, quasi_identifiers=["x"])
     assert parties.WeakKeyWarning is _curve.WeakKeyWarning
     assert pdanon.algorithms.distributed.WeakKeyWarning is _curve.WeakKeyWarning
 

@@ -220,13 +220,13 @@ def test_every_output_satisfies_the_model(method, family):
 def test_accessor_methods_reach_group_join():
     df = random_table(2, 60)
     roles = dict(quasi_identifiers=KINDS, sensitive={"s": "unordered"})
-    out = df.anon.k_anonymize(3, algorithm="group_join", options={"seed": 1}, **roles)
+    out = df.anon.k_anonymize(3, algorithm="group_join", seed=1, **roles)
     assert out.anon.k_anonymity() >= 3 and out.anon.info["algorithm"] == "group_join"
     out = df.anon.l_diversify(2, k=2, algorithm="group_join", method="suppress",
-                              options={"seed": 1}, **roles)
+                              seed=1, **roles)
     assert out.anon.l_diversity() >= 2
     out = df.anon.t_close(0.2, k=2, distance="reference", algorithm="group_join",
-                          method="aggregate", options={"seed": 1}, **roles)
+                          method="aggregate", seed=1, **roles)
     assert out.anon.t_closeness(distance="reference") <= 0.2
 
 
@@ -401,7 +401,7 @@ def test_two_unseeded_calls_give_the_same_table_and_seed_zero_is_the_default():
     seeded = df.anon.k_anonymize(3, algorithm="group_join", quasi_identifiers=qis, seed=0)
     pd.testing.assert_frame_equal(runs[0], seeded)
     options = df.anon.k_anonymize(3, algorithm="group_join", quasi_identifiers=qis,
-                                  options={"seed": 0})
+                                  seed=0)
     pd.testing.assert_frame_equal(runs[0], options)
     # another seed draws other merges (this table has more than one outcome)
     others = [df.anon.k_anonymize(3, algorithm="group_join", quasi_identifiers=qis, seed=s)

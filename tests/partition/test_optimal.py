@@ -188,11 +188,11 @@ def test_labels_option_and_levels_constraint():
     df = small()
     h = {"zip": masking(), "age": intervals([10, 20])}
     out = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, sensitive=["disease"],
-                              options={"labels": True})
+                              labels=True)
     assert out["zip"].tolist()[:2] == ["1000*", "1000*"]
     assert out["age"].tolist()[:3] == ["20-29", "20-29", "30-39"]
     fixed = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, sensitive=["disease"],
-                                options={"levels": {"age": 2}})
+                                levels={"age": 2})
     assert fixed.anon.info["levels"]["age"] == 2
     assert fixed.anon.info["nodes_total"] == 6  # zip levels 0..5, age fixed
 
@@ -221,10 +221,11 @@ def test_errors():
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"window": 1})
     # seed= is the one keyword every algorithm accepts; the deterministic ones ignore it
     pd.testing.assert_frame_equal(
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"seed": 1}),
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, seed=1),
         df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h))
     with pytest.raises(pdanon.InvalidInputError, match="has no entry"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"zip": {"A": ["10001"]}})
+        df.anon.k_anonymize(2, algorithm="optimal",
+                            hierarchies={"zip": {"A": ["10001"]}, "age": intervals([10])})
     # a hierarchy without a single top cannot always reach k
     with pytest.raises(pdanon.InfeasibleError, match="no node of the generalization lattice"):
         df.anon.k_anonymize(4, algorithm="optimal", quasi_identifiers=["zip"],
@@ -293,7 +294,7 @@ def test_full_adult_prunes_most_nodes():
     arx_node = {"age": 3, "education": 1, "marital-status": 0, "native-country": 1,
                 "occupation": 2, "race": 0, "sex": 0, "workclass": 1}
     fixed = df.anon.k_anonymize(5, algorithm="optimal", hierarchies=h, max_suppressed_rows=0.05,
-                                options={"levels": arx_node}).anon.info
+                                levels=arx_node).anon.info
     # as ARX reports: 1,458 suppressed rows, 399 classes; pdanon counts the suppressed rows as
     # one more class (they publish the same blank cells, and 1,458 >= k)
     assert (fixed["suppressed_rows"], fixed["groups"]) == (1458, 400)
@@ -484,3 +485,46 @@ def test_dask_optimal_path_is_bounded_too(tmp_path):
             ddf.anon.k_anonymize(2, algorithm="optimal",
                                  hierarchies={"x": intervals([1] * 63)},
                                  quasi_identifiers={"x": "real", "y": "unordered"})
+
+
+# ----------------------------------------------------------------------------- star columns
+
+
+def test_a_many_valued_column_without_hierarchy_is_refused(monkeypatch):
+    """Without a hierarchy a column can only be kept or blanked whole: with more than
+    MAX_VALUES_WITHOUT_HIERARCHY values that silently published e.g. age as '*' in every
+    row. Refused before the search, naming the column, its distinct count and the builder."""
+    from pdanon.partition import optimal
+    from pdanon.partition.lattice import MAX_VALUES_WITHOUT_HIERARCHY
+
+    assert MAX_VALUES_WITHOUT_HIERARCHY == 5
+    df = pd.DataFrame({
+        "age": np.arange(20, 32), "zip": [f"{10001 + i % 6}" for i in range(12)],
+        "day": pd.date_range("2024-01-01", periods=12), "job": list("abcdefabcdef"),
+        "sex": list("FM") * 6, "grade": [1, 2, 3, 4, 5, 1] * 2})
+
+    def no_search(*a, **kw):
+        raise AssertionError("the search ran")
+
+    monkeypatch.setattr(optimal, "LatticeSearch", no_search)
+    cases = {"age": "'age' (12 distinct values)", "zip": "hierarchies={'zip': masking()}",
+             "day": "hierarchies={'day': dates()}", "job": "hierarchies={'job': tree({...})}"}
+    for column, fragment in cases.items():
+        with pytest.raises(pdanon.InvalidInputError) as err:
+            df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=[column, "sex"])
+        text = str(err.value)
+        assert fragment in text and "algorithm='mondrian'" in text, text
+        assert "'sex'" not in text  # 2 values: fine without a hierarchy
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"'age' \(12 distinct values\), 'zip' \(6 distinct values\)"):
+        df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "zip"])
+    monkeypatch.undo()
+    # at most 5 values (sex, grade) may go without one; so may a column whose level is fixed
+    out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["sex", "grade"])
+    assert out.anon.info["levels"] == {"sex": 0, "grade": 0}
+    out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
+                              options={"levels": {"age": 1}})
+    assert out.anon.info["levels"]["age"] == 1  # the user chose to blank it
+    out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
+                              hierarchies={"age": intervals([5, 10])})
+    assert out.anon.info["levels"]["age"] >= 1 and out["age"].notna().all()

@@ -1,0 +1,78 @@
+"""A privacy model written down in ``info`` and rebuilt from it.
+
+Every anonymizer records the parts of the model it verified in ``info["models"]`` (a list of
+``{"model": class name, "params": ...}``, plain JSON). A later step on the same frame rebuilds
+them (:func:`rebuild`) and verifies them with its own model, so that chaining anonymizers
+never loses what an earlier step verified (``df.anon.k_anonymize(5).anon.l_diversify(2)`` is
+still 5-anonymous). A model that reads a population table, t-closeness over hierarchies or a
+model of your own cannot be rebuilt from ``info`` (their tables and trees are not recorded):
+:func:`rebuild` raises :class:`CannotRebuild`, naming the model.
+
+Example
+-------
+>>> from pdanon.models import AllOf, KAnonymity, LDiversity
+>>> rec = record(AllOf(KAnonymity(5), LDiversity(2)))
+>>> rec
+[{'model': 'KAnonymity', 'params': {'k': 5}}, {'model': 'LDiversity', 'params': {'l': 2, 'variant': 'distinct'}}]
+>>> rebuild(rec)
+AllOf(KAnonymity(k=5), LDiversity(l=2))
+"""
+
+from __future__ import annotations
+
+from pdanon._errors import InvalidInputError
+
+__all__ = ["CannotRebuild", "rebuild", "record"]
+
+
+class CannotRebuild(InvalidInputError):
+    """A recorded model part that :func:`rebuild` cannot make again (the message names it)."""
+
+
+def _builders() -> dict:
+    from pdanon import models as m
+
+    return {
+        "KAnonymity": lambda p: m.KAnonymity(p["k"]),
+        "LDiversity": lambda p: m.LDiversity(p["l"], variant=p.get("variant", "distinct"),
+                                             c=p.get("c")),
+        "TCloseness": lambda p: m.TCloseness(p["t"], distance=p.get("distance", "emd")),
+        "BetaLikeness": lambda p: m.BetaLikeness(p["beta"],
+                                                 variant=p.get("beta_variant", "basic")),
+        "DeltaDisclosure": lambda p: m.DeltaDisclosure(p["delta"]),
+        "AlphaKAnonymity": lambda p: m.AlphaKAnonymity(p["alpha"], p["k"], value=p.get("value")),
+        "HighestRisk": lambda p: m.HighestRisk(p["max_risk"]),
+        "AverageRisk": lambda p: m.AverageRisk(p["average_risk"], max_risk=p.get("max_risk"),
+                                               records_at_risk=p.get("records_at_risk", 0.0)),
+    }
+
+
+def record(model) -> list:
+    """The parts of ``model`` as plain dicts (``model``: the class name, ``params``)."""
+    out = []
+    for part in model.parts():
+        params = {k: v for k, v in part.params().items()}
+        out.append({"model": type(part).__name__, "params": params})
+    return out
+
+
+def rebuild(records):
+    """The model of ``records`` (from :func:`record`): one part, or an
+    :class:`~pdanon.models.AllOf`. Raises :class:`CannotRebuild` for a part that is not
+    rebuilt from its parameters (a population model, t-closeness over hierarchies, your own)."""
+    from pdanon.models import AllOf
+
+    builders = _builders()
+    parts = []
+    for rec in records:
+        name, params = rec.get("model"), dict(rec.get("params") or {})
+        build = builders.get(name)
+        if build is None or (name == "TCloseness" and params.get("distance") == "hierarchical"):
+            raise CannotRebuild(
+                f"the model {name}({', '.join(f'{k}={v!r}' for k, v in params.items())}) "
+                f"recorded by an earlier step cannot be rebuilt from info (its population "
+                f"table, hierarchies or code are not recorded)")
+        parts.append(build(params))
+    if not parts:
+        raise CannotRebuild("no model is recorded")
+    return parts[0] if len(parts) == 1 else AllOf(*parts)

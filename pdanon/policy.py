@@ -1,0 +1,354 @@
+"""A release policy you can check in code: ``pdanon.Policy`` and ``out.anon.check(policy)``.
+
+A :class:`Policy` states what a release must achieve — ``k``, ``l`` (a variant), ``t`` (a
+distance), β-likeness, δ-disclosure, and record-level risk limits (the share of records at
+risk, the highest and average prosecutor risk, sample uniques, the share of suppressed rows).
+:func:`check` measures the release on the same classes every other figure of pdanon uses (the
+suppressed rows are one class; ``missing="value"``, or the semantics the release records) and
+returns a :class:`CheckResult`: ``passed``, one row per criterion (measured value, threshold,
+passed, meaning), and the hazards it saw — a class whose members share a sensitive value,
+sample uniques, a high share of suppressed rows, a sensitive column that is nearly unique.
+Without a policy, the release's own request (``info["models"]``) is the policy.
+
+Example
+-------
+>>> import pandas as pd, pdanon
+>>> df = pd.DataFrame({"age": [30, 31, 40, 42, 50, 52], "d": list("abacab")})
+>>> out = df.anon.k_anonymize(2, quasi_identifiers=["age"], sensitive=["d"])
+>>> result = out.anon.check(pdanon.Policy(k=2, l=2))
+>>> result.passed, result.criteria["criterion"].tolist()
+(True, ['k_anonymity', 'l_diversity_distinct'])
+>>> bool(out.anon.check(pdanon.Policy(k=3)))
+False
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError
+
+__all__ = ["CheckResult", "Policy", "check"]
+
+#: share of suppressed rows above which a hazard is flagged (when the policy sets no limit)
+HIGH_SUPPRESSED_SHARE = 0.05
+#: share of distinct values from which a sensitive column is nearly unique
+NEARLY_UNIQUE = 0.95
+
+
+def _fraction(value, name: str, *, zero: bool = False):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
+            value) or not (0 <= value <= 1 if zero else 0 < value <= 1):
+        raise InvalidInputError(
+            f"{name} is a share of the rows in {'[0, 1]' if zero else '(0, 1]'}, got "
+            f"{value!r} (pass 0.05 for 5 %)")
+    return float(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Policy:
+    """What a release must achieve (every criterion optional, keyword-only).
+
+    Parameters
+    ----------
+    k : int
+        Every equivalence class has at least k rows.
+    l, l_variant, c
+        Every class is l-diverse in every sensitive column (``"distinct"``, ``"entropy"``,
+        ``"recursive"`` with ``c``).
+    t, t_distance
+        Every class is within ``t`` (in (0, 1]) of the table in every sensitive column
+        (``"emd"`` by default).
+    beta, delta
+        β-likeness (basic) and δ-disclosure privacy.
+    max_records_at_risk : float in [0, 1]
+        The share of rows whose prosecutor risk (1 / class size) exceeds ``risk_threshold``.
+    risk_threshold : float in (0, 1]
+        What "at risk" means (default 0.2: a class of fewer than 5 rows).
+    max_highest_risk, max_average_risk : float in (0, 1]
+        The highest prosecutor risk (1 / smallest class) and the average (classes / rows).
+    max_sample_uniques : float in [0, 1]
+        The share of rows unique on the quasi-identifiers.
+    max_suppressed_share : float in [0, 1]
+        The share of rows whose every quasi-identifier was suppressed.
+
+    Example
+    -------
+    >>> Policy(k=5, l=2, max_records_at_risk=0.05)
+    Policy(k=5, l=2, max_records_at_risk=0.05)
+    >>> Policy(t=20)
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: t is a fraction in (0, 1]: pass 0.2, not 20
+    """
+
+    k: int | None = None
+    l: float | None = None
+    l_variant: str = "distinct"
+    c: float | None = None
+    t: float | None = None
+    t_distance: str = "emd"
+    beta: float | None = None
+    delta: float | None = None
+    max_records_at_risk: float | None = None
+    risk_threshold: float = 0.2
+    max_highest_risk: float | None = None
+    max_average_risk: float | None = None
+    max_sample_uniques: float | None = None
+    max_suppressed_share: float | None = None
+
+    def __post_init__(self):
+        from pdanon.models.diversity import L_VARIANTS
+
+        if self.k is not None and (isinstance(self.k, bool) or not isinstance(
+                self.k, numbers.Integral) or self.k < 1):
+            raise InvalidInputError(f"k must be an integer >= 1, got {self.k!r}")
+        if self.l is not None and (isinstance(self.l, bool) or not isinstance(
+                self.l, numbers.Real) or not self.l >= 1):
+            raise InvalidInputError(f"l must be a number >= 1, got {self.l!r}")
+        if self.l_variant not in L_VARIANTS:
+            raise InvalidInputError(f"l_variant must be one of {list(L_VARIANTS)}, got "
+                                    f"{self.l_variant!r}")
+        if self.t is not None and (isinstance(self.t, bool) or not isinstance(
+                self.t, numbers.Real) or not 0 < self.t <= 1):
+            raise InvalidInputError(f"t is a fraction in (0, 1]: pass 0.2, not {self.t!r}")
+        for name in ("beta", "delta"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, numbers.Real) or not value > 0):
+                raise InvalidInputError(f"{name} must be a number > 0, got {value!r}")
+        _fraction(self.risk_threshold, "risk_threshold")
+        for name in ("max_highest_risk", "max_average_risk"):
+            _fraction(getattr(self, name), name)
+        for name in ("max_records_at_risk", "max_sample_uniques", "max_suppressed_share"):
+            _fraction(getattr(self, name), name, zero=True)
+
+    def __repr__(self) -> str:
+        given = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                 if getattr(self, f.name) != f.default]
+        return f"Policy({', '.join(given)})"
+
+    @classmethod
+    def of_release(cls, info: dict) -> "Policy":
+        """The release's own request as a policy: the k, l, t, β and δ of the models its
+        anonymizer verified (``info["models"]``; k for microaggregation and local
+        suppression), and the highest / average risk thresholds when it was asked for them.
+
+        Example
+        -------
+        >>> Policy.of_release({"models": [{"model": "KAnonymity", "params": {"k": 5}},
+        ...                               {"model": "LDiversity", "params": {"l": 2}}]})
+        Policy(k=5, l=2)
+        """
+        kw: dict = {}
+        for rec in info.get("models") or []:
+            name, p = rec.get("model"), rec.get("params") or {}
+            if name in ("KAnonymity", "AlphaKAnonymity") or (name == "HighestRisk"):
+                kw["k"] = max(kw.get("k", 1), int(p["k"]))
+            if name == "LDiversity":
+                kw.update(l=p["l"], l_variant=p.get("variant", "distinct"), c=p.get("c"))
+            elif name == "TCloseness":
+                kw.update(t=p["t"], t_distance=p.get("distance", "emd"))
+            elif name == "BetaLikeness" and p.get("beta_variant", "basic") == "basic":
+                kw["beta"] = p["beta"]
+            elif name == "DeltaDisclosure":
+                kw["delta"] = p["delta"]
+            elif name == "HighestRisk":
+                kw["max_highest_risk"] = p["max_risk"]
+            elif name == "AverageRisk":
+                kw["max_average_risk"] = p["average_risk"]
+        if not kw and info.get("operation") in ("microaggregate", "local_suppression"):
+            kw["k"] = int(info["k"])
+        if kw.get("t_distance") == "hierarchical":
+            kw.pop("t"), kw.pop("t_distance")  # its hierarchies are not recorded
+        return cls(**kw)
+
+
+@dataclass
+class CheckResult:
+    """What :func:`check` found: ``passed`` (every criterion held), ``criteria`` (a frame:
+    ``criterion``, ``measured``, ``threshold``, ``passed``, ``meaning``), ``hazards`` (plain
+    sentences), and the ``policy`` checked. ``bool(result)`` is ``passed``; it prints as a
+    short verdict."""
+
+    passed: bool
+    criteria: pd.DataFrame
+    hazards: list
+    policy: Policy
+
+    def __bool__(self) -> bool:
+        return bool(self.passed)
+
+    def __repr__(self) -> str:
+        head = "PASSED" if self.passed else "FAILED"
+        lines = [f"{head}: {int(self.criteria['passed'].sum())} of {len(self.criteria)} "
+                 f"criteria hold" + (f"; {len(self.hazards)} hazard(s)" if self.hazards
+                                     else "")]
+        for row in self.criteria.itertuples(index=False):
+            word = "pass" if row.passed else "FAIL"
+            lines.append(f"  [{word}] {row.criterion}: {_fmt(row.measured)} "
+                         f"(threshold {row.rule} {_fmt(row.threshold)}) - {row.meaning}")
+        lines += [f"  [hazard] {h}" for h in self.hazards]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{'pass' if r.passed else '<b>FAIL</b>'}</td><td>{r.criterion}</td>"
+            f"<td>{_fmt(r.measured)}</td><td>{r.rule} {_fmt(r.threshold)}</td>"
+            f"<td>{r.meaning}</td></tr>" for r in self.criteria.itertuples(index=False))
+        hazards = "".join(f"<li>{h}</li>" for h in self.hazards)
+        return (f"<p><b>{'PASSED' if self.passed else 'FAILED'}</b></p><table>"
+                f"<tr><th></th><th>criterion</th><th>measured</th><th>threshold</th>"
+                f"<th>meaning</th></tr>{rows}</table>"
+                + (f"<p>Hazards</p><ul>{hazards}</ul>" if hazards else ""))
+
+    def to_dict(self) -> dict:
+        """Plain JSON-ready form (the report's verdict)."""
+        return {"passed": bool(self.passed),
+                "criteria": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                             for row in self.criteria.to_dict(orient="records")],
+                "hazards": list(self.hazards),
+                "policy": {f.name: getattr(self.policy, f.name) for f in fields(self.policy)}}
+
+
+def _fmt(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if isinstance(v, float) and not float(v).is_integer():
+        return f"{v:.4g}"
+    return str(int(v)) if isinstance(v, (int, float, np.integer)) else str(v)
+
+
+def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
+          quasi_identifiers=None, sensitive=None) -> CheckResult:
+    """Check ``release`` against ``policy`` (default: :meth:`Policy.of_release` of its
+    ``info``). Roles come from the keywords, else those the release remembers. ``original``
+    (the frame before anonymization, same index) tells suppressed rows from rows missing
+    every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
+    See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`."""
+    from pdanon import metrics
+    from pdanon.roles import resolve_roles
+
+    if policy is not None and not isinstance(policy, Policy):
+        raise InvalidInputError(f"policy must be a pdanon.Policy, got {type(policy).__name__}")
+    info = release.attrs.get("pdanon", {}).get("info") or {}
+    policy = Policy.of_release(info) if policy is None else policy
+    keywords = {key: v for key, v in (("quasi_identifiers", quasi_identifiers),
+                                      ("sensitive", sensitive)) if v is not None}
+    r = resolve_roles(release, screen="warn", **keywords)
+    qi, sens = r.qi, dict(r.sensitive)
+    if not qi:
+        raise InvalidInputError("the release has no quasi-identifier: pass quasi_identifiers="
+                                "[...] (or check the frame an anonymizer returned)")
+    missing = info.get("missing", "value")
+    n = len(release)
+    rows: list = []
+
+    def add(key, measured, rule, threshold, meaning):
+        ok = measured is not None and (measured >= threshold - 1e-12 if rule == ">=" else
+                                       measured <= threshold + 1e-12)
+        rows.append({"criterion": key, "measured": measured, "rule": rule,
+                     "threshold": threshold, "passed": bool(ok), "meaning": meaning})
+
+    def needs_sensitive(what):
+        if not sens:
+            raise InvalidInputError(f"the policy asks for {what}, which needs a sensitive "
+                                    f"column: pass sensitive=[...]")
+
+    if policy.k is not None:
+        add("k_anonymity", metrics.k_anonymity(release, qi, missing=missing), ">=", policy.k,
+            f"every class (the suppressed rows' too) holds at least {policy.k} rows")
+    if policy.l is not None:
+        needs_sensitive("l-diversity")
+        measured = metrics.l_diversity(release, qi, list(sens), variant=policy.l_variant,
+                                       c=policy.c)
+        add(f"l_diversity_{policy.l_variant}", measured, ">=", policy.l,
+            f"every class shows at least l={policy.l} sensitive values ({policy.l_variant})")
+    if policy.t is not None:
+        needs_sensitive("t-closeness")
+        measured = metrics.t_closeness(release, qi, sens, distance=policy.t_distance)
+        add(f"t_closeness_{policy.t_distance}", measured, "<=", policy.t,
+            "every class's sensitive values lie within t of the whole table's")
+    if policy.beta is not None:
+        needs_sensitive("beta-likeness")
+        from pdanon.models import beta_likeness
+
+        add("beta_likeness", beta_likeness(release, qi, sens), "<=", policy.beta,
+            "no class raises a sensitive value's share by more than beta (relative)")
+    if policy.delta is not None:
+        needs_sensitive("delta-disclosure")
+        from pdanon.models import delta_disclosure
+
+        add("delta_disclosure", delta_disclosure(release, qi, sens), "<=", policy.delta,
+            "no class's share of a sensitive value is more than e^delta from the table's")
+    risk = metrics.risk_summary(release, qi, threshold=policy.risk_threshold) if n else None
+    for key, limit, meaning in (
+            ("records_at_risk", policy.max_records_at_risk,
+             f"share of rows whose prosecutor risk exceeds {policy.risk_threshold}"),
+            ("highest_prosecutor", policy.max_highest_risk,
+             "the highest prosecutor risk (1 / smallest class)"),
+            ("average_prosecutor", policy.max_average_risk,
+             "the average prosecutor risk (classes / rows)"),
+            ("sample_uniques", policy.max_sample_uniques,
+             "share of rows unique on the quasi-identifiers")):
+        if limit is not None:
+            add(key, float(risk[key]) if risk is not None else 0.0, "<=", limit, meaning)
+    suppressed = _suppressed_rows(release, original, qi, info)
+    if policy.max_suppressed_share is not None:
+        add("suppressed_share", suppressed / n if n else 0.0, "<=", policy.max_suppressed_share,
+            "share of rows whose every quasi-identifier was suppressed")
+    criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
+                                           "passed", "meaning"])
+    hazards = _hazards(release, qi, sens, n, suppressed, risk, policy)
+    return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy)
+
+
+def _suppressed_rows(release, original, qi, info) -> int:
+    blank = release[qi].isna().all(axis=1).to_numpy()
+    if original is not None:
+        return int((blank & ~original.loc[release.index, qi].isna().all(axis=1).to_numpy()).sum())
+    return int(info.get("suppressed_rows", blank.sum()))
+
+
+def _hazards(release, qi, sens, n, suppressed, risk, policy) -> list:
+    """Plain-language hazards the criteria may not show."""
+    from pdanon._groups import class_labels
+
+    out = []
+    if not n:
+        return out
+    labels = class_labels(release, qi)
+    sizes = np.bincount(labels)
+    for col in sens:
+        codes, _ = pd.factorize(release[col], use_na_sentinel=False)
+        key = labels * (int(codes.max()) + 1 if len(codes) else 1) + codes
+        distinct = np.bincount(np.unique(key) // max(int(codes.max()) + 1, 1),
+                               minlength=len(sizes))
+        same = distinct == 1
+        if same.any():
+            rows = int(sizes[same].sum())
+            out.append(f"in {int(same.sum()):,} class(es), {rows:,} rows ({rows / n:.1%}), every "
+                       f"member has the same {col!r} value: anyone who finds such a person's "
+                       f"class learns it (l = 1; ask for l-diversity or t-closeness)")
+        values = release[col].dropna()
+        if len(values) >= 50 and values.nunique() >= NEARLY_UNIQUE * len(values):
+            out.append(f"sensitive column {col!r} is nearly unique ({values.nunique():,} "
+                       f"distinct values in {len(values):,} rows): published as it is, it "
+                       f"links rows to any other copy of it")
+    uniques = float(risk["sample_uniques"]) if risk is not None else 0.0
+    if uniques > 0 and policy.max_sample_uniques is None:
+        out.append(f"{uniques:.1%} of rows are unique on the quasi-identifiers (sample "
+                   f"uniques): each is a class of one")
+    share = suppressed / n
+    limit = policy.max_suppressed_share
+    if share > HIGH_SUPPRESSED_SHARE and limit is None:
+        out.append(f"{share:.1%} of rows are suppressed (every quasi-identifier blank): "
+                   f"analyses of those columns lose them")
+    return out

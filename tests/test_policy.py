@@ -1,0 +1,138 @@
+"""pdanon.Policy and out.anon.check (pdanon/policy.py): criteria measured on the release's
+classes (the suppressed rows' too), by hand; the release's own request as the default policy,
+which every verified output passes; hazards in plain words; nonsense refused."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon import Policy
+from pdanon.models import AllOf, KAnonymity, LDiversity, TCloseness
+
+ROLES = dict(quasi_identifiers={"age": "real", "zip": "unordered"}, sensitive=["d"])
+
+
+def table():
+    # classes over (age, zip) as published below: rows 0-2, 3-5 and 6-9
+    return pd.DataFrame({
+        "age": [30, 31, 32, 40, 41, 42, 50, 51, 52, 53],
+        "zip": ["a", "a", "a", "b", "b", "b", "c", "c", "c", "c"],
+        "d": ["flu", "flu", "flu", "hiv", "flu", "cold", "hiv", "flu", "hiv", "flu"],
+    })
+
+
+def release():
+    # a frame published by zip alone (age kept on purpose): classes a (3 rows), b (3), c (4)
+    return table().anon.with_schema(pdanon.schema(
+        quasi_identifiers={"zip": "unordered"}, sensitive={"d": "unordered"},
+        insensitive=["age"]))
+
+
+def test_criteria_by_hand():
+    out = release()
+    assert out.anon.equivalence_classes().tolist() == [0] * 3 + [1] * 3 + [2] * 4
+    result = out.anon.check(Policy(k=3, l=2, t=0.3, max_records_at_risk=0.0,
+                                   max_highest_risk=1 / 3, max_sample_uniques=0.0))
+    crit = result.criteria.set_index("criterion")
+    assert crit.loc["k_anonymity", "measured"] == 3
+    assert crit.loc["l_diversity_distinct", "measured"] == 1  # the first class is all flu
+    # table: flu 6/10, hiv 3/10, cold 1/10; class 0 (flu x3): total variation 0.4
+    assert crit.loc["t_closeness_emd", "measured"] == pytest.approx(0.4)
+    assert crit.loc["records_at_risk", "measured"] == 1.0  # every class has <= 5 rows (> 0.2)
+    assert crit.loc["highest_prosecutor", "measured"] == pytest.approx(1 / 3)
+    assert crit.loc["sample_uniques", "measured"] == 0
+    assert crit["passed"].tolist() == [True, False, False, False, True, True]
+    assert not result.passed and not result
+    text = repr(result)
+    assert text.startswith("FAILED: 3 of 6 criteria hold")
+    assert "[FAIL] l_diversity_distinct: 1 (threshold >= 2)" in text
+    # the class whose members share a sensitive value is a hazard, in words
+    assert any("every member has the same 'd' value" in h and "3 rows (30.0%)" in h
+               for h in result.hazards)
+    json.dumps(result.to_dict())
+
+
+def test_without_a_policy_the_release_own_request_is_checked():
+    out = table().anon.l_diversify(2, k=3, algorithm="mondrian", **ROLES)
+    result = out.anon.check()
+    assert result.policy == Policy(k=3, l=2)
+    assert result.passed and result.criteria["criterion"].tolist() == [
+        "k_anonymity", "l_diversity_distinct"]
+    chained = table().anon.k_anonymize(3, algorithm="mondrian", **ROLES).anon.t_close(0.5)
+    assert chained.anon.check().policy == Policy(k=3, t=0.5)
+
+
+def test_suppressed_rows_are_a_class_and_counted():
+    df = pd.DataFrame({"x": [1, 1, 1, 2, 2, 2, 7, 9]})
+    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=5,
+                              quasi_identifiers=["x"])
+    # 7 and 9 fail k = 3; with the smallest class (1, three rows) they are five blank rows
+    assert out["x"].isna().sum() == 5
+    result = out.anon.check(Policy(k=3, max_suppressed_share=0.5), original=df)
+    crit = result.criteria.set_index("criterion")
+    assert crit.loc["k_anonymity", "measured"] == 3 == out.anon.info["achieved"]["k"]
+    assert crit.loc["suppressed_share", "measured"] == pytest.approx(5 / 8)
+    assert result.criteria["passed"].tolist() == [True, False]
+    assert any("62.5% of rows are suppressed" in h for h in out.anon.check().hazards)
+
+
+def test_every_verified_release_passes_its_own_request():
+    df = pdanon.datasets.make_patients(400, seed=3)
+    roles = dict(quasi_identifiers={"zipcode": "unordered", "age": "real",
+                                    "gender": "unordered"}, sensitive=["disease"])
+    for model in (KAnonymity(5), AllOf(KAnonymity(3), LDiversity(3)),
+                  AllOf(KAnonymity(2), TCloseness(0.2))):
+        for algorithm in ("mondrian", "datafly", "group_join"):
+            out = df.anon.anonymize(model, algorithm=algorithm, max_suppressed_rows=20
+                                    if algorithm == "datafly" else None, **roles)
+            result = out.anon.check()
+            assert result.passed, (model, algorithm, result)
+            assert len(result.criteria) == len(model.parts())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ages=st.lists(st.integers(18, 70), min_size=8, max_size=40), k=st.integers(2, 4),
+       data=st.data())
+def test_check_agrees_with_the_engine(ages, k, data):
+    n = len(ages)
+    zips = data.draw(st.lists(st.sampled_from(["1", "2", "3"]), min_size=n, max_size=n))
+    d = data.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+    df = pd.DataFrame({"age": ages, "zip": zips, "d": d})
+    k = min(k, n)
+    out = df.anon.k_anonymize(k, algorithm="datafly", max_suppressed_rows=0.3, **ROLES)
+    result = out.anon.check(Policy(k=k))
+    assert result.passed
+    assert result.criteria["measured"].iloc[0] == out.anon.info["achieved"]["k"]
+    assert out.anon.check(Policy(k=out.anon.info["achieved"]["k"] + 1)).passed is False
+
+
+def test_nonsense_is_refused():
+    with pytest.raises(pdanon.InvalidInputError, match="pass 0.2, not 20"):
+        Policy(t=20)
+    with pytest.raises(pdanon.InvalidInputError, match="k must be an integer"):
+        Policy(k=0)
+    with pytest.raises(pdanon.InvalidInputError, match=r"share of the rows in \[0, 1\]"):
+        Policy(max_records_at_risk=5)
+    with pytest.raises(TypeError):
+        Policy(5)  # keyword-only: k= must be named
+    with pytest.raises(pdanon.InvalidInputError, match="needs a sensitive column"):
+        pd.DataFrame({"x": [1, 1]}).anon.check(Policy(l=2), quasi_identifiers=["x"])
+    with pytest.raises(pdanon.InvalidInputError, match="must be a pdanon.Policy"):
+        release().anon.check({"k": 3})
+
+
+def test_usable_in_an_etl_script(tmp_path):
+    out = release()
+    policy = Policy(k=3, max_records_at_risk=1.0)
+    if not out.anon.check(policy):
+        raise AssertionError("would not be written")
+    out.to_parquet(tmp_path / "r.parquet")
+    back = pd.read_parquet(tmp_path / "r.parquet")
+    assert back.anon.check(policy).passed  # the release read back gives the same verdict
+    assert np.isclose(back.anon.check(policy).criteria["measured"],
+                      out.anon.check(policy).criteria["measured"]).all()

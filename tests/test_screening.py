@@ -1,0 +1,287 @@
+"""No column leaves without a decision (pdanon/screening.py, pdanon.roles.resolve_roles): the
+columns nobody gave a role are examined; one that looks like it identifies people is refused,
+naming the column, the evidence and the two fixes; inferred roles are listed in one
+RoleWarning; a column that sounds sensitive is never made a quasi-identifier."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon
+from pdanon import screening
+from pdanon.roles import resolve_roles
+
+
+def frame(n=100, ids=None):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "id": ids if ids is not None else [f"R{i:05d}" for i in range(n)],
+        "age": rng.integers(20, 60, n),
+        "sex": rng.choice(["F", "M"], n),
+        "score": rng.random(n),  # unique floats: a measurement that links rows
+        "disease": rng.choice(["flu", "cold", "hiv"], n),
+    })
+
+
+def no_warning():
+    return warnings.catch_warnings(action="error", category=pdanon.RoleWarning)
+
+
+# ----------------------------------------------------------------------------- the rules
+
+
+@pytest.mark.parametrize("name", ["id", "patient_id", "patientId", "PatientID", "ID", "name",
+                                  "first_name", "Surname", "email", "e-mail", "phone_number",
+                                  "SSN", "mrn", "home address", "ip_address", "userId"])
+def test_identifier_names(name):
+    s = screening.examine(pd.Series(["a", "b", "a"]), name)
+    assert s is not None and s.what == "identifier"
+    assert s.evidence == "its name looks like an identifier; 2 distinct values in 3 rows"
+
+
+@pytest.mark.parametrize("name", ["dob", "date_of_birth", "birthDate", "born"])
+def test_birth_names(name):
+    s = screening.examine(pd.Series(pd.to_datetime(["1990-01-02", "1991-05-03"])), name)
+    assert s is not None and s.what == "date of birth"
+    assert "generalized, e.g. to the year" in s.evidence
+
+
+@pytest.mark.parametrize("name", ["age", "zip", "zipcode", "sex", "valid", "paid", "idx",
+                                  "width", "admission_date", "diagnosis"])
+def test_ordinary_names_are_not_suspects(name):
+    assert screening.examine(pd.Series(["a", "b"] * 30), name) is None
+
+
+def test_uniqueness_needs_fifty_cells_and_ninety_five_percent():
+    assert screening.MIN_ROWS == 50 and screening.NEARLY_UNIQUE == 0.95
+    judge = screening.examine
+    assert judge(pd.Series(range(50)), "x").evidence == "unique or nearly: no value repeats " \
+        "in 50 rows"
+    assert judge(pd.Series(range(49)), "x") is None  # too few cells to tell
+    assert judge(pd.Series(list(range(48)) + [0, 1]), "x").evidence == \
+        "unique or nearly: 48 distinct values in 50 rows"  # 0.96
+    assert judge(pd.Series(list(range(45)) + [0] * 5), "x") is None  # 0.90
+    assert judge(pd.Series(np.arange(60) + 0.5), "x") is not None  # floats too
+    assert judge(pd.Series(pd.date_range("2020-01-01", periods=60)), "x") is not None
+    assert judge(pd.Series([True, False] * 40), "id") is None  # booleans identify no one
+    assert judge(pd.Series(list(range(50)) + [None] * 20, dtype="Int64"), "x") is not None
+
+
+def test_free_text():
+    notes = pd.Series([f"patient {i} seen by Dr Smith, stable at discharge" for i in range(8)])
+    s = screening.examine(notes, "note")
+    assert s.what == "free text"
+    assert s.evidence == "free text: 8 distinct values in 8 rows, median 47 characters"
+    # long codes without spaces, or few distinct texts, are not free text
+    assert screening.examine(pd.Series(["x" * 30, "y" * 30] * 4), "code") is None
+    assert screening.examine(pd.Series(["same long text here, stable"] * 8), "note") is None
+
+
+def test_sensitive_names():
+    assert screening.looks_sensitive("diagnosis_code") and screening.looks_sensitive("ICD10")
+    assert screening.looks_sensitive("salary-class") and screening.looks_sensitive("Income")
+    assert not screening.looks_sensitive("zip") and not screening.looks_sensitive("age")
+
+
+# ----------------------------------------------------------------------------- resolve_roles
+
+
+def test_no_roles_refuses_the_suspects_with_evidence_and_fixes():
+    with pytest.raises(pdanon.RoleError) as err:
+        resolve_roles(frame())
+    # score would be a quasi-identifier, published as ranges: its unique values show nowhere
+    assert str(err.value) == (
+        "column 'id' has no role and looks like it identifies people; pdanon publishes no "
+        "column without a decision:\n"
+        "  - 'id': its name looks like an identifier; no value repeats in 100 rows\n"
+        "Decide: identifiers=['id'] drops it (or df.anon.hash_identifiers pseudonymizes it); "
+        "insensitive=['id'] publishes it unchanged on purpose.")
+    assert isinstance(err.value, ValueError)  # a pdanon InvalidInputError
+    with pytest.raises(pdanon.RoleError, match="'score': unique or nearly"):
+        resolve_roles(frame(), quasi_identifiers=["age", "sex"], identifiers=["id"])
+
+
+def test_inferred_roles_are_listed_in_one_warning():
+    with pytest.warns(pdanon.RoleWarning) as caught:
+        r = resolve_roles(frame(), identifiers=["id"], insensitive=["score"])
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        "pdanon chose roles for the columns you did not name: quasi-identifiers 'age' (real), "
+        "'sex' (unordered); sensitive 'disease' (unordered, its name). Pass roles to decide "
+        "yourself (identifiers=, quasi_identifiers=, sensitive=, insensitive=, or "
+        "df.anon.with_schema(pdanon.schema(...))).")
+    # the column that sounds sensitive is never made a quasi-identifier
+    assert r.qi == ["age", "sex"] and r.sensitive == {"disease": "unordered"}
+    assert r.inferred == {"age": "quasi_identifier", "sex": "quasi_identifier",
+                          "disease": "sensitive"}
+
+
+def test_columns_left_out_of_given_roles_are_examined_too():
+    df = frame()
+    with pytest.raises(pdanon.RoleError, match="'id'.*'score'"):
+        resolve_roles(df, quasi_identifiers=["age", "sex"], sensitive=["disease"])
+    df = df.assign(score=df["score"].round(1))  # ten values: no longer nearly unique
+    with pytest.warns(pdanon.RoleWarning, match=r"insensitive \(published unchanged\) 'score'"):
+        r = resolve_roles(df, quasi_identifiers=["age", "sex"], sensitive=["disease"],
+                          identifiers=["id"])
+    assert r.insensitive == ("score",)
+
+
+def test_every_role_given_means_nothing_is_examined_or_said():
+    with no_warning():
+        r = resolve_roles(frame(), identifiers=["id"], quasi_identifiers=["age", "sex"],
+                          sensitive=["disease"], insensitive=["score"])
+    assert r.inferred == {}
+    # a column you name yourself is your decision, even one that looks like an identifier
+    with no_warning():
+        r = resolve_roles(frame(), quasi_identifiers={"id": "unordered"},
+                          insensitive=["age", "sex", "score", "disease"])
+    assert r.qi == ["id"]
+
+
+def test_screen_modes():
+    df = frame()
+    with pytest.warns(pdanon.RoleWarning, match="counted as quasi-identifiers here"):
+        assert resolve_roles(df, screen="warn").qi[0] == "id"
+    with no_warning():
+        assert resolve_roles(df, screen="ignore").qi == ["id", "age", "sex", "score"]
+    with pytest.raises(pdanon.InvalidInputError, match="screen must be one of"):
+        resolve_roles(df, screen="drop")
+
+
+def test_remembered_roles_and_columns_added_later():
+    df = frame().drop(columns=["id", "score"])
+    safe = df.anon.with_schema(pdanon.schema(quasi_identifiers={"age": "real", "sex": "unordered"},
+                                             sensitive={"disease": "unordered"}))
+    with no_warning():
+        assert safe.anon.roles().qi == ["age", "sex"]
+    later = safe.assign(patient_id=[f"P{i}" for i in range(len(safe))])
+    with pytest.raises(pdanon.RoleError, match="'patient_id'"):
+        later.anon.k_anonymize(5)
+
+
+def test_digit_strings_taken_as_unordered_warn_with_the_fix():
+    df = pd.DataFrame({"zip": ["04777", "02111", "10001"] * 20, "sex": ["F", "M"] * 30})
+    with pytest.warns(pdanon.KindWarning, match=r"pd\.to_numeric\(df\['zip'\]\)") as caught:
+        resolve_roles(df, quasi_identifiers=["zip", "sex"])
+    assert "'04777'" in str(caught[0].message)
+    with warnings.catch_warnings(action="error", category=pdanon.KindWarning):
+        resolve_roles(df, quasi_identifiers={"zip": "unordered", "sex": "unordered"})
+
+
+# ----------------------------------------------------------------------------- the faces
+
+
+def discharges():
+    return pdanon.datasets.make_discharges(600, seed=2)
+
+
+DECIDED = dict(identifiers=["patient_id", "name", "note"],
+               quasi_identifiers={"zip": "unordered", "sex": "unordered"},
+               sensitive=["diagnosis"],
+               insensitive=["birth_date", "admission_date", "discharge_date", "ethnicity",
+                            "charges", "weight"])
+
+
+def test_the_discharge_table_is_refused_until_every_column_is_decided():
+    d = discharges()
+    with pytest.raises(pdanon.RoleError) as err:
+        d.anon.k_anonymize(5, quasi_identifiers=["zip", "sex"], sensitive=["diagnosis"])
+    text = str(err.value)
+    for col in ("patient_id", "name", "note", "birth_date", "charges"):
+        assert f"'{col}'" in text
+    assert "'zip'" not in text.split("Decide")[0] and "'weight'" not in text
+    with pytest.warns(pdanon.RoleWarning, match="'ethnicity'"):
+        out = d.anon.k_anonymize(5, quasi_identifiers={"zip": "unordered", "sex": "unordered"},
+                                 sensitive=["diagnosis"], identifiers=["patient_id", "name", "note"],
+                                 insensitive=["birth_date", "charges"])
+    assert not {"patient_id", "name", "note"} & set(out.columns)
+    with no_warning():
+        out = d.anon.k_anonymize(5, **DECIDED)
+    assert not {"patient_id", "name", "note"} & set(out.columns)
+
+
+FACES = {
+    "k_anonymize": lambda d, **r: d.anon.k_anonymize(5, **r),
+    "l_diversify": lambda d, **r: d.anon.l_diversify(2, **r),
+    "t_close": lambda d, **r: d.anon.t_close(0.5, **r),
+    "anonymize": lambda d, **r: d.anon.anonymize(pdanon.models.KAnonymity(3), **r),
+    "generalize": lambda d, **r: d.anon.generalize(
+        {"sex": 1}, hierarchies={"sex": pdanon.hierarchy.tree({"*": ["F", "M"]})}, **r),
+    "shuffle": lambda d, **r: d.anon.shuffle(["sex"], seed=0, **r),
+    "randomize": lambda d, **r: d.anon.randomize(["weight"], seed=0, **r),
+    "microaggregate": lambda d, **r: d.anon.microaggregate(3, **r),
+    "pram": lambda d, **r: d.anon.pram(["sex"], seed=0, **r),
+    "top_code": lambda d, **r: d.anon.top_code(["weight"], threshold=200, **r),
+    "add_noise": lambda d, **r: d.anon.add_noise(["weight"], seed=0, **r),
+    "local_suppression": lambda d, **r: d.anon.local_suppression(3, **r),
+    "hash_identifiers": lambda d, **r: d.anon.hash_identifiers(key=b"k" * 32, **r),
+    "drop_identifiers": lambda d, **r: d.anon.drop_identifiers(**r),
+}
+
+
+@pytest.mark.parametrize("face", sorted(FACES))
+def test_every_face_refuses_an_undecided_identifier(face):
+    d = discharges()
+    partial = dict(quasi_identifiers={"zip": "unordered", "sex": "unordered"},
+                   sensitive=["diagnosis"], identifiers=["patient_id", "name"],
+                   insensitive=["birth_date", "admission_date", "discharge_date", "ethnicity",
+                                "charges", "weight"])
+    with pytest.raises(pdanon.RoleError, match="'note': free text"):
+        FACES[face](d, **partial)
+    with no_warning():
+        out = FACES[face](d, **DECIDED)
+    assert not {"patient_id", "name", "note"} & set(out.columns) or face == "hash_identifiers"
+
+
+def test_generalize_drops_declared_identifiers():
+    d = discharges()
+    out = d.anon.generalize({"sex": 1}, hierarchies={"sex": pdanon.hierarchy.tree(
+        {"*": ["F", "M"]})}, **DECIDED)
+    assert "name" not in out.columns and out.anon.info["dropped_identifiers"] == [
+        "patient_id", "name", "note"]
+
+
+def test_metrics_keep_the_quasi_identifiers_and_warn():
+    df = frame()
+    with pytest.warns(pdanon.RoleWarning, match="counted as quasi-identifiers here"):
+        assert df.anon.k_anonymity() == 1  # id is still a quasi-identifier
+    with pytest.warns(pdanon.RoleWarning, match="counted as quasi-identifiers here"):
+        assert pdanon.metrics.k_anonymity(df) == 1
+    with no_warning():
+        assert df.anon.k_anonymity(quasi_identifiers=["sex"]) == df["sex"].value_counts().min()
+
+
+def test_the_warning_points_at_the_caller():
+    df = frame().drop(columns=["id", "score"])
+    with pytest.warns(pdanon.RoleWarning) as caught:
+        df.anon.k_anonymize(5)
+    assert [w.filename for w in caught] == [__file__]
+
+
+def test_classic_api_refuses_default_left_identifiers():
+    from pdanon.algorithms import Datafly
+
+    d = discharges()[["patient_id", "zip", "sex"]]
+    with pytest.raises(pdanon.RoleError, match=r"column 0 \('patient_id'\)"):
+        Datafly(3, ["unordered"] * 3).depersonalize(d)
+    table, _ = Datafly(3, ["unordered"] * 2).depersonalize(d, identifiers_ids=[0])
+    assert "patient_id" not in table.columns
+    # naming the quasi-identifiers yourself is a decision
+    Datafly(3, ["unordered"] * 3).depersonalize(d, quasi_identifiers_ids=[0, 1, 2])
+
+
+def test_dask_refuses_too():
+    dd = pytest.importorskip("dask.dataframe")
+    import pdanon.dask  # noqa: F401
+
+    ddf = dd.from_pandas(discharges(), npartitions=3)
+    with pytest.raises(pdanon.RoleError, match="'charges': unique or nearly"):
+        ddf.anon.k_anonymize(5, quasi_identifiers={"zip": "unordered", "sex": "unordered"},
+                             sensitive=["diagnosis"], identifiers=["patient_id", "name", "note",
+                                                                   "birth_date"])
+    with no_warning():
+        out = ddf.anon.k_anonymize(5, **DECIDED)
+    assert not {"patient_id", "name", "note"} & set(out.columns)

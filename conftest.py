@@ -9,19 +9,98 @@ are left out of doctest collection when the extra is not installed.
 ``tests.partition.test_mondrian`` and so on: basenames may repeat across folders, and shared
 helpers import as ``tests._helpers.<module>``.
 
-Property tests (hypothesis) explore new random tables on every local run; under CI (the ``CI``
-environment variable set) they run the derandomized "ci" profile, so a CI result depends on the
-commit alone.
+Property tests (hypothesis) run **derandomized** by default, on every plain
+``python -m pytest`` run, with or without the ``CI`` variable: each test tries the same
+examples on every run (drawn from a seed derived from the test's source), with no example
+database (no ``.hypothesis/`` replay of past failures) and no deadline (a slow or busy machine
+cannot fail a test, and ``HealthCheck.too_slow`` is off), so a result depends on the commit
+alone. Two environment variables change that (CONTRIBUTING.md, "Property tests"):
+
+* ``PDANON_HYPOTHESIS=explore``: new random examples on every run, failing ones kept in
+  ``.hypothesis/`` and replayed first on the next run; a failure prints its
+  ``@reproduce_failure`` blob. ``PDANON_HYPOTHESIS=derandomize`` is the default.
+* ``PDANON_HYPOTHESIS_SCALE=<factor>``: every property test tries ``factor`` times its own
+  ``max_examples`` (in either mode), e.g. ``10`` for a long exploration.
+
+With ``explore``, ``--hypothesis-seed=N`` (hypothesis' pytest option) fixes the random seed:
+a loop over N is a reproducible exploration (a derandomized run ignores the option).
 """
 
 import importlib.util
 import os
 
-from hypothesis import settings
+import pytest
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+MODES = ("derandomize", "explore")
+_common = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("derandomize", derandomize=True, database=None, **_common)
+settings.register_profile("explore", derandomize=False, **_common)
+settings.register_profile("ci", settings.get_profile("derandomize"))   # the old name
+
+
+def _mode() -> str:
+    mode = os.environ.get("PDANON_HYPOTHESIS", "").strip().lower() or "derandomize"
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"PDANON_HYPOTHESIS={os.environ['PDANON_HYPOTHESIS']!r}: use 'derandomize' (the "
+            f"default: the same examples on every run) or 'explore' (new random examples)")
+    return mode
+
+
+def _scale() -> float:
+    text = os.environ.get("PDANON_HYPOTHESIS_SCALE", "").strip()
+    try:
+        factor = float(text) if text else 1.0
+    except ValueError:
+        factor = -1.0
+    if not factor > 0 or factor == float("inf"):
+        raise pytest.UsageError(
+            f"PDANON_HYPOTHESIS_SCALE={text!r}: give a positive number, the factor applied to "
+            f"every property test's max_examples (e.g. 10)")
+    return factor
+
+
+MODE, SCALE = "derandomize", 1.0
+
+
+@pytest.hookimpl(tryfirst=True)     # before hypothesis' own options build on the profile
+def pytest_configure(config):
+    """Load the profile before any test module builds its ``@settings`` (they copy it)."""
+    global MODE, SCALE
+    MODE, SCALE = _mode(), _scale()
+    settings.load_profile(MODE)
+
+
+def pytest_collection_modifyitems(items):
+    """``PDANON_HYPOTHESIS_SCALE``: each property test's ``max_examples`` times the factor."""
+    if SCALE == 1.0:
+        return
+    done = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        test = getattr(test, "__func__", test)           # a method of a test class
+        if not getattr(test, "is_hypothesis_test", False) or id(test) in done:
+            continue                                 # parametrized items share one function
+        done.add(id(test))
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if not isinstance(own, settings):
+            raise pytest.UsageError(
+                f"PDANON_HYPOTHESIS_SCALE: {item.nodeid} has no settings where this conftest "
+                f"looks for them (hypothesis changed?); unset PDANON_HYPOTHESIS_SCALE")
+        # hypothesis reads this attribute when the test runs; @given and @settings set it
+        test._hypothesis_internal_use_settings = settings(
+            own, max_examples=max(1, round(own.max_examples * SCALE)))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line after the results: which examples the property tests tried."""
+    terminalreporter.write_line(
+        f"hypothesis: {MODE}" + (f", max_examples x{SCALE:g}" if SCALE != 1.0 else "") + (
+            " (new random examples; failing ones kept in .hypothesis/)" if MODE == "explore"
+            else " (the same examples every run; PDANON_HYPOTHESIS=explore for new ones: "
+                 "CONTRIBUTING.md)"))
+
 
 pytest_plugins = ["pandas.tests.extension.conftest"]
 

@@ -62,6 +62,7 @@ __all__ = [
     "t_loss",
     "default_loss_function",
     "il1s_column",
+    "mean_sd",
 ]
 
 METHODS = ("suppress", "generalize", "aggregate")
@@ -350,14 +351,37 @@ def default_loss_function(family: str):
 # ============================================================================ perturbed values
 
 
+def mean_sd(values: np.ndarray) -> tuple[float, float]:
+    """The mean and the sample standard deviation (ddof 1; 0 for fewer than two values) of
+    ``values`` (a float array without NaN), computed on the sorted values from the smallest
+    one: equal values have an sd of exactly 0 and a mean of exactly their value (``x.std()``
+    of three copies of 341.938 is 7e-14), and neither figure depends on the order of the
+    values (sums of the same numbers in another order round differently).
+
+    Example
+    -------
+    >>> mean_sd(np.array([341.938] * 3)), mean_sd(np.array([3.0, 1.0]))
+    ((341.938, 0.0), (2.0, 1.4142135623730951))
+    """
+    v = np.sort(np.asarray(values, dtype=np.float64))
+    if len(v) == 0:
+        return float("nan"), 0.0
+    z = v - v[0]
+    m = float(z.mean())
+    sd = float(np.sqrt(np.square(z - m).sum() / (len(v) - 1))) if len(v) > 1 else 0.0
+    return float(v[0] + m), sd
+
+
 def il1s_column(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     """One column's share of sdcMicro's IL1s: ``(Σ |x − y| / (√2·S), cells)`` over the cells
     present in both ``x`` (original) and ``y`` (perturbed) (float arrays, NaN missing), S the
-    sample standard deviation (ddof 1) of ``x`` over those cells. IL1s is the sum of the first
-    figures over columns divided by the sum of the second (a mean over cells). A column
-    without spread (S = 0 or fewer than two cells) adds 0 when ``y`` equals ``x`` there, else
-    infinity (a change that no spread can scale). The one implementation of IL1s:
-    :func:`pdanon.metrics.il1s` and microaggregation's ``info["il1s"]`` use it.
+    sample standard deviation (ddof 1) of ``x`` over those cells (:func:`mean_sd`). IL1s is the
+    sum of the first figures over columns divided by the sum of the second (a mean over
+    cells). A column without spread (all its compared cells equal, or fewer than two) adds 0
+    when ``y`` equals ``x`` there, else infinity (a change that no spread can scale). The sum
+    runs over the sorted differences, so the figure does not depend on the order of the rows.
+    The one implementation of IL1s: :func:`pdanon.metrics.il1s` and microaggregation's
+    ``info["il1s"]`` use it.
 
     Example
     -------
@@ -367,8 +391,8 @@ def il1s_column(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     """
     both = ~np.isnan(x) & ~np.isnan(y)
     a, b = x[both], y[both]
-    d = np.abs(a - b)
-    s = float(a.std(ddof=1)) if len(a) > 1 else 0.0
+    d = np.sort(np.abs(a - b))
+    s = mean_sd(a)[1]
     if s > 0:
         return float(d.sum()) / (2.0**0.5 * s), len(a)
     return (float("inf") if d.any() else 0.0), len(a)

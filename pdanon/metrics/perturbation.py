@@ -27,10 +27,24 @@ measured on the same cells. Covariances and correlations of two columns use the 
 both columns are present (pandas' pairwise-complete rule). Without missing cells this is the
 plain definition.
 
-**Constant columns.** A column without spread in the original (standard deviation 0 over its
-compared cells) has no correlation and cannot scale a change: it is left out of the measures
-of links, and its per-column figures are 0 when its values did not change and infinite when
-they did.
+**Constant columns.** A column without spread in the original (all its compared cells equal,
+or fewer than two: standard deviation exactly 0) has no correlation and cannot scale a
+change: it is left out of the measures of links, and its per-column figures are 0 when its
+values did not change and infinite when they did. The correlation of two columns is
+*undefined* when either has no spread on the rows where both are present (or fewer than two
+such rows; its covariance is then exactly 0, or undefined too): a pair undefined in both
+frames has nothing to compare and counts 0 in both matrices; a pair undefined in one frame
+only (a column the release made constant) makes the correlation measures NaN. "No spread" is
+decided exactly, not up to rounding: means and deviations are taken from the column's
+smallest value, so equal values deviate by exactly 0 (``x - x.mean()`` of three copies of
+341.938 does not).
+
+**Row order.** Every figure is exactly the same for any order of the rows (matched by index):
+sums run over the values sorted (per-column figures) or over the rows put in a canonical
+order first (covariances and correlations), because floating-point sums of the same numbers
+in another order round differently, and near-collinear columns (a near-zero eigenvalue)
+magnify that rounding into visible differences. Column order changes the figures of links
+only by rounding.
 
 Example
 -------
@@ -50,7 +64,7 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
 from pdanon.encode import is_generalized
-from pdanon.losses import il1s_column
+from pdanon.losses import il1s_column, mean_sd
 from pdanon.metrics._common import aligned
 
 __all__ = [
@@ -70,6 +84,9 @@ __all__ = [
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 #: an eigenvalue of the original's matrix at most this (times the number of columns) is 0
 EIGEN_TOLERANCE = 1e-12
+#: a pair's sum of squared deviations below this share of its sum of squares around the
+#: column's overall mean lost too many digits: :func:`pairwise_covariance` computes it again
+CANCELLATION = 1e-6
 #: the figures :func:`perturbation_summary` gives and ``metrics_table`` shows, in order: keys
 #: of :data:`pdanon.metrics.FIGURES` (which holds their labels and meanings)
 SUMMARY_KEYS = ("il1s", "eigenvalue_loss", "correlation_difference", "covariance_difference",
@@ -259,10 +276,9 @@ def distribution_changes(original: pd.DataFrame, perturbed: pd.DataFrame, column
         if len(a) == 0:
             rows.append([0, np.nan, np.nan, np.nan, np.nan] + [np.nan] * len(qs))
             continue
-        s = float(a.std(ddof=1)) if len(a) > 1 else 0.0
-        s2 = float(b.std(ddof=1)) if len(b) > 1 else 0.0
+        (mean, s), (mean2, s2) = mean_sd(a), mean_sd(b)
         q = _ratio(np.quantile(b, qs) - np.quantile(a, qs), s) if len(qs) else []
-        rows.append([len(a), float(a.mean()), s, float(_ratio(b.mean() - a.mean(), s)),
+        rows.append([len(a), mean, s, float(_ratio(mean2 - mean, s)),
                      float(_ratio(s2 - s, s))] + list(q))
     out = pd.DataFrame(rows, columns=["cells", "mean", "sd", "mean_change", "sd_change"] + names,
                        index=pd.Index(cols, dtype=object))
@@ -306,49 +322,118 @@ def category_share_distance(original: pd.DataFrame, perturbed: pd.DataFrame, col
 # ----------------------------------------------------------------------------- links
 
 
+def _row_hash(bits: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row, from the ``p × n`` bit patterns of its cells, column after
+    column (each step a bijection of the state: xor, odd multiplier, xor-shift)."""
+    h = np.full(bits.shape[1], 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for column in bits:
+        h ^= column
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+    return h
+
+
+def _canonical_rows(x: np.ndarray) -> np.ndarray:
+    """The rows of ``x`` in an order that depends on the rows alone, not on the order they came
+    in: every sum over them then rounds the same way for each order of the input, so the
+    measures of links are exactly invariant to the order of rows. Negative zeros become 0.0
+    and every NaN the same NaN first, so equal rows are equal bit for bit. Sorted by a 64-bit
+    hash of each row (one sort); rows tied on the hash are then identical (any order of them
+    gives the same matrix) unless two different rows collide, and then the rows are sorted by
+    their bits, column by column (lexsort, about ten times slower)."""
+    x = np.where(np.isnan(x), np.nan, x + 0.0)
+    n, p = x.shape
+    if n < 2 or p == 0:
+        return x
+    bits = np.ascontiguousarray(x.T).view(np.uint64)          # p × n, a column per row
+    h = _row_hash(bits)
+    order = np.argsort(h)          # ties: identical rows (any order) or a collision (below)
+    h = h[order]
+    tied = np.flatnonzero(h[1:] == h[:-1])
+    if len(tied) and (bits[:, order[tied]] != bits[:, order[tied + 1]]).any():
+        order = np.lexsort(bits[::-1])
+    return x[order]
+
+
+def _deviations(v: np.ndarray) -> np.ndarray:
+    """``v − mean`` per column (NaN missing, 0 there), the mean taken from the column's
+    smallest value: a column of equal values gives exactly 0 (``v − v.mean()`` does not when
+    the mean rounds, as for three copies of 341.938)."""
+    gone = np.isnan(v)
+    z = np.where(gone, 0.0, v - np.fmin.reduce(v, axis=0, initial=np.inf))
+    count = (~gone).sum(axis=0)
+    return np.where(gone, 0.0, z - z.sum(axis=0) / np.maximum(count, 1))
+
+
 def pairwise_covariance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairwise-complete covariance (ddof 1) and correlation matrices of the columns of ``x``
     (``n × p``, NaN missing): entry (i, j) uses the rows where columns i and j are both
-    present, as pandas' ``DataFrame.cov`` / ``corr``; NaN for fewer than two such rows or a
-    column without spread there. Matrix products, no loop over pairs.
+    present, as pandas' ``DataFrame.cov`` / ``corr``. NaN for fewer than two such rows; the
+    correlation is NaN too when a column has no spread there (all its values on those rows
+    equal: its covariances are then exactly 0).
+
+    Exact where it matters: the rows are put in a canonical order first (so every figure is
+    exactly invariant to the order of the rows), the deviations are taken from each column's
+    mean computed from its smallest value (a column of equal values deviates by exactly 0),
+    and with missing cells a pair whose sums of squares cancel by more than six digits
+    (``CANCELLATION``: a column without or nearly without spread on the pair's rows) is
+    computed again from its own means on its own rows. Matrix products, no loop over pairs
+    otherwise.
 
     Example
     -------
     >>> cov, corr = pairwise_covariance(np.array([[1.0, 2.0], [2.0, np.nan], [3.0, 6.0]]))
     >>> cov.tolist(), corr.round(12).tolist()
     ([[1.0, 4.0], [4.0, 8.0]], [[1.0, 1.0], [1.0, 1.0]])
+    >>> cov, corr = pairwise_covariance(np.array([[1.0, 341.938], [2.0, 341.938], [4.0, 341.938]]))
+    >>> cov[1].tolist(), corr[1].tolist()       # no spread: covariance 0, correlation undefined
+    ([0.0, 0.0], [nan, nan])
     """
+    x = _canonical_rows(np.asarray(x, dtype=np.float64))
+    n, p = x.shape
     m = ~np.isnan(x)
-    mf = m.astype(np.float64)
-    counts = m.sum(axis=0)
-    mean = np.where(m, x, 0.0).sum(axis=0) / np.maximum(counts, 1)
+    z = _deviations(x)
+    # sums over the rows of each pair: of z_i·z_j (cov) and, in var[i, j], of the squared
+    # deviations of column i from its mean on the rows where i and j are both present
+    if m.all():
+        count = np.full((p, p), float(n))
+        cov = z.T @ z
+        var = np.repeat(np.diag(cov)[:, None], p, axis=1)
+    else:
+        mf = m.astype(np.float64)
+        count = mf.T @ mf
+        a = z.T @ mf                       # a[i, j]: Σ z_i over the rows of the pair
+        squares = (z * z).T @ mf
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cov = z.T @ z - a * a.T / count
+            var = squares - a * a / count
+        lost = (var <= CANCELLATION * squares) & (squares > 0)
+        for i, j in np.argwhere(np.triu(lost | lost.T) & (count >= 2)):
+            d = _deviations(x[m[:, i] & m[:, j]][:, [i, j]])
+            cov[i, j] = cov[j, i] = d[:, 0] @ d[:, 1]
+            var[i, j], var[j, i] = d[:, 0] @ d[:, 0], d[:, 1] @ d[:, 1]
+    few = count < 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(m, x - mean, 0.0)
-        n = mf.T @ mf
-        a = z.T @ mf                      # a[i, j]: Σ z_i over rows where i and j are present
-        cov = (z.T @ z - a * a.T / n) / (n - 1)
-        var = ((z * z).T @ mf - a * a / n) / (n - 1)   # var of i over rows where j present
-        corr = cov / np.sqrt(var * var.T)
-    few = n < 2
-    cov[few] = np.nan
-    corr[few | ~(var > 0) | ~(var.T > 0)] = np.nan
-    diag = np.diag(corr).copy()
-    np.fill_diagonal(corr, np.where(np.isnan(diag), np.nan, 1.0))
+        cov, var = np.where(few, np.nan, cov / (count - 1)), var / (count - 1)
+        spread = ~few & (var > 0) & (var.T > 0)
+        corr = np.where(spread, cov / np.sqrt(var * var.T), np.nan)
+    np.fill_diagonal(corr, np.where(np.diag(spread), 1.0, np.nan))
     return cov, corr
 
 
 def _link_matrices(original, perturbed, columns):
     """The original's and the perturbed frame's pairwise covariance and correlation matrices
-    over the columns of the measures of links (constant columns of the original left out)."""
+    over the columns of the measures of links (columns without spread in the original left
+    out: variance exactly 0, or fewer than two compared cells)."""
     orig, pert = _frames(original, perturbed)
     cols = _choose(orig, pert, columns, "numeric", links=True)
     x, y = _matrices(orig, pert, cols)
-    spread = np.array([np.nanstd(x[:, j]) > 0 if np.any(~np.isnan(x[:, j])) else False
-                       for j in range(x.shape[1])], dtype=bool)
-    x, y = x[:, spread], y[:, spread]
     first, second = pairwise_covariance(x), pairwise_covariance(y)
+    keep = np.diag(first[0]) > 0
+    first, second = ([a[keep][:, keep] for a in pair] for pair in (first, second))
     for a, b in zip(first, second):
-        # a pair of columns with fewer than two rows present together: nothing to compare
+        # a pair without a defined figure in either frame (fewer than two rows present
+        # together, or no spread there in both frames): nothing to compare
         gone = np.isnan(a) & np.isnan(b)
         a[gone] = b[gone] = 0.0
     return first, second
@@ -367,11 +452,13 @@ def eigenvalue_loss(original: pd.DataFrame, perturbed: pd.DataFrame, columns=Non
 
     ``matrix="covariance"``: the covariance matrices of the columns scaled by the
     *original's* standard deviations (so a change of spread counts too; units do not).
-    Correlations and covariances are pairwise-complete (see the module; a pair of columns
-    with fewer than two rows present together counts 0 in both matrices); a tiny eigenvalue of
+    Correlations and covariances are pairwise-complete (see the module; a pair whose
+    correlation is undefined in both frames counts 0 in both matrices); a tiny eigenvalue of
     the original (≤ 1e-12·p, collinear columns) adds 0 when the perturbed one is tiny too,
-    else infinity. NaN when a correlation is undefined (a column constant in the perturbed
-    frame only). Invariant to the order of rows and of columns.
+    else infinity. NaN when a correlation is undefined in one frame only (a column constant
+    in the perturbed frame only, or on the rows it shares with another column). Exactly
+    invariant to the order of rows (see the module's "Row order"); to the order of columns up
+    to rounding.
 
     Example
     -------
@@ -411,7 +498,7 @@ def correlation_difference(original: pd.DataFrame, perturbed: pd.DataFrame, colu
     (``"mean"``) of ``|r'_ij − r_ij|`` over the pairs i < j of columns (every shared numeric
     column by default; pairwise-complete correlations). 0 with fewer than two columns; NaN
     when a correlation is undefined in one frame only (a column constant in the perturbed
-    frame). Between 0 and 2.
+    frame; see the module's "Constant columns"). Between 0 and 2.
 
     Example
     -------
@@ -443,7 +530,9 @@ def covariance_difference(original: pd.DataFrame, perturbed: pd.DataFrame,
     it independent of the units (without it the widest column would decide alone): the
     denominator is the Frobenius norm of the original's correlation matrix. For additive
     noise of sd ``noise·S_j`` the diagonal grows by ``noise²``. 0 iff the scaled covariances
-    are equal.
+    are equal (exactly 0 for identical frames, constant columns included: a column without
+    spread in the original is left out, and covariances with a column without spread on the
+    pair's rows are exactly 0).
 
     Example
     -------

@@ -2,6 +2,7 @@
 missing cells, errors and the rows of metrics_table."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -12,11 +13,17 @@ from hypothesis import strategies as st
 import pdanon  # noqa: F401  (the accessor)
 from pdanon import metrics
 from pdanon._errors import InvalidInputError, KindError, UnknownColumnError
-from pdanon.metrics.perturbation import NUMERIC_KEYS, pairwise_covariance
+from pdanon.metrics.perturbation import (
+    NUMERIC_KEYS, _canonical_rows, _row_hash, pairwise_covariance)
 
 S4 = math.sqrt(20 / 3)        # sample sd of 1, 3, 5, 7
 ORIG = pd.DataFrame({"x": [1.0, 3.0, 5.0, 7.0]})
 MICRO = pd.DataFrame({"x": [2.0, 2.0, 6.0, 6.0]})     # pairs (1, 3) and (5, 7) averaged
+
+
+def same(a, b) -> bool:
+    """Equal floats, NaN equal to NaN: the figures must match exactly, not approximately."""
+    return a == b or (math.isnan(a) and math.isnan(b))
 
 
 # --------------------------------------------------------------------------- hand-checked
@@ -183,8 +190,10 @@ def test_every_perturbation_keeps_missing_cells_missing():
         "rank_swap": df.anon.rank_swap(cols, p=5, seed=1, quasi_identifiers=cols),
         "top_code": df.anon.top_code("b", quantile=0.9, quasi_identifiers=cols),
         "bottom_code": df.anon.bottom_code("a", quantile=0.1, quasi_identifiers=cols),
-        "pram": df.anon.pram("c", seed=1, quasi_identifiers=["c"]),
-        "local_suppression": df.anon.local_suppression(3, quasi_identifiers=["a", "c"]),
+        # every column decided: unique-looking columns without a role are refused
+        "pram": df.anon.pram("c", seed=1, quasi_identifiers=["c"], insensitive=["a", "b"]),
+        "local_suppression": df.anon.local_suppression(3, quasi_identifiers=["a", "c"],
+                                                       insensitive=["b"]),
     }
     for name, out in outs.items():
         table = metrics.perturbation_utility(df, out, ["a", "b", "c"])
@@ -297,9 +306,8 @@ def test_invariant_to_row_order(pair, rnd):
     a = metrics.perturbation_summary(o, p)
     b = metrics.perturbation_summary(o2, p2)
     assert list(a.index) == list(b.index)
-    for name in a.index:
-        x, y = a[name], b[name]
-        assert (np.isnan(x) and np.isnan(y)) or x == pytest.approx(y, rel=1e-6, abs=1e-9), name
+    for name in a.index:         # exactly: the rows are summed in a canonical order
+        assert same(a[name], b[name]), name
 
 
 @settings(max_examples=60, deadline=None)
@@ -332,6 +340,244 @@ def test_microaggregation_keeps_means(n, k, seed):
     t = metrics.distribution_changes(df, out, ["a", "b"])
     assert np.abs(t["mean_change"].to_numpy()).max() < 1e-9
     assert (t["sd_change"].to_numpy() <= 1e-12).all()     # group means shrink the spread
+
+
+# --------------------------------------------------------------------------- exactness (issue 26)
+
+INEXACT = 341.938     # three copies of it have a floating-point mean that is not 341.938
+ALL_LINKS = (
+    ("eigenvalue_loss", lambda o, p: metrics.eigenvalue_loss(o, p)),
+    ("eigenvalue_loss covariance", lambda o, p: metrics.eigenvalue_loss(o, p, matrix="covariance")),
+    ("correlation_difference", lambda o, p: metrics.correlation_difference(o, p)),
+    ("correlation_difference mean", lambda o, p: metrics.correlation_difference(o, p, how="mean")),
+    ("covariance_difference", lambda o, p: metrics.covariance_difference(o, p)),
+)
+
+
+
+def test_constant_column_whose_mean_is_inexact():
+    # the reported case: covariance_difference of identical frames was NaN (sd 1e-14, 0/0)
+    assert np.array([INEXACT] * 3).mean() != INEXACT and np.array([INEXACT] * 3).std() > 0
+    k = pd.DataFrame({"c0": [INEXACT] * 3})
+    for name, f in ALL_LINKS:
+        assert f(k, k) == 0.0, name
+    o = pd.DataFrame({"x": [1.0, 2.0, 4.0], "k": [INEXACT] * 3})
+    for name, f in ALL_LINKS:
+        assert f(o, o) == 0.0, name
+    # left out of the links (it has no correlation): the figures of x alone
+    assert metrics.covariance_difference(o, o.assign(x=[2.0, 1.0, 4.0])) == 0.0
+    # a change of a column without spread: infinite, not 1e11 (the sd was 7e-14)
+    changed = o.assign(k=[INEXACT, INEXACT, 342.0])
+    assert metrics.il1s(o, changed, ["k"]) == math.inf
+    t = metrics.distribution_changes(o, changed, ["k"])
+    assert t.loc["k", "sd"] == 0.0 and t.loc["k", "mean"] == INEXACT
+    assert t.loc["k", "mean_change"] == math.inf and t.loc["k", "sd_change"] == math.inf
+    assert t.loc["k", "q05_change"] == 0.0 and t.loc["k", "q95_change"] == math.inf
+    assert metrics.distribution_changes(o, o, ["k"]).loc["k", "mean_change"] == 0.0
+    # a column the release made constant: its sd is exactly 0, so sd_change exactly -1
+    flat = metrics.distribution_changes(o, o.assign(x=[INEXACT] * 3), ["x"])
+    assert flat.loc["x", "sd_change"] == -1.0
+
+
+def test_pair_without_spread_on_its_shared_rows():
+    # y varies, but not on the rows where x is present: corr(x, y) is undefined there
+    o = pd.DataFrame({"x": [0.0, 1.0, 2.0, np.nan, np.nan],
+                      "y": [INEXACT, INEXACT, INEXACT, 1.0, 2.0]})
+    cov, corr = pairwise_covariance(o.to_numpy())
+    assert cov[0, 1] == cov[1, 0] == 0.0
+    assert np.isnan(corr[0, 1]) and np.isnan(corr[1, 0])
+    assert corr[0, 0] == corr[1, 1] == 1.0
+    # undefined in both frames: nothing to compare
+    for name, f in ALL_LINKS:
+        assert f(o, o) == 0.0, name
+    # the release gives the pair a spread: undefined in one frame only
+    p = o.assign(y=[INEXACT, INEXACT, 342.0, 1.0, 2.0])
+    assert math.isnan(metrics.correlation_difference(o, p))
+    assert math.isnan(metrics.eigenvalue_loss(o, p))
+    assert math.isfinite(metrics.covariance_difference(o, p))   # a covariance of 0 is defined
+
+
+def test_constant_on_a_single_cell_and_without_cells():
+    o = pd.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "one": [np.nan, np.nan, np.nan, 3.0],
+                      "none": [np.nan] * 4})
+    for name, f in ALL_LINKS:
+        assert f(o, o) == 0.0, name
+    assert metrics.covariance_difference(o, o.assign(x=[1.0, 2.0, 4.0, 9.0])) > 0
+
+
+def test_row_order_regressions():
+    # near-collinear x, y: the eigenvalue loss moved from 1.0318028650 to 1.0318038354
+    o = pd.DataFrame({"x": [0.0, 5.0, -2.0, 2.0, -4.0],
+                      "y": [-0.001, 15.001, -6.0, 6.0, -12.001], "z": [0.0, 0.1, 0.1, 0.1, 0.2]})
+    p = o.assign(z=[0.1, 0.1, 0.1, 0.1, 0.2])
+    order = [0, 1, 4, 3, 2]
+    for name, f in ALL_LINKS:
+        assert same(f(o, p), f(o.iloc[order], p.iloc[order])), name
+    assert metrics.eigenvalue_loss(o, p) == pytest.approx(1.0318, abs=1e-4)
+    # the reported example: x, w constant on the rows shared with z; NaN in one order, 2.0 in
+    # another (the covariance's rounding decided whether z had spread on those rows)
+    nan = np.nan
+    o = pd.DataFrame({"x": [0.0, 0.0, nan, nan, 0.0, nan, nan, 1.0],
+                      "w": [0.0, nan, 0.0, nan, 0.0, nan, 0.0, 0.0],
+                      "z": [0.0, nan, -1.0, -511.219, 0.0, 0.0, 4.0, 0.0]})
+    p = o.assign(z=[0.0, nan, -1.0, -511.219, 0.0, 0.0, 4.0, 1.0])
+    order = [2, 4, 3, 6, 5, 0, 1, 7]
+    for name, f in ALL_LINKS:
+        assert same(f(o, p), f(o.iloc[order], p.iloc[order])), name
+    assert math.isnan(metrics.eigenvalue_loss(o, p))     # corr(x, z) undefined in o only
+
+
+def test_negative_zero_and_nan_payloads_do_not_change_the_order():
+    o = pd.DataFrame({"x": [0.0, -0.0, 1.0, 2.0, 0.0], "y": [1.0, 2.0, 2.0, 7.0, -0.0]})
+    p = o.assign(y=[1.0, 2.5, 2.0, 7.0, 0.0])
+    for order in ([1, 0, 2, 3, 4], [4, 3, 2, 1, 0]):
+        for name, f in ALL_LINKS:
+            assert f(o, p) == f(o.iloc[order], p.iloc[order]), name
+    # missing cells written as NaNs of different bit patterns are one missing value
+    payload = np.array([0x7FF8000000000001, 0xFFF8000000000000], dtype=np.uint64).view(np.float64)
+    x = np.array([[1.0, 2.0], [payload[0], 3.0], [2.0, payload[1]], [4.0, 1.0], [np.nan, 5.0]])
+    for order in ([1, 2, 0, 3, 4], [4, 2, 1, 0, 3]):
+        for m1, m2 in zip(pairwise_covariance(x), pairwise_covariance(x[order])):
+            assert np.array_equal(m1, m2, equal_nan=True)
+
+
+def test_canonical_order_when_two_rows_share_a_hash():
+    # rows (0, 1) and (1, y) collide when y's bits are h1(0) ^ bits(1) ^ h1(1), h1 the hash
+    # after the first column: the rows are then sorted by their bits, the same for each order
+    one = np.array([0.0, 1.0]).view(np.uint64)
+    h1 = _row_hash(one[None, :])
+    y = np.array([h1[0] ^ one[1] ^ h1[1]], dtype=np.uint64).view(np.float64)[0]
+    x = np.array([[0.0, 1.0], [1.0, y], [2.0, 3.0]])
+    assert not np.isnan(y)
+    h = _row_hash(np.ascontiguousarray(x.T).view(np.uint64))
+    assert h[0] == h[1] != h[2]
+    first = _canonical_rows(x)
+    for order in ([1, 0, 2], [2, 1, 0], [0, 2, 1]):
+        assert np.array_equal(_canonical_rows(x[order]).view(np.uint64), first.view(np.uint64))
+    # duplicated rows tie on the hash too, and any order of them is the same matrix
+    dup = np.array([[1.0, 2.0], [1.0, 2.0], [0.0, -0.0], [0.0, 0.0], [np.nan, 1.0]])
+    assert np.array_equal(_canonical_rows(dup).view(np.uint64),
+                          _canonical_rows(dup[::-1]).view(np.uint64))
+
+
+# properties: frames with constant columns, nearly collinear columns, ties and missing cells
+
+CONSTANTS = st.sampled_from([INEXACT, 0.1, 1000 / 3, -2.5, 0.0, 1e-300])
+
+
+@st.composite
+def hard_frames(draw):
+    n = draw(st.integers(2, 14))
+    cells = st.lists(values, min_size=n, max_size=n)
+    base = draw(cells)
+    cols = {}
+    for j, kind in enumerate(draw(st.lists(
+            st.sampled_from(["free", "constant", "collinear", "ties"]), min_size=1, max_size=4))):
+        if kind == "free":
+            v = draw(cells)
+        elif kind == "constant":
+            v = [draw(CONSTANTS)] * n
+        elif kind == "collinear":           # a·base + a tiny wobble: a near-zero eigenvalue
+            a = draw(st.sampled_from([3.0, -0.7, 1 / 3, 1e6]))
+            eps = draw(st.sampled_from([0.0, 1e-9, 1e-3]))
+            v = [a * b + eps * draw(st.integers(-1, 1)) for b in base]
+        else:
+            v = draw(st.lists(st.sampled_from([0.0, -0.0, 0.1, 0.2]), min_size=n, max_size=n))
+        gaps = draw(st.lists(st.booleans(), min_size=n, max_size=n)) if draw(st.booleans()) else []
+        cols[f"{kind}{j}"] = [np.nan if g else x for x, g in zip(v, gaps + [False] * n)]
+    o = pd.DataFrame(cols, dtype=np.float64)
+    p = o.copy()
+    for c in p:                  # move some cells, or flatten the column in the release
+        how = draw(st.sampled_from(["keep", "move", "move", "flatten"]))
+        if how == "move":
+            p[c] = p[c] + [draw(st.sampled_from([0.0, 0.0, 0.1, -2.5])) for _ in range(n)]
+        elif how == "flatten":
+            p[c] = p[c].where(p[c].isna(), draw(CONSTANTS))
+    return o, p
+
+
+@settings(max_examples=150, deadline=None)
+@given(hard_frames(), st.data())
+def test_every_figure_is_exactly_invariant_to_row_order(pair, data):
+    o, p = pair
+    order = data.draw(st.permutations(range(len(o))))
+    o2, p2 = o.iloc[order], p.iloc[order]
+    for name, f in ALL_LINKS:
+        assert same(f(o, p), f(o2, p2)), name
+    a, b = metrics.perturbation_summary(o, p), metrics.perturbation_summary(o2, p2)
+    assert list(a.index) == list(b.index)
+    for name in a.index:
+        assert same(a[name], b[name]), name
+    pd.testing.assert_frame_equal(metrics.perturbation_utility(o, p),
+                                  metrics.perturbation_utility(o2, p2), check_exact=True)
+    for m1, m2 in zip(pairwise_covariance(o.to_numpy()), pairwise_covariance(o2.to_numpy())):
+        assert np.array_equal(m1, m2, equal_nan=True)
+
+
+def exact_pairwise(x: np.ndarray):
+    """Pairwise-complete covariances and variances in exact arithmetic (fractions)."""
+    p = x.shape[1]
+    cov, var = np.full((p, p), np.nan), np.full((p, p), np.nan)
+    for i in range(p):
+        for j in range(p):
+            rows = ~np.isnan(x[:, i]) & ~np.isnan(x[:, j])
+            if rows.sum() < 2:
+                continue
+            a, b = ([Fraction(float(v)) for v in x[rows, k]] for k in (i, j))
+            ma, mb = sum(a) / len(a), sum(b) / len(b)
+            cov[i, j] = float(sum((u - ma) * (v - mb) for u, v in zip(a, b)) / (len(a) - 1))
+            var[i, j] = float(sum((u - ma) ** 2 for u in a) / (len(a) - 1))
+    return cov, var
+
+
+@settings(max_examples=150, deadline=None)
+@given(hard_frames())
+def test_pairwise_covariance_matches_exact_arithmetic(pair):
+    x = pair[0].to_numpy()
+    cov, corr = pairwise_covariance(x)
+    want, var = exact_pairwise(x)
+    assert np.array_equal(np.isnan(cov), np.isnan(want))
+    scale = np.sqrt(np.abs(var * var.T))
+    ok = ~np.isnan(want)
+    assert (np.abs(cov - want)[ok] <= 1e-9 * scale[ok]).all()
+    assert (cov[ok & ((var == 0) | (var.T == 0))] == 0).all()    # no spread: exactly 0
+    # no spread on the pair's rows (exactly, not up to rounding): undefined correlation
+    undefined = ~ok | (var == 0) | (var.T == 0)
+    assert np.array_equal(np.isnan(corr), undefined)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = want / scale
+    np.fill_diagonal(r, 1.0)
+    assert np.allclose(corr[~undefined], r[~undefined], rtol=0, atol=1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hard_frames())
+def test_identical_hard_frames_lose_nothing(pair):
+    o, _ = pair
+    for name, f in ALL_LINKS:
+        assert f(o, o) == 0.0, name
+    assert metrics.il1s(o, o, list(o)) == 0.0
+    t = metrics.distribution_changes(o, o, list(o))
+    changes = t[[c for c in t if c.endswith("_change")]]
+    assert (changes[t["cells"] > 0].to_numpy() == 0).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(hard_frames())
+def test_constant_columns_have_no_spread(pair):
+    o, p = pair
+    cov, corr = pairwise_covariance(o.to_numpy())
+    t = metrics.distribution_changes(o, p, list(o))
+    for j, c in enumerate(o):
+        present = o[c].dropna()
+        if len(present) and present.nunique() == 1:      # no spread: exactly 0, no correlation
+            assert cov[j, j] == 0.0 or (len(present) < 2 and np.isnan(cov[j, j]))
+            assert np.isnan(corr[j]).all()
+        both = o[c].notna() & p[c].notna()
+        if both.any() and o[c][both].nunique() == 1:
+            assert t.loc[c, "sd"] == 0.0
+            moved = (o[c][both] != p[c][both]).any()
+            assert metrics.il1s(o, p, [c]) == (math.inf if moved else 0.0)
 
 
 # --------------------------------------------------------------------------- metrics_table

@@ -6,7 +6,7 @@
 Example
 -------
 >>> request(k=3, l=2, t=0.2)
-AllOf(KAnonymity(k=3), LDiversity(l=2), TCloseness(t=0.2, distance='emd'))
+AllOf(KAnonymity(k=3), LDiversity(l=2), TCloseness(t=0.2))
 >>> request(k=5, always_k=False)
 KAnonymity(k=5)
 """

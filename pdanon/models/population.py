@@ -198,14 +198,22 @@ def k_map(df: pd.DataFrame, quasi_identifiers, *, population: pd.DataFrame,
           missing: str = "value") -> int:
     """Largest k for which ``df`` meets k-map against ``population``: the smallest number of
     population rows matching a sample row's quasi-identifiers (F; 0 for an empty frame).
-    ``missing="wildcard"``: a missing cell matches any value (as in
-    :func:`~pdanon.metrics.reidentification.population_sizes`).
+    ``missing="value"``: a missing cell matches a missing cell only; ``missing="wildcard"``: a
+    missing cell matches any value (as in
+    :func:`~pdanon.metrics.reidentification.population_sizes`). In either mode a row with
+    every quasi-identifier missing (a suppressed row) could be anyone and matches every
+    population row.
 
     Example
     -------
-    >>> sample = pd.DataFrame({"age": [30, None]})
-    >>> k_map(sample, ["age"], population=pd.DataFrame({"age": [30, 30, None, 40]}))
+    >>> sample = pd.DataFrame({"age": [30, None], "sex": ["F", "M"]})
+    >>> population = pd.DataFrame({"age": [30, 30, None, 40], "sex": ["F", "F", "M", "M"]})
+    >>> k_map(sample, ["age", "sex"], population=population)
     1
+    >>> k_map(sample, ["age", "sex"], population=population, missing="wildcard")
+    2
+    >>> k_map(sample, ["age"], population=population)     # (None,) matches all four rows
+    2
     """
     check_missing(missing)
     qis = check_qis(df, quasi_identifiers)

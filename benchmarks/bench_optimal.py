@@ -57,10 +57,11 @@ def variants():
     ]
 
 
-def run(df, hierarchies, method, args, kwargs, options=None):
+def run(df, hierarchies, method, args, kwargs, **extra):
+    """The whole ``df.anon.<method>`` call; ``extra`` holds e.g. ``levels=`` (a fixed node)."""
     fn = getattr(df.anon, method)
     return fn(*args, algorithm="optimal", hierarchies=hierarchies,
-              max_suppressed_rows=BUDGET, options=options, **kwargs)
+              max_suppressed_rows=BUDGET, **kwargs, **extra)
 
 
 def fmt_node(levels) -> str:

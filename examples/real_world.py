@@ -38,6 +38,18 @@ with warnings.catch_warnings(record=True) as caught:
     out = register.anon.k_anonymize(3, identifiers=["patient"], sensitive=["disease"])
 print("warning:", [str(w.message)[:100] + "..." for w in caught
                    if issubclass(w.category, pdanon.RoleWarning)])
+
+# 1b. A schema checks what it says: an age column read as text fails a real kind, with the
+#     column and the fix named (one line per problem, not pandera's JSON); missing cells pass.
+strict = pdanon.schema(identifiers=["patient"], quasi_identifiers={"age": "real"},
+                       sensitive={"disease": "unordered"}, insensitive=["sex", "region"])
+as_text = register.assign(age=register["age"].map(lambda a: None if pd.isna(a) else f"{a:.0f}"))
+try:
+    as_text.anon.with_schema(strict)
+    raise SystemExit("a text age passed a real kind")
+except pdanon.InvalidInputError as e:
+    print(e, "\n")
+assert register.anon.with_schema(strict).anon.roles().quasi_identifiers == {"age": "real"}
 assert "patient" not in out.columns
 
 # 2. Missing values are data: blank stays blank, a class never claims a missing value.

@@ -86,8 +86,15 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         >>> df.anon.with_schema(s).anon.roles().sensitive
         {'sex': 'unordered'}
         """
+        import pandera.errors
+
+        from pdanon import schema_checks
+
         keywords = _roles.roles_from_schema(schema)
-        validated = schema.validate(self._df, lazy=True)
+        try:
+            validated = schema.validate(self._df, lazy=True)
+        except (pandera.errors.SchemaErrors, pandera.errors.SchemaError) as e:
+            raise schema_checks.summarize(e, self._df, schema_checks.kinds_of(schema)) from None
         out = validated.copy(deep=False)
         out.attrs = copy.deepcopy(self._df.attrs)
         roles = _roles.resolve_roles(out, **keywords)

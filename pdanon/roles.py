@@ -455,7 +455,8 @@ def schema(
     name: str | None = None,
     columns: Mapping | None = None,
 ):
-    """Build a pandera ``DataFrameSchema`` that records each column's role and kind.
+    """Build a pandera ``DataFrameSchema`` that records each column's role and kind, and
+    checks that each quasi-identifier and sensitive column holds what its kind says.
 
     Roles and kinds go into each column's ``metadata`` (``{"role": ..., "kind": ...}``) and,
     because pandera's YAML/JSON export drops column metadata, also into the schema-level
@@ -463,6 +464,12 @@ def schema(
     ``{column: {"dtype": ..., "categories": [...], "ordered": bool}}`` (as
     :func:`column_spec` describes a column; :func:`infer_schema` and ``df.anon.schema`` fill it
     from the frame), so that :func:`pdanon.read_csv` can restore the column exactly.
+
+    Each quasi-identifier and sensitive column gets a ``pdanon_kind`` check
+    (:mod:`pdanon.schema_checks`): a ``real`` column holds numbers, dates or generalized
+    ranges (a ``birth_year`` of strings fails, naming ``pd.to_numeric``); a column whose
+    categories are given holds only them, in their order when ``ordered``. Missing cells
+    always pass. ``df.anon.with_schema`` reports failures one line each.
 
     Example
     -------
@@ -475,8 +482,16 @@ def schema(
     ...                             "ordered": True}})
     >>> s.columns["edu"].metadata["categories"]
     ['HS', 'BSc']
+    >>> import pandas as pd
+    >>> s = schema(quasi_identifiers={"birth_year": "real"})
+    >>> s.validate(pd.DataFrame({"birth_year": ["1990"]}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pandera.errors.SchemaError: ... column 'birth_year' (quasi-identifier, kind 'real'): convert it with ...
     """
     import pandera.pandas as pa
+
+    from pdanon import schema_checks
 
     def as_kinds(spec, what):
         if isinstance(spec, Mapping):
@@ -502,10 +517,13 @@ def schema(
                 raise InvalidInputError(f"column {c!r} is given two roles; give it one")
             seen.add(c)
             meta = {"role": role}
+            checks = []
             if role in ("quasi_identifier", "sensitive"):
                 meta["kind"] = cols[c]
+                checks.append(schema_checks.kind_check(
+                    c, cols[c], role, specs.get(c, {}).get("categories")))
             meta.update(specs.get(c, {}))
-            columns[c] = pa.Column(nullable=True, required=True, metadata=meta)
+            columns[c] = pa.Column(nullable=True, required=True, metadata=meta, checks=checks)
     unknown = [c for c in specs if c not in seen]
     if unknown:
         raise InvalidInputError(f"columns= describes column(s) {unknown} that have no role; "
@@ -673,6 +691,9 @@ def schema_from_yaml(source):
     import pandera.pandas as pa
     import yaml
 
+    from pdanon import schema_checks
+
+    schema_checks.register()  # the pdanon_kind checks in the YAML
     text = source
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
         with open(source, encoding="utf-8") as fh:

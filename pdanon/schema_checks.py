@@ -103,10 +103,16 @@ def _holds_real(values: pd.Series) -> bool:
 
 
 def _text_example(values: pd.Series) -> str:
-    numeric = pd.to_numeric(values, errors="coerce")
-    odd = values[numeric.isna()] if numeric.isna().any() else values
-    shown = odd[odd.astype(str).str.strip() != ""]  # a word rather than a blank, when there is one
-    example = (shown if len(shown) else odd).iloc[0]
+    # the example: a word that is no number, else a non-blank text, else any text
+    text = values.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    word = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+    filled = (values.astype(str).str.strip() != "").to_numpy()
+    for pick in (text & word & filled, text & filled, text, word):
+        if pick.any():
+            example = values[pick].iloc[0]
+            break
+    else:
+        example = values.iloc[0]
     if hasattr(example, "item") and not isinstance(example, str):
         example = example.item()
     if isinstance(example, str):

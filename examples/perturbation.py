@@ -93,3 +93,15 @@ print(pd.DataFrame({"income": df["income"], "noisy income": noisy["income"],
 # keep pseudonyms as a join key while randomizing the rest
 release = hashed.anon.randomize(seed=4, keep_identifiers=True)
 print("\nrelease columns:", list(release.columns), "roles:", release.anon.roles().identifiers)
+
+# --- 4. one column at a time: s.anon ----------------------------------------------------------
+capped = df["income"].anon.top_code(quantile=0.9)      # a Series in, a Series out
+print("\nincome top-coded at its 90th percentile (value published):",
+      capped.anon.info["columns"]["income"]["threshold"])
+assert capped.index.equals(df.index) and capped.max() <= df["income"].max()
+bands = df["age"].anon.generalize(1, hierarchy=pdanon.hierarchy.intervals([10]))
+print("age in decades:", bands.astype(str).head(3).tolist())
+try:
+    df["age"].anon.k_anonymize(3)
+except AttributeError as e:
+    print("table method on a column:", str(e)[:88], "...")

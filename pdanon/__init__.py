@@ -27,6 +27,7 @@ from pdanon._errors import (
 )
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype, GeneralizationRange
 from pdanon import accessor as _accessor  # noqa: F401  (registers df.anon)
+from pdanon import accessor_series as _accessor_series  # noqa: F401  (registers s.anon)
 from pdanon import datasets, hierarchy, io, models, plot
 from pdanon.io import read_csv
 from pdanon.policy import Policy

@@ -70,11 +70,11 @@ def checked(func):
     docstring). The wrapper keeps ``func``'s name, docstring and signature."""
     takes = _keywords(func)
     allowed = set(takes)
-    has_var = any(p.kind is p.VAR_KEYWORD for p in inspect.signature(func).parameters.values())
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        if has_var and not allowed.issuperset(kwargs):
+        # without **roles Python would refuse too, but with no "did you mean"
+        if not allowed.issuperset(kwargs):
             refuse_unknown(func.__name__, kwargs, takes)
         return func(*args, **kwargs)
 

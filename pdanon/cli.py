@@ -411,11 +411,17 @@ def _is_parquet(path: str) -> bool:
     return path.lower().endswith(_PARQUET)
 
 
-def read_table(path: str, header: bool):
+def read_table(path: str, header: bool, text_columns=None):
     """The input table as a DataFrame (CSV with or without a header line, or Parquet). A CSV
     line with more or fewer fields than the header (the first line without ``-f``) is an
     error naming it (:func:`pdanon.io.check_field_counts`): pandas would otherwise take
-    the first columns as the index and shift every column."""
+    the first columns as the index and shift every column.
+
+    ``text_columns(width)`` gives the numbers of the CSV columns read as text, so that codes
+    keep their form (ZIP ``04777``, ICD ``E11.9``, ``007``): the identifiers, quasi-identifiers
+    and sensitive columns (:func:`text_positions`; :func:`numbers_where_needed` then makes
+    numbers where a kind needs them). The other columns, published unchanged, are read as
+    pandas reads them."""
     import pandas as pd
 
     if not os.path.exists(path):
@@ -428,8 +434,15 @@ def read_table(path: str, header: bool):
         else:  # pdanon.read_csv: a line with more or fewer fields than the first is an error
             from pdanon.io import read_csv
 
-            df = _integer_codes(read_csv(path, header=0 if header else None,
-                                         skipinitialspace=True, dtype_backend="numpy_nullable"))
+            h = 0 if header else None
+            labels = list(pd.read_csv(path, header=h, nrows=0 if header else 1,
+                                      skipinitialspace=True).columns)
+            text = text_columns(len(labels)) if text_columns is not None else ()
+            df = _integer_codes(read_csv(path, header=h, skipinitialspace=True,
+                                         dtype_backend="numpy_nullable",
+                                         dtype={labels[i]: str for i in text}))
+    except CliError:
+        raise
     except pd.errors.EmptyDataError:
         raise CliError(f"cannot read {path!r}: the file is empty") from None
     except Exception as exc:  # parser, encoding, permission, Arrow errors
@@ -441,8 +454,9 @@ def read_table(path: str, header: bool):
 
 def _integer_codes(df):
     """A CSV read with nullable dtypes, back to pandas' usual dtypes except that a column of
-    integers with blank cells stays integers (``Int64``): codes such as ZIP codes keep their
-    text (``10001``, not ``10001.0``) when some are missing."""
+    integers with blank cells stays integers (``Int64``): numbers such as counts keep their
+    text (``10001``, not ``10001.0``) when some are missing. Text columns hold str cells and
+    NaN."""
     import numpy as np
     import pandas as pd
 
@@ -461,6 +475,76 @@ def _integer_codes(df):
     frame = pd.DataFrame(out, index=df.index)
     frame.columns = df.columns
     return frame
+
+
+def text_positions(args, ncols: int) -> list:
+    """The column numbers the CLI reads as text: identifiers, quasi-identifiers and
+    sensitive columns (after checking the column flags against the table's width)."""
+    check_columns(args, ncols)
+    ids, qis, sens, _, _ = _role_lists(args, ncols)
+    return sorted(set(ids) | set(qis) | set(sens))
+
+
+def column_kinds(args, ncols: int) -> dict:
+    """``{column number: kind}`` of the quasi-identifiers (``--types``) and sensitive
+    columns (``--s_types``) whose kind the flags give as ``r`` or ``o``."""
+    _, qis, sens, _, _ = _role_lists(args, ncols)
+    out: dict = {}
+    for cols, letters, flag in ((qis, args.types, "--types"), (sens, args.s_types, "--s_types")):
+        kinds = _kinds(letters, flag) or []
+        if len(kinds) == len(cols):  # a list of another length is refused by the algorithm
+            out.update({i: k for i, k in zip(cols, kinds) if k != "unordered"})
+    return out
+
+
+def numbers_where_needed(df, kinds: dict):
+    """``df`` (read as text) with the columns that need numbers converted: ``kinds`` maps a
+    column number to its kind; a ``real`` column must hold numbers (a cell that is not one
+    is an error naming the column, the row and the cell), an ``ordered`` one becomes numbers
+    when every cell is a plain number without a leading zero (else its text order is kept).
+    Whole numbers stay integers (``Int64`` with blanks), so ``30`` is written back as ``30``.
+    Every other column stays text.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"zip": ["04777", None], "age": ["30", None], "lvl": ["2", "10"]})
+    >>> out = numbers_where_needed(df, {1: "real", 2: "ordered"})
+    >>> out["zip"].tolist(), out["age"].tolist(), out["lvl"].tolist()
+    (['04777', nan], [30, <NA>], [2, 10])
+    """
+    import pandas as pd
+
+    out = df.copy()
+    for i, kind in sorted(kinds.items()):
+        if kind not in ("real", "ordered") or not 0 <= i < df.shape[1]:
+            continue
+        s = df.iloc[:, i]
+        present = s.notna().to_numpy()
+        text = s[present].astype(str).str.strip()
+        number = pd.to_numeric(text, errors="coerce")
+        if kind == "ordered" and (number.isna().any() or text.str.match(r"^[+-]?0\d").any()):
+            continue  # codes, or a leading zero to keep: ordered as text
+        if number.isna().any():
+            row = int((~number.notna()).to_numpy().argmax())
+            name = f"column {i}" + (f" ({df.columns[i]!r})" if isinstance(df.columns[i], str)
+                                    else "")
+            raise CliError(
+                f"{name} is real (--types / --s_types r) but holds "
+                f"{text.iloc[row]!r} (data row {text.index[row] + 1}): a real column holds "
+                f"numbers; give it the kind u or o, or fix the cell")
+        whole = bool((number == number.round()).all()) and not text.str.contains(
+            r"[.eE]").any()
+        if whole:
+            column = pd.Series(pd.array([pd.NA] * len(s), dtype="Int64"), index=s.index)
+            column[present] = number.astype("int64").to_numpy()
+            if present.all():
+                column = column.astype("int64")
+        else:
+            column = pd.Series(float("nan"), index=s.index, dtype="float64")
+            column[present] = number.astype("float64").to_numpy()
+        out.isetitem(i, column)
+    return out
 
 
 def _for_parquet(df):
@@ -496,7 +580,9 @@ def write_table(df, path: str | None, header: bool, *, csv_escape: bool = True) 
         return
     try:
         if _is_parquet(path):
-            _for_parquet(df).to_parquet(path, index=False)
+            frame = _for_parquet(df)
+            frame.attrs = dict(getattr(df, "attrs", {}))  # roles and info of release_frame
+            frame.to_parquet(path, index=False)
         else:
             write_csv(df, path, header=header, escape_formulas=csv_escape)
     except Exception as exc:
@@ -768,18 +854,23 @@ def run(argv=None) -> int:
     args = build_parser().parse_args(argv)
     check_outputs(args)
     algorithm, label = make_algorithm(args)
-    df = read_table(args.input, args.header)
+    df = read_table(args.input, args.header, lambda width: text_positions(args, width))
     check_columns(args, df.shape[1])
-    note = screen_columns(args, df)
     suspect = (not args.header and not _is_parquet(args.input)
                and header_like_first_row(df))
     try:
+        if not _is_parquet(args.input):  # codes read as text: numbers where a kind needs them
+            df = numbers_where_needed(df, column_kinds(args, df.shape[1]))
+        note = screen_columns(args, df)
         table, counts = _anonymize(args, algorithm, label, df)
     except Exception as exc:  # noqa: BLE001 - one line, in the flags' words
         message = flag_names(_one_line(exc))
         if suspect:
             message += " (the first line looks like a header: add -f if it is one)"
         raise CliError(message) from None
+    if args.output is not None and _is_parquet(args.output):
+        # Parquet keeps the roles and info, so a recipient measures the release as written
+        table = release_frame(args, df, table, label)[0]
     write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
     if args.report is not None:
         write_report(args, df, table, label)
@@ -848,10 +939,13 @@ def _anonymize(args, algorithm, label: str, df):
     return table, counts
 
 
-def write_report(args, df, table, label: str) -> None:
-    """The release report of ``table`` (the input ``df`` is the original) to ``args.report``;
-    roles come from the column flags, the parameters from the flags (never the seed)."""
-    from pdanon.report import build_report
+def release_frame(args, df, table, label: str):
+    """``(released, original, roles)``: the output table as a frame that carries what a
+    Python release carries in its attrs (the roles from the column flags, and ``info``:
+    algorithm, model and parameters, method, dropped identifiers, how randomness was
+    seeded - never the seed), the input with the same column names (None when rows were
+    dropped, so rows cannot be matched), and the role keywords."""
+    from pdanon.roles import resolve_roles, with_roles
 
     ids, qis, sens, _, _ = _role_lists(args, df.shape[1])
     names = [str(c) for c in df.columns]
@@ -862,21 +956,37 @@ def write_report(args, df, table, label: str) -> None:
     else:  # rows dropped: they cannot be matched to the input, which is left out
         original = None
     kinds = dict(zip([names[i] for i in qis], _kinds(args.types, "--types") or []))
+    s_kinds = dict(zip([names[i] for i in sens], _kinds(args.s_types, "--s_types") or []))
     params = {f: getattr(args, f) for f in ("k", "l", "t") if getattr(args, f) is not None}
-    released.attrs["pdanon"] = {"info": {
+    info = {
         "algorithm": label, "model": {"k": "k-anonymity", "l": "l-diversity",
                                       "t": "t-closeness"}[args.metric] if params else None,
         "params": {f: float(v) if f == "t" else int(v) for f, v in params.items()},
         "method": {"s": "suppress", "g": "generalize", "a": "aggregate"}[args.method],
         "dropped_identifiers": [names[i] for i in ids if names[i] not in released.columns],
-        "random_source": "seed given" if args.seed is not None else "not recorded"}}
+        "random_source": "seed given" if args.seed is not None else "not recorded"}
     qi_names = [names[i] for i in qis if names[i] in released.columns]
-    if not qi_names:
-        raise CliError("--report needs at least one quasi-identifier column (--qi_ids)")
     roles = dict(quasi_identifiers={c: kinds.get(c) or _kind_guess(
                      released[c], None if original is None else original[c]) for c in qi_names},
-                 sensitive=[names[i] for i in sens if names[i] in released.columns],
-                 identifiers=[])
+                 sensitive={c: s_kinds.get(c) or _kind_guess(
+                     released[c], None if original is None else original[c])
+                     for c in (names[i] for i in sens) if c in released.columns},
+                 identifiers=[names[i] for i in ids if names[i] in released.columns])
+    resolved = resolve_roles(released, screen="ignore", **roles)
+    with_roles(released, resolved)
+    released.attrs["pdanon"]["info"] = info
+    return released, original, roles
+
+
+def write_report(args, df, table, label: str) -> None:
+    """The release report of ``table`` (the input ``df`` is the original) to ``args.report``;
+    roles come from the column flags, the parameters from the flags (never the seed)."""
+    from pdanon.report import build_report
+
+    released, original, roles = release_frame(args, df, table, label)
+    if not roles["quasi_identifiers"]:
+        raise CliError("--report needs at least one quasi-identifier column (--qi_ids)")
+    roles = {**roles, "sensitive": list(roles["sensitive"]), "identifiers": []}
     try:
         build_report(released, original, title=f"{PROG}: {os.path.basename(args.input)}",
                      **roles).save(args.report)

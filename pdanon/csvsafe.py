@@ -6,7 +6,9 @@ precede one), so a released table can carry ``=HYPERLINK(...)`` or worse to whoe
 :func:`neutralize_formulas` prefixes such *text* cells with a single quote ``'``, which
 spreadsheets show as text, and puts one after a line break inside a cell when what follows
 would begin a formula (a reader that splits lines before it reads quotes starts a row there).
-Numbers are never touched: ``-5`` in a numeric column stays ``-5``.
+Numbers are never touched: ``-5`` in a numeric column stays ``-5``, and so does a plain
+number written as text (``"-5"``, ``"+7900"``, ``"1e-3"``: a code or figure read as text,
+which a spreadsheet reads as a number and never runs); ``"-2+3"`` is guarded.
 
 :func:`write_csv` writes a frame so that every CSV reader reads the rows it holds: a cell
 holding a line break of any kind (:data:`LINE_BREAKS`: ``\\r`` and the others that
@@ -50,6 +52,7 @@ _FORMULA_CLASS = "[=+\\-@\t\r]"
 # a line break before a formula (double quotes, which a CSV writer doubles, may come between)
 _BREAK_BEFORE_FORMULA = _BREAK_CLASS + '"*' + _FORMULA_CLASS
 _SUSPECT = "^" + _FORMULA_CLASS + "|" + _BREAK_BEFORE_FORMULA
+_PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _GUARD_AFTER_BREAK = re.compile("(" + _BREAK_CLASS + ')(?="*' + _FORMULA_CLASS + ")")
 
 
@@ -65,7 +68,9 @@ def _hits(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     suspect = _mask(series.str.contains(_SUSPECT, regex=True))
     if suspect.any():
         hit = series[suspect]
-        starts[suspect] = _mask(hit.str.startswith(FORMULA_PREFIXES))
+        # a plain number (-5, +3.2, -1e5: a code or figure read as text) is no formula
+        number = _mask(hit.str.fullmatch(_PLAIN_NUMBER))
+        starts[suspect] = _mask(hit.str.startswith(FORMULA_PREFIXES)) & ~number
         breaks[suspect] = _mask(hit.str.contains(_BREAK_BEFORE_FORMULA, regex=True))
     return starts, breaks
 

@@ -363,7 +363,7 @@ def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
     (["-i", "{empty}", "-k", "2"], "empty"),
     (["-i", "{badparquet}", "-k", "2"], "cannot read"),
     (["-i", "{csv}", "-f", "-k", "2", "--types", "ruuuu", "-a", "time_optimal", "-r", "g",
-      "--qi_ids", "0,1,2,3,4"], "declared 'real'"),
+      "--qi_ids", "0,1,2,3,4"], "column 0 ('name') is real (--types / --s_types r) but holds"),
     (["-i", "{csv}", "-f", "-k", "2", "-a", "datafly"], "column 0 (name): its name looks like "
      "an identifier"),
     (["-i", "{csv}", "-k", "2", "-a", "datafly", "-o", "{dir}/x/y/z.csv"], "cannot write"),
@@ -1018,3 +1018,81 @@ def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
     from pdanon.cli import COUNT_KEYS
 
     assert {"rows", "changed_cells", *COUNT_KEYS.values()} <= set(FIGURES)
+
+
+# ------------------------------------------------------------------ codes stay text (28.3/28.5)
+
+CODES = pd.DataFrame({
+    "pid": ["00017", "00018", "00019", "00020", "00021", "00022"],
+    "zip": ["04777", "04777", "04777", "00501", "00501", "00501"],
+    "age": ["30", "31", "", "42", "55", "57"],
+    "icd": ["E11.9", "E11.9", "I10", "I10", "J45", "J45"],
+    "lvl": ["2", "10", "2", "10", "9", "9"],
+    "charges": ["1.50", "20", "3.25", "4", "5", "6"],
+})
+
+
+@pytest.fixture()
+def codes_csv(tmp_path):
+    path = tmp_path / "codes.csv"
+    CODES.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_codes_keep_leading_zeros_in_csv_and_parquet(codes_csv, tmp_path, out_name):
+    out = tmp_path / out_name
+    proc = run("-i", codes_csv, "-f", "-a", "datafly", "-k", "3", "--i_ids", "0",
+               "--qi_ids", "1,2", "--types", "ur", "--s_ids", "3", "--insensitive_ids", "4,5",
+               "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    back = (pd.read_parquet(out) if out.suffix == ".parquet"
+            else pd.read_csv(out, dtype=str, keep_default_na=False))
+    assert set(back["zip"].astype(str)) <= {"04777", "00501", "{00501, 04777}", "", "nan"}
+    assert "04777" in set(back["zip"].astype(str)) | {
+        m for cell in back["zip"].astype(str) for m in cell.strip("{}").split(", ")}
+    assert back["icd"].astype(str).tolist() == CODES["icd"].tolist()
+    assert "pid" not in back.columns
+
+
+def test_parquet_output_carries_roles_and_info(codes_csv, tmp_path):
+    out = tmp_path / "out.parquet"
+    proc = run("-i", codes_csv, "-f", "-a", "datafly", "-k", "3", "-s", "7", "--i_ids", "0",
+               "--qi_ids", "1,2", "--types", "ur", "--s_ids", "3", "--insensitive_ids", "4,5",
+               "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    back = pd.read_parquet(out)
+    roles = back.anon.roles()
+    assert roles.quasi_identifiers == {"zip": "unordered", "age": "real"}
+    assert roles.sensitive == {"icd": "unordered"} and roles.insensitive == ("lvl", "charges")
+    assert back.anon.k_anonymity() >= 3  # measured on the flags' quasi-identifiers
+    info = back.anon.info
+    assert info["params"] == {"k": 3} and info["dropped_identifiers"] == ["pid"]
+    assert info["random_source"] == "seed given" and "7" not in str(info.get("seed", ""))
+    assert b'"seed"' not in out.read_bytes()
+
+
+def test_real_columns_become_numbers_and_text_stays_text(tmp_path, codes_csv):
+    from pdanon.cli import numbers_where_needed
+
+    got = numbers_where_needed(CODES.replace("", None), {2: "real", 4: "ordered", 1: "ordered"})
+    assert got["age"].tolist()[:2] == [30, 31] and str(got["age"].dtype) == "Int64"
+    assert got["lvl"].tolist() == [2, 10, 2, 10, 9, 9]  # plain numbers: numeric order
+    assert got["zip"].tolist() == CODES["zip"].tolist()  # leading zeros: text order kept
+    # a real column with a word: one line naming the column, the cell and the fix
+    proc = run("-i", codes_csv, "-f", "-a", "datafly", "-k", "2", "--i_ids", "0",
+               "--qi_ids", "1,3", "--types", "ur", "--insensitive_ids", "2,4,5",
+               check_one_line_error=True)
+    assert "column 3 ('icd') is real (--types / --s_types r) but holds 'E11.9' (data row 1)" \
+        in proc.stderr
+
+
+def test_identifiers_are_hashed_as_written(codes_csv, tmp_path):
+    key = tmp_path / "key"
+    key.write_bytes(b"k" * 32)
+    out = tmp_path / "h.csv"
+    proc = run("-i", codes_csv, "-f", "-a", "hasher", "--i_ids", "0", "--insensitive_ids",
+               "1,2,3,4,5", "--key-file", key, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    first = pd.read_csv(out, dtype=str)["pid"][0]
+    assert first == hmac.new(b"k" * 32, b"00017", hashlib.sha256).hexdigest()

@@ -15,11 +15,14 @@ from pdanon.dtype import GeneralizationRange
 
 
 def test_every_owasp_prefix_is_quoted_and_nothing_else():
-    cells = ["=1+2", "+7900", "-x", "@SUM(A1)", "\tTAB", "\rCR", "a=b", " =1", "'=x", "", "[1, 2]"]
+    cells = ["=1+2", "+7900", "-x", "@SUM(A1)", "\tTAB", "\rCR", "a=b", " =1", "'=x", "", "[1, 2]",
+             "-2+3+cmd|' /C calc'!A0", "+1e5", "-0.5", "-5-", "+ 1"]
     df = pd.DataFrame({"t": cells})
     out = neutralize_formulas(df)
-    assert out["t"].tolist() == ["'=1+2", "'+7900", "'-x", "'@SUM(A1)", "'\tTAB", "'\rCR",
-                                 "a=b", " =1", "'=x", "", "[1, 2]"]
+    # a plain number written as text (+7900, +1e5, -0.5: a code or a figure) runs nothing
+    assert out["t"].tolist() == ["'=1+2", "+7900", "'-x", "'@SUM(A1)", "'\tTAB", "'\rCR",
+                                 "a=b", " =1", "'=x", "", "[1, 2]",
+                                 "'-2+3+cmd|' /C calc'!A0", "+1e5", "-0.5", "'-5-", "'+ 1"]
     assert FORMULA_PREFIXES == ("=", "+", "-", "@", "\t", "\r")
     assert df["t"].tolist() == cells  # input not modified
     # the same cells in an object column (all text, one missing): same result, still object
@@ -48,15 +51,15 @@ def test_object_columns_only_str_cells_change():
                                                      dtype="str")})
     out = neutralize_formulas(df)
     got = out["m"].tolist()
-    assert got[0] == -5 and got[1] == "'-5" and got[2] is None and got[3] == 2.5
+    assert got[0] == -5 and got[1] == "-5" and got[2] is None and got[3] == 2.5
     assert got[4] == "'=A1" and isinstance(got[5], GeneralizationRange)
     assert out["m"].dtype == object
     assert out["s"].dtype == df["s"].dtype
     assert out["s"].isna().tolist() == [False, True, False, False, False, False]
-    assert out["s"].dropna().tolist() == ["'-1", "ok", "'@x", "x", "'+"]
+    assert out["s"].dropna().tolist() == ["-1", "ok", "'@x", "x", "'+"]
     # written text: the generalized range keeps its own text
     text = out.to_csv(index=False).splitlines()
-    assert text[1:] == ["-5,'-1", "'-5,", ",ok", "2.5,'@x", "'=A1,x", "\"[-3, 4]\",'+"]
+    assert text[1:] == ["-5,-1", "-5,", ",ok", "2.5,'@x", "'=A1,x", "\"[-3, 4]\",'+"]
 
 
 def test_integer_object_column_is_skipped():

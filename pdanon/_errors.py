@@ -7,6 +7,8 @@ builtin the user would expect (``ValueError``, ``KeyError``, ``TypeError``), so 
 
 from __future__ import annotations
 
+import sys
+
 
 class AnonymizationError(Exception):
     """Base class of pdanon's own errors."""
@@ -68,3 +70,12 @@ class PublisherOnlyWarning(UserWarning):
     """A table meant for the publisher only is being written out, e.g. the explanation of
     ``out.anon.explain(df)``: it is derived from the original and, beside the release, gives
     original values back. Keep it with the original data; never publish it."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for :func:`warnings.warn` called here that points the warning at
+    the first caller outside pdanon (the user's line, not pdanon's internals)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pdanon"):
+        frame, level = frame.f_back, level + 1
+    return level

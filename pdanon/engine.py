@@ -19,8 +19,6 @@ Example
 from __future__ import annotations
 
 import copy
-import os
-import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -31,7 +29,7 @@ import pandas as pd
 from pdanon import progress as _progress
 from pdanon import recode
 from pdanon.encode import encode_table
-from pdanon._errors import InvalidInputError, KindError, SingleClassWarning
+from pdanon._errors import InvalidInputError, KindError, SingleClassWarning, user_stacklevel
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
 from pdanon.models.record import record as record_model
 from pdanon.partition import PARTITIONERS, Partition, auto
@@ -385,16 +383,7 @@ def _warn_single_class(rows: int, model: PrivacyModel, enc, algorithm: str, meth
     warnings.warn(
         f"{algorithm} published ONE equivalence class of all {rows} rows (every row has the "
         f"same quasi-identifier cells): {reason}",
-        SingleClassWarning, stacklevel=_user_stacklevel())
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the first caller outside pdanon."""
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
+        SingleClassWarning, stacklevel=user_stacklevel())
 
 
 def _labels(out: pd.DataFrame, qi) -> np.ndarray:

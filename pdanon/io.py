@@ -664,6 +664,11 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     one pass linear in the file's size; so the frame has at most as many cells as the file
     has fields, and a line of 100,000 fields is refused in milliseconds).
 
+    Columns whose kind holds codes (``unordered``, or ``ordered`` with text categories) are
+    read as text, so a ZIP code ``04777`` or an ICD code ``E11`` comes back as written
+    (unless the schema records a numeric dtype for the column, or ``dtype=`` says
+    otherwise); ``real`` columns are parsed as numbers.
+
     After parsing, every column the schema describes is restored and checked:
 
     * a generalized column (``dtype`` ``generalization[...]``, or text with range/set
@@ -694,11 +699,40 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     ...
     pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '35)' as a number or a range '[min, max]' (a range split in two by an unquoted comma? write the file with df.to_csv(), which quotes cells that hold commas)
     """
+    specs = _column_specs(schema)
+    read_csv_kwargs = _codes_as_text(specs, read_csv_kwargs)
     df = _pandas_read(_checked(path, read_csv_kwargs), read_csv_kwargs)
-    for col, spec in _column_specs(schema).items():
+    for col, spec in specs.items():
         if col in df.columns:
             df[col] = _restore(df[col], col, spec, df.index, max_cell_length)
     return _with_schema_roles(df, schema)
+
+
+def _codes_as_text(specs: dict, kwargs: dict) -> dict:
+    """``read_csv`` keywords that read as text every column the schema gives a kind of codes
+    (:func:`_holds_codes`), so ``04777`` stays ``04777``; a ``dtype`` the caller gives wins
+    (for its columns, or for every column when it is one dtype)."""
+    given = kwargs.get("dtype")
+    if given is not None and not isinstance(given, Mapping):
+        return kwargs
+    text = {c: str for c, spec in specs.items() if _holds_codes(spec)}
+    if not text:
+        return kwargs
+    return {**kwargs, "dtype": {**text, **(given or {})}}
+
+
+def _holds_codes(spec: dict) -> bool:
+    """A column read as text: kind ``unordered``, or ``ordered`` with text categories, unless
+    the schema records a numeric dtype (a column of numbers published as numbers) or numeric
+    categories. ``real`` columns, and ``ordered`` ones without categories (numbers or ranges
+    of numbers), are parsed as numbers."""
+    kind, cats, dtype = spec["kind"], spec["categories"], spec["dtype"]
+    if kind not in ("unordered", "ordered") or (kind == "ordered" and cats is None):
+        return False
+    if cats is not None and not all(isinstance(c, str) for c in cats):
+        return False
+    return dtype is None or str(dtype) in ("str", "object", "string", "category") or str(
+        dtype).startswith(_GENERALIZED)
 
 
 def _with_schema_roles(df: pd.DataFrame, schema) -> pd.DataFrame:

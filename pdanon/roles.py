@@ -21,13 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-import sys
 import warnings
 
 import pandas as pd
 
 from pdanon._errors import (InvalidInputError, KindError, KindWarning, RoleError, RoleWarning,
-                             UnknownColumnError)
+                             UnknownColumnError, user_stacklevel)
 
 KINDS = ("real", "ordered", "unordered")
 ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
@@ -238,16 +237,16 @@ def decide(roles: "Roles", found: list, mode: str, digit_columns: dict | None = 
                       f"counted as quasi-identifiers here: "
                       f"{listed}. Pass roles to choose (identifiers=[...], "
                       f"quasi_identifiers=[...], insensitive=[...]).", RoleWarning,
-                      stacklevel=_user_stacklevel())
+                      stacklevel=user_stacklevel())
     for c, sample in (digit_columns or {}).items():
         warnings.warn(
             f"column {c!r} holds digit strings (such as {sample!r}) and is taken as unordered "
             f"text codes. If they are numbers, convert them first: df[{c!r}] = "
             f"pd.to_numeric(df[{c!r}]) (kind real); if they are codes (ZIP, ICD, leading zeros "
             f"kept), say so: {{{c!r}: 'unordered'}}.", KindWarning,
-            stacklevel=_user_stacklevel())
+            stacklevel=user_stacklevel())
     if mode == "refuse" and inferred:
-        warnings.warn(_inferred_text(roles, inferred), RoleWarning, stacklevel=_user_stacklevel())
+        warnings.warn(_inferred_text(roles, inferred), RoleWarning, stacklevel=user_stacklevel())
 
 
 def _inferred_text(roles: "Roles", inferred: dict) -> str:
@@ -281,16 +280,6 @@ def digit_codes(series: pd.Series) -> bool:
     if not len(values) or not values.map(lambda v: isinstance(v, str)).all():
         return False
     return bool(values.astype(str).str.fullmatch(r"[+-]?\d+(\.\d+)?").all())
-
-
-def _user_stacklevel() -> int:
-    """The stack level of the first caller outside pdanon (so a warning points at user code)."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("pdanon"):
-        frame = frame.f_back
-        level += 1
-    return level
 
 
 def stored_roles(df: pd.DataFrame) -> Roles | None:

@@ -513,3 +513,24 @@ def test_custom_hierarchy_too_deep():
         hh.as_hierarchy(Deep(), name="c")
     with pytest.raises(pdanon.InvalidInputError, match="1,000 levels"):
         Deep().map(pd.Series([1, 2]), 1)
+
+
+def test_masking_numbers_warns_that_leading_zeros_may_be_lost():
+    """Issue 28.3: a ZIP column read as numbers (4777 for 04777) is masked in its text."""
+    import warnings
+
+    df = pd.DataFrame({"zip": [4777, 501, 10001], "x": [1, 2, 3]})
+    with pytest.warns(pdanon.KindWarning) as caught:
+        df.anon.generalize({"zip": 1}, hierarchies={"zip": masking()},
+                           quasi_identifiers={"zip": "unordered"}, insensitive=["x"])
+    message = str(caught[0].message)
+    assert message.startswith("masking() of column 'zip' masks numbers in their text form "
+                              "(4777): a code read as a number has lost its leading zeros "
+                              "(04777 is 4777); if they are codes, read them as text: "
+                              "pd.read_csv(path, dtype={'zip': str})")
+    assert caught[0].filename == __file__  # points at the caller's line
+    with pytest.warns(pdanon.KindWarning, match=r"a float masks its decimals \('\.0'\) first"):
+        masking().levels_table([10001.0, 4777.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.KindWarning)  # text codes: nothing to say
+        masking().levels_table(["04777", "10001", None])

@@ -15,12 +15,13 @@ node ``*`` publishes ``[min, max]`` of the column (closed: both ends are values 
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InvalidInputError, KindError
+from pdanon._errors import InvalidInputError, KindError, KindWarning, user_stacklevel
 from pdanon.hierarchy.base import MISSING_NODE, TOP, Bound, Hierarchy, check_height
 
 __all__ = ["DateHierarchy", "IntervalHierarchy", "MaskingHierarchy", "dates", "intervals",
@@ -163,6 +164,7 @@ class MaskingHierarchy(Hierarchy):
         return list(range(1, longest + 1))
 
     def _labels(self, values, name):
+        _warn_numbers(values, name)
         strings = self._strings(values)
         steps = self._steps_for(strings)
         what = f"masking(){'' if name is None else f' for column {name!r}'}"
@@ -184,6 +186,25 @@ class MaskingHierarchy(Hierarchy):
         """The height once bound to these values (masking's default levels depend on the
         longest value)."""
         return self.bind(values).height
+
+
+def _warn_numbers(values, name) -> None:
+    """masking() masks a number's text: say that a code read as a number has already lost
+    its leading zeros (04777 is 4777) and a float masks its '.0' first."""
+    numbers_ = [v for v in values if isinstance(v, numbers.Number) and not isinstance(v, bool)
+                and not (isinstance(v, float) and np.isnan(v))]
+    if not numbers_:
+        return
+    col = "the column" if name is None else f"column {name!r}"
+    fix = "pd.read_csv(path, dtype={'<column>': str})" if name is None else \
+        f"pd.read_csv(path, dtype={{{name!r}: str}})"
+    floats = any(isinstance(v, (float, np.floating)) for v in numbers_)
+    warnings.warn(
+        f"masking() of {col} masks numbers in their text form ({numbers_[0]!r}): a code read as "
+        f"a number has lost its leading zeros (04777 is 4777)"
+        + (", and a float masks its decimals ('.0') first" if floats else "")
+        + f"; if they are codes, read them as text: {fix}, or df[...].astype(str) after "
+          f"restoring the zeros (e.g. .str.zfill(5))", KindWarning, stacklevel=user_stacklevel())
 
 
 _DATE_LEVELS = ("month", "quarter", "year", "decade")

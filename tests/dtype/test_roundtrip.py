@@ -133,3 +133,49 @@ def test_ordered_categories_are_checked_and_restored():
 def test_open_ranges_of_categories_are_refused():
     with pytest.raises(pdanon.InvalidInputError, match="open end.*write '\\[hs, advanced\\]'"):
         pdanon.read_csv(io.StringIO('edu\n"[hs, advanced)"\n'), schema={"edu": ("ordered", EDU)})
+
+
+# ------------------------------------------------------------------ codes stay text (28.3)
+
+ZIPS = ["04777", "00501", None, "04777", "00501", "10001"]
+
+
+def test_read_csv_keeps_leading_zeros_of_code_columns():
+    text = "zip,age,icd,w\n04777,30,E11,1.5\n00501,,I10,2\n,41,,3\n"
+    back = pdanon.read_csv(io.StringIO(text), schema={"zip": "unordered", "age": "real",
+                                                      "icd": ("ordered", ["E11", "I10"])})
+    assert back["zip"].tolist()[:2] == ["04777", "00501"] and back["zip"].isna().tolist()[2]
+    assert back["age"].dtype == np.float64 and back["w"].tolist() == [1.5, 2.0, 3.0]
+    # the caller's dtype wins
+    forced = pdanon.read_csv(io.StringIO(text), schema={"zip": "unordered"},
+                             dtype={"zip": "float64"})
+    assert forced["zip"].tolist()[:2] == [4777.0, 501.0]
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "datafly", "nearest"])
+def test_released_zip_codes_round_trip_through_csv(tmp_path, algorithm):
+    df = pd.DataFrame({"zip": ZIPS * 10, "age": list(range(20, 80)),
+                       "dx": ["a", "b", "c"] * 20})
+    out = df.anon.k_anonymize(3, algorithm=algorithm,
+                              quasi_identifiers={"zip": "unordered", "age": "real"},
+                              sensitive=["dx"])
+    path = tmp_path / "release.csv"
+    out.to_csv(path, index=False)
+    back = pdanon.read_csv(path, schema=out.anon.schema)
+    pd.testing.assert_frame_equal(back, out)
+    cells = {str(c) for c in back["zip"].dropna()}
+    assert any("04777" in c or "00501" in c for c in cells), cells
+    yaml_back = pdanon.read_csv(path, schema=pdanon.schema_from_yaml(
+        pdanon.schema_to_yaml(out.anon.schema)))
+    pd.testing.assert_frame_equal(yaml_back, out)
+
+
+def test_plain_zip_codes_of_a_release_stay_text(tmp_path):
+    """Every published cell a plain code (no set): pandas alone would read 4777."""
+    df = pd.DataFrame({"zip": ["04777"] * 5 + ["00501"] * 5, "dx": list("ababababab")})
+    out = df.anon.k_anonymize(5, quasi_identifiers={"zip": "unordered"}, sensitive=["dx"])
+    path = tmp_path / "r.csv"
+    out.to_csv(path, index=False)
+    back = pdanon.read_csv(path, schema=out.anon.schema)
+    assert [str(v) for v in back["zip"]] == [str(v) for v in out["zip"]]
+    assert "04777" in {str(v) for v in back["zip"]}

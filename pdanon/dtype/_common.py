@@ -59,7 +59,11 @@ _INT_MAX_EXACT = 2.0**53
 
 
 def format_value(v: Any) -> str:
-    """Text of one bound or member: integral floats without ``.0``; others as ``str``."""
+    """Text of one bound or member: integral floats without ``.0``; a timestamp at midnight
+    with no time zone as its ISO date (``2024-12-01``, not ``2024-12-01 00:00:00``); others as
+    ``str``."""
+    if isinstance(v, pd.Timestamp) and v.tz is None and v == v.normalize():
+        return v.date().isoformat()
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))
     if isinstance(v, (int, np.integer)):

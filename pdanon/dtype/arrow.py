@@ -18,6 +18,7 @@ conversion functions import pyarrow only when called.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 
 import numpy as np
@@ -45,10 +46,60 @@ def _type_name(c) -> str | None:
     return None
 
 
+def _temporal_to_json(cl: list):
+    """(values, type) of categories that are all dates, timestamps (one time zone) or
+    durations, or None: timestamps and durations as integer ticks of their unit (UTC for a
+    time zone) with the index's dtype as the type, dates as ISO text."""
+    if all(isinstance(c, pd.Timestamp) for c in cl):
+        try:
+            idx = pd.DatetimeIndex(cl)
+        except (TypeError, ValueError):  # several time zones: no one Arrow type
+            return None
+        return idx.asi8.tolist(), str(idx.dtype)
+    if all(isinstance(c, pd.Timedelta) for c in cl):
+        idx = pd.TimedeltaIndex(cl)
+        return idx.asi8.tolist(), str(idx.dtype)
+    if all(isinstance(c, _dt.date) and not isinstance(c, _dt.datetime) for c in cl):
+        return [c.isoformat() for c in cl], "date"
+    return None
+
+
+def _temporal_from_json(values, ctype: str) -> pd.Index:
+    if ctype == "date":
+        return pd.Index([_dt.date.fromisoformat(v) for v in values], dtype=object)
+    dtype = pd.api.types.pandas_dtype(ctype)
+    ticks = np.asarray(values, dtype=np.int64)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        idx = pd.DatetimeIndex(ticks.view(f"M8[{dtype.unit}]"))
+        return idx.tz_localize("UTC").tz_convert(dtype.tz)
+    unit = np.datetime_data(dtype)[0]
+    if ctype.startswith("timedelta64"):
+        return pd.TimedeltaIndex(ticks.view(f"m8[{unit}]"))
+    return pd.DatetimeIndex(ticks.view(f"M8[{unit}]"))
+
+
+def _is_temporal(ctype) -> bool:
+    return isinstance(ctype, str) and (ctype == "date" or ctype.startswith(
+        ("datetime64", "timedelta64")))
+
+
+def _arrow_categories(cats_json, ctype, pa):
+    """The categories as one Arrow array (timestamps keep their unit and time zone)."""
+    if not cats_json:
+        return pa.array([], pa.string())
+    if _is_temporal(ctype):
+        values = _temporal_from_json(cats_json, ctype)
+        return pa.array(list(values) if ctype == "date" else values)
+    return pa.array(cats_json)
+
+
 def _categories_to_json(dtype: GeneralizationDtype):
     if dtype.categories is None:
         return None, None
     cl = dtype._cat_list
+    temporal = _temporal_to_json(cl) if cl else None
+    if temporal is not None:
+        return temporal
     if all(isinstance(c, str) for c in cl):
         return cl, "str"
     if all(isinstance(c, bool) for c in cl):
@@ -63,13 +114,15 @@ def _categories_to_json(dtype: GeneralizationDtype):
     bad = next(c for c, t in zip(cl, names) if t is None)
     raise TypeError(
         f"categories of {dtype!r} hold {bad!r} (type {type(bad).__name__}), which pdanon cannot "
-        "store in Parquet (str, int, float or bool); convert the column first, e.g. with "
-        ".astype(str)")
+        "store in Parquet (str, int, float, bool, or dates, timestamps of one time zone and "
+        "durations); convert the column first, e.g. with .astype(str)")
 
 
 def _categories_from_json(values, ctype):
     if values is None:
         return None
+    if _is_temporal(ctype):
+        return _temporal_from_json(values, ctype)
     if ctype == "float":
         return pd.Index(np.asarray(values, dtype=np.float64))
     if ctype == "int":
@@ -165,7 +218,7 @@ def array_to_arrow(arr: GeneralizationArray):
             != "unordered" else None
         storage = _positions_storage(arr, na, mask, lo, pa)
     elif dtype.column_type == "ordered":
-        cats = pa.array(cats_json)
+        cats = _arrow_categories(cats_json, ctype, pa)
         lo = np.where(na, 0, np.nan_to_num(arr._lo)).astype(np.int64)
         hi = np.where(na, 0, np.nan_to_num(arr._hi)).astype(np.int64)
         if len(cats_json) == 0:
@@ -176,7 +229,7 @@ def array_to_arrow(arr: GeneralizationArray):
             storage = pa.StructArray.from_arrays([cats.take(pa.array(lo)), cats.take(pa.array(hi))],
                                                  names=["lo", "hi"], mask=mask)
     else:
-        cats = pa.array(cats_json) if cats_json else pa.array([], pa.string())
+        cats = _arrow_categories(cats_json, ctype, pa)
         offsets, flat = _members(arr, na)
         values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
@@ -297,9 +350,14 @@ def _positions_to_array(dtype, storage, pc) -> GeneralizationArray:
 
 def _dict_encode(values, pc):
     """Arrow array -> (int64 indices (-1 for null), object ndarray of distinct values)."""
+    import pyarrow as pa
+
     enc = pc.dictionary_encode(values)
     idx = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    dct = np.asarray(enc.dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    if pa.types.is_temporal(enc.dictionary.type):  # Timestamps with their time zone, dates
+        dct = np.asarray(list(enc.dictionary.to_pandas()), dtype=object)
+    else:
+        dct = np.asarray(enc.dictionary.to_numpy(zero_copy_only=False), dtype=object)
     return idx, dct
 
 

@@ -17,6 +17,7 @@ Example
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib
 
 import pandas as pd
@@ -124,9 +125,20 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
 
     # ------------------------------------------------------------------ helpers for faces
     def _result(self, out: pd.DataFrame, roles: _roles.Roles, info: dict) -> pd.DataFrame:
-        """Attach roles and info to a new frame."""
+        """Attach roles and info to a new frame. A quasi-identifier published as hierarchy
+        labels (``labels=True``) is recorded with the kind its labels have (ordered labels
+        of a real column are ``ordered``), so the release is measured, reported and read back
+        as what it holds."""
+        roles = roles.restricted_to(out.columns)
+        if info.get("labels"):
+            from pdanon.hierarchy.levels import labelled_kinds
+
+            kinds = labelled_kinds(out, roles)
+            if kinds:
+                roles = dataclasses.replace(roles, quasi_identifiers={
+                    c: kinds.get(c, k) for c, k in roles.quasi_identifiers.items()})
         out.attrs = {k: v for k, v in self._df.attrs.items() if k != _KEY}
-        out.attrs[_KEY] = {"roles": roles.restricted_to(out.columns).to_dict(), "info": info}
+        out.attrs[_KEY] = {"roles": roles.to_dict(), "info": info}
         return out
 
     # ------------------------------------------------------------------ privacy levels

@@ -354,7 +354,9 @@ def test_generalize_publishes_missing_for_missing_cells():
     top = df.anon.generalize({"age": 2, "c": 2}, hierarchies=h)
     assert top["age"].isna().all() and top["c"].isna().all()
     labels = df.anon.generalize({"age": 1}, hierarchies=h, labels=True)
-    assert labels["age"].tolist()[:3] == ["20-29", None, "30-39"]
+    assert labels["age"].astype(object).where(labels["age"].notna(), None).tolist()[:3] == [
+        "20-29", None, "30-39"]
+    assert labels["age"].cat.ordered and labels.anon.roles().quasi_identifiers["age"] == "ordered"
     assert df["age"].isna().sum() == 1  # the input is not modified
 
 

@@ -206,9 +206,9 @@ def _entry_cells(col, level: int, published: np.ndarray, labels: bool):
 
     entries = len(col.bound.codes[0])
     per_entry = replace(col, rows=np.arange(entries, dtype=np.int64))
-    cells = per_entry.cells(level, mask=~published, labels=labels)
-    if labels:
-        return np.asarray(cells, dtype=object)
+    if labels and level:  # the hierarchy's labels, in its order (as pandas publishes them)
+        return per_entry.label_cells(level, mask=~published)
+    cells = per_entry.cells(level, mask=~published)
     return published_categories(pd.Series(cells)).array
 
 

@@ -140,6 +140,47 @@ class ColumnLevels:
             out = out.copy()
             out[mask] = None
             return out
+        return self._ranges(level, nodes, mask)
+
+    def label_cells(self, level: int, *, mask=None) -> pd.Categorical:
+        """The hierarchy's labels at ``level`` as a Categorical whose categories are the
+        labels of the level's nodes in the hierarchy's order (ordered unless the column is
+        unordered: ``20-29`` < ``30-39``, ``2024Q3`` < ``2024Q4``), so a release of labels
+        still knows its order; suppressed rows (``mask``) and the missing value's node are
+        missing. A column published this way has kind :func:`label_kind`."""
+        text = self.cells(level, mask=mask, labels=True)
+        order = [v for v in dict.fromkeys(np.asarray(self.bound.labels[level], dtype=object))
+                 if v is not None and not (isinstance(v, float) and np.isnan(v))]
+        present = pd.Series(text, dtype=object)
+        cats = order + [v for v in pd.unique(present.dropna()) if v not in set(order)]
+        return pd.Categorical(text, categories=pd.Index(cats, tupleize_cols=False),
+                              ordered=self.kind != "unordered")
+
+    def label_ranges(self, level: int, *, mask=None) -> dict | None:
+        """``{label: [lo, hi, closed]}`` of the labels shown at a declared level of a real
+        column (the hierarchy's own bands, e.g. ``"20-39": [20, 40, "left"]``): the ranges
+        ``labels=False`` would publish, so utility is measured on the bands the labels
+        stand for. Only labels some published row shows (``mask``: suppressed rows);
+        None for other levels and kinds (their cells come from the data:
+        :func:`pdanon.metrics.labels.as_ranges` rebuilds them from the original)."""
+        if self.kind != "real" or not self.bound.is_declared(level):
+            return None
+        nodes = self.node_codes(level)
+        mask = np.zeros(len(nodes), dtype=bool) if mask is None else np.asarray(mask, bool)
+        text = self.cells(level, mask=mask, labels=True)
+        ranges = self._ranges(level, nodes, mask)
+        out: dict = {}
+        for i in np.flatnonzero(pd.notna(text) & ~np.asarray(ranges.isna(), dtype=bool)):
+            label = text[i]
+            if label not in out:
+                cell = ranges[i]
+                lo, hi = (cell.min, cell.max) if hasattr(cell, "min") else (cell, cell)
+                closed = getattr(cell, "closed", "both")
+                out[label] = [float(lo), float(hi), closed]
+        return out
+
+    def _ranges(self, level: int, nodes, mask):
+        b = self.bound
         from pdanon.dtype import GeneralizationArray
 
         mask = mask | b.holds_missing(level)[nodes]
@@ -256,6 +297,23 @@ def column_levels_encoded(hierarchy: Hierarchy, enc, *, integer: bool = False,
     return ColumnLevels(enc.name, enc.kind, bound, rows, categories, numeric, bool(integer))
 
 
+def label_kind(kind: str) -> str:
+    """The kind of a column published as hierarchy labels: ``ordered`` (the labels keep the
+    hierarchy's order) for a real or ordered column, ``unordered`` for an unordered one."""
+    return "unordered" if kind == "unordered" else "ordered"
+
+
+def labelled_kinds(out: pd.DataFrame, roles) -> dict:
+    """``{column: kind}`` of the quasi-identifiers of ``out`` published as labels (a
+    Categorical where the roles say real, or an ordered Categorical where they say
+    unordered is impossible): what the release's roles record instead."""
+    kinds = {}
+    for c, kind in roles.quasi_identifiers.items():
+        if c in out.columns and isinstance(out[c].dtype, pd.CategoricalDtype):
+            kinds[c] = label_kind(kind)
+    return kinds
+
+
 def _generalization_dtype():
     from pdanon.dtype import GeneralizationDtype
 
@@ -298,6 +356,7 @@ def generalize_frame(df: pd.DataFrame, levels: Mapping, hierarchies: Mapping, ki
     out = df.copy()
     changed = 0
     applied = {}
+    label_ranges: dict = {}
     for col, level in levels.items():
         h = as_hierarchy(hierarchies[col], name=col)
         cl = column_levels(h, df[col], kinds[col])
@@ -305,17 +364,22 @@ def generalize_frame(df: pd.DataFrame, levels: Mapping, hierarchies: Mapping, ki
         applied[col] = level
         if level == 0:
             continue
-        new = cl.cells(level, labels=labels)
         if labels:
-            out[col] = pd.Series(new, index=df.index, name=col, dtype=object)
-            changed += int((~cl.missing_rows | pd.notna(new)).sum())
-        else:
+            new = cl.label_cells(level)
             out[col] = pd.Series(new, index=df.index, name=col)
-            plain = cl.plain_nodes(level)[cl.node_codes(level)]
-            changed += int((~plain & ~cl.missing_rows).sum())  # missing cells stay missing
+            bands = cl.label_ranges(level)
+            if bands:
+                label_ranges[col] = bands
+            changed += int((~cl.missing_rows | pd.notna(np.asarray(new, dtype=object))).sum())
+            continue
+        out[col] = pd.Series(cl.cells(level), index=df.index, name=col)
+        plain = cl.plain_nodes(level)[cl.node_codes(level)]
+        changed += int((~plain & ~cl.missing_rows).sum())  # missing cells stay missing
     from pdanon.recode import publish_frame
 
     publish_frame(out)  # no dtype lists a category that no cell needs
     info = {"levels": applied, "labels": bool(labels), "changed_cells": changed,
             "rows": len(df)}
+    if label_ranges:
+        info["label_ranges"] = label_ranges
     return out, info

@@ -179,7 +179,11 @@ def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, 
     """The rows comparing with ``original`` (``h``: the anonymized non-uniform entropy, None
     when the classes are not measured)."""
     if original is not None:
+        from pdanon.metrics.labels import as_ranges
+
         orig = aligned(original, anonymized)
+        # hierarchy labels stand for the ranges of original values they cover
+        anonymized, qis = as_ranges(anonymized, orig, dict(qis))
         add("changed_proportion", utility.changed_proportion(orig, anonymized, qis))
         if h is not None:
             h0 = utility._entropy_bits(class_labels(orig, list(qis)))

@@ -991,13 +991,21 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
     changed = 0
     for c, col in enumerate(cols):
         level = int(chosen[c])
-        out_cols[col.name] = col.cells(level, mask=suppressed_mask, labels=labels)
+        out_cols[col.name] = (col.label_cells(level, mask=suppressed_mask) if labels and level
+                              else col.cells(level, mask=suppressed_mask))
         if labels:
             changed += n if level > 0 else int(suppressed_mask.sum())
         else:
             plain = col.plain_nodes(level)[col.node_codes(level)]
             changed += int((~plain | suppressed_mask).sum())
     info["search_seconds"] = time.perf_counter() - started
+    if labels:
+        info["labels"] = True
+        bands = {col.name: col.label_ranges(int(chosen[c]), mask=suppressed_mask)
+                 for c, col in enumerate(cols) if int(chosen[c])}
+        bands = {c: b for c, b in bands.items() if b}
+        if bands:
+            info["label_ranges"] = bands
     out = Recoded(out_cols, changed, int(suppressed_mask.sum()), suppressed=suppressed_mask,
                   info=info)
     if pop_rows is not None:

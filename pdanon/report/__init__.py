@@ -267,6 +267,11 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
             notes.append(f"ML utility left out: {exc}")
             compared = metrics_table(anonymized, orig, **kw)
     table = _facts.comparison_rows(released, compared)
+    measured, measured_qis = anonymized, qis  # labels: the ranges they stand for
+    if orig is not None:
+        from pdanon.metrics.labels import as_ranges
+
+        measured, measured_qis = as_ranges(anonymized, orig, qis)
     left_out = _facts.left_out_names() if orig is not None else []
     suppressed, full = _columns.suppressed_rows(anonymized, qis, info)
     params = _facts.parameters(anonymized, original, r, info, title, digest_key)
@@ -276,9 +281,9 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         notes.append(why)
     report = ReleaseReport(
         title=title, parameters=params, privacy=privacy, verdict=verdict,
-        utility=_facts.utility(anonymized, orig, qis, table, info, full,
+        utility=_facts.utility(measured, orig, measured_qis, table, info, full,
                                privacy["requested"]),
-        columns=_facts.plain(_columns.column_facts(anonymized, orig, qis, info)),
+        columns=_facts.plain(_columns.column_facts(measured, orig, measured_qis, info)),
         suppressed=suppressed, metrics=table,
         tradeoff=None if tradeoff is None else _candidates(tradeoff),
         notes=notes + _notes(original, target, info, sens, left_out),

@@ -845,3 +845,24 @@ def test_same_release_same_report_property(data, operation, rows):
           f"{'hidden cells changed' if not alt.equals(df) else 'nothing hidden'}")
     assume(same)
     _same_release_same_report([(df, out), (alt, again)])
+
+
+def test_labels_release_records_no_band_of_a_suppressed_age(tmp_path):
+    """labels=True records the declared bands its labels stand for (info["label_ranges"]):
+    only those of labels some published row shows, so the band of the withheld 113-year-old
+    ([110, 114]) is in neither the data, the attrs nor the Parquet file."""
+    from pdanon.hierarchy import masking
+
+    df = _age_outlier_table()
+    out = df.anon.k_anonymize(3, algorithm="optimal", max_suppressed_rows=3, labels=True,
+                              hierarchies={"age": intervals([5, 10, 20]), "zip": masking()},
+                              quasi_identifiers=QI_AZ)
+    assert out.anon.info["suppressed_rows"] == 3 and out.iloc[-1].isna().all()
+    bands = out.anon.info["label_ranges"]["age"]
+    shown = set(out["age"].dropna().astype(str))
+    assert set(bands) == shown and all(hi < 113 for _, hi, _ in bands.values())
+    assert not any(lab.startswith("11") for lab in out["age"].cat.categories.astype(str))
+    path = tmp_path / "labels.parquet"
+    out.to_parquet(path)
+    raw = path.read_bytes()
+    assert b"110-114" not in raw and b"113" not in raw and b"99917" not in raw

@@ -40,6 +40,7 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
+from pdanon.dtype._common import categories_from_plain
 
 __all__ = ["parse_generalized", "read_csv", "check_field_counts", "MAX_CELL_LENGTH"]
 
@@ -606,7 +607,10 @@ def _column_specs(schema) -> dict:
             if isinstance(spec, str):
                 specs[col] = _spec(spec)
             elif isinstance(spec, Mapping):
-                specs[col] = _spec(spec.get("kind"), spec.get("categories"), spec.get("dtype"),
+                cats = spec.get("categories")
+                if cats is not None and spec.get("categories_type"):
+                    cats = categories_from_plain(cats, spec["categories_type"])
+                specs[col] = _spec(spec.get("kind"), cats, spec.get("dtype"),
                                    spec.get("ordered"))
             elif isinstance(spec, (tuple, list)) and len(spec) == 2:
                 specs[col] = _spec(spec[0], spec[1])
@@ -623,6 +627,8 @@ def _column_specs(schema) -> dict:
         if meta.get("role") == "identifier":
             continue
         cats = meta.get("categories")
+        if cats is not None and meta.get("categories_type"):
+            cats = categories_from_plain(cats, meta["categories_type"])
         if cats is None:
             dt = getattr(getattr(column, "dtype", None), "type", None)
             if isinstance(dt, pd.CategoricalDtype) and dt.categories is not None:
@@ -813,6 +819,9 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
     """A real (or numeric ordered) column must hold numbers: text that pandas left as text
     is parsed, and an error names the cell that is not a number."""
     if not text:
+        if pd.api.types.is_datetime64_any_dtype(s.dtype) or pd.api.types.is_timedelta64_dtype(
+                s.dtype):
+            return s  # dates and durations (parse_dates=, or read from Parquet) are ordered
         if pd.api.types.is_bool_dtype(s.dtype) or not (
                 pd.api.types.is_numeric_dtype(s.dtype) or s.isna().all()):
             raise InvalidInputError(

@@ -509,8 +509,10 @@ def schema(
             checks = []
             if role in ("quasi_identifier", "sensitive"):
                 meta["kind"] = cols[c]
-                checks.append(schema_checks.kind_check(
-                    c, cols[c], role, specs.get(c, {}).get("categories")))
+                spec = specs.get(c, {})
+                checks.append(schema_checks.kind_check(  # dates' ISO text: checked by kind
+                    c, cols[c], role, None if spec.get("categories_type") else
+                    spec.get("categories")))
             meta.update(specs.get(c, {}))
             columns[c] = pa.Column(nullable=True, required=True, metadata=meta, checks=checks)
     unknown = [c for c in specs if c not in seen]
@@ -542,6 +544,12 @@ def column_spec(series: pd.Series) -> dict:
     elif getattr(dtype, "name", "").startswith("generalization[") and getattr(
             dtype, "categories", None) is not None:
         spec["categories"] = _plain_list(dtype.categories)
+    if "categories" in spec:  # dates and times as ISO text, with the type that reads them
+        from pdanon.dtype._common import plain_categories
+
+        text, ctype = plain_categories(pd.Index(spec["categories"], tupleize_cols=False))
+        if ctype is not None:
+            spec["categories"], spec["categories_type"] = text, ctype
     return spec
 
 
@@ -660,7 +668,7 @@ def schema_to_yaml(sch, path=None) -> str | None:
     return None
 
 
-_SPEC_KEYS = ("dtype", "categories", "ordered")
+_SPEC_KEYS = ("dtype", "categories", "ordered", "categories_type")
 
 
 def _column_specs_of(sch) -> dict:

@@ -174,3 +174,41 @@ def infer_categories(values: np.ndarray, sort: bool) -> pd.Index:
         except TypeError:
             pass
     return uniq
+
+
+def plain_categories(index: pd.Index):
+    """``(values, type)``: dates, timestamps and durations as ISO 8601 text that JSON and
+    YAML hold, with the type that brings them back (:func:`categories_from_plain`):
+    the index's dtype (``datetime64[us, Europe/Oslo]``, ``timedelta64[s]``) or ``"date"``;
+    ``(None, None)`` for other categories.
+
+    >>> plain_categories(pd.DatetimeIndex(["2024-01-02"]))
+    (['2024-01-02T00:00:00'], 'datetime64[us]')
+    """
+    import datetime as _dt
+
+    if isinstance(index, (pd.DatetimeIndex, pd.TimedeltaIndex)):
+        return [v.isoformat() for v in index], str(index.dtype)
+    if len(index) and all(isinstance(v, _dt.date) and not isinstance(v, _dt.datetime)
+                          for v in index):
+        return [v.isoformat() for v in index], "date"
+    return None, None
+
+
+def categories_from_plain(values, ctype: str) -> pd.Index:
+    """The categories :func:`plain_categories` wrote as text.
+
+    >>> categories_from_plain(['2024-01-02T00:00:00'], 'datetime64[ns]')
+    DatetimeIndex(['2024-01-02'], dtype='datetime64[ns]', freq=None)
+    """
+    import datetime as _dt
+
+    if ctype == "date":
+        return pd.Index([_dt.date.fromisoformat(v) for v in values], dtype=object)
+    dtype = pd.api.types.pandas_dtype(ctype)
+    if ctype.startswith("timedelta64"):
+        return pd.TimedeltaIndex(pd.to_timedelta(list(values))).as_unit(np.datetime_data(dtype)[0])
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True)).tz_convert(
+            dtype.tz).as_unit(dtype.unit)
+    return pd.DatetimeIndex(pd.to_datetime(list(values))).as_unit(np.datetime_data(dtype)[0])

@@ -536,20 +536,20 @@ def column_spec(series: pd.Series) -> dict:
     >>> column_spec(pd.Series([1.5]))
     {'dtype': 'float64'}
     """
+    from pdanon.dtype._common import plain_categories
+
     dtype = series.dtype
     spec: dict = {"dtype": str(dtype)}
+    categories = getattr(dtype, "categories", None)
+    if not (isinstance(dtype, pd.CategoricalDtype) or (
+            getattr(dtype, "name", "").startswith("generalization[") and categories is not None)):
+        return spec
+    text, ctype = plain_categories(categories)  # dates and times: ISO text, and their type
+    spec["categories"] = _plain_list(categories) if ctype is None else text
     if isinstance(dtype, pd.CategoricalDtype):
-        spec["categories"] = _plain_list(dtype.categories)
         spec["ordered"] = bool(dtype.ordered)
-    elif getattr(dtype, "name", "").startswith("generalization[") and getattr(
-            dtype, "categories", None) is not None:
-        spec["categories"] = _plain_list(dtype.categories)
-    if "categories" in spec:  # dates and times as ISO text, with the type that reads them
-        from pdanon.dtype._common import plain_categories
-
-        text, ctype = plain_categories(pd.Index(spec["categories"], tupleize_cols=False))
-        if ctype is not None:
-            spec["categories"], spec["categories_type"] = text, ctype
+    if ctype is not None:
+        spec["categories_type"] = ctype
     return spec
 
 

@@ -18,13 +18,13 @@ conversion functions import pyarrow only when called.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 
 import numpy as np
 import pandas as pd
 
-from pdanon.dtype._common import CLOSED, closed_flags, infer_categories
+from pdanon.dtype._common import (CLOSED, categories_from_plain, closed_flags,
+                                  infer_categories, plain_categories)
 from pdanon.dtype.array import GeneralizationArray, register_arrow_writer
 from pdanon.dtype.dtype import GeneralizationDtype, register_arrow_reader
 from pdanon.dtype.storage import csr_members, gather_segments, sets_from_pairs
@@ -46,38 +46,6 @@ def _type_name(c) -> str | None:
     return None
 
 
-def _temporal_to_json(cl: list):
-    """(values, type) of categories that are all dates, timestamps (one time zone) or
-    durations, or None: timestamps and durations as integer ticks of their unit (UTC for a
-    time zone) with the index's dtype as the type, dates as ISO text."""
-    if all(isinstance(c, pd.Timestamp) for c in cl):
-        try:
-            idx = pd.DatetimeIndex(cl)
-        except (TypeError, ValueError):  # several time zones: no one Arrow type
-            return None
-        return idx.asi8.tolist(), str(idx.dtype)
-    if all(isinstance(c, pd.Timedelta) for c in cl):
-        idx = pd.TimedeltaIndex(cl)
-        return idx.asi8.tolist(), str(idx.dtype)
-    if all(isinstance(c, _dt.date) and not isinstance(c, _dt.datetime) for c in cl):
-        return [c.isoformat() for c in cl], "date"
-    return None
-
-
-def _temporal_from_json(values, ctype: str) -> pd.Index:
-    if ctype == "date":
-        return pd.Index([_dt.date.fromisoformat(v) for v in values], dtype=object)
-    dtype = pd.api.types.pandas_dtype(ctype)
-    ticks = np.asarray(values, dtype=np.int64)
-    if isinstance(dtype, pd.DatetimeTZDtype):
-        idx = pd.DatetimeIndex(ticks.view(f"M8[{dtype.unit}]"))
-        return idx.tz_localize("UTC").tz_convert(dtype.tz)
-    unit = np.datetime_data(dtype)[0]
-    if ctype.startswith("timedelta64"):
-        return pd.TimedeltaIndex(ticks.view(f"m8[{unit}]"))
-    return pd.DatetimeIndex(ticks.view(f"M8[{unit}]"))
-
-
 def _is_temporal(ctype) -> bool:
     return isinstance(ctype, str) and (ctype == "date" or ctype.startswith(
         ("datetime64", "timedelta64")))
@@ -88,7 +56,7 @@ def _arrow_categories(cats_json, ctype, pa):
     if not cats_json:
         return pa.array([], pa.string())
     if _is_temporal(ctype):
-        values = _temporal_from_json(cats_json, ctype)
+        values = categories_from_plain(cats_json, ctype)
         return pa.array(list(values) if ctype == "date" else values)
     return pa.array(cats_json)
 
@@ -96,10 +64,10 @@ def _arrow_categories(cats_json, ctype, pa):
 def _categories_to_json(dtype: GeneralizationDtype):
     if dtype.categories is None:
         return None, None
+    text, ctype = plain_categories(dtype.categories)  # dates and times: ISO text
+    if ctype is not None:
+        return text, ctype
     cl = dtype._cat_list
-    temporal = _temporal_to_json(cl) if cl else None
-    if temporal is not None:
-        return temporal
     if all(isinstance(c, str) for c in cl):
         return cl, "str"
     if all(isinstance(c, bool) for c in cl):
@@ -122,7 +90,7 @@ def _categories_from_json(values, ctype):
     if values is None:
         return None
     if _is_temporal(ctype):
-        return _temporal_from_json(values, ctype)
+        return categories_from_plain(values, ctype)
     if ctype == "float":
         return pd.Index(np.asarray(values, dtype=np.float64))
     if ctype == "int":

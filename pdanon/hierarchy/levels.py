@@ -148,12 +148,10 @@ class ColumnLevels:
         unordered: ``20-29`` < ``30-39``, ``2024Q3`` < ``2024Q4``), so a release of labels
         still knows its order; suppressed rows (``mask``) and the missing value's node are
         missing. A column published this way has kind :func:`label_kind`."""
-        text = self.cells(level, mask=mask, labels=True)
+        text = self.cells(level, mask=mask, labels=True)  # drawn from the level's labels
         order = [v for v in dict.fromkeys(np.asarray(self.bound.labels[level], dtype=object))
-                 if v is not None and not (isinstance(v, float) and np.isnan(v))]
-        present = pd.Series(text, dtype=object)
-        cats = order + [v for v in pd.unique(present.dropna()) if v not in set(order)]
-        return pd.Categorical(text, categories=pd.Index(cats, tupleize_cols=False),
+                 if not pd.isna(v)]
+        return pd.Categorical(text, categories=pd.Index(order, tupleize_cols=False),
                               ordered=self.kind != "unordered")
 
     def label_ranges(self, level: int, *, mask=None) -> dict | None:
@@ -169,14 +167,13 @@ class ColumnLevels:
         mask = np.zeros(len(nodes), dtype=bool) if mask is None else np.asarray(mask, bool)
         text = self.cells(level, mask=mask, labels=True)
         ranges = self._ranges(level, nodes, mask)
+        shown = np.flatnonzero(pd.notna(text) & ~np.asarray(ranges.isna(), dtype=bool))
+        _, first = np.unique(pd.factorize(text[shown])[0], return_index=True)
         out: dict = {}
-        for i in np.flatnonzero(pd.notna(text) & ~np.asarray(ranges.isna(), dtype=bool)):
-            label = text[i]
-            if label not in out:
-                cell = ranges[i]
-                lo, hi = (cell.min, cell.max) if hasattr(cell, "min") else (cell, cell)
-                closed = getattr(cell, "closed", "both")
-                out[label] = [float(lo), float(hi), closed]
+        for i in shown[first].tolist():  # one row per label shown
+            cell = ranges[i]
+            lo, hi = (cell.min, cell.max) if hasattr(cell, "min") else (cell, cell)
+            out[text[i]] = [float(lo), float(hi), getattr(cell, "closed", "both")]
         return out
 
     def _ranges(self, level: int, nodes, mask):
@@ -304,9 +301,9 @@ def label_kind(kind: str) -> str:
 
 
 def labelled_kinds(out: pd.DataFrame, roles) -> dict:
-    """``{column: kind}`` of the quasi-identifiers of ``out`` published as labels (a
-    Categorical where the roles say real, or an ordered Categorical where they say
-    unordered is impossible): what the release's roles record instead."""
+    """``{column: kind}`` (:func:`label_kind`) of the quasi-identifiers of ``out``, a release
+    made with ``labels=True``, that hold hierarchy labels (a Categorical): the kinds the
+    release's roles record for them."""
     kinds = {}
     for c, kind in roles.quasi_identifiers.items():
         if c in out.columns and isinstance(out[c].dtype, pd.CategoricalDtype):

@@ -32,40 +32,38 @@ def as_ranges(anonymized: pd.DataFrame, original: pd.DataFrame, qis: dict):
     row whose label is missing - suppressed - stays missing), and the quasi-identifiers'
     kinds with those columns' original kinds. Returns the inputs unchanged when no column is
     labelled."""
-    from pdanon.dtype import GeneralizationArray
-    from pdanon.roles import infer_kind
-
     out, kinds = None, dict(qis)
     bands = anonymized.attrs.get("pdanon", {}).get("info", {}).get("label_ranges") or {}
     for c, kind in qis.items():
         if c not in original.columns or not _labelled(anonymized[c], original[c]):
             continue
-        labels = anonymized[c]
-        groups = np.asarray(labels.cat.codes, dtype=np.int64)
-        source = original[c]
         if c in bands:  # a declared band: the range the label stands for, as published
-            arr = _bands(labels, bands[c])
-            out = anonymized.copy() if out is None else out
-            out[c] = pd.Series(arr, index=anonymized.index, name=c)
-            kinds[c] = "real"
-            continue
-        okind = "unordered" if kind == "unordered" else infer_kind(source)
-        okind = "ordered" if okind == "unordered" and kind != "unordered" else okind
-        if okind == "real":
-            values = pd.to_numeric(source, errors="coerce").to_numpy(dtype=np.float64)
-            values = np.where(groups < 0, np.nan, values)
-            arr = GeneralizationArray.from_groups(
-                values, groups, kind="real",
-                integer=bool(pd.api.types.is_integer_dtype(source.dtype)))
+            arr, kinds[c] = _bands(anonymized[c], bands[c]), "real"
         else:
-            codes, cats = _codes(source)
-            codes = np.where(groups < 0, -1, codes)
-            arr = GeneralizationArray.from_groups(codes, groups, kind=okind, categories=cats)
-        if out is None:
-            out = anonymized.copy()
+            arr, kinds[c] = _hulls(anonymized[c], original[c], kind)
+        out = anonymized.copy() if out is None else out
         out[c] = pd.Series(arr, index=anonymized.index, name=c)
-        kinds[c] = okind
     return (anonymized, dict(qis)) if out is None else (out, kinds)
+
+
+def _hulls(labels: pd.Series, source: pd.Series, kind: str):
+    """``(cells, kind)``: per row the range (real, ordered) or set (unordered) of the original
+    values of the rows that carry its label; a missing label is a missing cell."""
+    from pdanon.dtype import GeneralizationArray
+    from pdanon.roles import infer_kind
+
+    groups = np.asarray(labels.cat.codes, dtype=np.int64)
+    okind = "unordered" if kind == "unordered" else infer_kind(source)
+    okind = "ordered" if okind == "unordered" and kind != "unordered" else okind
+    if okind == "real":
+        values = pd.to_numeric(source, errors="coerce").to_numpy(dtype=np.float64)
+        values = np.where(groups < 0, np.nan, values)
+        return GeneralizationArray.from_groups(
+            values, groups, kind="real",
+            integer=bool(pd.api.types.is_integer_dtype(source.dtype))), okind
+    codes, cats = _codes(source)
+    codes = np.where(groups < 0, -1, codes)
+    return GeneralizationArray.from_groups(codes, groups, kind=okind, categories=cats), okind
 
 
 def _bands(labels: pd.Series, bands: dict):
@@ -73,10 +71,14 @@ def _bands(labels: pd.Series, bands: dict):
     ``info["label_ranges"]``); a label without one, or missing, is a missing cell."""
     from pdanon.dtype import GeneralizationArray
 
-    text = labels.astype(object).to_numpy()
-    lo = np.array([bands[t][0] if t in bands else np.nan for t in text], dtype=np.float64)
-    hi = np.array([bands[t][1] if t in bands else np.nan for t in text], dtype=np.float64)
-    closed = np.array([bands[t][2] if t in bands else "both" for t in text], dtype=object)
+    # one band per category, then taken by each row's code (-1: missing)
+    cats = labels.cat.categories
+    lo_c = np.array([bands[t][0] if t in bands else np.nan for t in cats] + [np.nan])
+    hi_c = np.array([bands[t][1] if t in bands else np.nan for t in cats] + [np.nan])
+    closed_c = np.array([bands[t][2] if t in bands else "both" for t in cats] + ["both"],
+                        dtype=object)
+    codes = np.asarray(labels.cat.codes, dtype=np.int64)  # -1 takes the appended missing
+    lo, hi, closed = lo_c[codes], hi_c[codes], closed_c[codes]
     present = ~np.isnan(lo)
     integer = bool(present.any()) and bool((lo[present] == np.round(lo[present])).all()) and \
         bool((hi[present] == np.round(hi[present])).all())

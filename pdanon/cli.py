@@ -557,7 +557,9 @@ def _for_parquet(df):
     out = {}
     for c in df.columns:
         s = df[c]
-        ranges = [v for v in s if isinstance(v, GeneralizationRange)]
+        # only object columns hold cells as objects (a second call finds none to convert)
+        ranges = [v for v in s if isinstance(v, GeneralizationRange)] if s.dtype == object \
+            else []
         if ranges:
             s = pd.Series(pd.array(s.to_numpy(dtype=object),
                                    dtype=f"generalization[{ranges[0].kind}]"), index=s.index)

@@ -57,6 +57,7 @@ import time
 import warnings
 
 from pdanon import progress
+from pdanon.cli_common import is_parquet, one_line, same_file, unreadable, warning_lines
 
 PROG = "depersonalize"
 ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
@@ -73,7 +74,6 @@ _FLAG_NAMES = (("quasi_identifiers_types", "--types"), ("sensitives_types", "--s
                ("quasi_identifiers_ids", "--qi_ids"), ("sensitives_ids", "--s_ids"),
                ("identifiers_ids", "--i_ids"), ("columns_ids_to_shuffle", "--cols2shuffle"),
                ("k_suppressed_lines", "--k_suppressed_lines"))
-_PARQUET = (".parquet", ".pq")
 #: the largest key file read, in bytes (a 256-bit key in hex is 64, plus a newline)
 MAX_KEY_FILE_BYTES = 4096
 
@@ -355,7 +355,7 @@ def read_key_file(path: str) -> bytes:
         finally:
             os.close(fd)
     except OSError as exc:
-        raise CliError(f"cannot read key file {path!r}: {_one_line(exc)}") from None
+        raise CliError(f"cannot read key file {path!r}: {one_line(exc)}") from None
     if size > MAX_KEY_FILE_BYTES:
         raise too_big
     data = b"".join(chunks)
@@ -367,17 +367,6 @@ def read_key_file(path: str) -> bytes:
         raise CliError(f"key file {path!r} is empty; put a random secret in it, e.g. "
                        "python -c \"import secrets; print(secrets.token_hex(32))\" > KEYFILE")
     return data
-
-
-def _same_file(a: str, b: str) -> bool:
-    """Whether writing ``a`` would write the file ``b`` (the same real path after symlinks,
-    or the same file through a hard link)."""
-    if os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b)):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return False
 
 
 _FILE_ROLES = {"-i": "the input", "--key-file": "the key file", "-o": "the output",
@@ -401,14 +390,10 @@ def check_outputs(args) -> None:
         if path is None:
             continue
         for other, existing in files:
-            if existing is not None and _same_file(path, existing):
+            if existing is not None and same_file(path, existing):
                 raise CliError(f"{flag} {path!r} would overwrite {_FILE_ROLES[other]} {other} "
                                f"{existing!r}; write {_FILE_ROLES[flag]} to another file")
         files.append((flag, path))
-
-
-def _is_parquet(path: str) -> bool:
-    return path.lower().endswith(_PARQUET)
 
 
 def read_table(path: str, header: bool, text_columns=None):
@@ -424,12 +409,10 @@ def read_table(path: str, header: bool, text_columns=None):
     pandas reads them."""
     import pandas as pd
 
-    if not os.path.exists(path):
-        raise CliError(f"cannot read {path!r}: file not found")
-    if os.path.isdir(path):
-        raise CliError(f"cannot read {path!r}: it is a directory")
+    if unreadable(path):
+        raise CliError(unreadable(path))
     try:
-        if _is_parquet(path):
+        if is_parquet(path):
             df = pd.read_parquet(path)
         else:  # pdanon.read_csv: a line with more or fewer fields than the first is an error
             from pdanon.io import read_csv
@@ -446,7 +429,7 @@ def read_table(path: str, header: bool, text_columns=None):
     except pd.errors.EmptyDataError:
         raise CliError(f"cannot read {path!r}: the file is empty") from None
     except Exception as exc:  # parser, encoding, permission, Arrow errors
-        raise CliError(f"cannot read {path!r}: {_one_line(exc)}") from None
+        raise CliError(f"cannot read {path!r}: {one_line(exc)}") from None
     if df.shape[1] == 0:
         raise CliError(f"cannot read {path!r}: no columns found")
     return df
@@ -581,14 +564,14 @@ def write_table(df, path: str | None, header: bool, *, csv_escape: bool = True) 
         sys.stdout.flush()
         return
     try:
-        if _is_parquet(path):
+        if is_parquet(path):
             frame = _for_parquet(df)
             frame.attrs = dict(getattr(df, "attrs", {}))  # roles and info of release_frame
             frame.to_parquet(path, index=False)
         else:
             write_csv(df, path, header=header, escape_formulas=csv_escape)
     except Exception as exc:
-        raise CliError(f"cannot write {path!r}: {_one_line(exc)}") from None
+        raise CliError(f"cannot write {path!r}: {one_line(exc)}") from None
 
 
 # ============================================================================ the algorithm
@@ -677,11 +660,7 @@ def make_algorithm(args):
             from pdanon.algorithms._perturbation import KeyedIdentifierHasher
 
             key = read_key_file(args.key_file)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                hasher = KeyedIdentifierHasher(key, context=args.hash_context)
-            for w in caught:
-                print(f"{PROG}: warning: {_one_line(w.message)}", file=sys.stderr)
+            hasher = KeyedIdentifierHasher(key, context=args.hash_context)
             return hasher, label + " (HMAC-SHA-256)"
         print(UNKEYED_HASHER_WARNING, file=sys.stderr)
         return A.IdentifierHasher(), label
@@ -795,13 +774,6 @@ def _progress_enabled(mode: str) -> bool:
 # ============================================================================ main
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    if isinstance(exc, KeyError) and text.startswith("'") and text.endswith("'"):
-        text = text[1:-1]
-    return " ".join(text.split())
-
-
 def header_like_first_row(df) -> bool:
     """Whether the first row of a table read without a header looks like one: every cell is
     a non-empty text that is not a number, and below it at least one column holds only
@@ -853,24 +825,34 @@ def _with_unnamed(df, table, unnamed: list):
 
 def run(argv=None) -> int:
     """Parse ``argv``, anonymize, write; raises :class:`CliError` for user errors."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return _run(argv, caught)
+        finally:  # what was not printed before the closing lines (a run that failed)
+            for line in warning_lines(PROG, caught):
+                print(line, file=sys.stderr)
+
+
+def _run(argv, caught: list) -> int:
     args = build_parser().parse_args(argv)
     check_outputs(args)
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header, lambda width: text_positions(args, width))
     check_columns(args, df.shape[1])
-    suspect = (not args.header and not _is_parquet(args.input)
+    suspect = (not args.header and not is_parquet(args.input)
                and header_like_first_row(df))
     try:
-        if not _is_parquet(args.input):  # codes read as text: numbers where a kind needs them
+        if not is_parquet(args.input):  # codes read as text: numbers where a kind needs them
             df = numbers_where_needed(df, column_kinds(args, df.shape[1]))
         note = screen_columns(args, df)
         table, counts = _anonymize(args, algorithm, label, df)
     except Exception as exc:  # noqa: BLE001 - one line, in the flags' words
-        message = flag_names(_one_line(exc))
+        message = flag_names(one_line(exc))
         if suspect:
             message += " (the first line looks like a header: add -f if it is one)"
         raise CliError(message) from None
-    if args.output is not None and _is_parquet(args.output):
+    if args.output is not None and is_parquet(args.output):
         # Parquet keeps the roles and info, so a recipient measures the release as written
         table = release_frame(args, df, table, label)[0]
     write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
@@ -878,6 +860,9 @@ def run(argv=None) -> int:
         write_report(args, df, table, label)
     if suspect:
         print(_header_warning(df), file=sys.stderr)
+    for line in warning_lines(PROG, caught):  # before the closing lines, each once
+        print(line, file=sys.stderr)
+    caught.clear()
     if note:
         print(note, file=sys.stderr)
     if args.output is not None:
@@ -993,7 +978,7 @@ def write_report(args, df, table, label: str) -> None:
         build_report(released, original, title=f"{PROG}: {os.path.basename(args.input)}",
                      **roles).save(args.report)
     except OSError as exc:
-        raise CliError(f"cannot write {args.report!r}: {_one_line(exc)}") from None
+        raise CliError(f"cannot write {args.report!r}: {one_line(exc)}") from None
 
 
 def _kind_guess(released, original) -> str:
@@ -1007,7 +992,10 @@ def _kind_guess(released, original) -> str:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``depersonalize`` console script; returns the exit code."""
+    """Entry point of the ``depersonalize`` console script; returns the exit code. Every
+    warning the run raises is printed once, on standard error, as ``depersonalize: warning:
+    text (Category)`` (:func:`pdanon.cli_common.warning_lines`), never as a raw Python
+    warning."""
     try:
         return run(argv)
     except CliError as exc:
@@ -1025,7 +1013,7 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # -h / --help
         return exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:  # noqa: BLE001 - a command line never shows a traceback
-        print(f"{PROG}: error: {flag_names(_one_line(exc))}", file=sys.stderr)
+        print(f"{PROG}: error: {flag_names(one_line(exc))}", file=sys.stderr)
         return 2
 
 

@@ -53,11 +53,27 @@ from typing import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
 
 from pdanon import _groups
 from pdanon._errors import InvalidInputError
 from pdanon.metrics._common import check_frame, quasi_identifier_kinds
+
+
+class _LazyModule:
+    """A scipy module imported on first use: ``scipy.stats`` alone costs about a second
+    to import, which every ``import pdanon.metrics`` (the policy check, the command line)
+    would otherwise pay before measuring anything."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+optimize, special, stats = (_LazyModule(f"scipy.{m}") for m in ("optimize", "special", "stats"))
 
 __all__ = ["population_uniques", "population_uniques_from_counts", "uniqueness_models",
            "class_size_counts", "counts_from_row_sizes", "check_sampling_fraction",

@@ -1,0 +1,76 @@
+"""What both command lines (``depersonalize`` and ``pdanon anonymize``) share: one-line error
+texts, file names that mean the same file, Parquet by extension, and one format for every
+warning a run raises (``PROG: warning: text (Category)``), so that a script or a person reading
+standard error sees no raw Python warning with a file name and line number.
+
+Example
+-------
+>>> import warnings
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     warnings.warn("k is small", UserWarning)
+>>> warning_lines("pdanon anonymize", caught)
+['pdanon anonymize: warning: k is small (UserWarning)']
+"""
+
+from __future__ import annotations
+
+import os
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+#: exit codes of both command lines
+EXIT_OK, EXIT_BAD_INPUT, EXIT_POLICY_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+def one_line(exc: BaseException) -> str:
+    """The text of an exception on one line (a KeyError's quotes removed).
+
+    Example
+    -------
+    >>> one_line(KeyError("age"))
+    'age'
+    """
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, KeyError) and text.startswith("'") and text.endswith("'"):
+        text = text[1:-1]
+    return " ".join(text.split())
+
+
+def unreadable(path: str) -> str | None:
+    """Why ``path`` cannot be read as a table (``"cannot read 'x': file not found"``), or
+    None when it is a file."""
+    if not os.path.exists(path):
+        return f"cannot read {path!r}: file not found"
+    if os.path.isdir(path):
+        return f"cannot read {path!r}: it is a directory"
+    return None
+
+
+def is_parquet(path: str) -> bool:
+    """Whether ``path`` names a Parquet file (``.parquet`` or ``.pq``, any case)."""
+    return str(path).lower().endswith(PARQUET_SUFFIXES)
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether writing ``a`` would write the file ``b`` (the same real path after symlinks,
+    or the same file through a hard link)."""
+    if os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def warning_lines(prog: str, caught) -> list:
+    """One line per distinct warning in ``caught`` (``warnings.catch_warnings(record=True)``),
+    in the order raised: ``PROG: warning: text (Category)``."""
+    lines, seen = [], set()
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        line = f"{prog}: warning: {text} ({w.category.__name__})"
+        if line not in seen:
+            seen.add(line)
+            lines.append(line)
+    return lines

@@ -1,0 +1,272 @@
+"""The words of ``pdanon anonymize``: column lists with kinds (``age:real,zip5``), hierarchy
+specs (``zip5=mask:1,2,3``), policies (``k=5,max_records_at_risk=0.05``) and the release
+config file (TOML) that records every choice of a run so that it can be re-run exactly.
+
+Each parser raises :class:`ConfigError` with a message that names the text it could not read
+and shows the form it expects.
+
+Examples
+--------
+>>> parse_columns("age:real,zip5, admission_date:date", "--qi")
+{'age': 'real', 'zip5': None, 'admission_date': 'date'}
+>>> hierarchy_spec("age=intervals:5,10,20")
+('age', 'intervals:5,10,20')
+>>> parse_policy("k=5,l=2,max_records_at_risk=0.05")
+Policy(k=5, l=2, max_records_at_risk=0.05)
+>>> print(to_toml({"input": "in.csv", "model": {"k": 5, "t": 0.2}}), end="")
+input = "in.csv"
+<BLANKLINE>
+[model]
+k = 5
+t = 0.2
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+#: the kinds a column may be given on the command line: pdanon's three, and ``date`` (text
+#: parsed as dates; an ``ordered`` quasi-identifier, as pandas datetimes are in Python)
+CLI_KINDS = ("real", "ordered", "unordered", "date")
+#: the hierarchy builders a spec may name (``name[:arguments]``)
+BUILDERS = ("mask", "intervals", "dates")
+
+
+class ConfigError(ValueError):
+    """A flag, spec or config file pdanon anonymize cannot read (exit code 2)."""
+
+
+# ============================================================================ columns
+
+
+def parse_columns(text, flag: str) -> dict:
+    """``"age:real,zip5"`` -> ``{"age": "real", "zip5": None}`` (``None``: the kind is
+    inferred). A name may hold a colon when what follows it is not a kind (``a:b`` is the
+    column ``a:b``); a list (from a config file) is read item by item."""
+    items = text if isinstance(text, (list, tuple)) else str(text).split(",")
+    out: dict = {}
+    for item in items:
+        item = str(item).strip()
+        if not item:
+            continue
+        name, kind = item, None
+        if ":" in item:
+            head, tail = item.rsplit(":", 1)
+            if tail.strip().lower() in CLI_KINDS:
+                name, kind = head.strip(), tail.strip().lower()
+        if name in out:
+            raise ConfigError(f"{flag} names {name!r} twice")
+        out[name] = kind
+    return out
+
+
+# ============================================================================ hierarchies
+
+
+def hierarchy_spec(text: str) -> tuple:
+    """``"col=spec"`` -> ``("col", "spec")``."""
+    if "=" not in str(text):
+        raise ConfigError(
+            f"--hierarchy {text!r}: write COLUMN=SPEC, e.g. zip5=mask:1,2,3, "
+            f"age=intervals:5,10,20, admission_date=dates:month,quarter,year, or "
+            f"age=hierarchies/age.csv (an ARX hierarchy file)")
+    col, spec = str(text).split("=", 1)
+    if not col.strip() or not spec.strip():
+        raise ConfigError(f"--hierarchy {text!r}: both the column and the spec are needed "
+                          f"(COLUMN=SPEC)")
+    return col.strip(), spec.strip()
+
+
+def build_hierarchy(column: str, spec: str, *, base_dir: str = "."):
+    """The :mod:`pdanon.hierarchy` object a spec names:
+
+    * ``mask`` / ``mask:1,2,3`` (characters masked per level), ``char=X`` as an item;
+    * ``intervals:5,10,20`` (band widths), ``start=1900`` as an item;
+    * ``dates`` / ``dates:month,quarter,year`` (an increasing subset of month, quarter,
+      year, decade);
+    * anything else is the path of an ARX hierarchy CSV file (``;``-separated), relative to
+      ``base_dir``; ``top=none`` as an item of a builder drops the top level ``*``.
+
+    Example
+    -------
+    >>> build_hierarchy("zip5", "mask:2,3,char=X").levels_table(["04777", "10001"])
+       value level1 level2 level3
+    0  04777  047XX  04XXX      *
+    1  10001  100XX  10XXX      *
+    """
+    from pdanon import hierarchy as H
+
+    name, _, rest = spec.partition(":")
+    name = name.strip().lower()
+    if name not in BUILDERS:
+        path = spec if os.path.isabs(spec) else os.path.join(base_dir, spec)
+        if not os.path.exists(path):
+            raise ConfigError(
+                f"--hierarchy {column}={spec}: no builder {name!r} (one of "
+                f"{', '.join(BUILDERS)}) and no hierarchy file {path!r}")
+        try:
+            return H.read_arx_csv(path)
+        except Exception as exc:  # noqa: BLE001 - one line, naming the file
+            raise ConfigError(f"--hierarchy {column}={spec}: cannot read {path!r}: "
+                              f"{' '.join(str(exc).split())}") from None
+    args, options = [], {}
+    for item in (p.strip() for p in rest.split(",") if p.strip()):
+        if "=" in item:
+            key, value = (x.strip() for x in item.split("=", 1))
+            options[key.lower()] = value
+        else:
+            args.append(item)
+    allowed = {"mask": {"char", "top"}, "intervals": {"start", "top"}, "dates": {"top"}}[name]
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ConfigError(f"--hierarchy {column}={spec}: {name} takes "
+                          f"{', '.join(sorted(allowed))}=..., not {unknown[0]}=")
+    top = {}
+    if "top" in options:
+        top = {"top": None if options["top"].lower() == "none" else options["top"]}
+    try:
+        if name == "mask":
+            steps = [_number(a, column, spec, int) for a in args] or None
+            return H.masking(char=options.get("char", "*"), steps=steps, **top)
+        if name == "intervals":
+            if not args:
+                raise ConfigError(f"--hierarchy {column}={spec}: intervals needs band widths, "
+                                  f"e.g. {column}=intervals:5,10,20")
+            widths = [_number(a, column, spec, float) for a in args]
+            widths = [int(w) if float(w).is_integer() else w for w in widths]
+            start = _number(options.get("start", "0"), column, spec, float)
+            return H.intervals(widths, start=int(start) if start.is_integer() else start,
+                               **top)
+        return H.dates(args or ("month", "year"), **top)
+    except ConfigError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the builder's own check, in the spec's words
+        raise ConfigError(f"--hierarchy {column}={spec}: {' '.join(str(exc).split())}") \
+            from None
+
+
+def _number(text, column, spec, cast):
+    try:
+        value = cast(text)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--hierarchy {column}={spec}: {text!r} is not a number") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"--hierarchy {column}={spec}: {text!r} is not a finite number")
+    return value
+
+
+# ============================================================================ policy
+
+
+def parse_policy(spec):
+    """A :class:`pdanon.Policy` from ``"k=5,l=2,max_records_at_risk=0.05"``, a mapping (a
+    config file's ``[policy]`` table), or the path of a TOML / JSON file holding one."""
+    from dataclasses import fields
+
+    from pdanon.policy import Policy
+
+    names = {f.name: f for f in fields(Policy)}
+    if isinstance(spec, dict):
+        given = dict(spec)
+    elif os.path.exists(str(spec)):
+        given = read_config(str(spec)) if not str(spec).lower().endswith(".json") else \
+            _read_json(str(spec))
+        given = given.get("policy", given)
+    else:
+        given = {}
+        for item in (p.strip() for p in str(spec).split(",") if p.strip()):
+            if "=" not in item:
+                raise ConfigError(f"--policy {spec!r}: write NAME=VALUE pairs, e.g. "
+                                  f"k=5,l=2,max_records_at_risk=0.05 (or a policy file)")
+            key, value = (x.strip() for x in item.split("=", 1))
+            given[key] = _policy_value(key, value, names)
+    unknown = [key for key in given if key not in names]
+    if unknown:
+        raise ConfigError(f"--policy: unknown criterion {unknown[0]!r}; the criteria are "
+                          f"{', '.join(names)}")
+    try:
+        return Policy(**given)
+    except Exception as exc:  # noqa: BLE001 - Policy's own check, one line
+        raise ConfigError(f"--policy: {' '.join(str(exc).split())}") from None
+
+
+def _policy_value(key, value, names):
+    if key in ("l_variant", "t_distance"):
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(f"--policy {key}={value}: {value!r} is not a number") from None
+    return int(number) if key in ("k", "l") and number.is_integer() else number
+
+
+def policy_table(policy) -> dict:
+    """The criteria of a :class:`pdanon.Policy` that differ from its defaults (a config
+    file's ``[policy]`` table)."""
+    from dataclasses import fields
+
+    return {f.name: getattr(policy, f.name) for f in fields(policy)
+            if getattr(policy, f.name) != f.default}
+
+
+def _read_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {path!r}: {' '.join(str(exc).split())}") from None
+
+
+# ============================================================================ config files
+
+
+def read_config(path: str) -> dict:
+    """A TOML config file as a dict (:mod:`tomllib`), or a ConfigError naming the line."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"cannot read config {path!r}: file not found") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path!r}: {' '.join(str(exc).split())}") \
+            from None
+
+
+def to_toml(config: dict, *, header: str = "") -> str:
+    """``config`` as TOML: top-level scalars first, then one ``[table]`` per nested dict
+    (``None`` values are left out; keys that are not bare words are quoted). Enough TOML for
+    a config: strings, booleans, integers, floats, lists of them and one level of tables."""
+    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+    scalars = {k: v for k, v in config.items() if not isinstance(v, dict) and v is not None}
+    tables = {k: v for k, v in config.items() if isinstance(v, dict)}
+    lines += [f"{_key(k)} = {_value(v)}" for k, v in scalars.items()]
+    for name, table in tables.items():
+        body = [f"{_key(k)} = {_value(v)}" for k, v in table.items() if v is not None]
+        if body:
+            lines += ["", f"[{_key(name)}]", *body]
+    return "\n".join(lines) + "\n"
+
+
+def _key(key) -> str:
+    key = str(key)
+    if key and all(ch.isalnum() or ch in "_-" for ch in key) and key.isascii():
+        return key
+    return json.dumps(key)
+
+
+def _value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"cannot write {value!r} in a config file")
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)  # TOML basic strings escape like JSON

@@ -1,0 +1,295 @@
+"""``pdanon anonymize``: named columns, codes kept as text, the Python call's release, exit
+codes, one warning format, labeled closing lines, config files that repeat a run."""
+
+import os
+
+import pandas as pd
+import pytest
+
+import pdanon
+from pdanon.__main__ import main
+from pdanon.cli_anonymize import build_model, cli_words, convert_column
+from pdanon.cli_config import ConfigError, build_hierarchy, parse_columns, parse_policy, \
+    read_config, to_toml
+
+ROLE_FLAGS = ["--identifiers", "patient_id,name,note",
+              "--insensitive", "charges,weight,discharge_date,ethnicity,birth_date"]
+#: the same, with birth_year published unchanged (for runs that do not use it)
+OTHER_FLAGS = ROLE_FLAGS[:-1] + [ROLE_FLAGS[-1] + ",birth_year,admission_date"]
+
+
+@pytest.fixture
+def discharges(tmp_path):
+    df = pdanon.datasets.make_discharges(400, seed=5)
+    df["birth_year"] = df["birth_date"].dt.year
+    path = tmp_path / "dis.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def _run(capsys, *argv):
+    code = main(["anonymize", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _base(path, *extra):
+    return [path, "--qi", "birth_year:real,zip,sex,admission_date", "--sensitive", "diagnosis",
+            *ROLE_FLAGS, *extra]
+
+
+def test_zip_codes_stay_text_in_csv_and_parquet(tmp_path, discharges, capsys):
+    out_csv, out_pq = tmp_path / "r.csv", tmp_path / "r.parquet"
+    for out in (out_csv, out_pq):
+        code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-o", out))
+        assert code == 0, err
+    cells = pd.read_csv(out_csv, dtype=str)["zip"].dropna()
+    tokens = cells.str.strip("{}").str.split(", ").explode()
+    assert tokens.str.fullmatch(r"\d{5}").all() and tokens.str.startswith("0").any()
+    back = pd.read_parquet(out_pq)
+    cats = [str(c) for c in back["zip"].dtype.categories]
+    assert all(len(c) == 5 for c in cats) and any(c.startswith("0") for c in cats)
+    # the Parquet release carries its roles and info: measured again, it reads back k >= 3
+    assert back.anon.k_anonymity() >= 3
+    assert set(back.anon.roles().quasi_identifiers) == {"birth_year", "zip", "sex",
+                                                        "admission_date"}
+    assert "patient_id" not in back.columns and "note" not in back.columns
+
+
+def test_release_equals_the_python_call(tmp_path, discharges, capsys):
+    out = tmp_path / "r.parquet"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-l", 2, "-o", out))
+    assert code == 0, err
+    cli = pd.read_parquet(out)
+    raw = pdanon.read_csv(discharges, dtype={"zip": str})
+    raw["admission_date"] = pd.to_datetime(raw["admission_date"])
+    py = raw.anon.k_anonymize(
+        4, l=2, identifiers=["patient_id", "name", "note"],
+        quasi_identifiers={"birth_year": "real", "zip": "unordered", "sex": "unordered",
+                           "admission_date": "ordered"},
+        sensitive={"diagnosis": "unordered"},
+        insensitive=["charges", "weight", "discharge_date", "ethnicity", "birth_date"])
+    for col in ("birth_year", "zip", "sex", "admission_date", "diagnosis"):
+        assert cli[col].astype(str).tolist() == py[col].astype(str).tolist(), col
+    assert cli.anon.info["changed_cells"] == py.anon.info["changed_cells"]
+    assert "changed cells" in err and f"{py.anon.info['changed_cells']:,} of" in err
+
+
+def test_closing_lines_are_labeled_and_warnings_have_one_format(tmp_path, discharges, capsys):
+    code, _, err = _run(capsys, discharges, "--qi", "zip:real,sex", "-k", 2, "--sensitive",
+                        "diagnosis", *OTHER_FLAGS, "-o", tmp_path / "r.csv")
+    assert code == 0, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    warns = [ln for ln in lines if "warning:" in ln]
+    assert warns and all(ln.startswith("pdanon anonymize: warning: ") and ln.endswith(")")
+                         for ln in warns)
+    assert any("leading zeros" in ln for ln in warns)
+    assert not any("warnings.warn" in ln or ".py:" in ln for ln in lines)
+    labels = [ln.split()[0] for ln in lines if "warning:" not in ln]
+    assert {"input", "algorithm", "rows", "classes", "achieved", "policy", "seconds"} <= set(
+        labels)
+
+
+def test_policy_failure_exits_3_and_writes_no_release(tmp_path, discharges, capsys):
+    out, rep = tmp_path / "r.csv", tmp_path / "rep.html"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 2, "--policy", "k=5", "-o", out,
+                                       "--report", rep))
+    assert code == 3
+    assert not out.exists() and rep.exists()  # the report is the publisher's
+    assert "fails the policy" in err and "k_anonymity 2" in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--qi", "zipp", "-k", "2"], "no column 'zipp' in the input; did you mean 'zip'?"),
+    (["--qi", "zip", "--sensitive", "zip", "-k", "2"], "both --qi and --sensitive"),
+    (["--qi", "zip"], "no privacy model"),
+    (["--qi", "zip", "-k", "2", "--alpha", "0.5", "--sensitive", "diagnosis"], None),
+    (["--qi", "zip", "--alpha", "0.5", "--sensitive", "diagnosis"], "give -k too"),
+    (["--qi", "zip", "-k", "2", "--population-size", "10"], "belong to --k-map"),
+    (["--qi", "zip", "-k", "2", "--hierarchy", "zip"], "write COLUMN=SPEC"),
+    (["--qi", "zip", "-k", "2", "--hierarchy", "zip=nosuch"], "no builder 'nosuch'"),
+    (["--qi", "sex:real", "-k", "2"], "column 'sex' is real but holds"),
+    (["--qi", "zip", "-k", "2", "--max-suppressed", "lots"], "--max-suppressed 'lots'"),
+])
+def test_bad_input_exits_2_with_one_teaching_line(discharges, capsys, argv, words):
+    extra = [] if "--sensitive" in argv else ["--sensitive", "diagnosis"]
+    code, _, err = _run(capsys, discharges, *argv, *extra, *OTHER_FLAGS, "-o", os.devnull)
+    if words is None:
+        assert code == 0, err
+        return
+    assert code == 2, err
+    first = [ln for ln in err.splitlines() if ln.startswith("pdanon anonymize: error:")]
+    assert first and words in first[0], err
+    assert "Traceback" not in err
+
+
+def test_unnamed_identifier_is_refused_in_flag_words(discharges, capsys):
+    code, _, err = _run(capsys, discharges, "--qi", "zip", "-k", "2", "-o", os.devnull)
+    assert code == 2
+    assert "--identifiers" in err and "--insensitive" in err and "identifiers=[" not in err
+    assert "hash_identifiers" not in err
+
+
+def test_duplicate_header_and_missing_file(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    path.write_text("a,a\n1,2\n")
+    code, _, err = _run(capsys, path, "--qi", "a", "-k", "1")
+    assert code == 2 and "column name 'a' twice" in err
+    code, _, err = _run(capsys, tmp_path / "none.csv", "--qi", "a", "-k", "1")
+    assert code == 2 and "file not found" in err
+
+
+def test_output_may_not_overwrite_the_input(discharges, capsys):
+    code, _, err = _run(capsys, *_base(discharges, "-k", 2, "-o", discharges))
+    assert code == 2 and "would overwrite the input" in err
+
+
+def test_config_repeats_the_run_exactly(tmp_path, discharges, capsys):
+    out, cfg = tmp_path / "r.parquet", tmp_path / "release.toml"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-l", 2, "--hierarchy",
+                                       "zip=mask:1,2,3", "--hierarchy",
+                                       "birth_year=intervals:5,10,20", "--hierarchy",
+                                       "admission_date=dates:month,quarter,year",
+                                       "--max-suppressed",
+                                       "2%", "-o", out, "--write-config", cfg))
+    assert code == 0, err
+    config = read_config(cfg)
+    assert config["anonymize"]["algorithm"] == "optimal"  # auto resolved, recorded
+    assert config["quasi_identifiers"] == {"birth_year": "real", "zip": "unordered",
+                                           "sex": "unordered", "admission_date": "date"}
+    assert config["hierarchies"]["zip"] == "mask:1,2,3"
+    assert config["model"] == {"k": 3, "l": 2}
+    assert config["input"] == "dis.csv" and "seed" not in config["anonymize"]
+    first = pd.read_parquet(out)
+    os.remove(out)
+    elsewhere = tmp_path / "sub"
+    elsewhere.mkdir()
+    cwd = os.getcwd()
+    try:
+        os.chdir(elsewhere)  # a config's paths are relative to its own folder
+        code, _, err = _run(capsys, "--config", cfg)
+    finally:
+        os.chdir(cwd)
+    assert code == 0, err
+    again = pd.read_parquet(out)
+    pd.testing.assert_frame_equal(first.astype(str), again.astype(str))
+    # a flag beside the config wins; a changed input is pointed out
+    with open(discharges, "a") as fh:
+        fh.write(open(discharges).read().splitlines()[1] + "\n")
+    code, _, err = _run(capsys, "--config", cfg, "-k", 4, "-o", tmp_path / "r4.csv")
+    assert code == 0, err
+    assert "not the input the config was written for" in err and "k=4" in err
+
+
+def test_config_with_seed_says_to_keep_it_private(tmp_path, discharges, capsys):
+    cfg = tmp_path / "c.toml"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-a", "group_join", "--seed", 7,
+                                       "-o", tmp_path / "r.parquet", "--write-config", cfg))
+    assert code == 0, err
+    text = cfg.read_text()
+    assert "seed = 7" in text and "never with the release" in text
+    meta = pd.read_parquet(tmp_path / "r.parquet").attrs["pdanon"]["info"]
+    assert "7" not in str(meta.get("random_source", "")) and "seed" not in meta
+
+
+def test_unknown_config_key_is_refused(tmp_path, discharges, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'input = "{discharges}"\n[model]\nkk = 5\n')
+    code, _, err = _run(capsys, "--config", cfg)
+    assert code == 2 and "[model] has no key 'kk'" in err
+
+
+def test_labels_and_explain_and_schema(tmp_path, discharges, capsys):
+    out, ex, sch = tmp_path / "r.csv", tmp_path / "ex.csv", tmp_path / "s.yaml"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "--hierarchy",
+                                       "admission_date=dates:month,quarter,year",
+                                       "--hierarchy", "zip=mask", "--hierarchy",
+                                       "birth_year=intervals:10,20", "--labels",
+                                       "--max-suppressed", "0.05", "-o", out, "--explain", ex,
+                                       "--schema", sch))
+    assert code == 0, err
+    back = pdanon.read_csv(out, schema=pdanon.schema_from_yaml(sch.read_text()))
+    assert back.anon.k_anonymity() >= 3
+    assert back["zip"].astype(str).str.len().max() == 5 or "*" in set(back["zip"].astype(str))
+    assert pd.read_csv(ex)["class_size"].min() >= 3
+    assert "publisher only" in err
+
+
+def test_k_map_with_a_population_file(tmp_path, capsys):
+    pop = pd.DataFrame({"zip": ["04777", "04778", "10001", "10002"] * 30,
+                        "age": list(range(20, 80)) * 2})
+    sample = pop.iloc[::3].reset_index(drop=True)
+    pop.to_csv(tmp_path / "pop.csv", index=False)
+    sample.to_csv(tmp_path / "s.csv", index=False)
+    code, _, err = _run(capsys, tmp_path / "s.csv", "--qi", "zip,age:real", "--k-map", 5,
+                        "--population", tmp_path / "pop.csv", "-a", "mondrian",
+                        "-o", tmp_path / "r.csv")
+    assert code == 0, err
+    assert "k_map" in err
+
+
+# ---------------------------------------------------------------- the words, one at a time
+
+
+def test_parse_columns_kinds_and_colons():
+    assert parse_columns("a:real,b, c:date,d:x", "--qi") == {"a": "real", "b": None,
+                                                             "c": "date", "d:x": None}
+    with pytest.raises(ConfigError, match="names 'a' twice"):
+        parse_columns("a,a", "--qi")
+
+
+def test_convert_column_keeps_codes_and_reads_dates():
+    s = pd.Series(["04777", "10001", None])
+    assert convert_column(s, "z", None)[0].tolist()[:2] == ["04777", "10001"]
+    col, kind = convert_column(pd.Series(["2024-01-05", None, "2024-02-01"]), "d", None)
+    assert kind == "date" and str(col.dtype).startswith("datetime64")
+    col, kind = convert_column(pd.Series(["2024-01-05T10:00+01:00", "2024-06-05T10:00+02:00"]),
+                               "d", "date")
+    assert str(col.dt.tz) == "UTC"
+    col, kind = convert_column(pd.Series(["1.5", "2"]), "x", "ordered")
+    assert col.tolist() == [1.5, 2.0] and kind == "ordered"
+
+
+def test_build_model_combinations():
+    assert repr(build_model({"k": 5})) == "KAnonymity(k=5)"
+    m = build_model({"k": 5, "alpha": 0.5, "delta": 1.2})
+    assert "AlphaKAnonymity" in repr(m) and "DeltaDisclosure" in repr(m)
+
+
+def test_hierarchy_specs():
+    assert build_hierarchy("a", "intervals:5,10,start=1").levels_table([7]).iloc[0, 1] == \
+        "6-10"
+    with pytest.raises(ConfigError, match="takes char, top"):
+        build_hierarchy("z", "mask:1,stat=2")
+    assert build_hierarchy("d", "dates:month,year,top=none").levels_table(
+        pd.to_datetime(["2024-03-05"])).columns.tolist() == ["value", "level1", "level2"]
+
+
+def test_policy_and_toml():
+    assert parse_policy({"k": 5}).k == 5
+    with pytest.raises(ConfigError, match="unknown criterion 'kk'"):
+        parse_policy("kk=5")
+    text = to_toml({"a": "x\"y", "t": {"odd key": [1, 2.5, True]}})
+    assert 'a = "x\\"y"' in text and '"odd key" = [1, 2.5, true]' in text
+
+
+def test_cli_words():
+    assert cli_words("identifiers=['a'] or quasi_identifiers=['b', 'c']") == \
+        "--identifiers a or --qi b,c"
+
+
+def test_depersonalize_warnings_use_the_one_format(tmp_path, capsys):
+    from pdanon.cli import main as depersonalize
+
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"age": range(30, 42), "h": range(150, 162), "d": list("ab") * 6}).to_csv(
+        path, index=False)
+    # suppression blanks every group's cells alike: one class, and a SingleClassWarning
+    code = depersonalize(["-i", str(path), "-f", "-a", "time_optimal", "-r", "s", "-k", "2",
+                          "--qi_ids", "0,1", "--s_ids", "2", "-o", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    warns = [ln for ln in err.splitlines() if "warning:" in ln.lower()]
+    assert warns, err
+    assert all(ln.startswith("depersonalize: warning: ") for ln in warns), err
+    assert "SingleClassWarning" in err and "warnings.warn" not in err

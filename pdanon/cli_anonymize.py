@@ -651,12 +651,13 @@ def closing_lines(s, df, out, qi, verdict, policy, written, seconds) -> list:
     info = out.anon.info
     cells = len(df) * len(qi)
     asked = info.get("requested_algorithm")
-    achieved = ", ".join(f"{k}={v}" for k, v in (info.get("achieved") or {}).items())
+    achieved = ", ".join(f"{k}={_short(v)}" for k, v in (info.get("achieved") or {}).items())
     lines = [("input", f"{s['input']} ({len(df):,} rows, {df.shape[1]} columns)"),
              ("algorithm", info["algorithm"] + (f" ({asked})" if asked and asked !=
                                                 info["algorithm"] else "")),
              ("model", f"{info.get('model')} ("
-                       + ", ".join(f"{k}={v}" for k, v in (info.get("params") or {}).items())
+                       + ", ".join(f"{k}={_short(v)}"
+                                   for k, v in (info.get("params") or {}).items())
                        + ")"),
              ("kinds", ", ".join(f"{c} {k}" for c, k in qi.items())),
              ("rows", f"{len(out):,} published, {info.get('suppressed_rows', 0):,} suppressed"),
@@ -673,6 +674,11 @@ def closing_lines(s, df, out, qi, verdict, policy, written, seconds) -> list:
     lines += [(label, path) for label, path in written]
     lines.append(("seconds", f"{seconds:.2f}"))
     return lines
+
+
+def _short(value):
+    """A figure for a closing line: floats to 4 significant digits (``0.4977``)."""
+    return f"{value:.4g}" if isinstance(value, float) else value
 
 
 def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:

@@ -57,7 +57,8 @@ import time
 import warnings
 
 from pdanon import progress
-from pdanon.cli_common import is_parquet, one_line, same_file, unreadable, warning_lines
+from pdanon.cli_common import (LEADING_ZERO, is_parquet, numbers_column, one_line, same_file,
+                               unreadable, warning_lines)
 
 PROG = "depersonalize"
 ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
@@ -409,8 +410,9 @@ def read_table(path: str, header: bool, text_columns=None):
     pandas reads them."""
     import pandas as pd
 
-    if unreadable(path):
-        raise CliError(unreadable(path))
+    reason = unreadable(path)
+    if reason:
+        raise CliError(reason)
     try:
         if is_parquet(path):
             df = pd.read_parquet(path)
@@ -506,7 +508,7 @@ def numbers_where_needed(df, kinds: dict):
         present = s.notna().to_numpy()
         text = s[present].astype(str).str.strip()
         number = pd.to_numeric(text, errors="coerce")
-        if kind == "ordered" and (number.isna().any() or text.str.match(r"^[+-]?0\d").any()):
+        if kind == "ordered" and (number.isna().any() or text.str.match(LEADING_ZERO).any()):
             continue  # codes, or a leading zero to keep: ordered as text
         if number.isna().any():
             row = int((~number.notna()).to_numpy().argmax())
@@ -516,17 +518,7 @@ def numbers_where_needed(df, kinds: dict):
                 f"{name} is real (--types / --s_types r) but holds "
                 f"{text.iloc[row]!r} (data row {text.index[row] + 1}): a real column holds "
                 f"numbers; give it the kind u or o, or fix the cell")
-        whole = bool((number == number.round()).all()) and not text.str.contains(
-            r"[.eE]").any()
-        if whole:
-            column = pd.Series(pd.array([pd.NA] * len(s), dtype="Int64"), index=s.index)
-            column[present] = number.astype("int64").to_numpy()
-            if present.all():
-                column = column.astype("int64")
-        else:
-            column = pd.Series(float("nan"), index=s.index, dtype="float64")
-            column[present] = number.astype("float64").to_numpy()
-        out.isetitem(i, column)
+        out.isetitem(i, numbers_column(s, present, text, number))
     return out
 
 

@@ -47,8 +47,9 @@ import time
 import warnings
 
 from pdanon.cli_common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_POLICY_FAILED,
-                               is_parquet, one_line, same_file, unreadable, warning_lines)
-from pdanon.cli_config import (BUILDERS, CLI_KINDS, ConfigError, build_hierarchy, hierarchy_spec,
+                               LEADING_ZERO, is_parquet, numbers_column, one_line, same_file,
+                               unreadable, warning_lines)
+from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, hierarchy_spec, is_builder,
                                parse_columns, parse_policy, policy_table, read_config, to_toml)
 
 PROG = "pdanon anonymize"
@@ -171,7 +172,7 @@ def settings(args: argparse.Namespace) -> dict:
             if from_file.get(key) is not None:
                 from_file[key] = _relative(from_file[key], base)
         if isinstance(from_file.get("hierarchy"), dict):
-            from_file["hierarchy"] = {c: spec if _builder(spec) else _relative(spec, base)
+            from_file["hierarchy"] = {c: spec if is_builder(spec) else _relative(spec, base)
                                       for c, spec in from_file["hierarchy"].items()}
         out.update(from_file)
         out["_recorded"] = {k: config.get(k) for k in ("pdanon_version", "input_sha256")}
@@ -225,10 +226,6 @@ def _relative(path, base_dir: str):
     return path if path is None or os.path.isabs(path) else os.path.join(base_dir, path)
 
 
-def _builder(spec: str) -> bool:
-    return str(spec).partition(":")[0].strip().lower() in BUILDERS
-
-
 def _portable(path, config_path):
     """``path`` as the config at ``config_path`` records it: relative to its folder."""
     if path is None or config_path is None:
@@ -272,7 +269,7 @@ def check_files(s: dict) -> None:
     inputs = [("the input", s.get("input")), ("--population", s.get("population")),
               ("--config", s.get("_config"))]
     inputs += [(f"--hierarchy {c}", spec) for c, spec in (s.get("hierarchy") or {}).items()
-               if not _builder(spec)]
+               if not is_builder(spec)]
     outputs = [(f, s.get(k)) for f, k in (("-o", "output"), ("--report", "report"),
                                          ("--explain", "explain"), ("--schema", "schema"),
                                          ("--write-config", "write_config"))]
@@ -287,14 +284,15 @@ def check_files(s: dict) -> None:
         seen.append((flag, path))
 
 
-def read_input(path: str, s: dict, text_columns) -> "object":
+def read_input(path: str, s: dict, text_columns) -> "pd.DataFrame":
     """The table: Parquet as stored, CSV with the named role columns read as text."""
     import pandas as pd
 
     if path is None:
         raise CliError("no input table: pdanon anonymize IN -o OUT (or input = ... in --config)")
-    if unreadable(path):
-        raise CliError(unreadable(path))
+    reason = unreadable(path)
+    if reason:
+        raise CliError(reason)
     try:
         if is_parquet(path):
             df = pd.read_parquet(path)
@@ -337,6 +335,7 @@ def check_named(df, s: dict) -> None:
     import difflib
 
     names = [str(c) for c in df.columns]
+    roles: dict = {}
     for flag, key in (("--qi", "qi"), ("--sensitive", "sensitive"),
                       ("--identifiers", "identifiers"), ("--insensitive", "insensitive"),
                       ("--hierarchy", "hierarchy")):
@@ -346,10 +345,8 @@ def check_named(df, s: dict) -> None:
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 raise CliError(f"{flag}: no column {col!r} in the input; {hint}its columns "
                                f"are {', '.join(names[:20])}{', ...' if len(names) > 20 else ''}")
-    roles = {}
-    for flag, key in (("--qi", "qi"), ("--sensitive", "sensitive"),
-                      ("--identifiers", "identifiers"), ("--insensitive", "insensitive")):
-        for col in s.get(key) or ():
+            if key == "hierarchy":
+                continue
             if col in roles:
                 raise CliError(f"column {col!r} is in both {roles[col]} and {flag}; give it "
                                f"one role")
@@ -391,7 +388,7 @@ def convert_column(series, name: str, kind):
         return _dates(series, present, text, name), kind
     distinct = pd.Series(pd.unique(text.to_numpy(dtype=object)), dtype=object)  # codes repeat
     if len(distinct) and distinct.str.match(_PLAIN_NUMBER).all() and not distinct.str.match(
-            r"^[+-]?0\d").any():
+            LEADING_ZERO).any():
         return _numbers(series, present, text, name), kind or "real"
     if len(distinct) and distinct.str.match(_ISO_DATE).all():
         return _dates(series, present, text, name), kind or "date"
@@ -402,7 +399,7 @@ def _numbers(series, present, text, name):
     import pandas as pd
 
     number = pd.to_numeric(text, errors="coerce")
-    zeros = text[text.str.startswith("0") & (text.str.len() > 1) & ~text.str.startswith("0.")]
+    zeros = text[text.str.match(LEADING_ZERO)]
     if len(zeros) and not number.isna().any():
         warnings.warn(f"column {name!r} is real, so its codes with leading zeros become numbers "
                       f"({zeros.iloc[0]!r} -> {number[zeros.index[0]]:g}); if they are codes "
@@ -414,13 +411,7 @@ def _numbers(series, present, text, name):
         raise CliError(f"column {name!r} is real but holds {text.iloc[at]!r} (data row "
                        f"{text.index[at] + 1}){hint}: a real column holds numbers; give it "
                        f"another kind ({name}:unordered) or fix the cell")
-    if bool((number == number.round()).all()) and not text.str.contains(r"[.eE]").any():
-        column = pd.Series(pd.array([pd.NA] * len(series), dtype="Int64"), index=series.index)
-        column[present] = number.astype("int64").to_numpy()
-        return column.astype("int64") if present.all() else column
-    column = pd.Series(float("nan"), index=series.index, dtype="float64")
-    column[present] = number.astype("float64").to_numpy()
-    return column
+    return numbers_column(series, present, text, number)
 
 
 def _dates(series, present, text, name):
@@ -521,6 +512,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
     qi, sens = dict(s.get("qi") or {}), dict(s.get("sensitive") or {})
     ids, keep = list(s.get("identifiers") or []), list(s.get("insensitive") or [])
     df = read_input(s.get("input"), s, [*ids, *qi, *sens])
+    recorded = s.get("_recorded") or {}
+    if recorded.get("input_sha256") or args.write_config is not None:
+        s["_input_sha256"] = file_digest(s["input"])  # read once, for both
     _recorded_warnings(s)
     check_named(df, s)
     if not qi:
@@ -548,8 +542,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
         options=s.get("option") or None, identifiers=ids,
         quasi_identifiers={c: _kind(k) for c, k in qi.items()},
         sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
-    verdict = None if policy is None and not policy_table(
-        Policy.of_release(out.anon.info)) else out.anon.check(policy, original=df)
+    verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
+        else out.anon.check(policy, original=df)
     passed = verdict is None or bool(verdict.passed)
     written = []
     if passed and s.get("output") is not None:
@@ -608,8 +602,7 @@ def _recorded_warnings(s: dict) -> None:
         warnings.warn(f"the config was written by pdanon {version}; this is "
                       f"{pdanon.__version__}: the release may differ", UserWarning)
     digest = recorded.get("input_sha256")
-    if digest and s.get("input") and os.path.exists(s["input"]) and \
-            file_digest(s["input"]) != digest:
+    if digest and digest != s["_input_sha256"]:
         warnings.warn(f"{s['input']!r} is not the input the config was written for (its "
                       f"SHA-256 differs): the release will differ", UserWarning)
 
@@ -691,7 +684,7 @@ def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:
     flat = {key: s.get(key) for keys in SECTIONS.values() for key in keys}
     flat["algorithm"] = info.get("algorithm", s["algorithm"])
     base = {"pdanon_version": pdanon.__version__,
-            "input_sha256": file_digest(s["input"]) if s.get("input") else None}
+            "input_sha256": s["_input_sha256"]}
     where = s.get("write_config")
     for key in PATH_KEYS:
         flat[key] = _portable(flat[key], where)
@@ -701,7 +694,7 @@ def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:
     config["sensitive"] = dict(sens)
     for section in ("model", "anonymize"):
         config[section] = {k: flat[k] for k in SECTIONS[section]}
-    config["hierarchies"] = {c: spec if _builder(spec) else _portable(spec, where)
+    config["hierarchies"] = {c: spec if is_builder(spec) else _portable(spec, where)
                              for c, spec in (s.get("hierarchy") or {}).items()}
     config["options"] = dict(s.get("option") or {})
     config["policy"] = policy_table(policy) if policy is not None else {}

@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
+#: a number written with a leading zero (``04777``, ``-05``): a code, whose zero a number loses
+LEADING_ZERO = r"^[+-]?0\d"
 
 #: exit codes of both command lines
 EXIT_OK, EXIT_BAD_INPUT, EXIT_POLICY_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -74,3 +76,29 @@ def warning_lines(prog: str, caught) -> list:
             seen.add(line)
             lines.append(line)
     return lines
+
+
+def numbers_column(series, present, text, number):
+    """The column of ``series`` holding ``number`` (``pd.to_numeric`` of ``text``, the
+    stripped text of the ``present`` cells): whole numbers written without ``.`` or an
+    exponent stay integers (``Int64`` when cells are missing, so ``30`` is written back as
+    ``30``), any other numbers are floats.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> s = pd.Series(["30", None])
+    >>> present = s.notna().to_numpy()
+    >>> text = s[present].str.strip()
+    >>> numbers_column(s, present, text, pd.to_numeric(text)).tolist()
+    [30, <NA>]
+    """
+    import pandas as pd
+
+    if bool((number == number.round()).all()) and not text.str.contains(r"[.eE]").any():
+        column = pd.Series(pd.array([pd.NA] * len(series), dtype="Int64"), index=series.index)
+        column[present] = number.astype("int64").to_numpy()
+        return column.astype("int64") if present.all() else column
+    column = pd.Series(float("nan"), index=series.index, dtype="float64")
+    column[present] = number.astype("float64").to_numpy()
+    return column

@@ -65,6 +65,17 @@ def parse_columns(text, flag: str) -> dict:
 # ============================================================================ hierarchies
 
 
+def is_builder(spec) -> bool:
+    """Whether a hierarchy spec names a builder (``mask:1,2``) rather than a file.
+
+    Example
+    -------
+    >>> is_builder("mask:1,2"), is_builder("hierarchies/age.csv")
+    (True, False)
+    """
+    return str(spec).partition(":")[0].strip().lower() in BUILDERS
+
+
 def hierarchy_spec(text: str) -> tuple:
     """``"col=spec"`` -> ``("col", "spec")``."""
     if "=" not in str(text):
@@ -100,7 +111,7 @@ def build_hierarchy(column: str, spec: str, *, base_dir: str = "."):
 
     name, _, rest = spec.partition(":")
     name = name.strip().lower()
-    if name not in BUILDERS:
+    if not is_builder(spec):
         path = spec if os.path.isabs(spec) else os.path.join(base_dir, spec)
         if not os.path.exists(path):
             raise ConfigError(

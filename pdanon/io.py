@@ -708,10 +708,29 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     specs = _column_specs(schema)
     read_csv_kwargs = _codes_as_text(specs, read_csv_kwargs)
     df = _pandas_read(_checked(path, read_csv_kwargs), read_csv_kwargs)
+    _check_present(df, specs, read_csv_kwargs)
     for col, spec in specs.items():
         if col in df.columns:
             df[col] = _restore(df[col], col, spec, df.index, max_cell_length)
     return _with_schema_roles(df, schema)
+
+
+def _check_present(df: pd.DataFrame, specs: dict, kwargs: dict) -> None:
+    """A column the schema gives a kind (a quasi-identifier or sensitive column) must be in
+    the file: a release read back without one would be measured, and republished, without it.
+    Columns left out on purpose (``usecols=``) are not asked for."""
+    wanted = kwargs.get("usecols")
+    if wanted is not None and not callable(wanted):
+        wanted = set(wanted)
+    missing = [c for c, spec in specs.items() if spec["kind"] is not None
+               and c not in df.columns and (wanted is None or callable(wanted) or c in wanted)]
+    if missing:
+        present = list(df.columns)
+        shown = ", ".join(repr(c) for c in present[:12]) + (", ..." if len(present) > 12 else "")
+        raise InvalidInputError(
+            f"the schema gives column(s) {', '.join(map(repr, missing))} a kind, but the file "
+            f"has no such column (it has {shown}): read the file the schema describes, or "
+            f"leave the column(s) out of the schema")
 
 
 def _codes_as_text(specs: dict, kwargs: dict) -> dict:

@@ -151,6 +151,21 @@ def test_check_survives_yaml_and_a_release_read_back(tmp_path):
         _fails(bad, back)
 
 
+def test_read_csv_names_a_quasi_identifier_the_file_lacks(tmp_path):
+    sch = pdanon.schema(identifiers=["name"], quasi_identifiers={"birth_year": "real",
+                                                                 "zip": "unordered"})
+    path = tmp_path / "release.csv"
+    path.write_text("zip\n04777\n")  # the identifier 'name' is dropped on purpose
+    with pytest.raises(pdanon.InvalidInputError) as err:
+        pdanon.read_csv(path, schema=sch)
+    assert str(err.value) == (
+        "the schema gives column(s) 'birth_year' a kind, but the file has no such column (it "
+        "has 'zip'): read the file the schema describes, or leave the column(s) out of the "
+        "schema")
+    # columns left out with usecols= are not asked for
+    assert pdanon.read_csv(path, schema=sch, usecols=["zip"])["zip"].tolist() == ["04777"]
+
+
 @given(st.lists(st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=False),
                           st.integers(-10**6, 10**6)), min_size=1, max_size=30))
 def test_real_accepts_any_numbers_with_missing_cells(values):

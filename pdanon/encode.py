@@ -565,6 +565,12 @@ def _encode_values(series: pd.Series, kind: str) -> EncodedColumn:
     if is_generalized(series):
         return _encode_generalized(series, kind)
     if kind == "real":
+        if pd.api.types.is_datetime64_any_dtype(series.dtype) or isinstance(
+                series.dtype, pd.PeriodDtype):
+            raise KindError(
+                f"column {name!r} holds dates ({series.dtype}), which pdanon generalizes as kind "
+                f"'ordered' (the kind it infers for dates): give {{{name!r}: 'ordered'}}, or "
+                f"leave its kind out; for numbers, convert first (e.g. df[{name!r}].dt.year)")
         if not is_real_dtype(series.dtype):
             raise KindError(
                 f"column {name!r} has kind 'real' but holds {series.dtype} values; convert it "

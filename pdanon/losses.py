@@ -138,9 +138,10 @@ def generalization_loss(count, lo, hi, s1, s2):
     hi = np.asarray(hi, dtype=np.float64)
     w = hi - lo
     num = count * (lo * lo + hi * hi) - 2.0 * np.asarray(s1) * (lo + hi) + 2.0 * np.asarray(s2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loss = np.where(w > 0, num / (2.0 * w), 0.0)
-    return np.clip(loss, count * w / 4.0, count * w / 2.0)
+    # 0 where lo = hi; lean calls, as GroupJoin calls this once per merge
+    loss = np.divide(num, 2.0 * w, out=np.zeros(np.shape(num)), where=w > 0)
+    cw = count * w
+    return np.minimum(np.maximum(loss, cw / 4.0), cw / 2.0)
 
 
 def unordered_generalization_loss(count, distinct):

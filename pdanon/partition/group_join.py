@@ -37,9 +37,12 @@ The loss of every union is **exact**, computed from per-group summaries kept up 
 each merge: size; per real/ordered column the minimum, maximum, Σu and Σu² of normalized values
 (generalization, O(1) per union); per column the smallest and largest code (suppression: a union
 is constant iff min = max); per unordered column a bitset of the values present (generalization:
-#distinct = popcount of the OR); per sensitive column the value counts (l/t). Aggregation losses
-need the median / mode / Σ|u − mean| of the union and are computed from the union's rows in one
-vectorized pass over all candidates. No group is ever rescanned by a Python loop.
+#distinct = popcount of the OR; a column of more than 512 values keeps bits for its 512 most
+frequent values and counts the others through the rows that hold the picked group's values,
+``_RareValues``); per sensitive column the value counts (l/t). Aggregation losses need the
+median / mode / Σ|u − mean| of the union and are computed from the union's rows (every group's
+rows lie side by side in an append-only arena, so the rows of all candidates are one gather) in
+one vectorized pass over all candidates. No group is ever rescanned by a Python loop.
 
 ``partners="all"`` evaluates every other group as a partner (the rule exactly, O(#groups) numpy
 work per merge). ``partners="near"`` restricts the partners of a picked group to the groups of
@@ -97,8 +100,14 @@ PROGRESS_ROWS = 2_000
 #: relative tolerance under which two loss increases count as equal (then the smaller id wins)
 TIE = 1e-9
 # dense (groups x values) count tables and value bitsets use at most this many cells in all
-# (8 bytes each); wider columns fall back to rows (sensitive) or Python sets (unordered QIs)
+# (8 bytes each); wider columns fall back to rows (sensitive) or to bits for their most
+# frequent values and rows for the others (unordered QIs: _RareValues)
 _DENSE_CELLS = 1 << 23
+# an unordered column gets a bitset per group up to 64 x this many values; a wider one keeps
+# bits for at most that many of its most frequent values (the others are counted through
+# their rows: _RareValues)
+_FREQUENT_WORDS = 8
+_UNSEEN = np.iinfo(np.int64).max
 # at most this many (member row, order, offset) probes per candidate search
 _PROBES = 60_000
 
@@ -221,23 +230,32 @@ class GroupState:
         # ---- quasi-identifier summaries
         self.codes = np.stack([np.asarray(c.codes, dtype=np.int64) for c in cols], axis=1)
         if method == "suppress":
-            self.cmin = self.codes.copy()
-            self.cmax = self.codes.copy()
+            # smallest and largest code per group and column, side by side: one gather
+            self._codebounds = np.stack([self.codes, self.codes], axis=1)
+            self.cmin = self._codebounds[:, 0]
+            self.cmax = self._codebounds[:, 1]
         self.range_cols = [j for j, c in enumerate(cols) if c.kind != "unordered"]
         self.set_cols = [j for j, c in enumerate(cols) if c.kind == "unordered"]
         self.U = (np.stack([_losses.normalized_values(cols[j]) for j in self.range_cols], axis=1)
                   if self.range_cols else np.zeros((n, 0)))
         if method == "generalize":
-            self.mn = self.U.copy()
-            self.mx = self.U.copy()
-            self.s1 = self.U.copy()
-            self.s2 = self.U * self.U
+            # min, max, Σu and Σu² per group and range column, side by side: one gather
+            self._moments = np.stack([self.U, self.U, self.U, self.U * self.U], axis=1)
+            self.mn, self.mx, self.s1, self.s2 = (self._moments[:, i] for i in range(4))
             self._init_sets(cols)
         if method == "aggregate":
             self.real_pos = [i for i, j in enumerate(self.range_cols) if cols[j].kind == "real"]
             self.ord_pos = [i for i, j in enumerate(self.range_cols)
                             if cols[j].kind == "ordered"]
             self.card = [int(self.codes[:, j].max()) + 1 for j in self.set_cols]
+            self.U_cols = [np.ascontiguousarray(self.U[:, p]) for p in range(self.U.shape[1])]
+            self.codes_cols = {j: np.ascontiguousarray(self.codes[:, j]) for j in self.set_cols}
+            # per ordered column: the rank of each row's value, so that one integer sort of
+            # (union, rank) orders every union's values (the median)
+            self.ord_rank = []
+            for p in self.ord_pos:
+                values, rank = np.unique(self.U[:, p], return_inverse=True)
+                self.ord_rank.append((rank.reshape(-1).astype(np.int64), values))
 
         # ---- sensitive value counts
         self.sens_dense = []
@@ -250,32 +268,92 @@ class GroupState:
                     self.sens_dense.append(m)
                 else:
                     self.sens_dense.append(None)
+        # the unions' rows are read (aggregation, sensitive columns without dense counts):
+        # every group's rows lie side by side in an append-only arena, so the rows of
+        # hundreds of candidates are one gather
+        self.rows_needed = method == "aggregate" or any(d is None for d in self.sens_dense)
+        if self.rows_needed:
+            self._arena = np.arange(max(n, 1) * 2, dtype=np.int64)
+            self._top = n
+            self._at = np.arange(n, dtype=np.int64)  # where each group's rows start
+
+    def _store(self, a: int) -> None:
+        """Write group a's rows at the arena's end (compacted when full)."""
+        rows = self.members[a]
+        if self._top + len(rows) > len(self._arena):
+            alive = np.flatnonzero(self.alive)
+            alive = alive[alive != a]
+            held = int(self.size[alive].sum()) + len(rows)
+            arena = np.empty(max(2 * held, len(self._arena)), dtype=np.int64)
+            top = 0
+            for g in alive.tolist():  # compaction: O(n), once the arena has filled up
+                m = self.members[g]
+                arena[top:top + len(m)] = m
+                self._at[g] = top
+                top += len(m)
+            self._arena, self._top = arena, top
+        self._arena[self._top:self._top + len(rows)] = rows
+        self._at[a] = self._top
+        self._top += len(rows)
+
+    def _rows_of(self, ids: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """The rows of groups ``ids``, one group after another, each in its members' order."""
+        if not self.rows_needed:
+            return np.concatenate([self.members[i] for i in ids.tolist()])
+        total = int(sizes.sum())
+        step = np.repeat(self._at[ids] - (np.cumsum(sizes) - sizes), sizes)
+        return self._arena[step + np.arange(total)]
 
     def _init_sets(self, cols) -> None:
-        """Bitsets of the values present, per unordered column (Python sets when too wide)."""
+        """Bitsets of the values present, per unordered column. A wide column (more than
+        64 · :data:`_FREQUENT_WORDS` values, or ``n · words`` beyond the budget) keeps bits for
+        its most frequent values only and counts its other values through the rows that hold
+        them (:class:`_RareValues`: reading a few rows beats OR-ing long bitsets of every
+        candidate); both give the exact number of distinct values of a union."""
         n = self.n
-        self.bit_cols, self.pyset_cols = [], []
+        self.bit_cols, self.rare = [], []  # rare: (position in bit_cols or None, _RareValues)
         widths, offsets = [], []
         total = 0
+        wide = []
         for j in self.set_cols:
             card = int(self.codes[:, j].max()) + 1
             w = (card + 63) // 64
-            if n * w <= self.budget:
+            if w <= _FREQUENT_WORDS and n * w <= self.budget:
                 self.budget -= n * w
                 self.bit_cols.append(j)
                 offsets.append(total)
                 widths.append(w)
                 total += w
             else:
-                self.pyset_cols.append(j)
-        self.bits = np.zeros((n, total), dtype=np.uint64)
-        for j, off in zip(self.bit_cols, offsets):
+                wide.append(j)
+        bitcode = {j: self.codes[:, j] for j in self.bit_cols}  # bit position of each row
+        for j in wide:
             c = self.codes[:, j]
-            self.bits[np.arange(n), off + c // 64] |= np.left_shift(
-                np.uint64(1), (c % 64).astype(np.uint64))
+            card = int(c.max()) + 1
+            words = min(_FREQUENT_WORDS, self.budget // n if n else 0)
+            self.budget -= n * words
+            freq = np.bincount(c, minlength=card)
+            frequent = np.argsort(-freq, kind="stable")[:64 * words]
+            bit = np.full(card, -1, dtype=np.int64)
+            bit[frequent] = np.arange(len(frequent))
+            position = None
+            if words:
+                position = len(self.bit_cols)
+                self.bit_cols.append(j)
+                offsets.append(total)
+                widths.append(words)
+                total += words
+                bitcode[j] = bit[c]
+            self.rare.append((position, _RareValues(c, card, bit < 0)))
+        self.bits = np.zeros((n, total), dtype=np.uint64)
+        rows = np.arange(n)
+        for j, off in zip(self.bit_cols, offsets):
+            c = bitcode[j]
+            on = c >= 0  # a wide column's rare values have no bit
+            self.bits[rows[on], off + c[on] // 64] |= np.left_shift(
+                np.uint64(1), (c[on] % 64).astype(np.uint64))
         self.bit_offsets = np.asarray(offsets, dtype=np.int64)
         self.bit_simple = all(w == 1 for w in widths)
-        self.pysets = {j: [{int(v)} for v in self.codes[:, j]] for j in self.pyset_cols}
 
     @classmethod
     def from_labels(cls, enc: EncodedTable, method: str, model, labels) -> "GroupState":
@@ -310,23 +388,53 @@ class GroupState:
         G.members = [None] * n
         for m in members:
             G.members[int(m[0])] = m
+        if G.rows_needed:
+            G._top = 0
+            for f in first.tolist():
+                G._store(f)
+        if groups:
+            G._summarize(labels, order, np.concatenate(([0], bounds)), first)
         loss = sum(_losses.group_losses(method, c, labels, groups) for c in enc.columns)
         G.fval[:] = 0.0
         G.fval[first] = loss
         return G
 
+    def _summarize(self, labels, order, starts, first) -> None:
+        """The summaries of the groups of ``labels`` (rows ``order``-ed by group, each group
+        from ``starts``), stored at each group's id ``first``."""
+        def per_group(ufunc, values):
+            return ufunc.reduceat(values[order], starts, axis=0)
+
+        if self.method == "suppress":
+            self._codebounds[first, 0] = per_group(np.minimum, self.codes)
+            self._codebounds[first, 1] = per_group(np.maximum, self.codes)
+        if self.method == "generalize":
+            if self.range_cols:
+                for i, ufunc in enumerate((np.minimum, np.maximum, np.add, np.add)):
+                    self._moments[first, i] = per_group(ufunc, self._moments[:, i])
+            if self.bits.shape[1]:
+                self.bits[first] = per_group(np.bitwise_or, self.bits)
+            for _, rare in self.rare:
+                rare.summarized(labels, first)
+        for dense in self.sens_dense:
+            if dense is not None:
+                dense[first] = per_group(np.add, dense)
+
     # ------------------------------------------------------------------ union evaluation
     def _union_rows(self, g: int, cands: np.ndarray):
         """Rows of every union g ∪ c laid out one after another: (rows, segment, starts)."""
         mg = self.members[g]
-        parts = []
-        for c in cands.tolist():
-            parts.append(mg)
-            parts.append(self.members[c])
-        rows = np.concatenate(parts)
-        sizes = self.size[cands] + len(mg)
-        seg = np.repeat(np.arange(len(cands)), sizes)
+        C, mine = len(cands), len(mg)
+        theirs = self._rows_of(cands, self.size[cands])
+        sizes = self.size[cands] + mine
         starts = np.cumsum(sizes) - sizes
+        rows = np.empty(int(sizes.sum()), dtype=np.int64)
+        at = (starts[:, None] + np.arange(mine)).ravel()  # g's rows open every union
+        rows[at] = np.tile(mg, C)
+        rest = np.ones(len(rows), dtype=bool)
+        rest[at] = False
+        rows[rest] = theirs
+        seg = np.repeat(np.arange(C), sizes)
         return rows, seg, starts
 
     def union_loss(self, g: int, cands: np.ndarray, layout=None) -> np.ndarray:
@@ -334,53 +442,75 @@ class GroupState:
         N = (self.size[cands] + self.size[g]).astype(np.float64)
         C = len(cands)
         if self.method == "suppress":
-            lo = np.minimum(self.cmin[g], self.cmin[cands])
-            hi = np.maximum(self.cmax[g], self.cmax[cands])
+            mine, theirs = self._codebounds[g], np.take(self._codebounds, cands, axis=0)
+            lo = np.minimum(mine[0], theirs[:, 0])
+            hi = np.maximum(mine[1], theirs[:, 1])
             return (lo != hi).sum(axis=1) * N
         loss = np.zeros(C)
         if self.method == "generalize":
             if self.range_cols:
-                lo = np.minimum(self.mn[g], self.mn[cands])
-                hi = np.maximum(self.mx[g], self.mx[cands])
-                s1 = self.s1[g] + self.s1[cands]
-                s2 = self.s2[g] + self.s2[cands]
+                mine, theirs = self._moments[g], np.take(self._moments, cands, axis=0)
+                lo = np.minimum(mine[0], theirs[:, 0])
+                hi = np.maximum(mine[1], theirs[:, 1])
+                s1 = mine[2] + theirs[:, 2]
+                s2 = mine[3] + theirs[:, 3]
                 loss += _losses.generalization_loss(N[:, None], lo, hi, s1, s2).sum(axis=1)
             if self.bit_cols:
-                pc = np.bitwise_count(self.bits[g] | self.bits[cands])
+                pc = np.bitwise_count(self.bits[g] | np.take(self.bits, cands, axis=0))
                 distinct = pc if self.bit_simple else np.add.reduceat(
                     pc.astype(np.int64), self.bit_offsets, axis=1)
+                if self.rare:
+                    distinct = distinct.astype(np.int64)
+                    for position, rare in self.rare:
+                        if position is not None:
+                            distinct[:, position] += rare.union_distinct(self, g, cands)
                 loss += _losses.unordered_generalization_loss(N[:, None], distinct).sum(axis=1)
-            for j in self.pyset_cols:
-                sets = self.pysets[j]
-                sg = sets[g]
-                distinct = np.fromiter((len(sg | sets[c]) for c in cands.tolist()),
-                                       dtype=np.float64, count=C)
-                loss += _losses.unordered_generalization_loss(N, distinct)
+            for position, rare in self.rare:
+                if position is None:  # no bits at all: every value counted through its rows
+                    loss += _losses.unordered_generalization_loss(
+                        N, rare.union_distinct(self, g, cands))
             return loss
         # aggregate: from the rows of the unions
         rows, seg, starts = layout if layout is not None else self._union_rows(g, cands)
         Ni = N.astype(np.int64)
-        if self.range_cols:
-            V = self.U[rows]
-            if self.real_pos:
-                R = V[:, self.real_pos]
-                mean = np.add.reduceat(R, starts, axis=0) / N[:, None]
-                loss += np.add.reduceat(np.abs(R - mean[seg]), starts, axis=0).sum(axis=1)
-            for p in self.ord_pos:
-                u = V[:, p]
-                by = np.lexsort((u, seg))
-                med = u[by[starts + Ni // 2]]
-                loss += np.add.reduceat(np.abs(u - med[seg]), starts)
+        # one column at a time from contiguous copies: a 1-D gather is ~10x a 2-D one
+        if self.real_pos:
+            real = np.zeros(C)
+            for p in self.real_pos:
+                x = self.U_cols[p][rows]
+                mean = np.add.reduceat(x, starts) / N
+                real += np.add.reduceat(np.abs(x - mean[seg]), starts)
+            loss += real
+        for p, (rank, values) in zip(self.ord_pos, self.ord_rank):
+            u = self.U_cols[p][rows]
+            ranks = len(values)
+            # by union, then by value; "stable" sorts these blockwise-sorted keys ~4x faster
+            key = np.sort(seg * ranks + rank[rows], kind="stable")
+            med = values[key[starts + Ni // 2] - np.arange(C) * ranks]
+            loss += np.add.reduceat(np.abs(u - med[seg]), starts)
         for j, card in zip(self.set_cols, self.card):
-            key = seg * card + self.codes[rows, j]
+            key = seg * card + self.codes_cols[j][rows]
             if C * card <= 4 * len(rows) + 1024:
                 top = np.bincount(key, minlength=C * card).reshape(C, card).max(axis=1)
-            else:
-                uk, cnt = np.unique(key, return_counts=True)
-                top = np.zeros(C, dtype=np.int64)
-                np.maximum.at(top, uk // card, cnt)
+            else:  # runs of equal (union, value) in one sort; the longest run per union
+                key.sort(kind="stable")
+                run = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+                cnt = np.diff(np.append(run, len(key)))
+                owner = key[run] // card  # every union has a run: N >= 1
+                top = np.maximum.reduceat(cnt, np.searchsorted(owner, np.arange(C)))
             loss += N - top
         return loss
+
+    def union_extras(self, g: int, cands: np.ndarray, layout=None) -> list:
+        """The loss function's k_sens (l) or t_sens (t) of every union g ∪ c, per sensitive
+        column. k_sens from dense counts is a count of nonzero cells (no pair table)."""
+        spec = self.spec
+        if spec.family == "l" and all(d is not None for d in self.sens_dense):
+            cap = float(spec.lmodel.l)
+            return [np.minimum(np.count_nonzero(dense[g] + np.take(dense, cands, axis=0),
+                                                axis=1).astype(np.float64), cap)
+                    for dense in self.sens_dense]
+        return spec.extras(self.union_pairs(g, cands, layout))
 
     def union_pairs(self, g: int, cands: np.ndarray, layout=None) -> list:
         """PairCounts of the sensitive values of every union g ∪ c, per sensitive column."""
@@ -390,7 +520,7 @@ class GroupState:
         C = len(cands)
         for col, dense in zip(self.spec.sens_cols, self.sens_dense):
             if dense is not None:
-                counts = dense[cands] + dense[g]
+                counts = np.take(dense, cands, axis=0) + dense[g]
                 cls, val = np.nonzero(counts)
                 out.append(d.PairCounts(cls, val, counts[cls, val], counts.sum(axis=1)))
             else:
@@ -411,9 +541,9 @@ class GroupState:
                 cls, val = np.nonzero(counts)
                 out.append(d.PairCounts(cls, val, counts[cls, val], counts.sum(axis=1)))
             else:
-                rows = [self.members[i] for i in ids.tolist()]
-                seg = np.repeat(np.arange(len(ids)), [len(r) for r in rows])
-                out.append(d.PairCounts.from_codes(seg, col.codes[np.concatenate(rows)],
+                sizes = self.size[ids]
+                seg = np.repeat(np.arange(len(ids)), sizes)
+                out.append(d.PairCounts.from_codes(seg, col.codes[self._rows_of(ids, sizes)],
                                                    col.m, len(ids)))
         return out
 
@@ -446,15 +576,17 @@ class GroupState:
             self.s2[a] += self.s2[b]
             if self.bits.shape[1]:
                 self.bits[a] |= self.bits[b]
-            for j in self.pyset_cols:
-                self.pysets[j][a] |= self.pysets[j][b]
-                self.pysets[j][b] = set()
         for dense in self.sens_dense:
             if dense is not None:
                 dense[a] += dense[b]
         mb = self.members[b]
         self.label[mb] = a
         self.members[a] = np.concatenate((self.members[a], mb))
+        if self.rows_needed:
+            self._store(a)
+        if self.method == "generalize":
+            for _, rare in self.rare:
+                rare.merged(a, b)
         self.members[b] = None
         self.size[a] += self.size[b]
         self.size[b] = 0
@@ -462,6 +594,73 @@ class GroupState:
         self.fval[a] = value
         self.fval[b] = 0.0
         return a
+
+
+class _RareValues:
+    """The values of a wide unordered column that have no bit in the groups' bitsets, and
+    the rows that hold each of them: the number of distinct such values of g ∪ c is
+    ``distinct[g] + distinct[c] − shared(g, c)``, where ``shared`` is read from the rows
+    holding g's values (their current groups), O(rows holding g's values) per union search.
+
+    ``codes``: the column's codes per row; ``card``: the number of codes; ``rare``: boolean
+    per code, True for the values counted here."""
+
+    def __init__(self, codes: np.ndarray, card: int, rare: np.ndarray):
+        self.codes = codes
+        self.card = card
+        self.is_rare = rare
+        held = np.flatnonzero(rare[codes])
+        order = np.argsort(codes[held], kind="stable")
+        self.rows = held[order]  # rows of rare values, by value
+        self.count = np.bincount(codes[held], minlength=card)
+        self.start = np.cumsum(self.count) - self.count
+        self.distinct = rare[codes].astype(np.int64)  # per group (id = row): one row each
+        self._held: dict = {}  # group id -> its rare values (sorted), once it has 2+ rows
+
+    def _values(self, g: int) -> np.ndarray:
+        held = self._held.get(g)
+        if held is not None:
+            return held
+        v = self.codes[g]  # a group of one row: its id is its row
+        return np.array([v] if self.is_rare[v] else [], dtype=np.int64)
+
+    def union_distinct(self, groups: "GroupState", g: int, cands: np.ndarray) -> np.ndarray:
+        """Distinct rare values of g ∪ c for every candidate c (sorted ids)."""
+        values = self._values(g)
+        out = self.distinct[g] + self.distinct[cands]
+        if not len(values):
+            return out
+        counts = self.count[values]
+        total = int(counts.sum())
+        first = np.repeat(self.start[values] - (np.cumsum(counts) - counts), counts)
+        rows = self.rows[first + np.arange(total)]
+        labels = groups.label[rows]
+        keep = labels != g
+        # one (group, value) pair per value a group shares with g
+        pairs = np.unique(labels[keep] * self.card + self.codes[rows[keep]])
+        holder = pairs // self.card
+        at = np.searchsorted(cands, holder)
+        at = at[(at < len(cands)) & (cands[np.minimum(at, len(cands) - 1)] == holder)]
+        return out - np.bincount(at, minlength=len(cands))
+
+    def merged(self, a: int, b: int) -> None:
+        """Groups a and b became group a."""
+        held = np.union1d(self._values(a), self._values(b))
+        self._held[a] = held
+        self._held.pop(b, None)
+        self.distinct[a] = len(held)
+        self.distinct[b] = 0
+
+    def summarized(self, labels: np.ndarray, first: np.ndarray) -> None:
+        """The groups of ``labels`` (0..G-1 per row), group i with id ``first[i]``."""
+        held = self.is_rare[self.codes]
+        pairs = np.unique(labels[held] * self.card + self.codes[held])
+        group = pairs // self.card
+        self.distinct[:] = 0
+        self.distinct[first] = np.bincount(group, minlength=len(first))
+        bounds = np.searchsorted(group, np.arange(len(first) + 1))
+        values = pairs % self.card
+        self._held = {int(f): values[bounds[i]:bounds[i + 1]] for i, f in enumerate(first)}
 
 
 # ============================================================================ candidates
@@ -492,6 +691,13 @@ class _Neighbours:
         self.R = len(perms)
         self.window = max(1, int(window))
         self.max_candidates = max(1, int(max_candidates))
+        # flat positions: sort r's row at position p is seq_flat[r * n + p]
+        self.seq_flat = self.seq.ravel()
+        self._base = (np.arange(self.R, dtype=np.int64) * n)[None, :, None]
+        self._pos_flat = self.pos + self._base[0]  # a row's flat position in each sort
+        self._offsets: dict = {}  # window -> probe offsets, nearest first
+        self._last = self._base + (n - 1)
+        self._first_seen = np.full(n, _UNSEEN, dtype=np.int64)  # scratch: first probe per group
 
     def candidates(self, groups: GroupState, g: int) -> np.ndarray:
         n = self.n
@@ -503,21 +709,26 @@ class _Neighbours:
             if len(m) * per_row > _PROBES:
                 step = -(-len(m) * per_row // _PROBES)
                 m = m[::step]
-            offs = np.empty(2 * w, dtype=np.int64)
-            offs[0::2] = -np.arange(1, w + 1)
-            offs[1::2] = np.arange(1, w + 1)
-            P = self.pos[:, m]  # R x |m|
-            idx = P[None, :, :] + offs[:, None, None]  # 2w x R x |m|, nearest offsets first
-            np.clip(idx, 0, n - 1, out=idx)
-            rows = self.seq[np.arange(self.R)[None, :, None], idx].ravel()
-            labs = groups.label[rows]
+            offs = self._offsets.get(w)
+            if offs is None:
+                offs = np.empty((2 * w, 1, 1), dtype=np.int64)
+                offs[0::2, 0, 0] = -np.arange(1, w + 1)
+                offs[1::2, 0, 0] = np.arange(1, w + 1)
+                self._offsets[w] = offs
+            P = self._pos_flat[:, m]  # R x |m|, flat positions
+            idx = P[None, :, :] + offs  # 2w x R x |m|, nearest offsets first
+            np.maximum(idx, self._base, out=idx)  # clipped to each sort's own rows
+            np.minimum(idx, self._last, out=idx)
+            labs = groups.label[np.take(self.seq_flat, idx.ravel())]
             labs = labs[labs != g]
             if len(labs):
-                uniq, first = np.unique(labs, return_index=True)
-                if len(uniq) <= self.max_candidates:
-                    return uniq
-                cands = uniq[np.argsort(first, kind="stable")][: self.max_candidates]
-                return np.sort(cands)
+                # the groups met, in the order first met (no sort: a scratch array per group)
+                probe = np.arange(len(labs), dtype=np.int64)
+                seen = self._first_seen
+                np.minimum.at(seen, labs, probe)
+                met = labs[seen[labs] == probe]
+                seen[labs] = _UNSEEN
+                return np.sort(met[: self.max_candidates])
             if w >= n:
                 return np.zeros(0, dtype=np.int64)
             w *= 2
@@ -683,8 +894,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
                                       f"violating group {g} has no partner to merge with")
                 layout = G._union_rows(g, cands) if needs_rows else None
                 loss = G.union_loss(g, cands, layout)
-                extras = (G.spec.extras(G.union_pairs(g, cands, layout)) if spec.family != "k"
-                          else None)
+                extras = G.union_extras(g, cands, layout) if spec.family != "k" else None
                 F = _call_loss_function(fn, loss, int(G.size[g]), G.size[cands], params, extras,
                                         vectorized)
                 delta = F - G.fval[g] - G.fval[cands]

@@ -389,6 +389,77 @@ def test_fallbacks_without_dense_tables_give_the_same_groups(monkeypatch):
         assert a[3] == b[3] and a[4] == pytest.approx(b[4])
 
 
+def _wide_table(rows=600, seed=0):
+    """A wide unordered column (a few frequent codes, hundreds of rare ones, blanks), a
+    narrow one, an ordered and a real column, and a sensitive column."""
+    rng = np.random.default_rng(seed)
+    frequent = rng.choice([f"F{i}" for i in range(5)], rows)
+    rare = np.array([f"R{i:04d}" for i in rng.integers(0, 400, rows)], dtype=object)
+    wide = np.where(rng.random(rows) < 0.3, frequent, rare).astype(object)
+    wide[rng.random(rows) < 0.05] = None
+    return pd.DataFrame({
+        "code": wide, "sex": rng.choice(["F", "M"], rows),
+        "day": pd.Categorical(rng.integers(0, 30, rows), ordered=True),
+        "age": rng.integers(20, 80, rows).astype(float),
+        "s": rng.choice(list("abcdefgh"), rows)})
+
+
+def test_wide_columns_counted_through_their_rows_give_the_same_groups(monkeypatch):
+    """A wide unordered column as a full bitset, as bits for its frequent values plus rows
+    for the rare ones, and as rows only, gives the same groups and losses."""
+    from pdanon.partition import group_join as gj
+
+    df = _wide_table()
+    roles = resolve_roles(df, quasi_identifiers={"code": "unordered", "sex": "unordered",
+                                                 "day": "ordered", "age": "real"},
+                          sensitive={"s": "unordered"})
+    enc = encode_table(df, roles)
+    runs = {}
+    for name, words, cells in (("bitset", 64, gj._DENSE_CELLS), ("frequent+rows", 1,
+                                                                 gj._DENSE_CELLS),
+                               ("rows", 1, 0)):
+        monkeypatch.setattr(gj, "_FREQUENT_WORDS", words)
+        monkeypatch.setattr(gj, "_DENSE_CELLS", cells)
+        G = gj.GroupState(enc, "generalize", KAnonymity(3))
+        assert bool(G.rare) == (name != "bitset")
+        for family in ("k", "l"):
+            model, ctx, _ = models_for(family, df, k=3)
+            for partners in ("all", "near"):
+                p, stats = group_join_partition(enc, model, method="generalize", seed=5,
+                                                partners=partners, context=ctx)
+                runs.setdefault((family, partners), []).append((p.labels.tolist(),
+                                                                stats["loss"]))
+    for key, got in runs.items():
+        assert got[1][0] == got[0][0] and got[2][0] == got[0][0], key
+        assert got[1][1] == pytest.approx(got[0][1]) and got[2][1] == pytest.approx(got[0][1])
+
+
+@pytest.mark.parametrize("method", ["generalize", "suppress", "aggregate"])
+def test_state_from_labels_equals_the_state_built_by_merges(monkeypatch, method):
+    """GroupState.from_labels summarizes each group as merging its rows one by one would
+    (union losses of every pair of groups agree), wide columns included."""
+    from pdanon.partition import group_join as gj
+
+    monkeypatch.setattr(gj, "_FREQUENT_WORDS", 1)
+    df = _wide_table(rows=120, seed=2)
+    roles = resolve_roles(df, quasi_identifiers={"code": "unordered", "sex": "unordered",
+                                                 "day": "ordered", "age": "real"})
+    enc = encode_table(df, roles)
+    labels = np.random.default_rng(1).integers(0, 25, len(df))
+    labels = np.unique(labels, return_inverse=True)[1].reshape(-1)
+    built = gj.GroupState.from_labels(enc, method, KAnonymity(2), labels)
+    merged = gj.GroupState(enc, method, KAnonymity(2))
+    for group in range(labels.max() + 1):
+        rows = np.flatnonzero(labels == group).tolist()
+        for r in rows[1:]:
+            merged.merge(rows[0], r, 0.0)
+    ids = np.flatnonzero(built.alive)
+    assert ids.tolist() == np.flatnonzero(merged.alive).tolist()
+    for g in ids.tolist():
+        others = ids[ids != g]
+        np.testing.assert_allclose(built.union_loss(g, others), merged.union_loss(g, others))
+
+
 # ----------------------------------------------------------------------------- reproducible by default
 
 

@@ -42,6 +42,14 @@ print("Mondrian cells:", ranges["admission"].astype(str).iloc[0], "|",
       ranges["zip"].astype(str).iloc[0])
 assert "00:00:00" not in ranges.to_csv(index=False)
 
+# 2b. Calendar cuts: the same Mondrian, cutting admission dates on whole months only, so each
+#     cell is a month (2024-03) or a run of months, never a record's own date.
+months = raw.anon.k_anonymize(5, algorithm="mondrian",
+                              options={"calendar": {"admission": "month"}})
+print("calendar cells:", months["admission"].astype(str).value_counts().head(3).to_dict())
+for cell in months["admission"].dropna().array:
+    assert cell.min.day == 1 and (cell.max + pd.Timedelta(days=1)).day == 1
+
 # 3. Labels: optimal full-domain recoding with hierarchies, published as their labels
 #    (2024-Q2, 0477*, 1950-1969): ordered Categoricals that keep the hierarchy's order.
 hierarchies = {"admission": dates(["month", "quarter", "year"]), "zip": masking(),
@@ -53,7 +61,7 @@ print("optimal levels:", labels.anon.info["levels"], "| roles:",
 print(labels.head(3).to_string(), "\n")
 
 # 4. Both releases through Parquet and CSV, read back and measured again.
-for name, release in (("ranges", ranges), ("labels", labels)):
+for name, release in (("ranges", ranges), ("months", months), ("labels", labels)):
     parquet = os.path.join(tmp, f"{name}.parquet")
     release.to_parquet(parquet)
     csv = os.path.join(tmp, f"{name}.csv")

@@ -148,6 +148,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    "fraction (0.02, 2%%)")
     r.add_argument("--objective", choices=["loss", "precision", "discernibility", "entropy"])
     r.add_argument("--seed", type=int, help="for group_join (default: the fixed seed 0)")
+    r.add_argument("--calendar", action="append", metavar="COLUMN=UNIT",
+                   help="cut a date quasi-identifier on whole calendar units and publish "
+                        "them: admission_date=month (month, quarter, year, decade)")
     r.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="an algorithm's own knob, e.g. unordered_split=frequency")
     r.add_argument("--progress", choices=["auto", "always", "never"])
@@ -187,12 +190,14 @@ def settings(args: argparse.Namespace) -> dict:
         out["hierarchy"] = dict(hierarchy_spec(h) for h in out["hierarchy"])
     if isinstance(out.get("option"), list):
         out["option"] = dict(_option(o) for o in out["option"])
+    if isinstance(out.get("calendar"), list):
+        out["calendar"] = dict(_calendar(c) for c in out["calendar"])
     return out
 
 
 def _from_config(config: dict, path: str) -> dict:
     known = {"pdanon_version", "input_sha256", "quasi_identifiers", "sensitive", "hierarchies",
-             "options", "policy", *SECTIONS}
+             "options", "calendar", "policy", *SECTIONS}
     known |= set(SECTIONS[""])
     unknown = sorted(set(config) - known)
     if unknown:
@@ -217,6 +222,8 @@ def _from_config(config: dict, path: str) -> dict:
         out["hierarchy"] = dict(config["hierarchies"])
     if "options" in config:
         out["option"] = dict(config["options"])
+    if "calendar" in config:
+        out["calendar"] = dict(config["calendar"])
     if "policy" in config:
         out["policy"] = dict(config["policy"])
     return out
@@ -232,6 +239,13 @@ def _portable(path, config_path):
         return path
     folder = os.path.dirname(os.path.abspath(config_path))
     return os.path.relpath(os.path.abspath(path), folder)
+
+
+def _calendar(text: str) -> tuple:
+    if "=" not in text:
+        raise ConfigError(f"--calendar {text!r}: write COLUMN=UNIT, e.g. admission_date=month")
+    column, unit = (x.strip() for x in text.split("=", 1))
+    return column, unit
 
 
 def _option(text: str) -> tuple:
@@ -539,7 +553,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
         max_suppressed_rows=_budget(s.get("max_suppressed")), hierarchies=hierarchies or None,
         labels=bool(s["labels"]), objective=s.get("objective"), seed=s.get("seed"),
         progress={"auto": None, "always": True, "never": False}[s["progress"]],
-        options=s.get("option") or None, identifiers=ids,
+        options={**(s.get("option") or {}), **({"calendar": dict(s["calendar"])}
+                                                 if s.get("calendar") else {})} or None,
+        identifiers=ids,
         quasi_identifiers={c: _kind(k) for c, k in qi.items()},
         sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
     verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
@@ -697,6 +713,7 @@ def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:
     config["hierarchies"] = {c: spec if is_builder(spec) else _portable(spec, where)
                              for c, spec in (s.get("hierarchy") or {}).items()}
     config["options"] = dict(s.get("option") or {})
+    config["calendar"] = dict(s.get("calendar") or {})
     config["policy"] = policy_table(policy) if policy is not None else {}
     header = (f"pdanon anonymize config, written by pdanon {pdanon.__version__}\n"
               f"re-run exactly: pdanon anonymize --config {os.path.basename(str(s.get('write_config') or 'release.toml'))}")

@@ -169,8 +169,21 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if attrs:  # every column lookup deep-copies attrs: work on a shallow view without them
         df = df.copy(deep=False)
         df.attrs = {}
-    run = partition(df, roles, model=model, method=method, algorithm=algorithm,
+    calendar = options.pop("calendar", None) or {}
+    seen = df
+    if calendar:  # the partitioner sees each date as its unit's first day (pdanon.calendar)
+        from pdanon import calendar as _calendar
+
+        calendar = _calendar.check_calendar(calendar, df, roles.quasi_identifiers, method)
+        seen = df.assign(**{c: _calendar.unit_starts(df[c], u) for c, u in calendar.items()})
+        info["calendar"] = dict(calendar)
+    run = partition(seen, roles, model=model, method=method, algorithm=algorithm,
                     progress=progress, **options)
+    if calendar and not isinstance(run.result, Partition):
+        raise InvalidInputError(
+            f"calendar= needs an algorithm that partitions rows (mondrian, nearest, "
+            f"group_join, ...), not {run.algorithm!r}; with algorithm='optimal' "
+            f"or generalize, use the dates() hierarchy, which publishes whole units")
     enc, context, result = run.encoded, run.context, run.result
     if run.reason:
         info["algorithm"] = run.algorithm
@@ -195,8 +208,11 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         groups: Partition = result
         changed = 0
         for col in enc.columns:
-            new, count = recode.recode_column(method, df[col.name], col, groups.labels,
+            new, count = recode.recode_column(method, seen[col.name], col, groups.labels,
                                               groups.order)
+            if col.name in calendar:  # whole units; no cell keeps a record's own date
+                new = _calendar.widen_to_units(new, df[col.name], calendar[col.name])
+                count = int(df[col.name].notna().sum())
             out[col.name] = new
             changed += count
         if groups.suppressed is not None and groups.suppressed.any():
@@ -222,7 +238,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     population = _population_counts(model, out, roles.qi, result, suppressed, kept)
     classes = _verify_groups(model, kept, sub, suppressed.any(), population)
     if method == "generalize":
-        _verify_truthful(df, out, roles.qi, enc)
+        _verify_truthful(df, out, roles.qi, enc, coarsened=calendar)
     sizes = np.bincount(kept)
     achieved = model.achieved(classes) if classes is not None else (
         model.groups_achieved(kept, sub) if len(kept) else {})
@@ -392,12 +408,14 @@ def _labels(out: pd.DataFrame, qi) -> np.ndarray:
     return class_labels(out, qi)
 
 
-def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi, enc=None) -> None:
-    """Every published range or set contains the original value of its cell."""
+def _verify_truthful(df: pd.DataFrame, out: pd.DataFrame, qi, enc=None, coarsened=()) -> None:
+    """Every published range or set contains the original value of its cell (``enc``'s
+    codes stand for the original values, except in the ``coarsened`` columns)."""
     from pdanon._errors import VerificationError
     from pdanon.dtype import GeneralizationDtype
 
-    encoded = {c.name: c for c in enc.columns} if enc is not None else {}
+    encoded = {c.name: c for c in enc.columns if c.name not in coarsened} if enc is not None \
+        else {}
     for c in qi:
         before, after = df[c], out[c]  # one lookup each: every lookup deep-copies attrs
         if not isinstance(after.dtype, GeneralizationDtype):

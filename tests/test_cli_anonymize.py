@@ -293,3 +293,26 @@ def test_depersonalize_warnings_use_the_one_format(tmp_path, capsys):
     assert warns, err
     assert all(ln.startswith("depersonalize: warning: ") for ln in warns), err
     assert "SingleClassWarning" in err and "warnings.warn" not in err
+
+
+def test_calendar_cuts_publish_whole_months_and_travel_in_the_config(tmp_path, discharges,
+                                                                     capsys):
+    out, config = tmp_path / "r.parquet", tmp_path / "rel.toml"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-a", "mondrian", "-o", out,
+                                       "--qi", "zip,sex,admission_date:date",
+                                       "--insensitive", "birth_year,birth_date,discharge_date,"
+                                       "ethnicity,charges,weight",
+                                       "--calendar", "admission_date=month",
+                                       "--write-config", config))
+    assert code == 0, err
+    back = pd.read_parquet(out)
+    assert back.anon.info["calendar"] == {"admission_date": "month"}
+    for cell in back["admission_date"].dropna().array:
+        assert cell.min.day == 1 and (cell.max + pd.Timedelta(days=1)).day == 1
+    assert 'admission_date = "month"' in config.read_text()
+    again = tmp_path / "again.parquet"
+    code, _, err = _run(capsys, "--config", config, "-o", again)
+    assert code == 0, err
+    pd.testing.assert_frame_equal(pd.read_parquet(again), back)
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "--calendar", "admission_date"))
+    assert code == 2 and "COLUMN=UNIT" in err

@@ -11,15 +11,18 @@ belong to them) and a safe conversion of any sequence into a 1-D object array.
 
 from __future__ import annotations
 
+import datetime as _dt
 import decimal
 import numbers
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-__all__ = ["CLOSED", "KINDS", "as_real", "brackets", "category_position", "closed_flags",
+__all__ = ["CLOSED", "KINDS", "as_real", "brackets", "calendar_label", "calendar_unit",
+           "category_position", "closed_flags",
            "closed_name", "format_value", "infer_categories", "is_missing", "is_number",
            "is_set_like", "object_array", "python_scalar"]
 
@@ -74,6 +77,87 @@ def format_value(v: Any) -> str:
             return str(int(f))
         return repr(f)
     return str(v)
+
+
+_CALENDAR = re.compile(r"^(\d{4})(?:-(\d{2})|-?Q([1-4])|(s))?$")  # 2024-12, 2024-Q4, 2024, 2020s
+
+
+def _as_timestamp(v: Any):
+    """A Timestamp for a Timestamp or a ``datetime.date`` (not a datetime), else None."""
+    if isinstance(v, pd.Timestamp):
+        return v
+    if isinstance(v, _dt.date) and not isinstance(v, _dt.datetime):
+        return pd.Timestamp(v)
+    return None
+
+
+def calendar_label(lo: Any, hi: Any) -> str | None:
+    """``2024-12``, ``2024-Q4``, ``2024`` or ``2020s`` when the dates ``lo``..``hi`` cover
+    exactly that month, quarter, year or decade (``lo`` its first midnight, ``hi`` its last
+    day: at midnight for dates, from 23:59:59 on for times); None otherwise. Wall-clock
+    dates in the bounds' own time zone.
+
+    Example
+    -------
+    >>> calendar_label(pd.Timestamp("2024-12-01"), pd.Timestamp("2024-12-31"))
+    '2024-12'
+    >>> calendar_label(pd.Timestamp("2024-10-01"), pd.Timestamp("2024-12-31 23:59:59"))
+    '2024-Q4'
+    >>> calendar_label(pd.Timestamp("2024-12-01"), pd.Timestamp("2024-12-30")) is None
+    True
+    """
+    a, b = _as_timestamp(lo), _as_timestamp(hi)
+    if a is None or b is None or a is pd.NaT or b is pd.NaT:
+        return None
+    if a.tz is not None:
+        a, b = a.tz_localize(None), b.tz_convert(a.tz).tz_localize(None) if b.tz else b
+    if a != a.normalize() or a.day != 1:
+        return None
+    if b != b.normalize() and (b.hour, b.minute, b.second) != (23, 59, 59):
+        return None
+    after = b.normalize() + pd.Timedelta(days=1)
+    if after.day != 1:
+        return None
+    months = (after.year - a.year) * 12 + after.month - a.month
+    if months == 1:
+        return f"{a.year:04d}-{a.month:02d}"
+    if months == 3 and a.month in (1, 4, 7, 10):
+        return f"{a.year:04d}-Q{(a.month - 1) // 3 + 1}"
+    if months == 12 and a.month == 1:
+        return f"{a.year:04d}"
+    if months == 120 and a.month == 1 and a.year % 10 == 0:
+        return f"{a.year:04d}s"
+    return None
+
+
+def calendar_unit(text: str):
+    """``(first day, first day of the next unit)`` of a label :func:`calendar_label` writes
+    (``2024Q4`` too, as the ``dates()`` hierarchy labels quarters), as naive Timestamps, or
+    None for other text.
+
+    Example
+    -------
+    >>> calendar_unit("2024-Q4")
+    (Timestamp('2024-10-01 00:00:00'), Timestamp('2025-01-01 00:00:00'))
+    """
+    m = _CALENDAR.match(text.strip()) if isinstance(text, str) else None
+    if m is None:
+        return None
+    year, month, quarter, decade = m.groups()
+    y = int(year)
+    if month is not None:
+        if not 1 <= int(month) <= 12:
+            return None
+        start, months = pd.Timestamp(y, int(month), 1), 1
+    elif quarter is not None:
+        start, months = pd.Timestamp(y, 3 * int(quarter) - 2, 1), 3
+    elif decade is not None:
+        if y % 10:
+            return None
+        start, months = pd.Timestamp(y, 1, 1), 120
+    else:
+        start, months = pd.Timestamp(y, 1, 1), 12
+    return start, start + pd.DateOffset(months=months)
 
 
 def python_scalar(v: Any) -> Any:
@@ -209,6 +293,8 @@ def categories_from_plain(values, ctype: str) -> pd.Index:
     if ctype.startswith("timedelta64"):
         return pd.TimedeltaIndex(pd.to_timedelta(list(values))).as_unit(np.datetime_data(dtype)[0])
     if isinstance(dtype, pd.DatetimeTZDtype):
-        return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True)).tz_convert(
-            dtype.tz).as_unit(dtype.unit)
-    return pd.DatetimeIndex(pd.to_datetime(list(values))).as_unit(np.datetime_data(dtype)[0])
+        return pd.DatetimeIndex(pd.to_datetime(list(values), utc=True, format="ISO8601")
+                                ).tz_convert(dtype.tz).as_unit(dtype.unit)
+    # ISO8601: isoformat() drops a zero fraction, so one list may mix both forms
+    return pd.DatetimeIndex(pd.to_datetime(list(values), format="ISO8601")).as_unit(
+        np.datetime_data(dtype)[0])

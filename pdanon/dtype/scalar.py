@@ -19,6 +19,7 @@ from pdanon.dtype._common import (
     OPEN_HI,
     OPEN_LO,
     brackets,
+    calendar_label,
     category_position,
     closed_flags,
     closed_name,
@@ -344,6 +345,10 @@ class GeneralizationRange:
         if self._kind == "unordered":
             return "{" + ", ".join(sorted(format_value(v) for v in self.values_set)) + "}"
         lb, rb = brackets(self._open)
+        if not self._open:  # dates covering exactly a month, quarter, year or decade
+            unit = calendar_label(self.min, self.max)
+            if unit is not None:
+                return unit
         return f"{lb}{format_value(self.min)}, {format_value(self.max)}{rb}"
 
     __str__ = __repr__

@@ -21,6 +21,7 @@ pieces as the category with the most separators has. A cell longer than ``max_ce
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from itertools import chain
 from typing import NamedTuple
@@ -33,6 +34,7 @@ from pdanon.dtype._common import (
     KINDS,
     OPEN_HI,
     OPEN_LO,
+    calendar_unit,
     format_value,
     infer_categories,
     is_missing,
@@ -389,6 +391,9 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
                 raise InvalidInputError(f"{where(i)}: {e}") from None
         elif is_str[i]:
             lo_tok[i] = hi_tok[i] = txt[i]
+            unit = _calendar_cell(txt[i], dtype)
+            if unit is not None:  # 2024-12: the categories from its first to its last day
+                lo_tok[i], hi_tok[i] = unit
         else:
             lo_tok[i] = hi_tok[i] = obj[i]
     both = np.concatenate([lo_tok[valid], hi_tok[valid]])
@@ -459,6 +464,32 @@ def _parse_ranges(obj, na, is_str, txt, kind, categories, where) -> ParsedBounds
     hi[mask] = np.nan
     open_[mask] = 0
     return ParsedBounds(dtype, lo + 0.0, hi + 0.0, mask, integer and bool(ok.any()), open_)
+
+
+def _calendar_cell(text: str, dtype: GeneralizationDtype):
+    """The first and last categories inside the month, quarter, year or decade ``text``
+    names (``2024-12``, ``2024-Q4``, ``2024``, ``2020s``: how a cell covering exactly that unit
+    is written), when the categories are dates and ``text`` is not itself a category; else
+    None."""
+    cats = dtype.categories
+    if cats is None or not len(cats) or text in dtype._cat_lookup[0]:
+        return None
+    unit = calendar_unit(text)
+    if unit is None:
+        return None
+    start, after = unit
+    if isinstance(cats, pd.DatetimeIndex):
+        if cats.tz is not None:
+            start, after = start.tz_localize(cats.tz), after.tz_localize(cats.tz)
+        values = cats
+    elif all(isinstance(c, _dt.date) and not isinstance(c, _dt.datetime) for c in cats[:1]):
+        values = pd.DatetimeIndex(pd.to_datetime(list(cats)))
+    else:
+        return None
+    lo, hi = values.searchsorted(start, "left"), values.searchsorted(after, "left") - 1
+    if lo > hi:
+        return None
+    return cats[lo], cats[hi]
 
 
 def _range_cells(txt: np.ndarray, is_str: np.ndarray, dtype: GeneralizationDtype) -> np.ndarray:

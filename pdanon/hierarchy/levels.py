@@ -51,6 +51,9 @@ class ColumnLevels:
     #: the values come from a public population too (k-map, δ-presence): a cell shows every
     #: value under its node, as the population's cells do
     public_values: bool = False
+    #: {level: (lo, hi)}: per node the positions in ``categories`` of the range the
+    #: hierarchy itself declares (a ``dates()`` month: its first and last day)
+    unit_positions: dict | None = None
 
     @property
     def height(self) -> int:
@@ -70,6 +73,8 @@ class ColumnLevels:
         ``categories`` for ordered columns with categories; NaN / an empty range for the
         missing value's own node)."""
         b = self.bound
+        if self.unit_positions is not None and level in self.unit_positions:
+            return self.unit_positions[level]
         if self.categories is not None:
             pos = self.categories.get_indexer(b.member_values)
             codes = b.member_codes[level]
@@ -291,7 +296,34 @@ def column_levels_encoded(hierarchy: Hierarchy, enc, *, integer: bool = False,
         categories = pd.Index(np.asarray(cats)) if isinstance(cats, pd.CategoricalIndex) else cats
     if enc.kind in ("real", "ordered") and numeric and bound.lo[0] is None:
         raise KindError(f"column {enc.name!r}: numeric column but non-numeric hierarchy values")
-    return ColumnLevels(enc.name, enc.kind, bound, rows, categories, numeric, bool(integer))
+    units = None
+    if categories is not None and hasattr(hierarchy, "unit_bounds"):
+        categories, units = with_units(categories, hierarchy.unit_bounds(bound.values,
+                                                                          bound.labels))
+    return ColumnLevels(enc.name, enc.kind, bound, rows, categories, numeric, bool(integer),
+                        unit_positions=units)
+
+
+def with_units(categories: pd.Index, bounds: dict):
+    """The categories with every unit's first and last day added (they bound the published
+    ranges), and per level the positions of each node's bounds (-1 for a node without)."""
+    extra = [v for first, last in bounds.values() for v in (*first, *last) if v is not None]
+    if isinstance(categories, pd.DatetimeIndex):
+        added = pd.DatetimeIndex(extra) if extra else categories[:0]
+        if len(added):
+            added = (added.tz_convert(categories.tz) if added.tz is not None else added)
+            added = added.as_unit(categories.unit)
+        merged = categories.union(added).unique().sort_values()
+    else:
+        merged = pd.Index(sorted(set(categories.tolist()) | set(extra)), dtype=object)
+    units = {}
+    for level, (first, last) in bounds.items():
+        lo = np.array([merged.get_loc(v) if v is not None else -1 for v in first],
+                      dtype=np.int64)
+        hi = np.array([merged.get_loc(v) if v is not None else -1 for v in last],
+                      dtype=np.int64)
+        units[level] = (lo, hi)
+    return merged, units
 
 
 def label_kind(kind: str) -> str:

@@ -230,6 +230,54 @@ class DateHierarchy(Hierarchy):
         self.height = len(levels) + (1 if top is not None else 0)
         self.description = "dates " + " → ".join(["day", *levels] + ([top] if top else []))
 
+    def _declared(self, levels: int) -> list:
+        # a month, quarter, year or decade node publishes its whole unit, not the dates present
+        date_levels = len(self.date_levels)
+        return [False] + [True] * date_levels + [False] * (levels - 1 - date_levels)
+
+    def unit_bounds(self, values: pd.Index, labels: list) -> dict:
+        """``{level: (first, last)}``: per node of each date level the unit's first day and
+        its last day (at midnight when every value is a date; its last instant at the values'
+        resolution when they have times), as values of the column's type and time zone;
+        ``None`` for a node that is no unit (the missing value's).
+
+        Example
+        -------
+        >>> h = dates(["quarter"])
+        >>> b = h.bind(pd.to_datetime(["2024-11-05", "2024-12-30"]))
+        >>> first, last = h.unit_bounds(b.values, b.labels)[1]
+        >>> str(first[0].date()), str(last[0].date())
+        ('2024-10-01', '2024-12-31')
+        """
+        import datetime as _dt
+
+        from pdanon.dtype._common import calendar_unit
+
+        stamps = isinstance(values, pd.DatetimeIndex)
+        ts = values if stamps else pd.DatetimeIndex(pd.to_datetime(list(values)))
+        tz = ts.tz
+        times = bool(len(ts)) and bool((ts != ts.normalize()).any())
+        tick = pd.Timedelta(1, unit=ts.unit) if times else pd.Timedelta(days=1)
+        out = {}
+        for level in range(1, len(self.date_levels) + 1):
+            first, last = [], []
+            for label in labels[level]:
+                unit = calendar_unit(label) if isinstance(label, str) else None
+                if unit is None:
+                    first.append(None)
+                    last.append(None)
+                    continue
+                start, after = unit
+                end = after - tick  # on the wall clock: a day is a calendar day across DST
+                if tz is not None:
+                    start, end = start.tz_localize(tz), end.tz_localize(tz)
+                if not stamps:  # datetime.date values: the bounds are dates too
+                    start, end = _dt.date(start.year, start.month, start.day), end.date()
+                first.append(start)
+                last.append(end)
+            out[level] = (first, last)
+        return out
+
     def _missing_labels(self, labels):
         if self.top is None:  # no top node: the missing value is its own node at every level
             return [MISSING_NODE] * (len(labels) - 1)

@@ -37,8 +37,11 @@ def as_ranges(anonymized: pd.DataFrame, original: pd.DataFrame, qis: dict):
     for c, kind in qis.items():
         if c not in original.columns or not _labelled(anonymized[c], original[c]):
             continue
+        units = _units(anonymized[c], original[c]) if kind != "unordered" else None
         if c in bands:  # a declared band: the range the label stands for, as published
             arr, kinds[c] = _bands(anonymized[c], bands[c]), "real"
+        elif units is not None:  # a month, quarter, year: the whole unit, as published
+            arr, kinds[c] = units, "ordered"
         else:
             arr, kinds[c] = _hulls(anonymized[c], original[c], kind)
         out = anonymized.copy() if out is None else out
@@ -64,6 +67,36 @@ def _hulls(labels: pd.Series, source: pd.Series, kind: str):
     codes, cats = _codes(source)
     codes = np.where(groups < 0, -1, codes)
     return GeneralizationArray.from_groups(codes, groups, kind=okind, categories=cats), okind
+
+
+def _units(labels: pd.Series, source: pd.Series):
+    """Per row the calendar unit its label names (``2024-03``, ``2024Q1``, ``2024``), as the
+    ranges ``labels=False`` publishes for a ``dates()`` level, when ``source`` holds dates and
+    every label is a unit; else None."""
+    from pdanon.dtype import GeneralizationArray
+    from pdanon.dtype._common import calendar_unit
+    from pdanon.hierarchy.levels import with_units
+    from pdanon.hierarchy.rules import DateHierarchy
+
+    present = source.dropna()
+    stamps = pd.api.types.is_datetime64_any_dtype(source.dtype)
+    if not len(present) or not (stamps or present.map(
+            lambda v: hasattr(v, "isoformat") and not hasattr(v, "hour")).all()):
+        return None
+    names = labels.cat.categories
+    if not len(names) or not all(isinstance(t, str) and calendar_unit(t) for t in names):
+        return None
+    values = pd.DatetimeIndex(present.unique()).sort_values() if stamps else pd.Index(
+        sorted(set(present)), dtype=object)
+    bounds = DateHierarchy(["month"], top=None).unit_bounds(
+        values, [values, np.asarray(names, dtype=object)])
+    cats, units = with_units(values, bounds)
+    lo_c, hi_c = units[1]
+    codes = np.asarray(labels.cat.codes, dtype=np.int64)
+    lo = np.where(codes >= 0, lo_c[np.maximum(codes, 0)], -1)
+    hi = np.where(codes >= 0, hi_c[np.maximum(codes, 0)], -1)
+    return GeneralizationArray.from_bounds(lo, hi, kind="ordered", categories=cats,
+                                           mask=codes < 0)
 
 
 def _bands(labels: pd.Series, bands: dict):

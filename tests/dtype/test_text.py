@@ -7,9 +7,11 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, strategies as st
 
 import pdanon
 from pdanon import InvalidInputError
+from pdanon.dtype._common import calendar_label, calendar_unit
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype, GeneralizationRange
 from pdanon.dtype import text as T
 from pdanon.io import parse_generalized, read_csv
@@ -139,3 +141,54 @@ def test_na_texts_and_stripping():
     u = parse_generalized(["{b,a}", " a "], "unordered")
     assert u.tolist() == [S("a", "b"), "a"]
     assert not T.has_syntax(["1", "x", np.nan]) and T.has_syntax([np.nan, "{a}"])
+
+
+# ------------------------------------------------------------------ calendar cells (28.1)
+
+
+@pytest.mark.parametrize("lo, hi, label", [
+    ("2024-12-01", "2024-12-31", "2024-12"),
+    ("2024-02-01", "2024-02-29", "2024-02"),
+    ("2023-02-01", "2023-02-28", "2023-02"),
+    ("2024-10-01", "2024-12-31", "2024-Q4"),
+    ("2024-01-01", "2024-12-31", "2024"),
+    ("2020-01-01", "2029-12-31", "2020s"),
+    ("2024-12-01", "2024-12-31 23:59:59.999999", "2024-12"),
+    ("2024-12-01", "2024-12-30", None),
+    ("2024-12-02", "2024-12-31", None),
+    ("2024-11-01", "2024-12-31", None),  # two months: no unit
+    ("2024-02-01", "2024-04-30", None),  # three months, not a quarter
+    ("2024-12-01 00:00:01", "2024-12-31", None),
+    ("2024-12-01", "2024-12-31 12:00", None),
+])
+def test_calendar_label(lo, hi, label):
+    assert calendar_label(pd.Timestamp(lo), pd.Timestamp(hi)) == label
+
+
+def test_calendar_label_reads_the_wall_clock_of_its_time_zone():
+    oslo = "Europe/Oslo"  # a quarter that spans the change to summer time
+    lo, hi = pd.Timestamp("2024-01-01", tz=oslo), pd.Timestamp("2024-03-31", tz=oslo)
+    assert calendar_label(lo, hi) == "2024-Q1"
+    assert calendar_label(pd.Timestamp("2024-01-01").date(), pd.Timestamp("2024-12-31").date()) \
+        == "2024"
+    assert calendar_label(1, 2) is None and calendar_unit("12/2024") is None
+
+
+@given(st.dates(min_value=pd.Timestamp("1900-01-01").date(),
+                  max_value=pd.Timestamp("2100-01-01").date()),
+        st.integers(0, 4000))
+def test_a_label_is_written_exactly_for_whole_units(start, days):
+    lo = pd.Timestamp(start)
+    hi = lo + pd.Timedelta(days=days)
+    label = calendar_label(lo, hi)
+    units = {1: "M", 3: "Q", 12: "Y"}
+    whole = False
+    for months, freq in units.items():
+        p = lo.to_period(freq)
+        whole |= (p.start_time == lo and p.end_time.normalize() == hi)
+    whole |= (lo.year % 10 == 0 and lo == pd.Timestamp(lo.year, 1, 1)
+              and hi == pd.Timestamp(lo.year + 9, 12, 31))
+    assert (label is not None) == whole
+    if label is not None:
+        first, after = calendar_unit(label)
+        assert (first, after - pd.Timedelta(days=1)) == (lo, hi)

@@ -55,7 +55,9 @@ def published_categories(series: pd.Series) -> pd.Series:
       set cell;
     * generalization dtype, ``ordered`` with categories: the categories, in their order, that
       lie within ``[lo, hi]`` of some non-missing cell (a plain cell is ``[v, v]``), so every
-      published range can still be read against the category order;
+      published range can still be read against the category order; for dates in order
+      (read by value: :attr:`~pdanon.dtype.GeneralizationDtype.dates_by_value`) only the bounds
+      some cell shows;
     * any other dtype: unchanged.
 
     Missing cells need no category. Returns ``series`` itself when nothing is to be removed,
@@ -115,6 +117,13 @@ def used_categories(series: pd.Series) -> np.ndarray | None:
         return keep
     lo, hi = np.asarray(arr.lo), np.asarray(arr.hi)
     valid = lo >= 0
+    if dtype.dates_by_value:
+        # dates are read by value (a range holds every date between its bounds): only the
+        # bounds some cell shows are needed, so no date inside a range is listed
+        keep = np.zeros(c, dtype=bool)
+        keep[lo[valid]] = True
+        keep[hi[valid]] = True
+        return keep
     delta = (np.bincount(lo[valid], minlength=c + 1)
              - np.bincount(hi[valid] + 1, minlength=c + 1))
     return np.cumsum(delta)[:c] > 0

@@ -99,7 +99,8 @@ class Roles:
 
 def infer_kind(series: pd.Series) -> str:
     """The kind pdanon assumes for a column: numeric -> real, ordered Categorical -> ordered,
-    generalized columns keep their kind, anything else -> unordered."""
+    dates (datetime64 with or without a time zone, ``datetime.date`` objects, periods) and
+    durations -> ordered, generalized columns keep their kind, anything else -> unordered."""
     dtype = series.dtype
     if type(dtype).__name__ == "GeneralizationDtype":
         return dtype.column_type
@@ -109,9 +110,20 @@ def infer_kind(series: pd.Series) -> str:
         return "unordered"
     if pd.api.types.is_numeric_dtype(dtype):
         return "real"
-    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
+            dtype) or isinstance(dtype, pd.PeriodDtype):
+        return "ordered"
+    if dtype == object and _holds_dates(series):
         return "ordered"
     return "unordered"
+
+
+def _holds_dates(series: pd.Series) -> bool:
+    """An object column of ``datetime.date`` values (and missing cells): dates, in order."""
+    head = series.head(1000).dropna()
+    if not len(head) or pd.api.types.infer_dtype(head, skipna=True) != "date":
+        return False
+    return pd.api.types.infer_dtype(series, skipna=True) == "date"
 
 
 def _check_frame(df: pd.DataFrame) -> None:

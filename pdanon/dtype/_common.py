@@ -22,7 +22,7 @@ import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
 __all__ = ["CLOSED", "KINDS", "as_real", "brackets", "calendar_label", "calendar_unit",
-           "category_position", "closed_flags",
+           "category_position", "closed_flags", "dates_in_order",
            "closed_name", "format_value", "infer_categories", "is_missing", "is_number",
            "is_set_like", "object_array", "python_scalar"]
 
@@ -160,6 +160,27 @@ def calendar_unit(text: str):
     return start, start + pd.DateOffset(months=months)
 
 
+def dates_in_order(categories) -> bool:
+    """Are ``categories`` dates, timestamps or periods in increasing order (no missing)?"""
+    if categories is None or not len(categories):
+        return False
+    if isinstance(categories, (pd.DatetimeIndex, pd.PeriodIndex)):
+        return bool(categories.is_monotonic_increasing) and not categories.hasnans
+    if categories.dtype != object:
+        return False
+    first = categories[0]
+    if isinstance(first, (pd.Timestamp, pd.Period)):  # an object Index of Python values
+        try:
+            typed = pd.Index(list(categories))
+        except (TypeError, ValueError):
+            return False
+        return dates_in_order(typed) if isinstance(typed, (pd.DatetimeIndex,
+                                                           pd.PeriodIndex)) else False
+    if not all(isinstance(v, _dt.date) and not isinstance(v, _dt.datetime) for v in categories):
+        return False
+    return bool(pd.Index(list(categories)).is_monotonic_increasing)
+
+
 def python_scalar(v: Any) -> Any:
     """numpy scalar -> Python scalar (other values unchanged)."""
     if isinstance(v, np.generic):
@@ -261,9 +282,10 @@ def infer_categories(values: np.ndarray, sort: bool) -> pd.Index:
 
 
 def plain_categories(index: pd.Index):
-    """``(values, type)``: dates, timestamps and durations as ISO 8601 text that JSON and
-    YAML hold, with the type that brings them back (:func:`categories_from_plain`):
-    the index's dtype (``datetime64[us, Europe/Oslo]``, ``timedelta64[s]``) or ``"date"``;
+    """``(values, type)``: dates, timestamps, durations and periods as ISO 8601 text that
+    JSON and YAML hold, with the type that brings them back (:func:`categories_from_plain`):
+    the index's dtype (``datetime64[us, Europe/Oslo]``, ``timedelta64[s]``, ``period[M]``)
+    or ``"date"``;
     ``(None, None)`` for other categories.
 
     >>> plain_categories(pd.DatetimeIndex(["2024-01-02"]))
@@ -273,6 +295,8 @@ def plain_categories(index: pd.Index):
 
     if isinstance(index, (pd.DatetimeIndex, pd.TimedeltaIndex)):
         return [v.isoformat() for v in index], str(index.dtype)
+    if isinstance(index, pd.PeriodIndex):  # 2024-03 with its frequency: period[M]
+        return [str(v) for v in index], str(index.dtype)
     if len(index) and all(isinstance(v, _dt.date) and not isinstance(v, _dt.datetime)
                           for v in index):
         return [v.isoformat() for v in index], "date"
@@ -289,6 +313,8 @@ def categories_from_plain(values, ctype: str) -> pd.Index:
 
     if ctype == "date":
         return pd.Index([_dt.date.fromisoformat(v) for v in values], dtype=object)
+    if ctype.startswith("period["):
+        return pd.PeriodIndex(list(values), dtype=ctype)
     dtype = pd.api.types.pandas_dtype(ctype)
     if ctype.startswith("timedelta64"):
         return pd.TimedeltaIndex(pd.to_timedelta(list(values))).as_unit(np.datetime_data(dtype)[0])

@@ -495,6 +495,13 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
                 raise ValueError(f"values must have length {n}")
             with np.errstate(invalid="ignore"):
                 return ~self._mask & self._within(v)
+        if self._dtype.dates_by_value:  # dates: every date between the bounds, category or not
+            found = self._date_positions(values)
+            if found is not None:
+                right, left = found
+                if right.shape != (n,):
+                    raise ValueError(f"values must have length {n}")
+                return ~self._mask & (right >= self._lo) & (left <= self._hi)
         codes = self._value_codes(values)
         if codes.shape != (n,):
             raise ValueError(f"values must have length {n}")
@@ -507,6 +514,28 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
                 out[sets] = self._table.contains(self._codes[sets] - c, codes[sets])
             return out
         return ok & ~self._mask & self._within(codes)
+
+    def _date_positions(self, values):
+        """For date categories: per value the last category at or before it and the first
+        at or after it (a missing value: none), or None when the values are not such dates
+        (other types, naive against aware)."""
+        cats = self._dtype.categories
+        if isinstance(values, pd.Categorical):
+            values = np.asarray(values, dtype=object)
+        try:
+            if isinstance(cats, pd.DatetimeIndex):
+                v = pd.DatetimeIndex(values)
+            elif isinstance(cats, pd.PeriodIndex):
+                v = pd.PeriodIndex(values, dtype=cats.dtype)
+            else:
+                v = pd.Index(object_array(values), dtype=object)
+            missing = np.asarray(pd.isna(v), dtype=bool)
+            safe = v if not missing.any() else v.where(~missing, cats[0])
+            right = np.asarray(cats.searchsorted(safe, "right"), dtype=np.int64) - 1
+            left = np.asarray(cats.searchsorted(safe, "left"), dtype=np.int64)
+        except (TypeError, ValueError):
+            return None
+        return np.where(missing, -1, right), np.where(missing, len(cats), left)
 
     def _within(self, v: np.ndarray) -> np.ndarray:
         """``lo <= v <= hi`` per cell, strict at the open ends."""

@@ -89,8 +89,8 @@ def _categories_to_json(dtype: GeneralizationDtype):
 def _categories_from_json(values, ctype):
     if values is None:
         return None
-    if _is_temporal(ctype):
-        return categories_from_plain(values, ctype)
+    if _is_temporal(ctype) or (isinstance(ctype, str) and ctype.startswith("period[")):
+        return categories_from_plain(values, ctype)  # periods are stored as their text
     if ctype == "float":
         return pd.Index(np.asarray(values, dtype=np.float64))
     if ctype == "int":

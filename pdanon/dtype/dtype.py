@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionDtype, register_extension_dtype
 
-from pdanon.dtype._common import KINDS, format_value, object_array, python_scalar
+from pdanon.dtype._common import KINDS, dates_in_order, format_value, object_array, python_scalar
 from pdanon.dtype.scalar import GeneralizationRange
 
 __all__ = ["GeneralizationDtype", "register_array_type", "register_arrow_reader"]
@@ -154,6 +154,7 @@ class GeneralizationDtype(ExtensionDtype):
         self._cat_text_cache = None
         self._cat_lookup_cache = None
         self._cat_object_cache = None
+        self._dates_cache = None
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -176,6 +177,15 @@ class GeneralizationDtype(ExtensionDtype):
         return self._column_type == "real" or (
             self._column_type == "ordered" and self._categories is None
         )
+
+    @property
+    def dates_by_value(self) -> bool:
+        """True when the categories are dates, timestamps or periods in increasing order: a
+        range of them holds every date between its bounds, category or not (so a release
+        need not list the dates inside its ranges)."""
+        if getattr(self, "_dates_cache", None) is None:
+            self._dates_cache = dates_in_order(self._categories)
+        return self._dates_cache
 
     @property
     def _is_numeric(self) -> bool:

@@ -23,6 +23,7 @@ from pdanon.dtype._common import (
     category_position,
     closed_flags,
     closed_name,
+    dates_in_order,
     format_value,
     is_missing,
     is_number,
@@ -321,6 +322,11 @@ class GeneralizationRange:
                 return False
         if cats is not None:
             pos = category_position(cats, x)
+            if pos < 0 and dates_in_order(cats):  # dates: any date between the bounds
+                try:
+                    return bool(cats[self._plo] <= x <= cats[self._phi])
+                except TypeError:
+                    return False
             if pos < 0:
                 return False
             lo, hi = self._plo, self._phi

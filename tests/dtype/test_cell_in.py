@@ -385,3 +385,45 @@ def test_in_equals_contains_on_random_arrays(case):
     # the same cells taken through tolist() and pickled answer alike
     back = pickle.loads(pickle.dumps(arr.tolist()))
     assert [isinstance(back[i], R) and probes[i] in back[i] for i in shown] == got
+
+
+# ----------------------------------------------------------------------------- dates by value
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 400), min_size=1, max_size=12, unique=True),
+       st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), min_size=1, max_size=8),
+       st.lists(st.one_of(st.none(), st.integers(-5, 405)), min_size=8, max_size=8),
+       st.sampled_from(["naive", "tz", "date", "period"]))
+def test_a_range_of_dates_holds_every_date_between_its_bounds(days, bounds, queries, kind):
+    """A range of date categories holds any date between its bounds, category or not, in
+    contains() and in ``in`` alike; the categories may then be only the bounds."""
+    base = pd.Timestamp("2024-01-01")
+    stamps = pd.DatetimeIndex(sorted(base + pd.Timedelta(days=d) for d in days))
+
+    def as_kind(idx):
+        if kind == "tz":
+            return idx.tz_localize("Europe/Oslo")
+        if kind == "date":
+            return pd.Index([t.date() for t in idx], dtype=object)
+        if kind == "period":
+            return idx.to_period("D")
+        return idx
+
+    cats = as_kind(stamps)
+    m = len(cats)
+    lo = np.array([min(a % m, b % m) for a, b in bounds])
+    hi = np.array([max(a % m, b % m) for a, b in bounds])
+    arr = GeneralizationArray.from_bounds(lo, hi, kind="ordered", categories=cats)
+    assert arr.dtype.dates_by_value
+    picked = [None if q is None else base + pd.Timedelta(days=q) for q in queries][:len(arr)]
+    picked += [None] * (len(arr) - len(picked))
+    present = pd.DatetimeIndex([p if p is not None else pd.NaT for p in picked])
+    values = as_kind(present) if kind != "date" else pd.Index(
+        [None if p is None else p.date() for p in picked], dtype=object)
+    got = arr.contains(values)
+    expected = [p is not None and stamps[lo[i]] <= p <= stamps[hi[i]]
+                for i, p in enumerate(picked)]
+    assert got.tolist() == expected
+    cells = [arr[i] for i in range(len(arr))]  # a plain cell is its value
+    assert [v in c if isinstance(c, GeneralizationRange) else (v is not None and v == c)
+            for v, c in zip(values, cells)] == expected

@@ -197,6 +197,8 @@ def _dates(kind: str, n: int = 120) -> pd.Series:
         return pd.Series([d.date() for d in base], dtype=object)
     if kind == "duration":
         return pd.Series(base - pd.Timestamp("2024-01-01"))
+    if kind == "period":
+        return pd.Series(base.to_period("D"))
     return pd.Series(base)
 
 
@@ -216,12 +218,13 @@ def _date_release(route: str, kind: str) -> pd.DataFrame:
     return df.anon.k_anonymize(5, algorithm=route, quasi_identifiers=qi, sensitive=["dx"])
 
 
-@pytest.mark.parametrize("kind", ["naive", "tz", "nat", "times", "date", "duration"])
+@pytest.mark.parametrize("kind", ["naive", "tz", "nat", "times", "date", "duration",
+                                  "period"])
 @pytest.mark.parametrize("route", ["mondrian", "nearest", "group_join", "equal_groups",
                                    "unordered", "generalize", "optimal"])
 def test_generalized_dates_round_trip_through_parquet_and_csv(tmp_path, route, kind):
-    if kind == "duration" and route in ("generalize", "optimal"):
-        pytest.skip("the dates() hierarchy takes dates")
+    if kind in ("duration", "period") and route in ("generalize", "optimal"):
+        pytest.skip("the dates() hierarchy takes dates and timestamps")
     out = _date_release(route, kind)
     assert str(out["adm"].dtype).startswith("generalization[")
     path = tmp_path / "release.parquet"
@@ -278,3 +281,11 @@ def test_a_calendar_cell_reads_back_from_text():
     assert (arr[1].min, arr[1].max) == (cats[0], cats[3])
     with pytest.raises(pdanon.InvalidInputError, match="not among the categories"):
         GeneralizationArray._from_text(["2023-05"], "ordered", cats)
+
+
+@pytest.mark.parametrize("kind", ["naive", "tz", "nat", "times", "date", "duration", "period"])
+def test_dates_of_every_type_are_inferred_ordered(kind):
+    from pdanon.roles import infer_kind
+
+    assert infer_kind(_dates(kind)) == "ordered"
+    assert infer_kind(pd.Series(["2024-01-01", None], dtype=object)) == "unordered"  # text

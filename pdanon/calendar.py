@@ -80,7 +80,9 @@ def _first_days(values: pd.DatetimeIndex, unit: str, after: int = 0) -> pd.Datet
 
 
 def _localized(wall: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
-    return wall.tz_localize(tz, ambiguous="NaT", nonexistent="shift_forward") if tz else wall
+    # a midnight that occurs twice (a zone that falls back at 00:00) is its earlier instant
+    return wall.tz_localize(tz, ambiguous=np.ones(len(wall), dtype=bool),
+                            nonexistent="shift_forward") if tz else wall
 
 
 def unit_starts(series: pd.Series, unit: str) -> pd.Series:
@@ -113,7 +115,8 @@ def widen_to_units(cells: pd.Series, original: pd.Series, unit: str) -> pd.Serie
     else:
         lo = hi = pd.DatetimeIndex(cells)
         mask = np.asarray(lo.isna(), dtype=bool)
-    times = bool((values.dropna() != values.dropna().normalize()).any())
+    wall = _wall(values.dropna())  # on the wall clock: a zone may skip a midnight
+    times = bool((wall != wall.normalize()).any())
     tick = pd.Timedelta(1, unit=values.unit) if times else pd.Timedelta(days=1)
     first = _first_days(lo, unit)
     last = _first_days(hi, unit, after=1) - tick  # a calendar day on the wall clock

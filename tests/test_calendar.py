@@ -65,7 +65,8 @@ def _whole_units(cells: pd.Series, unit: str) -> bool:
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("shape", [{}, {"tz": "Europe/Oslo"}, {"times": True},
-                                   {"missing": 0.1}, {"tz": "America/New_York", "times": True}])
+                                   {"missing": 0.1}, {"tz": "America/New_York", "times": True},
+                                   {"tz": "America/Havana"}])  # skips a midnight in March
 def test_every_cell_covers_whole_units_and_round_trips(tmp_path, algorithm, shape):
     df = _frame(**shape)
     out = _release(df, "month", algorithm)

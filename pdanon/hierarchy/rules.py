@@ -256,7 +256,8 @@ class DateHierarchy(Hierarchy):
         stamps = isinstance(values, pd.DatetimeIndex)
         ts = values if stamps else pd.DatetimeIndex(pd.to_datetime(list(values)))
         tz = ts.tz
-        times = bool(len(ts)) and bool((ts != ts.normalize()).any())
+        wall = ts.tz_localize(None) if tz is not None else ts  # a zone may skip a midnight
+        times = bool(len(ts)) and bool((wall != wall.normalize()).any())
         tick = pd.Timedelta(1, unit=ts.unit) if times else pd.Timedelta(days=1)
         out = {}
         for level in range(1, len(self.date_levels) + 1):
@@ -269,8 +270,9 @@ class DateHierarchy(Hierarchy):
                     continue
                 start, after = unit
                 end = after - tick  # on the wall clock: a day is a calendar day across DST
-                if tz is not None:
-                    start, end = start.tz_localize(tz), end.tz_localize(tz)
+                if tz is not None:  # a doubled midnight: its earlier instant
+                    start, end = (t.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
+                                  for t in (start, end))
                 if not stamps:  # datetime.date values: the bounds are dates too
                     start, end = _dt.date(start.year, start.month, start.day), end.date()
                 first.append(start)

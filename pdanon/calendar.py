@@ -31,7 +31,8 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
 
-__all__ = ["UNITS", "check_calendar", "unit_starts", "widen_to_units"]
+__all__ = ["UNITS", "check_calendar", "label_bounds", "last_instant_step", "unit_starts",
+           "widen_to_units"]
 
 #: the calendar units a date column can be cut on
 UNITS = ("month", "quarter", "year", "decade")
@@ -85,6 +86,53 @@ def _localized(wall: pd.DatetimeIndex, tz) -> pd.DatetimeIndex:
                             nonexistent="shift_forward") if tz else wall
 
 
+def last_instant_step(values: pd.DatetimeIndex) -> pd.Timedelta:
+    """What a unit's last instant lies before the next unit's first midnight: one day when
+    every value is a date (the unit ends on its last day), else one tick of the values'
+    resolution. Told on the wall clock (a time zone may skip a midnight)."""
+    wall = _wall(values.dropna())
+    times = bool((wall != wall.normalize()).any())
+    return pd.Timedelta(1, unit=values.unit) if times else pd.Timedelta(days=1)
+
+
+def label_bounds(labels, values) -> tuple[list, list]:
+    """Per label the first and last instant of the calendar unit it names (``2024-03``,
+    ``2024Q1``, ``2024``, ``2020s``: :func:`pdanon.dtype._common.calendar_unit`), as values
+    of ``values``' type and time zone (``datetime.date`` values give dates); ``None`` for a
+    label that names no unit.
+
+    Example
+    -------
+    >>> first, last = label_bounds(["2024Q4", "*"], pd.to_datetime(["2024-11-05"]))
+    >>> str(first[0].date()), str(last[0].date()), first[1]
+    ('2024-10-01', '2024-12-31', None)
+    """
+    import datetime as _dt
+
+    from pdanon.dtype._common import calendar_unit
+
+    stamps = isinstance(values, pd.DatetimeIndex)
+    ts = values if stamps else pd.DatetimeIndex(pd.to_datetime(list(values)))
+    tick = last_instant_step(ts)
+    first, last = [], []
+    for label in labels:
+        unit = calendar_unit(label) if isinstance(label, str) else None
+        if unit is None:
+            first.append(None)
+            last.append(None)
+            continue
+        start, after = unit
+        end = after - tick  # on the wall clock: a day is a calendar day across DST
+        if ts.tz is not None:  # a doubled midnight: its earlier instant
+            start, end = (t.tz_localize(ts.tz, ambiguous=True, nonexistent="shift_forward")
+                          for t in (start, end))
+        if not stamps:  # datetime.date values: the bounds are dates too
+            start, end = _dt.date(start.year, start.month, start.day), end.date()
+        first.append(start)
+        last.append(end)
+    return first, last
+
+
 def unit_starts(series: pd.Series, unit: str) -> pd.Series:
     """Each date replaced by the first midnight of its unit (time zone kept; missing stays).
 
@@ -115,9 +163,7 @@ def widen_to_units(cells: pd.Series, original: pd.Series, unit: str) -> pd.Serie
     else:
         lo = hi = pd.DatetimeIndex(cells)
         mask = np.asarray(lo.isna(), dtype=bool)
-    wall = _wall(values.dropna())  # on the wall clock: a zone may skip a midnight
-    times = bool((wall != wall.normalize()).any())
-    tick = pd.Timedelta(1, unit=values.unit) if times else pd.Timedelta(days=1)
+    tick = last_instant_step(values)
     first = _first_days(lo, unit)
     last = _first_days(hi, unit, after=1) - tick  # a calendar day on the wall clock
     first, last = _localized(first, values.tz), _localized(last, values.tz)

@@ -29,7 +29,6 @@ import contextlib
 import csv
 import io as _io
 import os
-import re
 import sys
 import threading
 import warnings
@@ -41,7 +40,7 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
-from pdanon.dtype._common import categories_from_plain
+from pdanon.dtype._common import categories_from_plain, dates_in_order
 
 __all__ = ["parse_generalized", "read_csv", "check_field_counts", "MAX_CELL_LENGTH"]
 
@@ -747,17 +746,14 @@ def _codes_as_text(specs: dict, kwargs: dict) -> dict:
     return {**kwargs, "dtype": {**text, **(given or {})}}
 
 
-_DATES = re.compile(r"^\d{4}-\d{2}-\d{2}")
-
-
 def _holds_codes(spec: dict) -> bool:
     """A column read as text: kind ``unordered``, or ``ordered`` with text categories, unless
     the schema records a numeric dtype (a column of numbers published as numbers) or numeric
     categories. ``real`` columns, and ``ordered`` ones without categories (numbers or ranges
     of numbers), are parsed as numbers."""
     kind, cats, dtype = spec["kind"], spec["categories"], spec["dtype"]
-    if str(dtype).startswith(_GENERALIZED) and cats is not None and len(cats) and not all(
-            isinstance(c, str) for c in cats[:1]) and _DATES.match(str(cats[0])):
+    if str(dtype).startswith(_GENERALIZED) and cats is not None and dates_in_order(
+            pd.Index(cats)):
         return True  # generalized dates: 2024 is the year's cell, not the number 2024
     if kind not in ("unordered", "ordered") or (kind == "ordered" and cats is None):
         return False

@@ -21,7 +21,6 @@ pieces as the category with the most separators has. A cell longer than ``max_ce
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from itertools import chain
 from typing import NamedTuple
@@ -472,7 +471,9 @@ def _calendar_cell(text: str, dtype: GeneralizationDtype):
     is written), when the categories are dates and ``text`` is not itself a category; else
     None."""
     cats = dtype.categories
-    if cats is None or not len(cats) or text in dtype._cat_lookup[0]:
+    # periods name their own units (a period[M] category is 2024-12 itself)
+    if not dtype.dates_by_value or isinstance(cats, pd.PeriodIndex) or \
+            text in dtype._cat_lookup[0]:
         return None
     unit = calendar_unit(text)
     if unit is None:
@@ -482,10 +483,8 @@ def _calendar_cell(text: str, dtype: GeneralizationDtype):
         if cats.tz is not None:
             start, after = start.tz_localize(cats.tz), after.tz_localize(cats.tz)
         values = cats
-    elif all(isinstance(c, _dt.date) and not isinstance(c, _dt.datetime) for c in cats[:1]):
+    else:  # datetime.date categories
         values = pd.DatetimeIndex(pd.to_datetime(list(cats)))
-    else:
-        return None
     lo, hi = values.searchsorted(start, "left"), values.searchsorted(after, "left") - 1
     if lo > hi:
         return None

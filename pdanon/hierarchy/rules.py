@@ -249,36 +249,10 @@ class DateHierarchy(Hierarchy):
         >>> str(first[0].date()), str(last[0].date())
         ('2024-10-01', '2024-12-31')
         """
-        import datetime as _dt
+        from pdanon.calendar import label_bounds
 
-        from pdanon.dtype._common import calendar_unit
-
-        stamps = isinstance(values, pd.DatetimeIndex)
-        ts = values if stamps else pd.DatetimeIndex(pd.to_datetime(list(values)))
-        tz = ts.tz
-        wall = ts.tz_localize(None) if tz is not None else ts  # a zone may skip a midnight
-        times = bool(len(ts)) and bool((wall != wall.normalize()).any())
-        tick = pd.Timedelta(1, unit=ts.unit) if times else pd.Timedelta(days=1)
-        out = {}
-        for level in range(1, len(self.date_levels) + 1):
-            first, last = [], []
-            for label in labels[level]:
-                unit = calendar_unit(label) if isinstance(label, str) else None
-                if unit is None:
-                    first.append(None)
-                    last.append(None)
-                    continue
-                start, after = unit
-                end = after - tick  # on the wall clock: a day is a calendar day across DST
-                if tz is not None:  # a doubled midnight: its earlier instant
-                    start, end = (t.tz_localize(tz, ambiguous=True, nonexistent="shift_forward")
-                                  for t in (start, end))
-                if not stamps:  # datetime.date values: the bounds are dates too
-                    start, end = _dt.date(start.year, start.month, start.day), end.date()
-                first.append(start)
-                last.append(end)
-            out[level] = (first, last)
-        return out
+        return {level: label_bounds(labels[level], values)
+                for level in range(1, len(self.date_levels) + 1)}
 
     def _missing_labels(self, labels):
         if self.top is None:  # no top node: the missing value is its own node at every level

@@ -73,24 +73,21 @@ def _units(labels: pd.Series, source: pd.Series):
     """Per row the calendar unit its label names (``2024-03``, ``2024Q1``, ``2024``), as the
     ranges ``labels=False`` publishes for a ``dates()`` level, when ``source`` holds dates and
     every label is a unit; else None."""
+    from pdanon.calendar import label_bounds
     from pdanon.dtype import GeneralizationArray
     from pdanon.dtype._common import calendar_unit
     from pdanon.hierarchy.levels import with_units
-    from pdanon.hierarchy.rules import DateHierarchy
 
     present = source.dropna()
     stamps = pd.api.types.is_datetime64_any_dtype(source.dtype)
-    if not len(present) or not (stamps or present.map(
-            lambda v: hasattr(v, "isoformat") and not hasattr(v, "hour")).all()):
+    if not len(present) or not (stamps or pd.api.types.infer_dtype(present) == "date"):
         return None
     names = labels.cat.categories
     if not len(names) or not all(isinstance(t, str) and calendar_unit(t) for t in names):
         return None
     values = pd.DatetimeIndex(present.unique()).sort_values() if stamps else pd.Index(
         sorted(set(present)), dtype=object)
-    bounds = DateHierarchy(["month"], top=None).unit_bounds(
-        values, [values, np.asarray(names, dtype=object)])
-    cats, units = with_units(values, bounds)
+    cats, units = with_units(values, {1: label_bounds(names, values)})
     lo_c, hi_c = units[1]
     codes = np.asarray(labels.cat.codes, dtype=np.int64)
     lo = np.where(codes >= 0, lo_c[np.maximum(codes, 0)], -1)

@@ -870,7 +870,6 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
     merges = 0
     evaluated = 0
     groups_alive = n
-    needs_rows = method == "aggregate" or any(d is None for d in G.sens_dense)
 
     todo = len(violating)
     with progress_bar(todo, desc="group_join: violating groups", unit="group",
@@ -892,7 +891,7 @@ def group_join_partition(enc: EncodedTable, model, *, method: str = "generalize"
                 if not len(cands):
                     raise no_progress("group_join",
                                       f"violating group {g} has no partner to merge with")
-                layout = G._union_rows(g, cands) if needs_rows else None
+                layout = G._union_rows(g, cands) if G.rows_needed else None
                 loss = G.union_loss(g, cands, layout)
                 extras = G.union_extras(g, cands, layout) if spec.family != "k" else None
                 F = _call_loss_function(fn, loss, int(G.size[g]), G.size[cands], params, extras,

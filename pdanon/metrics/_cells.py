@@ -335,6 +335,25 @@ def sets(series: pd.Series) -> Sets:
 # --------------------------------------------------------------------------- equality
 
 
+def _plain_against_sets(original: pd.Series, anonymized: pd.Series) -> np.ndarray | None:
+    """:func:`equal_cells` of plain original values against a generalized unordered column,
+    from the cell codes alone (a set never equals a plain value; a plain cell is its
+    category): no member list is built. None when the case does not apply."""
+    orig = as_array(original, "unordered") if isinstance(original, pd.Series) else original
+    anon = as_array(anonymized, "unordered") if isinstance(anonymized, pd.Series) else anonymized
+    if is_generalized(orig) or not is_generalized(anon) or \
+            getattr(anon, "kind", "unordered") != "unordered":
+        return None
+    codes = np.asarray(anon.codes)
+    cats = pd.Index(anon.categories)
+    o_na, a_na = np.asarray(missing(orig), dtype=bool), np.asarray(missing(anon), dtype=bool)
+    values = pd.Series(orig).to_numpy(dtype=object)
+    at = np.asarray(cats.get_indexer(values), dtype=np.int64)
+    at[o_na] = -1
+    same = (codes >= 0) & (codes < len(cats)) & (at == codes) & ~o_na
+    return same | (o_na & a_na)
+
+
 def equal_cells(original: pd.Series, anonymized: pd.Series, kind: str) -> np.ndarray:
     """Is every anonymized cell identical to the original one (missing equals missing)?"""
     if len(original) != len(anonymized):
@@ -346,6 +365,9 @@ def equal_cells(original: pd.Series, anonymized: pd.Series, kind: str) -> np.nda
         a, b = interval_pair(original, anonymized, kind)
         same = (a.lo == b.lo) & (a.hi == b.hi)
         return np.where(a.na | b.na, a.na & b.na, same)
+    plain = _plain_against_sets(original, anonymized)
+    if plain is not None:
+        return plain
     a, b = set_pair(original, anonymized)
     eq = (a.codes == b.codes) & (a.codes != -2)
     both_sets = a.is_set & b.is_set

@@ -8,7 +8,8 @@ suppressed rows are one class; ``missing="value"``, or the semantics the release
 returns a :class:`CheckResult`: ``passed``, one row per criterion (measured value, threshold,
 passed, meaning), and the hazards it saw — a class whose members share a sensitive value,
 sample uniques, a high share of suppressed rows, a sensitive column that is nearly unique.
-Without a policy, the release's own request (``info["models"]``) is the policy.
+Without a policy, the release's own request (``info["models"]``) is the policy, with a limit
+on the records at risk when that request sets no k (:meth:`Policy.default`).
 
 Example
 -------
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,10 @@ __all__ = ["CheckResult", "Policy", "check"]
 HIGH_SUPPRESSED_SHARE = 0.05
 #: share of distinct values from which a sensitive column is nearly unique
 NEARLY_UNIQUE = 0.95
+#: the default verdict's limit on the share of records at risk (prosecutor risk above the
+#: policy's ``risk_threshold``, 0.2: classes of fewer than 5 rows), added when the release's
+#: own request sets no k (which bounds that risk itself)
+DEFAULT_MAX_RECORDS_AT_RISK = 0.05
 
 
 def _fraction(value, name: str, *, zero: bool = False):
@@ -170,6 +175,29 @@ class Policy:
             kw.pop("t"), kw.pop("t_distance")  # its hierarchies are not recorded
         return cls(**kw)
 
+    @classmethod
+    def default(cls, info: dict) -> "Policy":
+        """The policy a release is checked against when none is given: its own request
+        (:meth:`of_release`) and, when that request sets no k (or k=1), the default risk
+        limit: at
+        most :data:`DEFAULT_MAX_RECORDS_AT_RISK` of the rows at risk (prosecutor risk above
+        0.2, i.e. in a class of fewer than 5 rows). A k asked for bounds that risk itself
+        (every class holds k rows), so it is not checked twice. An empty policy when the
+        release records no request.
+
+        Example
+        -------
+        >>> Policy.default({"models": [{"model": "LDiversity", "params": {"l": 2}}]})
+        Policy(l=2, max_records_at_risk=0.05)
+        >>> Policy.default({"models": [{"model": "KAnonymity", "params": {"k": 5}}]})
+        Policy(k=5)
+        """
+        own = cls.of_release(info)
+        asked_k = own.k is not None and own.k > 1  # k=1 (l-diversity alone) bounds nothing
+        if own == cls() or asked_k or own.max_records_at_risk is not None:
+            return own
+        return replace(own, max_records_at_risk=DEFAULT_MAX_RECORDS_AT_RISK)
+
 
 @dataclass
 class CheckResult:
@@ -228,8 +256,8 @@ def _fmt(v) -> str:
 
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
           quasi_identifiers=None, sensitive=None) -> CheckResult:
-    """Check ``release`` against ``policy`` (default: :meth:`Policy.of_release` of its
-    ``info``). Roles come from the keywords, else those the release remembers. ``original``
+    """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
+    ``info``: the release's own request, and the default risk limit when it asks no k). Roles come from the keywords, else those the release remembers. ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
     See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`."""
@@ -241,7 +269,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         raise InvalidInputError(f"policy must be a pdanon.Policy, got {type(policy).__name__}")
     info = release.attrs.get("pdanon", {}).get("info") or {}
     if policy is None:
-        policy = Policy.of_release(info)
+        policy = Policy.default(info)
         if policy == Policy():
             raise InvalidInputError(
                 "the frame records no anonymization request to check against (it is not the "

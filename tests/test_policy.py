@@ -136,3 +136,27 @@ def test_usable_in_an_etl_script(tmp_path):
     assert back.anon.check(policy).passed  # the release read back gives the same verdict
     assert np.isclose(back.anon.check(policy).criteria["measured"],
                       out.anon.check(policy).criteria["measured"]).all()
+
+
+def test_a_request_without_k_is_checked_with_the_default_risk_limit():
+    """The default verdict: the release's own request, and when it asks no k, at most 5 % of
+    the rows at risk (classes of fewer than 5 rows): an l-diverse release of classes of 2
+    fails it, in words, and the report says the same."""
+    from pdanon.policy import DEFAULT_MAX_RECORDS_AT_RISK
+
+    df = pd.DataFrame({"age": [20, 21, 30, 31, 40, 41, 50, 51],
+                       "d": ["a", "b", "a", "b", "a", "b", "a", "b"]})
+    out = df.anon.l_diversify(2, quasi_identifiers=["age"], sensitive=["d"],
+                              algorithm="mondrian")
+    result = out.anon.check()
+    assert result.policy == Policy(k=1, l=2, max_records_at_risk=DEFAULT_MAX_RECORDS_AT_RISK)
+    crit = result.criteria.set_index("criterion")
+    assert crit.loc["records_at_risk", "measured"] == 1.0  # every class has 2 rows
+    assert not result.passed
+    rep = out.anon.report(df)
+    assert rep.passed is False
+    assert "the default limit on records at risk" in rep.to_html()
+    # a k asked for bounds that risk itself: not checked twice
+    assert Policy.default({"models": [{"model": "KAnonymity", "params": {"k": 3}}]}) == \
+        Policy(k=3)
+    assert Policy.default({}) == Policy()

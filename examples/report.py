@@ -20,8 +20,9 @@ roles = dict(quasi_identifiers=["age", "sex", "race", "marital-status", "educati
 candidates = tradeoff_table(adult, k=[2, 5, 10, 20, 50], l=2, algorithm="mondrian", **roles)
 release = adult.anon.l_diversify(2, k=10, algorithm="mondrian", **roles)
 
-# 2. The report: parameters, privacy, utility (with ML utility on salary-class), how each
-#    quasi-identifier was generalized, the rows suppressed and why
+# 2. The report: the verdict first, then what was lost (the headline loss, each column,
+#    ML utility on salary-class), the privacy in detail, the rows suppressed by reason, the
+#    parameters
 out_dir = Path(tempfile.mkdtemp(prefix="pdanon-report-"))
 report = release.anon.report(adult, out_dir / "adult_report.html",
                              title="Adult: 10-anonymous, 2-diverse release (Mondrian)",
@@ -31,13 +32,15 @@ print(f"report written to {out_dir / 'adult_report.html'}")
 
 # 3. The same facts as Python objects and JSON
 assert report.privacy["k_anonymity"] == release.anon.k_anonymity(**roles)
+assert report.passed is release.anon.check().passed  # one verdict, on the page and in code
 print("k =", report.privacy["k_anonymity"], "| l =", report.privacy["l_diversity_distinct"],
       "| highest prosecutor risk =", report.privacy["risk_summary"]["highest_prosecutor_risk"])
 print("ML utility:", report.utility["ml"])
-for column in report.columns:
-    print(f"{column['column']}: changed {column['changed_share']:.0%}, "
-          f"{column['distinct_published']} distinct published values, mean width "
-          f"{column['mean_width']:.3g} {column['width_unit']}")
+for column in report.columns:  # the quasi-identifiers, then the sensitive column
+    width = ("" if column["mean_width"] is None else
+             f", mean width {column['mean_width']:.3g} {column['width_unit']}")
+    print(f"{column['column']} ({column['role']}): changed {column['changed_share']:.0%}, "
+          f"{column['distinct_published']} distinct published values{width}")
 assert json.loads(report.to_json())["parameters"]["digest_rule"].startswith("SHA-256")
 point = candidates.set_index("k").loc[10, "information_loss"]
 assert abs(point - report.utility["information_loss"]) < 1e-12  # the release on its curve

@@ -316,12 +316,17 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
     @checked
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
-               digest_key=None, policy=None, **roles):
+               digest_key=None, policy=None, internal: bool = False, progress=None,
+               **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) that opens with the verdict (``policy``: a
         :class:`pdanon.Policy`; default the release's own request, see :meth:`check`), then
-        the parameters of the release, the privacy and utility achieved, how each
-        quasi-identifier was published and the rows suppressed.
+        what was lost (the headline information loss, how each quasi-identifier and
+        sensitive column was published), the privacy in detail, the rows suppressed by
+        reason and the parameters of the release. ``internal=True`` writes the publisher's
+        own report instead, which adds every column's distribution before and after and the
+        association kept between columns: it reads the original's values and must not
+        travel with the release.
         Returns a :class:`pdanon.report.ReleaseReport` (``to_html()``, ``to_json()``,
         shown in Jupyter). It never holds an original cell, a seed or a key. See
         :func:`pdanon.report.build_report` and docs/report.md.
@@ -335,7 +340,8 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         from pdanon.report import build_report
 
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
-                           digest_key=digest_key, policy=policy, **roles)
+                           digest_key=digest_key, policy=policy, internal=internal,
+                           progress=progress, **roles)
         if path is not None:
             rep.save(path)
         return rep

@@ -59,7 +59,8 @@ METHODS = ("generalize", "suppress", "aggregate")
 
 #: config file layout: section -> the settings (argparse destinations) it holds
 SECTIONS = {
-    "": ("input", "output", "report", "explain", "schema", "sep", "encoding", "csv_escape"),
+    "": ("input", "output", "report", "internal_report", "explain", "schema", "sep",
+         "encoding", "csv_escape"),
     "columns": ("identifiers", "insensitive"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
@@ -68,7 +69,8 @@ SECTIONS = {
                   "progress"),
 }
 #: settings that are file names (a config file's are relative to its folder)
-PATH_KEYS = ("input", "output", "report", "explain", "schema", "population")
+PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema",
+             "population")
 DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
@@ -96,7 +98,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                        "(.parquet, .pq); may come from --config")
     files.add_argument("-o", "--output", help="the release: CSV, or Parquet by extension "
                        "(keeps roles and info); without it, CSV on standard output")
-    files.add_argument("--report", metavar="PATH", help="also write the release report (HTML)")
+    files.add_argument("--report", metavar="PATH", help="also write the release report (HTML; "
+                       "it may travel with the release)")
+    files.add_argument("--internal-report", metavar="PATH", dest="internal_report",
+                       help="also write the internal report (HTML; with every column's "
+                       "distribution before and after: keep it private)")
     files.add_argument("--explain", metavar="PATH", help="also write, per input row, why it "
                        "changed (CSV or Parquet; holds original values: keep it private)")
     files.add_argument("--schema", metavar="PATH", help="also write the release's schema "
@@ -285,6 +291,7 @@ def check_files(s: dict) -> None:
     inputs += [(f"--hierarchy {c}", spec) for c, spec in (s.get("hierarchy") or {}).items()
                if not is_builder(spec)]
     outputs = [(f, s.get(k)) for f, k in (("-o", "output"), ("--report", "report"),
+                                         ("--internal-report", "internal_report"),
                                          ("--explain", "explain"), ("--schema", "schema"),
                                          ("--write-config", "write_config"))]
     seen = [(f, p) for f, p in inputs if p is not None]
@@ -579,6 +586,10 @@ def run(args: argparse.Namespace, caught: list) -> int:
         out.anon.report(df, s["report"], policy=policy,
                         title=f"{PROG}: {os.path.basename(str(s['input']))}")
         written.append(("report", s["report"]))
+    if s.get("internal_report") is not None:
+        out.anon.report(df, s["internal_report"], policy=policy, internal=True,
+                        title=f"{PROG}: {os.path.basename(str(s['input']))} (internal)")
+        written.append(("internal report", s["internal_report"]))
     if s.get("explain") is not None:
         write_release(out.anon.explain(df), s["explain"], csv_escape=s["csv_escape"],
                       index=True)

@@ -99,6 +99,20 @@ def test_policy_failure_exits_3_and_writes_no_release(tmp_path, discharges, caps
     assert "fails the policy" in err and "k_anonymity 2" in err
 
 
+def test_internal_report_beside_the_report(tmp_path, discharges, capsys):
+    out, rep, inner = tmp_path / "r.csv", tmp_path / "rep.html", tmp_path / "inner.html"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-o", out, "--report", rep,
+                                       "--internal-report", inner))
+    assert code == 0, err
+    public, private = rep.read_text(encoding="utf-8"), inner.read_text(encoding="utf-8")
+    assert "INTERNAL REPORT" in private and "before and after" in private
+    assert "INTERNAL REPORT" not in public and "before and after" not in public
+    assert "internal report" in err
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-o", out, "--report", rep,
+                                       "--internal-report", rep))
+    assert code == 2 and "--internal-report" in err
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--qi", "zipp", "-k", "2"], "no column 'zipp' in the input; did you mean 'zip'?"),
     (["--qi", "zip", "--sensitive", "zip", "-k", "2"], "both --qi and --sensitive"),

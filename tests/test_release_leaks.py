@@ -727,7 +727,7 @@ def test_report_does_not_tell_suppressed_cells_from_missing_ones():
     assert blank.sum() == 4 and blank[OUTLIER]
     rep = out.anon.report(df)
     # the attacker: the rows the report names as suppressed, against the rows with a blank
-    named = {r for s in rep.to_dict()["suppressed"] for r in s.get("sample", [])}
+    named = {r for s in rep.to_dict()["suppressed"] for r in s["index"]}
     named |= {s["row"] for s in rep.to_dict()["suppressed"] if "row" in s}
     assert named != {OUTLIER}
     assert named == set(out.index[blank])  # every blank row alike

@@ -65,27 +65,28 @@ def _check_report(rep: ReleaseReport, out: pd.DataFrame, original) -> None:
     assert rep.privacy["risk_summary"] == pytest.approx(expected.to_dict())
     data = json.loads(rep.to_json())
     assert data["privacy"]["k_anonymity"] == rep.privacy["k_anonymity"]
-    assert [c["column"] for c in data["columns"]] == ["zipcode", "age"]
+    assert [(c["column"], c["role"]) for c in data["columns"]] == [
+        ("zipcode", "quasi-identifier"), ("age", "quasi-identifier"), ("disease", "sensitive")]
     page = rep.to_html()
     assert accessibility_problems(page) == []
     assert external_urls(page) == []
-    for heading in ("Parameters of the release", "Privacy achieved", "Utility",
-                    "How each quasi-identifier was published", "Suppressed rows", "Notes"):
+    for heading in ("What was lost", "Privacy in detail", "Suppressed rows",
+                    "Parameters of the release", "Notes"):
         assert f"<h2>{heading}</h2>" in page
-    assert count_graphics(page) == 3  # class sizes, risk, per-column shares
-    # the blank-cells summary, from the release alone: one row per pattern of blank QIs
+    assert page.index('<section class="verdict') < page.index("<h2>What was lost</h2>")
+    assert count_graphics(page) == 3  # per-column shares, class sizes, risk
+    # the blank-cells summary, from the release alone: one row per reason
     blank = out[["zipcode", "age"]].isna()
     summary = rep.suppressed
-    assert list(summary.columns) == ["blank", "rows", "reason", "sample"]
+    assert list(summary.columns) == ["reason", "rows", "blank", "columns", "index"]
     assert summary["rows"].sum() == blank.any(axis=1).sum()
-    whole = summary.loc[summary["blank"] == "every quasi-identifier", "rows"]
-    assert whole.sum() == blank.all(axis=1).sum()
+    whole = blank.all(axis=1)
+    some = blank.any(axis=1) & ~whole
     for row in summary.to_dict(orient="records"):
-        cols = (["zipcode", "age"] if row["blank"] == "every quasi-identifier"
-                else row["blank"].split(", "))
-        pattern = blank[cols].all(axis=1) & (~blank.drop(columns=cols)).all(axis=1)
-        assert row["rows"] == pattern.sum()
-        assert row["sample"] == out.index[pattern].tolist()[:5]
+        rows = whole if row["blank"] == "every quasi-identifier" else some
+        assert row["rows"] == rows.sum() and row["index"] == out.index[rows].tolist()
+        assert row["columns"] == [c for c in ("zipcode", "age") if blank.loc[rows, c].any()]
+    assert len(summary) <= 2  # grows with the reasons, never with the rows
 
 
 @pytest.mark.parametrize("name", list(FACES))
@@ -116,14 +117,16 @@ def test_report_on_every_face(releases, name):
                 "with them when needed)"}
     if name == "local_suppression":
         per = info["cells_suppressed_per_column"]
-        assert {c["column"]: c["suppressed_cells"] for c in rep.columns} == per
-        assert {c["column"]: c["blank_cells"] for c in rep.columns} == per
+        qi_facts = [c for c in rep.columns if c["role"] == "quasi-identifier"]
+        assert {c["column"]: c["suppressed_cells"] for c in qi_facts} == per
+        assert {c["column"]: c["blank_cells"] for c in qi_facts} == per
         assert summary["reason"].str.contains("local suppression").all()
     if name == "optimal":
         levels = {h["column"]: h["level"] for h in rep.parameters["hierarchy_levels"]}
         assert levels == info["levels"]
     assert rep.parameters["operation"] == info.get("algorithm", info.get("operation"))
-    assert rep.utility["changed_cells"] == sum(c["changed_cells"] for c in rep.columns)
+    assert rep.utility["changed_cells"] == sum(c["changed_cells"] for c in rep.columns
+                                               if c["role"] == "quasi-identifier")
     # every face is priced (local suppression's nullable integers with pd.NA included),
     # against the published domain
     assert rep.utility["information_loss"] == pytest.approx(
@@ -151,13 +154,14 @@ def test_datafly_suppressed_rows_by_hand():
                               quasi_identifiers=["age", "zip"], sensitive=["d"])
     rep = out.anon.report(df)
     assert rep.suppressed.to_dict(orient="records") == [
-        {"blank": "every quasi-identifier", "rows": 4, "sample": [0, 1, 2, 6],
-         "reason": "datafly withholds outliers whose class would not satisfy k-anonymity, "
+        {"reason": "datafly withholds outliers whose class would not satisfy k-anonymity, "
                    "rather than generalizing every other row further (suppression budget: "
                    "4 rows); the withheld rows are one class, which meets the model too (the "
-                   "smallest classes are withheld with them when needed)"}]
-    assert [c["suppressed_cells"] for c in rep.columns] == [4, 4]
-    assert [c["blank_cells"] for c in rep.columns] == [4, 4]
+                   "smallest classes are withheld with them when needed)",
+         "rows": 4, "blank": "every quasi-identifier", "columns": ["age", "zip"],
+         "index": [0, 1, 2, 6]}]
+    assert [c["suppressed_cells"] for c in rep.columns] == [4, 4, 0]  # age, zip, d
+    assert [c["blank_cells"] for c in rep.columns] == [4, 4, 0]
     assert rep.utility["discernibility"] == 3 ** 2 + 4 * 7
     assert rep.privacy["k_anonymity"] == 3 == out.anon.info["achieved"]["k"]
     page, text = rep.to_html(), rep.to_json()
@@ -257,7 +261,8 @@ def test_tradeoff_and_ml_utility():
         2).tolist()
     page = rep.to_html()
     assert "<h2>Privacy and utility trade-off</h2>" in page
-    assert "<h3>Machine-learning utility</h3>" in page
+    assert "<h3>Utility for the target</h3>" in page
+    assert "the linkage attack trains on 2,000 sampled rows" in page  # bounded, and says so
     assert count_graphics(page) == 4 and accessibility_problems(page) == []
     assert json.loads(rep.to_json())["tradeoff"][0]["k"] == 2
     # the same input gives the same page: the candidates' timings are left out
@@ -370,7 +375,8 @@ def test_report_leaves_out_what_solves_for_hidden_values():
 
 def test_suppressed_section_is_a_compact_summary():
     """Local suppression blanks hundreds of age cells: the section summarizes them by
-    pattern (a few rows), not one table row per suppressed row."""
+    reason (one line each), not one table row per suppressed row; the index labels are
+    folded, a few hundred at most in HTML, all in the JSON."""
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"age": rng.integers(20, 80, 2000),
                        "zip": rng.choice([str(z) for z in range(10000, 10010)], 2000)})
@@ -379,10 +385,14 @@ def test_suppressed_section_is_a_compact_summary():
     rep = out.anon.report(df)
     assert len(rep.suppressed) <= 3
     assert rep.suppressed["rows"].sum() == out[["age", "zip"]].isna().any(axis=1).sum()
-    assert all(len(s) <= 5 for s in rep.suppressed["sample"])
+    assert len(rep.suppressed) == 1 and rep.suppressed["columns"][0] == ["age"]
+    labels = rep.suppressed["index"][0]
+    assert labels == out.index[out[["age", "zip"]].isna().any(axis=1)].tolist()
     section = rep.to_html().split("<h2>Suppressed rows</h2>")[1].split("<h2>")[0]
-    assert section.count("<tr>") == len(rep.suppressed) + 1 and len(section) < 3000
+    assert section.count("<tr>") == len(rep.suppressed) + 1
+    assert section.count("<details>") == 1 and "more (the JSON export lists all)" in section
     assert "the release does not tell them apart" in section
+    assert json.loads(rep.to_json())["suppressed"][0]["index"] == labels
 
 
 def test_report_refuses_swapped_frames():
@@ -410,14 +420,18 @@ def test_the_report_opens_with_the_verdict_of_check():
     assert rep.passed is result.passed is False
     assert rep.verdict["criteria"] == json.loads(json.dumps(result.to_dict()))["criteria"]
     page = rep.to_html()
-    assert page.index("<h2>Verdict</h2>") < page.index("<h2>Parameters of the release</h2>")
-    assert "<strong>FAILED</strong>" in page and "<td>FAIL</td>" in page  # words, not colour
+    body = page.split("<body>")[1]
+    # the verdict box is the first thing under the title
+    assert body.split("</h1>\n", 1)[1].startswith('<section class="verdict fail"')
+    assert "<h2>Verdict: FAILED</h2>" in page and "<strong>FAILED</strong>" in page
+    assert '<td class="bad">\u2718 FAIL</td>' in page  # in words (and a sign), not colour
+    assert page.count("<h2>Verdict") == 1
     assert json.loads(rep.to_json())["verdict"]["passed"] is False
     # without a policy: the release's own request, which it meets
     own = out.anon.report(df)
     assert own.passed is True and [c["criterion"] for c in own.verdict["criteria"]] == [
         "k_anonymity"]
-    assert "Criteria: the release&#x27;s own request" in own.to_html()
+    assert "No policy was given: the release&#x27;s own request is checked" in own.to_html()
     # a frame pdanon did not make records no request: no verdict, and the notes say why
     plain = df.anon.with_schema(pdanon.schema(**{**roles, "quasi_identifiers": roles[
         "quasi_identifiers"]}))

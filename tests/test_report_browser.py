@@ -131,3 +131,78 @@ def test_report_loads_offline_without_errors_and_is_not_blank(tmp_path):
     assert leaving == []
     colours, inked = png_pixels(seen["screenshot"])
     assert colours > 20 and inked > 0.02, (colours, inked)
+
+
+#: what the instrumented copy of a report logs once laid out (the report has no script;
+#: only this test copy does)
+MEASURE = """<script>
+addEventListener("load", () => {
+  const h1 = document.querySelector("h1");
+  const svgs = [...document.querySelectorAll("svg")];
+  const figures = [...document.querySelectorAll("figure")];
+  console.log("PDANON-FACTS " + JSON.stringify({
+    height: document.documentElement.scrollHeight,
+    width: document.documentElement.scrollWidth,
+    after_title: h1.nextElementSibling.className,
+    first_heading: document.querySelector("h2").textContent,
+    svgs: svgs.length,
+    unlabelled: svgs.filter(s => s.getAttribute("role") !== "img" || !s.getAttribute(
+      "aria-label") || !s.querySelector("title")).length,
+    uncaptioned: figures.filter(f => !f.querySelector("figcaption")).length,
+  }));
+});
+</script>"""
+
+
+def laid_out(page_path, tmp_path, width: int = 1280) -> dict:
+    """The facts MEASURE logs for ``page_path`` at ``width`` px."""
+    probe = tmp_path / "measured.html"
+    probe.write_text(page_path.read_text(encoding="utf-8").replace("</body>",
+                                                                   MEASURE + "</body>"),
+                     encoding="utf-8")
+    seen = render(probe, tmp_path, width, 900)
+    for line in seen["console"]:
+        if "PDANON-FACTS " in line:
+            text = line.split("PDANON-FACTS ", 1)[1]
+            return json.loads(text[: text.rindex("}") + 1])
+    pytest.fail(f"the measuring script logged nothing: {seen['console']}")
+
+
+def _discharge_reports(tmp_path):
+    """The 50,000-row discharge example (examples/report_discharges.py): its report and its
+    internal report."""
+    raw = pdanon.datasets.make_discharges(50_000, seed=0)
+    roles = dict(identifiers=["patient_id", "name", "note"],
+                 quasi_identifiers={"birth_date": "ordered", "admission_date": "ordered",
+                                    "zip": "unordered", "sex": "unordered",
+                                    "ethnicity": "unordered"},
+                 sensitive=["diagnosis"], insensitive=["discharge_date", "charges", "weight"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = raw.anon.k_anonymize(
+            5, l=2, algorithm="mondrian",
+            options={"calendar": {"birth_date": "year", "admission_date": "month"}}, **roles)
+    paths = tmp_path / "report.html", tmp_path / "internal.html"
+    release.anon.report(raw, paths[0])
+    release.anon.report(raw, paths[1], internal=True)
+    return paths
+
+
+def test_discharge_report_reads_verdict_first_and_stays_short(tmp_path):
+    """As a reader meets it: the verdict box is the first thing under the title, the page
+    of a 50,000-row release stays under 8,000 px at 1280 px (it grows with the columns, not
+    the rows), nothing overflows sideways, and every figure has a text alternative."""
+    _browser()
+    for path in _discharge_reports(tmp_path):
+        facts = laid_out(path, tmp_path)
+        assert facts["after_title"].startswith("verdict"), facts
+        assert facts["first_heading"].startswith("Verdict: "), facts
+        assert facts["height"] < 8000, facts
+        assert facts["width"] <= 1280, facts
+        assert facts["svgs"] >= 3 and facts["unlabelled"] == 0, facts
+        assert facts["uncaptioned"] == 0, facts
+        if path.name == "internal.html":
+            assert facts["svgs"] >= 3 + 6, facts  # a before/after figure per column
+        seen = render(path, tmp_path)  # the report itself: no message, no request
+        assert seen["console"] == [] and [u for u in seen["requests"]
+                                          if not u.startswith(LOCAL)] == []

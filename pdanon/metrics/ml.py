@@ -34,6 +34,15 @@ from pdanon.metrics._common import aligned, check_frame, quasi_identifier_kinds
 __all__ = ["boosting_security_score", "boosting_utility", "prepare_data"]
 
 
+#: at most this many rows train and test the utility ratio (sampled, seeded, above it)
+UTILITY_MAX_ROWS = 100_000
+#: the utility ratio's held-out share of those rows
+UTILITY_TEST_SHARE = 0.25
+#: the linkage attack's training rows and held-out rows (scored against each other)
+SECURITY_TRAIN_ROWS = 2000
+SECURITY_TEST_ROWS = 200
+
+
 def _interval_features(c, kind, tr: pd.Series, te: pd.Series) -> tuple[dict, dict]:
     a, b = _cells.interval_pair(tr, te, kind)
     ranged = a.is_range.any() or b.is_range.any()
@@ -140,8 +149,9 @@ def _task_of(y: pd.Series) -> str:
 
 
 def boosting_utility(original: pd.DataFrame, anonymized: pd.DataFrame, *, target,
-                     quasi_identifiers=None, test_size: float = 0.25, random_state: int = 0,
-                     max_rows: int = 100_000, task: str | None = None,
+                     quasi_identifiers=None, test_size: float = UTILITY_TEST_SHARE,
+                     random_state: int = 0, max_rows: int = UTILITY_MAX_ROWS,
+                     task: str | None = None,
                      n_threads: int | None = None) -> dict:
     """Train scikit-learn's ``HistGradientBoosting`` on the original and on the anonymized
     quasi-identifiers (same rows, same train/test split) to predict ``target`` (taken from the
@@ -222,8 +232,9 @@ def _fit_score(original, anonymized, kinds, task, y, train_rows, test_rows, rand
 
 
 def boosting_security_score(original: pd.DataFrame, anonymized: pd.DataFrame,
-                            quasi_identifiers=None, *, train_rows: int = 2000,
-                            test_rows: int = 200, random_state: int = 0,
+                            quasi_identifiers=None, *,
+                            train_rows: int = SECURITY_TRAIN_ROWS,
+                            test_rows: int = SECURITY_TEST_ROWS, random_state: int = 0,
                             n_threads: int | None = None) -> float:
     """Linkage attack by gradient boosting [reference: ``get_boosting_security_score``].
 

@@ -65,12 +65,13 @@ class ReleaseReport:
         is that of :data:`pdanon.metrics.FIGURES` (and of the ``metric`` column of
         ``metrics``); the HTML page shows their labels.
     columns : list of dict
-        One per quasi-identifier: how it was published.
+        One per quasi-identifier and sensitive column (``role``): how it was published.
     suppressed : DataFrame
-        The rows published with blank quasi-identifier cells, one row per pattern: ``blank``
-        ("every quasi-identifier" or the columns), ``rows``, ``reason`` (the method's rule)
-        and ``sample`` (up to five index labels). From the release alone: a blank cell the
-        method withheld and one missing from the start are counted alike.
+        The rows published with blank quasi-identifier cells, one row per reason: ``reason``
+        (the method's rule), ``rows``, ``blank`` ("every quasi-identifier" or "some
+        quasi-identifiers"), ``columns`` (those blank in some of its rows) and ``index`` (the
+        index labels of all its rows). From the release alone: a blank cell the method
+        withheld and one missing from the start are counted alike.
     metrics : DataFrame
         :func:`pdanon.metrics.metrics_table` of the release, and of its comparisons with the
         original those that cannot be solved for a hidden value (see ``left_out``).
@@ -79,6 +80,19 @@ class ReleaseReport:
     tradeoff : DataFrame or None
         The candidates tried (e.g. the table of :func:`pdanon.plot.tradeoff`).
     notes : list of str
+    verdict : dict or None
+        :func:`pdanon.policy.check` of the release (``passed``, ``criteria``, ``hazards``,
+        ``policy``, ``policy_given``); :attr:`passed` reads it.
+    internal : bool
+        The publisher's own report (``internal=True``): it also holds ``distributions`` and
+        ``association``, computed from the original's values, and every metric. It must not
+        travel with the release.
+    distributions : list of dict
+        Internal only: per quasi-identifier and sensitive column, the rows per bin before
+        and after (:func:`pdanon.report.distributions.distribution`).
+    association : list of dict
+        Internal only: the most associated pairs of columns, Cramer's V before and after
+        (:func:`pdanon.report.distributions.association`).
     """
 
     title: str
@@ -93,6 +107,9 @@ class ReleaseReport:
     original_given: bool = False
     left_out: list = field(default_factory=list)
     verdict: dict | None = None
+    internal: bool = False
+    distributions: list = field(default_factory=list)
+    association: list = field(default_factory=list)
 
     @property
     def passed(self) -> bool | None:
@@ -110,7 +127,9 @@ class ReleaseReport:
                              "privacy": self.privacy, "utility": self.utility,
                              "columns": self.columns, **tables, "notes": self.notes,
                              "original_given": self.original_given,
-                             "left_out": self.left_out})
+                             "left_out": self.left_out, "internal": self.internal,
+                             "distributions": self.distributions,
+                             "association": self.association})
 
     def to_json(self, indent: int | None = 1) -> str:
         """The facts as JSON (:meth:`to_dict`; strict JSON: no NaN)."""
@@ -188,9 +207,9 @@ def _check(anonymized, original, title, target, tradeoff) -> None:
 
 def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None, *,
                  title: str = "pdanon release report", target=None,
-                 tradeoff: pd.DataFrame | None = None, threshold: float = 0.2,
+                 tradeoff: pd.DataFrame | None = None, threshold: float | None = None,
                  random_state: int = 0, digest_key=None, policy=None,
-                 **roles) -> ReleaseReport:
+                 internal: bool = False, progress=None, **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
 
@@ -210,12 +229,23 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     tradeoff : DataFrame, optional
         Several candidates tried: the parameter in the first column, ``information_loss``
         and optionally ``suppressed_fraction`` (the table of :func:`pdanon.plot.tradeoff`).
-    threshold : float
-        Prosecutor risk above which a record is counted as at risk (default 0.2).
+    threshold : float, optional
+        Prosecutor risk above which a record is counted as at risk (default: the policy's
+        ``risk_threshold``, 0.2), so that the verdict and the risk figures agree.
     policy : pdanon.Policy, optional
         The verdict the page opens with: every criterion measured, with its threshold and
-        whether it holds, and the hazards seen (:func:`pdanon.policy.check`). Default: the
-        release's own request (``info["models"]``).
+        whether it holds, and the hazards seen (:func:`pdanon.policy.check`). Default
+        :meth:`pdanon.Policy.default`: the release's own request (``info["models"]``), and
+        a limit on the records at risk when it asks no k.
+    internal : bool
+        Write the publisher's own report: it adds, per quasi-identifier and sensitive
+        column, the distribution before and after, the association kept between the most
+        associated pairs of columns, and every metric of ``metrics(original)``. These read
+        the original's values, so this report must never travel with the release (it says
+        so at its top). Needs ``original``.
+    progress : bool, optional
+        A progress bar over the report's steps (None: for large tables in a terminal or
+        notebook; see :mod:`pdanon.progress`).
     digest_key : bytes or str, optional
         Record a keyed digest of the original (HMAC-SHA-256, :func:`facts.digest`) that
         only this key verifies: keep the key with your records. Without it the report holds
@@ -225,10 +255,15 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``; default: the
         roles the release remembers.
     """
-    from pdanon.metrics.report import metrics_table
+    from pdanon import progress as _progress
     from pdanon.roles import resolve_roles
 
     _check(anonymized, original, title, target, tradeoff)
+    if not isinstance(internal, bool):
+        raise InvalidInputError(f"internal must be True or False, got {internal!r}")
+    if internal and original is None:
+        raise InvalidInputError("internal=True compares the release with the original's "
+                                "values: pass original=<the frame before anonymization>")
     if original is not None:
         from pdanon.metrics._common import check_order
 
@@ -244,6 +279,23 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     if not qis:
         raise InvalidInputError("the report needs at least one quasi-identifier: pass "
                                 "quasi_identifiers=[...] or report on a frame pdanon made")
+    steps = _STEPS + (2 if internal else 0)
+    with _progress.progress_bar(steps, desc="report", enabled=_progress.check(progress),
+                                long=len(anonymized) >= 20_000, unit="step") as bar:
+        report = _gather(anonymized, original, r, qis, sens, title=title, target=target,
+                         tradeoff=tradeoff, threshold=threshold, random_state=random_state,
+                         digest_key=digest_key, policy=policy, internal=internal, bar=bar)
+    return report
+
+
+#: steps of the progress bar of :func:`build_report` (two more when internal)
+_STEPS = 6
+
+
+def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tradeoff,
+            threshold, random_state, digest_key, policy, internal, bar) -> ReleaseReport:
+    from pdanon.metrics.report import metrics_table
+
     info = copy.deepcopy(anonymized.attrs.get("pdanon", {}).get("info", {}))
     notes = []
     orig = None
@@ -255,9 +307,20 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         if missing:
             raise InvalidInputError(f"original lacks the quasi-identifier column(s) {missing}: "
                                     f"pass the frame that was anonymized")
+    bar.set_description("report: verdict")
+    verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens)
+    if why:
+        notes.append(why)
+    if threshold is None:
+        threshold = checked.risk_threshold if checked is not None else 0.2
+    bar.update()
+    bar.set_description("report: metrics of the release")
     released = metrics_table(anonymized, quasi_identifiers=qis, sensitive=sens,
                              threshold=threshold)
+    bar.update()
     compared = None
+    bar.set_description("report: comparison with the original"
+                        + (" (machine learning)" if target is not None else ""))
     if orig is not None:
         kw = dict(quasi_identifiers=qis, sensitive=sens, risk=False)
         try:
@@ -266,28 +329,51 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         except ImportError as exc:  # scikit-learn missing: the rest of the report stands
             notes.append(f"ML utility left out: {exc}")
             compared = metrics_table(anonymized, orig, **kw)
-    table = _facts.comparison_rows(released, compared)
+    table = (_facts.all_rows(released, compared) if internal
+             else _facts.comparison_rows(released, compared))
+    bar.update()
+    bar.set_description("report: columns")
     measured, measured_qis = anonymized, qis  # labels: the ranges they stand for
     if orig is not None:
         from pdanon.metrics.labels import as_ranges
 
         measured, measured_qis = as_ranges(anonymized, orig, qis)
-    left_out = _facts.left_out_names() if orig is not None else []
+    left_out = _facts.left_out_names() if orig is not None and not internal else []
     suppressed, full = _columns.suppressed_rows(anonymized, qis, info)
+    described = {**measured_qis, **{c: k for c, k in sens.items() if c not in measured_qis}}
+    columns = _columns.column_facts(measured, orig, described, info)
+    for row in columns:
+        row["role"] = "sensitive" if row["column"] in map(str, sens) and \
+            row["column"] not in map(str, qis) else "quasi-identifier"
+    bar.update()
+    bar.set_description("report: parameters and digests")
     params = _facts.parameters(anonymized, original, r, info, title, digest_key)
+    bar.update()
+    bar.set_description("report: privacy")
     privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info)
-    verdict, why = _verdict(anonymized, policy, orig, qis, sens)
-    if why:
-        notes.append(why)
+    bar.update()
+    distributions, association = [], []
+    if internal:
+        from pdanon.report import distributions as _dist
+
+        bar.set_description("report: distributions")
+        shown = {c: k for c, k in described.items() if c in orig.columns}
+        for c, kind in shown.items():
+            distributions.append(_dist.distribution(orig[c], anonymized[c], kind))
+        bar.update()
+        bar.set_description("report: association")
+        association = _dist.association(orig, anonymized, list(shown), shown)
+        bar.update()
     report = ReleaseReport(
         title=title, parameters=params, privacy=privacy, verdict=verdict,
         utility=_facts.utility(measured, orig, measured_qis, table, info, full,
                                privacy["requested"]),
-        columns=_facts.plain(_columns.column_facts(measured, orig, measured_qis, info)),
+        columns=_facts.plain(columns),
         suppressed=suppressed, metrics=table,
         tradeoff=None if tradeoff is None else _candidates(tradeoff),
         notes=notes + _notes(original, target, info, sens, left_out),
-        original_given=orig is not None, left_out=left_out)
+        original_given=orig is not None, left_out=left_out, internal=internal,
+        distributions=_facts.plain(distributions), association=_facts.plain(association))
     if full.any():
         report.notes.insert(0, f"the {int(full.sum()):,} rows published with every "
                             f"quasi-identifier blank form one class of their own, measured "
@@ -296,7 +382,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
 
 
 def _verdict(anonymized, policy, orig, qis: dict, sens: dict):
-    """(the verdict as a dict, or None; a note saying why there is none)."""
+    """(the verdict as a dict, or None; a note saying why there is none; the policy
+    checked, or None)."""
     from pdanon.policy import check
 
     try:
@@ -305,8 +392,9 @@ def _verdict(anonymized, policy, orig, qis: dict, sens: dict):
     except InvalidInputError as exc:
         if policy is not None:
             raise
-        return None, f"no verdict: {exc}"
-    return _facts.plain({**result.to_dict(), "policy_given": policy is not None}), ""
+        return None, f"no verdict: {exc}", None
+    return (_facts.plain({**result.to_dict(), "policy_given": policy is not None}), "",
+            result.policy)
 
 
 def _notes(original, target, info: dict, sensitive: dict, left_out: list) -> list:

@@ -27,10 +27,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: patterns of blank cells shown in HTML (the JSON and the object hold all)
-SHOWN_PATTERNS = 20
-#: index labels given as a sample of each pattern's rows
-SAMPLE_ROWS = 5
+#: index labels the HTML page lists per reason (the JSON and the object hold all)
+SHOWN_LABELS = 200
 #: what the blank-cells summary says of every blank cell
 BLANK_RULE = ("A blank cell is one the method withheld or one that was missing in the input: "
               "the release does not tell them apart, and neither does this report")
@@ -179,23 +177,26 @@ def _label(v):
     return str(v)
 
 
-SUMMARY_COLUMNS = ["blank", "rows", "reason", "sample"]
+SUMMARY_COLUMNS = ["reason", "rows", "blank", "columns", "index"]
 
 
 def suppressed_rows(anonymized: pd.DataFrame, qis: dict, info: dict) -> tuple:
     """``(summary, mask)`` of the rows published with blank quasi-identifier cells, from the
-    release alone: one row per pattern of blank columns (``blank``: "every quasi-identifier"
-    or the columns, comma-separated), with its number of ``rows``, the ``reason`` the method
-    blanks such cells (from ``info``) and a ``sample`` of up to :data:`SAMPLE_ROWS` index
-    labels; whole rows first, then by rows (most first). ``mask`` marks the rows whose every
-    quasi-identifier is blank.
+    release alone: one row per *reason* the method blanks cells (from ``info``): rows whose
+    every quasi-identifier is blank first, then rows with some blank. Each holds its number of
+    ``rows``, ``blank`` ("every quasi-identifier" or "some quasi-identifiers"), the
+    ``columns`` blank in at least one of them (in the release's column order) and the
+    ``index`` labels of all its rows. ``mask`` marks the rows whose every quasi-identifier is
+    blank. The summary grows with the reasons (two at most), never with the rows.
 
     Example
     -------
     >>> out = pd.DataFrame({"a": [1, None, None, 4], "b": [None, None, 3, 4]})
     >>> summary, whole = suppressed_rows(out, {"a": "real", "b": "real"}, {})
-    >>> summary[["blank", "rows", "sample"]].values.tolist(), whole.tolist()
-    ([['every quasi-identifier', 1, [1]], ['b', 1, [0]], ['a', 1, [2]]], [False, True, False, False])
+    >>> summary[["blank", "rows", "columns", "index"]].values.tolist()
+    [['every quasi-identifier', 1, ['a', 'b'], [1]], ['some quasi-identifiers', 2, ['a', 'b'], [0, 2]]]
+    >>> whole.tolist()
+    [False, True, False, False]
     """
     cols = list(qis)
     n = len(anonymized)
@@ -203,31 +204,20 @@ def suppressed_rows(anonymized: pd.DataFrame, qis: dict, info: dict) -> tuple:
         return pd.DataFrame(columns=SUMMARY_COLUMNS), np.zeros(n, dtype=bool)
     blank = anonymized[cols].isna().to_numpy()
     whole = blank.all(axis=1)
-    rows = np.flatnonzero(blank.any(axis=1))
-    if len(rows) == 0:
-        return pd.DataFrame(columns=SUMMARY_COLUMNS), whole
-    packed = np.ascontiguousarray(np.packbits(blank[rows], axis=1))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True,
-                                          return_counts=True)
-    inverse = inverse.reshape(-1)
-    order = sorted(range(len(first)), key=lambda p: (not whole[rows[first[p]]], -counts[p],
-                                                     first[p]))
-    # the first rows of each pattern: a stable sort of the blank rows by pattern
-    by_pattern = rows[np.argsort(inverse, kind="stable")]
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    names = np.array([str(c) for c in cols], dtype=object)
-    row_text, cell_text = row_reason(info), cell_reason_of(info)
+    some = blank.any(axis=1) & ~whole
+    names = [str(c) for c in cols]
     table = {name: [] for name in SUMMARY_COLUMNS}
-    for p in order:
-        is_whole = bool(whole[rows[first[p]]])
-        table["blank"].append("every quasi-identifier" if is_whole
-                              else ", ".join(names[blank[rows[first[p]]]]))
-        table["rows"].append(int(counts[p]))
-        table["reason"].append(row_text if is_whole else cell_text)
-        sample = by_pattern[starts[p]:starts[p] + min(int(counts[p]), SAMPLE_ROWS)]
-        table["sample"].append([_label(v) for v in anonymized.index[sample]])
-    return pd.DataFrame(table), whole
+    for rows, word, reason in ((whole, "every quasi-identifier", row_reason(info)),
+                               (some, "some quasi-identifiers", cell_reason_of(info))):
+        if not rows.any():
+            continue
+        involved = blank[rows].any(axis=0)
+        table["reason"].append(reason)
+        table["rows"].append(int(rows.sum()))
+        table["blank"].append(word)
+        table["columns"].append([name for name, hit in zip(names, involved) if hit])
+        table["index"].append([_label(v) for v in anonymized.index[rows]])
+    return pd.DataFrame(table, columns=SUMMARY_COLUMNS), whole
 
 
 def row_reason(info: dict) -> str:

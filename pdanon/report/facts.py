@@ -150,6 +150,17 @@ def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.
     return table
 
 
+def all_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.DataFrame:
+    """Every metric: the release's rows, then every row of ``compared`` that is not one of
+    them, as computed (the internal report's table: it stays with the publisher)."""
+    table = pd.DataFrame(release).reset_index(drop=True)
+    if compared is None:
+        return table
+    extra = pd.DataFrame(compared)
+    extra = extra[~extra["metric"].isin(set(table["metric"]))]
+    return pd.concat([table, extra[table.columns]], ignore_index=True)
+
+
 def plain(value):
     """A JSON-safe copy of ``value``: numpy scalars to Python numbers, NaN and infinities to
     None, tuples to lists, dict keys to strings; other objects to their type name."""

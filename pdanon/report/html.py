@@ -33,6 +33,21 @@ CSS = """
 .pdanon-report code { background: #f3f3f3; padding: 0 3px; }
 .pdanon-report p.pass { border-left: 6px solid #1e7b34; padding-left: 8px; }
 .pdanon-report p.fail { border-left: 6px solid #b3261e; padding-left: 8px; }
+.pdanon-report .verdict { border: 3px solid #555; border-radius: 6px; padding: 4px 16px 8px;
+  margin: 12px 0 20px; }
+.pdanon-report .verdict.pass { border-color: #1e7b34; background: #f1f8f2; }
+.pdanon-report .verdict.fail { border-color: #b3261e; background: #fcf1f0; }
+.pdanon-report .verdict h2 { margin-top: 0.4em; border: none; }
+.pdanon-report td.ok { color: #1e5e2b; font-weight: 600; }
+.pdanon-report td.bad { color: #8f1d16; font-weight: 700; }
+.pdanon-report .internal { background: #fcf1f0; border: 2px dashed #b3261e; padding: 6px 10px;
+  font-weight: 600; }
+.pdanon-report .headline { font-size: 1.15em; }
+.pdanon-report .grid { display: flex; flex-wrap: wrap; gap: 4px 18px; }
+.pdanon-report .grid figure { margin: 6px 0 10px; width: 340px; }
+.pdanon-report details { margin: 6px 0 14px; }
+.pdanon-report summary { cursor: pointer; color: #1f5fa8; }
+.pdanon-report .labels { max-width: 1000px; font-size: 0.85em; word-break: break-all; }
 """
 
 
@@ -165,70 +180,92 @@ def _figure_row(key: str, value, **values) -> list:
     return [f.label, value, f.describe(**values).split(": ", 1)[1]]
 
 
-def _privacy(rep) -> list:
-    pv = rep.privacy
-    rows = [_figure_row("k_anonymity", pv["k_anonymity"])]
-    if pv["l_diversity_distinct"] is not None:
-        rows += [_figure_row(key, pv[key]) for key in
-                 ("l_diversity_distinct", "l_diversity_entropy", "t_closeness_emd")]
-    for key, value in pv["risk_summary"].items():
-        rows.append(_figure_row(key, value, threshold=pv["threshold"]))
-    out = ["<h2>Privacy achieved</h2>",
-           _p(f"Requested: {fmt(pv['requested'])}; achieved as recorded by the "
-              f"anonymizer: {fmt(pv['achieved'])}."),
-           table(rows, ["measure", "value", "meaning"],
-                 caption="Privacy measured on the released table", numeric=(1,))]
-    labels, counts = _size_bins(pv["class_sizes"])
-    if labels:
-        out.append(figure(svg.bar_chart(labels, counts, title="Equivalence classes by size",
-                                        x_label="class size (rows)", y_label="classes"),
-                          f"Equivalence classes by size: {len(pv['class_sizes']):,} classes, "
-                          f"the smallest of {min(pv['class_sizes']):,} rows."))
-        rl, rc = _risk_bins(pv["prosecutor"])
-        out.append(figure(svg.bar_chart(rl, rc, title="Rows by prosecutor risk",
-                                        x_label="prosecutor risk (1 / class size)",
-                                        y_label="rows", color=svg.PALETTE[1]),
-                          f"Rows by prosecutor re-identification risk; rows above "
-                          f"{pv['threshold']:g} are counted as at risk."))
+def _folded(summary: str, content: list) -> list:
+    """``content`` inside a closed ``<details>`` whose ``<summary>`` reads ``summary``."""
+    return ["<details>", f"<summary>{escape(summary)}</summary>", *content, "</details>"]
+
+
+def _verdict_keys(rep) -> set:
+    return {c["criterion"] for c in (rep.verdict or {}).get("criteria", [])}
+
+
+def _policy_words(v: dict) -> str:
+    """The policy checked, in words."""
+    criteria = "; ".join(f'{c["criterion"]} {c["rule"]} {fmt(c["threshold"])}'
+                         for c in v["criteria"]) or "no criterion"
+    if v.get("policy_given"):
+        return f"Policy given: {criteria}."
+    extra = (" and the default limit on records at risk (the request sets no k)"
+             if any(c["criterion"] == "records_at_risk" for c in v["criteria"]) else "")
+    return (f"No policy was given: the release's own request is checked{extra}: {criteria}. "
+            f"Pass policy=pdanon.Policy(...) to check your own thresholds.")
+
+
+def _verdict(rep) -> list:
+    """The verdict box, first on the page: PASSED / FAILED in words (and a coloured frame
+    that is never the only sign), the policy, one row per criterion, the hazards."""
+    v = rep.verdict
+    if v is None:
+        return ['<section class="verdict" aria-label="Verdict">', "<h2>Verdict: none</h2>",
+                _p("No policy to check against (see the notes): pass "
+                   "policy=pdanon.Policy(k=..., ...)."), "</section>"]
+    word = "PASSED" if v["passed"] else "FAILED"
+    held = sum(1 for c in v["criteria"] if c["passed"])
+    rows = []
+    for c in v["criteria"]:
+        rows.append(["\u2714 pass" if c["passed"] else "\u2718 FAIL", c["criterion"],
+                     fmt(c["measured"]), f'{c["rule"]} {fmt(c["threshold"])}', c["meaning"]])
+    out = [f'<section class="verdict {"pass" if v["passed"] else "fail"}" '
+           f'aria-label="Verdict">',
+           f"<h2>Verdict: {word}</h2>",
+           f'<p class="headline"><strong>{word}</strong>: {held} of {len(v["criteria"])} '
+           f'criteria hold' + (f'; {len(v["hazards"])} hazard(s) below.' if v["hazards"]
+                               else "; no hazard seen.") + "</p>",
+           _p(_policy_words(v)),
+           _verdict_table(rows)]
+    if v["hazards"]:
+        out.append("<h3>Hazards</h3>")
+        out.append("<ul>" + "".join(f"<li>{escape(h)}</li>" for h in v["hazards"]) + "</ul>")
+    out.append("</section>")
     return out
 
 
-def _utility(rep) -> list:
+def _verdict_table(rows: list) -> str:
+    out = ["<table>", "<caption>Criteria, measured on the released table</caption>",
+           "<thead><tr>"]
+    out += [f'<th scope="col">{h}</th>' for h in
+            ("result", "criterion", "measured", "threshold", "meaning")]
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        cls = "ok" if r[0].endswith("pass") else "bad"
+        cells = [f'<td class="{cls}">{escape(r[0])}</td>', f"<td>{escape(r[1])}</td>",
+                 f'<td class="num">{escape(r[2])}</td>',
+                 *(f"<td>{escape(str(x))}</td>" for x in r[3:])]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+HEADLINE = "information_loss"
+
+
+def _headline(rep) -> list:
     u = rep.utility
-    share = u["changed_proportion"]
-    rows = [_figure_row("changed_cells", u["changed_cells"]),
-            _figure_row("changed_proportion",
-                        "n/a" if share is None else fmt(share, share=True)),
-            *(_figure_row(key, u[key]) for key in
-              ("equivalence_classes", "average_class_size", "normalized_average_class_size",
-               "discernibility")),
-            _figure_row("information_loss", u["information_loss"])]
-    rows[-1][2] += " (needs original)"
-    out = ["<h2>Utility</h2>",
-           table(rows, ["measure", "value", "meaning"], caption="Utility of the release",
-                 numeric=(1,))]
-    if u["ml"]:
-        out.append("<h3>Machine-learning utility</h3>")
-        out.append(table([_figure_row(k, v)[:2] for k, v in u["ml"].items()],
-                         ["measure", "value"],
-                         caption="Gradient boosting on the original and the released table",
-                         numeric=(1,)))
-    m = rep.metrics
-    out.append("<h3>All metrics</h3>")
-    out.append(table(m[["label", "metric", "value", "better", "meaning"]].values.tolist(),
-                     ["metric", "key", "value", "better", "meaning"],
-                     caption="The metrics of df.anon.metrics() a report may carry",
-                     numeric=(2,)))
-    if rep.left_out:
-        from pdanon.metrics.keys import label
-
-        out.append(_p(f"Left out (computed against the original, they can be solved for the "
-                      f"values the release hides): {', '.join(map(label, rep.left_out))}.",
-                      "note"))
-    return out
+    loss = u.get("information_loss")
+    if loss is None:
+        return [_p("The headline loss (generalized information loss) needs the original: "
+                   "pass original=<the frame before anonymization>.", "note")]
+    return [f'<p class="headline">Information loss: <strong>{escape(fmt(loss, share=True))}'
+            f"</strong> (generalized information loss, {escape(fmt(loss))}).</p>",
+            _p("Read it as the share of detail taken from an average quasi-identifier cell: "
+               "0 % is the table as it was, 100 % every cell blank. A range costs its width "
+               "over its column's published range, a set or range of m of M categories "
+               "(m - 1) / (M - 1), a blank cell 100 %, a plain cell 0 % when it is the "
+               "original value, else 100 %. Compare releases by this figure; the per-column "
+               "table below shows which column paid.")]
 
 
-def _columns(rep) -> list:
+def _columns_table(rep) -> list:
     rows = []
     for c in rep.columns:
         width = fmt(c["mean_width"])
@@ -237,52 +274,192 @@ def _columns(rep) -> list:
             if c.get("relative_width") is not None:
                 width += f" ({fmt(c['relative_width'], share=True)} of the published range)"
         level = "" if c["level"] is None else f"{c['level']} of {fmt(c['height'])}"
-        rows.append([c["column"], c["kind"], c["published_dtype"], c["distinct_published"],
-                     c["changed_cells"], c["generalized_cells"], c["suppressed_cells"],
-                     width, level])
-    out = ["<h2>How each quasi-identifier was published</h2>",
-           table(rows, ["column", "kind", "published dtype", "distinct published values",
-                        "changed cells", "generalized cells", "suppressed cells",
-                        "mean width", "hierarchy level"],
-                 caption="Generalization per quasi-identifier", numeric=(3, 4, 5, 6))]
-    if rep.columns:
-        series = {}
-        if rep.original_given:
-            series["changed"] = [c["changed_share"] or 0.0 for c in rep.columns]
-        series["generalized"] = [c["generalized_share"] or 0.0 for c in rep.columns]
-        series["suppressed"] = [c["suppressed_share"] or 0.0 for c in rep.columns]
-        out.append(figure(svg.hbar_chart([c["column"] for c in rep.columns], series,
-                                         title="Share of cells changed per column",
-                                         x_label="share of the rows (1 = every row)",
-                                         maximum=1.0),
-                          "Per quasi-identifier: the share of its cells that were changed, "
-                          "published as a range or set, or suppressed."))
+        share = (lambda key: "n/a" if c.get(key) is None else fmt(c[key], share=True))
+        rows.append([c["column"], c.get("role", "quasi-identifier"), c["kind"],
+                     c["distinct_published"], share("changed_share"),
+                     share("generalized_share"), share("suppressed_share"), width, level])
+    return [table(rows, ["column", "role", "kind", "distinct published values",
+                         "cells changed", "generalized", "suppressed", "mean width",
+                         "hierarchy level"],
+                  caption="How each column was published (shares of the rows)",
+                  numeric=(3, 4, 5, 6))]
+
+
+def _distribution_figures(rep) -> list:
+    out = ["<h3>Distributions before and after</h3>",
+           _p("Bars: rows per value; histograms: rows per bin of the original's and the "
+              "published span. After anonymization each published cell is spread uniformly "
+              "over what it covers (a range over its width, a set over its members), so "
+              "the after-bars are what an analyst who reads ranges as uniform would see; "
+              "blank cells count nowhere, so suppression shows as lower bars.")]
+    figs = ['<div class="grid">']
+    for d in rep.distributions:
+        title = f"{d['column']}: before and after"
+        lost = d["original_rows"] - d["published_rows"]
+        caption = (f"{d['column']}: {d['original_rows']:,} original values, "
+                   f"{d['published_rows']:,} published"
+                   + (f" ({lost:,} blank)" if lost > 0 else "")
+                   + "; generalized cells spread uniformly over what they cover.")
+        numbers = table([[b, x, y] for b, x, y in zip(d["bins"], d["before"], d["after"])],
+                        ["bin" if d["chart"] == "histogram" else "value", "before", "after"],
+                        caption=f"{d['column']}: rows per bin", numeric=(1, 2))
+        figs.append(figure(svg.pair_chart(d["bins"], d["before"], d["after"], title=title,
+                                          y_label="rows"), caption)
+                    .replace("</figure>", "\n".join(_folded("numbers", [numbers]))
+                             + "\n</figure>"))
+    figs.append("</div>")
+    return out + figs
+
+
+def _association(rep) -> list:
+    if not rep.association:
+        return []
+    rows = [[" and ".join(a["columns"]), a["before"], a["after"]] for a in rep.association]
+    return ["<h3>Association kept</h3>",
+            _p("The pairs of columns most associated in the original, by bias-corrected "
+               "Cramer's V (0 = independent, 1 = one determines the other) on the bins of "
+               "the figures above, before and after (published cells spread uniformly)."),
+            table([[r[0], fmt(r[1]), fmt(r[2])] for r in rows],
+                  ["columns", "Cramer's V before", "Cramer's V after"],
+                  caption="Strongest associations, before and after", numeric=(1, 2))]
+
+
+def _shares_chart(rep) -> list:
+    if not rep.columns:
+        return []
+    series = {}
+    if rep.original_given:
+        series["changed"] = [c["changed_share"] or 0.0 for c in rep.columns]
+    series["generalized"] = [c["generalized_share"] or 0.0 for c in rep.columns]
+    series["suppressed"] = [c["suppressed_share"] or 0.0 for c in rep.columns]
+    return [figure(svg.hbar_chart([c["column"] for c in rep.columns], series,
+                                  title="Share of cells changed per column",
+                                  x_label="share of the rows (1 = every row)", maximum=1.0),
+                   "Per column: the share of its cells that were changed, published as a "
+                   "range or set, or suppressed.")]
+
+
+def _ml(rep) -> list:
+    u = rep.utility
+    if not u["ml"]:
+        return []
+    from pdanon.metrics import ml
+
+    rows = [_figure_row(k, v)[:2] for k, v in u["ml"].items()]
+    return ["<h3>Utility for the target</h3>",
+            table(rows, ["measure", "value"],
+                  caption="Gradient boosting on the original and the released table",
+                  numeric=(1,)),
+            _p(f"Bounded work: the utility ratio trains on at most {ml.UTILITY_MAX_ROWS:,} "
+               f"rows (sampled, seeded) and tests on {ml.UTILITY_TEST_SHARE:.0%} of them; the "
+               f"linkage attack trains on {ml.SECURITY_TRAIN_ROWS:,} sampled rows and scores "
+               f"{ml.SECURITY_TEST_ROWS:,} held-out rows against each other.")]
+
+
+def _lost(rep) -> list:
+    """What was lost: the headline loss, the columns, the distributions (internal), the
+    association kept (internal), utility for a target, and the other figures folded."""
+    out = ["<h2>What was lost</h2>", *_headline(rep), *_columns_table(rep), *_shares_chart(rep)]
+    if rep.distributions:
+        out += _distribution_figures(rep)
+        out += _association(rep)
+    elif rep.original_given:
+        out.append(_p("Before/after distributions and the association kept compare with "
+                      "original values: they are in the internal report "
+                      "(report(..., internal=True)), which stays with the publisher.",
+                      "note"))
+    out += _ml(rep)
+    u = rep.utility
+    share = u["changed_proportion"]
+    rows = [_figure_row("changed_cells", u["changed_cells"]),
+            _figure_row("changed_proportion",
+                        "n/a" if share is None else fmt(share, share=True)),
+            *(_figure_row(key, u[key]) for key in
+              ("equivalence_classes", "average_class_size", "normalized_average_class_size",
+               "discernibility"))]
+    shown = {HEADLINE, "changed_cells", "changed_proportion", "equivalence_classes",
+             "average_class_size", "normalized_average_class_size", "discernibility",
+             *u["ml"], *_privacy_keys(rep), *_verdict_keys(rep)}
+    m = rep.metrics
+    rest = m[~m["metric"].isin(shown)]
+    rows += [[r["label"], r["value"], r["meaning"]] for r in rest.to_dict(orient="records")]
+    folded = [table(rows, ["measure", "value", "meaning"],
+                    caption="Other utility figures of the release", numeric=(1,))]
+    if rep.left_out:
+        from pdanon.metrics.keys import label
+
+        folded.append(_p(f"Left out (computed against the original, they can be solved for "
+                         f"the values the release hides): "
+                         f"{', '.join(map(label, rep.left_out))}.", "note"))
+    out += _folded(f"Other utility figures ({len(rows)})", folded)
+    return out
+
+
+def _privacy_keys(rep) -> list:
+    pv = rep.privacy
+    keys = ["k_anonymity"]
+    if pv["l_diversity_distinct"] is not None:
+        keys += ["l_diversity_distinct", "l_diversity_entropy", "t_closeness_emd"]
+    return keys + list(pv["risk_summary"])
+
+
+def _privacy(rep) -> list:
+    """The privacy figures the verdict does not show, and the class-size and risk charts."""
+    pv = rep.privacy
+    in_verdict = _verdict_keys(rep)
+    rows = []
+    for key in _privacy_keys(rep):
+        if key in in_verdict:
+            continue
+        value = pv["risk_summary"][key] if key in pv["risk_summary"] else pv[key]
+        rows.append(_figure_row(key, value, threshold=pv["threshold"]))
+    out = ["<h2>Privacy in detail</h2>",
+           _p(f"Requested: {fmt(pv['requested'])}; achieved as recorded by the "
+              f"anonymizer: {fmt(pv['achieved'])}. Figures of the verdict are not repeated.")]
+    if rows:
+        out.append(table(rows, ["measure", "value", "meaning"],
+                         caption="Other privacy figures of the released table", numeric=(1,)))
+    labels, counts = _size_bins(pv["class_sizes"])
+    if labels:
+        charts = ['<div class="grid">']
+        charts.append(figure(svg.bar_chart(labels, counts, title="Equivalence classes by size",
+                                           x_label="class size (rows)", y_label="classes",
+                                           width=520, height=240),
+                             f"Equivalence classes by size: {len(pv['class_sizes']):,} "
+                             f"classes, the smallest of {min(pv['class_sizes']):,} rows."))
+        rl, rc = _risk_bins(pv["prosecutor"])
+        charts.append(figure(svg.bar_chart(rl, rc, title="Rows by prosecutor risk",
+                                           x_label="prosecutor risk (1 / class size)",
+                                           y_label="rows", color=svg.PALETTE[1], width=520,
+                                           height=240),
+                             f"Rows by prosecutor re-identification risk; rows above "
+                             f"{pv['threshold']:g} are counted as at risk."))
+        charts.append("</div>")
+        out += charts
     return out
 
 
 def _suppressed(rep) -> list:
-    from pdanon.report.columns import BLANK_RULE, SHOWN_PATTERNS
+    from pdanon.report.columns import BLANK_RULE, SHOWN_LABELS
 
     s = rep.suppressed
     out = ["<h2>Suppressed rows</h2>"]
     if not len(s):
         out.append(_p("No quasi-identifier cell is blank in the release."))
         return out
-    whole = int(s.loc[s["blank"] == "every quasi-identifier", "rows"].sum())
-    partial = int(s["rows"].sum()) - whole
-    out.append(_p(f"{whole:,} rows are published with every quasi-identifier blank and "
-                  f"{partial:,} with some. {BLANK_RULE}. Rows are named by their index "
-                  f"label, a few per pattern."))
-    shown = s.head(SHOWN_PATTERNS)
-    if len(s) > SHOWN_PATTERNS:
-        out.append(_p(f"The {SHOWN_PATTERNS} largest of {len(s):,} patterns are shown; the "
-                      f"JSON export (to_json) lists them all.", "note"))
-    rows = [[r["blank"], r["rows"], r["reason"], ", ".join(map(str, r["sample"]))]
-            for r in shown.to_dict(orient="records")]
-    out.append(table(rows, ["blank quasi-identifiers", "rows", "why the method blanks them",
-                            "sample rows"],
-                     caption="Rows with blank quasi-identifier cells, by pattern",
+    out.append(_p(f"{BLANK_RULE}. One line per reason; rows are named by their index label."))
+    rows = [[r["reason"], r["rows"], r["blank"], ", ".join(r["columns"])]
+            for r in s.to_dict(orient="records")]
+    out.append(table(rows, ["why the method blanks them", "rows", "blank", "columns involved"],
+                     caption="Rows with blank quasi-identifier cells, by reason",
                      numeric=(1,)))
+    for r in s.to_dict(orient="records"):
+        labels = r["index"]
+        text = ", ".join(map(str, labels[:SHOWN_LABELS]))
+        more = (f" ... and {len(labels) - SHOWN_LABELS:,} more (the JSON export lists all)"
+                if len(labels) > SHOWN_LABELS else "")
+        out += _folded(f"Rows with {r['blank']} blank ({r['rows']:,})",
+                       [f'<p class="labels">{escape(text + more)}</p>'])
     return out
 
 
@@ -298,43 +475,30 @@ def _tradeoff(rep) -> list:
                                  x_label=name, y_label="share"),
                   f"Candidates tried: information loss and suppressed rows for each {name} "
                   f"(x: not reachable)."),
-           table(t.values.tolist(), list(t.columns), caption="Candidates tried",
-                 numeric=tuple(range(len(t.columns))))]
-    return out
-
-
-def _verdict(rep) -> list:
-    """The verdict first: PASSED / FAILED in words, one row per criterion, the hazards."""
-    v = rep.verdict
-    if v is None:
-        return ["<h2>Verdict</h2>", _p("No policy to check against (see the notes).")]
-    word = "PASSED" if v["passed"] else "FAILED"
-    held = sum(1 for c in v["criteria"] if c["passed"])
-    out = ["<h2>Verdict</h2>",
-           f'<p class="{"pass" if v["passed"] else "fail"}"><strong>{word}</strong>: '
-           f'{held} of {len(v["criteria"])} criteria of the policy hold.</p>',
-           table([["pass" if c["passed"] else "FAIL", c["criterion"], fmt(c["measured"]),
-                   f'{c["rule"]} {fmt(c["threshold"])}', c["meaning"]]
-                  for c in v["criteria"]],
-                 ["result", "criterion", "measured", "threshold", "meaning"],
-                 caption="Criteria of the policy given" if v.get("policy_given") else
-                 "Criteria: the release's own request (no policy was given)",
-                 numeric=(2,))]
-    if v["hazards"]:
-        out.append("<h3>Hazards</h3>")
-        out.append("<ul>" + "".join(f"<li>{escape(h)}</li>" for h in v["hazards"]) + "</ul>")
+           *_folded("Candidates tried (table)",
+                    [table(t.values.tolist(), list(t.columns), caption="Candidates tried",
+                           numeric=tuple(range(len(t.columns))))])]
     return out
 
 
 def body(rep) -> str:
-    """The report's content (no ``<html>`` shell): what :func:`page` and Jupyter show."""
-    parts = ['<div class="pdanon-report">', f"<h1>{escape(rep.title)}</h1>",
-             _p("This report describes a de-identified release and may travel with it. It "
-                "never holds an original cell value, a seed or a key, nor a figure from "
-                "which a value the release hides could be recomputed: figures are counts "
-                "and summaries of what is published, and rows are named by their index "
-                "label only.")]
-    for section in (_verdict, _parameters, _privacy, _utility, _columns, _suppressed):
+    """The report's content (no ``<html>`` shell): what :func:`page` and Jupyter show. The
+    verdict comes first; every figure appears once."""
+    parts = ['<div class="pdanon-report">', f"<h1>{escape(rep.title)}</h1>"]
+    parts += _verdict(rep)
+    if rep.internal:
+        parts.append(_p("INTERNAL REPORT, for the publisher only: it holds figures computed "
+                        "from the original's values (distributions, associations, every "
+                        "metric). Never hand it over with the release; build_report(...) "
+                        "without internal=True writes the report that may travel.",
+                        "internal"))
+    else:
+        parts.append(_p("This report describes a de-identified release and may travel with "
+                        "it. It never holds an original cell value, a seed or a key, nor a "
+                        "figure from which a value the release hides could be recomputed: "
+                        "figures are counts and summaries of what is published, and rows are "
+                        "named by their index label only."))
+    for section in (_lost, _privacy, _suppressed, _parameters):
         parts += section(rep)
     if rep.tradeoff is not None:
         parts += _tradeoff(rep)

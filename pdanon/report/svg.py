@@ -21,7 +21,7 @@ import math
 from html import escape
 from typing import Sequence
 
-__all__ = ["bar_chart", "hbar_chart", "line_chart", "PALETTE"]
+__all__ = ["bar_chart", "hbar_chart", "line_chart", "pair_chart", "PALETTE"]
 
 #: fill colours, chosen for contrast on white and for colour-blind readers
 PALETTE = ("#1f5fa8", "#c0502b", "#4d8f3a", "#7a4d9c")
@@ -87,6 +87,47 @@ def bar_chart(labels: Sequence[str], values: Sequence[float], *, title: str, x_l
                          f'{escape(_label(v))}</text>')
         parts.append(f'<text x="{cx}" y="{_num(top + plot_h + 15)}" text-anchor="middle">'
                      f'{escape(str(lab))}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def pair_chart(labels: Sequence[str], before: Sequence[float], after: Sequence[float], *,
+               title: str, y_label: str, width: int = 340, height: int = 220) -> str:
+    """Two bars per label, *before* and *after*, with a legend; labels slanted when they
+    would not fit under their bars. Small: several fit side by side on a page."""
+    slant = max((len(str(lab)) for lab in labels), default=0) * 6.5 > (width - 64) / max(
+        len(labels), 1)
+    left, right, top = 66, 8, 26
+    bottom = 84 if slant else 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+    ymax = _nice_top(list(before) + list(after))
+    n = max(len(labels), 1)
+    slot = plot_w / n
+    bar = max(slot * 0.38, 1.0)
+    parts = _open(title, width, height)
+    parts += _axes(left, top, plot_w, plot_h, ymax, "", y_label, width, height)
+    for j, name in enumerate(("before", "after")):
+        x = left + j * 90
+        parts.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{PALETTE[j]}"/>')
+        parts.append(f'<text x="{x + 16}" y="16">{name}</text>')
+    for i, lab in enumerate(labels):
+        for j, (name, values) in enumerate((("before", before), ("after", after))):
+            v = values[i]
+            v = 0.0 if v is None or not math.isfinite(float(v)) else float(v)
+            h = plot_h * v / ymax
+            x = left + i * slot + slot * 0.12 + j * bar
+            parts.append(f'<rect x="{_num(x)}" y="{_num(top + plot_h - h)}" '
+                         f'width="{_num(bar)}" height="{_num(h)}" fill="{PALETTE[j]}">'
+                         f'<title>{escape(str(lab))}, {name}: {escape(_label(v))}</title>'
+                         f'</rect>')
+        cx, cy = left + (i + 0.5) * slot, top + plot_h + 13
+        if slant:
+            parts.append(f'<text x="{_num(cx)}" y="{_num(cy)}" text-anchor="end" '
+                         f'transform="rotate(-40 {_num(cx)} {_num(cy)})">'
+                         f'{escape(str(lab))}</text>')
+        else:
+            parts.append(f'<text x="{_num(cx)}" y="{_num(cy)}" text-anchor="middle">'
+                         f'{escape(str(lab))}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 

@@ -378,6 +378,12 @@ def _hazards(release, qi, sens, n, suppressed, risk, policy) -> list:
             out.append(f"sensitive column {col!r} is nearly unique ({values.nunique():,} "
                        f"distinct values in {len(values):,} rows): published as it is, it "
                        f"links rows to any other copy of it")
+    at_risk = float(risk["records_at_risk"]) if risk is not None else 0.0
+    if at_risk > 0 and policy.max_records_at_risk is None:
+        smallest = math.ceil(1 / policy.risk_threshold - 1e-9)
+        out.append(f"{at_risk:.1%} of rows are in classes of fewer than {smallest} rows "
+                   f"(prosecutor risk above {policy.risk_threshold:g}): the policy allows "
+                   f"it; pass Policy(max_records_at_risk=...) to hold it")
     uniques = float(risk["sample_uniques"]) if risk is not None else 0.0
     if uniques > 0 and policy.max_sample_uniques is None:
         out.append(f"{uniques:.1%} of rows are unique on the quasi-identifiers (sample "

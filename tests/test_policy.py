@@ -160,3 +160,17 @@ def test_a_request_without_k_is_checked_with_the_default_risk_limit():
     assert Policy.default({"models": [{"model": "KAnonymity", "params": {"k": 3}}]}) == \
         Policy(k=3)
     assert Policy.default({}) == Policy()
+
+
+def test_records_at_risk_that_the_policy_allows_are_a_hazard():
+    df = pd.DataFrame({"age": [20, 21, 22, 30, 31, 32, 40, 41, 42]})
+    out = df.anon.k_anonymize(3, algorithm="mondrian", quasi_identifiers=["age"])
+    result = out.anon.check()
+    assert result.passed  # k = 3 was asked and holds
+    sizes = out["age"].astype(str).value_counts()
+    share = sizes[sizes < 5].sum() / len(df)
+    assert share > 0
+    assert f"{share:.1%} of rows are in classes of fewer than 5 rows" in " ".join(
+        result.hazards)
+    held = out.anon.check(Policy(k=3, max_records_at_risk=1.0))
+    assert not any("classes of fewer than" in h for h in held.hazards)  # a limit was set

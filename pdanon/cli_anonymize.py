@@ -51,6 +51,7 @@ from pdanon.cli_common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_P
                                unreadable, warning_lines)
 from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, hierarchy_spec, is_builder,
                                parse_columns, parse_policy, policy_table, read_config, to_toml)
+from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as text
 
 PROG = "pdanon anonymize"
 ALGORITHMS = ("auto", "mondrian", "nearest", "datafly", "equal_groups", "group_join", "exact",
@@ -73,8 +74,6 @@ PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema"
              "population")
 DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
-                       r"(Z|[+-]\d{2}:?\d{2})?$")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
@@ -436,21 +435,14 @@ def _numbers(series, present, text, name):
 
 
 def _dates(series, present, text, name):
-    import pandas as pd
+    from pdanon.io import iso_dates
 
-    try:
-        parsed = pd.to_datetime(text, format="ISO8601")
-    except (ValueError, TypeError):
-        try:  # offsets that differ from row to row: one time line, UTC
-            parsed = pd.to_datetime(text, format="ISO8601", utc=True)
-        except (ValueError, TypeError):
-            bad = next((v for v in text if not _ISO_DATE.match(v)), text.iloc[0])
-            raise CliError(f"column {name!r} is date but holds {bad!r}: write dates as ISO "
-                           f"8601 (2024-12-31, 2024-12-31T08:30), or give it another kind") \
-                from None
-    out = pd.Series(pd.NaT, index=series.index, dtype=parsed.dtype)
-    out[present] = parsed.to_numpy() if parsed.dt.tz is None else parsed.array
-    return out
+    parsed = iso_dates(series)
+    if parsed is None:
+        bad = next((v for v in text if not _ISO_DATE.match(v)), text.iloc[0])
+        raise CliError(f"column {name!r} is date but holds {bad!r}: write dates as ISO "
+                       f"8601 (2024-12-31, 2024-12-31T08:30), or give it another kind")
+    return parsed
 
 
 # ============================================================================ the model

@@ -29,6 +29,7 @@ import contextlib
 import csv
 import io as _io
 import os
+import re
 import sys
 import threading
 import warnings
@@ -837,6 +838,39 @@ def _check_categories(values, cats, col, index, max_cell_length) -> None:
     _category_codes(values, cats, col, index, max_cell_length)
 
 
+#: an ISO 8601 date or date-time, as to_csv writes datetimes
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
+                      r"(Z|[+-]\d{2}:?\d{2})?$")
+
+
+def iso_dates(text: pd.Series) -> pd.Series | None:
+    """Datetimes from ISO 8601 text (missing cells NaT; offsets that differ from row to row
+    on one time line, UTC), or None when a present cell is not an ISO date.
+
+    Example
+    -------
+    >>> iso_dates(pd.Series(["2024-12-31", None, "2025-01-02"])).dt.day.tolist()
+    [31.0, nan, 2.0]
+    >>> iso_dates(pd.Series(["2024-12-31", "31/12/2024"])) is None
+    True
+    """
+    present = text.notna().to_numpy()
+    cells = text[present].astype(str).str.strip()
+    distinct = pd.Series(pd.unique(cells.to_numpy(dtype=object)), dtype=object)
+    if not len(distinct) or not distinct.str.match(ISO_DATE).all():
+        return None
+    try:
+        parsed = pd.to_datetime(cells, format="ISO8601")
+    except (ValueError, TypeError):
+        try:
+            parsed = pd.to_datetime(cells, format="ISO8601", utc=True)
+        except (ValueError, TypeError):
+            return None
+    out = pd.Series(pd.NaT, index=text.index, dtype=parsed.dtype, name=text.name)
+    out[present] = parsed.to_numpy() if parsed.dt.tz is None else parsed.array
+    return out
+
+
 def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
     """A real (or numeric ordered) column must hold numbers: text that pandas left as text
     is parsed, and an error names the cell that is not a number."""
@@ -850,6 +884,10 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
                 f"column {col!r} holds {s.dtype} values, but the schema says it is {kind}; "
                 f"give it numbers")
         return s
+    if kind == "ordered":  # dates written as ISO 8601 text by to_csv
+        dates = iso_dates(pd.Series(values, index=index, name=col))
+        if dates is not None:
+            return dates
     try:
         arr = GeneralizationArray._from_text(values, kind, None, column=col, index=index,
                                              max_cell_length=max_cell_length)

@@ -662,3 +662,28 @@ def test_property_vectorized_field_check_agrees_with_the_csv_module(text, header
         if nrows is not None:
             wanted = wanted[:nrows + (1 if header is not None else 0)]
         assert {len(r) for r in wanted} <= {slow}
+
+
+def test_read_csv_reads_iso_dates_of_an_ordered_column_declared_by_kind(tmp_path):
+    """A publisher's CSV export writes dates as ISO text; a schema that gives the column
+    the kind 'ordered' (no dtype) reads them as datetimes, missing cells as NaT; a column of
+    other text is still refused, naming it."""
+    import pdanon
+
+    raw = pd.DataFrame({"birth": pd.to_datetime(["1956-03-02", None, "2001-12-31"]),
+                        "at": ["2024-01-01T08:30:00+01:00", "2024-06-01T08:30:00+02:00",
+                               None],
+                        "code": ["01234", "00999", "01234"]})
+    path = tmp_path / "raw.csv"
+    raw.to_csv(path, index=False)
+    schema = pdanon.schema(quasi_identifiers={"birth": "ordered", "at": "ordered",
+                                              "code": "unordered"})
+    back = pdanon.read_csv(path, schema=schema)
+    pd.testing.assert_series_equal(back["birth"], raw["birth"], check_dtype=False)
+    assert str(back["at"].dt.tz) == "UTC"  # offsets that differ: one time line
+    assert back["at"].iloc[0] == pd.Timestamp("2024-01-01T07:30:00Z")
+    assert back["code"].tolist() == ["01234", "00999", "01234"]  # codes stay text
+    (tmp_path / "bad.csv").write_text("birth\n1956-03-02\nsoon\n")
+    with pytest.raises(pdanon.InvalidInputError, match="'birth'"):
+        pdanon.read_csv(tmp_path / "bad.csv", schema=pdanon.schema(
+            quasi_identifiers={"birth": "ordered"}))

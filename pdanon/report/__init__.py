@@ -329,8 +329,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
         except ImportError as exc:  # scikit-learn missing: the rest of the report stands
             notes.append(f"ML utility left out: {exc}")
             compared = metrics_table(anonymized, orig, **kw)
-    table = (_facts.all_rows(released, compared) if internal
-             else _facts.comparison_rows(released, compared))
+    table = _facts.comparison_rows(released, compared, every=internal)
     bar.update()
     bar.set_description("report: columns")
     measured, measured_qis = anonymized, qis  # labels: the ranges they stand for

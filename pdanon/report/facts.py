@@ -114,12 +114,14 @@ def left_out_names() -> list:
             "boosting_rmse_ratio"]
 
 
-def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.DataFrame:
+def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None, *,
+                    every: bool = False) -> pd.DataFrame:
     """The metrics of the release (``release``: the rows of
     :func:`pdanon.metrics.metrics_table` without the original) followed by the rows of
     ``compared`` (the table with the original) that compare with it and may be printed:
     :data:`EXACT` as they are, :data:`ROUNDED` rounded to two decimals; the others are left
-    out.
+    out. With ``every`` (the internal report, which stays with the publisher), every row of
+    ``compared`` is kept, as computed.
 
     Example
     -------
@@ -135,6 +137,8 @@ def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.
         return table
     extra = pd.DataFrame(compared)
     extra = extra[~extra["metric"].isin(set(table["metric"]))]
+    if every:
+        return pd.concat([table, extra[table.columns]], ignore_index=True)
     keep = []
     for row in extra.to_dict(orient="records"):
         name = str(row["metric"])
@@ -148,17 +152,6 @@ def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.
         table = pd.concat([table, pd.DataFrame(keep, columns=table.columns)],
                           ignore_index=True)
     return table
-
-
-def all_rows(release: pd.DataFrame, compared: pd.DataFrame | None) -> pd.DataFrame:
-    """Every metric: the release's rows, then every row of ``compared`` that is not one of
-    them, as computed (the internal report's table: it stays with the publisher)."""
-    table = pd.DataFrame(release).reset_index(drop=True)
-    if compared is None:
-        return table
-    extra = pd.DataFrame(compared)
-    extra = extra[~extra["metric"].isin(set(table["metric"]))]
-    return pd.concat([table, extra[table.columns]], ignore_index=True)
 
 
 def plain(value):

@@ -163,9 +163,41 @@ def frequencies(df: pd.DataFrame, columns: Sequence, *, missing: str = "value") 
     return _wildcard_counts(codes, weight, list(columns))[labels]
 
 
-def _wildcard_counts(codes: np.ndarray, weight: np.ndarray, names) -> np.ndarray:
+def weighted_frequencies(df: pd.DataFrame, columns: Sequence, weights: np.ndarray, *,
+                         missing: str = "value") -> tuple[np.ndarray, np.ndarray]:
+    """``(f, F)`` per row: :func:`frequencies` and the sum of ``weights`` over the same rows
+    (the row's class, or with ``missing="wildcard"`` the rows it matches).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"a": [1, 1, 2, None]})
+    >>> w = np.array([2.0, 3.0, 4.0, 10.0])
+    >>> f, F = weighted_frequencies(df, ["a"], w, missing="wildcard")
+    >>> f.tolist(), F.tolist()     # the missing cell matches every row
+    ([3, 3, 2, 4], [15.0, 15.0, 14.0, 19.0])
+    """
+    n = len(df)
+    w = np.asarray(weights, dtype=np.float64)
+    raw = [_codes_with_na(df[c].array, where=f"column {c!r}") for c in columns]
+    wildcard = check_missing(missing) == "wildcard" and any((c < 0).any() for c, _ in raw)
+    if not wildcard or n == 0:
+        labels = class_labels(df, columns)
+        return class_sizes(labels), np.bincount(labels, weights=w)[labels]
+    labels = combine_codes([np.where(codes < 0, m, codes) for codes, m in raw], n)
+    rows = np.bincount(labels)
+    mass = np.bincount(labels, weights=w)
+    first = np.zeros(len(rows), dtype=np.int64)
+    first[labels] = np.arange(n)
+    codes = np.stack([c[first] for c, _ in raw], axis=1)
+    f = _wildcard_counts(codes, rows, list(columns))
+    F = _wildcard_counts(codes, mass, list(columns), integer=False)
+    return f[labels], F[labels]
+
+
+def _wildcard_counts(codes: np.ndarray, weight: np.ndarray, names, *,
+                     integer: bool = True) -> np.ndarray:
     """Wildcard frequency of every distinct combination (row of ``codes``, -1 missing)
-    weighted by ``weight`` rows each."""
+    weighted by ``weight`` rows each (``integer=False``: a sum of weights, as floats)."""
     from pdanon._errors import InvalidInputError
 
     G, q = codes.shape
@@ -192,4 +224,4 @@ def _wildcard_counts(codes: np.ndarray, weight: np.ndarray, names) -> np.ndarray
             width = int(key.max()) + 1
             out[members[p]] += np.bincount(kr, weights=w[members[r]], minlength=width)[kp]
             out[members[r]] += np.bincount(kp, weights=w[members[p]], minlength=width)[kr]
-    return np.rint(out).astype(np.int64)
+    return np.rint(out).astype(np.int64) if integer else out

@@ -257,7 +257,8 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
                 random_state: int = 0, n_threads: int | None = None, missing: str = "value",
                 risk: bool = True, population: pd.DataFrame | None = None,
-                sampling_fraction=None, threshold: float = 0.2, **roles) -> pd.DataFrame:
+                sampling_fraction=None, weights=None, household=None,
+                threshold: float = 0.2, **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
         ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
         for utility rows) and ``meaning``.
@@ -273,7 +274,9 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         ``missing="wildcard"`` measures k with a missing quasi-identifier cell matching any
         value and leaves out the rows measured on equivalence classes. The record-level risk rows
         of :meth:`risk_summary` (threshold ``threshold``; journalist rows with ``population=``
-        or ``sampling_fraction=``) are shown unless ``risk=False``. See :mod:`pdanon.metrics`.
+        or ``sampling_fraction=``; the global risk and expected re-identifications with
+        ``weights=<column>``, household figures with ``household=<column>``) are shown unless
+        ``risk=False``. See :mod:`pdanon.metrics`.
 
         Example
         -------
@@ -282,14 +285,16 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         >>> float(m.set_index("metric").loc["t_closeness_emd", "value"])
         0.25
         """
+        from pdanon.accessor_risk import survey_roles
         from pdanon.metrics.report import metrics_table
 
-        r = self._measured_roles(roles)
+        r = self._measured_roles(survey_roles(roles, weights, household))
         return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                              sensitive=r.sensitive, target=target, ml=ml,
                              random_state=random_state, n_threads=n_threads, missing=missing,
                              risk=risk, population=population,
-                             sampling_fraction=sampling_fraction, threshold=threshold)
+                             sampling_fraction=sampling_fraction, weights=weights,
+                             household=household, threshold=threshold)
 
     @checked
     def check(self, policy=None, *, original: pd.DataFrame | None = None, **roles):
@@ -317,7 +322,7 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
                digest_key=None, policy=None, internal: bool = False, progress=None,
-               **roles):
+               weights=None, household=None, **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) that opens with the verdict (``policy``: a
         :class:`pdanon.Policy`; default the release's own request, see :meth:`check`), then
@@ -341,7 +346,7 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
 
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
                            digest_key=digest_key, policy=policy, internal=internal,
-                           progress=progress, **roles)
+                           progress=progress, weights=weights, household=household, **roles)
         if path is not None:
             rep.save(path)
         return rep

@@ -12,15 +12,32 @@ import pandas as pd
 from pdanon.keywords import checked
 
 
+def survey_roles(roles: dict, *columns) -> dict:
+    """``roles`` with the weight and household columns published as they are
+    (``insensitive``) unless the caller gave them a role: they are never matched on."""
+    named = {c for v in roles.values() for c in (v if isinstance(v, (list, tuple, dict))
+                                                 else [v])}
+    extra = [c for c in columns if c is not None and c not in named]
+    if not extra:
+        return roles
+    keep = roles.get("insensitive") or []
+    keep = [keep] if isinstance(keep, str) else list(keep)
+    return {**roles, "insensitive": keep + extra}
+
+
 class RiskMethods:
     """The record-level risk half of ``df.anon`` (see docs/risk.md)."""
 
     @checked
     def risk(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
-             missing: str = "value", **roles) -> pd.DataFrame:
+             weights=None, household=None, missing: str = "value", **roles) -> pd.DataFrame:
         """Per-row re-identification risk, indexed like the frame: ``class_id``,
         ``class_size``, ``prosecutor`` (1 / class size) and, with ``population=<table>`` (exact)
-        or ``sampling_fraction=p`` (estimate), ``journalist`` (1 / population class size). See
+        or ``sampling_fraction=p`` (estimate), ``journalist`` (1 / population class size).
+        ``weights=<column>`` (sampling weights): F is the sum of the class's weights, and
+        ``population_size`` and ``individual`` (sdcMicro's individual risk) are added;
+        ``household=<column>``: ``household`` (1 - prod(1 - r) over the household). The
+        weight and household columns are never quasi-identifiers. See
         :func:`pdanon.metrics.record_risk` and docs/risk.md.
 
         Example
@@ -28,19 +45,26 @@ class RiskMethods:
         >>> df = pd.DataFrame({"age": [30, 30, 40]})
         >>> df.anon.risk()["prosecutor"].tolist()
         [0.5, 0.5, 1.0]
+        >>> df.assign(w=[50.0, 150.0, 1.0]).anon.risk(weights="w")["individual"].round(4).tolist()
+        [0.0096, 0.0096, 1.0]
         """
         from pdanon.metrics.reidentification import record_risk
 
+        roles = survey_roles(roles, weights, household)
         return record_risk(self._df, self._measured_roles(roles).quasi_identifiers,
                            population=population, sampling_fraction=sampling_fraction,
-                           missing=missing)
+                           weights=weights, household=household, missing=missing)
 
     @checked
     def risk_summary(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
-                     threshold: float = 0.2, missing: str = "value", **roles) -> pd.Series:
+                     weights=None, household=None, threshold: float = 0.2,
+                     missing: str = "value", **roles) -> pd.Series:
         """Highest, average and median prosecutor risk, share of records at risk (prosecutor
         risk above ``threshold``), marketer risk, share of sample uniques, and the journalist
-        figures when a population is described. See :func:`pdanon.metrics.risk_summary`.
+        figures when a population is described; with ``weights=<column>`` the global risk and
+        the expected re-identifications of sdcMicro's ``measure_risk``, with
+        ``household=<column>`` the household figures. See
+        :func:`pdanon.metrics.risk_summary`.
 
         Example
         -------
@@ -50,9 +74,11 @@ class RiskMethods:
         """
         from pdanon.metrics.reidentification import risk_summary
 
+        roles = survey_roles(roles, weights, household)
         return risk_summary(self._df, self._measured_roles(roles).quasi_identifiers,
                             population=population, sampling_fraction=sampling_fraction,
-                            threshold=threshold, missing=missing)
+                            weights=weights, household=household, threshold=threshold,
+                            missing=missing)
 
     @checked
     def population_uniques(self, *, sampling_fraction, estimator: str = "dankar",

@@ -122,6 +122,14 @@ records_at_journalist_risk | records at journalist risk | lower | risk
     share of rows with journalist risk > {threshold}
 population_uniques | population uniques (estimate) | lower | risk
     estimated share of the population unique on the QIs (Dankar's rule)
+global_risk | global risk (survey weights) | lower | risk
+    mean individual risk from the sampling weights (sdcMicro's measure_risk)
+expected_reidentifications | expected re-identifications | lower | risk
+    sum of the individual risks: rows an attacker is expected to re-identify
+household_global_risk | household risk (mean) | lower | risk
+    mean over rows of 1 - prod(1 - r) over the row's household
+household_expected_reidentifications | expected household re-identifications | lower | risk
+    sum over rows of the household risk
 boosting_security_score | linkage attack security | higher | risk
     1 - accuracy of a model matching rows to originals on a small held-out sample (misleads:
     guessing scores high; read records_at_risk)

@@ -303,10 +303,21 @@ def estimated_uniques(f: np.ndarray, population, sampling_fraction, missing: str
         counts, sampling_fraction=sampling_fraction)}
 
 
-def _sizes(df, qis, population, sampling_fraction, missing):
+def _sizes(df, qis, population, sampling_fraction, missing, w=None):
     """(class labels or None, f, F or None, F is an estimate) for the sample ``df``; with a
     population table and ``missing="value"`` one encoding of sample + population serves
-    both."""
+    both; with sampling weights ``w`` F is the sum of the weights of the row's class."""
+    if w is not None:
+        if population is not None or sampling_fraction is not None:
+            raise InvalidInputError(
+                "weights= estimates each class's population size from the sampling weights; "
+                "pass it alone, without population= or sampling_fraction=")
+        from pdanon.metrics.survey import population_estimates
+
+        f, F = population_estimates(df, qis, w, missing=missing)
+        labels = (_groups.class_labels(df, qis) if _groups.check_missing(missing) == "value"
+                  else None)
+        return labels, f, F, True
     if (population is not None and sampling_fraction is None
             and _groups.check_missing(missing) == "value"):
         labels, f, F = _value_population(df, population, qis)
@@ -316,15 +327,44 @@ def _sizes(df, qis, population, sampling_fraction, missing):
     return labels, f, F, estimate
 
 
-def _note(estimate: bool, sampling_fraction) -> str:
+def _note(estimate: bool, sampling_fraction, weights=None) -> str:
+    if weights is not None:
+        return (f"journalist: estimate, population class size F = the sum of the sampling "
+                f"weights {weights!r} of the class")
     if estimate:
         return (f"journalist: estimate, population class size F = f / {sampling_fraction} "
                 f"(sampling fraction)")
     return "journalist: population table"
 
 
+def _weights_and_household(df, qis, weights, household):
+    """The checked weights (or None) and household ids (or None)."""
+    from pdanon.metrics import survey
+
+    w = None if weights is None else survey.check_weights(df, weights, qis)
+    ids = None if household is None else survey._check_household(df, household, weights, qis)
+    return w, ids
+
+
+def _measure(df, quasi_identifiers, population, sampling_fraction, weights, household,
+             missing):
+    """(labels, f, F, estimate, weights array or None, household ids or None) of ``df``."""
+    check_frame(df)
+    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
+    w, ids = _weights_and_household(df, qis, weights, household)
+    return (*_sizes(df, qis, population, sampling_fraction, missing, w), w, ids)
+
+
+def _individual(f, F, w) -> np.ndarray:
+    """Individual risk: sdcMicro's estimate from the weights, else 1 / f."""
+    from pdanon.metrics.survey import individual_risk
+
+    return individual_risk(f, F) if w is not None else 1.0 / np.asarray(f, dtype=np.float64)
+
+
 def record_risk(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
-                sampling_fraction=None, missing: str = "value") -> pd.DataFrame:
+                sampling_fraction=None, weights=None, household=None,
+                missing: str = "value") -> pd.DataFrame:
     """Per-row re-identification risk, indexed like ``df``.
 
     Columns: ``class_id`` (the row's equivalence class, as
@@ -334,6 +374,13 @@ def record_risk(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     ``journalist`` (1 / F): with ``population=<table>`` F is the size of the row's class in that
     table (which must contain the sample); with ``sampling_fraction=p`` F is the estimate
     f / p, and ``result.attrs["journalist"]`` says so.
+
+    With ``weights=<column>`` (sampling weights, people per row) F is the sum of the weights
+    of the row's class, and ``individual`` is the individual risk of sdcMicro's
+    ``measure_risk`` (:mod:`pdanon.metrics.survey`); with ``household=<column>`` (household
+    ids), ``household`` is the chance that at least one member of the row's household is
+    re-identified, 1 - prod(1 - r) over its rows (r: the individual risk, or 1 / f without
+    weights).
 
     Example
     -------
@@ -345,22 +392,29 @@ def record_risk(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     1         0           2         0.5        0.25
     2         1           1         1.0        0.50
     """
-    check_frame(df)
-    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
-    labels, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
+    labels, f, F, estimate, w, ids = _measure(df, quasi_identifiers, population,
+                                              sampling_fraction, weights, household, missing)
     cols = {} if labels is None else {"class_id": labels}
     cols["class_size"] = f.astype(np.int64)
     cols["prosecutor"] = 1.0 / f.astype(np.float64)
     if F is not None:
         cols["journalist"] = 1.0 / F
+    if w is not None:
+        cols["population_size"] = F
+        cols["individual"] = _individual(f, F, w)
+    if ids is not None:
+        from pdanon.metrics.survey import household_risk
+
+        cols["household"] = household_risk(_individual(f, F, w), ids)
     out = pd.DataFrame(cols, index=df.index)
     if F is not None:
-        out.attrs["journalist"] = _note(estimate, sampling_fraction)
+        out.attrs["journalist"] = _note(estimate, sampling_fraction, weights)
     return out
 
 
 def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
-                 sampling_fraction=None, threshold: float = DEFAULT_THRESHOLD,
+                 sampling_fraction=None, weights=None, household=None,
+                 threshold: float = DEFAULT_THRESHOLD,
                  missing: str = "value") -> pd.Series:
     """Summary of the record-level risks as a float Series:
 
@@ -380,7 +434,13 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     * with ``sampling_fraction=`` (and ``missing="value"``): ``population_uniques`` - the
       estimated share of the population's records unique on the quasi-identifiers (Dankar
       et al.'s rule, :func:`pdanon.metrics.population_uniques`); not reported under
-      ``missing="wildcard"``, where rows form no classes.
+      ``missing="wildcard"``, where rows form no classes;
+    * with ``weights=<column>`` (sampling weights): the journalist figures with F the sum of
+      the weights of each class, and ``global_risk`` (the mean individual risk of sdcMicro's
+      ``measure_risk``) and ``expected_reidentifications`` (its sum);
+    * with ``household=<column>``: ``household_global_risk`` and
+      ``household_expected_reidentifications``, the mean and sum over rows of the household
+      risk (:func:`record_risk`).
 
     Example
     -------
@@ -389,12 +449,19 @@ def risk_summary(df: pd.DataFrame, quasi_identifiers=None, *, population=None,
     >>> s[["highest_prosecutor_risk", "records_at_risk", "highest_journalist_risk"]].tolist()
     [1.0, 0.5, 0.1]
     """
-    check_frame(df)
-    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
-    _, f, F, estimate = _sizes(df, qis, population, sampling_fraction, missing)
+    _, f, F, estimate, w, ids = _measure(df, quasi_identifiers, population, sampling_fraction,
+                                         weights, household, missing)
     figures = summarize(f, F, threshold=threshold)
     figures.update(estimated_uniques(f, population, sampling_fraction, missing))
+    if w is not None or ids is not None:
+        from pdanon.metrics.survey import household_risk, survey_summary
+
+        r = _individual(f, F, w)
+        both = survey_summary(r, None if ids is None else household_risk(r, ids))
+        if w is None:  # households without weights: only their figures
+            both = {k: v for k, v in both.items() if k.startswith("household")}
+        figures.update(both)
     out = pd.Series(figures, name="risk", dtype=np.float64)
     if F is not None:
-        out.attrs["journalist"] = _note(estimate, sampling_fraction)
+        out.attrs["journalist"] = _note(estimate, sampling_fraction, weights)
     return out

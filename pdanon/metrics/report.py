@@ -54,7 +54,8 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
                   quasi_identifiers=None, sensitive=None, target=None, ml: bool = False,
                   random_state: int = 0, n_threads: int | None = None,
                   missing: str = "value", risk: bool = True, population=None,
-                  sampling_fraction=None, threshold: float = 0.2) -> pd.DataFrame:
+                  sampling_fraction=None, weights=None, household=None,
+                  threshold: float = 0.2) -> pd.DataFrame:
     """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``
     (the figure's snake_case key, :data:`pdanon.metrics.FIGURES`), ``label`` (its name for
     display), ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility
@@ -79,7 +80,10 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     sample uniques, records above ``threshold``; journalist rows when a population is
     described, labelled "(estimate)" when it comes from a sampling fraction, and the estimated
     population uniques with a sampling fraction), under either ``missing`` rule;
-    ``risk=False`` leaves them out.
+    ``risk=False`` leaves them out. ``weights=<column>`` (sampling weights; implies the risk
+    rows) estimates the population class sizes from the weights and adds the global risk and
+    expected re-identifications of sdcMicro's ``measure_risk``; ``household=<column>`` the
+    household figures (:mod:`pdanon.metrics.survey`).
     """
     from pdanon.roles import stored_roles
 
@@ -96,13 +100,15 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
         rows.append(row(key, value, **values))
 
     n = len(anonymized)
-    risk_rows = risk or population is not None or sampling_fraction is not None
+    risk_rows = (risk or population is not None or sampling_fraction is not None
+                 or weights is not None or household is not None)
+    survey = dict(weights=weights, household=household)
     if check_missing(missing) == "wildcard":
         fk = frequencies(anonymized, list(qis), missing="wildcard")
         add("k_anonymity_wildcard", fk.min() if n else 0)
         if risk_rows:
             _risk_rows(add, anonymized, list(qis), fk, population, sampling_fraction,
-                       threshold, missing)
+                       threshold, missing, **survey)
         _original_rows(add, anonymized, original, qis, None, target, ml, random_state,
                        n_threads)
         return MetricsFrame(rows, columns=COLUMNS)
@@ -112,7 +118,7 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     add("k_anonymity", sizes.min() if n else 0)
     if risk_rows:
         _risk_rows(add, anonymized, list(qis), sizes[labels], population, sampling_fraction,
-                   threshold, missing)
+                   threshold, missing, **survey)
     if sens:
         from pdanon import models
 
@@ -147,11 +153,19 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
 RISK_KEYS = ("highest_prosecutor_risk", "average_prosecutor_risk", "median_prosecutor_risk",
              "records_at_risk", "sample_uniques", "marketer_risk", "highest_journalist_risk",
              "average_journalist_risk", "median_journalist_risk", "records_at_journalist_risk",
-             "population_uniques")
+             "population_uniques", "global_risk", "expected_reidentifications",
+             "household_global_risk", "household_expected_reidentifications")
 
 
-def _risk_rows(add, anonymized, qis, f, population, sampling_fraction, threshold, missing):
+def _risk_rows(add, anonymized, qis, f, population, sampling_fraction, threshold, missing,
+               weights=None, household=None):
     """The record-level risk rows from ``f`` (class size or frequency per row)."""
+    if weights is not None or household is not None:
+        figures = reidentification.risk_summary(
+            anonymized, qis, population=population, sampling_fraction=sampling_fraction,
+            weights=weights, household=household, threshold=threshold, missing=missing)
+        add_risk_rows(add, figures.to_dict(), threshold, estimate=weights is not None)
+        return
     F = None
     if population is not None or sampling_fraction is not None:
         F = reidentification.journalist_sizes(anonymized, qis, f, population=population,

@@ -209,7 +209,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                  title: str = "pdanon release report", target=None,
                  tradeoff: pd.DataFrame | None = None, threshold: float | None = None,
                  random_state: int = 0, digest_key=None, policy=None,
-                 internal: bool = False, progress=None, **roles) -> ReleaseReport:
+                 internal: bool = False, progress=None, weights=None, household=None,
+                 **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
 
@@ -243,6 +244,11 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         associated pairs of columns, and every metric of ``metrics(original)``. These read
         the original's values, so this report must never travel with the release (it says
         so at its top). Needs ``original``.
+    weights, household : column, optional
+        Sampling weights (people per row) and household ids of a survey release: the risk
+        figures add the global risk and the expected re-identifications of sdcMicro's
+        ``measure_risk``, and the household figures (:mod:`pdanon.metrics.survey`). Both
+        columns are never quasi-identifiers.
     progress : bool, optional
         A progress bar over the report's steps (None: for large tables in a terminal or
         notebook; see :mod:`pdanon.progress`).
@@ -274,7 +280,9 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     if unknown:
         raise InvalidInputError(f"unknown keyword(s) {unknown}; role keywords are "
                                 f"identifiers, quasi_identifiers, sensitive, insensitive")
-    r = resolve_roles(anonymized, screen="warn", **roles)
+    from pdanon.accessor_risk import survey_roles
+
+    r = resolve_roles(anonymized, screen="warn", **survey_roles(roles, weights, household))
     qis, sens = dict(r.quasi_identifiers), dict(r.sensitive)
     if not qis:
         raise InvalidInputError("the report needs at least one quasi-identifier: pass "
@@ -284,7 +292,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                                 long=len(anonymized) >= 20_000, unit="step") as bar:
         report = _gather(anonymized, original, r, qis, sens, title=title, target=target,
                          tradeoff=tradeoff, threshold=threshold, random_state=random_state,
-                         digest_key=digest_key, policy=policy, internal=internal, bar=bar)
+                         digest_key=digest_key, policy=policy, internal=internal, bar=bar,
+                         survey=dict(weights=weights, household=household))
     return report
 
 
@@ -293,7 +302,8 @@ _STEPS = 6
 
 
 def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tradeoff,
-            threshold, random_state, digest_key, policy, internal, bar) -> ReleaseReport:
+            threshold, random_state, digest_key, policy, internal, bar,
+            survey) -> ReleaseReport:
     from pdanon.metrics.report import metrics_table
 
     info = copy.deepcopy(anonymized.attrs.get("pdanon", {}).get("info", {}))
@@ -316,7 +326,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     bar.update()
     bar.set_description("report: metrics of the release")
     released = metrics_table(anonymized, quasi_identifiers=qis, sensitive=sens,
-                             threshold=threshold)
+                             threshold=threshold, **survey)
     bar.update()
     compared = None
     bar.set_description("report: comparison with the original"
@@ -349,7 +359,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     params = _facts.parameters(anonymized, original, r, info, title, digest_key)
     bar.update()
     bar.set_description("report: privacy")
-    privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info)
+    privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info, **survey)
     bar.update()
     distributions, association = [], []
     if internal:

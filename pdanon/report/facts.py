@@ -239,7 +239,7 @@ def parameters(anonymized, original, roles, info: dict, title: str,
 
 
 def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, threshold: float,
-            info: dict) -> dict:
+            info: dict, weights=None, household=None) -> dict:
     """k, l, t (keyed as in :data:`pdanon.metrics.FIGURES`), the record-level risk summary
     (as :func:`pdanon.metrics.risk_summary`) and the class sizes."""
     from pdanon import models
@@ -247,7 +247,8 @@ def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, thresho
 
     values = dict(zip(table["metric"], table["value"]))
     k = models.k_anonymity(anonymized, qis) if qis else None
-    summary = risk_summary(anonymized, qis, threshold=threshold) if qis else pd.Series()
+    summary = (risk_summary(anonymized, qis, threshold=threshold, weights=weights,
+                            household=household) if qis else pd.Series())
     risk = record_risk(anonymized, qis) if qis else None
     sizes = (np.bincount(risk["class_id"].to_numpy()) if risk is not None and len(risk)
              else np.zeros(0, dtype=np.int64))

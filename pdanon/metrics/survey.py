@@ -1,0 +1,188 @@
+"""Re-identification risk of survey microdata with sampling weights: the individual risk of
+sdcMicro's ``measure_risk`` / ``indivRisk`` (the approximation of Benedetti & Franconi 1998 in
+the form of Franconi & Polettini 2004), the global risk, the expected number of
+re-identifications, and the household (hierarchical) risk.
+
+A survey row stands for ``w`` people of the population (its sampling weight, a grossing-up
+factor: ``w >= 1``). For a row of class k (its quasi-identifier combination) with sample
+frequency ``f_k`` the population frequency is estimated as ``F_k = sum of the weights of the
+class``. Under the super-population model of Benedetti & Franconi, ``F_k - f_k`` given ``f_k``
+is negative binomial with success probability ``p_k = f_k / F_k``, and the risk of the
+attacker's match being right is ``r_k = E[1 / F_k | f_k]``:
+
+* ``f_k = 1``: ``r_k = p / (1 - p) * ln(1 / p)`` (exact);
+* ``f_k = 2``: ``r_k = p / (1 - p) - (p / (1 - p))**2 * ln(1 / p)`` (exact);
+* ``f_k >= 3``: ``r_k ~ p / (f_k - (1 - p))``, the first term of the series (sdcMicro's
+  default ``method="approx"``). It lies a little above the exact expectation (by at most
+  about 4 %, at ``f_k = 3`` and ``p_k`` near 0.3; under 1.2 % from ``f_k = 5``, checked by
+  numerical integration in ``tests/metrics/test_survey.py``), so it errs on the safe side;
+* ``F_k = f_k`` (every weight 1: the sample is the population): ``r_k = 1 / f_k``.
+
+The global risk is the mean of ``r`` over the rows and the expected number of
+re-identifications its sum (sdcMicro's ``global_risk`` and ``global_risk_ER``). With
+``household=``, the household risk of every member is ``1 - prod(1 - r)`` over the
+household's rows (the chance that at least one member is re-identified, members taken as
+independent; sdcMicro's ``hier_risk`` with ``fast_hier=TRUE``), and its mean and sum are
+reported too.
+
+``missing="wildcard"`` follows sdcMicro's ``freqCalc`` (``alpha=1``): a missing key cell matches
+any value, ``f_k`` is the row's frequency and ``F_k`` the sum of the weights of the rows it
+matches.
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"sex": ["F", "F", "M"], "w": [10.0, 30.0, 1.0]})
+>>> r = survey_risk(df, ["sex"], weights="w")
+>>> r["population_size"].tolist(), r["individual_risk"].round(4).tolist()
+([40.0, 40.0, 1.0], [0.0443, 0.0443, 1.0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pdanon import _groups
+from pdanon._errors import InvalidInputError, UnknownColumnError
+
+__all__ = ["SURVEY_KEYS", "HOUSEHOLD_KEYS", "check_weights", "household_risk",
+           "individual_risk", "population_estimates", "survey_risk", "survey_summary"]
+
+#: the figures of a weighted risk summary (keys of :data:`pdanon.metrics.FIGURES`)
+SURVEY_KEYS = ("global_risk", "expected_reidentifications")
+#: the figures added with ``household=``
+HOUSEHOLD_KEYS = ("household_global_risk", "household_expected_reidentifications")
+
+
+def check_weights(df: pd.DataFrame, weights, quasi_identifiers=()) -> np.ndarray:
+    """The sampling weights of ``df`` (a column name) as float64; refused, naming the column
+    and the row, when a weight is missing, not finite or below 1 (a weight is the number of
+    people a row stands for), or when the column is a quasi-identifier."""
+    if not isinstance(weights, str) and not np.isscalar(weights):
+        raise InvalidInputError(f"weights must name a column of sampling weights, e.g. "
+                                f"weights='w', got {type(weights).__name__}")
+    if weights not in df.columns:
+        raise UnknownColumnError(f"weights={weights!r} is not a column; the frame has "
+                                 f"{list(df.columns)}")
+    if weights in list(quasi_identifiers):
+        raise InvalidInputError(f"the weight column {weights!r} is also a quasi-identifier: "
+                                f"weights are not matched on; leave it out of "
+                                f"quasi_identifiers")
+    col = df[weights]
+    if not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+        raise InvalidInputError(f"weight column {weights!r} holds {col.dtype} values: sampling "
+                                f"weights are numbers (people per row)")
+    w = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 1))
+    if len(bad):
+        at = bad[0]
+        raise InvalidInputError(
+            f"weight column {weights!r}, row {df.index[at]!r}: {col.iloc[at]!r} is not a "
+            f"sampling weight ({len(bad):,} such rows): a weight is the number of people a row "
+            f"stands for, a finite number >= 1; pass the survey's design weights, not "
+            f"normalized ones")
+    return w
+
+
+def population_estimates(df: pd.DataFrame, quasi_identifiers, w: np.ndarray, *,
+                         missing: str = "value") -> tuple:
+    """``(f, F)`` per row: the sample frequency (int64) and the estimated population
+    frequency, the sum of the weights of the rows it matches (float64)."""
+    qis = list(quasi_identifiers)
+    f, F = _groups.weighted_frequencies(df, qis, w, missing=missing)
+    return f, F
+
+
+def individual_risk(f: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """sdcMicro's individual risk (``indivRisk(method="approx")``) per row from its sample
+    frequency ``f`` and estimated population frequency ``F`` (see the module text).
+
+    Example
+    -------
+    >>> individual_risk(np.array([1, 2, 3, 4]), np.array([10.0, 10.0, 10.0, 4.0])).round(4)
+    array([0.2558, 0.1494, 0.1304, 0.25  ])
+    """
+    f = np.asarray(f, dtype=np.float64)
+    F = np.asarray(F, dtype=np.float64)
+    p = f / F
+    out = np.empty(len(f))
+    whole = F <= f  # the sample is the population: 1 / f
+    one, two = (f == 1) & ~whole, (f == 2) & ~whole
+    many = (f > 2) & ~whole
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = p / (1.0 - p)
+        out[one] = ratio[one] * np.log(1.0 / p[one])
+        out[two] = ratio[two] - ratio[two] ** 2 * np.log(1.0 / p[two])
+    out[many] = p[many] / (f[many] - (1.0 - p[many]))
+    out[whole] = 1.0 / f[whole]
+    return out
+
+
+def household_risk(risk: np.ndarray, households) -> np.ndarray:
+    """Per row, ``1 - prod(1 - r)`` over the rows of its household (missing household ids:
+    each row its own household).
+
+    Example
+    -------
+    >>> household_risk(np.array([0.5, 0.5, 0.1]), pd.Series([7, 7, 8])).round(6).tolist()
+    [0.75, 0.75, 0.1]
+    """
+    ids = pd.Series(households)
+    codes, _ = pd.factorize(ids, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    alone = codes < 0
+    if alone.any():
+        codes = codes.copy()
+        codes[alone] = codes.max(initial=-1) + 1 + np.arange(int(alone.sum()))
+    r = np.asarray(risk, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logs = np.log1p(-np.minimum(r, 1.0))
+    sure = np.bincount(codes, weights=(r >= 1.0).astype(np.float64)) > 0
+    kept = 1.0 - np.exp(np.bincount(codes, weights=np.where(r >= 1.0, 0.0, logs)))
+    kept[sure] = 1.0
+    return kept[codes]
+
+
+def _check_household(df: pd.DataFrame, household, weights, qis) -> pd.Series:
+    if household not in df.columns:
+        raise UnknownColumnError(f"household={household!r} is not a column; the frame has "
+                                 f"{list(df.columns)}")
+    if household == weights or household in qis:
+        raise InvalidInputError(f"household={household!r} names the weight column or a "
+                                f"quasi-identifier; pass the household id column")
+    return df[household]
+
+
+def survey_risk(df: pd.DataFrame, quasi_identifiers=None, *, weights, household=None,
+                missing: str = "value") -> pd.DataFrame:
+    """Per row, indexed like ``df``: ``class_size`` (f), ``population_size`` (F, the sum of
+    weights), ``individual_risk`` and, with ``household=``, ``household_risk``.
+
+    See :func:`pdanon.metrics.record_risk` (``weights=``), which adds them to the prosecutor
+    and journalist risks."""
+    from pdanon.metrics._common import check_frame, quasi_identifier_kinds
+
+    check_frame(df)
+    qis = list(quasi_identifier_kinds(df, quasi_identifiers))
+    w = check_weights(df, weights, qis)
+    f, F = population_estimates(df, qis, w, missing=missing)
+    out = pd.DataFrame({"class_size": f.astype(np.int64), "population_size": F,
+                        "individual_risk": individual_risk(f, F)}, index=df.index)
+    if household is not None:
+        out["household_risk"] = household_risk(
+            out["individual_risk"].to_numpy(), _check_household(df, household, weights, qis))
+    return out
+
+
+def survey_summary(risk: np.ndarray, household: np.ndarray | None = None) -> dict:
+    """The global risk (mean individual risk), the expected re-identifications (its sum) and,
+    with the household risks, the same of those (:data:`SURVEY_KEYS`,
+    :data:`HOUSEHOLD_KEYS`)."""
+    n = len(risk)
+    out = {"global_risk": float(np.mean(risk)) if n else 0.0,
+           "expected_reidentifications": float(np.sum(risk))}
+    if household is not None:
+        out["household_global_risk"] = float(np.mean(household)) if n else 0.0
+        out["household_expected_reidentifications"] = float(np.sum(household))
+    return out

@@ -296,13 +296,15 @@ class DaskAnonAccessor:
         return metrics(self._ddf, r.quasi_identifiers, r.sensitive, missing=missing, risk=risk,
                        sampling_fraction=sampling_fraction, threshold=threshold)
 
-    def risk(self, *, population=None, sampling_fraction=None, missing: str = "value",
-             **roles):
+    def risk(self, *, population=None, sampling_fraction=None, weights=None,
+             missing: str = "value", **roles):
         """Per-row re-identification risk as a lazy Dask frame with this frame's index and
         partitions: ``class_id``, ``class_size``, ``prosecutor`` and, with ``population=`` (a
         pandas or Dask frame containing the sample) or ``sampling_fraction=``,
-        ``journalist`` - equal to ``df.anon.risk()`` on the computed frame. The class table
-        (one row per class) is computed now and broadcast. See :func:`pdanon.dask.record_risk`.
+        ``journalist`` - equal to ``df.anon.risk()`` on the computed frame; ``weights=<column>``
+        adds ``population_size`` and ``individual`` (sdcMicro's individual risk from the
+        sampling weights). The class table (one row per class) is computed now and broadcast.
+        See :func:`pdanon.dask.record_risk`.
 
         Example
         -------
@@ -311,15 +313,20 @@ class DaskAnonAccessor:
         >>> ddf.anon.risk().compute()["prosecutor"].tolist()
         [0.5, 0.5, 1.0]
         """
+        from pdanon.accessor_risk import survey_roles
+
+        roles = survey_roles(roles, weights)
         return record_risk(self._ddf, self.roles(**roles).quasi_identifiers,
                            population=population, sampling_fraction=sampling_fraction,
-                           missing=missing)
+                           weights=weights, missing=missing)
 
-    def risk_summary(self, *, population=None, sampling_fraction=None, threshold: float = 0.2,
-                     missing: str = "value", **roles):
+    def risk_summary(self, *, population=None, sampling_fraction=None, weights=None,
+                     household=None, threshold: float = 0.2, missing: str = "value", **roles):
         """The risk summary of ``df.anon.risk_summary()`` (a pandas Series, same keys and
         values), computed by Dask group-bys: only one row per distinct (f, F) pair of class
-        sizes reaches the client. See :func:`pdanon.dask.risk_summary`.
+        sizes reaches the client (with ``weights=<column>``, the global risk and expected
+        re-identifications too: one row per class; with ``household=<column>``, the household
+        figures: one row per household). See :func:`pdanon.dask.risk_summary`.
 
         Example
         -------
@@ -328,9 +335,13 @@ class DaskAnonAccessor:
         >>> float(ddf.anon.risk_summary()["highest_prosecutor_risk"])
         0.5
         """
+        from pdanon.accessor_risk import survey_roles
+
+        roles = survey_roles(roles, weights, household)
         return risk_summary(self._ddf, self.roles(**roles).quasi_identifiers,
                             population=population, sampling_fraction=sampling_fraction,
-                            threshold=threshold, missing=missing)
+                            weights=weights, household=household, threshold=threshold,
+                            missing=missing)
 
     # ------------------------------------------------------------------ anonymizers
     @checked

@@ -55,10 +55,16 @@ SURVEY_KEYS = ("global_risk", "expected_reidentifications")
 HOUSEHOLD_KEYS = ("household_global_risk", "household_expected_reidentifications")
 
 
-def check_weights(df: pd.DataFrame, weights, quasi_identifiers=()) -> np.ndarray:
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def check_weights(df: pd.DataFrame, weights, quasi_identifiers=(), *,
+                  bad_rows: int | None = None) -> np.ndarray:
     """The sampling weights of ``df`` (a column name) as float64; refused, naming the column
     and the row, when a weight is missing, not finite or below 1 (a weight is the number of
-    people a row stands for), or when the column is a quasi-identifier."""
+    people a row stands for), or when the column is a quasi-identifier. ``bad_rows``: how
+    many such rows the whole table holds, when ``df`` is a part of it (Dask)."""
     if not isinstance(weights, str) and not np.isscalar(weights):
         raise InvalidInputError(f"weights must name a column of sampling weights, e.g. "
                                 f"weights='w', got {type(weights).__name__}")
@@ -77,9 +83,11 @@ def check_weights(df: pd.DataFrame, weights, quasi_identifiers=()) -> np.ndarray
     bad = np.flatnonzero(~np.isfinite(w) | (w < 1))
     if len(bad):
         at = bad[0]
+        count = len(bad) if bad_rows is None else bad_rows
         raise InvalidInputError(
-            f"weight column {weights!r}, row {df.index[at]!r}: {col.iloc[at]!r} is not a "
-            f"sampling weight ({len(bad):,} such rows): a weight is the number of people a row "
+            f"weight column {weights!r}, row {_plain(df.index[at])!r}: "
+            f"{_plain(col.iloc[at])!r} is not a sampling weight ({count:,} such rows): a "
+            f"weight is the number of people a row "
             f"stands for, a finite number >= 1; pass the survey's design weights, not "
             f"normalized ones")
     return w

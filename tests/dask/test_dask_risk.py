@@ -129,3 +129,27 @@ def test_random_tables_equal_pandas(rows, parts, extra):
     assert_summary_equal(pdd.risk_summary(ddf, ["x", "y"], population=pop),
                          pm.risk_summary(df, ["x", "y"], population=pop))
     assert_summary_equal(pdd.risk_summary(ddf, ["x", "y"]), pm.risk_summary(df, ["x", "y"]))
+
+
+def test_weights_and_households_equal_pandas():
+    """weights= and household= on Dask give the pandas figures; the weight column is never
+    matched on, and bad weights are refused with the count over the whole frame."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    df = pd.DataFrame({"a": rng.integers(0, 15, n), "b": rng.choice(["x", "y", "z"], n),
+                       "w": rng.uniform(1, 300, n).round(1),
+                       "hid": rng.integers(0, 800, n).astype(float)})
+    df.loc[rng.random(n) < 0.05, "hid"] = np.nan
+    ddf = dd.from_pandas(df, npartitions=4)
+    for kw in (dict(weights="w"), dict(weights="w", household="hid"), dict(household="hid")):
+        expected = df.anon.risk_summary(quasi_identifiers=["a", "b"], **kw)
+        got = ddf.anon.risk_summary(quasi_identifiers=["a", "b"], **kw)
+        assert list(got.index) == list(expected.index)
+        np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-12)
+    rows = ddf.anon.risk(quasi_identifiers=["a", "b"], weights="w").compute()
+    pd.testing.assert_frame_equal(rows, df.anon.risk(quasi_identifiers=["a", "b"],
+                                                     weights="w"), check_dtype=False)
+    bad = ddf.assign(w=ddf["w"] - 100)
+    count = int((df["w"] - 100 < 1).sum())
+    with pytest.raises(pdanon.InvalidInputError, match=f"not a sampling weight \\({count:,} "):
+        bad.anon.risk_summary(quasi_identifiers=["a"], weights="w")

@@ -81,6 +81,31 @@ class RiskMethods:
                             missing=missing)
 
     @checked
+    def linkage_risk(self, original: pd.DataFrame, *, columns=None, k: float = 0.05,
+                     summary: bool = False):
+        """Disclosure risk of this perturbed frame against ``original`` (same index), for an
+        attacker who holds the original values: per row, ``interval`` (every original value
+        within ``k`` perturbed sds of the published one: sdcMicro's ``dRisk``) and
+        ``linkage`` (the chance that distance-based record linkage over the standardized
+        numeric columns finds the row; 1 / t among t tied). ``summary=True`` returns the
+        shares instead (``interval_disclosure``, ``record_linkage``). ``columns``: the
+        numeric columns compared (default: those the perturbation changed). See
+        :mod:`pdanon.metrics.linkage` and docs/risk.md.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"x": [1.0, 2.0, 10.0, 11.0]})
+        >>> out = df.assign(x=[1.5, 1.5, 10.5, 11.0])
+        >>> out.anon.linkage_risk(df, summary=True).to_dict()
+        {'interval_disclosure': 0.25, 'record_linkage': 0.625}
+        """
+        from pdanon.metrics.linkage import linkage_risk, linkage_summary
+
+        if summary:
+            return linkage_summary(original, self._df, columns, k=k)
+        return linkage_risk(original, self._df, columns, k=k)
+
+    @checked
     def population_uniques(self, *, sampling_fraction, estimator: str = "dankar",
                            missing: str = "value", **roles):
         """Estimated share of the population's records that are unique on the

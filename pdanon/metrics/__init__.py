@@ -6,7 +6,9 @@ Risk: :func:`frequencies` (rows sharing each row's quasi-identifiers), :func:`k_
 :func:`adversarial_knowledge_gain`, :func:`adversarial_accuracy_gain`,
 :func:`boosting_security_score` (gradient-boosting linkage attack),
 :func:`record_risk` and :func:`risk_summary` (prosecutor, journalist and marketer risk per row
-and summarized), :func:`population_uniques` and :func:`uniqueness_models` (population
+and summarized; with ``weights=``, the survey risk of :mod:`pdanon.metrics.survey`),
+:func:`linkage_risk`, :func:`linkage_summary` and :func:`rmd_disclosure` (disclosure risk of
+perturbed numbers: interval disclosure, distance-based record linkage), :func:`population_uniques` and :func:`uniqueness_models` (population
 uniqueness estimators: Pitman, Zayatz, SNB, Dankar's rule), :func:`suda` and :func:`suda_contributions` (minimal sample uniques, SUDA and
 DIS-SUDA scores).
 
@@ -54,6 +56,7 @@ from pdanon.metrics.perturbation import (
     perturbation_summary,
     perturbation_utility,
 )
+from pdanon.metrics.linkage import linkage_risk, linkage_summary, rmd_disclosure
 from pdanon.metrics.reidentification import record_risk, risk_summary
 from pdanon.metrics.report import metrics_table
 from pdanon.metrics.risk import (
@@ -115,6 +118,8 @@ __all__ = [
     "is_t_close",
     "k_anonymity",
     "l_diversity",
+    "linkage_risk",
+    "linkage_summary",
     "metrics_table",
     "non_uniform_entropy",
     "population_uniques",
@@ -122,6 +127,7 @@ __all__ = [
     "prepare_data",
     "record_risk",
     "risk_summary",
+    "rmd_disclosure",
     "suda",
     "suda_contributions",
     "t_closeness",

@@ -130,6 +130,18 @@ household_global_risk | household risk (mean) | lower | risk
     mean over rows of 1 - prod(1 - r) over the row's household
 household_expected_reidentifications | expected household re-identifications | lower | risk
     sum over rows of the household risk
+interval_disclosure | interval disclosure | lower | risk
+    share of rows whose every original value lies within k sd of its perturbed value (dRisk)
+record_linkage | distance-based record linkage | lower | risk
+    expected share of rows whose nearest original record is their own (ties shared)
+rmd_interval_risk | RMD interval disclosure | lower | risk
+    share of rows with a perturbed value within k robust-Mahalanobis widths (dRiskRMD risk1)
+rmd_isolated_risk | RMD isolated records | lower | risk
+    share of those whose nearest other perturbed record is farther than k2 (risk2)
+rmd_interval_weighted | RMD interval disclosure (weighted) | lower | risk
+    sdcMicro's wrisk1: rows at interval risk x the sum of their distances / n
+rmd_isolated_weighted | RMD isolated records (weighted) | lower | risk
+    sdcMicro's wrisk2: isolated rows x the sum of their distances / n
 boosting_security_score | linkage attack security | higher | risk
     1 - accuracy of a model matching rows to originals on a small held-out sample (misleads:
     guessing scores high; read records_at_risk)

@@ -205,6 +205,10 @@ def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, 
         add("by_element_distance", utility.by_element_distance(orig, anonymized, qis))
         for key, value in perturbation.perturbation_summary(orig, anonymized).items():
             add(key, value)
+        from pdanon.metrics.linkage import linkage_summary
+
+        for key, value in linkage_summary(orig, anonymized).items():  # perturbed numbers
+            add(key, value)
         if ml:
             from pdanon.metrics import ml as _ml
 

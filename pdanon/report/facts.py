@@ -110,8 +110,10 @@ def left_out_names() -> list:
     the perturbation rows would say that no hidden value of it differs from the release)."""
     from pdanon.metrics.perturbation import SUMMARY_KEYS
 
+    from pdanon.metrics.linkage import LINKAGE_KEYS
+
     return ["entropy_information_loss", "by_element_distance", *SUMMARY_KEYS,
-            "boosting_rmse_ratio"]
+            *LINKAGE_KEYS, "boosting_rmse_ratio"]
 
 
 def comparison_rows(release: pd.DataFrame, compared: pd.DataFrame | None, *,

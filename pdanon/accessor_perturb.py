@@ -116,7 +116,7 @@ class PerturbationMethods:
             Identifier columns are dropped unless True.
         progress : bool, optional
             A bar over the rows grouped: ``None`` (default) for long runs in a terminal or
-            notebook when tqdm is installed, ``True`` always, ``False`` never
+            notebook, ``True`` always, ``False`` never
             (:mod:`pdanon.progress`).
 
         ``info`` reports the groups, their sizes, the achieved k-anonymity of the
@@ -139,7 +139,8 @@ class PerturbationMethods:
         return self._result(out, r, info)
 
     @checked
-    def pram(self, columns, *, matrix=None, p: float = 0.8, invariant: bool = True, seed=None,
+    def pram(self, columns, *, matrix=None, p: float | None = None, invariant: bool = True,
+             seed=None, pd: float | None = None, alpha: float | None = None,
              keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """PRAM (post-randomization) of categorical columns: each cell of category ``i``
         becomes category ``j`` with probability ``M[i, j]``. See docs/perturbation.md and
@@ -156,7 +157,15 @@ class PerturbationMethods:
             sum to 1.
         p : float or {column: float}
             Without ``matrix``: keep a value with probability ``p``, else move it to one of
-            the other categories uniformly (default 0.8).
+            the other categories uniformly (default 0.8). After the invariant step fewer
+            cells keep it (``info``'s ``expected_kept``).
+        pd, alpha : float or {column: float}
+            sdcMicro's ``pram(pd=, alpha=)`` instead of ``p``: each category keeps its value
+            with a probability drawn uniformly from ``[pd, 1]``, the matrix is made invariant
+            and then mixed with the identity, ``alpha R + (1 - alpha) I`` (``alpha`` 0.5 by
+            default), as sdcMicro does: far more cells keep their value than with ``p``
+            at the same number. ``alpha`` alone mixes the ``p`` or given matrix the same
+            way.
         invariant : bool
             Replace the matrix ``P`` by the invariant ``R = P Q`` (``Q`` the backward matrix
             from the observed frequencies), so the expected frequency of every category
@@ -181,7 +190,8 @@ class PerturbationMethods:
 
         out, r, info = perturb.pram_by_roles(self._df, self._roles_for(columns, roles), columns,
                                              matrix=matrix, p=p, invariant=invariant,
-                                             seed=seed, keep_identifiers=keep_identifiers)
+                                             seed=seed, keep_identifiers=keep_identifiers,
+                                             pd_=pd, alpha=alpha)
         return self._result(out, r, info)
 
     @checked

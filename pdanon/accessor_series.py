@@ -119,8 +119,8 @@ class SeriesAnonAccessor:
         return self._run("rank_swap", p=p, seed=seed)
 
     @checked
-    def pram(self, *, matrix=None, p: float = 0.8, invariant: bool = True,
-             seed=None) -> pd.Series:
+    def pram(self, *, matrix=None, p: float | None = None, invariant: bool = True,
+             seed=None, pd: float | None = None, alpha: float | None = None) -> pd.Series:
         """Post-randomization of the column's categories; see
         :meth:`pdanon.accessor.AnonAccessor.pram`.
 
@@ -130,7 +130,8 @@ class SeriesAnonAccessor:
         >>> sorted(out.unique())
         ['F', 'M']
         """
-        return self._run("pram", matrix=matrix, p=p, invariant=invariant, seed=seed)
+        return self._run("pram", matrix=matrix, p=p, invariant=invariant, seed=seed, pd=pd,
+                         alpha=alpha)
 
     @checked
     def hash_identifiers(self, *, key=None, context=None) -> pd.Series:

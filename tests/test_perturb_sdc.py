@@ -212,6 +212,49 @@ def test_pram_bad_arguments():
 
 
 # -------------------------------------------------------------------- top and bottom coding
+def test_pram_pd_is_sdcmicros_random_diagonal_made_invariant_and_mixed():
+    """pd= builds sdcMicro's matrix: diagonal drawn from [pd, 1] (the same draws from the
+    seeded generator), off-diagonal (1 - d) / (L - 1), Qest[k, j] = P[j, k] p_j / s_k,
+    R = P Qest, then alpha R + (1 - alpha) I, transcribed from sdcMicro's calcTransitionMatrix."""
+    from pdanon.perturb.pram import pram_matrix
+    from pdanon.perturb.randomness import make_rng
+
+    s = pd.Series(list("aaaabbbccd"))
+    got = pram_matrix(s, pd_=0.7, alpha=0.3, rng=make_rng(5)).to_numpy()
+    L = 4
+    d = make_rng(5).uniform(0.7, 1.0, L)
+    P = np.repeat(((1 - d) / (L - 1))[:, None], L, axis=1)
+    np.fill_diagonal(P, d)
+    p = np.array([4, 3, 2, 1]) / 10
+    Q = np.empty((L, L))
+    for k in range(L):
+        sk = (p * P[:, k]).sum()
+        for j in range(L):
+            Q[k, j] = P[j, k] * p[j] / sk
+    expected = 0.3 * (P @ Q) + 0.7 * np.eye(L)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(p @ got, p, rtol=1e-12)  # still invariant
+    assert np.allclose(pram_matrix(s, pd_=1.0, rng=make_rng(0)).to_numpy(), np.eye(L))
+
+
+def test_pram_pd_keeps_far_more_cells_than_p_and_says_so():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"c": rng.choice(list("abcde"), 5000, p=[.4, .25, .15, .12, .08])})
+    fixed = df.anon.pram("c", p=0.8, seed=1, insensitive=[]).anon.info["columns"]["c"]
+    sdc = df.anon.pram("c", pd=0.8, seed=1, insensitive=[]).anon.info["columns"]["c"]
+    assert fixed["matrix"] == "keep p" and sdc["matrix"] == "sdcMicro pd"
+    assert sdc["pd"] == 0.8 and sdc["alpha"] == 0.5 and fixed["p"] == 0.8
+    assert round(fixed["expected_kept"], 2) == 0.67 and round(sdc["expected_kept"], 2) == 0.93
+    for info in (fixed, sdc):  # the draw follows the expectation
+        assert abs(1 - info["cells_changed"] / 5000 - info["expected_kept"]) < 0.02
+    with pytest.raises(pdanon.InvalidInputError, match="not p and pd"):
+        df.anon.pram("c", p=0.8, pd=0.8, seed=1, insensitive=[])
+    with pytest.raises(pdanon.InvalidInputError, match=r"alpha .* \[0, 1\]"):
+        df.anon.pram("c", pd=0.8, alpha=2, seed=1, insensitive=[])
+    out = pd.Series(list("ab" * 50)).anon.pram(pd=0.9, seed=0)
+    assert out.anon.info["columns"]["value"]["matrix"] == "sdcMicro pd"
+
+
 def test_top_code_threshold_exact_and_keeps_int_dtype():
     df = pd.DataFrame({"inc": [10, 100, 250, 99], "age": [1, 2, 3, 4]}, index=list("abcd"))
     before = df.copy()

@@ -294,12 +294,14 @@ def _finish(out: pd.DataFrame, roles, keep_identifiers: bool, info: dict):
     return publish_frame(out), roles.restricted_to(out.columns), info
 
 
-def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=DEFAULT_KEEP,
-                  invariant: bool = True, seed=None, keep_identifiers: bool = False):
+def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=None,
+                  invariant: bool = True, seed=None, keep_identifiers: bool = False,
+                  pd_=None, alpha=None):
     """The engine of ``df.anon.pram``; returns ``(frame, roles, info)``.
 
     ``matrix`` is one transition matrix for every column or ``{column: matrix}`` (columns not
-    named use ``p``); ``p`` is one probability or ``{column: probability}``. See
+    named use ``p``); ``p`` is one probability or ``{column: probability}`` (default 0.8);
+    ``pd_`` and ``alpha`` (one value or per column) build sdcMicro's matrix instead. See
     :func:`pdanon.perturb.pram.pram_series`. Identifiers cannot be named.
 
     Example
@@ -313,21 +315,33 @@ def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=DEFAULT_KE
     if columns is None:
         raise InvalidInputError("pram needs the columns to randomize: df.anon.pram(['sex'])")
     cols, _ = _value_columns(df, roles, columns, "pram", "PRAM")
-    check_option_columns(matrix, cols, "matrix")
-    check_option_columns(p, cols, "p")
+    for name, option in (("matrix", matrix), ("p", p), ("pd", pd_), ("alpha", alpha)):
+        check_option_columns(option, cols, name)
     rng = make_rng(seed)
     out = df.copy(deep=False)
     per = {}
     for c in cols:
         c_matrix, c_p = per_column(matrix, c), per_column(p, c)
-        c_p = DEFAULT_KEEP if c_p is None else c_p
-        new, used = pram_series(df[c], rng=rng, matrix=c_matrix, p=c_p, invariant=invariant)
+        c_pd, c_alpha = per_column(pd_, c), per_column(alpha, c)
+        if c_matrix is not None:  # a column's own matrix wins over p and pd
+            c_p = c_pd = None
+        elif c_pd is not None and c_p is not None:
+            raise InvalidInputError(f"column {c!r}: pass p= (a fixed keep probability) or "
+                                    f"pd= (sdcMicro's random diagonal), not p and pd")
+        elif c_pd is None and c_p is None:
+            c_p = DEFAULT_KEEP
+        new, used = pram_series(df[c], rng=rng, matrix=c_matrix, p=c_p, invariant=invariant,
+                                pd_=c_pd, alpha=c_alpha)
         out[c] = new.array
         counts = df[c].value_counts(dropna=True).reindex(used.index, fill_value=0).to_numpy()
         share = counts / counts.sum() if counts.sum() else counts.astype(float)
-        per[c] = {"categories": len(used),
-                  "matrix": "given" if c_matrix is not None else "keep p",
-                  "p": None if c_matrix is not None else float(c_p),
+        kind = ("given" if c_matrix is not None else "sdcMicro pd" if c_pd is not None
+                else "keep p")
+        per[c] = {"categories": len(used), "matrix": kind,
+                  "p": float(c_p) if kind == "keep p" else None,
+                  **({"pd": float(c_pd)} if c_pd is not None else {}),
+                  **({"alpha": float(0.5 if c_alpha is None else c_alpha)}
+                     if c_pd is not None or c_alpha is not None else {}),
                   "expected_kept": float(share @ np.diag(used.to_numpy())),
                   "cells_changed": _cells_changed(df[c], new)}
     info = {"operation": "pram", "columns": per, "invariant": bool(invariant),

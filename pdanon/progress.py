@@ -1,16 +1,19 @@
 """Progress bars for runs that can last more than a few seconds.
 
-The bars are drawn by tqdm, an optional extra (``pip install "pdanon[progress]"``). Every
+The bars are drawn by tqdm, a dependency of pdanon (``pip install pdanon`` installs it; the
+``pdanon[progress]`` extra of earlier versions still installs, and adds nothing). Every
 long-running face takes ``progress=`` (keyword-only):
 
-* ``None`` (default, *auto*): a bar only when tqdm is installed, standard error is a terminal
-  or the code runs in a Jupyter kernel, and the task is expected to be long (the caller's size
-  heuristic, ``long=``); the bar then appears only once the task has lasted
-  :data:`AUTO_DELAY` seconds, so short runs, scripts writing to files and test runs stay
-  silent;
-* ``True``: always a bar (on standard error, or the notebook's widget), from the start. Without
-  tqdm this is an :class:`~pdanon.InvalidInputError` naming the fix;
+* ``None`` (default, *auto*): a bar only when standard error is a terminal or the code runs in
+  a Jupyter kernel, and the task is expected to be long (the caller's size heuristic,
+  ``long=``); the bar then appears only once the task has lasted :data:`AUTO_DELAY` seconds,
+  so short runs, scripts writing to files and test runs stay silent;
+* ``True``: always a bar (on standard error, or the notebook's widget), from the start;
 * ``False``: never a bar.
+
+An environment where tqdm cannot be imported (pdanon installed without its dependencies, e.g.
+``pip install --no-deps``) is unusual: there auto mode stays silent and ``True`` is an
+:class:`~pdanon.InvalidInputError` that says how to install tqdm.
 
 A face (``df.anon.k_anonymize(progress=...)``, :func:`pdanon.engine.anonymize`, the CLI) runs its
 work inside :func:`setting`; the loops inside it open bars with :func:`progress_bar` and read the
@@ -41,7 +44,9 @@ from pdanon._errors import InvalidInputError
 AUTO_DELAY = 2.0
 #: a bar forwards its count to tqdm at most about this many times over a known total
 UPDATES = 200
-INSTALL = 'pip install "pdanon[progress]"'
+#: how to install tqdm where it is missing (it is a dependency of pdanon: a missing tqdm means
+#: pdanon was installed without its dependencies)
+INSTALL = 'pip install "tqdm>=4.66"'
 
 _SETTING: contextvars.ContextVar = contextvars.ContextVar("pdanon_progress", default=None)
 
@@ -93,7 +98,8 @@ def current() -> bool | None:
 
 
 def tqdm_available() -> bool:
-    """Is tqdm importable?"""
+    """Is tqdm importable? (It is a dependency of pdanon: ``False`` only in an installation
+    without its dependencies.)"""
     try:
         import tqdm  # noqa: F401
     except ImportError:
@@ -116,8 +122,8 @@ def _interactive() -> bool:
 
 def resolve(enabled=None, *, long: bool = True) -> tuple[bool, float]:
     """``(draw a bar?, delay in seconds)`` for a bar opened now: ``enabled`` if given, else the
-    enclosing :func:`setting`, else auto (tqdm installed, an interactive standard error or a
-    notebook, and ``long``; drawn after :data:`AUTO_DELAY` seconds).
+    enclosing :func:`setting`, else auto (an interactive standard error or a notebook, and
+    ``long``; drawn after :data:`AUTO_DELAY` seconds; never without tqdm).
 
     Example
     -------
@@ -132,8 +138,9 @@ def resolve(enabled=None, *, long: bool = True) -> tuple[bool, float]:
     if value is True:
         if not tqdm_available():
             raise InvalidInputError(
-                f"progress=True draws the bar with tqdm, which is not installed: {INSTALL} "
-                "(or pass progress=None to show a bar only when it is installed)")
+                f"progress=True draws the bar with tqdm, a dependency of pdanon that cannot be "
+                f"imported here (was pdanon installed without its dependencies?): {INSTALL}, "
+                f"or pass progress=False")
         return True, 0.0
     if long and tqdm_available() and _interactive():
         return True, AUTO_DELAY

@@ -12,8 +12,10 @@ import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import InvalidInputError, progress
 from pdanon.hierarchy import intervals
 
+# tqdm is a dependency of pdanon: it is importable in every proper installation
 needs_tqdm = pytest.mark.skipif(not progress.tqdm_available(),
-                                reason='tqdm is not installed (pip install "pdanon[progress]")')
+                                reason="tqdm is not importable (pdanon installed without its "
+                                       "dependencies)")
 
 
 @pytest.fixture()
@@ -125,9 +127,24 @@ def test_bad_values_name_the_parameter(frame, bad):
         frame.anon.suda(progress=bad)
 
 
+def test_tqdm_is_a_dependency():
+    import tomllib
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if not path.exists():
+        pytest.skip("not a source checkout")
+    project = tomllib.loads(path.read_text())["project"]
+    assert "tqdm>=4.66" in project["dependencies"]
+    # the old extra still installs (`pip install "pdanon[progress]"`) and adds nothing
+    assert project["optional-dependencies"]["progress"] == []
+    assert progress.tqdm_available()
+
+
 def test_without_tqdm(frame, no_tqdm, capfd):
+    # unusual (pdanon installed without its dependencies), but it still works
     assert not progress.tqdm_available()
-    with pytest.raises(InvalidInputError, match=r'pip install "pdanon\[progress\]"'):
+    with pytest.raises(InvalidInputError, match=r'dependency of pdanon.*pip install "tqdm>=4.66"'):
         frame.anon.k_anonymize(5, algorithm="group_join", progress=True)
     with pytest.raises(InvalidInputError, match="progress=True"):
         frame.anon.microaggregate(3, progress=True)

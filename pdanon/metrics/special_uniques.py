@@ -297,7 +297,7 @@ def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = Non
     docstring). ``max_size``: the largest MSU size searched (default: all quasi-identifiers);
     ``dis_fraction``: the sampling fraction for DIS-SUDA (sdcMicro's ``DisFraction``);
     ``progress``: a bar over the attribute subsets searched (``None``: for long runs in a
-    terminal or notebook when tqdm is installed; see :mod:`pdanon.progress`).
+    terminal or notebook; see :mod:`pdanon.progress`).
 
     A search above :data:`MAX_WORK` work units (subsets x distinct combinations, about half a
     minute; e.g. all subsets of 15 quasi-identifiers on 20,000 rows) raises

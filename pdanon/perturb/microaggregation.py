@@ -389,8 +389,8 @@ def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str =
     the sorted values, a value of the column), unordered columns the mode (ties: the value
     first in category order for a Categorical, else the one met first in the column).
     Missing cells stay missing and are left out of every group value. ``progress``: a bar
-    over the rows grouped (``None``: for long runs in a terminal or notebook when tqdm is
-    installed; see :mod:`pdanon.progress`).
+    over the rows grouped (``None``: for long runs in a terminal or notebook; see
+    :mod:`pdanon.progress`).
 
     Example
     -------

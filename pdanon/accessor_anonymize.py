@@ -134,11 +134,9 @@ class AnonymizeMethods:
             others are deterministic and ignore it. Unseeded calls use the fixed seed 0, so the
             same call on the same frame gives the same table every run.
         progress : bool, optional
-            A progress bar on standard error (or the notebook) for the partitioners that can
-            run long (``group_join``, ``nearest``, ``exact``, ``optimal``): ``None`` (default)
-            for long runs in a terminal or notebook when tqdm is installed
-            (``pip install "pdanon[progress]"``), ``True`` always, ``False`` never. See
-            :mod:`pdanon.progress`.
+            A progress bar on standard error (or the notebook), drawn by the algorithm's loop
+            (every algorithm has one): ``None`` (default) for long runs in a terminal or
+            notebook, ``True`` always, ``False`` never. See :mod:`pdanon.progress`.
         options : dict, optional
             An algorithm's own tuning knobs only, e.g. ``{"unordered_split": "frequency"}``
             for Mondrian or ``{"unordered_order": "appearance"}`` for equal_groups.

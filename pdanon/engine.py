@@ -132,10 +132,9 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     method, model parameters, changed cells, suppressed rows, group count, achieved levels and
     the elapsed seconds.
 
-    ``progress`` (keyword-only, not a partitioner option): ``None`` draws a bar for long runs
-    of the partitioners that have one (``group_join``, ``nearest``, ``exact``, ``optimal``)
-    in a terminal or notebook when tqdm is installed, ``True`` always, ``False`` never (see
-    :mod:`pdanon.progress`).
+    ``progress`` (keyword-only, not a partitioner option): ``None`` draws the partitioner's
+    bar (every partitioner has one) for long runs in a terminal or notebook, ``True`` always,
+    ``False`` never (see :mod:`pdanon.progress`).
     """
     started = time.perf_counter()
     _check_method(method)

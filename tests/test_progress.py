@@ -188,3 +188,78 @@ def test_engine_takes_progress_not_as_a_partitioner_option(frame):
         out, info = anonymize(frame, roles, model=KAnonymity(3), method="generalize",
                               algorithm=alg, progress=False)
         assert info["achieved"]["k"] >= 3
+
+
+# ============================================================================ the other faces
+# Mondrian, Datafly and equal groups (issue 29.5): each draws its bar when asked, stays
+# silent when refused and, in auto mode, off a terminal; on a terminal a long run draws it.
+
+FACES = {
+    "mondrian": ("mondrian: rows in final classes", "pdanon.partition.mondrian"),
+    "datafly": ("datafly: generalization steps", "pdanon.partition.datafly"),
+    "equal_groups": ("equal_groups: group size", "pdanon.partition.equal_groups"),
+}
+
+
+@needs_tqdm
+@pytest.mark.parametrize("algorithm", sorted(FACES))
+def test_partitioner_bars(frame, algorithm, capfd):
+    desc = FACES[algorithm][0]
+    shown = frame.anon.k_anonymize(5, algorithm=algorithm, progress=True)
+    err = capfd.readouterr().err
+    assert desc in err
+    info = shown.anon.info
+    # the bar's last count is the partitioner's own figure
+    if algorithm == "mondrian":
+        assert "2500/2500" in err
+    elif algorithm == "datafly":
+        assert info["steps"] > 0 and f"{info['steps']}/" in err
+    else:
+        assert info["group_size"] > 1 and f"{info['group_size']}/2500" in err
+    quiet = frame.anon.k_anonymize(5, algorithm=algorithm, progress=False)
+    auto = frame.anon.k_anonymize(5, algorithm=algorithm)  # stderr is not a terminal
+    assert capfd.readouterr().err == ""
+    pd.testing.assert_frame_equal(shown, quiet)
+    pd.testing.assert_frame_equal(shown, auto)
+
+
+@needs_tqdm
+@pytest.mark.parametrize("algorithm", sorted(FACES))
+def test_partitioner_bars_in_auto_mode_on_a_terminal(frame, algorithm, monkeypatch, capfd):
+    import importlib
+
+    desc, module = FACES[algorithm]
+    monkeypatch.setattr(progress, "_interactive", lambda: True)
+    monkeypatch.setattr(progress, "AUTO_DELAY", 0.0)
+    frame.anon.k_anonymize(5, algorithm=algorithm)  # 2,500 rows: too short for a bar
+    assert desc not in capfd.readouterr().err
+    mod = importlib.import_module(module)
+    name = "PROGRESS_WORK" if algorithm == "datafly" else "PROGRESS_ROWS"
+    monkeypatch.setattr(mod, name, 1)  # every table counts as long
+    frame.anon.k_anonymize(5, algorithm=algorithm)
+    assert desc in capfd.readouterr().err
+    frame.anon.k_anonymize(5, algorithm=algorithm, progress=False)
+    assert capfd.readouterr().err == ""
+
+
+@needs_tqdm
+def test_datafly_bar_counts_every_step_of_a_checked_run(frame, capfd):
+    # t-closeness is not monotone: Datafly checks the model after every step
+    df = frame.assign(s=np.random.default_rng(1).integers(0, 4, len(frame)))
+    df = df.anon.with_schema(pdanon.schema(quasi_identifiers={"a": "real", "b": "real"},
+                                           sensitive=["s"]))
+    out = df.anon.t_close(0.2, k=3, algorithm="datafly", progress=True)
+    err = capfd.readouterr().err
+    steps = out.anon.info["steps"]
+    most = (frame["a"].nunique() - 1) + (frame["b"].nunique() - 1)
+    assert f"{steps}/{most}" in err
+
+
+def test_partitioner_bars_without_tqdm(frame, no_tqdm, capfd):
+    for algorithm in sorted(FACES):
+        frame.anon.k_anonymize(5, algorithm=algorithm)
+        frame.anon.k_anonymize(5, algorithm=algorithm, progress=False)
+        with pytest.raises(InvalidInputError, match="progress=True"):
+            frame.anon.k_anonymize(5, algorithm=algorithm, progress=True)
+    assert capfd.readouterr().err == ""
+

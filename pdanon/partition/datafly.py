@@ -45,7 +45,9 @@ merges since (O(D log D)); so D steps cost O(D log D), not O(D²). Then,
 for k-anonymity and distinct l-diversity (with generalization or suppression) a step only
 merges classes, so the number of failing rows never grows: the stopping step is found by
 galloping and bisection, with O(log steps) class computations (one ``np.sort`` of mixed-radix
-int64 row keys each). Other models check every step. No per-row Python.
+int64 row keys each). Other models check every step (one class computation each: with many
+distinct values, e.g. dates or amounts as quasi-identifiers, that is tens of thousands of steps
+and minutes; a progress bar, :mod:`pdanon.progress`, counts the steps). No per-row Python.
 
 Example
 -------
@@ -73,6 +75,7 @@ from pdanon._groups import combine_codes
 from pdanon.partition import register
 from pdanon.partition.common import no_progress, suppression_budget
 from pdanon.partition.suppressed import plan
+from pdanon.progress import progress_bar
 from pdanon.recode import Recoded
 from pdanon.partition.equal_groups import (
     column_keys,
@@ -81,6 +84,10 @@ from pdanon.partition.equal_groups import (
     recode_columns,
     value_counts,
 )
+
+#: rows x possible generalization steps from which Datafly may show a progress bar
+#: (progress=None; see pdanon.progress)
+PROGRESS_WORK = 10_000_000
 
 
 def _unordered_merges(sizes: list, reps: list, na: int):
@@ -290,62 +297,70 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
         blank_label = int(labels[np.flatnonzero(blank)[0]]) if blank.any() else None
         return plan(classes, ok, model, blank=blank_label, first=first)[labels]
 
-    state = _Steps(enc, counts)
-    monotone = method in ("generalize", "suppress") and (
-        only_k or model.requirements().parts_monotone)
-    pending: list = []  # steps already generated beyond the current groups
-    if monotone:
-        base = list(state.groups)  # the state after `done` steps fails the budget
-        done = 0
-        if failing_count([keys_of(base, j) for j in range(len(cols))]) <= budget:
-            final = base
+    # the bar counts the generalization steps taken, up to every column being one value (most
+    # runs stop before); a run checks the model after every step unless it is monotone
+    most = sum(max(int(np.count_nonzero(c)) - 1, 0) for c in counts)
+    with progress_bar(most, desc="datafly: generalization steps", unit="step",
+                      long=n * most >= PROGRESS_WORK) as bar:
+        state = _Steps(enc, counts)
+        monotone = method in ("generalize", "suppress") and (
+            only_k or model.requirements().parts_monotone)
+        pending: list = []  # steps already generated beyond the current groups
+        if monotone:
+            base = list(state.groups)  # the state after `done` steps fails the budget
+            done = 0
+            if failing_count([keys_of(base, j) for j in range(len(cols))]) <= budget:
+                final = base
+            else:
+                width = 1
+                while True:  # gallop: 1, 2, 4, ... steps ahead
+                    ahead = []
+                    while len(ahead) < width and not state.exhausted():
+                        ahead.append(state.next())
+                    keys = [keys_of(state.groups, j) for j in range(len(cols))]
+                    if state.exhausted() or failing_count(keys) <= budget:
+                        break
+                    base, done, width = list(state.groups), done + len(ahead), 2 * width
+                    bar.update(len(ahead))
+                ahead = np.asarray(ahead, dtype=np.int64).reshape(-1, 3)  # replayed by slices
+                lo, hi = 0, len(ahead)  # after `hi` steps of `ahead` the budget holds
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    trial = _replay(base, ahead[:mid])
+                    if failing_count([keys_of(trial, j) for j in range(len(cols))]) <= budget:
+                        hi = mid
+                    else:
+                        lo = mid
+                final, done = _replay(base, ahead[:hi]), done + hi
+                bar.update(hi)
+                pending = [tuple(int(x) for x in row) for row in ahead[hi:]]
+            groups, steps = final, done
         else:
-            width = 1
-            while True:  # gallop: 1, 2, 4, ... steps ahead
-                ahead = []
-                while len(ahead) < width and not state.exhausted():
-                    ahead.append(state.next())
-                keys = [keys_of(state.groups, j) for j in range(len(cols))]
-                if state.exhausted() or failing_count(keys) <= budget:
-                    break
-                base, done, width = list(state.groups), done + len(ahead), 2 * width
-            ahead = np.asarray(ahead, dtype=np.int64).reshape(-1, 3)  # replayed by slices
-            lo, hi = 0, len(ahead)  # after `hi` steps of `ahead` the budget holds
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                trial = _replay(base, ahead[:mid])
-                if failing_count([keys_of(trial, j) for j in range(len(cols))]) <= budget:
-                    hi = mid
-                else:
-                    lo = mid
-            final, done = _replay(base, ahead[:hi]), done + hi
-            pending = [tuple(int(x) for x in row) for row in ahead[hi:]]
-        groups, steps = final, done
-    else:
-        groups, steps = state.groups, 0
-    keys = [keys_of(groups, j) for j in range(len(cols))]
-    key = row_key(keys) if mixed and not monotone else None
-    while True:
-        # failing rows are necessary suppressions: only within the budget is the plan asked
-        if failing_count(keys, key) <= budget:
-            suppressed = planned(groups, keys)
-            if int(suppressed.sum()) <= budget:
-                return groups, suppressed, steps
-        if pending:
-            move = pending.pop(0)  # (column, a, b): group b joins group a
-            groups = _replay(groups, [move])
-        elif not state.exhausted():
-            # generate on the state (it holds the groups of `groups` once `pending` is used)
-            move = state.next()
-            groups = list(state.groups)
-        else:  # every column is one value: the caller refuses a plan over the budget
-            return groups, planned(groups, keys), steps
-        j = move[0]
-        new_keys = keys_of(groups, j)
-        if key is not None:
-            key += (new_keys - keys[j]) * weight[j]
-        keys[j] = new_keys
-        steps += 1
+            groups, steps = state.groups, 0
+        keys = [keys_of(groups, j) for j in range(len(cols))]
+        key = row_key(keys) if mixed and not monotone else None
+        while True:
+            # failing rows are necessary suppressions: only within the budget is the plan asked
+            if failing_count(keys, key) <= budget:
+                suppressed = planned(groups, keys)
+                if int(suppressed.sum()) <= budget:
+                    return groups, suppressed, steps
+            if pending:
+                move = pending.pop(0)  # (column, a, b): group b joins group a
+                groups = _replay(groups, [move])
+            elif not state.exhausted():
+                # generate on the state (it holds the groups of `groups` once `pending` is used)
+                move = state.next()
+                groups = list(state.groups)
+            else:  # every column is one value: the caller refuses a plan over the budget
+                return groups, planned(groups, keys), steps
+            j = move[0]
+            new_keys = keys_of(groups, j)
+            if key is not None:
+                key += (new_keys - keys[j]) * weight[j]
+            keys[j] = new_keys
+            steps += 1
+            bar.update(1)
 
 
 @register("datafly", options=("max_suppressed_rows",))

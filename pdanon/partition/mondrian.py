@@ -78,8 +78,11 @@ from pdanon._errors import InvalidInputError
 from pdanon.partition import Partition, register
 from pdanon.partition.common import no_progress, sensitive_context, sizes_decide
 from pdanon.partition.population import RegionPopulation, local_population
+from pdanon.progress import progress_bar
 
 UNORDERED_SPLITS = ("balanced", "frequency", "appearance", "sensitive")
+#: tables from this many rows may show a progress bar (progress=None; see pdanon.progress)
+PROGRESS_ROWS = 200_000
 
 # a dense (partition x category) table is used when it is at most this many cells per row
 _DENSE_FACTOR = 8
@@ -378,7 +381,7 @@ def _moved(values: np.ndarray, new_pos: np.ndarray) -> np.ndarray:
 
 def mondrian_partition(enc: EncodedTable, model, *, context=None,
                        unordered_split: str = "balanced",
-                       population: RegionPopulation | None = None) -> Partition:
+                       population: RegionPopulation | None = None, bar=None) -> Partition:
     """Partition the rows of ``enc`` with Mondrian (module docstring).
 
     Parameters
@@ -395,6 +398,9 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
         For a model read against a population table: the population rows, carried through
         the cuts; every candidate half is checked with the population rows inside its cells
         (``enc`` is then the sample encoded with the population).
+    bar : pdanon.progress.Bar, optional
+        Told of the rows of every partition that becomes final (a progress bar over ``n``
+        rows; the engine's entry point :func:`mondrian` opens one, a Dask part's task none).
 
     Returns a :class:`Partition` whose groups are the final partitions, numbered by their
     first row (``order`` is None: aggregation ties go to the value met first in row order).
@@ -438,6 +444,8 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
             mask = small[sid]
             labels[rows[mask]] = group + (np.cumsum(small) - 1)[sid[mask]]
             group += int(small.sum())
+            if bar is not None:
+                bar.update(int(sizes[small].sum()))
             if population is not None:
                 population.keep(~small)
             rows = rows[~mask]
@@ -500,6 +508,8 @@ def mondrian_partition(enc: EncodedTable, model, *, context=None,
             mask = fin[sid]
             labels[rows[mask]] = group + (np.cumsum(fin) - 1)[sid[mask]]
             group += int(fin.sum())
+            if bar is not None:
+                bar.update(int(sizes[fin].sum()))
         if not split.any():
             break
         if population is not None:  # into the child whose cells contain them
@@ -576,14 +586,17 @@ def mondrian(enc: EncodedTable, model, *, method: str, frame=None, context=None,
     partition satisfies the model, so no row needs suppressing.
     """
     joint = local_population(enc, model, frame, method, "mondrian")
-    if joint is None:
-        return mondrian_partition(enc, model, context=context, unordered_split=unordered_split)
-    if method != "generalize":
+    if joint is not None and method != "generalize":
         raise InvalidInputError(
             f"algorithm='mondrian' enforces {model!r} with method='generalize' (its published "
             f"ranges and sets lie inside its cuts, so every population row matches at most one "
             f"class); got method={method!r}; use algorithm='group_join' for 'suppress'")
-    columns, pop, _ = joint
-    return mondrian_partition(EncodedTable(columns, enc.sensitive, enc.n), model,
-                              context=context, unordered_split=unordered_split,
-                              population=RegionPopulation(columns, pop))
+    with progress_bar(enc.n, desc="mondrian: rows in final classes", unit="row",
+                      long=enc.n >= PROGRESS_ROWS) as bar:
+        if joint is None:
+            return mondrian_partition(enc, model, context=context,
+                                      unordered_split=unordered_split, bar=bar)
+        columns, pop, _ = joint
+        return mondrian_partition(EncodedTable(columns, enc.sensitive, enc.n), model,
+                                  context=context, unordered_split=unordered_split,
+                                  population=RegionPopulation(columns, pop), bar=bar)

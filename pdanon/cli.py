@@ -32,12 +32,13 @@ is an error (:func:`check_model_flags`). Columns in none of ``--qi_ids`` / ``--i
 (:func:`header_like_first_row`) gives a warning.
 Wrong or missing arguments, unreadable files and infeasible requests end with a one-line
 ``depersonalize: error: ...`` on standard error and exit code 2, in the flags' words
-(:func:`flag_names`). ``-a group_join``, ``time_optimal`` and ``baseline`` show a progress
-bar on standard error when tqdm is installed (``pip install "pdanon[progress]"``): with
-``--progress auto`` once a run on a terminal has lasted two seconds, always with ``--progress
-always``; the other algorithms, and every algorithm without tqdm, show a spinner with the
-elapsed time instead (after a second). ``--progress never`` shows neither. docs/cli.md has
-examples.
+(:func:`flag_names`). The anonymizing algorithms (``-a group_join``, ``time_optimal``,
+``baseline``, ``datafly``, ``greedy``) show a progress bar on standard error (tqdm, a
+dependency of pdanon): with ``--progress auto`` once a run on a terminal has lasted two
+seconds, always with ``--progress always``; the others (hasher, randomization, shufflers: they
+take seconds at most), and every algorithm in an installation without tqdm, show a spinner
+with the elapsed time instead (after a second). ``--progress never`` shows neither.
+docs/cli.md has examples.
 
 Example
 -------
@@ -128,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cols2shuffle", help='shufflers: column numbers to shuffle ("1,3,5"; '
                    "default all)")
     p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
-                   help="progress bar (group_join, time_optimal, baseline, with tqdm installed) "
-                   "or spinner on standard error for long runs (auto: when it is a terminal)")
+                   help="progress bar (group_join, time_optimal, baseline, datafly, greedy) "
+                   "or spinner (the other algorithms) on standard error for long runs (auto: "
+                   "when it is a terminal)")
     p.add_argument("--key-file", metavar="PATH",
                    help="-a hasher: file holding the secret key bytes (at most "
                    f"{MAX_KEY_FILE_BYTES}; a trailing newline is stripped); writes keyed "
@@ -751,8 +753,8 @@ class Progress:
         return False
 
 
-#: the algorithms whose loops draw a progress bar (pdanon.progress) when tqdm is installed
-BAR_ALGORITHMS = ("group_join", "time_optimal", "baseline")
+#: the algorithms whose loops draw a progress bar (pdanon.progress; the others get the spinner)
+BAR_ALGORITHMS = ("group_join", "time_optimal", "baseline", "datafly", "greedy")
 
 
 def _progress_enabled(mode: str) -> bool:

@@ -406,20 +406,32 @@ def big_csv(tmp_path):
     return path
 
 
-def test_progress_spinner_on_long_runs(big_csv, tmp_path):
-    # greedy (equal_groups) has no bar of its own: the spinner shows the elapsed time
-    args = ["-i", big_csv, "-f", "-a", "greedy", "-k", 5, "--types", "rrr",
-            "-o", tmp_path / "o.csv"]
-    shown = run(*args, "--progress", "always", env={"PDANON_PROGRESS_DELAY": "0"})
-    assert shown.returncode == 0, shown.stderr
-    # (text mode turns the spinner's carriage returns into newlines)
-    assert "depersonalize: greedy (k) |" in shown.stderr
-    assert " done in " in shown.stderr
-    quiet = run(*args, "--progress", "never", env={"PDANON_PROGRESS_DELAY": "0"})
-    assert "done in" not in quiet.stderr
+def test_progress_spinner_on_long_runs(big_csv, tmp_path, monkeypatch, capsys):
+    # the algorithms without a bar of their own (hasher, randomization, shufflers) get the
+    # spinner with the elapsed time; a slow stand-in makes this run last
+    import time
+
+    from pdanon import cli
+    from pdanon.algorithms import RandomizationBaselineDepersonalizator as R
+
+    slow = R.depersonalize
+
+    def depersonalize(self, *a, **kw):
+        time.sleep(0.3)
+        return slow(self, *a, **kw)
+
+    monkeypatch.setattr(R, "depersonalize", depersonalize)
+    monkeypatch.setenv("PDANON_PROGRESS_DELAY", "0")
+    args = ["-i", str(big_csv), "-f", "-a", "randomization", "--types", "rrr", "-s", "1",
+            "-o", str(tmp_path / "o.csv")]
+    assert cli.main([*args, "--progress", "always"]) == 0
+    err = capsys.readouterr().err
+    assert "depersonalize: randomization |" in err and " done in " in err
+    assert cli.main([*args, "--progress", "never"]) == 0
+    assert "done in" not in capsys.readouterr().err
     # auto: only on a terminal (a captured stderr is not one)
-    auto = run(*args, env={"PDANON_PROGRESS_DELAY": "0"})
-    assert "done in" not in auto.stderr
+    assert cli.main(args) == 0
+    assert "done in" not in capsys.readouterr().err
 
 
 def test_progress_bar_with_tqdm(big_csv, tmp_path):
@@ -433,6 +445,21 @@ def test_progress_bar_with_tqdm(big_csv, tmp_path):
     for extra in (["--progress", "never"], []):  # never; auto: stderr is not a terminal
         quiet = run(*args, *extra, env={"PDANON_PROGRESS_DELAY": "0"})
         assert quiet.returncode == 0 and "nearest:" not in quiet.stderr, quiet.stderr
+
+
+@pytest.mark.parametrize("algorithm, desc", [("greedy", "equal_groups: group size"),
+                                             ("datafly", "datafly: generalization steps")])
+def test_progress_bar_of_greedy_and_datafly(big_csv, tmp_path, algorithm, desc):
+    pytest.importorskip("tqdm")
+    args = ["-i", big_csv, "-f", "-a", algorithm, "-k", 5, "--types", "rrr",
+            "-o", tmp_path / "o.csv"]
+    shown = run(*args, "--progress", "always", env={"PDANON_PROGRESS_DELAY": "0"})
+    assert shown.returncode == 0, shown.stderr
+    assert desc in shown.stderr and "done in" not in shown.stderr  # a bar, not the spinner
+    for extra in (["--progress", "never"], []):  # never; auto: stderr is not a terminal
+        quiet = run(*args, *extra, env={"PDANON_PROGRESS_DELAY": "0"})
+        assert quiet.returncode == 0 and desc not in quiet.stderr, quiet.stderr
+        assert "done in" not in quiet.stderr
 
 
 def test_progress_spinner_without_tqdm(big_csv, tmp_path, monkeypatch, capsys):

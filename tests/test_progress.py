@@ -263,3 +263,55 @@ def test_partitioner_bars_without_tqdm(frame, no_tqdm, capfd):
             frame.anon.k_anonymize(5, algorithm=algorithm, progress=True)
     assert capfd.readouterr().err == ""
 
+
+# ============================================================================ two owners
+
+
+@pytest.fixture()
+def owners():
+    from pdanon.parties import DataOwner, backends
+
+    backend = "coincurve" if "coincurve" in backends() else "ecpy"
+    rng = np.random.default_rng(2)
+
+    def make():
+        return tuple(DataOwner(pd.DataFrame({c: rng.integers(0, 40, 200)}), k=3,
+                               quasi_identifiers={c: "real"}, backend=backend) for c in "xy")
+    return make
+
+
+@needs_tqdm
+def test_parties_run_local_bar(owners, capfd):
+    from pdanon.parties import run_local
+
+    a, b = owners()
+    run_local(a, b, progress=True)
+    err = capfd.readouterr().err
+    # the owners' local GroupJoin, then the merge rounds up to the fewest local groups - 1
+    assert "group_join: violating groups" in err and "parties: merge rounds" in err
+    bound = min(a.stats["local_groups"], b.stats["local_groups"]) - 1
+    assert a.stats["rounds"] > 0 and f"{a.stats['rounds']}/{bound}" in err
+    for progress_value in (False, None):  # refused; auto off a terminal
+        a, b = owners()
+        run_local(a, b, progress=progress_value)
+        assert capfd.readouterr().err == ""
+
+
+@needs_tqdm
+def test_parties_run_party_bar(owners, capfd):
+    import socket
+    import threading
+
+    from pdanon.parties import SocketChannel, run_party
+
+    a, b = owners()
+    s1, s2 = socket.socketpair()
+    other = threading.Thread(target=run_party, args=(b, SocketChannel(s2)),
+                             kwargs={"first": False, "timeout": 60, "progress": False})
+    other.start()
+    run_party(a, SocketChannel(s1), first=True, timeout=60, progress=True)
+    other.join()
+    err = capfd.readouterr().err
+    assert "parties: merge rounds" in err and f"{a.stats['rounds']}/" in err
+    with pytest.raises(InvalidInputError, match="progress must be None"):
+        run_party(a, SocketChannel(s1), first=True, progress="yes")

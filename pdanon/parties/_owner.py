@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from pdanon import progress as _progress
 from pdanon._errors import InvalidInputError, VerificationError
 from pdanon.parties import _curve, _proofs, _wire
 from pdanon.parties._curve import ProtocolError
@@ -21,6 +22,8 @@ from pdanon.parties._wire import VERSION
 __all__ = ["DataOwner", "run_local", "run_party"]
 
 _SALT_DST = b"pdanon/parties/v1/session-salt"
+#: tables from this many rows may show a progress bar (progress=None; see pdanon.progress)
+PROGRESS_ROWS = 1_000
 _RNG = secrets.SystemRandom()  # shuffles that hide row order from the other owner
 
 
@@ -630,11 +633,44 @@ def _tol_arr(x: np.ndarray) -> np.ndarray:
 # ============================================================================ drivers
 
 
-def run_local(first: DataOwner, second: DataOwner, *, observer=None) -> pd.DataFrame:
+class _RoundsBar:
+    """The progress bar of a protocol run: opened once the owners have anonymized locally
+    (GroupJoin draws its own bar there), it shows the encryption phase, then counts the merge
+    rounds up to their bound (each round merges one group of every owner, so a run takes fewer
+    rounds than the fewest local groups; most end sooner)."""
+
+    def __init__(self, owners):
+        groups = min(int(o.stats.get("local_groups", 0)) for o in owners)
+        self._owner = owners[0]
+        self._cm = _progress.progress_bar(
+            max(groups - 1, 0) or None, desc="parties: encrypting row ids", unit="round",
+            long=self._owner.n >= PROGRESS_ROWS)
+        self._rounds = False
+
+    def __enter__(self):
+        self.bar = self._cm.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+    def advance(self) -> None:
+        owner = self._owner
+        if owner._state in ("round", "table", "done"):
+            if not self._rounds:
+                self._rounds = True
+                self.bar.set_description("parties: merge rounds")
+            self.bar.update(owner._round - self.bar.count)
+
+
+def run_local(first: DataOwner, second: DataOwner, *, observer=None,
+              progress=None) -> pd.DataFrame:
     """Run the protocol between two owners in this process, passing the serialized messages
     back and forth (exactly what two processes would exchange). ``observer(sender, message)``
     sees every message (``sender`` is ``"first"`` or ``"second"``). Returns the joined table
-    (also in ``first.joined`` and ``second.joined``).
+    (also in ``first.joined`` and ``second.joined``). ``progress``: a bar over the merge
+    rounds (and the owners' GroupJoin bars; ``None``: for long runs in a terminal or notebook,
+    see :mod:`pdanon.progress`).
 
     Example
     -------
@@ -649,15 +685,18 @@ def run_local(first: DataOwner, second: DataOwner, *, observer=None) -> pd.DataF
     """
     if first is second:
         raise InvalidInputError("the two owners must be different objects")
-    ma = first.start(first=True)
-    mb = second.start(first=False)
-    while ma is not None or mb is not None:
-        if ma is None or mb is None:
-            raise ProtocolError("one owner finished before the other")
-        if observer is not None:
-            observer("first", ma)
-            observer("second", mb)
-        ma, mb = first.receive(mb), second.receive(ma)
+    with _progress.setting(progress):
+        ma = first.start(first=True)
+        mb = second.start(first=False)
+        with _RoundsBar([first, second]) as rounds:
+            while ma is not None or mb is not None:
+                if ma is None or mb is None:
+                    raise ProtocolError("one owner finished before the other")
+                if observer is not None:
+                    observer("first", ma)
+                    observer("second", mb)
+                ma, mb = first.receive(mb), second.receive(ma)
+                rounds.advance()
     return first.joined
 
 
@@ -678,7 +717,30 @@ def _receive(channel, cap: int, timeout):
                             f"exceed the {cap} bytes accepted here") from None
 
 
-def run_party(owner: DataOwner, channel, *, first: bool, timeout="auto") -> pd.DataFrame:
+def _exchange(owner: DataOwner, channel, out: bytes, timeout) -> bytes | None:
+    """Send ``out`` (from a helper thread) while receiving the other owner's message; return
+    this owner's answer to it."""
+    errors = []
+
+    def send():
+        try:
+            channel.send_bytes(out)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    incoming = _receive(channel, owner.max_message_bytes(), timeout)
+    sender.join(timeout)
+    if errors:
+        raise errors[0]
+    if sender.is_alive():
+        raise ProtocolError("timed out sending to the other owner")
+    return owner.receive(incoming)
+
+
+def run_party(owner: DataOwner, channel, *, first: bool, timeout="auto",
+              progress=None) -> pd.DataFrame:
     """Run one owner over ``channel`` (anything with ``send_bytes`` / ``recv_bytes(maxlength)``:
     a :class:`multiprocessing.connection.Connection` or :class:`SocketChannel`); the other
     process runs ``run_party`` with the opposite ``first``. Each message is sent from a
@@ -690,7 +752,7 @@ def run_party(owner: DataOwner, channel, *, first: bool, timeout="auto") -> pd.D
     (``"auto"``: 60 s plus 20 ms per row, room for a pure-Python peer encrypting every row;
     None waits forever). A peer that stays silent raises :class:`ProtocolError` ("timed out
     waiting for the other owner"); a channel with neither :class:`SocketChannel`'s timeout nor
-    ``poll`` cannot be bounded.
+    ``poll`` cannot be bounded. ``progress``: as in :func:`run_local` (this owner's bar).
 
     Example
     -------
@@ -710,27 +772,15 @@ def run_party(owner: DataOwner, channel, *, first: bool, timeout="auto") -> pd.D
             timeout, (int, float)) or not timeout > 0):
         raise InvalidInputError(f"timeout must be a positive number of seconds, 'auto' or None, "
                                 f"got {timeout!r}")
+    progress = _progress.check(progress)
     out = None
     try:
-        out = owner.start(first=first)
-        while out is not None:
-            errors = []
-
-            def send(msg=out):
-                try:
-                    channel.send_bytes(msg)
-                except BaseException as exc:  # reported below
-                    errors.append(exc)
-
-            sender = threading.Thread(target=send, daemon=True)
-            sender.start()
-            incoming = _receive(channel, owner.max_message_bytes(), timeout)
-            sender.join(timeout)
-            if errors:
-                raise errors[0]
-            if sender.is_alive():
-                raise ProtocolError("timed out sending to the other owner")
-            out = owner.receive(incoming)
+        with _progress.setting(progress):
+            out = owner.start(first=first)
+            with _RoundsBar([owner]) as rounds:
+                while out is not None:
+                    out = _exchange(owner, channel, out, timeout)
+                    rounds.advance()
     except EOFError:
         raise ProtocolError("the other owner closed the connection before the end") from None
     except BaseException as exc:

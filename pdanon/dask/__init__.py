@@ -400,10 +400,10 @@ class DaskAnonAccessor:
         write_options : dict, optional
             Extra keywords for ``to_parquet`` (e.g. ``{"compression": "zstd"}``).
         progress : bool, optional
-            A bar over the phases (cuts, parts, verification) on standard error or in the
-            notebook: ``None`` (default) when tqdm is installed and the run lasts more than
-            2 s in a terminal or notebook, ``True`` always, ``False`` never (see
-            :mod:`pdanon.progress`).
+            A bar over the phases (Mondrian: cuts, parts, verification; optimal:
+            dictionaries, counts, search, apply, verification) on standard error or in the
+            notebook: ``None`` (default) when the run lasts more than 2 s in a terminal or
+            notebook, ``True`` always, ``False`` never (see :mod:`pdanon.progress`).
         **roles
             Role keywords.
 

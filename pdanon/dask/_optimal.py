@@ -261,7 +261,22 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
                       verify: bool = True, write_options: dict | None = None):
     """Optimal full-domain recoding of a Dask DataFrame (module docstring). Returns
     ``(out, info)``; ``out`` has the input's partitions and index, and equals the pandas
-    ``df.anon.anonymize(model, algorithm="optimal", ...)`` of the computed frame."""
+    ``df.anon.anonymize(model, algorithm="optimal", ...)`` of the computed frame. A progress
+    bar (:mod:`pdanon.progress`) takes one step per phase: dictionaries, counts, search,
+    apply, verification."""
+    from pdanon.progress import progress_bar
+
+    # Dask runs are long enough for auto mode's terminal / notebook rule
+    with progress_bar(4 + bool(verify), desc="optimal (dask): dictionaries",
+                      unit="phase") as bar:
+        return _anonymize_optimal(ddf, roles, model, hierarchies, objective,
+                                  max_suppressed_rows, levels, labels, path, verify,
+                                  write_options, bar)
+
+
+def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed_rows, levels,
+                       labels, path, verify, write_options, bar):
+    """:func:`anonymize_optimal`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
 
@@ -295,6 +310,8 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     check_star_columns(dict_cols, hierarchies, levels)  # before the counts and the search
     budget = suppression_budget(max_suppressed_rows, n, default=0)
     timings["dictionaries"] = time.perf_counter() - started
+    bar.update(1)
+    bar.set_description("optimal (dask): counts")
 
     # -- 2. finest counts ----------------------------------------------------------------
     t0 = time.perf_counter()
@@ -305,6 +322,8 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     weights = table["n"].to_numpy(np.int64)
     codes = [table[f"c{j}"].to_numpy(np.int64) for j in range(len(qnames) + len(snames))]
     timings["counts"] = time.perf_counter() - t0
+    bar.update(1)
+    bar.set_description("optimal (dask): search")
 
     # -- 3. search -----------------------------------------------------------------------
     t0 = time.perf_counter()
@@ -319,6 +338,8 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
                            bounds=lattice_bounds(cols, levels), weights=weights)
     chosen, suppressed, search_info = search_result(search, model, budget)
     timings["search"] = time.perf_counter() - t0
+    bar.update(1)
+    bar.set_description("optimal (dask): apply")
 
     # -- published cells, per combination: the figures pandas reports ---------------------
     rows_sup = int(weights[suppressed].sum())
@@ -398,12 +419,15 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
     else:
         result = out
     timings["apply"] = time.perf_counter() - t0
+    bar.update(1)
 
     # -- 5. verification -----------------------------------------------------------------
     if verify:
         t0 = time.perf_counter()
+        bar.set_description("optimal (dask): verification")
         info["verified"] = verify_output(result, qnames, sensitive, model, n)
         timings["verify"] = time.perf_counter() - t0
+        bar.update(1)
     timings["total"] = time.perf_counter() - started
     info["timings"] = timings
     info["collected_bytes"] = int(collected)

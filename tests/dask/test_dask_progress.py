@@ -1,4 +1,5 @@
-"""Progress bars of Mondrian on Dask (pdanon/dask/_mondrian.py, pdanon/progress.py)."""
+"""Progress bars of Mondrian and optimal on Dask (pdanon/dask/_mondrian.py, _optimal.py,
+pdanon/progress.py)."""
 
 import pandas as pd
 import pytest
@@ -36,3 +37,21 @@ def test_a_bad_value_names_progress(ddf):
 
     with pytest.raises(InvalidInputError, match="progress must be"):
         ddf.anon.k_anonymize(2, progress="yes")
+
+
+def test_optimal_bar_over_its_phases(ddf, capfd):
+    from pdanon.hierarchy import intervals
+
+    kw = dict(algorithm="optimal", hierarchies={"age": intervals([10, 20])},
+              quasi_identifiers={"age": "real", "zip": "unordered"})
+    with dask.config.set(scheduler="synchronous"):
+        out = ddf.anon.k_anonymize(2, progress=True, **kw)
+        err = capfd.readouterr().err
+        assert "optimal (dask): verification" in err and "5/5" in err
+        assert out.anon.info["verified"]["k"] >= 2
+        ddf.anon.k_anonymize(2, verify=False, progress=True, **kw)  # no verification phase
+        err = capfd.readouterr().err
+        assert "optimal (dask): apply" in err and "4/4" in err
+        ddf.anon.k_anonymize(2, **kw)  # auto: stderr is not a terminal under pytest
+        ddf.anon.k_anonymize(2, progress=False, **kw)
+    assert "optimal (dask)" not in capfd.readouterr().err

@@ -258,7 +258,7 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
                 random_state: int = 0, n_threads: int | None = None, missing: str = "value",
                 risk: bool = True, population: pd.DataFrame | None = None,
                 sampling_fraction=None, weights=None, household=None,
-                threshold: float = 0.2, **roles) -> pd.DataFrame:
+                threshold: float = 0.2, progress=None, **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
         ``metric``, ``value``, ``better`` ("higher"/"lower": safer for risk rows, more useful
         for utility rows) and ``meaning``.
@@ -276,7 +276,9 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         of :meth:`risk_summary` (threshold ``threshold``; journalist rows with ``population=``
         or ``sampling_fraction=``; the global risk and expected re-identifications with
         ``weights=<column>``, household figures with ``household=<column>``) are shown unless
-        ``risk=False``. See :mod:`pdanon.metrics`.
+        ``risk=False``. ``progress``: a bar over the machine-learning models (``None``: when
+        they last, in a terminal or notebook; see :mod:`pdanon.progress`). See
+        :mod:`pdanon.metrics`.
 
         Example
         -------
@@ -285,16 +287,18 @@ class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
         >>> float(m.set_index("metric").loc["t_closeness_emd", "value"])
         0.25
         """
+        from pdanon import progress as _progress
         from pdanon.accessor_risk import survey_roles
         from pdanon.metrics.report import metrics_table
 
         r = self._measured_roles(survey_roles(roles, weights, household))
-        return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
-                             sensitive=r.sensitive, target=target, ml=ml,
-                             random_state=random_state, n_threads=n_threads, missing=missing,
-                             risk=risk, population=population,
-                             sampling_fraction=sampling_fraction, weights=weights,
-                             household=household, threshold=threshold)
+        with _progress.setting(progress):
+            return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
+                                 sensitive=r.sensitive, target=target, ml=ml,
+                                 random_state=random_state, n_threads=n_threads,
+                                 missing=missing, risk=risk, population=population,
+                                 sampling_fraction=sampling_fraction, weights=weights,
+                                 household=household, threshold=threshold)
 
     @checked
     def check(self, policy=None, *, original: pd.DataFrame | None = None, **roles):

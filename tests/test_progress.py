@@ -315,3 +315,26 @@ def test_parties_run_party_bar(owners, capfd):
     assert "parties: merge rounds" in err and f"{a.stats['rounds']}/" in err
     with pytest.raises(InvalidInputError, match="progress must be None"):
         run_party(a, SocketChannel(s1), first=True, progress="yes")
+
+
+@needs_tqdm
+def test_report_bar_over_its_steps_and_the_linkage_attack(capfd):
+    """The report draws one bar over its steps (and the linkage attack's models inside
+    it); progress=False silences both, and auto mode off a terminal draws nothing."""
+    from pdanon.report import build_report
+
+    df = pdanon.datasets.make_patients(300, seed=3)
+    roles = dict(quasi_identifiers={"zipcode": "unordered", "age": "real"},
+                 sensitive=["disease"])
+    out = df.anon.k_anonymize(5, algorithm="mondrian", **roles)
+    capfd.readouterr()
+    shown = build_report(out, df, target="gender", progress=True)
+    err = capfd.readouterr().err
+    assert "report" in err and "6/6" in err and "metrics: " in err
+    quiet = build_report(out, df, target="gender", progress=False)
+    assert capfd.readouterr().err == ""
+    assert quiet.to_html() == shown.to_html()
+    build_report(out, df)
+    assert capfd.readouterr().err == ""
+    build_report(out, df, internal=True, progress=True)
+    assert "8/8" in capfd.readouterr().err

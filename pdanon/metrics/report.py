@@ -211,14 +211,22 @@ def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, 
             add(key, value)
         if ml:
             from pdanon.metrics import ml as _ml
+            from pdanon.progress import progress_bar
 
-            add("boosting_security_score", _ml.boosting_security_score(
-                orig, anonymized, qis, random_state=random_state, n_threads=n_threads))
-            if target is not None:
-                r = _ml.boosting_utility(orig, anonymized, target=target,
-                                         quasi_identifiers=qis, random_state=random_state,
-                                         n_threads=n_threads)
-                add(f"boosting_{r['metric']}_ratio", r["ratio"], target=target)
+            # seconds of model fitting: a bar (after 2 s, in a terminal or notebook; the
+            # enclosing progress setting decides, e.g. the report's progress=)
+            with progress_bar(1 + (target is not None), desc="metrics: linkage attack",
+                              unit="model") as bar:
+                add("boosting_security_score", _ml.boosting_security_score(
+                    orig, anonymized, qis, random_state=random_state, n_threads=n_threads))
+                bar.update()
+                if target is not None:
+                    bar.set_description(f"metrics: utility for {target!r}")
+                    r = _ml.boosting_utility(orig, anonymized, target=target,
+                                             quasi_identifiers=qis, random_state=random_state,
+                                             n_threads=n_threads)
+                    add(f"boosting_{r['metric']}_ratio", r["ratio"], target=target)
+                    bar.update()
     elif ml:
         from pdanon._errors import InvalidInputError
 

@@ -288,8 +288,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         raise InvalidInputError("the report needs at least one quasi-identifier: pass "
                                 "quasi_identifiers=[...] or report on a frame pdanon made")
     steps = _STEPS + (2 if internal else 0)
-    with _progress.progress_bar(steps, desc="report", enabled=_progress.check(progress),
-                                long=len(anonymized) >= 20_000, unit="step") as bar:
+    with _progress.setting(progress), _progress.progress_bar(
+            steps, desc="report", long=len(anonymized) >= 20_000, unit="step") as bar:
         report = _gather(anonymized, original, r, qis, sens, title=title, target=target,
                          tradeoff=tradeoff, threshold=threshold, random_state=random_state,
                          digest_key=digest_key, policy=policy, internal=internal, bar=bar,

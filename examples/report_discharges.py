@@ -21,11 +21,8 @@ from pathlib import Path
 import pdanon
 
 raw = pdanon.datasets.make_discharges(50_000, seed=0)
-roles = dict(identifiers=["patient_id", "name", "note"],
-             quasi_identifiers={"birth_date": "ordered", "admission_date": "ordered",
-                                "zip": "unordered", "sex": "unordered",
-                                "ethnicity": "unordered"},
-             sensitive=["diagnosis"], insensitive=["discharge_date", "charges", "weight"])
+roles = pdanon.datasets.DISCHARGE_ROLES  # identifiers dropped, dates / ZIP / sex / ethnicity
+                                         # quasi-identifiers, the diagnosis sensitive
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the roles are decided above; say nothing more

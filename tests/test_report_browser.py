@@ -172,11 +172,7 @@ def _discharge_reports(tmp_path):
     """The 50,000-row discharge example (examples/report_discharges.py): its report and its
     internal report."""
     raw = pdanon.datasets.make_discharges(50_000, seed=0)
-    roles = dict(identifiers=["patient_id", "name", "note"],
-                 quasi_identifiers={"birth_date": "ordered", "admission_date": "ordered",
-                                    "zip": "unordered", "sex": "unordered",
-                                    "ethnicity": "unordered"},
-                 sensitive=["diagnosis"], insensitive=["discharge_date", "charges", "weight"])
+    roles = pdanon.datasets.DISCHARGE_ROLES
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         release = raw.anon.k_anonymize(

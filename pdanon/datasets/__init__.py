@@ -107,6 +107,18 @@ _NOTES = ["stable at discharge", "follow-up in two weeks with GP", "readmitted w
           "family informed by phone", "transferred from county hospital"]
 
 
+#: the roles of :func:`make_discharges` a publisher would decide: the identifiers dropped,
+#: dates of birth and admission, ZIP code, sex and ethnicity as quasi-identifiers, the
+#: diagnosis sensitive, the rest published as it is (examples and tests use them)
+DISCHARGE_ROLES = {
+    "identifiers": ["patient_id", "name", "note"],
+    "quasi_identifiers": {"birth_date": "ordered", "admission_date": "ordered",
+                          "zip": "unordered", "sex": "unordered", "ethnicity": "unordered"},
+    "sensitive": ["diagnosis"],
+    "insensitive": ["discharge_date", "charges", "weight"],
+}
+
+
 def make_discharges(n: int = 2_000, seed: int | None = 0) -> pd.DataFrame:
     """A synthetic hospital discharge table as publishers hold it: direct identifiers, free
     text, dates, ZIP codes with leading zeros, missing cells and survey weights.

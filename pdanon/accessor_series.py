@@ -106,7 +106,8 @@ class SeriesAnonAccessor:
         return self._run("add_noise", method="additive", noise=noise, seed=seed)
 
     @checked
-    def rank_swap(self, *, p: float = 5.0, seed=None) -> pd.Series:
+    def rank_swap(self, *, p: float = 5.0, seed=None, rule: str = "blocks",
+                  top_percent: float = 0.0, bottom_percent: float = 0.0) -> pd.Series:
         """Rank swapping within ``p`` percent of the ranks; see
         :meth:`pdanon.accessor.AnonAccessor.rank_swap`.
 
@@ -116,7 +117,8 @@ class SeriesAnonAccessor:
         >>> sorted(s.anon.rank_swap(p=2, seed=0)) == sorted(s)
         True
         """
-        return self._run("rank_swap", p=p, seed=seed)
+        return self._run("rank_swap", p=p, seed=seed, rule=rule, top_percent=top_percent,
+                         bottom_percent=bottom_percent)
 
     @checked
     def pram(self, *, matrix=None, p: float | None = None, invariant: bool = True,

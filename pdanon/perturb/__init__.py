@@ -70,7 +70,7 @@ from pdanon.perturb.suppression import (
     suppression_mask,
     suppression_order,
 )
-from pdanon.perturb.swap import rank_swap_series, swap_partners
+from pdanon.perturb.swap import moore_partners, rank_swap_series, swap_partners
 
 __all__ = [
     "SecretKey",
@@ -109,4 +109,5 @@ __all__ = [
     "suppression_mask",
     "suppression_order",
     "swap_partners",
+    "moore_partners",
 ]

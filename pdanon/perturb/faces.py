@@ -382,10 +382,11 @@ def code_by_roles(df: pd.DataFrame, roles, columns, side: str, *, threshold=None
 
 
 def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, seed=None,
-                       keep_identifiers: bool = False):
+                       keep_identifiers: bool = False, rule: str = "blocks",
+                       top_percent=0.0, bottom_percent=0.0):
     """The engine of ``df.anon.rank_swap``; returns ``(frame, roles, info)``. Each column is
-    swapped on its own (:func:`pdanon.perturb.swap.rank_swap_series`); ``p`` is one percentage
-    or ``{column: percentage}``.
+    swapped on its own (:func:`pdanon.perturb.swap.rank_swap_series`); ``p``,
+    ``top_percent`` and ``bottom_percent`` are one percentage or ``{column: percentage}``.
 
     Example
     -------
@@ -398,13 +399,18 @@ def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, s
     if columns is None:
         raise InvalidInputError("rank_swap needs the columns to swap: df.anon.rank_swap(['income'])")
     cols, _ = _value_columns(df, roles, columns, "rank_swap", "rank swapping")
-    check_option_columns(p, cols, "p")
+    for name, option in (("p", p), ("top_percent", top_percent),
+                         ("bottom_percent", bottom_percent)):
+        check_option_columns(option, cols, name)
     rng = make_rng(seed)
     out = df.copy(deep=False)
     per = {}
     for c in cols:
-        c_p = per_column(p, c)
-        new, per[c] = rank_swap_series(df[c], p=DEFAULT_PERCENT if c_p is None else c_p, rng=rng)
+        c_p, c_top, c_bottom = (per_column(p, c), per_column(top_percent, c),
+                                per_column(bottom_percent, c))
+        new, per[c] = rank_swap_series(df[c], p=DEFAULT_PERCENT if c_p is None else c_p, rng=rng,
+                                       rule=rule, top_percent=c_top or 0.0,
+                                       bottom_percent=c_bottom or 0.0)
         out[c] = new.array
     info = {"operation": "rank_swap", "columns": per,
             "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}

@@ -248,8 +248,9 @@ class PerturbationMethods:
         return self._result(out, r, info)
 
     @checked
-    def rank_swap(self, columns, *, p: float = 5.0, seed=None, rule: str = "blocks",
+    def rank_swap(self, columns, *, p: float | None = None, seed=None, rule: str = "blocks",
                   top_percent: float = 0.0, bottom_percent: float = 0.0,
+                  r0: float | None = None, k0: float | None = None,
                   keep_identifiers: bool = False, **roles) -> pd.DataFrame:
         """Rank swapping (Moore 1996): each value of a column is exchanged with the value of
         at most one partner whose rank differs by at most ``p`` percent of the column's
@@ -271,6 +272,11 @@ class PerturbationMethods:
             sdcMicro's ``TopPercent`` / ``BottomPercent`` (0 here by default; sdcMicro's
             default is 5): the largest / smallest values are first replaced by their mean and
             left out of the swapping (numeric columns).
+        r0, k0 : float or {column: float}
+            sdcMicro's preservation factors instead of ``p``: ``r0`` (in [0, 1]) the
+            correlation of a value with its swapped value to keep, ``k0`` (>= 0) the
+            subset-mean preservation; the rank range is derived from them
+            (:func:`pdanon.perturb.swap.percent_from`) and recorded in ``info``.
         seed : int, optional
             Reproducible results; without it the randomness comes from :mod:`secrets`.
         keep_identifiers : bool
@@ -292,7 +298,7 @@ class PerturbationMethods:
         out, r, info = perturb.rank_swap_by_roles(
             self._df, self._roles_for(columns, roles), columns, p=p, seed=seed,
             keep_identifiers=keep_identifiers, rule=rule, top_percent=top_percent,
-            bottom_percent=bottom_percent)
+            bottom_percent=bottom_percent, r0=r0, k0=k0)
         return self._result(out, r, info)
 
     @checked

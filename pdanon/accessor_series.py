@@ -106,8 +106,9 @@ class SeriesAnonAccessor:
         return self._run("add_noise", method="additive", noise=noise, seed=seed)
 
     @checked
-    def rank_swap(self, *, p: float = 5.0, seed=None, rule: str = "blocks",
-                  top_percent: float = 0.0, bottom_percent: float = 0.0) -> pd.Series:
+    def rank_swap(self, *, p: float | None = None, seed=None, rule: str = "blocks",
+                  top_percent: float = 0.0, bottom_percent: float = 0.0,
+                  r0: float | None = None, k0: float | None = None) -> pd.Series:
         """Rank swapping within ``p`` percent of the ranks; see
         :meth:`pdanon.accessor.AnonAccessor.rank_swap`.
 
@@ -118,7 +119,7 @@ class SeriesAnonAccessor:
         True
         """
         return self._run("rank_swap", p=p, seed=seed, rule=rule, top_percent=top_percent,
-                         bottom_percent=bottom_percent)
+                         bottom_percent=bottom_percent, r0=r0, k0=k0)
 
     @checked
     def pram(self, *, matrix=None, p: float | None = None, invariant: bool = True,

@@ -759,3 +759,24 @@ def test_local_suppression_errors():
         df.anon.local_suppression(2, importance=["a"], **roles)
     with pytest.raises(InvalidInputError, match="every quasi-identifier"):
         df.anon.local_suppression(2, importance={"a": 1, "zz": 2}, **roles)
+
+
+def test_rank_swap_r0_and_k0_derive_the_range_as_sdcmicro():
+    """R0 and K0 give sdcMicro's rank range (RankSwapping.h): P = sqrt(2 var (1 - R0)) / delta
+    and P = sqrt(8/3) K0 |mean| / delta, delta between the tails' inner bounds."""
+    values = np.array([float(v) for v in range(1, 201)])
+    df = pd.DataFrame({"x": values})
+    out = df.anon.rank_swap("x", r0=0.95, top_percent=5, bottom_percent=5, seed=1,
+                            insensitive=[])
+    info = out.anon.info["columns"]["x"]
+    middle = values[10:190]
+    delta = abs(values[189 + 1] - values[9])  # smallest top-coded 191, largest bottom-coded 10
+    expected = 100 * np.sqrt(2 * middle.var() * 0.05) / delta
+    assert info["r0"] == 0.95 and info["p"] == pytest.approx(expected)
+    assert info["max_rank_distance"] == int(np.floor(expected * 180 / 100))
+    k = df.anon.rank_swap("x", k0=0.1, seed=1, insensitive=[]).anon.info["columns"]["x"]
+    assert k["p"] == pytest.approx(100 * np.sqrt(8 / 3) * 0.1 * values.mean() / 199)
+    with pytest.raises(InvalidInputError, match="not p and r0"):
+        df.anon.rank_swap("x", p=5, r0=0.9, insensitive=[])
+    with pytest.raises(InvalidInputError, match=r"r0 must be a number \[0, 1\]"):
+        df.anon.rank_swap("x", r0=1.5, insensitive=[])

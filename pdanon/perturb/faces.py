@@ -18,7 +18,7 @@ from pdanon.perturb.pseudonyms import (SecretKey, column_contexts, hmac_pseudony
 from pdanon.perturb.randomize import randomize_frame
 from pdanon.perturb.randomness import make_rng, seed_info
 from pdanon.perturb.shuffle import shuffle_frame
-from pdanon.perturb.swap import DEFAULT_PERCENT, rank_swap_series
+from pdanon.perturb.swap import rank_swap_series
 from pdanon.recode import publish_frame
 
 
@@ -381,9 +381,9 @@ def code_by_roles(df: pd.DataFrame, roles, columns, side: str, *, threshold=None
     return _finish(out, roles, keep_identifiers, info)
 
 
-def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, seed=None,
+def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=None, seed=None,
                        keep_identifiers: bool = False, rule: str = "blocks",
-                       top_percent=0.0, bottom_percent=0.0):
+                       top_percent=0.0, bottom_percent=0.0, r0=None, k0=None):
     """The engine of ``df.anon.rank_swap``; returns ``(frame, roles, info)``. Each column is
     swapped on its own (:func:`pdanon.perturb.swap.rank_swap_series`); ``p``,
     ``top_percent`` and ``bottom_percent`` are one percentage or ``{column: percentage}``.
@@ -400,7 +400,7 @@ def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, s
         raise InvalidInputError("rank_swap needs the columns to swap: df.anon.rank_swap(['income'])")
     cols, _ = _value_columns(df, roles, columns, "rank_swap", "rank swapping")
     for name, option in (("p", p), ("top_percent", top_percent),
-                         ("bottom_percent", bottom_percent)):
+                         ("bottom_percent", bottom_percent), ("r0", r0), ("k0", k0)):
         check_option_columns(option, cols, name)
     rng = make_rng(seed)
     out = df.copy(deep=False)
@@ -408,9 +408,10 @@ def rank_swap_by_roles(df: pd.DataFrame, roles, columns, *, p=DEFAULT_PERCENT, s
     for c in cols:
         c_p, c_top, c_bottom = (per_column(p, c), per_column(top_percent, c),
                                 per_column(bottom_percent, c))
-        new, per[c] = rank_swap_series(df[c], p=DEFAULT_PERCENT if c_p is None else c_p, rng=rng,
-                                       rule=rule, top_percent=c_top or 0.0,
-                                       bottom_percent=c_bottom or 0.0)
+        c_r0, c_k0 = per_column(r0, c), per_column(k0, c)
+        new, per[c] = rank_swap_series(df[c], p=c_p, rng=rng, rule=rule,
+                                       top_percent=c_top or 0.0,
+                                       bottom_percent=c_bottom or 0.0, r0=c_r0, k0=c_k0)
         out[c] = new.array
     info = {"operation": "rank_swap", "columns": per,
             "cells_changed": sum(v["cells_changed"] for v in per.values()), **seed_info(seed)}

@@ -133,10 +133,51 @@ def _check_tail(value, name: str) -> float:
     return float(value)
 
 
-def rank_swap_series(series: pd.Series, *, p: float = DEFAULT_PERCENT,
+def percent_from(values: np.ndarray, top: int, bottom: int, *, r0=None, k0=None) -> float:
+    """sdcMicro's rank range from a preservation factor, as a percentage: with ``values``
+    sorted ascending, ``top`` / ``bottom`` values coded, ``delta`` = |largest bottom-coded
+    value (else the smallest) - smallest top-coded value (else the largest)|, and the mean
+    and (population) variance of the values left, ``R0`` gives ``P = sqrt(2 var (1 - R0)) /
+    delta`` (the correlation between a value and its swapped value at least R0), ``K0`` gives
+    ``P = sqrt(8/3) K0 |mean| / delta`` (subset means preserved within K0); 100 P, at most 100.
+
+    Example
+    -------
+    >>> round(percent_from(np.arange(100.0), 0, 0, r0=0.95), 3)   # sqrt(2 * 833.25 * 0.05) / 99
+    9.22
+    """
+    m = len(values)
+    if m == 0:
+        return 0.0
+    high = values[m - top] if top else values[m - 1]
+    low = values[bottom - 1] if bottom else values[0]
+    delta = abs(float(high) - float(low))
+    middle = values[bottom:m - top]
+    if delta == 0 or not len(middle):
+        return 0.0
+    if r0 is not None:
+        fraction = math.sqrt(2.0 * float(np.var(middle)) * (1.0 - r0)) / delta
+    else:
+        fraction = math.sqrt(8.0 / 3.0) * k0 * abs(float(np.mean(middle))) / delta
+    return min(100.0, 100.0 * fraction)
+
+
+def _check_factor(value, name: str, high: float | None):
+    if value is None:
+        return None
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+            or not math.isfinite(float(value)) or value < 0 or (high is not None
+                                                                  and value > high)):
+        span = f"[0, {high:g}]" if high is not None else ">= 0"
+        raise InvalidInputError(f"{name} must be a number {span}, got {value!r}")
+    return float(value)
+
+
+def rank_swap_series(series: pd.Series, *, p: float | None = None,
                      rng: np.random.Generator | None = None, rule: str = "blocks",
-                     top_percent: float = 0.0,
-                     bottom_percent: float = 0.0) -> tuple[pd.Series, dict]:
+                     top_percent: float = 0.0, bottom_percent: float = 0.0,
+                     r0: float | None = None,
+                     k0: float | None = None) -> tuple[pd.Series, dict]:
     """Rank-swap one column; returns ``(new column, details)``.
 
     With ``m`` non-missing cells, ranked by value (ties in random order), every value is
@@ -149,8 +190,10 @@ def rank_swap_series(series: pd.Series, *, p: float = DEFAULT_PERCENT,
     100)`` smallest are first replaced by their mean (rounded in an integer column, so its
     dtype stays) and not swapped. Otherwise values are only moved between the column's
     non-missing cells: the multiset of values, the missing cells, the dtype, index and name
-    are kept. ``details``: ``p``, ``rule``, ``max_rank_distance`` (``d``), ``pairs``,
-    ``top_coded``, ``bottom_coded`` and ``cells_changed``.
+    are kept. Instead of ``p`` (default 5), sdcMicro's ``r0`` (correlation preservation, in
+    [0, 1]) or ``k0`` (subset-mean preservation, >= 0) derive it (:func:`percent_from`; numeric
+    columns). ``details``: ``p``, ``rule``, ``max_rank_distance`` (``d``), ``pairs``,
+    ``top_coded``, ``bottom_coded``, ``r0`` / ``k0`` when given, and ``cells_changed``.
 
     Example
     -------
@@ -164,7 +207,12 @@ def rank_swap_series(series: pd.Series, *, p: float = DEFAULT_PERCENT,
     ([1.0, 2.0, 3.0, 4.0, 52.5, 52.5], 2)
     """
     rng = make_rng() if rng is None else rng
-    p = check_percent(p)
+    r0, k0 = _check_factor(r0, "r0", 1.0), _check_factor(k0, "k0", None)
+    given = [name for name, v in (("p", p), ("r0", r0), ("k0", k0)) if v is not None]
+    if len(given) > 1:
+        raise InvalidInputError(f"pass one of p= (the rank range, in percent), r0= or k0= "
+                                f"(sdcMicro's preservation factors), not {' and '.join(given)}")
+    p = check_percent(DEFAULT_PERCENT if p is None else p) if r0 is None and k0 is None else p
     if rule not in RULES:
         raise InvalidInputError(f"rule must be one of {list(RULES)} (the pairing of ranks), "
                                 f"got {rule!r}")
@@ -175,8 +223,10 @@ def rank_swap_series(series: pd.Series, *, p: float = DEFAULT_PERCENT,
     rows = np.flatnonzero(series.notna().to_numpy())[np.lexsort((rng.random(m), keys))]
     top = int(math.floor(m * top_percent / 100.0 + 1e-9))
     bottom = int(math.floor(m * bottom_percent / 100.0 + 1e-9))
-    if top or bottom:
+    if top or bottom or r0 is not None or k0 is not None:
         _refuse_tails(series)
+    if r0 is not None or k0 is not None:
+        p = percent_from(np.sort(keys), top, bottom, r0=r0, k0=k0)
     middle = rows[bottom:m - top]
     distance = int(math.floor(p * len(middle) / 100.0 + 1e-9))
     partner = RULES[rule](len(middle), distance, rng)
@@ -189,16 +239,18 @@ def rank_swap_series(series: pd.Series, *, p: float = DEFAULT_PERCENT,
         if len(tail):
             out, count = _to_mean(out, series, tail)
             changed += count
+    factors = {k: v for k, v in (("r0", r0), ("k0", k0)) if v is not None}
     return out, {"p": p, "rule": rule, "max_rank_distance": distance,
                  "pairs": int(len(moved) // 2), "top_coded": top, "bottom_coded": bottom,
-                 "cells_changed": changed}
+                 **factors, "cells_changed": changed}
 
 
 def _refuse_tails(series: pd.Series) -> None:
     if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(
             series.dtype):
         raise KindError(f"column {series.name!r} has dtype {series.dtype}: top_percent / "
-                        f"bottom_percent replace the tails by their mean, which needs numbers")
+                        f"bottom_percent (tails replaced by their mean) and r0 / k0 need "
+                        f"numbers")
 
 
 def _to_mean(out: pd.Series, original: pd.Series, rows: np.ndarray):

@@ -145,6 +145,38 @@ def _space(df, real=(), unordered=()):
 # ----------------------------------------------------------------------------- exact MDAV
 
 
+def both_paths(num, cat, k):
+    """mdav_groups through its compact small-table path and through its large-table path
+    (the sampled bounds, the centroid shortcut, the far-group search), which must agree."""
+    saved = M.SMALL_ROWS
+    try:
+        M.SMALL_ROWS = 10**9
+        small = M.mdav_groups(num, cat, k)
+        M.SMALL_ROWS = 0
+        large = M.mdav_groups(num, cat, k)
+    finally:
+        M.SMALL_ROWS = saved
+    assert np.array_equal(small, large)
+    return small
+
+
+def test_exact_limb_sums_give_fsum_means_and_refuse_wide_exponents():
+    rng = np.random.default_rng(5)
+    num = rng.normal(size=(3, 400)) * 10.0 ** rng.integers(-12, 12, size=(3, 400))
+    num[1, ::4] = 0.0
+    limbs = M._Limbs(num)
+    assert limbs.ok and limbs.L >= 3
+    rows = rng.choice(400, size=173, replace=False)
+    sums = limbs.combine(limbs.limbs[:, rows].sum(axis=1))
+    for j in range(3):
+        want = math.fsum(num[j, rows].tolist())
+        assert math.ldexp(float(sums[j]), limbs.e0[j]) == want
+    assert not M._Limbs(np.array([[1e-200, 1.0, 1e200]])).ok  # too many limbs: slow path
+    wide = np.array([[1e-150, 0.5, 1e150, -3.0, 7.0, 2.0, 1e-140]])
+    assert np.array_equal(both_paths(wide, np.zeros((0, 7), np.int64), 2),
+                          naive_mdav(wide, np.zeros((0, 7), np.int64), 2))
+
+
 def test_mdav_matches_the_naive_reference_group_for_group_on_10000_rows():
     rng = np.random.default_rng(17)
     num = rng.normal(size=(4, 10_000)) * [[1.0], [3.0], [0.5], [10.0]]
@@ -167,7 +199,7 @@ def test_mdav_and_vmdav_match_the_references_on_tied_data(n, k, seed, levels, m,
     rng = np.random.default_rng(seed)
     num = rng.integers(0, levels, size=(m, n)).astype(np.float64) * 0.7
     cat = rng.integers(0, levels, size=(u, n))
-    fast = M.mdav_groups(num, cat, k)
+    fast = both_paths(num, cat, k)
     assert np.array_equal(fast, naive_mdav(num, cat, k))
     for gamma in (0.2, 1.1):
         v = M.vmdav_groups(num, cat, k, gamma)
@@ -182,7 +214,7 @@ def test_mdav_matches_the_reference_on_larger_continuous_tables(n, k, seed):
     rng = np.random.default_rng(seed)
     num = rng.standard_t(3, size=(3, n))
     cat = np.zeros((0, n), dtype=np.int64)
-    assert np.array_equal(M.mdav_groups(num, cat, k), naive_mdav(num, cat, k))
+    assert np.array_equal(both_paths(num, cat, k), naive_mdav(num, cat, k))
 
 
 def test_mdav_on_duplicated_rows_keeps_the_seed_in_its_group():
@@ -477,6 +509,6 @@ def test_mdav_matches_the_reference_on_larger_tied_tables(seed):
     num = rng.integers(0, 5, size=(2, n)).astype(np.float64)
     num[1] *= 0.3
     cat = np.zeros((0, n), dtype=np.int64)
-    assert np.array_equal(M.mdav_groups(num, cat, k), naive_mdav(num, cat, k))
+    assert np.array_equal(both_paths(num, cat, k), naive_mdav(num, cat, k))
     mixed = rng.integers(0, 3, size=(1, n))
-    assert np.array_equal(M.mdav_groups(num, mixed, k), naive_mdav(num, mixed, k))
+    assert np.array_equal(both_paths(num, mixed, k), naive_mdav(num, mixed, k))

@@ -49,7 +49,10 @@ Cost: every step computes distances from one point to the remaining rows, O(n * 
 takes n / (2k) steps of three such passes, O(n**2 / k) in all and O(n * (m + u)) memory. The
 rows of a group leave the arrays at once (the last rows move into their places, O(k) work) and
 the column sums are kept exactly (integers in units of 2**-1074), so a step costs only its
-distance passes, which get cheaper as rows are grouped.
+distance passes, which get cheaper as rows are grouped. Tables of at most ``SMALL_ROWS`` rows
+take a compact path with the same choices bit for bit (:func:`_mdav_small`: one ``(m, n')``
+array, three whole-array operations per distance pass, exact sums as int64 limbs), because
+there a step's cost is the number of numpy calls rather than the arithmetic.
 
 Blocks -- :func:`block_rows`: median cuts on the widest numeric column split a large table into
 blocks of at most ``max_rows`` rows, in which exact MDAV runs (O(n * B / k) in all).
@@ -65,12 +68,17 @@ Example
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: squared-distance cost of one mismatching unordered column
 MISMATCH = 2.0
 
 _UNIT = 1074  # every float64 is an integer multiple of 2**-1074
+
+#: tables up to this many rows take the compact path of :func:`mdav_groups`
+SMALL_ROWS = 4096
 
 
 def squared_distances(num, cat, point, point_codes) -> np.ndarray:
@@ -291,6 +299,146 @@ class Space:
         return gone
 
 
+_LIMB = 31
+_MASK = (1 << _LIMB) - 1
+
+
+class _Limbs:
+    """Exact column sums of a fixed ``(m, n)`` float64 array over any subset of its rows: each
+    value of column j is an integer count of ``2**e0[j]`` (``e0[j]``: the smallest exponent of
+    the column's nonzero values, less 53) cut into ``L`` signed 31-bit limbs, so the limbs of up
+    to ``2**32`` rows sum exactly in int64. ``ok`` is False (and the caller takes the slower
+    exact path) when a column's exponents span more than ``31 * max_limbs - 53`` bits or
+    reach the subnormal range."""
+
+    def __init__(self, num, max_limbs=8):
+        m, n = num.shape
+        mant, expo = np.frexp(num)
+        big = (mant * 2.0**53).astype(np.int64)
+        nz = big != 0
+        self.e0, spans = [], []
+        for j in range(m):
+            e = expo[j][nz[j]]
+            self.e0.append(int(e.min()) - 53 if len(e) else 0)
+            spans.append(int(e.max()) - int(e.min()) if len(e) else 0)
+        self.L = max([(53 + s + _LIMB - 1) // _LIMB for s in spans], default=1)
+        self.ok = self.L <= max_limbs and min(self.e0, default=0) >= -1074 + 64
+        if not self.ok:
+            return
+        limbs = np.zeros((m, self.L, n), np.int64)
+        for j in range(m):
+            sign = np.where(big[j] < 0, -1, 1)
+            mag = np.abs(big[j])
+            sh = np.where(nz[j], expo[j] - (self.e0[j] + 53), 0)  # value = mag << sh units
+            for i in range(self.L):
+                lo = _LIMB * i - sh  # the bit of mag that lands on bit 31 i
+                right = (mag >> np.clip(lo, 0, 63)) & _MASK
+                s = np.clip(-lo, 0, _LIMB)
+                left = (mag & ((np.int64(1) << (_LIMB - s)) - 1)) << s
+                limbs[j, i] = sign * np.where(lo >= 0, right, left)
+        self.limbs = limbs.reshape(m * self.L, n)
+        self.m = m
+
+    def combine(self, limb_sums) -> list[int]:
+        """Per column the exact sum (a Python int, in units of ``2**e0[j]``) from the sums of
+        its limbs (``limbs[:, rows].sum(axis=1)``)."""
+        v = limb_sums.tolist()
+        L = self.L
+        out = []
+        for j in range(self.m):
+            t = 0
+            for i in range(L - 1, -1, -1):
+                t = (t << _LIMB) + v[j * L + i]
+            out.append(t)
+        return out
+
+
+def _mdav_small(num, cat, k: int, tick=None):
+    """:func:`mdav_groups` for tables that fit in cache (the same choices, bit for bit): the
+    remaining rows are one compacted ``(m, n')`` array measured with three whole-array
+    operations per distance pass, and the column sums are kept exactly as int64 limbs
+    (:class:`_Limbs`). Returns None when the values' exponents span too widely for limbs."""
+    n = len(num[0]) if len(num) else len(cat[0])
+    num = np.asarray(num, np.float64).reshape(len(num), n)
+    cat = np.asarray(cat, np.int64).reshape(len(cat), n)
+    lb = _Limbs(num)
+    if not lb.ok:
+        return None
+    m, u = len(num), len(cat)
+    X, C = num.copy(), cat.copy()
+    pos = np.arange(n)
+    tot = lb.limbs.sum(axis=1)
+    labels = np.empty(n, np.int64)
+    buf = np.empty((m, n))
+    dbuf = np.empty((3, n))
+    e0 = lb.e0
+    g = 0
+
+    def dist(p, pc, cnt, slot):
+        d = dbuf[slot, :cnt]
+        if m:
+            b = buf[:, :cnt]
+            np.subtract(X, p, out=b)
+            np.multiply(b, b, out=b)
+            np.add.reduce(b, axis=0, out=d)
+        else:
+            d[:] = 0.0
+        for j in range(u):
+            d += MISMATCH * (C[j] != pc[j])
+        return d
+
+    def centroid(cnt):
+        totals = lb.combine(tot)
+        means = np.array([math.ldexp(float(t), e) / cnt for t, e in zip(totals, e0)])
+        modes = np.array([int(np.bincount(c).argmax()) for c in C], np.int64)
+        return means[:, None], modes
+
+    def nearest(d, count):
+        idx = np.argpartition(d, count - 1)[:count]
+        vals = d[idx]
+        kth = vals.max()
+        if np.count_nonzero(d <= kth) == count:
+            return idx[np.lexsort((idx, vals))]
+        cand = np.flatnonzero(d <= kth)
+        return cand[np.argsort(d[cand], kind="stable")[:count]]
+
+    while len(pos) >= 3 * k:
+        cnt = len(pos)
+        d = dist(*centroid(cnt), cnt, 0)
+        r = int(d.argmax())
+        d_r = dist(X[:, r:r + 1], C[:, r], cnt, 1)
+        d_r[r] = -1.0
+        ga = nearest(d_r, k)
+        d_r[ga] = -np.inf
+        s = int(d_r.argmax())
+        d_s = dist(X[:, s:s + 1], C[:, s], cnt, 2)
+        d_s[ga] = np.inf
+        d_s[s] = -1.0
+        gb = nearest(d_s, k)
+        both = np.concatenate((ga, gb))
+        labels[pos[ga]] = g
+        labels[pos[gb]] = g + 1
+        g += 2
+        keep = np.ones(cnt, bool)
+        keep[both] = False
+        tot -= lb.limbs[:, pos[both]].sum(axis=1)
+        X, C, pos = X[:, keep], C[:, keep], pos[keep]
+        if tick is not None:
+            tick(2 * k)
+    if len(pos) >= 2 * k:
+        cnt = len(pos)
+        d = dist(*centroid(cnt), cnt, 0)
+        r = int(d.argmax())
+        d_r = dist(X[:, r:r + 1], C[:, r], cnt, 1)
+        d_r[r] = -1.0
+        ga = nearest(d_r, k)
+        labels[pos] = g + 1
+        labels[pos[ga]] = g
+    elif len(pos):
+        labels[pos] = g
+    return labels
+
+
 def mdav_groups(num, cat, k: int, tick=None) -> np.ndarray:
     """Exact MDAV (fixed group size) on the space ``(num, cat)`` (m and u columns of n rows);
     returns a group label per row (0, 1, ... in the order groups were built). Needs at least
@@ -302,6 +450,10 @@ def mdav_groups(num, cat, k: int, tick=None) -> np.ndarray:
     >>> mdav_groups(num, np.zeros((0, 7), np.int64), 2).tolist()
     [1, 2, 2, 0, 1, 2, 0]
     """
+    if _rows(num, cat) <= SMALL_ROWS:
+        labels = _mdav_small(num, cat, k, tick)
+        if labels is not None:
+            return labels
     sp = Space(num, cat)
     labels = np.empty(sp.n, dtype=np.int64)
     g = 0

@@ -135,13 +135,16 @@ class RiskMethods:
 
     @checked
     def suda(self, max_size: int | None = None, *, dis_fraction: float = 0.01,
-             missing: str = "value", progress=None, **roles) -> pd.DataFrame:
+             missing: str = "value", pad_to_three: bool = False, progress=None,
+             **roles) -> pd.DataFrame:
         """Minimal sample uniques (MSUs) of every row up to ``max_size`` attributes (default:
         all quasi-identifiers): ``msu_count``, ``msu_min_size`` (0: none), ``suda_score`` and
         ``dis_suda`` (sampling fraction ``dis_fraction``). ``progress``: a bar over the
         attribute subsets (:mod:`pdanon.progress`). A search above
         ``pdanon.metrics.special_uniques.MAX_WORK`` (subsets x distinct combinations, about
-        half a minute) is refused before it starts, naming the ``max_size=`` that fit. See
+        half a minute) is refused before it starts, naming the ``max_size=`` that fit.
+        ``missing="unmatched"`` and ``pad_to_three=True`` give sdcMicro's ``suda2`` rules (a
+        missing key cell matches nothing; one or two keys weighed as three). See
         :func:`pdanon.metrics.suda`.
 
         Example
@@ -154,11 +157,12 @@ class RiskMethods:
 
         return suda(self._df, self._measured_roles(roles).quasi_identifiers,
                     max_size=max_size, dis_fraction=dis_fraction, missing=missing,
-                    progress=progress)
+                    pad_to_three=pad_to_three, progress=progress)
 
     @checked
     def suda_contributions(self, max_size: int | None = None, *, total: bool = False,
-                           missing: str = "value", progress=None, **roles):
+                           missing: str = "value", pad_to_three: bool = False, progress=None,
+                           **roles):
         """Which quasi-identifiers make rows special: per row, the share of its SUDA score
         from MSUs containing each column; ``total=True``: each column's percentage of the
         table's SUDA score. See :func:`pdanon.metrics.suda_contributions`.
@@ -173,7 +177,7 @@ class RiskMethods:
 
         return suda_contributions(self._df, self._measured_roles(roles).quasi_identifiers,
                                   max_size=max_size, total=total, missing=missing,
-                                  progress=progress)
+                                  pad_to_three=pad_to_three, progress=progress)
 
     # ---- attribute-disclosure models (models/likeness.py, disclosure.py, alpha_k.py)
 

@@ -41,7 +41,16 @@ estimate and the ``max_size=`` values that fit.
 missing income is special through it). ``missing="wildcard"`` (sdcMicro's rule for
 frequencies): a missing cell matches any value, so it never makes a row special and never
 belongs to an MSU; each subset's counts are then wildcard frequencies
-(:func:`pdanon._groups.frequencies`), slower than ``"value"``.
+(:func:`pdanon._groups.frequencies`), slower than ``"value"``. ``missing="unmatched"``
+(sdcMicro's ``suda2``, which drops the items of missing cells): a missing cell matches no
+value, neither another row's value nor another missing cell, and a set of attributes that
+includes it is never an MSU of its row; U and P of DIS-SUDA then count missing as a value, as
+``suda2`` does when it looks for whole-row duplicates.
+
+``pad_to_three=True`` (sdcMicro's ``suda2`` with one or two keys, which it pads with constant
+columns to three): the weights and DIS-SUDA's Q use ATT = 3, so a 1-MSU weighs 2! = 2 and a
+2-MSU 1; the MSUs themselves are unchanged (a constant column never separates rows). The
+default (False) keeps ATT = the number of quasi-identifiers, Elliot's definition.
 
 Example
 -------
@@ -90,17 +99,29 @@ SECONDS_PER_UNIT = 1e-7
 class _Search:
     """The MSU search over the distinct combinations of one table."""
 
-    def __init__(self, df: pd.DataFrame, qis: list, missing: str):
+    def __init__(self, df: pd.DataFrame, qis: list, missing: str, pad_to_three: bool = False):
         from pdanon.encode import factorize
 
-        self.wildcard = _groups.check_missing(missing) == "wildcard"
+        if not isinstance(missing, str) or missing not in ("value", "wildcard", "unmatched"):
+            raise InvalidInputError(
+                f"missing must be 'value' (a missing key cell is a value of its own), "
+                f"'wildcard' (it matches any value) or 'unmatched' (it matches no value and "
+                f"is never part of an MSU: sdcMicro's suda2), got {missing!r}")
+        self.wildcard = missing == "wildcard"
+        self.unmatched = missing == "unmatched"
         n = len(df)
-        raw = []
+        raw, as_value, absent = [], [], []
         for c in qis:
             codes, uniques = factorize(df[c].array, where=f"column {c!r}")
             codes = np.asarray(codes, dtype=np.int64)
-            # "value": a missing cell is one more value; "wildcard": keep it as -1
-            raw.append(codes if self.wildcard else np.where(codes < 0, len(uniques), codes))
+            absent.append(codes < 0)
+            as_value.append(np.where(codes < 0, len(uniques), codes))
+            if self.wildcard:  # keep a missing cell as -1
+                raw.append(codes)
+            elif self.unmatched:  # a code of its own per missing cell: it matches no row
+                raw.append(np.where(codes < 0, len(uniques) + np.arange(n), codes))
+            else:  # "value": a missing cell is one more value
+                raw.append(as_value[-1])
         self.labels = _groups.combine_codes(
             [np.where(c < 0, c.max(initial=-1) + 1, c) for c in raw], n)  # combination per row
         self.weight = np.bincount(self.labels) if n else np.zeros(0, dtype=np.int64)
@@ -109,7 +130,17 @@ class _Search:
         first[self.labels] = np.arange(n)
         self.X = np.stack([c[first] for c in raw], axis=1) if G else np.zeros((0, len(qis)),
                                                                                np.int64)
+        # "unmatched": which cells of each combination are missing (never part of an MSU),
+        # and the class sizes with missing as a value (sdcMicro's U and P for DIS-SUDA)
+        self.missing = (np.stack([a[first] for a in absent], axis=1)
+                        if self.unmatched and G else None)
+        self.value_sizes = None
+        if self.unmatched and n:
+            value_labels = _groups.combine_codes(as_value, n)
+            self.value_sizes = np.bincount(value_labels)[value_labels]
         self.G, self.att = G, len(qis)
+        # the ATT of the weights and of DIS-SUDA's Q (sdcMicro pads 1 or 2 keys to three)
+        self.score_att = max(self.att, 3) if pad_to_three else self.att
 
     def unique_among(self, cand: np.ndarray, subset: tuple) -> np.ndarray:
         """Which candidate combinations are unique on ``subset`` (counting the candidates
@@ -144,7 +175,7 @@ class _Search:
         scratch = np.zeros(G, dtype=bool)
         shared = {(): np.arange(G)}  # subset -> combinations shared on it (candidates above)
         for size in range(1, max_size + 1):
-            weight = float(math.factorial(att - size))
+            weight = float(math.factorial(self.score_att - size))
             nxt = {}
             for subset in itertools.combinations(range(att), size):
                 bar.update(1)
@@ -162,6 +193,8 @@ class _Search:
                     continue
                 unique = self.unique_among(cand, subset)
                 msu = cand[unique]
+                if self.missing is not None and len(msu):
+                    msu = msu[~self.missing[np.ix_(msu, subset)].any(axis=1)]
                 if len(msu):
                     count[msu] += 1
                     smallest[msu] = np.where(smallest[msu] == 0, size, smallest[msu])
@@ -178,6 +211,9 @@ class _Search:
 
     def uniques_and_pairs(self) -> tuple[int, int]:
         """(rows unique on all quasi-identifiers, rows in classes of exactly two)."""
+        if self.value_sizes is not None:  # "unmatched": counted with missing as a value
+            return (int(np.count_nonzero(self.value_sizes == 1)),
+                    int(np.count_nonzero(self.value_sizes == 2)))
         if not self.wildcard or not (self.X < 0).any():
             return (int(np.count_nonzero(self.weight == 1)),
                     int(self.weight[self.weight == 2].sum()))
@@ -243,7 +279,7 @@ def _check_work(search: "_Search", n: int, att: int, max_size: int) -> None:
     )
 
 
-def _setup(df, quasi_identifiers, max_size, missing):
+def _setup(df, quasi_identifiers, max_size, missing, pad_to_three=False):
     check_frame(df)
     qis = list(quasi_identifier_kinds(df, quasi_identifiers))
     if not qis:
@@ -257,7 +293,9 @@ def _setup(df, quasi_identifiers, max_size, missing):
             f"max_size is the largest MSU size to search, an integer from 1 to the number of "
             f"quasi-identifiers ({att}), or None for all; got {max_size!r}"
         )
-    search = _Search(df, qis, missing)
+    if not isinstance(pad_to_three, bool):
+        raise InvalidInputError(f"pad_to_three is True or False, got {pad_to_three!r}")
+    search = _Search(df, qis, missing, pad_to_three)
     _check_work(search, len(df), att, int(max_size))
     return qis, int(max_size), search
 
@@ -291,7 +329,7 @@ def dis_scores(score: np.ndarray, uniques: int, pairs: int, att: int,
 
 def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = None,
          dis_fraction: float = DEFAULT_DIS_FRACTION, missing: str = "value",
-         progress=None) -> pd.DataFrame:
+         pad_to_three: bool = False, progress=None) -> pd.DataFrame:
     """Minimal sample uniques of every row, indexed like ``df``: columns ``msu_count``,
     ``msu_min_size`` (0: no MSU), ``suda_score`` and ``dis_suda`` (formulas in the module
     docstring). ``max_size``: the largest MSU size searched (default: all quasi-identifiers);
@@ -313,10 +351,10 @@ def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = Non
     >>> suda(df, ["age", "sex", "income", "edu"])["suda_score"].tolist()
     [0.0, 0.0, 0.0, 0.0, 4.0, 2.0, 6.0, 8.0]
     """
-    qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)
+    qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing, pad_to_three)
     count, smallest, score, _ = search.run(max_size, progress=progress)
     uniques, pairs = search.uniques_and_pairs()
-    dis = dis_scores(score, uniques, pairs, len(qis), dis_fraction)
+    dis = dis_scores(score, uniques, pairs, search.score_att, dis_fraction)
     lab = search.labels
     return pd.DataFrame({"msu_count": count[lab], "msu_min_size": smallest[lab],
                          "suda_score": score[lab], "dis_suda": dis[lab]}, index=df.index)
@@ -324,7 +362,7 @@ def suda(df: pd.DataFrame, quasi_identifiers=None, *, max_size: int | None = Non
 
 def suda_contributions(df: pd.DataFrame, quasi_identifiers=None, *,
                        max_size: int | None = None, total: bool = False,
-                       missing: str = "value", progress=None):
+                       missing: str = "value", pad_to_three: bool = False, progress=None):
     """Which quasi-identifiers make rows special.
 
     ``total=False`` (default): a DataFrame indexed like ``df`` with one column per
@@ -340,7 +378,7 @@ def suda_contributions(df: pd.DataFrame, quasi_identifiers=None, *,
     >>> suda_contributions(df, ["a", "b", "c"], total=True).tolist()
     [50.0, 37.5, 37.5]
     """
-    qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing)
+    qis, max_size, search = _setup(df, quasi_identifiers, max_size, missing, pad_to_three)
     _, _, score, contrib = search.run(max_size, contributions=True, progress=progress)
     if total:
         rows = search.weight.astype(np.float64)  # scored combinations are single rows

@@ -17,17 +17,23 @@ from pdanon.metrics import special_uniques as S
 from tests._helpers.messy import time_limit
 
 
-def brute_force(rows, max_size, wildcard=False):
-    """Per row: list of MSUs (tuples of column positions), by enumerating every subset."""
+def brute_force(rows, max_size, wildcard=False, unmatched=False):
+    """Per row: list of MSUs (tuples of column positions), by enumerating every subset.
+    ``unmatched``: a missing cell agrees with no other row, and a subset with a missing cell
+    of the row is never its MSU (sdcMicro's suda2)."""
     n, m = len(rows), len(rows[0]) if rows else 0
 
     def na(v):
         return v is None or (isinstance(v, float) and math.isnan(v))
 
     def agree(i, j, cols):
+        if unmatched and i == j:
+            return True
         for c in cols:
             a, b = rows[i][c], rows[j][c]
             if na(a) or na(b):
+                if unmatched:
+                    return False
                 if wildcard or (na(a) and na(b)):
                     continue
                 return False
@@ -43,6 +49,8 @@ def brute_force(rows, max_size, wildcard=False):
         msus = []
         for size in range(1, max_size + 1):
             for cols in itertools.combinations(range(m), size):
+                if unmatched and any(na(rows[i][c]) for c in cols):
+                    continue
                 if unique(i, cols) and not any(
                         unique(i, cols[:k] + cols[k + 1:]) for k in range(size) if size > 1):
                     msus.append(cols)
@@ -145,19 +153,35 @@ def tables(draw, with_missing=False):
     return [[draw(cell) for _ in range(m)] for _ in range(n)]
 
 
-def check_against_brute_force(rows, max_size, missing):
+def check_against_brute_force(rows, max_size, missing, pad_to_three=False):
     m = len(rows[0])
+    att = max(m, 3) if pad_to_three else m
     df = pd.DataFrame(rows, columns=[f"c{j}" for j in range(m)], dtype=object)
     max_size = min(max_size, m)
-    msus = brute_force(rows, max_size, wildcard=missing == "wildcard")
-    out = S.suda(df, list(df.columns), max_size=max_size, missing=missing)
+    msus = brute_force(rows, max_size, wildcard=missing == "wildcard",
+                       unmatched=missing == "unmatched")
+    out = S.suda(df, list(df.columns), max_size=max_size, missing=missing,
+                 pad_to_three=pad_to_three)
     assert out["msu_count"].tolist() == [len(x) for x in msus]
     assert out["msu_min_size"].tolist() == [min(map(len, x), default=0) for x in msus]
-    assert out["suda_score"].tolist() == pytest.approx(expected_scores(msus, m))
-    per = S.suda_contributions(df, list(df.columns), max_size=max_size, missing=missing)
+    assert out["suda_score"].tolist() == pytest.approx(expected_scores(msus, att))
+    if missing == "unmatched":  # DIS: U and P count whole rows with missing as a value
+        keys = [tuple("NA" if v is None else v for v in r) for r in rows]
+        sizes = [keys.count(key) for key in keys]
+        uniques, pairs = sizes.count(1), sizes.count(2)
+        score = np.array(expected_scores(msus, att), dtype=float)
+        want = np.zeros(len(rows))
+        if uniques and (score > 0).any():
+            q = 1 + (8 - att) / 20
+            adj = sum(v ** -q for v in score if v > 0)
+            odds = pairs * 0.99 / 0.01
+            want = np.array([1 / (1 + odds / (v ** q * adj)) if v > 0 else 0.0 for v in score])
+        assert out["dis_suda"].tolist() == pytest.approx(want.tolist())
+    per = S.suda_contributions(df, list(df.columns), max_size=max_size, missing=missing,
+                               pad_to_three=pad_to_three)
     for i, row in enumerate(msus):
-        score = sum(math.factorial(m - len(s)) for s in row)
-        want = [sum(math.factorial(m - len(s)) for s in row if j in s) / score if score else 0
+        score = sum(math.factorial(att - len(s)) for s in row)
+        want = [sum(math.factorial(att - len(s)) for s in row if j in s) / score if score else 0
                 for j in range(m)]
         assert per.iloc[i].tolist() == pytest.approx(want)
 
@@ -169,9 +193,41 @@ def test_matches_brute_force(rows, max_size):
 
 
 @settings(max_examples=150, deadline=None)
-@given(tables(with_missing=True), st.integers(1, 4), st.sampled_from(["value", "wildcard"]))
-def test_matches_brute_force_with_missing(rows, max_size, missing):
-    check_against_brute_force(rows, max_size, missing)
+@given(tables(with_missing=True), st.integers(1, 4),
+       st.sampled_from(["value", "wildcard", "unmatched"]), st.booleans())
+def test_matches_brute_force_with_missing(rows, max_size, missing, pad_to_three):
+    check_against_brute_force(rows, max_size, missing, pad_to_three)
+
+
+def test_unmatched_missing_as_sdcmicro_suda2():
+    # rows: (1,1,5) (1,2,5) (2,1,5) (2,2,6) (NA,1,5). Row 4's blank a matches nobody and is in
+    # no MSU; its b=1 and c=5 and (1, 5) are shared, so it has none. Row 0: {a,b} = (1,1)
+    # is unique because row 4's blank does not match; {a} (row 1), {b} and {c} are shared.
+    # Row 3: c=6 alone (2! = 2) and {a,b} = (2,2) (1! = 1). All five rows are distinct with
+    # missing as a value: U = 5, P = 0, so every scored row has DIS-SUDA 1.
+    df = pd.DataFrame({"a": [1, 1, 2, 2, None], "b": [1, 2, 1, 2, 1], "c": [5, 5, 5, 6, 5]})
+    out = S.suda(df, ["a", "b", "c"], missing="unmatched")
+    assert out["suda_score"].tolist() == [1.0, 2.0, 2.0, 3.0, 0.0]
+    assert out["msu_min_size"].tolist() == [2, 2, 2, 1, 0]
+    assert out["dis_suda"].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+    # "value" gives row 4 the 1-MSU {a} (the only blank), "wildcard" lets it match a = 1 or 2
+    assert S.suda(df, ["a", "b", "c"])["suda_score"].tolist() == [1.0, 2.0, 2.0, 3.0, 2.0]
+    with pytest.raises(InvalidInputError, match="'unmatched'"):
+        S.suda(df, ["a"], missing="none")
+
+
+def test_pad_to_three_weighs_one_and_two_keys_as_sdcmicro():
+    # keys (1,1) (1,2) (2,2) (3,2): rows 0, 2, 3 have a 1-MSU, row 1 the 2-MSU {a, b}
+    df = pd.DataFrame({"a": [1, 1, 2, 3], "b": [1, 2, 2, 2]})
+    assert S.suda(df)["suda_score"].tolist() == [1.0, 1.0, 1.0, 1.0]  # (2 - size)!
+    padded = S.suda(df, pad_to_three=True)
+    assert padded["suda_score"].tolist() == [2.0, 1.0, 2.0, 2.0]  # (3 - size)!
+    one = S.suda(df[["a"]], pad_to_three=True)
+    assert one["suda_score"].tolist() == [0.0, 0.0, 2.0, 2.0]
+    # DIS with Q = 1 + (8 - 3) / 20 = 1.25: U = 4 rows unique, P = 0, so 1 for scored rows
+    assert padded["dis_suda"].tolist() == [1.0, 1.0, 1.0, 1.0]
+    with pytest.raises(InvalidInputError, match="pad_to_three"):
+        S.suda(df, pad_to_three="yes")
 
 
 def test_adult_smallest_msu_is_smallest_unique_subset():

@@ -172,6 +172,8 @@ def test_exact_limb_sums_give_fsum_means_and_refuse_wide_exponents():
         want = math.fsum(num[j, rows].tolist())
         assert math.ldexp(float(sums[j]), limbs.e0[j]) == want
     assert not M._Limbs(np.array([[1e-200, 1.0, 1e200]])).ok  # too many limbs: slow path
+    big = M._Limbs(np.array([[3e300, -2e300, 0.0, 1e300]]))  # exponents near 1000: 2 limbs
+    assert big.ok and big.L == 2 and big.e0 == [997 - 53]
     wide = np.array([[1e-150, 0.5, 1e150, -3.0, 7.0, 2.0, 1e-140]])
     assert np.array_equal(both_paths(wide, np.zeros((0, 7), np.int64), 2),
                           naive_mdav(wide, np.zeros((0, 7), np.int64), 2))

@@ -69,6 +69,7 @@ Example
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -314,43 +315,36 @@ class _Limbs:
     def __init__(self, num, max_limbs=8):
         m, n = num.shape
         mant, expo = np.frexp(num)
-        big = (mant * 2.0**53).astype(np.int64)
+        expo = expo.astype(np.int64)
+        big = (mant * 2.0**53).astype(np.int64)  # exact: a mantissa has 53 bits
         nz = big != 0
-        self.e0, spans = [], []
-        for j in range(m):
-            e = expo[j][nz[j]]
-            self.e0.append(int(e.min()) - 53 if len(e) else 0)
-            spans.append(int(e.max()) - int(e.min()) if len(e) else 0)
-        self.L = max([(53 + s + _LIMB - 1) // _LIMB for s in spans], default=1)
+        low = np.where(nz, expo, np.iinfo(np.int64).max).min(axis=1)
+        high = np.where(nz, expo, np.iinfo(np.int64).min).max(axis=1)
+        present = nz.any(axis=1)
+        low, high = np.where(present, low, 0), np.where(present, high, 0)
+        self.e0 = (low - 53).tolist()
+        self.m, self.L = m, max(int(-(-(53 + (high - low).max(initial=0)) // _LIMB)), 1)
+        self.shifts = [_LIMB * i for i in range(self.L)]
         self.ok = self.L <= max_limbs and min(self.e0, default=0) >= -1074 + 64
         if not self.ok:
             return
-        limbs = np.zeros((m, self.L, n), np.int64)
-        for j in range(m):
-            sign = np.where(big[j] < 0, -1, 1)
-            mag = np.abs(big[j])
-            sh = np.where(nz[j], expo[j] - (self.e0[j] + 53), 0)  # value = mag << sh units
-            for i in range(self.L):
-                lo = _LIMB * i - sh  # the bit of mag that lands on bit 31 i
-                right = (mag >> np.clip(lo, 0, 63)) & _MASK
-                s = np.clip(-lo, 0, _LIMB)
-                left = (mag & ((np.int64(1) << (_LIMB - s)) - 1)) << s
-                limbs[j, i] = sign * np.where(lo >= 0, right, left)
+        sign = np.where(big < 0, -1, 1)
+        mag = np.abs(big)
+        sh = np.where(nz, expo - low[:, None], 0)  # value = sign * (mag << sh) units of 2**e0
+        limbs = np.empty((m, self.L, n), np.int64)
+        for i in range(self.L):
+            lo = _LIMB * i - sh  # the bit of mag that lands on bit 31 i of the limb
+            right = (mag >> np.clip(lo, 0, 63)) & _MASK
+            left_bits = np.clip(-lo, 0, _LIMB)
+            left = (mag & ((np.int64(1) << (_LIMB - left_bits)) - 1)) << left_bits
+            limbs[:, i] = sign * np.where(lo >= 0, right, left)
         self.limbs = limbs.reshape(m * self.L, n)
-        self.m = m
 
     def combine(self, limb_sums) -> list[int]:
         """Per column the exact sum (a Python int, in units of ``2**e0[j]``) from the sums of
         its limbs (``limbs[:, rows].sum(axis=1)``)."""
-        v = limb_sums.tolist()
-        L = self.L
-        out = []
-        for j in range(self.m):
-            t = 0
-            for i in range(L - 1, -1, -1):
-                t = (t << _LIMB) + v[j * L + i]
-            out.append(t)
-        return out
+        v, L, shifts = limb_sums.tolist(), self.L, self.shifts
+        return [sum(map(operator.lshift, v[j * L:(j + 1) * L], shifts)) for j in range(self.m)]
 
 
 def _mdav_small(num, cat, k: int, tick=None):
@@ -367,9 +361,11 @@ def _mdav_small(num, cat, k: int, tick=None):
     m, u = len(num), len(cat)
     X, C = num.copy(), cat.copy()
     pos = np.arange(n)
-    tot = lb.limbs.sum(axis=1)
+    limbs = np.ascontiguousarray(lb.limbs.T)  # (n, m * L): a group's limbs are its rows
+    tot = limbs.sum(axis=0)
     labels = np.empty(n, np.int64)
-    buf = np.empty((m, n))
+    order = np.empty(n, np.int64)  # row positions in the order their groups were built
+    buf = np.empty(m * n)
     dbuf = np.empty((3, n))
     e0 = lb.e0
     g = 0
@@ -377,7 +373,7 @@ def _mdav_small(num, cat, k: int, tick=None):
     def dist(p, pc, cnt, slot):
         d = dbuf[slot, :cnt]
         if m:
-            b = buf[:, :cnt]
+            b = buf[:m * cnt].reshape(m, cnt)  # contiguous, as X is
             np.subtract(X, p, out=b)
             np.multiply(b, b, out=b)
             np.add.reduce(b, axis=0, out=d)
@@ -393,13 +389,13 @@ def _mdav_small(num, cat, k: int, tick=None):
         modes = np.array([int(np.bincount(c).argmax()) for c in C], np.int64)
         return means[:, None], modes
 
-    def nearest(d, count):
-        idx = np.argpartition(d, count - 1)[:count]
+    def nearest(d, count):  # the count smallest of d by (value, index); len(d) > count
+        idx = np.argpartition(d, count)[:count + 1]
         vals = d[idx]
-        kth = vals.max()
-        if np.count_nonzero(d <= kth) == count:
-            return idx[np.lexsort((idx, vals))]
-        cand = np.flatnonzero(d <= kth)
+        order = np.lexsort((idx, vals))
+        if vals[order[count - 1]] < vals[order[count]]:  # no tie across the cut
+            return idx[order[:count]]
+        cand = np.flatnonzero(d <= vals[order[count - 1]])
         return cand[np.argsort(d[cand], kind="stable")[:count]]
 
     while len(pos) >= 3 * k:
@@ -416,15 +412,20 @@ def _mdav_small(num, cat, k: int, tick=None):
         d_s[s] = -1.0
         gb = nearest(d_s, k)
         both = np.concatenate((ga, gb))
-        labels[pos[ga]] = g
-        labels[pos[gb]] = g + 1
-        g += 2
+        gone = pos[both]
+        order[2 * g * k:2 * (g + 1) * k] = gone  # group 2g, then group 2g + 1
+        g += 1
         keep = np.ones(cnt, bool)
         keep[both] = False
-        tot -= lb.limbs[:, pos[both]].sum(axis=1)
-        X, C, pos = X[:, keep], C[:, keep], pos[keep]
+        tot -= limbs[gone].sum(axis=0)
+        X, pos = np.compress(keep, X, axis=1), np.compress(keep, pos)
+        if u:
+            C = np.compress(keep, C, axis=1)
         if tick is not None:
             tick(2 * k)
+    done = 2 * g * k
+    labels[order[:done]] = np.repeat(np.arange(2 * g), k)
+    g *= 2
     if len(pos) >= 2 * k:
         cnt = len(pos)
         d = dist(*centroid(cnt), cnt, 0)

@@ -398,13 +398,15 @@ def _mdav_small(num, cat, k: int, tick=None):
         cand = np.flatnonzero(d <= vals[order[count - 1]])
         return cand[np.argsort(d[cand], kind="stable")[:count]]
 
-    while len(pos) >= 3 * k:
-        cnt = len(pos)
-        d = dist(*centroid(cnt), cnt, 0)
-        r = int(d.argmax())
+    def farthest_group(cnt):  # r = the row farthest from the centroid, with its k - 1 nearest
+        r = int(dist(*centroid(cnt), cnt, 0).argmax())
         d_r = dist(X[:, r:r + 1], C[:, r], cnt, 1)
         d_r[r] = -1.0
-        ga = nearest(d_r, k)
+        return nearest(d_r, k), d_r
+
+    while len(pos) >= 3 * k:
+        cnt = len(pos)
+        ga, d_r = farthest_group(cnt)
         d_r[ga] = -np.inf
         s = int(d_r.argmax())
         d_s = dist(X[:, s:s + 1], C[:, s], cnt, 2)
@@ -427,12 +429,7 @@ def _mdav_small(num, cat, k: int, tick=None):
     labels[order[:done]] = np.repeat(np.arange(2 * g), k)
     g *= 2
     if len(pos) >= 2 * k:
-        cnt = len(pos)
-        d = dist(*centroid(cnt), cnt, 0)
-        r = int(d.argmax())
-        d_r = dist(X[:, r:r + 1], C[:, r], cnt, 1)
-        d_r[r] = -1.0
-        ga = nearest(d_r, k)
+        ga, _ = farthest_group(len(pos))
         labels[pos] = g + 1
         labels[pos[ga]] = g
     elif len(pos):

@@ -50,6 +50,10 @@ survey = pd.DataFrame({"age": [30, 30, None, 40, None, 40],
 print(survey.anon.risk()["prosecutor"].tolist())                      # [1.0, 1.0, 1.0, 0.5, 1.0, 0.5]
 print(survey.anon.risk(missing="wildcard")["class_size"].tolist())    # [4, 4, 4, 3, 6, 3]
 print(survey.anon.suda(missing="wildcard")["msu_count"].tolist())     # no row is special
+# sdcMicro's suda2: a blank matches nothing and is in no MSU; two keys weighed as three.
+# Only row 0 is special: (30, F) is unique because rows 1 and 2's blanks match nobody
+print(survey.anon.suda(missing="unmatched", pad_to_three=True)["suda_score"].tolist())
+# [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
 
 # 8. Population uniqueness estimators: if Adult were a 10 % sample of a population, what share
 #    of the population would be unique on the quasi-identifiers? Pitman, Zayatz and SNB are

@@ -108,7 +108,7 @@ class _Search:
                 f"'wildcard' (it matches any value) or 'unmatched' (it matches no value and "
                 f"is never part of an MSU: sdcMicro's suda2), got {missing!r}")
         self.wildcard = missing == "wildcard"
-        self.unmatched = missing == "unmatched"
+        unmatched = missing == "unmatched"
         n = len(df)
         raw, as_value, absent = [], [], []
         for c in qis:
@@ -118,7 +118,7 @@ class _Search:
             as_value.append(np.where(codes < 0, len(uniques), codes))
             if self.wildcard:  # keep a missing cell as -1
                 raw.append(codes)
-            elif self.unmatched:  # a code of its own per missing cell: it matches no row
+            elif unmatched:  # a code of its own per missing cell: it matches no row
                 raw.append(np.where(codes < 0, len(uniques) + np.arange(n), codes))
             else:  # "value": a missing cell is one more value
                 raw.append(as_value[-1])
@@ -133,9 +133,9 @@ class _Search:
         # "unmatched": which cells of each combination are missing (never part of an MSU),
         # and the class sizes with missing as a value (sdcMicro's U and P for DIS-SUDA)
         self.missing = (np.stack([a[first] for a in absent], axis=1)
-                        if self.unmatched and G else None)
+                        if unmatched and G else None)
         self.value_sizes = None
-        if self.unmatched and n:
+        if unmatched and n:
             value_labels = _groups.combine_codes(as_value, n)
             self.value_sizes = np.bincount(value_labels)[value_labels]
         self.G, self.att = G, len(qis)

@@ -352,7 +352,7 @@ def _mdav_small(num, cat, k: int, tick=None):
     remaining rows are one compacted ``(m, n')`` array measured with three whole-array
     operations per distance pass, and the column sums are kept exactly as int64 limbs
     (:class:`_Limbs`). Returns None when the values' exponents span too widely for limbs."""
-    n = len(num[0]) if len(num) else len(cat[0])
+    n = _rows(num, cat)
     num = np.asarray(num, np.float64).reshape(len(num), n)
     cat = np.asarray(cat, np.int64).reshape(len(cat), n)
     lb = _Limbs(num)
@@ -368,7 +368,7 @@ def _mdav_small(num, cat, k: int, tick=None):
     buf = np.empty(m * n)
     dbuf = np.empty((3, n))
     e0 = lb.e0
-    g = 0
+    steps = 0  # each step builds two groups
 
     def dist(p, pc, cnt, slot):
         d = dbuf[slot, :cnt]
@@ -392,10 +392,10 @@ def _mdav_small(num, cat, k: int, tick=None):
     def nearest(d, count):  # the count smallest of d by (value, index); len(d) > count
         idx = np.argpartition(d, count)[:count + 1]
         vals = d[idx]
-        order = np.lexsort((idx, vals))
-        if vals[order[count - 1]] < vals[order[count]]:  # no tie across the cut
-            return idx[order[:count]]
-        cand = np.flatnonzero(d <= vals[order[count - 1]])
+        rank = np.lexsort((idx, vals))
+        if vals[rank[count - 1]] < vals[rank[count]]:  # no tie across the cut
+            return idx[rank[:count]]
+        cand = np.flatnonzero(d <= vals[rank[count - 1]])
         return cand[np.argsort(d[cand], kind="stable")[:count]]
 
     def farthest_group(cnt):  # r = the row farthest from the centroid, with its k - 1 nearest
@@ -415,8 +415,8 @@ def _mdav_small(num, cat, k: int, tick=None):
         gb = nearest(d_s, k)
         both = np.concatenate((ga, gb))
         gone = pos[both]
-        order[2 * g * k:2 * (g + 1) * k] = gone  # group 2g, then group 2g + 1
-        g += 1
+        order[2 * steps * k:2 * (steps + 1) * k] = gone  # groups 2 steps and 2 steps + 1
+        steps += 1
         keep = np.ones(cnt, bool)
         keep[both] = False
         tot -= limbs[gone].sum(axis=0)
@@ -425,9 +425,8 @@ def _mdav_small(num, cat, k: int, tick=None):
             C = np.compress(keep, C, axis=1)
         if tick is not None:
             tick(2 * k)
-    done = 2 * g * k
-    labels[order[:done]] = np.repeat(np.arange(2 * g), k)
-    g *= 2
+    g = 2 * steps  # the groups built so far
+    labels[order[:g * k]] = np.repeat(np.arange(g), k)
     if len(pos) >= 2 * k:
         ga, _ = farthest_group(len(pos))
         labels[pos] = g + 1

@@ -69,7 +69,6 @@ Example
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
@@ -324,7 +323,6 @@ class _Limbs:
         low, high = np.where(present, low, 0), np.where(present, high, 0)
         self.e0 = (low - 53).tolist()
         self.m, self.L = m, max(int(-(-(53 + (high - low).max(initial=0)) // _LIMB)), 1)
-        self.shifts = [_LIMB * i for i in range(self.L)]
         self.ok = self.L <= max_limbs and min(self.e0, default=0) >= -1074 + 64
         if not self.ok:
             return
@@ -343,8 +341,14 @@ class _Limbs:
     def combine(self, limb_sums) -> list[int]:
         """Per column the exact sum (a Python int, in units of ``2**e0[j]``) from the sums of
         its limbs (``limbs[:, rows].sum(axis=1)``)."""
-        v, L, shifts = limb_sums.tolist(), self.L, self.shifts
-        return [sum(map(operator.lshift, v[j * L:(j + 1) * L], shifts)) for j in range(self.m)]
+        v, L = limb_sums.tolist(), self.L
+        out = []
+        for j in range(0, self.m * L, L):  # Horner: ((s[L-1] << 31) + s[L-2]) << 31 ...
+            t = v[j + L - 1]
+            for i in range(j + L - 2, j - 1, -1):
+                t = (t << _LIMB) + v[i]
+            out.append(t)
+        return out
 
 
 def _mdav_small(num, cat, k: int, tick=None):
@@ -370,10 +374,8 @@ def _mdav_small(num, cat, k: int, tick=None):
     e0 = lb.e0
     steps = 0  # each step builds two groups
 
-    def dist(p, pc, cnt, slot):
-        d = dbuf[slot, :cnt]
+    def dist(p, pc, b, d):  # squared distances of the cnt remaining rows to (p, pc) into d
         if m:
-            b = buf[:m * cnt].reshape(m, cnt)  # contiguous, as X is
             np.subtract(X, p, out=b)
             np.multiply(b, b, out=b)
             np.add.reduce(b, axis=0, out=d)
@@ -384,32 +386,33 @@ def _mdav_small(num, cat, k: int, tick=None):
         return d
 
     def centroid(cnt):
-        totals = lb.combine(tot)
-        means = np.array([math.ldexp(float(t), e) / cnt for t, e in zip(totals, e0)])
-        modes = np.array([int(np.bincount(c).argmax()) for c in C], np.int64)
-        return means[:, None], modes
+        means = [math.ldexp(float(t), e) / cnt for t, e in zip(lb.combine(tot), e0)]
+        modes = [int(np.bincount(c).argmax()) for c in C] if u else ()
+        return np.array(means).reshape(m, 1), modes
 
     def nearest(d, count):  # the count smallest of d by (value, index); len(d) > count
-        idx = np.argpartition(d, count)[:count + 1]
-        vals = d[idx]
-        rank = np.lexsort((idx, vals))
-        if vals[rank[count - 1]] < vals[rank[count]]:  # no tie across the cut
-            return idx[rank[:count]]
-        cand = np.flatnonzero(d <= vals[rank[count - 1]])
+        idx = d.argpartition(count)  # idx[:count] hold values <= d[idx[count]]
+        head = idx[:count]
+        last = d[head].max()
+        if last < d[idx[count]]:  # no tie across the cut: the set is unique
+            return head
+        cand = np.flatnonzero(d <= last)
         return cand[np.argsort(d[cand], kind="stable")[:count]]
 
-    def farthest_group(cnt):  # r = the row farthest from the centroid, with its k - 1 nearest
-        r = int(dist(*centroid(cnt), cnt, 0).argmax())
-        d_r = dist(X[:, r:r + 1], C[:, r], cnt, 1)
+    def farthest_group(cnt, b, d_c, d_r):  # the row farthest from the centroid, its k - 1 nearest
+        r = int(dist(*centroid(cnt), b, d_c).argmax())
+        dist(X[:, r:r + 1], C[:, r], b, d_r)
         d_r[r] = -1.0
-        return nearest(d_r, k), d_r
+        return nearest(d_r, k)
 
     while len(pos) >= 3 * k:
         cnt = len(pos)
-        ga, d_r = farthest_group(cnt)
+        b = buf[:m * cnt].reshape(m, cnt)  # contiguous, as X is
+        d_c, d_r, d_s = dbuf[0, :cnt], dbuf[1, :cnt], dbuf[2, :cnt]
+        ga = farthest_group(cnt, b, d_c, d_r)
         d_r[ga] = -np.inf
         s = int(d_r.argmax())
-        d_s = dist(X[:, s:s + 1], C[:, s], cnt, 2)
+        dist(X[:, s:s + 1], C[:, s], b, d_s)
         d_s[ga] = np.inf
         d_s[s] = -1.0
         gb = nearest(d_s, k)
@@ -419,16 +422,17 @@ def _mdav_small(num, cat, k: int, tick=None):
         steps += 1
         keep = np.ones(cnt, bool)
         keep[both] = False
-        tot -= limbs[gone].sum(axis=0)
-        X, pos = np.compress(keep, X, axis=1), np.compress(keep, pos)
+        np.subtract(tot, np.add.reduce(limbs.take(gone, axis=0), axis=0), out=tot)
+        X, pos = X.compress(keep, axis=1), pos[keep]
         if u:
-            C = np.compress(keep, C, axis=1)
+            C = C.compress(keep, axis=1)
         if tick is not None:
             tick(2 * k)
     g = 2 * steps  # the groups built so far
     labels[order[:g * k]] = np.repeat(np.arange(g), k)
     if len(pos) >= 2 * k:
-        ga, _ = farthest_group(len(pos))
+        cnt = len(pos)
+        ga = farthest_group(cnt, buf[:m * cnt].reshape(m, cnt), dbuf[0, :cnt], dbuf[1, :cnt])
         labels[pos] = g + 1
         labels[pos[ga]] = g
     elif len(pos):

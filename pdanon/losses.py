@@ -62,7 +62,9 @@ __all__ = [
     "t_loss",
     "default_loss_function",
     "il1s_column",
+    "il1s_rows",
     "mean_sd",
+    "mean_sd_rows",
 ]
 
 METHODS = ("suppress", "generalize", "aggregate")
@@ -364,13 +366,29 @@ def mean_sd(values: np.ndarray) -> tuple[float, float]:
     >>> mean_sd(np.array([341.938] * 3)), mean_sd(np.array([3.0, 1.0]))
     ((341.938, 0.0), (2.0, 1.4142135623730951))
     """
-    v = np.sort(np.asarray(values, dtype=np.float64))
+    v = np.asarray(values, dtype=np.float64)
     if len(v) == 0:
         return float("nan"), 0.0
-    z = v - v[0]
-    m = float(z.mean())
-    sd = float(np.sqrt(np.square(z - m).sum() / (len(v) - 1))) if len(v) > 1 else 0.0
-    return float(v[0] + m), sd
+    mean, sd = mean_sd_rows(v[None, :])
+    return float(mean[0]), float(sd[0])
+
+
+def mean_sd_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mean_sd` of every row of a 2-D float array without NaN (at least one column):
+    the same figures, bit for bit, in a few whole-array operations.
+
+    Example
+    -------
+    >>> mean, sd = mean_sd_rows(np.array([[3.0, 1.0], [5.0, 5.0]]))
+    >>> mean.tolist(), sd.tolist()
+    ([2.0, 5.0], [1.4142135623730951, 0.0])
+    """
+    v = np.sort(values, axis=1)
+    n = v.shape[1]
+    z = v - v[:, :1]
+    m = z.mean(axis=1)
+    sd = np.sqrt(np.square(z - m[:, None]).sum(axis=1) / (n - 1)) if n > 1 else np.zeros(len(v))
+    return v[:, 0] + m, sd
 
 
 def il1s_column(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
@@ -392,8 +410,23 @@ def il1s_column(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     """
     both = ~np.isnan(x) & ~np.isnan(y)
     a, b = x[both], y[both]
-    d = np.sort(np.abs(a - b))
-    s = mean_sd(a)[1]
-    if s > 0:
-        return float(d.sum()) / (2.0**0.5 * s), len(a)
-    return (float("inf") if d.any() else 0.0), len(a)
+    return float(il1s_rows(a[None, :], b[None, :])[0]), len(a)
+
+
+def il1s_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`il1s_column`'s first figure for every row of two 2-D float arrays without NaN
+    (row j: a column's original and perturbed cells), bit for bit, in whole-array operations.
+
+    Example
+    -------
+    >>> il1s_rows(np.array([[1.0, 3.0], [2.0, 2.0]]), np.array([[2.0, 2.0], [2.0, 2.0]]))
+    array([1., 0.])
+    """
+    if x.shape[1] == 0:
+        return np.zeros(len(x))
+    d = np.sort(np.abs(x - y), axis=1)
+    s = mean_sd_rows(x)[1] if x.shape[1] > 1 else np.zeros(len(x))
+    total = d.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = total / (2.0**0.5 * s)
+    return np.where(s > 0, part, np.where(total > 0, np.inf, 0.0))

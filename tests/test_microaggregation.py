@@ -331,6 +331,51 @@ def test_missing_cells_property(n, k, seed, p):
     assert out["o"].dtype == "Int64"
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 40), k=st.integers(1, 5), seed=st.integers(0, 10**6),
+       levels=st.integers(1, 4))
+def test_k_of_a_table_without_missing_cells_is_the_published_frames(n, k, seed, levels):
+    # without missing cells info["k_anonymity"] comes from the groups' values; it must equal
+    # the smallest class of the published frame (groups publishing the same values merge)
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.integers(0, levels, n).astype(float),
+                       "s": rng.choice(list("xyz")[:levels], n),
+                       "o": rng.integers(0, levels, n)})
+    out, info = microaggregate_frame(df, {"a": "real", "s": "unordered", "o": "ordered"}, k)
+    assert info["k_anonymity"] == metrics.k_anonymity(out, ["a", "s", "o"])
+
+
+def test_groups_publishing_the_same_values_form_one_class():
+    df = pd.DataFrame({"a": [4.0] * 6 + [9.0, 9.5, 10.0]})
+    out, info = microaggregate_frame(df, {"a": "real"}, 3)
+    assert info["groups"] == 3 and info["group_sizes"] == {"min": 3, "max": 3}
+    assert out["a"].tolist() == [4.0] * 6 + [9.5] * 3
+    assert info["k_anonymity"] == 3  # the classes: six rows of 4.0, three of 9.5
+    out, info = microaggregate_frame(df.iloc[:6], {"a": "real"}, 3)
+    assert info["groups"] == 2 and info["k_anonymity"] == 6
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 4), n=st.integers(0, 40), seed=st.integers(0, 10**6),
+       decimals=st.integers(0, 3))
+def test_row_wise_il1s_and_mean_sd_equal_the_per_column_figures_bit_for_bit(rows, n, seed,
+                                                                             decimals):
+    from pdanon.losses import il1s_column, il1s_rows, mean_sd, mean_sd_rows
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(0, 1, (rows, n)) * 10.0 ** rng.integers(-3, 4, (rows, 1)), decimals)
+    x[0] = x[0, :1] if n else x[0]  # a constant row
+    y = x + np.round(rng.normal(0, 1, (rows, n)), 1) * (rng.random((rows, 1)) < 0.7)
+    got = il1s_rows(x, y)
+    for j in range(rows):
+        assert got[j] == il1s_column(x[j], y[j])[0]
+    if n:
+        mean, sd = mean_sd_rows(x)
+        for j in range(rows):
+            assert (mean[j], sd[j]) == mean_sd(x[j])
+
+
 def test_nullable_integers_become_nullable_floats():
     df = pd.DataFrame({"a": pd.array([1, 2, None, 4], dtype="Int64")})
     out, _ = microaggregate_frame(df, {"a": "real"}, 1)

@@ -48,7 +48,7 @@ import pandas as pd
 
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError, VerificationError
 from pdanon.encode import check_finite, factorize, is_generalized, is_real_dtype
-from pdanon.losses import il1s_column
+from pdanon.losses import il1s_rows
 from pdanon.perturb.mdav import MISMATCH, block_rows, mdav_groups, vmdav_groups
 from pdanon.progress import progress_bar
 
@@ -123,7 +123,6 @@ class _Column:
                 f"column {name!r} holds generalized cells; microaggregate the original values "
                 "(before generalizing) instead"
             )
-        self.missing = np.asarray(series.isna(), dtype=bool)
         self.codes = self.categories = None
         where = f"column {name!r}"
         if kind == "real":
@@ -133,9 +132,13 @@ class _Column:
                     f"it to numbers (pd.to_numeric(df[{name!r}])) or declare it 'ordered' or "
                     "'unordered'"
                 )
-            check_finite(series, name, index=series.index)
             self.value = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        elif kind in ("ordered", "unordered"):
+            self.missing = np.isnan(self.value)
+            if np.isinf(self.value).any():
+                check_finite(series, name, index=series.index)  # raises, naming the first row
+            return
+        self.missing = np.asarray(series.isna(), dtype=bool)
+        if kind in ("ordered", "unordered"):
             if isinstance(series.dtype, pd.CategoricalDtype) and (
                     kind == "unordered" or series.dtype.ordered):
                 codes, cats = np.asarray(series.cat.codes, np.int64), series.cat.categories
@@ -294,12 +297,12 @@ def _from_codes(col: _Column, codes: np.ndarray) -> pd.Series:
         return out
 
 
-def _real_series(col: _Column, values: np.ndarray) -> pd.Series:
-    series = col.series
-    out = pd.Series(values, index=series.index, name=series.name)
-    if isinstance(series.dtype, pd.api.extensions.ExtensionDtype):
-        return out.astype("Float64")  # a nullable column stays nullable (pd.NA)
-    return out
+def _real_values(col: _Column, values: np.ndarray):
+    """The published cells of a real column: float64, or ``Float64`` for a nullable column
+    (missing cells ``pd.NA``)."""
+    if isinstance(col.series.dtype, pd.api.extensions.ExtensionDtype):
+        return pd.array(values, dtype="Float64")
+    return values
 
 
 # ----------------------------------------------------------------------------- losses
@@ -323,19 +326,34 @@ def information_loss(columns: dict) -> dict:
     >>> loss["sse_sst"], round(loss["il1s"], 4)
     (0.2, 0.2739)
     """
+    pairs = list(columns.values())
+    full = [j for j, (v, w) in enumerate(pairs) if not (np.isnan(v).any() or np.isnan(w).any())]
+    batches = [(full, np.array([pairs[j][0] for j in full]),
+                np.array([pairs[j][1] for j in full]))] if full else []
+    for j in sorted(set(range(len(pairs))) - set(full)):
+        v, w = pairs[j]
+        present = ~np.isnan(v) & ~np.isnan(w)
+        batches.append(([j], v[present][None, :], w[present][None, :]))
+    parts = {}  # column -> (IL1s part, cells, SSE, SST): the columns without missing cells
+    for js, x, y in batches:  # are measured together (rows: columns, each its present cells)
+        il = il1s_rows(x, y)
+        sigma = sse = sst = np.zeros(len(x))  # population sigma; no spread below two cells
+        if x.shape[1] > 1:
+            sigma = x.std(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sse = np.square(x - y).sum(axis=1) / sigma**2
+                sst = np.square(x - x.mean(axis=1)[:, None]).sum(axis=1) / sigma**2
+        for i, j in enumerate(js):
+            ok = sigma[i] > 0
+            parts[j] = (float(il[i]), x.shape[1], float(sse[i]) if ok else 0.0,
+                        float(sst[i]) if ok else 0.0)
     sse = sst = il = 0.0
     cells = 0
-    for v, w in columns.values():
-        part, count = il1s_column(v, w)
-        il += part
-        cells += count
-        present = ~np.isnan(v) & ~np.isnan(w)
-        x, y = v[present], w[present]
-        sigma = float(x.std()) if len(x) > 1 else 0.0
-        if not sigma > 0:
-            continue
-        sse += float(np.sum((x - y) ** 2)) / sigma**2
-        sst += float(np.sum((x - x.mean()) ** 2)) / sigma**2
+    for j in range(len(pairs)):  # summed in column order
+        il += parts[j][0]
+        cells += parts[j][1]
+        sse += parts[j][2]
+        sst += parts[j][3]
     return {"sse": sse, "sst": sst, "sse_sst": sse / sst if sst > 0 else 0.0,
             "il1s": il / cells if cells else 0.0}
 
@@ -373,6 +391,21 @@ def loss_pair(original: pd.Series, published: pd.Series, kind: str):
                         f"original column (e.g. {published[unknown].iloc[0]!r}); ranks need "
                         "values of the column")
     return col.value, col.ranks(codes)
+
+
+def _published_k(out: pd.DataFrame, cols: list, table: list, sizes: np.ndarray) -> int:
+    """The smallest class of the published columns. Without missing cells every row shows
+    its group's values (``table``: per column, one value per group), so the classes are the
+    groups with equal value rows, merged; otherwise the published frame is grouped."""
+    if any(c.missing.any() for c in cols):
+        from pdanon._groups import class_labels
+
+        return int(np.bincount(class_labels(out, [c.name for c in cols])).min())
+    rows = np.array(table)  # (columns, groups)
+    order = np.lexsort(rows)
+    ranked = rows[:, order]
+    starts = np.flatnonzero(np.r_[True, (ranked[:, 1:] != ranked[:, :-1]).any(axis=0)])
+    return int(np.add.reduceat(sizes[order], starts).min())
 
 
 # ----------------------------------------------------------------------------- the frame
@@ -442,14 +475,16 @@ def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str =
             "report it)")
     changed = 0
     losses = {}
+    table = []  # per column, the value each group publishes
     for c in cols:
         present = ~c.missing
         if c.kind == "real":
-            new = _group_means(c.value, present, labels, groups)[labels]
-            new = np.where(present, new, np.nan)
+            means = _group_means(c.value, present, labels, groups)
+            new = np.where(present, means[labels], np.nan)
             changed += int(np.sum(present & (new != c.value)))
-            out[c.name] = _real_series(c, new)
+            out[c.name] = _real_values(c, new)
             losses[c.name] = (c.value, new)
+            table.append(means)
             continue
         pick = _group_pick(c.codes, present, labels, groups, c.kind)
         codes = np.where(present, pick[labels], -1)
@@ -457,15 +492,14 @@ def microaggregate_frame(df: pd.DataFrame, kinds: dict, k: int, *, method: str =
         out[c.name] = _from_codes(c, codes)
         if c.kind == "ordered":
             losses[c.name] = (c.value, c.ranks(codes))
-    from pdanon._groups import class_labels
-
-    classes = class_labels(out, [c.name for c in cols])
+        table.append(pick.astype(np.float64))
+    published_k = _published_k(out, cols, table, sizes)
     info.update({
         "distance": f"squared Euclidean on z-scores (real: value, ordered: mid-rank); "
                     f"unordered: {MISMATCH:g} per mismatch",
         "groups": groups,
         "group_sizes": {"min": int(sizes.min()), "max": int(sizes.max())},
-        "k_anonymity": int(np.bincount(classes).min()),
+        "k_anonymity": published_k,
         "strata": len(parts),
         "blocks": nblocks,
         "block_rows": None if blocks is None else blocks[1],

@@ -169,7 +169,11 @@ def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
 def publish_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Apply :func:`published_categories` to every column of ``frame`` (a frame the caller
     owns: columns are replaced in place) and return it."""
-    for i in range(frame.shape[1]):
+    from pdanon.dtype import GeneralizationDtype
+
+    for i, dtype in enumerate(frame.dtypes):
+        if not isinstance(dtype, (pd.CategoricalDtype, GeneralizationDtype)):
+            continue  # no categories to trim
         col = frame.iloc[:, i]
         new = published_categories(col)
         if new is not col:

@@ -3,6 +3,7 @@ sdcMicro's.
 
     python benchmarks/bench_microaggregation.py                  # the table below
     python benchmarks/bench_microaggregation.py --sdcmicro LIB   # ... and sdcMicro's CPU time
+    python benchmarks/bench_microaggregation.py --sdcmicro LIB --small   # small tables only
     python benchmarks/bench_microaggregation.py 100000 exact     # one run (JSON line)
     python benchmarks/bench_microaggregation.py 100000 vmdav     # exact V-MDAV (gamma 0.2)
 
@@ -15,7 +16,8 @@ Every large run is its own process, so "peak RSS" is that run's maximum resident
 table, pandas and numpy included). "cpu s" is the process's CPU time, which another process
 sharing the machine does not inflate as it does wall-clock seconds. Small tables are timed as
 sdcMicro's side is: 3 calls to warm up, then batches of 20 calls, the median batch's CPU time
-per call.
+per call; with ``--sdcmicro`` in 5 alternating rounds (pdanon, then sdcMicro), the ratio taken
+within each round and its median and range printed.
 
 ``--sdcmicro LIB``: the R library directory where sdcMicro is installed (built from source;
 ``Rscript`` must be on the PATH). The same tables are written to a temporary CSV and timed by
@@ -40,6 +42,7 @@ from _util import max_rss_mb, print_table  # noqa: E402
 
 SMALL = (834, 1000, 4092)  # the sizes sdcMicro's comparison was first measured at
 CALLS, BATCHES, WARM = 20, 25, 3
+ROUNDS = 5  # alternating pdanon / sdcMicro rounds with --sdcmicro
 
 
 def table(n: int) -> pd.DataFrame:
@@ -130,20 +133,30 @@ def sdcmicro_calls(lib: str) -> dict:
 
 def main() -> None:
     args = sys.argv[1:]
+    small_only = "--small" in args
+    args = [a for a in args if a != "--small"]
     if len(args) == 2 and args[0] != "--sdcmicro":
         print(json.dumps(one_run(int(args[0]), args[1])))
         return
     lib = args[1] if args[:1] == ["--sdcmicro"] else None
-    small = small_calls()
-    rows = [{"rows": n, "pdanon cpu ms/call": small[n]} for n in SMALL]
-    if lib:
-        theirs = sdcmicro_calls(lib)
-        for row in rows:
-            row["sdcMicro cpu ms/call"] = theirs[row["rows"]]
-            row["ratio"] = row["pdanon cpu ms/call"] / theirs[row["rows"]]
+    # a shared machine's speed drifts by tens of percent over minutes: with sdcMicro the two
+    # are timed in alternating rounds, and each ratio is taken within one round
+    rounds = [(small_calls(), sdcmicro_calls(lib) if lib else None)
+              for _ in range(ROUNDS if lib else 1)]
+    rows = []
+    for n in SMALL:
+        row = {"rows": n, "pdanon cpu ms/call": float(np.median([p[n] for p, _ in rounds]))}
+        if lib:
+            row["sdcMicro cpu ms/call"] = float(np.median([t[n] for _, t in rounds]))
+            ratios = sorted(p[n] / t[n] for p, t in rounds)
+            row["ratio (median)"] = float(np.median(ratios))
+            row["ratio range"] = f"{ratios[0]:.2f}-{ratios[-1]:.2f}"
+        rows.append(row)
     print(f"One call on a small table, k=5, 5 real columns (median of {BATCHES} batches of "
-          f"{CALLS} calls)")
+          f"{CALLS} calls" + (f"; {ROUNDS} alternating rounds, medians)" if lib else ")"))
     print_table(rows)
+    if small_only:
+        return
     print()
     runs = [(10_000, "exact"), (100_000, "exact"), (100_000, "12500"), (100_000, "vmdav"),
             (1_000_000, "blocks")]

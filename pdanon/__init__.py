@@ -31,6 +31,8 @@ from pdanon import accessor_series as _accessor_series  # noqa: F401  (registers
 from pdanon import datasets, hierarchy, io, models, plot
 from pdanon.io import read_csv
 from pdanon.policy import Policy
+from pdanon.recoding import Recoding
+from pdanon.releases import check_releases
 from pdanon.roles import Roles, infer_schema, resolve_roles, schema, schema_from_yaml, schema_to_yaml
 
 __version__ = "0.1.0"
@@ -65,6 +67,7 @@ __all__ = [
     "KindWarning",
     "NoProgressError",
     "Policy",
+    "Recoding",
     "PublisherOnlyWarning",
     "RoleError",
     "RoleWarning",
@@ -72,6 +75,7 @@ __all__ = [
     "SingleClassWarning",
     "UnknownColumnError",
     "VerificationError",
+    "check_releases",
     "datasets",
     "hierarchy",
     "infer_schema",

@@ -423,6 +423,89 @@ class AnonymizeMethods:
         info = {"algorithm": "generalize", **info, "dropped_identifiers": list(r.identifiers)}
         return self._result(out, r.restricted_to(out.columns), info)
 
+    @property
+    def recoding(self):
+        """This release's recoding: per quasi-identifier column the cells it published, the
+        model it was verified with, its sensitive columns (:class:`pdanon.Recoding`; no
+        original value beyond the published cells). Write it with ``.to_json()`` and publish
+        the next batch with ``batch.anon.apply_recoding(pdanon.Recoding.from_json(text))``.
+        See docs/republication.md.
+
+        Example
+        -------
+        >>> from pdanon.hierarchy import intervals
+        >>> df = pd.DataFrame({"age": [31, 33, 36, 38]})
+        >>> out = df.anon.generalize({"age": 1}, hierarchies={"age": intervals([5])})
+        >>> out.anon.recoding.columns["age"].cells
+        ['[30, 34]', '[35, 39]']
+        """
+        from pdanon.recoding import Recoding
+
+        return Recoding.from_release(self._df)
+
+    @checked
+    def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
+                       **roles) -> pd.DataFrame:
+        """Publish this new batch with an earlier release's recoding: every value is published
+        in the cell that holds it (a value no cell holds is *unseen* and published missing),
+        then the model is verified on the batch's classes; the rows of failing classes are
+        suppressed within ``max_suppressed_rows`` (default 5 % of the rows), or the call fails
+        with the count and the fix. See :mod:`pdanon.recoding` and docs/republication.md.
+
+        Parameters
+        ----------
+        recoding : pdanon.Recoding
+            From ``release.anon.recoding`` or ``pdanon.Recoding.from_json(text)``.
+        model : PrivacyModel, optional
+            Default: the model the release was verified with (none for ``generalize``
+            releases, which record none: pass one).
+        max_suppressed_rows : int or float, optional
+            A row count, or a share of the rows strictly between 0 and 1.
+        **roles
+            Role keywords; the quasi-identifiers are the recoding's columns, the sensitive
+            columns default to the release's, identifiers are dropped.
+
+        ``out.anon.info``: ``rows_kept_cells`` (rows whose every cell is an old cell and
+        that are not suppressed), ``unseen_cells`` per column, ``suppressed_rows``,
+        ``achieved``, ``recoding`` (the recoding's fingerprint).
+
+        Example
+        -------
+        >>> from pdanon.hierarchy import intervals
+        >>> from pdanon.models import KAnonymity
+        >>> first = pd.DataFrame({"age": [31, 33, 36, 38]}).anon.generalize(
+        ...     {"age": 1}, hierarchies={"age": intervals([5])})
+        >>> batch = pd.DataFrame({"age": [30, 34, 35, 39, 52, 61]})
+        >>> out = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(2))
+        >>> out["age"].astype(str).tolist()
+        ['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]', nan, nan]
+        >>> out.anon.info["unseen_cells"], out.anon.info["rows_kept_cells"]
+        ({'age': 2}, 4)
+        """
+        from pdanon.recoding import Recoding
+
+        if not isinstance(recoding, Recoding):
+            raise InvalidInputError(
+                f"recoding must be a pdanon.Recoding (release.anon.recoding, or "
+                f"pdanon.Recoding.from_json(text)), got {type(recoding).__name__}")
+        kw = _pick_roles(roles)
+        _no_extra(roles)
+        given = kw.get("quasi_identifiers")
+        if given is not None:
+            names = [given] if isinstance(given, (str, int)) else list(given)
+            if set(names) != set(recoding.columns):
+                raise InvalidInputError(
+                    f"the quasi-identifiers are the recoding's columns {list(recoding.columns)}"
+                    f"; drop quasi_identifiers={given!r}")
+        kw["quasi_identifiers"] = recoding.kinds
+        if "sensitive" not in kw and recoding.sensitive:
+            kw["sensitive"] = {c: k for c, k in recoding.sensitive.items()
+                               if c in self._df.columns}
+        r = self.roles(**kw)
+        out, out_roles, info = recoding.apply(self._df, r, model=model,
+                                              max_suppressed_rows=max_suppressed_rows)
+        return self._result(out, out_roles, info)
+
 
 def _merged(model):
     """``model`` without repeated parts: equal parts once, and of several k-anonymity parts

@@ -1,0 +1,159 @@
+"""Several releases checked together: what an attacker gains by putting them side by side.
+
+Each release alone may be k-anonymous, and yet a person who appears in two of them lies in
+the *intersection* of the classes that contain them in each: an attacker who knows the
+person's quasi-identifiers finds one class per release, and only the people who share all
+of those classes remain candidates. :func:`check_releases` counts, for every person, the
+people who are in the same class as them in every release (the *combined class*), and the
+smallest such count, the *combined k*.
+
+Who is the same person across releases is something only the publisher knows: ``keys`` (one
+array or Series per release, aligned with its rows: a patient number, a register id) links
+the rows and is never published. The attacker modelled is the strongest one: they know which
+releases hold the person (so people absent from a release are told apart from those present,
+who are one more "class" of it) and can link the releases' rows perfectly wherever the
+persons' classes allow. Two projections of one table (different columns of the same rows)
+are the same case, keyed by the row.
+
+The count is exact and vectorized: per release the classes of its published cells
+(missing cells are a value, as in every other pdanon measure), per person the tuple of
+their classes, and the size of every distinct tuple.
+
+Example
+-------
+>>> import pandas as pd, pdanon
+>>> r1 = pd.DataFrame({"age": ["[30, 39]"] * 2 + ["[40, 49]"] * 2})
+>>> r2 = pd.DataFrame({"zip": ["021**", "100**", "021**", "100**"]})
+>>> result = pdanon.check_releases([r1, r2], keys=[[1, 2, 3, 4], [1, 3, 2, 4]],
+...                                quasi_identifiers=[["age"], ["zip"]])
+>>> result.k_each, result.combined_k
+([2, 2], 2)
+>>> result = pdanon.check_releases([r1, r2], keys=[[1, 2, 3, 4], [1, 2, 3, 4]],
+...                                quasi_identifiers=[["age"], ["zip"]])
+>>> result.combined_k, result.persons_below(2)
+(1, 4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, UnknownColumnError
+
+
+@dataclass(frozen=True)
+class ReleasesCheck:
+    """What :func:`check_releases` measured.
+
+    * ``combined`` -- per person (indexed by key) the size of their combined class;
+    * ``combined_k`` -- its minimum over the persons; ``k_each`` -- each release's own k;
+    * ``releases_of`` -- per person the number of releases that hold them.
+    """
+
+    combined: pd.Series
+    releases_of: pd.Series
+    k_each: list
+    combined_k: int
+
+    def persons_below(self, k: int) -> int:
+        """How many persons' combined class holds fewer than ``k`` persons."""
+        return int((self.combined < k).sum())
+
+    def summary(self) -> dict:
+        sizes = self.combined.to_numpy()
+        return {"persons": len(sizes), "k_each": list(self.k_each),
+                "combined_k": self.combined_k,
+                "persons_alone": int((sizes == 1).sum()),
+                "persons_below_min_k": self.persons_below(min(self.k_each, default=0))}
+
+
+def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
+    """Measure the combined classes of several releases of the same population (module
+    docstring).
+
+    Parameters
+    ----------
+    releases : list of DataFrame
+        The published frames.
+    keys : list of array-like
+        Per release, one key per row naming the person (known only to the publisher; never
+        published). A key may appear once per release.
+    quasi_identifiers : list of lists, optional
+        Per release, the columns an attacker can match on; default: each release's
+        quasi-identifiers from its pdanon roles (``df.attrs``), else all its columns.
+
+    Returns a :class:`ReleasesCheck`.
+    """
+    from pdanon._groups import class_labels
+
+    if not isinstance(releases, (list, tuple)) or len(releases) < 1:
+        raise InvalidInputError("releases must be a list of DataFrames (at least one)")
+    if not isinstance(keys, (list, tuple)) or len(keys) != len(releases):
+        raise InvalidInputError(
+            f"keys must be a list with one key array per release ({len(releases)}), got "
+            f"{type(keys).__name__}")
+    if quasi_identifiers is not None and len(quasi_identifiers) != len(releases):
+        raise InvalidInputError("quasi_identifiers must give one list of columns per release")
+    key_arrays, labels_of, k_each = [], [], []
+    for i, df in enumerate(releases):
+        if not isinstance(df, pd.DataFrame):
+            raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
+        cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
+        key = keys[i].array if isinstance(keys[i], (pd.Series, pd.Index)) else pd.array(
+            np.asarray(keys[i]) if not isinstance(keys[i], (list, tuple)) else keys[i])
+        if len(key) != len(df):
+            raise InvalidInputError(
+                f"release {i} has {len(df)} rows but {len(key)} keys: give one key per row")
+        labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
+        k_each.append(int(np.bincount(labels).min()) if len(labels) else 0)
+        key_arrays.append(pd.Series(key, copy=False))
+        labels_of.append(labels)
+    # one hash pass over every release's keys: the persons, numbered
+    codes, everyone = pd.factorize(pd.concat(key_arrays, ignore_index=True))
+    codes = np.asarray(codes, dtype=np.int64)
+    n = len(everyone)
+    bounds = np.cumsum([0] + [len(k) for k in key_arrays])
+    tuple_codes = np.zeros(n, dtype=np.int64)
+    releases_of = np.zeros(n, dtype=np.int64)
+    for i, labels in enumerate(labels_of):
+        where = codes[bounds[i]:bounds[i + 1]]
+        if (where < 0).any():
+            raise InvalidInputError(f"release {i} has rows without a key: every row needs one")
+        counts = np.bincount(where, minlength=n)
+        if counts.max(initial=0) > 1:
+            raise InvalidInputError(
+                f"release {i} holds the key {everyone[int(np.argmax(counts))]!r} more than "
+                "once: a person may appear once per release")
+        cls = np.full(n, -1, dtype=np.int64)  # -1: absent from this release
+        cls[where] = labels
+        releases_of[where] += 1
+        width = int(labels.max()) + 2 if len(labels) else 1
+        # the classes so far and this release's, renumbered by one hash pass
+        tuple_codes = np.asarray(pd.factorize(tuple_codes * width + (cls + 1))[0],
+                                 dtype=np.int64)
+    sizes = np.bincount(tuple_codes) if n else np.zeros(0, dtype=np.int64)
+    index = pd.Index(everyone)
+    combined = pd.Series(sizes[tuple_codes], index=index, name="combined_class")
+    return ReleasesCheck(combined=combined,
+                         releases_of=pd.Series(releases_of, index=index, name="releases"),
+                         k_each=k_each, combined_k=int(sizes.min()) if n else 0)
+
+
+def _columns(df: pd.DataFrame, given, i: int) -> list:
+    from pdanon.roles import ATTRS_KEY
+
+    if given is None:
+        qi = df.attrs.get(ATTRS_KEY, {}).get("roles", {}).get("quasi_identifiers")
+        cols = list(qi) if qi else list(df.columns)
+    else:
+        cols = [given] if isinstance(given, (str, int)) else list(given)
+    unknown = [c for c in cols if c not in df.columns]
+    if unknown:
+        raise UnknownColumnError(f"release {i} has no column(s) {unknown}; it has "
+                                 f"{list(df.columns)}")
+    if not cols:
+        raise InvalidInputError(f"release {i}: name at least one quasi-identifier column")
+    return cols

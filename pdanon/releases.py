@@ -102,8 +102,8 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
         if not isinstance(df, pd.DataFrame):
             raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
         cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
-        key = keys[i].array if isinstance(keys[i], (pd.Series, pd.Index)) else pd.array(
-            np.asarray(keys[i]) if not isinstance(keys[i], (list, tuple)) else keys[i])
+        key = keys[i].array if isinstance(keys[i], (pd.Series, pd.Index)) else np.asarray(
+            keys[i])
         if len(key) != len(df):
             raise InvalidInputError(
                 f"release {i} has {len(df)} rows but {len(key)} keys: give one key per row")
@@ -111,9 +111,7 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
         k_each.append(int(np.bincount(labels).min()) if len(labels) else 0)
         key_arrays.append(pd.Series(key, copy=False))
         labels_of.append(labels)
-    # one hash pass over every release's keys: the persons, numbered
-    codes, everyone = pd.factorize(pd.concat(key_arrays, ignore_index=True))
-    codes = np.asarray(codes, dtype=np.int64)
+    codes, everyone = _number_persons(pd.concat(key_arrays, ignore_index=True))
     n = len(everyone)
     bounds = np.cumsum([0] + [len(k) for k in key_arrays])
     tuple_codes = np.zeros(n, dtype=np.int64)
@@ -130,6 +128,9 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
         cls = np.full(n, -1, dtype=np.int64)  # -1: absent from this release
         cls[where] = labels
         releases_of[where] += 1
+        if i == 0:
+            tuple_codes = cls + 1
+            continue
         width = int(labels.max()) + 2 if len(labels) else 1
         # the classes so far and this release's, renumbered by one hash pass
         tuple_codes = np.asarray(pd.factorize(tuple_codes * width + (cls + 1))[0],
@@ -139,7 +140,23 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
     combined = pd.Series(sizes[tuple_codes], index=index, name="combined_class")
     return ReleasesCheck(combined=combined,
                          releases_of=pd.Series(releases_of, index=index, name="releases"),
-                         k_each=k_each, combined_k=int(sizes.min()) if n else 0)
+                         k_each=k_each, combined_k=int(sizes[sizes > 0].min()) if n else 0)
+
+
+def _number_persons(keys: pd.Series) -> tuple[np.ndarray, object]:
+    """``(codes, persons)``: every key numbered 0 .. P-1 (-1 for a missing key) and the P
+    distinct keys. Non-negative integer keys of a compact range are numbered by a table
+    lookup (in key order); any other keys by one hash pass (in order of first appearance)."""
+    if pd.api.types.is_integer_dtype(keys.dtype) and len(keys) and not keys.hasnans:
+        raw = keys.to_numpy(dtype=np.int64)
+        low, high = int(raw.min()), int(raw.max())
+        if low >= 0 and high < 4 * len(raw) + 1024:
+            present = np.zeros(high + 1, dtype=bool)
+            present[raw] = True
+            number = np.cumsum(present) - 1
+            return number[raw], np.flatnonzero(present)
+    codes, persons = pd.factorize(keys)
+    return np.asarray(codes, dtype=np.int64), persons
 
 
 def _columns(df: pd.DataFrame, given, i: int) -> list:

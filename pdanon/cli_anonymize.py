@@ -60,8 +60,8 @@ METHODS = ("generalize", "suppress", "aggregate")
 
 #: config file layout: section -> the settings (argparse destinations) it holds
 SECTIONS = {
-    "": ("input", "output", "report", "internal_report", "explain", "schema", "sep",
-         "encoding", "csv_escape"),
+    "": ("input", "output", "report", "internal_report", "explain", "schema", "recoding",
+         "save_recoding", "sep", "encoding", "csv_escape"),
     "columns": ("identifiers", "insensitive"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
@@ -71,7 +71,7 @@ SECTIONS = {
 }
 #: settings that are file names (a config file's are relative to its folder)
 PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema",
-             "population")
+             "recoding", "save_recoding", "population")
 DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -106,6 +106,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
                        "changed (CSV or Parquet; holds original values: keep it private)")
     files.add_argument("--schema", metavar="PATH", help="also write the release's schema "
                        "(YAML), which reads a CSV release back exactly")
+    files.add_argument("--save-recoding", metavar="PATH", dest="save_recoding",
+                       help="also write the release's recoding (JSON: its published cells, "
+                            "model and sensitive columns) for later batches")
+    files.add_argument("--recoding", metavar="PATH",
+                       help="publish with a kept recoding instead of anonymizing afresh: "
+                            "the JSON of an earlier --save-recoding; the model is verified "
+                            "again (the recorded one, or the model flags)")
     files.add_argument("--config", metavar="PATH", help="read every choice from a TOML file; "
                        "flags given too win")
     files.add_argument("--write-config", metavar="PATH", help="write the config of this run "
@@ -286,12 +293,13 @@ def _budget(value):
 def check_files(s: dict) -> None:
     """Refuse an output that would overwrite an input or another output."""
     inputs = [("the input", s.get("input")), ("--population", s.get("population")),
-              ("--config", s.get("_config"))]
+              ("--config", s.get("_config")), ("--recoding", s.get("recoding"))]
     inputs += [(f"--hierarchy {c}", spec) for c, spec in (s.get("hierarchy") or {}).items()
                if not is_builder(spec)]
     outputs = [(f, s.get(k)) for f, k in (("-o", "output"), ("--report", "report"),
                                          ("--internal-report", "internal_report"),
                                          ("--explain", "explain"), ("--schema", "schema"),
+                                         ("--save-recoding", "save_recoding"),
                                          ("--write-config", "write_config"))]
     seen = [(f, p) for f, p in inputs if p is not None]
     for flag, path in outputs:
@@ -524,6 +532,10 @@ def run(args: argparse.Namespace, caught: list) -> int:
     check_files(s)
     qi, sens = dict(s.get("qi") or {}), dict(s.get("sensitive") or {})
     ids, keep = list(s.get("identifiers") or []), list(s.get("insensitive") or [])
+    recoding = _kept_recoding(s, args)
+    if recoding is not None:  # the recoding names the quasi-identifiers and their kinds
+        qi = qi or recoding_kinds(recoding)
+        sens = sens or dict(recoding.sensitive)
     df = read_input(s.get("input"), s, [*ids, *qi, *sens])
     recorded = s.get("_recorded") or {}
     if recorded.get("input_sha256") or args.write_config is not None:
@@ -546,17 +558,26 @@ def run(args: argparse.Namespace, caught: list) -> int:
             if col in population.columns:
                 population[col] = convert_column(population[col], col, qi[col])[0]
     policy = parse_policy(s["policy"]) if s.get("policy") is not None else None
-    model = build_model(s, population, {c: h for c, h in hierarchies.items() if c in sens})
-    out = df.anon.anonymize(
-        model, method=s["method"], algorithm=s["algorithm"],
-        max_suppressed_rows=_budget(s.get("max_suppressed")), hierarchies=hierarchies or None,
-        labels=bool(s["labels"]), objective=s.get("objective"), seed=s.get("seed"),
-        progress={"auto": None, "always": True, "never": False}[s["progress"]],
-        options={**(s.get("option") or {}), **({"calendar": dict(s["calendar"])}
-                                                 if s.get("calendar") else {})} or None,
-        identifiers=ids,
-        quasi_identifiers={c: _kind(k) for c, k in qi.items()},
-        sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
+    if recoding is not None:
+        model = build_model(s) if any(s.get(key) is not None for key in MODEL_KEYS) else None
+        out = df.anon.apply_recoding(
+            recoding, model=model, max_suppressed_rows=_budget(s.get("max_suppressed")),
+            identifiers=ids, sensitive={c: _kind(k) for c, k in sens.items()},
+            insensitive=keep)
+    else:
+        model = build_model(s, population,
+                            {c: h for c, h in hierarchies.items() if c in sens})
+        out = df.anon.anonymize(
+            model, method=s["method"], algorithm=s["algorithm"],
+            max_suppressed_rows=_budget(s.get("max_suppressed")),
+            hierarchies=hierarchies or None, labels=bool(s["labels"]),
+            objective=s.get("objective"), seed=s.get("seed"),
+            progress={"auto": None, "always": True, "never": False}[s["progress"]],
+            options={**(s.get("option") or {}), **({"calendar": dict(s["calendar"])}
+                                                     if s.get("calendar") else {})} or None,
+            identifiers=ids,
+            quasi_identifiers={c: _kind(k) for c, k in qi.items()},
+            sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
     verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
         else out.anon.check(policy, original=df)
     passed = verdict is None or bool(verdict.passed)
@@ -569,6 +590,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
 
         write_csv(out, sys.stdout, escape_formulas=s["csv_escape"])
         sys.stdout.flush()
+    if s.get("save_recoding") is not None and passed:
+        _write_text(s["save_recoding"], out.anon.recoding.to_json(indent=1) + "\n")
+        written.append(("recoding", s["save_recoding"]))
     if s.get("schema") is not None and passed:
         from pdanon import schema_to_yaml
 
@@ -600,6 +624,56 @@ def run(args: argparse.Namespace, caught: list) -> int:
               f"written to {s.get('output') or 'standard output'}", file=sys.stderr)
         return EXIT_POLICY_FAILED
     return EXIT_OK
+
+
+#: the settings that ask for a privacy model
+MODEL_KEYS = ("k", "l", "t", "beta", "delta", "alpha", "k_map", "max_risk", "average_risk")
+#: the flags that choose how to anonymize afresh, which a kept recoding replaces
+_FRESH_ONLY = (("algorithm", "--algorithm"), ("method", "--method"),
+               ("hierarchy", "--hierarchy"), ("labels", "--labels"),
+               ("objective", "--objective"), ("calendar", "--calendar"),
+               ("option", "--option"), ("seed", "--seed"), ("population", "--population"),
+               ("save_recoding", "--save-recoding"))
+
+
+def _kept_recoding(s: dict, args):
+    """The recoding of ``--recoding``, read and checked against the other flags (or None)."""
+    if s.get("recoding") is None:
+        return None
+    from pdanon.recoding import Recoding
+
+    given = [flag for key, flag in _FRESH_ONLY if getattr(args, key, None) is not None]
+    if given:
+        raise CliError(f"--recoding publishes with a kept recoding; {given[0]} chooses how "
+                       "to anonymize afresh: drop it (or drop --recoding)")
+    try:
+        with open(s["recoding"], encoding="utf-8") as fh:
+            return Recoding.from_json(fh.read())
+    except OSError as exc:
+        raise CliError(f"--recoding {s['recoding']!r}: cannot read it ({exc.strerror})") \
+            from None
+
+
+def recoding_kinds(recoding) -> dict:
+    """The command-line kind of each recoded column: ``date`` for date ranges (so text dates
+    are parsed), else the recoding's kind.
+
+    Example
+    -------
+    >>> import pandas as pd, pdanon
+    >>> from pdanon.hierarchy import intervals
+    >>> out = pd.DataFrame({"age": [31, 36]}).anon.generalize(
+    ...     {"age": 1}, hierarchies={"age": intervals([5])})
+    >>> recoding_kinds(out.anon.recoding)
+    {'age': 'real'}
+    """
+    out = {}
+    for col in recoding.columns.values():
+        cats = col.spec.get("categories")
+        dated = col.form == "ranges" and cats is not None and cats["dtype"].startswith(
+            "datetime64")
+        out[col.name] = "date" if dated else col.kind
+    return out
 
 
 def _kind(kind):
@@ -754,6 +828,11 @@ def cli_words(text: str) -> str:
                   lambda m: f"Pass --hierarchy {m.group(1)}={builders.get(m.group(2), '...')}",
                   text)
     text = text.replace("or use algorithm='mondrian'", "or use -a mondrian")
+    text = text.replace(  # pdanon.recoding's failure
+        "Anonymize the batch afresh (e.g. df.anon.k_anonymize(...)), or raise "
+        "max_suppressed_rows (a row count or a share such as 0.1)",
+        "Anonymize the batch afresh (without --recoding), or raise --max-suppressed (rows, "
+        "or a share such as 0.1)")
     text = text.replace(" (or df.anon.hash_identifiers pseudonymizes them)", "").replace(
         " (or df.anon.hash_identifiers pseudonymizes it)", "")
     return re.sub(r"\b(quasi_identifiers|identifiers|insensitive|sensitive)=\[([^\]]*)\]",

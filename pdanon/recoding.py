@@ -433,6 +433,7 @@ class Recoding:
         out.attrs = {}
         unseen = {}
         kept = np.ones(n, dtype=bool)
+        changed = np.zeros(n, dtype=np.int64)  # quasi-identifier cells changed per row
         for col in self.columns.values():
             pos = col.lookup(df[col.name])
             cells = col.cell_array()
@@ -441,8 +442,11 @@ class Recoding:
             at = np.where(pos < 0, -1, pos)
             if col.form == "values":  # plain values: missing where -1 (ints become floats)
                 new = pd.Series(cells).reindex(at).to_numpy()
+                changed += pos == -2
             else:
                 new = cells.take(at, allow_fill=True)
+                plain = np.append(np.asarray(cells.is_plain, dtype=bool), True)
+                changed += (pos == -2) | ((pos >= 0) & ~plain[at])
             out[col.name] = pd.Series(new, index=df.index, name=col.name)
         budget = suppression_budget(max_suppressed_rows, n,
                                     default=int(DEFAULT_SUPPRESSED_SHARE * n))
@@ -459,6 +463,8 @@ class Recoding:
                 labels = class_labels(out, qi)
                 ok = np.asarray(model.groups_ok(labels, context), dtype=bool)
             count = int(suppressed.sum())
+            present = np.column_stack([df[c].notna().to_numpy() for c in qi])
+            changed = np.where(suppressed, present.sum(axis=1), changed)
             if count > budget or not ok.all():
                 why = (f"{count} of its {n} rows are in classes that fail {model!r}"
                        + (f", more than the budget of {budget}" if count > budget else "")
@@ -474,11 +480,14 @@ class Recoding:
             "recoding": self.fingerprint,
             "algorithm": self.algorithm,
             "method": self.method,
+            "model": None if model is None else model.name,
+            "params": {} if model is None else model.params(),
             "models": record_or_empty(model),
             "quasi_identifiers": qi,
             "dropped_identifiers": list(roles.identifiers),
             "rows": n,
             "rows_kept_cells": int((kept & ~suppressed).sum()),
+            "changed_cells": int(changed.sum()),
             "unseen_cells": unseen,
             "suppressed_rows": int(suppressed.sum()),
             "max_suppressed_rows": budget,

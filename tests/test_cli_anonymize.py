@@ -330,3 +330,48 @@ def test_calendar_cuts_publish_whole_months_and_travel_in_the_config(tmp_path, d
     pd.testing.assert_frame_equal(pd.read_parquet(again), back)
     code, _, err = _run(capsys, *_base(discharges, "-k", 3, "--calendar", "admission_date"))
     assert code == 2 and "COLUMN=UNIT" in err
+
+
+def test_save_a_recoding_and_publish_the_next_batch_with_it(tmp_path, capsys):
+    df = pdanon.datasets.make_discharges(1200, seed=5)
+    jan, feb = tmp_path / "jan.csv", tmp_path / "feb.csv"
+    df.iloc[:600].to_csv(jan, index=False)
+    df.iloc[600:].to_csv(feb, index=False)
+    roles = ["--identifiers", "patient_id,name,note",
+             "--insensitive", "admission_date,discharge_date,charges,weight"]
+    rec, out1, out2 = tmp_path / "rec.json", tmp_path / "jan_out.parquet", tmp_path / "f.csv"
+    code, _, err = _run(capsys, jan, "-o", out1, "--qi", "birth_date:date,zip,sex,ethnicity",
+                        "--sensitive", "diagnosis", *roles, "-k", 5, "-a", "datafly",
+                        "--save-recoding", rec)
+    assert code == 0, err
+    assert "recoding" in err and rec.exists()
+    text = rec.read_text()
+    assert not any(pid in text for pid in df["patient_id"])
+    # the next month: the recorded k = 5 fails on 3 rows that cannot form a class of 5
+    code, _, err = _run(capsys, feb, "-o", out2, "--recoding", rec, *roles)
+    assert code == 2 and "3 of its 600 rows" in err and "--max-suppressed" in err
+    assert not out2.exists()
+    code, _, err = _run(capsys, feb, "-o", out2, "--recoding", rec, *roles, "-k", 3)
+    assert code == 0, err
+    back = pdanon.read_csv(out2, dtype={"zip": str})
+    first = pd.read_parquet(out1)
+    assert set(back["zip"].dropna().astype(str)) <= set(first["zip"].dropna().astype(str))
+    assert "patient_id" not in back.columns
+    python = df.iloc[600:].reset_index(drop=True).anon.apply_recoding(
+        pdanon.Recoding.from_json(text), model=pdanon.models.KAnonymity(3),
+        identifiers=["patient_id", "name", "note"],
+        insensitive=["admission_date", "discharge_date", "charges", "weight"])
+    assert back["zip"].astype(str).tolist() == python["zip"].astype(str).tolist()
+
+
+def test_recoding_refuses_the_flags_of_a_fresh_run(tmp_path, discharges, capsys):
+    rec = tmp_path / "rec.json"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 3, "-a", "datafly", "-o",
+                                       tmp_path / "r.csv", "--save-recoding", rec))
+    assert code == 0, err
+    for extra in (["--hierarchy", "zip=mask"], ["-a", "mondrian"], ["--save-recoding",
+                                                                   tmp_path / "x.json"]):
+        code, _, err = _run(capsys, discharges, "--recoding", rec, *ROLE_FLAGS, *extra)
+        assert code == 2 and "--recoding publishes with a kept recoding" in err
+    code, _, err = _run(capsys, discharges, "--recoding", tmp_path / "missing.json")
+    assert code == 2 and "cannot read it" in err

@@ -134,7 +134,7 @@ class ColumnRecoding:
             return cls(name, kind, "values", {"values": _index_json(values),
                                                "dtype": str(series.dtype)})
         arr = series.array
-        codes, uniques = arr.factorize()
+        _, uniques = arr.factorize()
         cells = uniques[~uniques.isna()]
         dtype = arr.dtype
         cats = None if dtype.categories is None else _index_json(dtype.categories)

@@ -84,6 +84,13 @@ class CliError(Exception):
 # ============================================================================ flags
 
 
+_HELP_SAVE_RECODING = ("also write the release's recoding (JSON: its published cells, model "
+                       "and sensitive columns) for later batches")
+_HELP_RECODING = ("publish with a kept recoding instead of anonymizing afresh: the JSON of an "
+                  "earlier --save-recoding; the model is verified again (the recorded one, or "
+                  "the model flags)")
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     """The ``anonymize`` subcommand on ``pdanon``'s subparsers."""
     p = sub.add_parser(
@@ -107,12 +114,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     files.add_argument("--schema", metavar="PATH", help="also write the release's schema "
                        "(YAML), which reads a CSV release back exactly")
     files.add_argument("--save-recoding", metavar="PATH", dest="save_recoding",
-                       help="also write the release's recoding (JSON: its published cells, "
-                            "model and sensitive columns) for later batches")
-    files.add_argument("--recoding", metavar="PATH",
-                       help="publish with a kept recoding instead of anonymizing afresh: "
-                            "the JSON of an earlier --save-recoding; the model is verified "
-                            "again (the recorded one, or the model flags)")
+                       help=_HELP_SAVE_RECODING)
+    files.add_argument("--recoding", metavar="PATH", help=_HELP_RECODING)
     files.add_argument("--config", metavar="PATH", help="read every choice from a TOML file; "
                        "flags given too win")
     files.add_argument("--write-config", metavar="PATH", help="write the config of this run "

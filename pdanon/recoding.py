@@ -388,6 +388,19 @@ class Recoding:
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+    def check_global(self) -> None:
+        """Refuse a recoding whose cells overlap in some column (a local recoding): a new
+        value could belong to several cells."""
+        for col in self.columns.values():
+            clash = col.overlap()
+            if clash:
+                raise InvalidInputError(
+                    f"the release's cells overlap in column {col.name!r} ({clash}): it was a "
+                    f"local recoding ({self.algorithm}), so a new value could belong to "
+                    "several cells; publish the first release with a global recoding "
+                    "(algorithm='optimal' with hierarchies, algorithm='datafly', or "
+                    "df.anon.generalize) to reuse it")
+
     @property
     def kinds(self) -> dict:
         return {c.name: c.kind for c in self.columns.values()}
@@ -408,15 +421,7 @@ class Recoding:
             raise UnknownColumnError(
                 f"the new batch lacks the recoded column(s) {missing}; it has "
                 f"{list(df.columns)}")
-        for col in self.columns.values():
-            clash = col.overlap()
-            if clash:
-                raise InvalidInputError(
-                    f"the release's cells overlap in column {col.name!r} ({clash}): it was a "
-                    f"local recoding ({self.algorithm}), so a new value could belong to "
-                    "several cells; publish the first release with a global recoding "
-                    "(algorithm='optimal' with hierarchies, algorithm='datafly', or "
-                    "df.anon.generalize) to reuse it")
+        self.check_global()
         if model is None:
             model = rebuild(self.models) if self.models else None
         elif not isinstance(model, PrivacyModel):
@@ -466,14 +471,8 @@ class Recoding:
             present = np.column_stack([df[c].notna().to_numpy() for c in qi])
             changed = np.where(suppressed, present.sum(axis=1), changed)
             if count > budget or not ok.all():
-                why = (f"{count} of its {n} rows are in classes that fail {model!r}"
-                       + (f", more than the budget of {budget}" if count > budget else "")
-                       + ("" if ok.all() else
-                          "; suppressed together they fail it too"))
-                raise InfeasibleError(
-                    f"the recoding does not keep this batch private: {why}. Anonymize the "
-                    "batch afresh (e.g. df.anon.k_anonymize(...)), or raise "
-                    "max_suppressed_rows (a row count or a share such as 0.1)")
+                raise InfeasibleError(infeasible_message(count, n, model, budget,
+                                                         bool(ok.all())))
         sizes = np.bincount(class_labels(out, qi)) if n else np.zeros(0, dtype=np.int64)
         info = {
             "operation": "apply_recoding",
@@ -495,6 +494,16 @@ class Recoding:
             "achieved": {"k": int(sizes.min()) if len(sizes) else 0},
         }
         return out, out_roles, info
+
+
+def infeasible_message(count: int, n: int, model, budget: int, together_ok: bool) -> str:
+    """Why a batch cannot be published with a recoding, and the fix (pandas and Dask)."""
+    why = (f"{count} of its {n} rows are in classes that fail {model!r}"
+           + (f", more than the budget of {budget}" if count > budget else "")
+           + ("" if together_ok else "; suppressed together they fail it too"))
+    return (f"the recoding does not keep this batch private: {why}. Anonymize the batch "
+            "afresh (e.g. df.anon.k_anonymize(...)), or raise max_suppressed_rows (a row count "
+            "or a share such as 0.1)")
 
 
 def record_or_empty(model) -> list:

@@ -435,6 +435,53 @@ class DaskAnonAccessor:
                                mondrian=mondrian, optimal=optimal, path=path, verify=verify,
                                write_options=write_options, progress=progress)
 
+    def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None, **roles):
+        """Publish this Dask frame with an earlier release's recoding, as ``df.anon.
+        apply_recoding`` does (same lookup, same rules, the model verified on the whole frame
+        by distributed group-bys; :mod:`pdanon.dask._recoding`). Returns a Dask frame whose
+        ``.anon.info`` records ``unseen_cells``, ``suppressed_rows``, ``verified``.
+
+        Example
+        -------
+        >>> import pandas as pd, dask.dataframe as dd
+        >>> from pdanon.hierarchy import intervals
+        >>> from pdanon.models import KAnonymity
+        >>> first = pd.DataFrame({"age": [31, 33, 36, 38]}).anon.generalize(
+        ...     {"age": 1}, hierarchies={"age": intervals([5])})
+        >>> batch = dd.from_pandas(pd.DataFrame({"age": [30, 34, 35, 39]}), npartitions=2)
+        >>> out = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(2))
+        >>> out.compute()["age"].astype(str).tolist(), out.anon.info["verified"]["k"]
+        (['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]'], 2)
+        """
+        from pdanon.dask._recoding import apply_recoding
+        from pdanon.models.base import PrivacyModel
+        from pdanon.models.record import rebuild
+        from pdanon.recoding import Recoding
+
+        if not isinstance(recoding, Recoding):
+            raise InvalidInputError(
+                f"recoding must be a pdanon.Recoding (release.anon.recoding, or "
+                f"pdanon.Recoding.from_json(text)), got {type(recoding).__name__}")
+        given = roles.get("quasi_identifiers")
+        if given is not None and set([given] if isinstance(given, str) else given) != set(
+                recoding.columns):
+            raise InvalidInputError(
+                f"the quasi-identifiers are the recoding's columns {list(recoding.columns)}; "
+                f"drop quasi_identifiers={given!r}")
+        roles = {**roles, "quasi_identifiers": recoding.kinds}
+        if "sensitive" not in roles and recoding.sensitive:
+            roles["sensitive"] = {c: k for c, k in recoding.sensitive.items()
+                                  if c in self._ddf.columns}
+        r = self._publishing_roles(roles)
+        if model is None and recoding.models:
+            model = rebuild(recoding.models)
+        elif model is not None and not isinstance(model, PrivacyModel):
+            raise InvalidInputError(f"model must be a pdanon privacy model or None, got "
+                                    f"{model!r}")
+        out, _ = apply_recoding(self._ddf, r, recoding, model=model,
+                                max_suppressed_rows=max_suppressed_rows)
+        return out
+
     def k_anonymize(self, k: int, *, l=None, variant: str | None = None, c: float | None = None,
                     t: float | None = None, distance: str | None = None, hierarchies=None,
                     **options):

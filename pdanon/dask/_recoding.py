@@ -1,0 +1,185 @@
+"""``ddf.anon.apply_recoding``: a kept recoding (:mod:`pdanon.recoding`) applied to a Dask
+frame, with the pandas face's rules and the model verified on the whole frame.
+
+1. one pass: in every partition each recoded column's values are looked up
+   (:meth:`pdanon.recoding.ColumnRecoding.lookup`, the pandas code), and the partition
+   returns the distinct tuples of cell positions with their row counts (and, for a model that
+   reads sensitive columns, their counts per sensitive value) and the unseen values per column;
+2. on the driver the tuples are the published classes: the model answers on their counts
+   (:func:`pdanon.dask._models.groups_ok_from_counts`); the rows of failing classes are
+   suppressed, and together with the rows already blank everywhere they are one more class,
+   which must meet the model too, within the budget — or the call fails as on pandas;
+3. a second pass publishes every partition (the failing tuples broadcast), and a distributed
+   group-by on the output verifies the model again (:func:`pdanon.dask._models.verify_output`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InfeasibleError, InvalidInputError
+from pdanon.dask._local import with_attrs
+from pdanon.dask._models import groups_ok_from_counts, verify_output
+
+__all__ = ["apply_recoding"]
+
+
+@dataclass
+class _Spec:
+    """What every partition needs (broadcast once)."""
+
+    recoding: object
+    sensitive: dict        # name -> GlobalColumn, for a model that reads them
+    failing: object        # a MultiIndex of the failing position tuples (or None)
+    keep: list
+    attrs: dict
+
+
+def _positions(pdf: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
+    """Per row the position of its cell in every recoded column (-1 missing, -2 unseen)."""
+    return pd.DataFrame({f"p{j}": col.lookup(pdf[col.name])
+                         for j, col in enumerate(spec.recoding.columns.values())},
+                        index=pd.RangeIndex(len(pdf)))
+
+
+def _tables(pdf: pd.DataFrame, spec: _Spec) -> dict:
+    """One partition's counts: rows per tuple, per sensitive column rows per (tuple, value),
+    unseen values per column."""
+    pos = _positions(pdf, spec)
+    names = list(pos.columns)
+    unseen = (pos == -2).sum().to_numpy()
+    pos = pos.clip(lower=-1)  # an unseen value is published missing, as a missing one
+    out = {"rows": pos.groupby(names).size(), "unseen": unseen}
+    for c, g in spec.sensitive.items():
+        with_s = pos.assign(s=g.codes(pdf[c]))
+        out[c] = with_s.groupby([*names, "s"]).size()
+    return out
+
+
+def _merge(tables: list) -> dict:
+    out = {"rows": pd.concat([t["rows"] for t in tables]).groupby(level=list(range(
+        tables[0]["rows"].index.nlevels))).sum(),
+        "unseen": np.sum([t["unseen"] for t in tables], axis=0)}
+    for c in tables[0]:
+        if c not in ("rows", "unseen"):
+            s = pd.concat([t[c] for t in tables])
+            out[c] = s.groupby(level=list(range(s.index.nlevels))).sum()
+    return out
+
+
+def _publish(pdf: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
+    out = pdf[spec.keep].copy()
+    pos = _positions(pdf, spec).clip(lower=-1)
+    suppressed = np.zeros(len(pdf), dtype=bool)
+    if spec.failing is not None and len(spec.failing) and len(pdf):
+        suppressed = pd.MultiIndex.from_frame(pos).isin(spec.failing)
+    for j, col in enumerate(spec.recoding.columns.values()):
+        at = np.where(suppressed, -1, pos[f"p{j}"].to_numpy())
+        cells = col.cell_array()
+        if col.form == "values":
+            new = pd.Series(cells).reindex(at).to_numpy()
+        else:
+            new = cells.take(at, allow_fill=True)
+        out[col.name] = pd.Series(new, index=pdf.index, name=col.name)
+    out.attrs = dict(spec.attrs)
+    return out
+
+
+def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
+    """Publish ``ddf`` with ``recoding`` (``roles``: resolved, its quasi-identifiers the
+    recoding's columns; ``model``: a PrivacyModel or None); returns ``(frame, info)``."""
+    import dask
+
+    from pdanon.dask._metrics import sensitive_columns
+    from pdanon.dask._models import check_feasible
+    from pdanon.partition.common import check_suppression_budget, suppression_budget
+    from pdanon.recoding import DEFAULT_SUPPRESSED_SHARE, infeasible_message, record_or_empty
+
+    started = time.perf_counter()
+    check_suppression_budget(max_suppressed_rows)
+    recoding.check_global()
+    qnames = list(recoding.columns)
+    keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
+    reads = model is not None and model.requirements().sensitive
+    sens_spec = {c: k for c, k in roles.sensitive.items()} if reads else {}
+    sensitive = {}
+    if sens_spec:
+        sensitive = sensitive_columns(ddf, sens_spec)
+        sensitive.pop("extra")
+    spec = _Spec(recoding, sensitive, None, keep, {})
+    parts = [dask.delayed(_tables)(p, spec) for p in ddf.to_delayed()]
+    while len(parts) > 1:
+        parts = [dask.delayed(_merge)(parts[i:i + 16]) for i in range(0, len(parts), 16)]
+    counts = dask.compute(parts[0])[0] if parts else {"rows": pd.Series(dtype=np.int64),
+                                                      "unseen": np.zeros(len(qnames))}
+    if isinstance(counts, list):  # one partition: not merged
+        counts = counts[0]
+    rows = counts["rows"]
+    n = int(rows.sum())
+    if model is not None:
+        check_feasible(model, n, sensitive)
+    budget = suppression_budget(max_suppressed_rows, n,
+                                default=int(DEFAULT_SUPPRESSED_SHARE * n))
+    failing = None
+    suppressed = 0
+    if model is not None and n:
+        index = rows.index if isinstance(rows.index, pd.MultiIndex) else \
+            pd.MultiIndex.from_arrays([rows.index])
+        sizes = rows.to_numpy(np.int64)
+        dense = {c: _dense(counts[c], index, sensitive[c].column.m) for c in sensitive}
+        ok = groups_ok_from_counts(model, sizes, dense, sensitive)
+        failing = index[~ok]
+        suppressed = int(sizes[~ok].sum())
+        blank = np.all(index.to_frame().to_numpy() == -1, axis=1)
+        joined = ~ok | blank  # the suppressed rows and the rows blank everywhere: one class
+        blank_ok = True
+        if suppressed:
+            blank_ok = bool(groups_ok_from_counts(
+                model, np.array([sizes[joined].sum()]),
+                {c: d[joined].sum(axis=0, keepdims=True) for c, d in dense.items()},
+                sensitive)[0])
+        if suppressed > budget or not blank_ok:
+            raise InfeasibleError(infeasible_message(suppressed, n, model, budget, blank_ok))
+    unseen = {c: int(u) for c, u in zip(qnames, counts["unseen"])}
+    info = {
+        "operation": "apply_recoding", "recoding": recoding.fingerprint,
+        "algorithm": recoding.algorithm, "method": recoding.method,
+        "model": None if model is None else model.name,
+        "params": {} if model is None else model.params(),
+        "models": record_or_empty(model), "quasi_identifiers": qnames,
+        "dropped_identifiers": list(roles.identifiers), "rows": n,
+        "unseen_cells": unseen, "suppressed_rows": suppressed,
+        "max_suppressed_rows": budget, "engine": "dask",
+    }
+    attrs = {k: v for k, v in ddf._meta.attrs.items() if k != "pdanon"}
+    out_roles = roles.restricted_to(keep)
+    spec = _Spec(recoding, {}, failing, keep, {**attrs, "pdanon": {
+        "roles": out_roles.to_dict(), "info": dict(info)}})
+    meta = _publish(ddf._meta, spec)
+    out = ddf.map_partitions(_publish, dask.delayed(spec, pure=True), meta=meta).persist()
+    if model is not None:
+        info["verified"] = verify_output(out, qnames, sensitive, model, n)
+        info["achieved"] = {"k": info["verified"]["k"]}
+    info["seconds"] = time.perf_counter() - started
+    final = {**attrs, "pdanon": {"roles": out_roles.to_dict(), "info": info}}
+    meta = out._meta.copy()
+    meta.attrs = final
+    return out.map_partitions(with_attrs, final, meta=meta), info
+
+
+def _dense(pairs: pd.Series, index: pd.MultiIndex, m: int) -> np.ndarray:
+    """(classes x sensitive values) counts from a Series indexed by (tuple..., value)."""
+    out = np.zeros((len(index), m), dtype=np.int64)
+    if len(pairs):
+        frame = pairs.index.to_frame(index=False)
+        tuples = pd.MultiIndex.from_frame(frame.iloc[:, :-1])
+        cls = index.get_indexer(tuples)
+        if (cls < 0).any():
+            raise InvalidInputError("the sensitive counts name a class that the row counts do "
+                                    "not (the data changed between passes?)")
+        np.add.at(out, (cls, frame.iloc[:, -1].to_numpy(np.int64)), pairs.to_numpy())
+    return out

@@ -50,13 +50,21 @@ class ReleasesCheck:
 
     * ``combined`` -- per person (indexed by key) the size of their combined class;
     * ``combined_k`` -- its minimum over the persons; ``k_each`` -- each release's own k;
-    * ``releases_of`` -- per person the number of releases that hold them.
+    * ``releases_of`` -- per person the number of releases that hold them;
+    * with ``sensitive=``: ``candidates`` -- per person the number of sensitive values that
+      every class holding them shows (what the intersection of the class signatures leaves
+      an attacker), ``combined_l`` -- its minimum over the persons whose value is the same
+      in every release, ``value_changed`` -- how many persons' value differs between
+      releases (the intersection assumes it does not; they are left out of the minimum).
     """
 
     combined: pd.Series
     releases_of: pd.Series
     k_each: list
     combined_k: int
+    candidates: pd.Series | None = None
+    combined_l: int | None = None
+    value_changed: int = 0
 
     def persons_below(self, k: int) -> int:
         """How many persons' combined class holds fewer than ``k`` persons."""
@@ -64,13 +72,18 @@ class ReleasesCheck:
 
     def summary(self) -> dict:
         sizes = self.combined.to_numpy()
-        return {"persons": len(sizes), "k_each": list(self.k_each),
-                "combined_k": self.combined_k,
-                "persons_alone": int((sizes == 1).sum()),
-                "persons_below_min_k": self.persons_below(min(self.k_each, default=0))}
+        out = {"persons": len(sizes), "k_each": list(self.k_each),
+               "combined_k": self.combined_k,
+               "persons_alone": int((sizes == 1).sum()),
+               "persons_below_min_k": self.persons_below(min(self.k_each, default=0))}
+        if self.candidates is not None:
+            out.update({"combined_l": self.combined_l,
+                        "persons_one_value": int((self.candidates == 1).sum()),
+                        "value_changed": self.value_changed})
+        return out
 
 
-def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
+def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) -> ReleasesCheck:
     """Measure the combined classes of several releases of the same population (module
     docstring).
 
@@ -84,6 +97,10 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
     quasi_identifiers : list of lists, optional
         Per release, the columns an attacker can match on; default: each release's
         quasi-identifiers from its pdanon roles (``df.attrs``), else all its columns.
+    sensitive : str, optional
+        A sensitive column every release publishes: also measure the composition attack
+        (per person the sensitive values left by intersecting the value sets of the classes
+        that hold them; a missing value is one more value).
 
     Returns a :class:`ReleasesCheck`.
     """
@@ -111,6 +128,9 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
         k_each.append(int(np.bincount(labels).min()) if len(labels) else 0)
         key_arrays.append(pd.Series(key, copy=False))
         labels_of.append(labels)
+        if sensitive is not None and sensitive not in df.columns:
+            raise UnknownColumnError(f"release {i} has no sensitive column {sensitive!r}; it "
+                                     f"has {list(df.columns)}")
     codes, everyone = _number_persons(pd.concat(key_arrays, ignore_index=True))
     n = len(everyone)
     bounds = np.cumsum([0] + [len(k) for k in key_arrays])
@@ -138,9 +158,41 @@ def check_releases(releases, *, keys, quasi_identifiers=None) -> ReleasesCheck:
     sizes = np.bincount(tuple_codes) if n else np.zeros(0, dtype=np.int64)
     index = pd.Index(everyone)
     combined = pd.Series(sizes[tuple_codes], index=index, name="combined_class")
+    extra = {}
+    if sensitive is not None:
+        left, changed = _signatures([df[sensitive] for df in releases], labels_of, codes,
+                                    bounds, n)
+        extra = {"candidates": pd.Series(left, index=index, name="candidates"),
+                 "combined_l": int(left[~changed].min()) if (~changed).any() else 0,
+                 "value_changed": int(changed.sum())}
     return ReleasesCheck(combined=combined,
                          releases_of=pd.Series(releases_of, index=index, name="releases"),
-                         k_each=k_each, combined_k=int(sizes[sizes > 0].min()) if n else 0)
+                         k_each=k_each, combined_k=int(sizes[sizes > 0].min()) if n else 0,
+                         **extra)
+
+
+def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int):
+    """Per person the number of sensitive values that every class holding them shows, and
+    whether their own value differs between releases. A class's value set is a bitset
+    (64 values a word); a person's candidates are the AND of their classes' bitsets."""
+    value_codes, _ = pd.factorize(pd.concat([pd.Series(v.array) for v in values],
+                                            ignore_index=True), use_na_sentinel=False)
+    value_codes = np.asarray(value_codes, dtype=np.int64)
+    words = max(1, (int(value_codes.max(initial=0)) + 64) // 64)
+    left = np.full((n, words), np.iinfo(np.uint64).max, dtype=np.uint64)
+    own = np.full(n, -1, dtype=np.int64)
+    changed = np.zeros(n, dtype=bool)
+    for i, labels in enumerate(labels_of):
+        v = value_codes[bounds[i]:bounds[i + 1]]
+        where = codes[bounds[i]:bounds[i + 1]]
+        classes = int(labels.max()) + 1 if len(labels) else 0
+        bits = np.zeros((classes, words), dtype=np.uint64)
+        np.bitwise_or.at(bits, (labels, v // 64), np.left_shift(np.uint64(1),
+                                                                 (v % 64).astype(np.uint64)))
+        left[where] &= bits[labels]
+        changed[where] |= (own[where] >= 0) & (own[where] != v)
+        own[where] = v
+    return np.bitwise_count(left).sum(axis=1).astype(np.int64), changed
 
 
 def _number_persons(keys: pd.Series) -> tuple[np.ndarray, object]:

@@ -339,3 +339,55 @@ def test_property_combined_classes_equal_a_join_and_group_by(n, releases, seed):
     expected = {p: int(counts[s]) for p, s in signature.items()}
     assert res.combined.to_dict() == expected
     assert res.combined_k == min(expected.values())
+
+
+def test_composition_attack_hand_checked():
+    # r1: a = {flu, cold}, b = {hiv, flu, cold}; r2: x = {flu}, y = {cold, hiv}
+    d = ["flu", "cold", "flu", "hiv", "flu", "cold"]
+    r1 = pd.DataFrame({"age": ["a"] * 3 + ["b"] * 3, "d": d})
+    r2 = pd.DataFrame({"zip": list("xyxyxy"), "d": d})
+    res = pdanon.check_releases([r1, r2], keys=[range(6), range(6)],
+                                quasi_identifiers=[["age"], ["zip"]], sensitive="d")
+    assert res.candidates.tolist() == [1, 1, 1, 2, 1, 2]  # person 3: {hiv, cold}
+    assert res.combined_l == 1 and res.value_changed == 0
+    assert res.summary()["persons_one_value"] == 4
+    # each release alone shows every person at least two values
+    alone = pdanon.check_releases([r1], keys=[range(6)], quasi_identifiers=[["age"]],
+                                  sensitive="d")
+    assert alone.combined_l == 2
+    # a person whose value changed is left out of the minimum
+    r2b = r2.assign(d=["flu", "cold", "flu", "hiv", "cold", "cold"])
+    res = pdanon.check_releases([r1, r2b], keys=[range(6), range(6)],
+                                quasi_identifiers=[["age"], ["zip"]], sensitive="d")
+    assert res.value_changed == 1
+    with pytest.raises(UnknownColumnError, match="sensitive column 'nope'"):
+        pdanon.check_releases([r1], keys=[range(6)], sensitive="nope")
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 30), releases=st.integers(1, 3), values=st.integers(1, 70),
+       seed=st.integers(0, 10**6))
+def test_property_candidates_equal_set_intersections(n, releases, values, seed):
+    rng = np.random.default_rng(seed)
+    value = rng.integers(0, values, n)  # one sensitive value per person, constant
+    frames, keys = [], []
+    for _ in range(releases):
+        present = np.flatnonzero(rng.random(n) < 0.8)
+        rng.shuffle(present)
+        frames.append(pd.DataFrame({"q": rng.integers(0, 3, len(present)),
+                                    "s": value[present]}))
+        keys.append(present)
+    if not any(len(k) for k in keys):
+        return
+    res = pdanon.check_releases(frames, keys=keys, quasi_identifiers=[["q"]] * releases,
+                                sensitive="s")
+    expected = {}
+    for f, key in zip(frames, keys):
+        sets = f.groupby("q")["s"].agg(set).to_dict()
+        for i, p in enumerate(key):
+            got = sets[f["q"].iloc[i]]
+            expected[int(p)] = expected.get(int(p), got) & got
+    assert {int(p): int(c) for p, c in res.candidates.items()} == {
+        p: len(v) for p, v in expected.items()}
+    assert res.value_changed == 0
+    assert res.combined_l == min(len(v) for v in expected.values())

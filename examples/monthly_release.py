@@ -42,7 +42,7 @@ for month in range(12):
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the roles are given; no RoleWarning to read here
     january = months[0].anon.k_anonymize(
-        5, algorithm="optimal", max_suppressed_rows=0.02, **roles,
+        5, l=3, algorithm="optimal", max_suppressed_rows=0.02, **roles,
         hierarchies={"birth_date": dates(("month", "year", "decade")),
                      "zip": masking(steps=[1, 2, 3, 5])})
 text = january.anon.recoding.to_json()
@@ -86,3 +86,25 @@ assert check.persons_below(5) > 0
 # intersected, are all an attacker who knows the person's cells can read
 print(f"diagnoses left by intersecting each person's classes over the year: at least "
       f"{check.combined_l}; {summary['persons_one_value']:,} persons are left one diagnosis")
+
+# The same twelve months with the intersection kept as wide as January (l = 3) left it: a
+# person whom even suppression would narrow is withheld from that month (not published)
+history = pdanon.ReleaseHistory()
+history.add(january, keys=months[0]["patient_id"], sensitive="diagnosis")
+kept, kept_keys = [january], [months[0]["patient_id"]]
+for batch in months[1:]:
+    out = batch.anon.apply_recoding(recoding, history=history, keys="patient_id",
+                                    invariance=3, withhold=True,
+                                    identifiers=roles["identifiers"],
+                                    insensitive=roles["insensitive"])
+    published = batch.loc[out.index, "patient_id"]  # the rows withheld are not in out
+    history.add(out, keys=published, sensitive="diagnosis")
+    kept.append(out)
+    kept_keys.append(published)
+again = pdanon.check_releases(kept, keys=kept_keys, quasi_identifiers=[qi] * len(kept),
+                              sensitive="diagnosis")
+extra = sum(r.anon.info["invariance"]["rows_suppressed_for_it"] for r in kept[1:])
+withheld = sum(r.anon.info["rows_withheld"] for r in kept[1:])
+print(f"with invariance=3: at least {again.combined_l} diagnoses left per person; over the "
+      f"year {extra} more rows suppressed and {withheld} withheld (no cell publishes them safely)")
+assert again.combined_l >= 3

@@ -32,7 +32,7 @@ from pdanon import datasets, hierarchy, io, models, plot
 from pdanon.io import read_csv
 from pdanon.policy import Policy
 from pdanon.recoding import Recoding
-from pdanon.releases import check_releases
+from pdanon.releases import ReleaseHistory, check_releases
 from pdanon.roles import Roles, infer_schema, resolve_roles, schema, schema_from_yaml, schema_to_yaml
 
 __version__ = "0.1.0"
@@ -68,6 +68,7 @@ __all__ = [
     "NoProgressError",
     "Policy",
     "Recoding",
+    "ReleaseHistory",
     "PublisherOnlyWarning",
     "RoleError",
     "RoleWarning",

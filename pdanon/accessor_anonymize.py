@@ -445,6 +445,7 @@ class AnonymizeMethods:
 
     @checked
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
+                       history=None, keys=None, invariance=None, withhold: bool = False,
                        **roles) -> pd.DataFrame:
         """Publish this new batch with an earlier release's recoding: every value is published
         in the cell that holds it (a value no cell holds is *unseen* and published missing),
@@ -461,6 +462,18 @@ class AnonymizeMethods:
             releases, which record none: pass one).
         max_suppressed_rows : int or float, optional
             A row count, or a share of the rows strictly between 0 and 1.
+        history, keys, invariance : optional
+            ``invariance=m`` keeps the composition attack in check: with ``history`` (a
+            :class:`pdanon.ReleaseHistory` of the earlier releases) and ``keys`` (one per row
+            or a column name, naming the person), the rows of the people whose sensitive
+            values, intersected over the releases that held them, would fall below ``m``
+            are suppressed too. Record the result with ``history.add(out, keys=...,
+            sensitive=...)``.
+        withhold : bool
+            A row that even suppression cannot make safe (its person's values would narrow
+            below ``invariance``, or the suppressed rows together fail the model) is left
+            out of this batch (not published; ``info["rows_withheld"]``) instead of failing
+            the call.
         **roles
             Role keywords; the quasi-identifiers are the recoding's columns, the sensitive
             columns default to the release's, identifiers are dropped.
@@ -503,7 +516,9 @@ class AnonymizeMethods:
                                if c in self._df.columns}
         r = self.roles(**kw)
         out, out_roles, info = recoding.apply(self._df, r, model=model,
-                                              max_suppressed_rows=max_suppressed_rows)
+                                              max_suppressed_rows=max_suppressed_rows,
+                                              history=history, keys=keys,
+                                              invariance=invariance, withhold=withhold)
         return self._result(out, out_roles, info)
 
 

@@ -406,10 +406,16 @@ class Recoding:
         return {c.name: c.kind for c in self.columns.values()}
 
     # ------------------------------------------------------------------ applying
-    def apply(self, df: pd.DataFrame, roles, *, model=None, max_suppressed_rows=None):
+    def apply(self, df: pd.DataFrame, roles, *, model=None, max_suppressed_rows=None,
+              history=None, keys=None, invariance=None, withhold: bool = False):
         """Publish ``df`` (a new batch; ``roles``: its :class:`~pdanon.roles.Roles`, whose
         quasi-identifiers are this recoding's columns) with this recoding; returns ``(frame,
-        info)``. See the module docstring; ``batch.anon.apply_recoding`` is the usual face."""
+        info)``. See the module docstring; ``batch.anon.apply_recoding`` is the usual face.
+
+        ``invariance=m`` with ``history`` (a :class:`pdanon.ReleaseHistory`) and ``keys``
+        (one per row, or the name of a column): the rows of the people whose sensitive
+        values, intersected over every release that held them, would fall below ``m`` are
+        suppressed too (docs/republication.md, "Keeping the intersection wide")."""
         from pdanon import engine
         from pdanon._groups import class_labels
         from pdanon.models.base import PrivacyModel
@@ -457,22 +463,20 @@ class Recoding:
                                     default=int(DEFAULT_SUPPRESSED_SHARE * n))
         suppressed = np.zeros(n, dtype=bool)
         out_roles = roles.restricted_to(out.columns)
-        if model is not None and n:
-            context = engine.model_context(model, df, roles)
-            labels = class_labels(out, qi)
-            ok = np.asarray(model.groups_ok(labels, context), dtype=bool)
-            suppressed = ~ok[labels]
-            if suppressed.any():
-                for c in qi:
-                    out[c] = out[c].mask(suppressed)
-                labels = class_labels(out, qi)
-                ok = np.asarray(model.groups_ok(labels, context), dtype=bool)
-            count = int(suppressed.sum())
+        inv = _invariance(invariance, history, keys, roles, df)
+        narrowed = 0
+        withheld = np.zeros(n, dtype=bool)
+        if (model is not None or inv is not None) and n:
+            suppressed, withheld, narrowed = _protect(out, df, qi, roles, model, inv, history,
+                                                      withhold, budget)
+            count = int((suppressed & ~withheld).sum())
             present = np.column_stack([df[c].notna().to_numpy() for c in qi])
             changed = np.where(suppressed, present.sum(axis=1), changed)
-            if count > budget or not ok.all():
-                raise InfeasibleError(infeasible_message(count, n, model, budget,
-                                                         bool(ok.all())))
+            if count > budget:
+                raise InfeasibleError(infeasible_message(count, n, model, budget, True))
+            if withheld.any():
+                out = out[~withheld]
+                kept &= ~withheld
         sizes = np.bincount(class_labels(out, qi)) if n else np.zeros(0, dtype=np.int64)
         info = {
             "operation": "apply_recoding",
@@ -484,16 +488,98 @@ class Recoding:
             "models": record_or_empty(model),
             "quasi_identifiers": qi,
             "dropped_identifiers": list(roles.identifiers),
-            "rows": n,
+            "rows": n - int(withheld.sum()),
             "rows_kept_cells": int((kept & ~suppressed).sum()),
             "changed_cells": int(changed.sum()),
             "unseen_cells": unseen,
             "suppressed_rows": int(suppressed.sum()),
             "max_suppressed_rows": budget,
+            **({} if inv is None else {"invariance": {
+                "m": inv[0], "people_seen_before": int((history.rows_of(inv[1]) >= 0).sum()),
+                "rows_suppressed_for_it": narrowed}}),
+            "rows_withheld": int(withheld.sum()),
             "groups": int(len(sizes)),
             "achieved": {"k": int(sizes.min()) if len(sizes) else 0},
         }
         return out, out_roles, info
+
+
+def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: int):
+    """Suppress, in ``out`` (in place), the rows of the classes that fail ``model`` and of
+    the people whose intersection would narrow below ``inv[0]`` values, until no row fails
+    (suppressing a row changes its class and the blank class). ``withhold``: a row that even
+    the blank class leaves failing (too few values for its person, or a blank class that
+    fails the model) is left out of the batch instead of failing the call.
+    Returns ``(suppressed, withheld, rows suppressed for the intersection)``."""
+    from pdanon import engine
+    from pdanon._groups import class_labels
+
+    n = len(df)
+    suppressed = np.zeros(n, dtype=bool)
+    gone = np.zeros(n, dtype=bool)
+    narrowed = 0
+    while True:
+        live = np.flatnonzero(~gone)
+        rows = out.iloc[live]
+        labels = class_labels(rows, qi)
+        bad = np.zeros(len(live), dtype=bool)
+        if model is not None:
+            context = engine.model_context(model, df.iloc[live], roles)
+            bad |= ~np.asarray(model.groups_ok(labels, context), dtype=bool)[labels]
+        narrow = np.zeros(len(live), dtype=bool)
+        if inv is not None:
+            narrow = history.left_after(inv[1][live], labels, inv[2].iloc[live]) < inv[0]
+            bad |= narrow
+        stuck = bad & suppressed[live]  # suppressed already: nothing more to do for them
+        if stuck.any() and withhold:  # rows no cell can publish safely: left out
+            gone[live[stuck]] = True
+            continue
+        if (stuck & narrow).any():
+            raise InfeasibleError(
+                f"the recoding cannot keep the sensitive values of "
+                f"{int((stuck & narrow).sum())} people wide enough: intersected with what "
+                f"earlier releases showed, even the suppressed rows' values leave fewer "
+                f"than {inv[0]}; pass withhold=True to leave them out of this batch, "
+                "anonymize the batch afresh, or lower invariance")
+        if stuck.any():
+            raise InfeasibleError(infeasible_message(
+                int(suppressed.sum()), n, model, budget, False))
+        fresh = bad & ~suppressed[live]
+        if not fresh.any():
+            return suppressed, gone, narrowed
+        narrowed += int((narrow & fresh).sum())
+        suppressed[live[fresh]] = True
+        for c in qi:
+            out[c] = out[c].mask(suppressed)
+
+
+def _invariance(m, history, keys, roles, df: pd.DataFrame):
+    """``(m, keys, sensitive values)`` for ``invariance=m``, checked; None without it."""
+    if m is None:
+        if history is not None or keys is not None:
+            raise InvalidInputError("history= and keys= go with invariance=m (the fewest "
+                                    "sensitive values a person's releases may leave)")
+        return None
+    from pdanon.releases import ReleaseHistory
+
+    if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
+        raise InvalidInputError(f"invariance must be an integer >= 1, got {m!r}")
+    if not isinstance(history, ReleaseHistory):
+        raise InvalidInputError(
+            "invariance= needs history=pdanon.ReleaseHistory() holding the earlier releases "
+            "(history.add(release, keys=..., sensitive=...) after each one)")
+    if len(roles.sensitive) != 1:
+        raise InvalidInputError(
+            f"invariance= reads one sensitive column; this batch has {list(roles.sensitive)}")
+    if isinstance(keys, str):
+        if keys not in df.columns:
+            raise UnknownColumnError(f"keys={keys!r} is not a column of the batch")
+        keys = df[keys]
+    if keys is None or len(keys) != len(df):
+        raise InvalidInputError("invariance= needs keys: one per row (or a column name), "
+                                "naming the person across releases")
+    key_values = np.asarray(keys.array if isinstance(keys, pd.Series) else keys, dtype=object)
+    return int(m), key_values, df[next(iter(roles.sensitive))]
 
 
 def infeasible_message(count: int, n: int, model, budget: int, together_ok: bool) -> str:

@@ -185,11 +185,7 @@ def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int
     for i, labels in enumerate(labels_of):
         v = value_codes[bounds[i]:bounds[i + 1]]
         where = codes[bounds[i]:bounds[i + 1]]
-        classes = int(labels.max()) + 1 if len(labels) else 0
-        bits = np.zeros((classes, words), dtype=np.uint64)
-        np.bitwise_or.at(bits, (labels, v // 64), np.left_shift(np.uint64(1),
-                                                                 (v % 64).astype(np.uint64)))
-        left[where] &= bits[labels]
+        left[where] &= class_value_bits(labels, v, words)[labels]
         changed[where] |= (own[where] >= 0) & (own[where] != v)
         own[where] = v
     return np.bitwise_count(left).sum(axis=1).astype(np.int64), changed
@@ -226,3 +222,108 @@ def _columns(df: pd.DataFrame, given, i: int) -> list:
     if not cols:
         raise InvalidInputError(f"release {i}: name at least one quasi-identifier column")
     return cols
+
+
+def class_value_bits(labels: np.ndarray, values: np.ndarray, words: int) -> np.ndarray:
+    """Per class the set of value codes its rows hold, as bitsets: a ``(classes, words)``
+    uint64 array, value ``v`` at bit ``v % 64`` of word ``v // 64``."""
+    classes = int(labels.max()) + 1 if len(labels) else 0
+    bits = np.zeros((classes, words), dtype=np.uint64)
+    np.bitwise_or.at(bits, (labels, values // 64),
+                     np.left_shift(np.uint64(1), (values % 64).astype(np.uint64)))
+    return bits
+
+
+# ----------------------------------------------------------------------------- history
+
+
+class ReleaseHistory:
+    """What the publisher remembers between releases to keep the composition attack in
+    check: per person (by key) the sensitive values every class that held them showed (the
+    intersection so far). It names people: keep it with the original data, never with a
+    release.
+
+    ``batch.anon.apply_recoding(recoding, history=h, keys=..., invariance=m)`` suppresses the
+    rows of the people whose intersection would drop below ``m`` values; ``h.add(release,
+    keys=..., sensitive=...)`` records a published release. Values are compared by their
+    text (``str``); a missing value is one more value.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> h = ReleaseHistory()
+    >>> r = pd.DataFrame({"age": ["[30, 39]"] * 3, "d": ["flu", "cold", "flu"]})
+    >>> h.add(r, keys=[1, 2, 3], quasi_identifiers=["age"], sensitive="d")
+    >>> h.candidates([1, 2, 9]).tolist()      # 9: never published, no constraint yet
+    [2, 2, -1]
+    """
+
+    def __init__(self):
+        self.keys = pd.Index([], dtype=object)
+        self.values = pd.Index([], dtype=object)  # the value texts seen, in order
+        self.bits = np.zeros((0, 1), dtype=np.uint64)
+
+    @property
+    def words(self) -> int:
+        return self.bits.shape[1]
+
+    def value_codes(self, values, *, grow: bool = False) -> np.ndarray:
+        """The dictionary code of each value's text (``grow``: new texts are added)."""
+        text = pd.Index(["<NA>" if pd.isna(v) else str(v) for v in values], dtype=object)
+        if grow:
+            new = text.unique().difference(self.values, sort=False)
+            if len(new):
+                self.values = self.values.append(pd.Index(new, dtype=object))
+                need = (len(self.values) + 63) // 64
+                if need > self.words:  # a fresh word: every past person's bits all set
+                    pad = np.full((len(self.bits), need - self.words),
+                                  np.iinfo(np.uint64).max, dtype=np.uint64)
+                    self.bits = np.hstack([self.bits, pad])
+        return np.asarray(self.values.get_indexer(text), dtype=np.int64)
+
+    def rows_of(self, keys) -> np.ndarray:
+        """The history row of each key (-1: not seen yet)."""
+        return np.asarray(self.keys.get_indexer(pd.Index(np.asarray(keys, dtype=object))),
+                          dtype=np.int64)
+
+    def candidates(self, keys) -> np.ndarray:
+        """Per key the number of values its intersection still holds (-1: never published)."""
+        at = self.rows_of(keys)
+        m = len(self.values)
+        valid = np.full(self.words, np.iinfo(np.uint64).max, dtype=np.uint64)
+        if m % 64:  # the last word holds m % 64 values; its other bits are padding
+            valid[m // 64] = np.uint64((1 << (m % 64)) - 1)
+        valid[(m + 63) // 64:] = 0
+        held = self.bits[np.maximum(at, 0)] & valid
+        return np.where(at < 0, -1, np.bitwise_count(held).sum(axis=1).astype(np.int64))
+
+    def left_after(self, keys, labels: np.ndarray, values) -> np.ndarray:
+        """Per row the values its person's intersection would hold after a release whose
+        classes are ``labels`` (the rows' sensitive ``values``)."""
+        codes = self.value_codes(values, grow=True)
+        bits = class_value_bits(labels, codes, self.words)[labels]
+        at = self.rows_of(keys)
+        past = np.where((at >= 0)[:, None], self.bits[np.maximum(at, 0)], bits)
+        return np.bitwise_count(past & bits).sum(axis=1).astype(np.int64)
+
+    def add(self, release: pd.DataFrame, *, keys, sensitive: str,
+            quasi_identifiers=None) -> None:
+        """Record a published release: every person's intersection with their class's
+        values (``quasi_identifiers``: default the release's pdanon roles)."""
+        from pdanon._groups import class_labels
+
+        cols = _columns(release, quasi_identifiers, 0)
+        if sensitive not in release.columns:
+            raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
+        keys = pd.Index(np.asarray(keys, dtype=object))
+        if len(keys) != len(release) or keys.has_duplicates:
+            raise InvalidInputError("give one key per row of the release, each once")
+        labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)
+        codes = self.value_codes(release[sensitive], grow=True)
+        bits = class_value_bits(labels, codes, self.words)[labels]
+        at = self.rows_of(keys)
+        old = at >= 0
+        self.bits[at[old]] &= bits[old]
+        if (~old).any():
+            self.keys = self.keys.append(keys[~old])
+            self.bits = np.vstack([self.bits, bits[~old]])

@@ -518,17 +518,20 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
     suppressed = np.zeros(n, dtype=bool)
     gone = np.zeros(n, dtype=bool)
     narrowed = 0
+    context = None
     while True:
         live = np.flatnonzero(~gone)
-        rows = out.iloc[live]
-        labels = class_labels(rows, qi)
+        every = len(live) == n  # no row withheld: no copies
+        labels = class_labels(out if every else out.iloc[live], qi)
         bad = np.zeros(len(live), dtype=bool)
         if model is not None:
-            context = engine.model_context(model, df.iloc[live], roles)
+            if context is None or not every:
+                context = engine.model_context(model, df if every else df.iloc[live], roles)
             bad |= ~np.asarray(model.groups_ok(labels, context), dtype=bool)[labels]
         narrow = np.zeros(len(live), dtype=bool)
         if inv is not None:
-            narrow = history.left_after(inv[1][live], labels, inv[2].iloc[live]) < inv[0]
+            values = inv[2] if every else inv[2].iloc[live]
+            narrow = history.left_after(inv[1][live], labels, values) < inv[0]
             bad |= narrow
         stuck = bad & suppressed[live]  # suppressed already: nothing more to do for them
         if stuck.any() and withhold:  # rows no cell can publish safely: left out

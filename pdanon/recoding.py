@@ -16,11 +16,11 @@ is looked up column by column:
   *unseen*: its cell is published missing, and ``info["unseen_cells"]`` counts it per column;
 * a missing value stays missing.
 
-This is a function of each column alone, so it needs a **global** recoding: the cells of a
-column must not overlap (optimal and Datafly releases, ``df.anon.generalize``, and local
-releases whose cells happen not to overlap). A release of a local recoder (nearest,
-Mondrian, GroupJoin) whose ranges overlap is refused with the fix; the cut tree those need is
-not written yet.
+This is a function of each column alone when the recoding is **global** (the cells of a
+column do not overlap: optimal and Datafly releases, ``df.anon.generalize``). A Mondrian
+release (local: cells overlap) is kept with its classes, and a new row is placed by the tree
+of Mondrian's cuts rebuilt from them (:mod:`pdanon.recoding_boxes`); groupings of nearest
+rows, whose classes overlap in every column, are refused with the fix.
 
 The model is then verified on the batch's published classes, as the anonymizers verify
 their own output: the rows of every class that fails are suppressed (all their
@@ -308,6 +308,9 @@ class Recoding:
     sensitive: dict
     algorithm: str | None = None
     method: str | None = None
+    #: a local recoding's published classes (per class the cell position in each column),
+    #: from which apply rebuilds the tree that places new rows (pdanon.recoding_boxes)
+    classes: list | None = None
 
     @classmethod
     def from_release(cls, release: pd.DataFrame) -> "Recoding":
@@ -347,16 +350,24 @@ class Recoding:
                 "to keep a recoding")
         columns = {c: ColumnRecoding.from_series(release[c], kind)
                    for c, kind in roles.quasi_identifiers.items()}
+        classes = None
+        if any(col.overlap() for col in columns.values()):  # local: keep the classes
+            from pdanon.recoding_boxes import class_table
+
+            classes = class_table(release, columns)
         return cls(columns=columns, models=list(info.get("models") or []),
                    sensitive=dict(roles.sensitive), algorithm=info.get("algorithm"),
-                   method=info.get("method"))
+                   method=info.get("method"), classes=classes)
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "algorithm": self.algorithm, "method": self.method,
-                "models": self.models, "sensitive": self.sensitive,
-                "columns": [{"name": c.name, "kind": c.kind, "form": c.form, **c.spec}
-                            for c in self.columns.values()]}
+        out = {"format": FORMAT, "algorithm": self.algorithm, "method": self.method,
+               "models": self.models, "sensitive": self.sensitive,
+               "columns": [{"name": c.name, "kind": c.kind, "form": c.form, **c.spec}
+                           for c in self.columns.values()]}
+        if self.classes is not None:
+            out["classes"] = self.classes
+        return out
 
     def to_json(self, **kwargs) -> str:
         """The recoding as JSON text (``kwargs`` go to :func:`json.dumps`, e.g. ``indent=1``)."""
@@ -380,7 +391,7 @@ class Recoding:
             columns[name] = ColumnRecoding(name, kind, form, c)
         return cls(columns=columns, models=d.get("models") or [],
                    sensitive=d.get("sensitive") or {}, algorithm=d.get("algorithm"),
-                   method=d.get("method"))
+                   method=d.get("method"), classes=d.get("classes"))
 
     @property
     def fingerprint(self) -> str:
@@ -400,6 +411,25 @@ class Recoding:
                     "several cells; publish the first release with a global recoding "
                     "(algorithm='optimal' with hierarchies, algorithm='datafly', or "
                     "df.anon.generalize) to reuse it")
+
+    def _place(self, df: pd.DataFrame):
+        """None for a global recoding (each column looked up alone); for a local one kept
+        with its classes, each row's cells by the tree of those classes
+        (:func:`pdanon.recoding_boxes.place`)."""
+        if self.classes is None or not any(col.overlap() for col in self.columns.values()):
+            self.check_global()
+            return None
+        from pdanon.recoding_boxes import NotSeparable, place
+
+        try:
+            return place(df, self.columns, self.classes)
+        except NotSeparable:
+            raise InvalidInputError(
+                f"the release's classes overlap in every column ({self.algorithm}: a grouping "
+                "of nearest rows, not of regions), so a new row could belong to several; "
+                "publish the first release with algorithm='mondrian' (regions) or a global "
+                "recoding (algorithm='optimal' with hierarchies, 'datafly', "
+                "df.anon.generalize) to reuse it") from None
 
     @property
     def kinds(self) -> dict:
@@ -427,7 +457,7 @@ class Recoding:
             raise UnknownColumnError(
                 f"the new batch lacks the recoded column(s) {missing}; it has "
                 f"{list(df.columns)}")
-        self.check_global()
+        placed = self._place(df)
         if model is None:
             model = rebuild(self.models) if self.models else None
         elif not isinstance(model, PrivacyModel):
@@ -446,7 +476,7 @@ class Recoding:
         kept = np.ones(n, dtype=bool)
         changed = np.zeros(n, dtype=np.int64)  # quasi-identifier cells changed per row
         for col in self.columns.values():
-            pos = col.lookup(df[col.name])
+            pos = col.lookup(df[col.name]) if placed is None else placed[col.name]
             cells = col.cell_array()
             unseen[col.name] = int((pos == -2).sum())
             kept &= pos != -2
@@ -492,7 +522,7 @@ class Recoding:
             "rows_kept_cells": int((kept & ~suppressed).sum()),
             "changed_cells": int(changed.sum()),
             "unseen_cells": unseen,
-            "suppressed_rows": int(suppressed.sum()),
+            "suppressed_rows": int((suppressed & ~withheld).sum()),
             "max_suppressed_rows": budget,
             **({} if inv is None else {"invariance": {
                 "m": inv[0], "people_seen_before": int((history.rows_of(inv[1]) >= 0).sum()),

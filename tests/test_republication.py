@@ -20,6 +20,7 @@ from pdanon.hierarchy import intervals, tree
 from pdanon.models import KAnonymity, LDiversity
 
 AGES = {"age": intervals([5, 10])}
+KEEP_ROLES = {k: v for k, v in DISCHARGE_ROLES.items() if k != "quasi_identifiers"}
 
 
 def _first(k=3):
@@ -193,14 +194,6 @@ def test_the_recorded_model_with_sensitive_columns_is_verified_again():
     good = pd.DataFrame({"age": [30, 31, 35, 36], "disease": ["flu", "cold", "cold", "flu"]})
     out = good.anon.apply_recoding(rec)
     assert metrics.l_diversity(out, ["age"], "disease") == 2
-
-
-def test_local_recodings_are_refused_with_the_fix():
-    df = make_discharges(300)
-    out = df.anon.k_anonymize(5, algorithm="nearest", **DISCHARGE_ROLES)
-    with pytest.raises(InvalidInputError, match="overlap .* global recoding"):
-        df.anon.apply_recoding(out.anon.recoding, **{k: v for k, v in DISCHARGE_ROLES.items()
-                                                     if k != "quasi_identifiers"})
 
 
 def test_errors_name_the_column_and_the_fix():
@@ -502,3 +495,43 @@ def test_property_invariance_holds_over_a_sequence(months, m, seed):
             left[p] = left.get(p, shown[cell]) & shown[cell]
     assert min(len(v) for v in left.values()) >= m
     assert (history.candidates(list(left)) == [len(left[p]) for p in left]).all()
+
+
+# ----------------------------------------------------------------------------- local recodings
+
+
+def test_mondrian_release_is_kept_by_its_classes_and_places_its_own_rows_back():
+    from pdanon import recoding_boxes
+
+    df = make_discharges(1200, seed=1)
+    jan = df.iloc[:600].reset_index(drop=True)
+    out = jan.anon.k_anonymize(5, algorithm="mondrian", **DISCHARGE_ROLES)
+    rec = out.anon.recoding
+    assert rec.classes is not None and len(rec.classes) == out.anon.info["groups"]
+    back = pdanon.Recoding.from_json(rec.to_json())
+    assert back.classes == rec.classes
+    qi = list(rec.columns)
+
+    placed = recoding_boxes.place(jan, back.columns, back.classes)
+    got = np.column_stack([placed[c] for c in qi])
+    # every row of a class without a suppressed cell is placed in exactly its own cells
+    cells = {c: {t: i for i, t in enumerate(rec.columns[c].cells)} for c in qi}
+    mine = np.column_stack([[(-1 if pd.isna(v) else cells[c][str(v)]) for v in out[c]]
+                            for c in qi])
+    complete = (mine >= 0).all(axis=1)
+    assert complete.mean() > 0.5
+    assert (got[complete] == mine[complete]).all()
+    # a new month: every published cell holds the row's value; the model is verified
+    feb = df.iloc[600:].reset_index(drop=True)
+    new = feb.anon.apply_recoding(back, max_suppressed_rows=0.95, **KEEP_ROLES)
+    for c in qi:
+        held = np.asarray(new[c].array.contains(feb[c]), dtype=bool)
+        assert (held | new[c].isna().to_numpy()).all(), c
+    assert metrics.k_anonymity(new, qi) >= 5
+
+
+def test_nearest_groupings_are_not_separable():
+    df = make_discharges(300)
+    out = df.anon.k_anonymize(5, algorithm="nearest", **DISCHARGE_ROLES)
+    with pytest.raises(InvalidInputError, match="overlap in every column"):
+        df.anon.apply_recoding(out.anon.recoding, **KEEP_ROLES)

@@ -1,0 +1,242 @@
+"""Local recodings kept by their published classes: a decision tree rebuilt from the cells.
+
+A local recoder (Mondrian) publishes classes whose cells overlap column by column: a ZIP code
+sits in many classes' sets, a date in many ranges. Mondrian's classes are still *guillotine*
+separable: at every cut of the algorithm one column splits them into two groups whose cells
+in that column share no value. :func:`build_tree` finds such a split again from the published
+boxes alone (a column where the groups' ranges leave a gap, or whose sets fall into groups
+sharing no member), recursively, so the tree holds nothing but the published cells; no cut
+value that the release did not show is needed.
+
+:func:`route` sends each new row down the tree: at a range split to the side whose ranges
+hold its value (a value in the gap between the sides goes to the nearer side), at a set split
+to the side whose sets hold its value (an unseen value: the second side). At the leaf the row
+takes that class's cells, each only if it holds the row's value (else the cell is published
+missing, as an unseen value of a global recoding), so every published cell is truthful and
+the model is verified on the batch as for a global recoding. A class whose cell in a column
+was suppressed (its rows mixed missing and present values) is placed where missing values
+go; a new row with a value there lands in a class whose cells hold it, or gets missing
+cells. A recoding whose classes overlap in every column (the nearest-neighbour groupings)
+is not separable, and is refused.
+
+Example
+-------
+>>> import numpy as np
+>>> lo = {"age": np.array([20.0, 40.0, 20.0])}
+>>> hi = {"age": np.array([29.0, 49.0, 29.0])}
+>>> sets = {"sex": [{0}, {0, 1}, {1}]}
+>>> tree = build_tree(lo, hi, sets)
+>>> route(tree, {"age": np.array([25.0, 45.0, 22.0])}, {"sex": np.array([1, 0, 0])}).tolist()
+[2, 1, 0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["NotSeparable", "build_tree", "route"]
+
+
+class NotSeparable(Exception):
+    """No column splits these classes into two groups that share no value."""
+
+
+def _range_split(idx, lo, hi):
+    """The most balanced split of classes ``idx`` on one range column: (threshold low,
+    threshold high, left, right) with every left range ending below every right range."""
+    order = idx[np.argsort(lo[idx], kind="stable")]
+    ends = np.maximum.accumulate(hi[order])
+    gaps = np.flatnonzero(ends[:-1] < lo[order][1:]) + 1  # split before these positions
+    if not len(gaps):
+        return None
+    cut = gaps[np.argmin(np.abs(gaps - len(order) / 2))]
+    return float(ends[cut - 1]), float(lo[order][cut]), order[:cut], order[cut:]
+
+
+def _set_split(idx, sets):
+    """Two groups of classes whose sets share no member (union-find over the members)."""
+    parent = {}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i in idx:
+        members = [("m", v) for v in sets[i]]
+        parent.setdefault(("c", i), ("c", i))
+        for m in members:
+            parent.setdefault(m, m)
+            a, b = find(("c", i)), find(m)
+            if a != b:
+                parent[a] = b
+    number = {}
+    roots = np.array([number.setdefault(find(("c", i)), len(number)) for i in idx])
+    if len(number) < 2:
+        return None
+    left = idx[roots == 0]
+    right = idx[roots != 0]
+    members = set().union(*[sets[i] for i in left])
+    return members, left, right
+
+
+def build_tree(lo: dict, hi: dict, sets: dict, idx=None):
+    """A tree separating the classes: ``lo``/``hi`` per range column (one float per class;
+    a missing cell is the point ``inf``, after every value, as Mondrian orders missing
+    values), ``sets`` per set column (one set of value codes per class; a missing cell holds
+    the code -1). Leaves are class numbers."""
+    if idx is None:
+        n = len(next(iter(lo.values()))) if lo else len(next(iter(sets.values())))
+        idx = np.arange(n)
+    if len(idx) == 1:
+        return int(idx[0])
+    for c in lo:
+        found = _range_split(idx, lo[c], hi[c])
+        if found is not None:
+            a, b, left, right = found
+            return ("range", c, a, b, build_tree(lo, hi, sets, left),
+                    build_tree(lo, hi, sets, right))
+    for c in sets:
+        found = _set_split(idx, sets[c])
+        if found is not None:
+            members, left, right = found
+            return ("set", c, frozenset(members), None, build_tree(lo, hi, sets, left),
+                    build_tree(lo, hi, sets, right))
+    raise NotSeparable(f"{len(idx)} classes share a value in every column")
+
+
+def route(tree, values: dict, codes: dict) -> np.ndarray:
+    """The leaf (class) of every row: ``values`` per range column (floats; a missing value
+    is ``inf``), ``codes`` per set column (value codes; missing -1, unseen -2)."""
+    n = len(next(iter(values.values()))) if values else len(next(iter(codes.values())))
+    out = np.empty(n, dtype=np.int64)
+    stack = [(tree, np.arange(n))]
+    while stack:
+        node, rows = stack.pop()
+        if not len(rows):
+            continue
+        if not isinstance(node, tuple):
+            out[rows] = node
+            continue
+        kind, c, a, b, left, right = node
+        if kind == "range":
+            v = values[c][rows]
+            go_left = v - a <= b - v  # the nearer side (inf - inf: nan, so right)
+        else:
+            go_left = np.isin(codes[c][rows], np.fromiter(a, dtype=np.int64))
+        stack.append((left, rows[go_left]))
+        stack.append((right, rows[~go_left]))
+    return out
+
+
+# ----------------------------------------------------------------------------- recodings
+
+
+def class_table(release, columns: dict) -> list:
+    """Per published class (a distinct row of the recoded columns, in order of first
+    appearance) the position of its cell in each column's list of cells (-1: missing)."""
+    import pandas as pd
+
+    from pdanon.encode import is_generalized
+
+    names = list(columns)
+    texts = {}
+    for c, col in columns.items():
+        lookup = {t: i for i, t in enumerate(col.cells)}
+        series = release[c]
+        missing = np.asarray(series.isna(), dtype=bool)
+        shown = (series.array.to_text(na_rep=None) if is_generalized(series)
+                 else np.array([str(v) for v in series], dtype=object))
+        texts[c] = np.array([-1 if m else lookup[t] for t, m in zip(shown, missing)],
+                            dtype=np.int64)
+    table = pd.DataFrame(texts)[names].drop_duplicates()
+    return table.to_numpy(dtype=np.int64).tolist()
+
+
+def _axes(col, cells):
+    """A column's cells as tree axes: ``("range", lo, hi)`` floats or ``("set", members)``."""
+    s = col.spec
+    if col.form == "values":
+        return "set", [{i} for i in range(len(cells))]
+    if col.form == "sets":
+        offsets, members = cells.members()
+        return "set", [set(members[a:b].tolist()) for a, b in zip(offsets[:-1], offsets[1:])]
+    dtype = cells.dtype
+    if dtype.is_numeric_bounds:
+        return "range", np.asarray(cells.lo, np.float64), np.asarray(cells.hi, np.float64)
+    if dtype.dates_by_value:
+        import pandas as pd
+
+        stamps = pd.DatetimeIndex(dtype.categories).asi8.astype(np.float64)
+        return "range", stamps[np.asarray(s["lo"])], stamps[np.asarray(s["hi"])]
+    return "range", np.asarray(s["lo"], np.float64), np.asarray(s["hi"], np.float64)
+
+
+def _new_axes(col, cells, series):
+    """A batch column on the same axis: floats (missing: inf) or value codes (missing -1,
+    unseen -2)."""
+    import pandas as pd
+
+    missing = np.asarray(series.isna(), dtype=bool)
+    if col.form in ("values", "sets"):
+        known = pd.Index(cells) if col.form == "values" else cells.dtype.categories
+        try:
+            at = np.asarray(known.get_indexer(pd.Index(series.astype(object).array)),
+                            dtype=np.int64)
+        except (TypeError, ValueError):
+            at = np.full(len(series), -1, dtype=np.int64)
+        return np.where(missing, -1, np.where(at < 0, -2, at))
+    dtype = cells.dtype
+    if dtype.is_numeric_bounds:
+        v = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    elif dtype.dates_by_value:
+        stamps = pd.DatetimeIndex(pd.to_datetime(series.array)).as_unit(
+            pd.DatetimeIndex(dtype.categories).unit)
+        v = np.where(stamps.isna(), np.nan, stamps.asi8.astype(np.float64))
+    else:
+        at = np.asarray(dtype.categories.get_indexer(pd.Index(series.astype(object).array)))
+        v = np.where(at < 0, np.nan, at.astype(np.float64))
+    return np.where(np.isnan(v), np.inf, v)
+
+
+def place(df, columns: dict, classes: list) -> dict:
+    """Per recoded column the cell position of every row of ``df`` (-1 missing, -2 a value
+    its class's cell does not hold), found by routing the rows down the tree of the
+    published classes. Raises :class:`NotSeparable`."""
+    table = np.asarray(classes, dtype=np.int64).reshape(len(classes), len(columns))
+    lo, hi, sets, values, codes = {}, {}, {}, {}, {}
+    for j, (c, col) in enumerate(columns.items()):
+        cells = col.cell_array()
+        axis = _axes(col, cells)
+        at = table[:, j]
+        if axis[0] == "range":  # a missing cell: the point inf (build_tree)
+            lo[c] = np.where(at < 0, np.inf, axis[1][np.maximum(at, 0)])
+            hi[c] = np.where(at < 0, np.inf, axis[2][np.maximum(at, 0)])
+            values[c] = _new_axes(col, cells, df[c])
+        else:
+            sets[c] = [{-1} if i < 0 else axis[1][i] for i in at]
+            codes[c] = _new_axes(col, cells, df[c])
+    leaf = route(build_tree(lo, hi, sets), values, codes)
+    out = {}
+    for j, (c, col) in enumerate(columns.items()):
+        cells = col.cell_array()
+        at = table[leaf, j]
+        missing = np.asarray(df[c].isna(), dtype=bool)
+        if col.form == "values":
+            holds = (codes[c] >= 0) & (codes[c] == at)
+        else:
+            holds = (at >= 0) & np.asarray(cells.take(np.maximum(at, 0)).contains(
+                df[c].array if col.form == "sets" or cells.dtype.is_numeric_bounds
+                else _probe(cells, df[c])), dtype=bool)
+        out[c] = np.where(missing, -1, np.where(holds, at, -2))
+    return out
+
+
+def _probe(cells, series):
+    """Dates as the cells' ``contains`` reads them."""
+    import pandas as pd
+
+    if cells.dtype.dates_by_value:
+        return pd.DatetimeIndex(pd.to_datetime(series.array)).array
+    return series.array

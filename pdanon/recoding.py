@@ -20,7 +20,8 @@ This is a function of each column alone when the recoding is **global** (the cel
 column do not overlap: optimal and Datafly releases, ``df.anon.generalize``). A Mondrian
 release (local: cells overlap) is kept with its classes, and a new row is placed by the tree
 of Mondrian's cuts rebuilt from them (:mod:`pdanon.recoding_boxes`); groupings of nearest
-rows, whose classes overlap in every column, are refused with the fix.
+rows, whose classes overlap in every column, place a row in the first class whose cells hold
+all its values, else the one holding most of them.
 
 The model is then verified on the batch's published classes, as the anonymizers verify
 their own output: the rows of every class that fails are suppressed (all their
@@ -423,13 +424,12 @@ class Recoding:
 
         try:
             return place(df, self.columns, self.classes)
-        except NotSeparable:
+        except NotSeparable as exc:
             raise InvalidInputError(
                 f"the release's classes overlap in every column ({self.algorithm}: a grouping "
-                "of nearest rows, not of regions), so a new row could belong to several; "
-                "publish the first release with algorithm='mondrian' (regions) or a global "
-                "recoding (algorithm='optimal' with hierarchies, 'datafly', "
-                "df.anon.generalize) to reuse it") from None
+                f"of nearest rows, not of regions), and {exc}; publish the first release with "
+                "algorithm='mondrian' (regions) or a global recoding (algorithm='optimal' "
+                "with hierarchies, 'datafly', df.anon.generalize) to reuse it") from None
 
     @property
     def kinds(self) -> dict:

@@ -17,7 +17,9 @@ the model is verified on the batch as for a global recoding. A class whose cell 
 was suppressed (its rows mixed missing and present values) is placed where missing values
 go; a new row with a value there lands in a class whose cells hold it, or gets missing
 cells. A recoding whose classes overlap in every column (the nearest-neighbour groupings)
-is not separable, and is refused.
+is matched row by row instead: a row takes the first class whose cells hold all its
+values, else the one holding most of them (the nearest enclosing class), within
+``MAX_BAG_CHECKS`` checks.
 
 Example
 -------
@@ -38,7 +40,28 @@ __all__ = ["NotSeparable", "build_tree", "route"]
 
 
 class NotSeparable(Exception):
-    """No column splits these classes into two groups that share no value."""
+    """Classes that no column splits, too many to match the rows against one by one."""
+
+
+def _best_class(classes, rows, values, codes, boxes) -> np.ndarray:
+    """Per row the first of ``classes`` holding most of its values (all, when one does)."""
+    lo, hi, sets = boxes
+    if len(classes) * len(rows) > MAX_BAG_CHECKS:
+        raise NotSeparable(
+            f"{len(classes)} classes share a value in every column: placing {len(rows):,} rows "
+            f"among them takes more than {MAX_BAG_CHECKS:,} checks")
+    best = np.full(len(rows), -1, dtype=np.int64)
+    score = np.full(len(rows), -1, dtype=np.int64)
+    for g in classes:  # in class order: the first of equal scores wins
+        held = np.zeros(len(rows), dtype=np.int64)
+        for c in lo:
+            v = values[c][rows]
+            held += (lo[c][g] <= v) & (v <= hi[c][g])
+        for c in sets:
+            held += np.isin(codes[c][rows], np.fromiter(sets[c][g], dtype=np.int64))
+        better = held > score
+        best[better], score[better] = g, held[better]
+    return best
 
 
 def _range_split(idx, lo, hi):
@@ -103,12 +126,19 @@ def build_tree(lo: dict, hi: dict, sets: dict, idx=None):
             members, left, right = found
             return ("set", c, frozenset(members), None, build_tree(lo, hi, sets, left),
                     build_tree(lo, hi, sets, right))
-    raise NotSeparable(f"{len(idx)} classes share a value in every column")
+    return ("bag", None, idx, None, None, None)  # no split: matched row by row (route)
 
 
-def route(tree, values: dict, codes: dict) -> np.ndarray:
+#: a bag of classes that no column splits is matched row by class: at most this many checks
+MAX_BAG_CHECKS = 50_000_000
+
+
+def route(tree, values: dict, codes: dict, boxes=None) -> np.ndarray:
     """The leaf (class) of every row: ``values`` per range column (floats; a missing value
-    is ``inf``), ``codes`` per set column (value codes; missing -1, unseen -2)."""
+    is ``inf``), ``codes`` per set column (value codes; missing -1, unseen -2). ``boxes``:
+    the ``(lo, hi, sets)`` the tree was built from, for its bags (classes no column splits,
+    the groupings of nearest rows): a row there takes the first class whose cells hold all
+    its values, else the one holding most of them."""
     n = len(next(iter(values.values()))) if values else len(next(iter(codes.values())))
     out = np.empty(n, dtype=np.int64)
     stack = [(tree, np.arange(n))]
@@ -120,6 +150,9 @@ def route(tree, values: dict, codes: dict) -> np.ndarray:
             out[rows] = node
             continue
         kind, c, a, b, left, right = node
+        if kind == "bag":
+            out[rows] = _best_class(a, rows, values, codes, boxes)
+            continue
         if kind == "range":
             v = values[c][rows]
             go_left = v - a <= b - v  # the nearer side (inf - inf: nan, so right)
@@ -203,7 +236,8 @@ def _new_axes(col, cells, series):
 def place(df, columns: dict, classes: list) -> dict:
     """Per recoded column the cell position of every row of ``df`` (-1 missing, -2 a value
     its class's cell does not hold), found by routing the rows down the tree of the
-    published classes. Raises :class:`NotSeparable`."""
+    published classes. Raises :class:`NotSeparable` when a bag of classes no column splits
+    would take more than ``MAX_BAG_CHECKS`` checks."""
     table = np.asarray(classes, dtype=np.int64).reshape(len(classes), len(columns))
     lo, hi, sets, values, codes = {}, {}, {}, {}, {}
     for j, (c, col) in enumerate(columns.items()):
@@ -217,7 +251,7 @@ def place(df, columns: dict, classes: list) -> dict:
         else:
             sets[c] = [{-1} if i < 0 else axis[1][i] for i in at]
             codes[c] = _new_axes(col, cells, df[c])
-    leaf = route(build_tree(lo, hi, sets), values, codes)
+    leaf = route(build_tree(lo, hi, sets), values, codes, (lo, hi, sets))
     out = {}
     for j, (c, col) in enumerate(columns.items()):
         cells = col.cell_array()

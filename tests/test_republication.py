@@ -530,8 +530,34 @@ def test_mondrian_release_is_kept_by_its_classes_and_places_its_own_rows_back():
     assert metrics.k_anonymity(new, qi) >= 5
 
 
-def test_nearest_groupings_are_not_separable():
-    df = make_discharges(300)
+def test_nearest_groupings_place_rows_in_the_nearest_enclosing_class(monkeypatch):
+    from pdanon import recoding_boxes
+
+    df = make_discharges(600, seed=1)
     out = df.anon.k_anonymize(5, algorithm="nearest", **DISCHARGE_ROLES)
-    with pytest.raises(InvalidInputError, match="overlap in every column"):
-        df.anon.apply_recoding(out.anon.recoding, **KEEP_ROLES)
+    rec = out.anon.recoding
+    qi = list(rec.columns)
+    again = df.anon.apply_recoding(rec, max_suppressed_rows=0.5, **KEEP_ROLES)
+    for c in qi:  # truthful, and most rows find a class holding all their values
+        held = np.asarray(again[c].array.contains(df[c]), dtype=bool)
+        assert (held | again[c].isna().to_numpy()).all(), c
+    assert again.anon.info["rows_kept_cells"] > 0.6 * len(df)
+    assert metrics.k_anonymity(again, qi) >= 5
+    monkeypatch.setattr(recoding_boxes, "MAX_BAG_CHECKS", 1000)
+    with pytest.raises(InvalidInputError, match="overlap in every column.*checks"):
+        df.anon.apply_recoding(rec, **KEEP_ROLES)
+
+
+def test_a_bag_takes_the_first_class_holding_all_values_else_the_most():
+    from pdanon.recoding_boxes import build_tree, route
+
+    # two classes overlapping in both columns: no split, one bag
+    lo, hi = {"a": np.array([0.0, 5.0])}, {"a": np.array([10.0, 20.0])}
+    sets = {"s": [{0, 1}, {1, 2}]}
+    tree = build_tree(lo, hi, sets)
+    assert tree[0] == "bag"
+    rows = route(tree, {"a": np.array([7.0, 15.0, 7.0, 30.0])},
+                 {"s": np.array([1, 1, 2, 0])}, (lo, hi, sets))
+    # 7/1: both hold all -> the first; 15/1: only class 1 holds a; 7/2: class 1 holds both;
+    # 30/0: class 0 holds s, class 1 nothing -> class 0
+    assert rows.tolist() == [0, 1, 1, 0]

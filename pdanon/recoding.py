@@ -413,10 +413,12 @@ class Recoding:
                     "(algorithm='optimal' with hierarchies, algorithm='datafly', or "
                     "df.anon.generalize) to reuse it")
 
-    def _place(self, df: pd.DataFrame):
-        """None for a global recoding (each column looked up alone); for a local one kept
-        with its classes, each row's cells by the tree of those classes
-        (:func:`pdanon.recoding_boxes.place`)."""
+    def place(self, df: pd.DataFrame):
+        """None for a global recoding (each column is looked up alone,
+        :meth:`ColumnRecoding.lookup`); for a local one, kept with its classes, per column
+        each row's cell position (-1 missing, -2 none holds it) by the tree of those classes
+        (:func:`pdanon.recoding_boxes.place`). Refuses a local recoding kept without its
+        classes."""
         if self.classes is None or not any(col.overlap() for col in self.columns.values()):
             self.check_global()
             return None
@@ -457,7 +459,7 @@ class Recoding:
             raise UnknownColumnError(
                 f"the new batch lacks the recoded column(s) {missing}; it has "
                 f"{list(df.columns)}")
-        placed = self._place(df)
+        placed = self.place(df)
         if model is None:
             model = rebuild(self.models) if self.models else None
         elif not isinstance(model, PrivacyModel):

@@ -1,5 +1,7 @@
 """``ddf.anon.apply_recoding``: a kept recoding (:mod:`pdanon.recoding`) applied to a Dask
-frame, with the pandas face's rules and the model verified on the whole frame.
+frame, with the pandas face's rules and the model verified on the whole frame (global
+recodings looked up column by column, local ones placed by their classes' tree, in every
+partition alike).
 
 1. one pass: in every partition each recoded column's values are looked up
    (:meth:`pdanon.recoding.ColumnRecoding.lookup`, the pandas code), and the partition
@@ -40,8 +42,11 @@ class _Spec:
 
 
 def _positions(pdf: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
-    """Per row the position of its cell in every recoded column (-1 missing, -2 unseen)."""
-    return pd.DataFrame({f"p{j}": col.lookup(pdf[col.name])
+    """Per row the position of its cell in every recoded column (-1 missing, -2 unseen):
+    looked up column by column, or for a local recoding placed by its classes' tree."""
+    placed = spec.recoding.place(pdf) if len(pdf) else None
+    return pd.DataFrame({f"p{j}": col.lookup(pdf[col.name]) if placed is None
+                         else placed[col.name]
                          for j, col in enumerate(spec.recoding.columns.values())},
                         index=pd.RangeIndex(len(pdf)))
 
@@ -101,7 +106,7 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
 
     started = time.perf_counter()
     check_suppression_budget(max_suppressed_rows)
-    recoding.check_global()
+    recoding.place(ddf._meta)  # refuses a local recoding kept without its classes
     qnames = list(recoding.columns)
     keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
     reads = model is not None and model.requirements().sensitive

@@ -65,3 +65,18 @@ def test_hand_checked_small_frame():
     assert out.anon.info["unseen_cells"] == {"age": 2}
     assert out.anon.info["suppressed_rows"] == 0 and out.anon.info["verified"]["k"] == 2
     np.testing.assert_array_equal(batch["age"], [30, 34, 35, 39, 36, 80, 81])
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "nearest"])
+def test_local_recodings_as_on_pandas(algorithm):
+    df = make_discharges(1000, seed=2)
+    jan, feb = df.iloc[:500].reset_index(drop=True), df.iloc[500:].reset_index(drop=True)
+    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES).anon.recoding
+    assert rec.classes is not None
+    want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.95, **KEEP)
+    out = dd.from_pandas(feb, npartitions=3).anon.apply_recoding(
+        rec, max_suppressed_rows=0.95, **KEEP)
+    got = out.compute()
+    for c in rec.columns:
+        assert got[c].astype(str).tolist() == want[c].astype(str).tolist(), c
+    assert out.anon.info["suppressed_rows"] == want.anon.info["suppressed_rows"]

@@ -497,24 +497,10 @@ class AnonymizeMethods:
         """
         from pdanon.recoding import Recoding
 
-        if not isinstance(recoding, Recoding):
-            raise InvalidInputError(
-                f"recoding must be a pdanon.Recoding (release.anon.recoding, or "
-                f"pdanon.Recoding.from_json(text)), got {type(recoding).__name__}")
+        recoding = Recoding.check(recoding)
         kw = _pick_roles(roles)
         _no_extra(roles)
-        given = kw.get("quasi_identifiers")
-        if given is not None:
-            names = [given] if isinstance(given, (str, int)) else list(given)
-            if set(names) != set(recoding.columns):
-                raise InvalidInputError(
-                    f"the quasi-identifiers are the recoding's columns {list(recoding.columns)}"
-                    f"; drop quasi_identifiers={given!r}")
-        kw["quasi_identifiers"] = recoding.kinds
-        if "sensitive" not in kw and recoding.sensitive:
-            kw["sensitive"] = {c: k for c, k in recoding.sensitive.items()
-                               if c in self._df.columns}
-        r = self.roles(**kw)
+        r = self.roles(**recoding.role_keywords(kw, self._df.columns))
         out, out_roles, info = recoding.apply(self._df, r, model=model,
                                               max_suppressed_rows=max_suppressed_rows,
                                               history=history, keys=keys,

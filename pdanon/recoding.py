@@ -48,6 +48,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import numbers
@@ -157,7 +158,11 @@ class ColumnRecoding:
     # ------------------------------------------------------------------ the cells
     def cell_array(self):
         """The distinct published cells, as the release typed them (a GeneralizationArray,
-        or for a plain column the values as a pandas array)."""
+        or for a plain column the values as a pandas array); built once from ``spec``."""
+        return self._cell_array
+
+    @functools.cached_property
+    def _cell_array(self):
         from pdanon.dtype import GeneralizationArray
 
         s = self.spec
@@ -177,6 +182,15 @@ class ColumnRecoding:
                                                integer=s["integer"],
                                                closed=np.array(s["closed"], dtype=object))
 
+    def publish(self, positions: np.ndarray, index) -> pd.Series:
+        """The published column: the cell at each position (a negative one: missing), with
+        ``index``. Plain values become floats where an int column gets a missing cell."""
+        cells = self.cell_array()
+        at = np.where(positions < 0, -1, positions)
+        new = (pd.Series(cells).reindex(at).to_numpy() if self.form == "values"
+               else cells.take(at, allow_fill=True))
+        return pd.Series(new, index=index, name=self.name)
+
     @property
     def cells(self) -> list[str]:
         arr = self.cell_array()
@@ -186,7 +200,11 @@ class ColumnRecoding:
 
     def overlap(self) -> str | None:
         """The first two cells that share a value (as text), or None when the cells are
-        disjoint (a global recoding of this column)."""
+        disjoint (a global recoding of this column); found once."""
+        return self._overlap
+
+    @functools.cached_property
+    def _overlap(self) -> str | None:
         s = self.spec
         if self.form == "values":
             return None
@@ -213,25 +231,35 @@ class ColumnRecoding:
         missing = np.asarray(series.isna(), dtype=bool)
         cells = self.cell_array()
         if self.form == "values":
-            _refuse_numbers_for_text(self.name, pd.Index(cells), series)
-            try:
-                pos = pd.Index(cells).get_indexer(pd.Index(series.array))
-            except (TypeError, ValueError):
-                pos = np.full(len(series), -1, dtype=np.int64)
+            pos = self.value_positions(series)
         elif self.form == "sets":
-            cats = cells.dtype.categories
-            _refuse_numbers_for_text(self.name, cats, series)
             offsets, members = cells.members()
+            cats = cells.dtype.categories
             cell_of = np.full(len(cats) + 1, -1, dtype=np.int64)
             cell_of[members] = np.repeat(np.arange(len(cells)), np.diff(offsets))
-            at = _category_positions(cats, series)
+            at = self.value_positions(series)
             pos = cell_of[np.where(at < 0, len(cats), at)]
         else:
             pos = self._range_lookup(cells, series)
         pos = np.asarray(pos, dtype=np.int64)
         return np.where(missing, -1, np.where(pos < 0, -2, pos))
 
-    def _range_lookup(self, cells, series: pd.Series) -> np.ndarray:
+    def value_positions(self, series: pd.Series) -> np.ndarray:
+        """For a ``values`` or ``sets`` column: each value's position among the published
+        values (plain) or the categories (sets); -1 for a missing or unknown value. Codes
+        read back as numbers (lost leading zeros) are refused, naming the fix."""
+        cells = self.cell_array()
+        known = pd.Index(cells) if self.form == "values" else cells.dtype.categories
+        _refuse_numbers_for_text(self.name, known, series)
+        return _category_positions(known, series)
+
+    def range_axis(self, series: pd.Series):
+        """For a ``ranges`` column: ``(lo, hi, v, probe)``, the cells' bounds and the batch's
+        values on one numeric axis (floats; for dates int64 instants, exact to the
+        nanosecond), and the values ``cells.contains`` reads. A missing or unknown value is
+        NaN (a missing date: the smallest int64). Values of the wrong kind are refused,
+        naming the fix."""
+        cells = self.cell_array()
         dtype = cells.dtype
         if dtype.is_numeric_bounds:
             if not (pd.api.types.is_numeric_dtype(series.dtype)
@@ -240,8 +268,9 @@ class ColumnRecoding:
                     f"column {self.name!r} was published as numeric ranges but the new batch "
                     f"holds {series.dtype} values; convert it (pd.to_numeric(df[{self.name!r}]))")
             v = series.to_numpy(dtype=np.float64, na_value=np.nan)
-            lo, probe = np.asarray(cells.lo, dtype=np.float64), v
-        elif dtype.dates_by_value:  # compared as int64 instants: exact to the nanosecond
+            return (np.asarray(cells.lo, dtype=np.float64),
+                    np.asarray(cells.hi, dtype=np.float64), v, v)
+        if dtype.dates_by_value:
             cats = pd.DatetimeIndex(dtype.categories)
             if pd.api.types.is_numeric_dtype(series.dtype):
                 raise KindError(
@@ -253,12 +282,15 @@ class ColumnRecoding:
                 raise KindError(
                     f"column {self.name!r} was published as date ranges but the new batch's "
                     f"values are not dates ({exc}); convert it (pd.to_datetime)") from None
-            v, lo = dates.asi8, cats.asi8[cells.lo]  # NaT: the smallest int64, found nowhere
-            probe = dates.array
-        else:  # ordered categories: a value is placed by its position among them
-            at = _category_positions(dtype.categories, series)
-            v = np.where(at < 0, np.nan, at.astype(np.float64))
-            lo, probe = np.asarray(cells.lo, dtype=np.float64), series.array
+            return cats.asi8[cells.lo], cats.asi8[cells.hi], dates.asi8, dates.array
+        # ordered categories: a value is placed by its position among them
+        at = _category_positions(dtype.categories, series)
+        return (np.asarray(cells.lo, dtype=np.float64), np.asarray(cells.hi, dtype=np.float64),
+                np.where(at < 0, np.nan, at.astype(np.float64)), series.array)
+
+    def _range_lookup(self, cells, series: pd.Series) -> np.ndarray:
+        dtype = cells.dtype
+        lo, _, v, probe = self.range_axis(series)
         if not len(cells):
             return np.full(len(series), -1, dtype=np.int64)
         cand = np.searchsorted(lo, v, side="right") - 1  # the last cell starting at or below
@@ -437,6 +469,45 @@ class Recoding:
     def kinds(self) -> dict:
         return {c.name: c.kind for c in self.columns.values()}
 
+    @staticmethod
+    def check(recoding) -> "Recoding":
+        """``recoding`` if it is a :class:`Recoding`, else an error saying where one comes
+        from (every face calls this first)."""
+        if not isinstance(recoding, Recoding):
+            raise InvalidInputError(
+                f"recoding must be a pdanon.Recoding (release.anon.recoding, or "
+                f"pdanon.Recoding.from_json(text)), got {type(recoding).__name__}")
+        return recoding
+
+    def role_keywords(self, roles: dict, columns) -> dict:
+        """The role keywords a batch with ``columns`` is resolved with: the quasi-identifiers
+        are this recoding's columns (a different list is refused), the sensitive columns
+        default to the release's that the batch holds."""
+        given = roles.get("quasi_identifiers")
+        if given is not None:
+            names = [given] if isinstance(given, (str, int)) else list(given)
+            if set(names) != set(self.columns):
+                raise InvalidInputError(
+                    f"the quasi-identifiers are the recoding's columns {list(self.columns)}; "
+                    f"drop quasi_identifiers={given!r}")
+        out = {**roles, "quasi_identifiers": self.kinds}
+        if "sensitive" not in out and self.sensitive:
+            out["sensitive"] = {c: k for c, k in self.sensitive.items() if c in set(columns)}
+        return out
+
+    def model_for(self, model):
+        """The model a batch is verified with: ``model`` (a PrivacyModel), else the one the
+        release recorded (None when it recorded none)."""
+        from pdanon.models.base import PrivacyModel
+        from pdanon.models.record import rebuild
+
+        if model is None:
+            return rebuild(self.models) if self.models else None
+        if not isinstance(model, PrivacyModel):
+            raise InvalidInputError(f"model must be a pdanon privacy model (e.g. "
+                                    f"pdanon.models.KAnonymity(5)) or None, got {model!r}")
+        return model
+
     # ------------------------------------------------------------------ applying
     def apply(self, df: pd.DataFrame, roles, *, model=None, max_suppressed_rows=None,
               history=None, keys=None, invariance=None, withhold: bool = False):
@@ -448,10 +519,7 @@ class Recoding:
         (one per row, or the name of a column): the rows of the people whose sensitive
         values, intersected over every release that held them, would fall below ``m`` are
         suppressed too (docs/republication.md, "Keeping the intersection wide")."""
-        from pdanon import engine
         from pdanon._groups import class_labels
-        from pdanon.models.base import PrivacyModel
-        from pdanon.models.record import rebuild
         from pdanon.partition.common import suppression_budget
 
         missing = [c for c in self.columns if c not in df.columns]
@@ -459,12 +527,9 @@ class Recoding:
             raise UnknownColumnError(
                 f"the new batch lacks the recoded column(s) {missing}; it has "
                 f"{list(df.columns)}")
+        inv = _invariance(invariance, history, keys, roles, df)
         placed = self.place(df)
-        if model is None:
-            model = rebuild(self.models) if self.models else None
-        elif not isinstance(model, PrivacyModel):
-            raise InvalidInputError(f"model must be a pdanon privacy model (e.g. "
-                                    f"pdanon.models.KAnonymity(5)) or None, got {model!r}")
+        model = self.model_for(model)
         if model is not None and model.requirements().population:
             raise InvalidInputError(
                 f"{model!r} reads a population table, which a recoding does not keep; "
@@ -482,20 +547,16 @@ class Recoding:
             cells = col.cell_array()
             unseen[col.name] = int((pos == -2).sum())
             kept &= pos != -2
-            at = np.where(pos < 0, -1, pos)
-            if col.form == "values":  # plain values: missing where -1 (ints become floats)
-                new = pd.Series(cells).reindex(at).to_numpy()
+            if col.form == "values":  # a plain value published is the value itself
                 changed += pos == -2
             else:
-                new = cells.take(at, allow_fill=True)
                 plain = np.append(np.asarray(cells.is_plain, dtype=bool), True)
-                changed += (pos == -2) | ((pos >= 0) & ~plain[at])
-            out[col.name] = pd.Series(new, index=df.index, name=col.name)
+                changed += (pos == -2) | ((pos >= 0) & ~plain[np.where(pos < 0, -1, pos)])
+            out[col.name] = col.publish(pos, df.index)
         budget = suppression_budget(max_suppressed_rows, n,
                                     default=int(DEFAULT_SUPPRESSED_SHARE * n))
         suppressed = np.zeros(n, dtype=bool)
         out_roles = roles.restricted_to(out.columns)
-        inv = _invariance(invariance, history, keys, roles, df)
         narrowed = 0
         withheld = np.zeros(n, dtype=bool)
         if (model is not None or inv is not None) and n:
@@ -551,6 +612,8 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
     gone = np.zeros(n, dtype=bool)
     narrowed = 0
     context = None
+    if inv is not None:  # the persons and their values, numbered once
+        rows, codes = history.rows_of(inv[1]), history.value_codes(inv[2], grow=True)
     while True:
         live = np.flatnonzero(~gone)
         every = len(live) == n  # no row withheld: no copies
@@ -562,8 +625,7 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
             bad |= ~np.asarray(model.groups_ok(labels, context), dtype=bool)[labels]
         narrow = np.zeros(len(live), dtype=bool)
         if inv is not None:
-            values = inv[2] if every else inv[2].iloc[live]
-            narrow = history.left_after(inv[1][live], labels, values) < inv[0]
+            narrow = history.left_after(rows[live], labels, codes[live]) < inv[0]
             bad |= narrow
         stuck = bad & suppressed[live]  # suppressed already: nothing more to do for them
         if stuck.any() and withhold:  # rows no cell can publish safely: left out

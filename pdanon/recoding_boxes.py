@@ -187,70 +187,33 @@ def class_table(release, columns: dict) -> list:
     return table.to_numpy(dtype=np.int64).tolist()
 
 
-def _axes(col, cells):
-    """A column's cells as tree axes: ``("range", lo, hi)`` floats or ``("set", members)``."""
-    s = col.spec
-    if col.form == "values":
-        return "set", [{i} for i in range(len(cells))]
-    if col.form == "sets":
-        offsets, members = cells.members()
-        return "set", [set(members[a:b].tolist()) for a, b in zip(offsets[:-1], offsets[1:])]
-    dtype = cells.dtype
-    if dtype.is_numeric_bounds:
-        return "range", np.asarray(cells.lo, np.float64), np.asarray(cells.hi, np.float64)
-    if dtype.dates_by_value:
-        import pandas as pd
-
-        stamps = pd.DatetimeIndex(dtype.categories).asi8.astype(np.float64)
-        return "range", stamps[np.asarray(s["lo"])], stamps[np.asarray(s["hi"])]
-    return "range", np.asarray(s["lo"], np.float64), np.asarray(s["hi"], np.float64)
-
-
-def _new_axes(col, cells, series):
-    """A batch column on the same axis: floats (missing: inf) or value codes (missing -1,
-    unseen -2)."""
-    import pandas as pd
-
-    missing = np.asarray(series.isna(), dtype=bool)
-    if col.form in ("values", "sets"):
-        known = pd.Index(cells) if col.form == "values" else cells.dtype.categories
-        try:
-            at = np.asarray(known.get_indexer(pd.Index(series.astype(object).array)),
-                            dtype=np.int64)
-        except (TypeError, ValueError):
-            at = np.full(len(series), -1, dtype=np.int64)
-        return np.where(missing, -1, np.where(at < 0, -2, at))
-    dtype = cells.dtype
-    if dtype.is_numeric_bounds:
-        v = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    elif dtype.dates_by_value:
-        stamps = pd.DatetimeIndex(pd.to_datetime(series.array)).as_unit(
-            pd.DatetimeIndex(dtype.categories).unit)
-        v = np.where(stamps.isna(), np.nan, stamps.asi8.astype(np.float64))
-    else:
-        at = np.asarray(dtype.categories.get_indexer(pd.Index(series.astype(object).array)))
-        v = np.where(at < 0, np.nan, at.astype(np.float64))
-    return np.where(np.isnan(v), np.inf, v)
-
-
 def place(df, columns: dict, classes: list) -> dict:
     """Per recoded column the cell position of every row of ``df`` (-1 missing, -2 a value
     its class's cell does not hold), found by routing the rows down the tree of the
-    published classes. Raises :class:`NotSeparable` when a bag of classes no column splits
-    would take more than ``MAX_BAG_CHECKS`` checks."""
+    published classes. The batch's values are read as the global lookup reads them
+    (:meth:`pdanon.recoding.ColumnRecoding.range_axis` and ``value_positions``: the same
+    checks). Raises :class:`NotSeparable` when a bag of classes no column splits would take
+    more than ``MAX_BAG_CHECKS`` checks."""
     table = np.asarray(classes, dtype=np.int64).reshape(len(classes), len(columns))
-    lo, hi, sets, values, codes = {}, {}, {}, {}, {}
+    lo, hi, sets, values, codes, probes = {}, {}, {}, {}, {}, {}
     for j, (c, col) in enumerate(columns.items()):
-        cells = col.cell_array()
-        axis = _axes(col, cells)
         at = table[:, j]
-        if axis[0] == "range":  # a missing cell: the point inf (build_tree)
-            lo[c] = np.where(at < 0, np.inf, axis[1][np.maximum(at, 0)])
-            hi[c] = np.where(at < 0, np.inf, axis[2][np.maximum(at, 0)])
-            values[c] = _new_axes(col, cells, df[c])
+        missing = np.asarray(df[c].isna(), dtype=bool)
+        if col.form == "ranges":  # a missing cell, or value: the point inf (build_tree)
+            cell_lo, cell_hi, v, probes[c] = col.range_axis(df[c])
+            lo[c] = np.where(at < 0, np.inf, cell_lo[np.maximum(at, 0)].astype(np.float64))
+            hi[c] = np.where(at < 0, np.inf, cell_hi[np.maximum(at, 0)].astype(np.float64))
+            v = v.astype(np.float64)
+            values[c] = np.where(missing | np.isnan(v), np.inf, v)
+            continue
+        if col.form == "values":
+            members = [{i} for i in range(len(col.cell_array()))]
         else:
-            sets[c] = [{-1} if i < 0 else axis[1][i] for i in at]
-            codes[c] = _new_axes(col, cells, df[c])
+            offsets, flat = col.cell_array().members()
+            members = [set(flat[a:b].tolist()) for a, b in zip(offsets[:-1], offsets[1:])]
+        sets[c] = [{-1} if i < 0 else members[i] for i in at]
+        known = col.value_positions(df[c])
+        codes[c] = np.where(missing, -1, np.where(known < 0, -2, known))
     leaf = route(build_tree(lo, hi, sets), values, codes, (lo, hi, sets))
     out = {}
     for j, (c, col) in enumerate(columns.items()):
@@ -260,17 +223,8 @@ def place(df, columns: dict, classes: list) -> dict:
         if col.form == "values":
             holds = (codes[c] >= 0) & (codes[c] == at)
         else:
-            holds = (at >= 0) & np.asarray(cells.take(np.maximum(at, 0)).contains(
-                df[c].array if col.form == "sets" or cells.dtype.is_numeric_bounds
-                else _probe(cells, df[c])), dtype=bool)
+            probe = probes[c] if col.form == "ranges" else df[c].array
+            holds = (at >= 0) & np.asarray(cells.take(np.maximum(at, 0)).contains(probe),
+                                           dtype=bool)
         out[c] = np.where(missing, -1, np.where(holds, at, -2))
     return out
-
-
-def _probe(cells, series):
-    """Dates as the cells' ``contains`` reads them."""
-    import pandas as pd
-
-    if cells.dtype.dates_by_value:
-        return pd.DatetimeIndex(pd.to_datetime(series.array)).array
-    return series.array

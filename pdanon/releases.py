@@ -268,10 +268,14 @@ class ReleaseHistory:
         return self.bits.shape[1]
 
     def value_codes(self, values, *, grow: bool = False) -> np.ndarray:
-        """The dictionary code of each value's text (``grow``: new texts are added)."""
-        text = pd.Index(["<NA>" if pd.isna(v) else str(v) for v in values], dtype=object)
+        """The dictionary code of each value's text (``grow``: new texts are added). The
+        values are factorized first, so only the distinct ones are turned into text."""
+        local, uniq = pd.factorize(pd.Series(values, copy=False), use_na_sentinel=True)
+        texts = pd.Index([str(v) for v in uniq] + ["<NA>"], dtype=object)
+        text = texts[np.where(local < 0, len(uniq), local)]
         if grow:
-            new = text.unique().difference(self.values, sort=False)
+            new = texts[np.unique(np.where(local < 0, len(uniq), local))].difference(
+                self.values, sort=False)
             if len(new):
                 self.values = self.values.append(pd.Index(new, dtype=object))
                 need = (len(self.values) + 63) // 64
@@ -297,13 +301,12 @@ class ReleaseHistory:
         held = self.bits[np.maximum(at, 0)] & valid
         return np.where(at < 0, -1, np.bitwise_count(held).sum(axis=1).astype(np.int64))
 
-    def left_after(self, keys, labels: np.ndarray, values) -> np.ndarray:
+    def left_after(self, rows: np.ndarray, labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Per row the values its person's intersection would hold after a release whose
-        classes are ``labels`` (the rows' sensitive ``values``)."""
-        codes = self.value_codes(values, grow=True)
+        classes are ``labels``: ``rows`` from :meth:`rows_of` (the persons' keys), ``codes``
+        from ``value_codes(values, grow=True)`` (the rows' sensitive values)."""
         bits = class_value_bits(labels, codes, self.words)[labels]
-        at = self.rows_of(keys)
-        past = np.where((at >= 0)[:, None], self.bits[np.maximum(at, 0)], bits)
+        past = np.where((rows >= 0)[:, None], self.bits[np.maximum(rows, 0)], bits)
         return np.bitwise_count(past & bits).sum(axis=1).astype(np.int64)
 
     def add(self, release: pd.DataFrame, *, keys, sensitive: str,

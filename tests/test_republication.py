@@ -528,6 +528,11 @@ def test_mondrian_release_is_kept_by_its_classes_and_places_its_own_rows_back():
         held = np.asarray(new[c].array.contains(feb[c]), dtype=bool)
         assert (held | new[c].isna().to_numpy()).all(), c
     assert metrics.k_anonymity(new, qi) >= 5
+    # the batch's values are checked as by the global lookup
+    with pytest.raises(KindError, match="pd.to_datetime"):
+        feb.assign(birth_date=np.arange(len(feb))).anon.apply_recoding(back, **KEEP_ROLES)
+    with pytest.raises(KindError, match="leading zeros"):
+        feb.assign(zip=feb["zip"].astype(int)).anon.apply_recoding(back, **KEEP_ROLES)
 
 
 def test_nearest_groupings_place_rows_in_the_nearest_enclosing_class(monkeypatch):

@@ -454,31 +454,11 @@ class DaskAnonAccessor:
         (['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]'], 2)
         """
         from pdanon.dask._recoding import apply_recoding
-        from pdanon.models.base import PrivacyModel
-        from pdanon.models.record import rebuild
         from pdanon.recoding import Recoding
 
-        if not isinstance(recoding, Recoding):
-            raise InvalidInputError(
-                f"recoding must be a pdanon.Recoding (release.anon.recoding, or "
-                f"pdanon.Recoding.from_json(text)), got {type(recoding).__name__}")
-        given = roles.get("quasi_identifiers")
-        if given is not None and set([given] if isinstance(given, str) else given) != set(
-                recoding.columns):
-            raise InvalidInputError(
-                f"the quasi-identifiers are the recoding's columns {list(recoding.columns)}; "
-                f"drop quasi_identifiers={given!r}")
-        roles = {**roles, "quasi_identifiers": recoding.kinds}
-        if "sensitive" not in roles and recoding.sensitive:
-            roles["sensitive"] = {c: k for c, k in recoding.sensitive.items()
-                                  if c in self._ddf.columns}
-        r = self._publishing_roles(roles)
-        if model is None and recoding.models:
-            model = rebuild(recoding.models)
-        elif model is not None and not isinstance(model, PrivacyModel):
-            raise InvalidInputError(f"model must be a pdanon privacy model or None, got "
-                                    f"{model!r}")
-        out, _ = apply_recoding(self._ddf, r, recoding, model=model,
+        recoding = Recoding.check(recoding)
+        r = self._publishing_roles(recoding.role_keywords(roles, self._ddf.columns))
+        out, _ = apply_recoding(self._ddf, r, recoding, model=recoding.model_for(model),
                                 max_suppressed_rows=max_suppressed_rows)
         return out
 

@@ -66,13 +66,13 @@ def _tables(pdf: pd.DataFrame, spec: _Spec) -> dict:
 
 
 def _merge(tables: list) -> dict:
-    out = {"rows": pd.concat([t["rows"] for t in tables]).groupby(level=list(range(
-        tables[0]["rows"].index.nlevels))).sum(),
-        "unseen": np.sum([t["unseen"] for t in tables], axis=0)}
-    for c in tables[0]:
-        if c not in ("rows", "unseen"):
-            s = pd.concat([t[c] for t in tables])
-            out[c] = s.groupby(level=list(range(s.index.nlevels))).sum()
+    """Several partitions' counts as one: the unseen counts added, the tables' counts added
+    per tuple."""
+    out = {"unseen": np.sum([t["unseen"] for t in tables], axis=0)}
+    for key in tables[0]:
+        if key != "unseen":
+            s = pd.concat([t[key] for t in tables])
+            out[key] = s.groupby(level=list(range(s.index.nlevels))).sum()
     return out
 
 
@@ -83,13 +83,8 @@ def _publish(pdf: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
     if spec.failing is not None and len(spec.failing) and len(pdf):
         suppressed = pd.MultiIndex.from_frame(pos).isin(spec.failing)
     for j, col in enumerate(spec.recoding.columns.values()):
-        at = np.where(suppressed, -1, pos[f"p{j}"].to_numpy())
-        cells = col.cell_array()
-        if col.form == "values":
-            new = pd.Series(cells).reindex(at).to_numpy()
-        else:
-            new = cells.take(at, allow_fill=True)
-        out[col.name] = pd.Series(new, index=pdf.index, name=col.name)
+        out[col.name] = col.publish(np.where(suppressed, -1, pos[f"p{j}"].to_numpy()),
+                                    pdf.index)
     out.attrs = dict(spec.attrs)
     return out
 
@@ -110,7 +105,7 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
     qnames = list(recoding.columns)
     keep = [c for c in ddf.columns if c not in set(roles.identifiers)]
     reads = model is not None and model.requirements().sensitive
-    sens_spec = {c: k for c, k in roles.sensitive.items()} if reads else {}
+    sens_spec = dict(roles.sensitive) if reads else {}
     sensitive = {}
     if sens_spec:
         sensitive = sensitive_columns(ddf, sens_spec)
@@ -121,8 +116,6 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
         parts = [dask.delayed(_merge)(parts[i:i + 16]) for i in range(0, len(parts), 16)]
     counts = dask.compute(parts[0])[0] if parts else {"rows": pd.Series(dtype=np.int64),
                                                       "unseen": np.zeros(len(qnames))}
-    if isinstance(counts, list):  # one partition: not merged
-        counts = counts[0]
     rows = counts["rows"]
     n = int(rows.sum())
     if model is not None:

@@ -8,7 +8,9 @@ Targets (issue 31.6): applying a recoding to 1,000,000 rows in under 5 s; ``chec
 on two 1,000,000-row releases within 3x a pandas group-by of one of them. The recoding comes
 from a 20,000-row Datafly release of the synthetic discharge table (five quasi-identifiers:
 two date columns, ZIP codes, sex, ethnicity); the batch is another draw of the same
-generator. "cpu s" is the process's CPU time.
+generator. The group-by and the checks are the fastest of 3 runs. Person keys: integers, the register's ids (``P0000001``: numbered by their bytes,
+as integers are) and free-form text (32 hex digits: numbered by a hash pass). "cpu s" is the
+process's CPU time.
 """
 
 from __future__ import annotations
@@ -21,14 +23,21 @@ import warnings
 sys.path.insert(0, os.path.dirname(__file__))
 
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from _util import max_rss_mb, print_table  # noqa: E402
 
 
-def timed(label, n, fn):
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = fn()
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+def timed(label, n, fn, repeat=1):
+    """The result and the fastest of ``repeat`` runs (wall and CPU seconds of that run)."""
+    best = None
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = fn()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        if best is None or wall < best[0]:
+            best = (wall, cpu)
+    wall, cpu = best
     return result, {"step": label, "rows": n, "seconds": wall, "cpu s": cpu,
                     "rows/s": n / wall if wall else float("inf")}
 
@@ -51,17 +60,21 @@ def main() -> None:
         max_suppressed_rows=0.5))
     rows.append(row)
     _, row = timed("pandas group-by of one release", n, lambda: out.groupby(
-        qi, dropna=False, observed=True).size())
+        qi, dropna=False, observed=True).size(), repeat=3)
     rows.append(row)
     group_by = row["seconds"]
     perm = np.random.default_rng(0).permutation(n)
     other = out.iloc[perm]
     text_keys = batch["patient_id"]
-    for label, keys in (("check_releases, 2 releases, text keys", text_keys),
-                        ("check_releases, 2 releases, integer keys", np.arange(n))):
+    # free-form keys of no fixed shape (32 hex digits, as a UUID): numbered by a hash pass
+    halves = np.random.default_rng(1).integers(0, 2**63, size=(n, 2)).tolist()
+    free_keys = pd.Series([f"{a:016x}{b:016x}" for a, b in halves], dtype="str")
+    for label, keys in (("check_releases, 2 releases, integer keys", np.arange(n)),
+                        ("check_releases, 2 releases, register ids (P0000001)", text_keys),
+                        ("check_releases, 2 releases, free-form text keys", free_keys)):
         k2 = keys.iloc[perm] if hasattr(keys, "iloc") else keys[perm]
         res, row = timed(label, 2 * n, lambda: pdanon.check_releases(
-            [out, other], keys=[keys, k2], quasi_identifiers=[qi, qi]))
+            [out, other], keys=[keys, k2], quasi_identifiers=[qi, qi]), repeat=3)
         row["x group-by"] = row["seconds"] / group_by
         rows.append(row)
     for r in rows:

@@ -79,6 +79,9 @@ def _codes_with_na(values, where: str) -> tuple[np.ndarray, int]:
     """Codes 0..m-1 of the present cells, -1 for every missing one, and m."""
     from pdanon.encode import factorize
 
+    group_codes = getattr(values, "_group_codes", None)  # pdanon's published cells
+    if group_codes is not None:
+        return group_codes()
     codes, uniques = factorize(values, where=where)
     return codes, len(uniques)
 

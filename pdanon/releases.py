@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pdanon._keys import number_keys
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
 
@@ -131,7 +132,7 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
         if sensitive is not None and sensitive not in df.columns:
             raise UnknownColumnError(f"release {i} has no sensitive column {sensitive!r}; it "
                                      f"has {list(df.columns)}")
-    codes, everyone = _number_persons(pd.concat(key_arrays, ignore_index=True))
+    codes, everyone = number_keys(pd.concat(key_arrays, ignore_index=True))
     n = len(everyone)
     bounds = np.cumsum([0] + [len(k) for k in key_arrays])
     tuple_codes = np.zeros(n, dtype=np.int64)
@@ -189,22 +190,6 @@ def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int
         changed[where] |= (own[where] >= 0) & (own[where] != v)
         own[where] = v
     return np.bitwise_count(left).sum(axis=1).astype(np.int64), changed
-
-
-def _number_persons(keys: pd.Series) -> tuple[np.ndarray, object]:
-    """``(codes, persons)``: every key numbered 0 .. P-1 (-1 for a missing key) and the P
-    distinct keys. Non-negative integer keys of a compact range are numbered by a table
-    lookup (in key order); any other keys by one hash pass (in order of first appearance)."""
-    if pd.api.types.is_integer_dtype(keys.dtype) and len(keys) and not keys.hasnans:
-        raw = keys.to_numpy(dtype=np.int64)
-        low, high = int(raw.min()), int(raw.max())
-        if low >= 0 and high < 4 * len(raw) + 1024:
-            present = np.zeros(high + 1, dtype=bool)
-            present[raw] = True
-            number = np.cumsum(present) - 1
-            return number[raw], np.flatnonzero(present)
-    codes, persons = pd.factorize(keys)
-    return np.asarray(codes, dtype=np.int64), persons
 
 
 def _columns(df: pd.DataFrame, given, i: int) -> list:

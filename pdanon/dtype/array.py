@@ -796,6 +796,12 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         """(code per row, -1 if missing; first row of each distinct cell), first-seen order."""
         na = self.isna()
         keys = self._factor_keys()
+        if not na.any():
+            codes, uniq = pd.factorize(keys)
+            codes = np.asarray(codes, dtype=np.intp)
+            first = np.empty(len(uniq), dtype=np.intp)
+            first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+            return codes, first
         valid_pos = np.flatnonzero(~na)
         sub_codes, uniq = pd.factorize(keys[valid_pos])
         first = np.empty(len(uniq), dtype=np.intp)
@@ -803,6 +809,24 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         codes = np.full(len(self), -1, dtype=np.intp)
         codes[valid_pos] = sub_codes
         return codes, first
+
+    def _group_codes(self) -> tuple[np.ndarray, int]:
+        """``(codes, m)``: codes 0..m-1 of the distinct cells (-1 if missing) in no particular
+        order, which is all grouping needs. A set column's codes already name its cells:
+        they are renumbered by a table lookup instead of a hash pass."""
+        if self._is_sets and len(self):
+            codes = self._codes.astype(np.int64, copy=False)
+            top = int(codes.max())
+            if top < 4 * len(codes) + 1024:
+                present = np.zeros(top + 2, dtype=bool)  # slot 0: missing
+                present[codes + 1] = True
+                number = np.cumsum(present) - 1 - present[0]
+                out = number[codes + 1]
+                if present[0]:
+                    out[codes < 0] = -1
+                return out, int(number[-1]) + 1
+        codes, first = self._factorize_positions()
+        return np.asarray(codes, dtype=np.int64), len(first)
 
     def factorize(self, use_na_sentinel: bool = True):
         codes, first = self._factorize_positions()

@@ -41,10 +41,12 @@ from pdanon.models.alpha_k import AlphaK, AlphaKAnonymity, achieved_alpha, alpha
 from pdanon.models.population import (DeltaPresence, EstimatedKMap, KMap, delta_presence,
                                       derived_k, k_map)
 from pdanon.models.risk import AverageRisk, HighestRisk
+from pdanon.models.dp import EDDifferentialPrivacy
 
 __all__ = ["TOLERANCE", "AllOf", "PrivacyModel", "Requirements", "KAnonymity", "k_anonymity",
            "L_VARIANTS", "LDiversity", "achieved_l", "l_diversity", "TCloseness", "achieved_t",
            "t_closeness", "BETA_VARIANTS", "BetaLikeness", "achieved_beta", "beta_likeness",
            "DeltaDisclosure", "achieved_delta", "delta_disclosure", "AlphaK", "AlphaKAnonymity",
            "achieved_alpha", "alpha_k_anonymity", "DeltaPresence", "EstimatedKMap", "KMap",
-           "delta_presence", "derived_k", "k_map", "AverageRisk", "HighestRisk"]
+           "delta_presence", "derived_k", "k_map", "AverageRisk", "HighestRisk",
+           "EDDifferentialPrivacy"]

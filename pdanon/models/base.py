@@ -36,13 +36,15 @@ class Requirements:
     partitioner that recodes the population with the sample (``algorithm="optimal"``) can
     fill them. ``table``: the model also has a condition on the whole set of published
     classes (:meth:`PrivacyModel.table_ok`: average risk, δ-presence), which a partitioner
-    deciding class by class cannot see.
+    deciding class by class cannot see. ``mechanism``: the model is a property of a randomized
+    mechanism, not of a table (differential privacy): only a partitioner built for it
+    (``algorithm="safepub"``) can publish it.
 
     Example
     -------
     >>> from pdanon.models import KAnonymity, LDiversity
     >>> AllOf(KAnonymity(3), LDiversity(2)).requirements()
-    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True, population=False, table=False)
+    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True, population=False, table=False, mechanism=False)
     """
 
     min_size: int = 1
@@ -53,6 +55,7 @@ class Requirements:
     parts_monotone: bool = False
     population: bool = False
     table: bool = False
+    mechanism: bool = False
 
     def __and__(self, other: "Requirements") -> "Requirements":
         return Requirements(
@@ -64,6 +67,7 @@ class Requirements:
             parts_monotone=self.parts_monotone and other.parts_monotone,
             population=self.population or other.population,
             table=self.table or other.table,
+            mechanism=self.mechanism or other.mechanism,
         )
 
 

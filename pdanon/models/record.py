@@ -42,6 +42,8 @@ def _builders() -> dict:
         "DeltaDisclosure": lambda p: m.DeltaDisclosure(p["delta"]),
         "AlphaKAnonymity": lambda p: m.AlphaKAnonymity(p["alpha"], p["k"], value=p.get("value")),
         "HighestRisk": lambda p: m.HighestRisk(p["max_risk"]),
+        "EDDifferentialPrivacy": lambda p: m.EDDifferentialPrivacy(
+            p["epsilon"], p["delta"], search_share=p["search_share"]),
         "AverageRisk": lambda p: m.AverageRisk(p["average_risk"], max_risk=p.get("max_risk"),
                                                records_at_risk=p.get("records_at_risk", 0.0)),
     }

@@ -25,6 +25,7 @@ import pandas as pd
 _roles = importlib.import_module("pdanon.roles")
 from pdanon._errors import InvalidInputError
 from pdanon.accessor_anonymize import AnonymizeMethods
+from pdanon.accessor_dp import DPMethods
 from pdanon.accessor_perturb import PerturbationMethods
 from pdanon.accessor_risk import RiskMethods
 
@@ -33,7 +34,7 @@ from pdanon.keywords import ROLE_KEYWORDS, checked  # noqa: F401 (ROLE_KEYWORDS:
 
 
 @pd.api.extensions.register_dataframe_accessor("anon")
-class AnonAccessor(AnonymizeMethods, RiskMethods, PerturbationMethods):
+class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods):
     """De-identification methods on a DataFrame (``df.anon``).
 
     Role keywords accepted by every method: ``identifiers=[...]``,

@@ -278,9 +278,14 @@ class AnonymizeMethods:
                    hierarchies, levels, labels, objective, seed, progress, options):
         from pdanon import engine
 
+        from pdanon.accessor_dp import dp_roles, refuse_roles_beside_dp
+
+        refuse_roles_beside_dp(model, roles)
         r = self.roles(**_pick_roles(roles))
         _no_extra(roles)
         model = self._with_earlier_models(model, r)
+        if model.requirements().mechanism:  # differential privacy: every column is a QI
+            r = dp_roles(self._df, r)
         if model.requirements().sensitive and not r.sensitive:
             raise InvalidInputError(
                 f"{model.name} needs at least one sensitive column: pass sensitive=[...] "
@@ -313,6 +318,14 @@ class AnonymizeMethods:
 
         info = self._df.attrs.get(_roles.ATTRS_KEY, {}).get("info") or {}
         earlier, over = None, list(info.get("quasi_identifiers") or [])
+        if "dp" in info:
+            if model.requirements().mechanism:
+                from pdanon.accessor_dp import refuse_dp_of_dp
+
+                refuse_dp_of_dp(info)
+            # anything done to a DP release keeps its guarantee (post-processing): the
+            # mechanism is not re-run; this step verifies its own model only
+            return model
         if info.get("models"):
             try:
                 earlier = rebuild(info["models"])

@@ -43,7 +43,7 @@ __all__ = ["AllOf", "KAnonymity", "Partitioning", "algorithms", "anonymize", "mo
 def _load_partitioners() -> None:
     # importing the modules registers them
     from pdanon.partition import datafly, equal_groups, mondrian, nearest, optimal  # noqa: F401
-    from pdanon.partition import exact, group_join  # noqa: F401
+    from pdanon.partition import exact, group_join, safepub  # noqa: F401
 
 
 def algorithms() -> list[str]:
@@ -225,6 +225,16 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         info["changed_cells"] = changed
     if note:
         info["note"] = note
+    source_rows = df  # the input rows behind the output's rows
+    release = getattr(result, "release_rows", None)
+    if release is not None:  # a sample is published (differential privacy): its rows only
+        out = out.iloc[release].reset_index(drop=True)
+        source_rows = df.iloc[release].reset_index(drop=True)
+        suppressed = np.zeros(len(out), dtype=bool)
+        info["rows"] = len(out)
+        info.pop("changed_cells", None)  # counted on the input's rows, not the sample's
+        # row i of the release is not row i of the input: nothing compares them row by row
+        info["rows_match_input"] = False
     recode.publish_frame(out)  # categories of suppressed / merged-away values are not published
     out_roles = roles.restricted_to(out.columns)
     labels = _labels(out, out_roles.qi)  # the classes of the published frame
@@ -237,18 +247,24 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     population = _population_counts(model, out, roles.qi, result, suppressed, kept)
     classes = _verify_groups(model, kept, sub, suppressed.any(), population)
     if method == "generalize":
-        _verify_truthful(df, out, roles.qi, enc, coarsened=calendar)
+        _verify_truthful(source_rows, out, roles.qi, None if release is not None else enc,
+                         coarsened=calendar)
     sizes = np.bincount(kept)
     achieved = model.achieved(classes) if classes is not None else (
         model.groups_achieved(kept, sub) if len(kept) else {})
     info["achieved"] = {"k": int(sizes.min()) if len(sizes) else 0, **achieved}
     info["groups"] = len(sizes)  # equivalence classes of the published (not suppressed) rows
-    info["suppressed_rows"], info["suppressed_cells"] = _suppressed(df, out, roles.qi)
+    info["suppressed_rows"], info["suppressed_cells"] = _suppressed(source_rows, out, roles.qi)
     if len(sizes) == 1:
         _warn_single_class(int(sizes[0]), model, enc, run.algorithm, method,
                            info.get("partitions", 1))
     out.attrs = copy.deepcopy(attrs)
     info["seconds"] = time.perf_counter() - started
+    if release is not None:  # how long the input took to process is not published either
+        from pdanon.publisher_only import PublisherOnly
+
+        info["publisher_only"] = PublisherOnly({**info.get("publisher_only", {}).facts(),
+                                                "seconds": info.pop("seconds")})
     return out, info
 
 

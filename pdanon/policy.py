@@ -169,6 +169,12 @@ class Policy:
                 kw["max_highest_risk"] = p["max_risk"]
             elif name == "AverageRisk":
                 kw["max_average_risk"] = p["average_risk"]
+            elif name == "EDDifferentialPrivacy":  # what a table can show: classes of k
+                from pdanon.models import EDDifferentialPrivacy
+
+                dp_k = EDDifferentialPrivacy(p["epsilon"], p["delta"],
+                                             search_share=p["search_share"]).k
+                kw["k"] = max(kw.get("k", 1), dp_k)
         if not kw and info.get("operation") in ("microaggregate", "local_suppression"):
             kw["k"] = int(info["k"])
         if kw.get("t_distance") == "hierarchical":

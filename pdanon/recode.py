@@ -197,6 +197,9 @@ class Recoded:
     #: a population model's population table recoded as the output ({column: cells}), for
     #: the engine's verification (k-map, δ-presence; ``None`` otherwise)
     population: dict | None = None
+    #: the rows published, in their published order, when only a sample is (differential
+    #: privacy: the others are left out, not blanked; ``None``: every row)
+    release_rows: np.ndarray | None = None
 
 
 def _group_min_max(values: np.ndarray, labels: np.ndarray, groups: int):

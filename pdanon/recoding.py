@@ -365,6 +365,13 @@ class Recoding:
                 f"this batch was published with the recoding {info.get('recoding')} and "
                 "shows only the cells it needed; keep and reuse the first release's recoding "
                 "(its JSON) for every batch")
+        if "dp" in info:
+            raise InvalidInputError(
+                "a differentially private release has no reusable recoding: applying its "
+                "levels to a new batch would publish every row of the batch, unsampled and "
+                "with classes under k, which no (epsilon, delta) covers. Publish each batch with "
+                "df.anon.dp_anonymize(epsilon, delta, hierarchies=...); batches that share "
+                "people spend their epsilons together (docs/differential_privacy.md)")
         if info.get("operation") not in (None, "generalize") or not roles.qi:
             raise InvalidInputError(
                 f"the release's last step ({info.get('operation')!r}) does not generalize "
@@ -506,6 +513,10 @@ class Recoding:
         if not isinstance(model, PrivacyModel):
             raise InvalidInputError(f"model must be a pdanon privacy model (e.g. "
                                     f"pdanon.models.KAnonymity(5)) or None, got {model!r}")
+        if model.requirements().mechanism:
+            raise InvalidInputError(
+                f"{model!r} is met by a randomized mechanism, not by a recoding applied to a "
+                f"batch: publish the batch with df.anon.dp_anonymize(epsilon, delta, ...)")
         return model
 
     # ------------------------------------------------------------------ applying

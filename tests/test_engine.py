@@ -95,7 +95,7 @@ def test_attrs_are_kept_and_copied():
 
 def test_algorithms_lists_every_partitioner_and_auto():
     assert engine.algorithms() == ["auto", "datafly", "equal_groups", "exact", "group_join",
-                                   "mondrian", "nearest", "optimal"]
+                                   "mondrian", "nearest", "optimal", "safepub"]
 
 
 # ----------------------------------------------------------------------------- errors

@@ -97,6 +97,9 @@ class Bound:
     #: the leaves of a table or tree) rather than read off the column's values? ``None``: no
     #: level is (a published cell then shows the values of the rows that publish it only)
     declared: list | None = None
+    #: ``member_values`` are the hierarchy's own list of leaves (a table or tree), not the
+    #: column's values: a node's share of them does not depend on the data
+    enumerated: bool = False
 
     def is_declared(self, level: int) -> bool:
         """Does ``level`` publish the hierarchy's own ranges and sets (not the data's)?"""

@@ -139,7 +139,8 @@ class TableHierarchy(Hierarchy):
         member_values = self._leaves_as(values)
         # a table's ranges and sets span its leaves (the hierarchy as written), not the data
         b = Bound(values, codes, labels, [None] * len(codes), [None] * len(codes),
-                  member_values, leaf_codes, na=na, declared=[False] + [True] * self.height)
+                  member_values, leaf_codes, na=na, declared=[False] + [True] * self.height,
+                  enumerated=True)
         num = numeric_or_none(member_values)
         if num is not None:
             v = numeric_or_none(values)

@@ -90,6 +90,14 @@ def aligned(original: pd.DataFrame, anonymized: pd.DataFrame) -> pd.DataFrame:
     the original rows at the anonymized labels when the anonymized frame lost rows."""
     check_frame(original, "original")
     check_frame(anonymized, "anonymized")
+    from pdanon.roles import ATTRS_KEY
+
+    if anonymized.attrs.get(ATTRS_KEY, {}).get("info", {}).get("rows_match_input") is False:
+        raise InvalidInputError(
+            "the anonymized frame is a random sample of the original's rows in a random order "
+            "(a differentially private release): its rows cannot be compared with the "
+            "original's one by one. Measure the release alone (out.anon.metrics() without "
+            "original=), or compare distributions")
     if original.index.equals(anonymized.index):
         return original
     if (anonymized.index.is_unique and original.index.is_unique

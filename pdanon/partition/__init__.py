@@ -62,19 +62,23 @@ class Partitioner:
         from pdanon._errors import InvalidInputError
 
         req = model.requirements()
-        needs = [flag for flag in ("population", "table") if getattr(req, flag)]
+        needs = [flag for flag in ("population", "table", "mechanism") if getattr(req, flag)]
         missing = [flag for flag in needs if flag not in self.supports]
         if not missing:
             return
         able = sorted(p.name for p in PARTITIONERS.values()
                       if all(flag in p.supports for flag in needs))
         what = {"population": "the population rows of every class (a population table)",
-                "table": "a condition on the whole published table"}
+                "table": "a condition on the whole published table",
+                "mechanism": "a randomized mechanism (a sample and a private search), not a "
+                             "property of the published table"}
         raise InvalidInputError(
             f"algorithm={self.name!r} cannot enforce {model!r}: the model needs "
             f"{' and '.join(what[f] for f in missing)}, which {self.name} does not "
             f"compute; use algorithm="
-            f"{' or '.join(repr(a) for a in able) or 'optimal'} (with hierarchies=)")
+            f"{' or '.join(repr(a) for a in able) or 'optimal'} (with hierarchies=)"
+            + ("; or df.anon.dp_anonymize(epsilon, delta, hierarchies=...)"
+               if "mechanism" in missing else ""))
 
     def check_options(self, options: dict) -> None:
         """Refuse options the partitioner does not declare (a zero ``max_suppressed_rows``

@@ -35,9 +35,11 @@ AUTO_MONDRIAN_ROWS = 5_000
 
 def choose(enc, model, options: dict) -> tuple[str, str]:
     """``(partitioner name, reason)`` for ``algorithm="auto"`` (see the module docstring)."""
+    req = model.requirements()
+    if req.mechanism:
+        return "safepub", "safepub (differential privacy: sampling and a private search)"
     if options.get("hierarchies"):
         return "optimal", "optimal (hierarchies given: optimal full-domain generalization)"
-    req = model.requirements()
     if req.table:
         return "optimal", ("optimal (the model has a table-level condition, which only the "
                            "lattice search enforces)")

@@ -422,7 +422,18 @@ def _notes(original, target, info: dict, sensitive: dict, left_out: list) -> lis
                    f"release.anon.metrics(original=raw).")
     if target is None:
         out.append("Machine-learning utility was not measured: pass target=<column>.")
-    if not sensitive:
+    dp = info.get("dp")
+    if dp:
+        out.append(
+            f"An (epsilon, delta)-differentially private release (SafePub): epsilon = "
+            f"{dp['epsilon']:g} spent ({dp['epsilon_anonymization']:g} on sampling rows with "
+            f"probability {dp['sampling_probability']:.4f} and suppressing classes under "
+            f"{dp['k']} rows, {dp['steps'] * dp['epsilon_per_step']:g} over "
+            f"{dp['steps']} search steps, {dp['epsilon_final_choice']:g} on the final "
+            f"choice), delta = {dp['delta']:g}. The guarantee is the mechanism's, not the "
+            f"table's: the k-anonymity shown is only the part a table can show. Every other "
+            f"release of the same people spends its own epsilon (docs/differential_privacy.md).")
+    elif not sensitive:
         out.append("No sensitive column is declared: l-diversity and t-closeness are not "
                    "measured.")
     if not info:

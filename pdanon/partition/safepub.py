@@ -1,0 +1,248 @@
+"""SafePub: (ε, δ)-differentially private microdata by sampling, safe k-anonymization and a
+private search of the generalization lattice (Bild, Kuhn & Prasser, PoPETs 2018).
+
+Changes: **sampling, partitioning and recoding** (a global recoding, as
+:mod:`pdanon.partition.optimal`, of a random sample). Registered as ``algorithm="safepub"``
+for the model :class:`pdanon.models.EDDifferentialPrivacy`; ``df.anon.dp_anonymize`` is its
+face.
+
+1. **Sample.** Every row is drawn independently with probability β = 1 - e^(-ε_anon),
+   ε_anon = ε - ε_search (:mod:`pdanon.dp.params`).
+2. **Search.** The lattice of hierarchy levels (every column, the sensitive ones too: DP
+   protects every attribute) is walked from its top node: at each of ``steps`` steps the
+   direct specializations of the current node (one column one level lower) join the
+   candidates, and the exponential mechanism draws the next node from all candidates so far
+   (scores of :mod:`pdanon.dp.scores` computed on the sample). The output node is drawn the
+   same way from the nodes visited. Half of ε_search is split evenly over the walk's draws,
+   the other half is the output draw's. (ARX returns the visited node with the best exact
+   score instead; that choice reads the data outside any mechanism, so it is not covered by
+   the proof. With a few hundredths of ε per walk draw the walk is close to a random one on
+   tables of tens of thousands of rows; the output draw, with half the budget, is what picks
+   a good node among those visited.)
+3. **Safe k-anonymization.** The sample is generalized by the chosen node; every class with
+   fewer than k sampled rows, and a class generalized to the top of every column, is
+   suppressed — left out of the release, as are the rows not sampled. The published rows
+   come in a random order with a new index (their positions in the input are not
+   published).
+
+Every draw comes from :class:`pdanon.dp.mechanism.RandomSource`: the operating system's
+CSPRNG unless a seed is given (tests); the seed is never recorded.
+
+Example
+-------
+>>> import pandas as pd, pdanon
+>>> from pdanon.hierarchy import intervals
+>>> from pdanon.models import EDDifferentialPrivacy
+>>> people = pd.DataFrame({"age": list(range(18, 78)) * 300, "sex": ["F", "M", "M"] * 6000})
+>>> out = people.anon.anonymize(EDDifferentialPrivacy(2.0, 1e-6), algorithm="safepub",
+...                             hierarchies={"age": intervals([20])}, seed=11,
+...                             options={"quality": "group_size", "steps": 4},
+...                             quasi_identifiers=["age", "sex"])
+>>> out.anon.info["dp"]["k"], out.anon.k_anonymity() >= 117, out.anon.info["algorithm"]
+(117, True, 'safepub')
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from pdanon._errors import InvalidInputError
+from pdanon.partition import register
+from pdanon.partition.lattice import lattice_bounds, prepare_columns
+from pdanon.publisher_only import PublisherOnly
+from pdanon.recode import Recoded
+
+#: Steps of the search by default.
+DEFAULT_STEPS = 100
+#: The share of ε_search spent on drawing the output node among the visited ones.
+FINAL_SHARE = 0.5
+
+
+def _check_steps(steps) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise InvalidInputError(f"steps must be a positive int (draws of the search), got "
+                                f"{steps!r}")
+    return int(steps)
+
+
+def public_loss_costs(col, level: int, *, listed: bool) -> np.ndarray:
+    """The loss of a cell in each node of ``col`` at ``level``, from the hierarchy alone:
+    ``(m - 1) / (M - 1)`` for a node holding ``m`` of the ``M`` leaves a table or tree
+    hierarchy lists (``listed``), ``level / height`` for a hierarchy that does not list its
+    values (intervals, dates, masking, and the value → ``*`` of a column without one). The
+    column's own values, span and number of distinct values are never read: they change when
+    one person comes or goes, and a score built on them would not have the sensitivity
+    :mod:`pdanon.dp.scores` gives. A node holding only missing cells loses nothing."""
+    b = col.bound
+    nodes = b.nodes(level)
+    if level == 0:
+        return np.zeros(nodes)
+    if listed and len(b.member_values) > 1:
+        codes = np.asarray(b.member_codes[level], dtype=np.int64)
+        m = np.bincount(codes[codes >= 0], minlength=nodes).astype(np.float64)
+        return np.clip((m - 1.0) / (len(b.member_values) - 1.0), 0.0, 1.0)
+    cost = np.full(nodes, level / col.height)
+    if b.na:
+        cost[b.only_missing(level)] = 0.0
+    return cost
+
+
+def published_cells(col, level: int, *, mask, listed: bool) -> object:
+    """The published column at ``level``: the values themselves at level 0; the sets and
+    ranges of the leaves a table or tree hierarchy lists under a node (``listed``); the
+    bands an interval or date hierarchy declares; otherwise — and for ordered columns read
+    against categories — the hierarchy's labels (``*``, ``12***``, ``Primary school``). A set or range read off the data would show which values the *other* rows
+    of the node hold — a cell that changes when one person comes or goes, which the proof
+    of the guarantee does not allow: every cell must be a function of its own row's
+    value and of the public hierarchy."""
+    b = col.bound
+    if level == 0:
+        return col.cells(level, mask=mask)
+    if col.kind == "ordered" and col.categories is not None and col.unit_positions is None:
+        # a range is read against the column's categories, which a release lists from lo to
+        # hi: values of rows that were never published would show there
+        return col.label_cells(level, mask=mask)
+    if listed or (not b.enumerated and b.is_declared(level)):
+        return col.cells(level, mask=mask)
+    return col.label_cells(level, mask=mask)
+
+
+class _Scorer:
+    """Scores of lattice nodes on the sample (cached per node)."""
+
+    def __init__(self, search, quality: str, n: int, k: int, listed):
+        self.search, self.quality, self.n, self.k = search, quality, n, k
+        self.q = search.q
+        if quality == "loss":
+            self.costs = [[public_loss_costs(col, j, listed=lst) for j in range(col.height + 1)]
+                          for col, lst in zip(search.columns, listed)]
+        elif quality == "precision":
+            self.costs = [[np.full(col.bound.nodes(j), j / col.height)
+                           for j in range(col.height + 1)] for col in search.columns]
+        # a column whose top level is one node: a class there in every column is suppressed
+        self.single_top = [col.bound.nodes(hi) == 1 and hi == col.height
+                           for col, (_, hi) in zip(search.columns, search.bounds)]
+        self.cache: dict[int, float] = {}
+
+    def __call__(self, idx: int) -> float:
+        from pdanon.dp.scores import score
+
+        if idx in self.cache:
+            return self.cache[idx]
+        s = self.search
+        cl = s.classes(idx)
+        levels = s.L[idx]
+        cost = np.zeros(cl.groups)
+        if self.quality in ("loss", "precision"):
+            for c in range(self.q):
+                cost += self.costs[c][int(levels[c])][cl.codes[c]]
+        top = all(self.single_top[c] and int(levels[c]) == s.bounds[c][1] for c in range(self.q))
+        value = score(self.quality, counts=cl.counts, cost=cost, n=self.n, k=self.k,
+                      columns=self.q, suppress_all=top)
+        self.cache[idx] = value
+        return value
+
+
+def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: float, source):
+    """SafePub's search (module docstring, step 2): the drawn output node, the walk's draws
+    and the number of nodes visited."""
+    from pdanon.dp.mechanism import exponential_mechanism
+
+    top = search.index([hi for _, hi in search.bounds])
+    pivot, visited, draws = top, [top], 0
+    candidates: dict[int, float] = {}
+    seen = {top}
+    for _ in range(steps):
+        row = search.L[pivot]
+        for c in range(search.q):
+            if int(row[c]) > search.bounds[c][0]:
+                nxt = pivot - int(search.strides[c])
+                if nxt not in seen:
+                    seen.add(nxt)
+                    candidates[nxt] = scorer(nxt)
+        candidates.pop(pivot, None)
+        if not candidates:
+            break
+        keys = list(candidates)
+        pivot = keys[exponential_mechanism([candidates[i] for i in keys], epsilon=epsilon_step,
+                                           source=source)]
+        draws += 1
+        visited.append(pivot)
+    final = visited[exponential_mechanism([scorer(i) for i in visited], epsilon=epsilon_final,
+                                          source=source)]
+    return final, draws, len(visited)
+
+
+@register("safepub", options=("hierarchies", "quality", "steps", "seed"),
+          supports=("mechanism",))
+def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality: str = "loss",
+            steps: int = DEFAULT_STEPS, seed=None, context=None, frame=None) -> Recoded:
+    """SafePub (module docstring) for ``model``, an
+    :class:`~pdanon.models.EDDifferentialPrivacy`.
+
+    Options: ``hierarchies`` ({column: hierarchy}, as for ``algorithm="optimal"``; fixed
+    before the data is seen), ``quality`` (:data:`pdanon.dp.scores.QUALITIES`), ``steps``
+    (draws of the walk, default 100), ``seed`` (tests only).
+    """
+    from pdanon.dp.mechanism import RandomSource
+    from pdanon.dp.scores import QUALITIES
+    from pdanon.models import EDDifferentialPrivacy, KAnonymity
+    from pdanon.partition.optimal import LatticeSearch
+
+    started = time.perf_counter()
+    if not isinstance(model, EDDifferentialPrivacy):
+        raise InvalidInputError(
+            f"algorithm='safepub' publishes under EDDifferentialPrivacy(epsilon, delta), not "
+            f"{model!r}: use df.anon.dp_anonymize(epsilon, delta, ...)")
+    if method != "generalize":
+        raise InvalidInputError(f"algorithm='safepub' recodes by hierarchies "
+                                f"(method='generalize'); got method={method!r}")
+    if quality not in QUALITIES:
+        raise InvalidInputError(f"unknown quality {quality!r}; use one of {list(QUALITIES)}")
+    steps = _check_steps(steps)
+    n, k = enc.n, model.k
+    source = RandomSource(seed)
+    sampled = source.uniform(n) < model.beta
+    cols = prepare_columns(enc, hierarchies)
+    # a table or tree the publisher gave lists its leaves; the value -> * of a column without
+    # a hierarchy is built from the column's own values, so it lists nothing public
+    listed = [col.bound.enumerated and col.name in (hierarchies or {}) for col in cols]
+    bounds = lattice_bounds(cols, None)
+    # the sample's rows weigh 1, the others 0: every count below is a count of the sample
+    search = LatticeSearch(cols, KAnonymity(1), [], budget=n,
+                           objective="precision" if quality == "precision" else "loss",
+                           bounds=bounds, weights=sampled.astype(np.int64))
+    scorer = _Scorer(search, quality, n, k, listed)
+    epsilon_step = model.epsilon_search * (1.0 - FINAL_SHARE) / steps
+    epsilon_final = model.epsilon_search * FINAL_SHARE
+    chosen_idx, draws, visited = _walk(search, scorer, steps=steps, epsilon_step=epsilon_step,
+                                       epsilon_final=epsilon_final, source=source)
+    chosen = search.L[chosen_idx]
+    final = search.from_rows(chosen)
+    kept_class = final.counts >= k
+    if all(scorer.single_top[c] and int(chosen[c]) == bounds[c][1] for c in range(search.q)):
+        kept_class[:] = False
+    released = sampled & kept_class[final.rows]
+    out_cols = {col.name: published_cells(col, int(chosen[c]), mask=~released,
+                                          listed=listed[c]) for c, col in enumerate(cols)}
+    rows = np.flatnonzero(released)
+    order = rows[source.permutation(len(rows))]
+    info = {
+        "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
+        "quality": quality,
+        "heights": {col.name: col.height for col in cols},
+        "dp": model.accounting(steps=draws, epsilon_per_step=epsilon_step,
+                               epsilon_final_choice=epsilon_final),
+        "random_source": source.describe(),
+        # counts of the input and the sample: not differentially private, never published
+        "publisher_only": PublisherOnly({
+            "input_rows": n, "sampled_rows": int(sampled.sum()),
+            "withheld_sampled_rows": int(sampled.sum()) - len(rows),
+            "nodes_scored": len(scorer.cache), "nodes_visited": visited,
+            "score": scorer(chosen_idx), "search_seconds": time.perf_counter() - started}),
+    }
+    out = Recoded(out_cols, 0, 0, suppressed=None, info=info)
+    out.release_rows = order
+    return out

@@ -1,0 +1,380 @@
+"""SafePub releases (df.anon.dp_anonymize): the accounting, what the release holds and
+withholds, the model verified, bad input, and a statistical test of the guarantee."""
+
+import io
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon.dp.mechanism import RandomSource, selection_probabilities
+from pdanon.dp.params import delta_for_k, smallest_k
+from pdanon.hierarchy import intervals
+from pdanon.models import EDDifferentialPrivacy
+
+
+def _table(n=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "patient": [f"P{i:05d}" for i in range(n)],
+        "age": rng.integers(20, 70, n),
+        "sex": rng.choice(["F", "M"], n),
+        "diagnosis": rng.choice(["flu", "asthma", "copd"], n),
+    })
+
+
+def _release(df, **kw):
+    kw.setdefault("hierarchies", {"age": intervals([10, 50])})
+    kw.setdefault("identifiers", ["patient"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return df.anon.dp_anonymize(kw.pop("epsilon", 1.0), kw.pop("delta", 1e-5), **kw)
+
+
+def test_accounting_recomputed_independently():
+    out = _release(_table(), steps=7, seed=1)
+    dp = out.anon.info["dp"]
+    # the guarantee from the recorded figures alone
+    assert dp["epsilon_anonymization"] + dp["epsilon_search"] == pytest.approx(dp["epsilon"])
+    assert -math.log1p(-dp["sampling_probability"]) <= dp["epsilon_anonymization"]
+    assert delta_for_k(dp["k"], dp["sampling_probability"],
+                       dp["epsilon_anonymization"]) <= dp["delta"]
+    assert dp["k"] == smallest_k(dp["epsilon_anonymization"], dp["delta"])
+    assert dp["steps"] <= 7
+    # half of epsilon_search over the walk's 7 steps, half on the output draw
+    assert dp["epsilon_per_step"] == pytest.approx(dp["epsilon_search"] / 2 / 7)
+    assert dp["epsilon_final_choice"] == pytest.approx(dp["epsilon_search"] / 2)
+    assert dp["epsilon_spent"] == pytest.approx(
+        dp["epsilon_anonymization"] + dp["steps"] * dp["epsilon_per_step"]
+        + dp["epsilon_final_choice"])
+    assert dp["epsilon_spent"] <= dp["epsilon"] + 1e-12
+
+
+def test_release_holds_classes_of_k_and_every_column_generalized_or_kept():
+    df = _table()
+    before = df.copy()
+    out = _release(df, seed=2)
+    pd.testing.assert_frame_equal(df, before)  # the input is not mutated
+    k = out.anon.info["dp"]["k"]
+    assert list(out.columns) == ["age", "sex", "diagnosis"]  # the identifier dropped
+    assert out.anon.roles().qi == ["age", "sex", "diagnosis"]  # every column a QI
+    assert len(out) == 0 or out.anon.k_anonymity() >= k
+    assert isinstance(out.index, pd.RangeIndex)
+    assert out.anon.check().passed
+
+
+def test_nothing_about_the_input_or_the_seed_is_published(tmp_path):
+    df = _table()
+    out = _release(df, seed=123456789)
+    text = json.dumps(out.attrs, default=str)
+    assert "123456789" not in text
+    for secret in ("input_rows", "sampled_rows", "withheld", "score", "seconds"):
+        assert secret not in text
+    assert out.anon.info["rows"] == len(out)
+    assert out.anon.info["suppressed_rows"] == 0  # withheld rows are not in the release
+    assert out.anon.info["publisher_only"]["input_rows"] == len(df)
+    path = tmp_path / "r.parquet"
+    out.to_parquet(path)
+    raw = path.read_bytes()
+    assert b"123456789" not in raw and b"input_rows" not in raw and b"P0000" not in raw
+
+
+def test_rows_come_in_a_random_order():
+    from pdanon import engine
+    from pdanon.roles import Roles
+
+    df = _table()[["age", "sex"]]
+    roles = Roles(quasi_identifiers={"age": "real", "sex": "unordered"})
+    run = engine.partition(df, roles, model=EDDifferentialPrivacy(2.0, 1e-5), method="generalize",
+                           algorithm="safepub", hierarchies={"age": intervals([10, 50])},
+                           seed=5)
+    rows = run.result.release_rows
+    assert len(rows) and len(set(rows.tolist())) == len(rows)
+    assert not (np.diff(rows) > 0).all()
+
+
+def test_secure_source_by_default():
+    out = _release(_table())
+    assert "os.urandom" in out.anon.info["random_source"]
+    u = RandomSource().uniform(20000)
+    assert 0.49 < u.mean() < 0.51 and u.min() >= 0 and u.max() < 1
+    p = RandomSource().permutation(1000)
+    assert sorted(p.tolist()) == list(range(1000))
+
+
+def test_seeded_runs_repeat():
+    a = _release(_table(), seed=9)
+    b = _release(_table(), seed=9)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_anonymize_with_the_model_is_the_same_release():
+    df = _table()
+    model = EDDifferentialPrivacy(1.0, 1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = df.anon.anonymize(model, hierarchies={"age": intervals([10, 50])}, seed=4,
+                              identifiers=["patient"])
+    b = _release(df, seed=4)
+    pd.testing.assert_frame_equal(a, b)
+    assert a.anon.info["algorithm"] == "safepub"
+
+
+def test_other_algorithms_refuse_the_model():
+    with pytest.raises(pdanon.InvalidInputError, match="randomized mechanism"):
+        _table().anon.anonymize(EDDifferentialPrivacy(1.0, 1e-5), algorithm="optimal",
+                                hierarchies={"age": intervals([10, 50])},
+                                identifiers=["patient"])
+
+
+def test_sensitive_columns_refused_beside_dp():
+    with pytest.raises(pdanon.InvalidInputError, match="covers every published column"):
+        _table().anon.anonymize(EDDifferentialPrivacy(1.0, 1e-5), sensitive=["diagnosis"],
+                                hierarchies={"age": intervals([10, 50])},
+                                identifiers=["patient"])
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"epsilon": 0}, "epsilon must be a positive"),
+    ({"epsilon": math.inf}, "epsilon must be a positive"),
+    ({"delta": 1.0}, "delta must be strictly between 0 and 1"),
+    ({"steps": 0}, "steps must be a positive int"),
+    ({"quality": "fast"}, "unknown quality"),
+    ({"search_share": 1.0}, "search_share must be strictly between 0 and 1"),
+    ({"hierarchies": {}}, "needs a hierarchy for the quasi-identifier 'age'"),
+])
+def test_bad_input_refused(kw, match):
+    with pytest.raises(pdanon.InvalidInputError, match=match):
+        _release(_table(500), **kw)
+
+
+@pytest.mark.parametrize("quality", ["loss", "precision", "discernibility", "group_size"])
+def test_every_quality_publishes_a_verified_release(quality):
+    out = _release(_table(), quality=quality, seed=3)
+    assert out.anon.info["quality"] == quality
+    assert len(out) == 0 or out.anon.k_anonymity() >= out.anon.info["dp"]["k"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-50, 50), min_size=1, max_size=8), st.floats(0.01, 3.0),
+       st.integers(0, 7), st.floats(-1, 1))
+def test_exponential_mechanism_ratio_within_epsilon(scores, eps, which, shift):
+    # a neighbouring table moves every score by at most 1 (scores are sensitivity-scaled)
+    s = np.array(scores)
+    t = s.copy()
+    t[which % len(s)] += shift
+    p, q = selection_probabilities(s, eps), selection_probabilities(t, eps)
+    assert np.all(np.log(p) - np.log(q) <= eps + 1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(200, 1500), st.integers(0, 10_000), st.sampled_from([0.5, 1.0, 2.0]))
+def test_random_tables_publish_k_anonymous_samples(n, seed, eps):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"age": rng.integers(0, 100, n), "sex": rng.choice(["F", "M"], n)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = df.anon.dp_anonymize(eps, 1e-3, hierarchies={"age": intervals([5, 25, 100])},
+                                   steps=10, seed=seed)
+    k = out.anon.info["dp"]["k"]
+    assert len(out) <= n
+    if len(out):
+        assert out.groupby(["age", "sex"], observed=True).size().min() >= k
+
+
+def _outcomes(df, runs, start_seed):
+    """How often each event occurs in ``runs`` seeded releases of ``df``. The events: each
+    whole output (the multiset of published rows), each number of published rows, each
+    choice of levels (the output shows it)."""
+    counts = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for s in range(start_seed, start_seed + runs):
+            out = df.anon.dp_anonymize(1.0, 0.2, steps=2, seed=s,
+                                       quasi_identifiers=["sex", "smoker"])
+            rows = tuple(sorted(map(tuple, out.astype(str).to_numpy().tolist())))
+            levels = tuple(sorted(out.anon.info["levels"].items()))
+            for event in (("rows", rows), ("size", len(rows)), ("levels", levels)):
+                counts[event] = counts.get(event, 0) + 1
+    return counts
+
+
+def _violations(a, b, runs, eps, delta, confidence=1e-3):
+    """The outcomes whose counts in ``a`` and ``b`` (``runs`` runs each) break
+    P[A] <= e^eps P[B] + delta or the reverse at the given confidence: Clopper-Pearson
+    bounds at 1 - confidence, Bonferroni over the outcomes and both directions."""
+    from scipy.stats import beta as beta_dist
+
+    events = sorted(set(a) | set(b))
+    alpha = confidence / (2 * len(events))
+
+    def lower(x):
+        return 0.0 if x == 0 else float(beta_dist.ppf(alpha, x, runs - x + 1))
+
+    def upper(x):
+        return 1.0 if x == runs else float(beta_dist.ppf(1 - alpha, x + 1, runs - x))
+
+    return [(e, a.get(e, 0), b.get(e, 0)) for e in events
+            if lower(a.get(e, 0)) > math.exp(eps) * upper(b.get(e, 0)) + delta
+            or lower(b.get(e, 0)) > math.exp(eps) * upper(a.get(e, 0)) + delta]
+
+
+_D = pd.DataFrame({"sex": list("FFFFFFMMMM"), "smoker": list("yynnnnyynn")})
+_D2 = _D.iloc[1:].reset_index(drop=True)  # the neighbour: one person fewer
+
+
+def test_output_distribution_of_neighbours_within_epsilon_delta():
+    """(ε, δ)-DP on counted events: for a table D and its neighbour D' (one row removed),
+    P[M(D) ∈ S] <= e^ε P[M(D') ∈ S] + δ and the reverse, for every event S of
+    :func:`_outcomes` (a whole output, a number of published rows, a choice of levels). 1,500 seeded runs each, ε = 1, δ = 0.2
+    (k = 4 on ten rows); every outcome with its Clopper-Pearson bounds at 99.9 %
+    (Bonferroni over the events and both directions): the test fails only when a bound is
+    violated at that confidence. It cannot see violations smaller than its sampling error
+    (about ±0.04 on a probability) nor events it does not count; the next test shows it
+    catches a release without sampling."""
+    runs = 1500
+    a, b = _outcomes(_D, runs, 0), _outcomes(_D2, runs, 10_000)
+    assert _violations(a, b, runs, 1.0, 0.2) == []
+    # the test can see something: the release is not always empty
+    assert runs - a.get(("size", 0), 0) > runs // 10
+
+
+def test_the_statistical_test_catches_a_release_without_sampling(monkeypatch):
+    """The same test on a broken mechanism (every row kept: β = 1) finds the violation."""
+    init = EDDifferentialPrivacy.__init__
+
+    def unsampled(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.beta = 1.0
+
+    monkeypatch.setattr(EDDifferentialPrivacy, "__init__", unsampled)
+    runs = 300
+    a, b = _outcomes(_D, runs, 0), _outcomes(_D2, runs, 10_000)
+    assert _violations(a, b, runs, 1.0, 0.2)
+
+
+def _node_scores(df, sampled, hierarchies, quality, k):
+    """Every lattice node's score for ``df`` with the rows ``sampled`` (internal API)."""
+    from pdanon.encode import encode_table
+    from pdanon.models import KAnonymity
+    from pdanon.partition.lattice import lattice_bounds, prepare_columns
+    from pdanon.partition.optimal import LatticeSearch
+    from pdanon.partition.safepub import _Scorer
+    from pdanon.roles import Roles
+
+    roles = Roles(quasi_identifiers={"age": "real", "job": "unordered", "sex": "unordered"})
+    enc = encode_table(df, roles)
+    cols = prepare_columns(enc, hierarchies)
+    search = LatticeSearch(cols, KAnonymity(1), [], budget=len(df), objective="loss",
+                           bounds=lattice_bounds(cols, None),
+                           weights=np.asarray(sampled, dtype=np.int64))
+    listed = [c.name == "job" for c in cols]  # the tree lists its leaves
+    scorer = _Scorer(search, quality, len(df), k, listed)
+    return {tuple(int(v) for v in search.L[i]): scorer(i) for i in range(len(search.L))}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(5, 60), st.integers(0, 10_000), st.integers(1, 9),
+       st.sampled_from(["loss", "precision", "discernibility", "group_size"]))
+def test_scores_change_by_at_most_one_between_neighbours(n, seed, k, quality):
+    """The sensitivity the exponential mechanism relies on: removing one row (sampled or
+    not, with a value no other row has or not) moves every node's score by at most 1."""
+    from pdanon.hierarchy import tree
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "age": rng.integers(0, 100, n).astype(float),
+        "job": rng.choice(["nurse", "cook", "clerk", "pilot"], n),
+        "sex": rng.choice(["F", "M"], n),
+    })
+    df.loc[rng.random(n) < 0.1, "age"] = np.nan
+    sampled = rng.random(n) < 0.6
+    hierarchies = {"age": intervals([10, 50]),
+                   "job": tree({"care": ["nurse", "cook"], "office": ["clerk", "pilot"]})}
+    drop = int(rng.integers(0, n))
+    keep = np.arange(n) != drop
+    a = _node_scores(df, sampled, hierarchies, quality, k)
+    b = _node_scores(df[keep].reset_index(drop=True), sampled[keep], hierarchies, quality, k)
+    assert a.keys() == b.keys()
+    for node in a:
+        assert abs(a[node] - b[node]) <= 1 + 1e-9, (node, a[node], b[node])
+
+
+def test_row_by_row_comparisons_with_the_input_are_refused():
+    df = _table()
+    out = _release(df, seed=6)
+    assert out.anon.info["rows_match_input"] is False and "changed_cells" not in out.anon.info
+    with pytest.raises(pdanon.InvalidInputError, match="random sample of the original's rows"):
+        out.anon.metrics(original=df)
+    figures = out.anon.metrics()  # the release alone is measured
+    assert int(figures.set_index("metric").loc["k_anonymity", "value"]) >= 58
+
+
+def test_report_states_the_accounting():
+    out = _release(_table(), seed=7)
+    notes = " ".join(json.loads(out.anon.report().to_json())["notes"])
+    assert "differentially private release" in notes and "epsilon = 1 spent" in notes
+    assert "probability 0.5934" in notes and "under 58 rows" in notes
+
+
+def test_a_cell_never_shows_another_rows_value():
+    """A column without a hierarchy and one with a masking hierarchy: generalized cells are
+    the hierarchy's labels (``*``, ``12***``), never a set or range read off the published
+    rows, so a rare value shows only in its own row's cell."""
+    from pdanon.hierarchy import masking
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    df = pd.DataFrame({"sex": rng.choice(["F", "M"], n), "zip": rng.choice(
+        ["10115", "10117", "10119", "20095", "20097"], n)})
+    df.loc[17, "sex"] = "X"  # one person only
+    seen_levels = set()
+    for seed in range(12):
+        out = _release(df, seed=seed, hierarchies={"zip": masking()}, identifiers=[],
+                       steps=20)
+        levels = out.anon.info["levels"]
+        seen_levels.add(tuple(sorted(levels.items())))
+        cells = set(out["sex"].astype(str))
+        if levels["sex"] == 1:
+            assert cells <= {"*"}
+        else:
+            assert cells <= {"F", "M", "X"}
+        if levels["zip"] > 0:
+            assert not isinstance(out["zip"].dtype, pdanon.GeneralizationDtype)
+            assert all("*" in z for z in out["zip"].astype(str))
+        buf = io.BytesIO()
+        out.to_parquet(buf)
+        if "X" not in cells:
+            assert b'"X"' not in buf.getvalue()
+    assert len(seen_levels) > 1  # more than one scheme was drawn
+
+
+def test_no_recoding_is_reused_from_a_dp_release():
+    df = _table()
+    out = _release(df, seed=8)
+    with pytest.raises(pdanon.InvalidInputError, match="has no reusable recoding"):
+        out.anon.recoding
+    first = df.anon.k_anonymize(5, algorithm="optimal", hierarchies={"age": intervals([10, 50])},
+                                identifiers=["patient"], sensitive=["diagnosis"])
+    with pytest.raises(pdanon.InvalidInputError, match="randomized mechanism"):
+        df.anon.apply_recoding(first.anon.recoding, model=EDDifferentialPrivacy(1.0, 1e-5),
+                               identifiers=["patient"], sensitive=["diagnosis"])
+
+
+def test_chaining_after_a_dp_release_is_post_processing():
+    df = _table()
+    out = _release(df, seed=10)
+    again = out.anon.k_anonymize(5)  # post-processing: the mechanism is not re-run
+    assert again.anon.info["algorithm"] != "safepub" and len(again) == len(out)
+    assert again.anon.k_anonymity() >= 5
+    with pytest.raises(pdanon.InvalidInputError, match="already a differentially private"):
+        out.anon.dp_anonymize(1.0, 1e-5, hierarchies={"age": intervals([10, 50])})
+    with pytest.raises(pdanon.InvalidInputError, match="already a differentially private"):
+        out.anon.anonymize(EDDifferentialPrivacy(1.0, 1e-5),
+                           hierarchies={"age": intervals([10, 50])})

@@ -1,0 +1,177 @@
+"""(ε, δ)-differentially private releases of Adult (SafePub) against the k-anonymity optimum at
+the same hierarchies: granularity, discernibility, salary-class accuracy, rows kept, seconds.
+
+Setting: UCI Adult (30,162 rows, shipped with pdanon) with ARX's hierarchies for all nine
+columns; SafePub publishes every column (differential privacy protects them all), so
+salary-class is a quasi-identifier like the others. 70 % of the rows (a fixed split) are the
+table to publish, 30 % are held out to test the classifier. For each ε in {0.5, 1, 2} at
+δ = 1e-5: ``--runs`` SafePub releases (quality "loss", 100 steps, the CSPRNG, no seed), and
+the optimal full-domain k-anonymization (``algorithm="optimal"``, objective "loss", at most
+5 % of the rows suppressed) at the k that SafePub uses at that ε.
+
+Figures (every one over the rows of the table to publish, so a row SafePub did not sample
+or withheld counts as suppressed):
+
+* granularity loss: the mean over rows and columns of a cell's loss — (m - 1) / (M - 1) for
+  a node holding m of a hierarchy's M leaves, 1 for a suppressed cell (0 is the input);
+* discernibility: (Σ |class|² over published classes + n · rows not published) / n²;
+* accuracy: a logistic regression (one-hot cells) trained on the published rows to predict
+  salary-class from the other eight columns, tested on the held-out rows recoded to the same
+  levels; "-" when the release generalized salary-class to its top (nothing to learn); the
+  same model on the input is the reference;
+* rows kept: published rows / rows of the table.
+
+SafePub's paper (Bild, Kuhn & Prasser, PoPETs 2018) evaluates the same data set and
+hierarchies; its tables are not reproduced here (the paper could not be read from this
+machine), so no comparison with its published figures is claimed.
+
+Run: ``python benchmarks/bench_dp.py [--runs 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import pdanon  # noqa: E402
+from _util import print_table  # noqa: E402
+from pdanon import engine  # noqa: E402
+from pdanon.hierarchy import read_arx_csv  # noqa: E402
+from pdanon.models import EDDifferentialPrivacy  # noqa: E402
+
+TARGET = "salary-class"
+DELTA = 1e-5
+EPSILONS = (0.5, 1.0, 2.0)
+
+
+def _leaf_shares(h, level: int) -> dict:
+    """{label at ``level``: (leaves under it - 1) / (all leaves - 1)}."""
+    leaves = pd.Series(list(h.leaves))
+    counts = h.map(leaves, level).value_counts()
+    return {lab: (m - 1) / (len(leaves) - 1) for lab, m in counts.items()}
+
+
+def _recoded(df: pd.DataFrame, hierarchies: dict, levels: dict) -> pd.DataFrame:
+    """``df``'s rows as the labels of the nodes at ``levels`` (one label per published cell)."""
+    return pd.DataFrame({c: hierarchies[c].map(df[c].astype(str) if c != "age" else df[c],
+                                                levels[c]).astype(str).to_numpy()
+                         for c in df.columns})
+
+
+def _figures(table, kept_rows, levels, hierarchies, test):
+    """Granularity, discernibility, accuracy and rows kept of a release that publishes
+    ``table.iloc[kept_rows]`` at ``levels``."""
+    n, d = len(table), table.shape[1]
+    published = _recoded(table.iloc[kept_rows], hierarchies, levels)
+    loss = 0.0
+    for c in table.columns:
+        shares = _leaf_shares(hierarchies[c], levels[c]) if levels[c] else None
+        if shares is not None:
+            loss += float(published[c].map(shares).fillna(1.0).sum())
+    loss = (loss + d * (n - len(kept_rows))) / (n * d)
+    sizes = published.groupby(list(published.columns), observed=True).size().to_numpy()
+    dm = (float((sizes.astype(float) ** 2).sum()) + n * (n - len(kept_rows))) / n ** 2
+    acc = None
+    if levels[TARGET] == 0 and len(published):
+        acc = _accuracy(published, _recoded(test, hierarchies, levels), test[TARGET])
+    return {"granularity_loss": loss, "discernibility": dm, "accuracy": acc,
+            "rows_kept": len(kept_rows) / n}
+
+
+def _accuracy(train: pd.DataFrame, test: pd.DataFrame, truth: pd.Series) -> float:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import OneHotEncoder
+
+    features = [c for c in train.columns if c != TARGET]
+    if train[TARGET].nunique() < 2:
+        return float((truth.astype(str).to_numpy() == train[TARGET].iloc[0]).mean())
+    enc = OneHotEncoder(handle_unknown="ignore")
+    x = enc.fit_transform(train[features])
+    model = LogisticRegression(max_iter=2000).fit(x, train[TARGET])
+    return float((model.predict(enc.transform(test[features]))
+                  == truth.astype(str).to_numpy()).mean())
+
+
+def _safepub(table, roles, epsilon, hierarchies):
+    model = EDDifferentialPrivacy(epsilon, DELTA)
+    started, cpu = time.perf_counter(), time.process_time()
+    run = engine.partition(table, roles, model=model, method="generalize",
+                           algorithm="safepub", hierarchies=hierarchies, quality="loss",
+                           steps=100)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return model.k, run.result.release_rows, run.result.info["levels"], seconds, cpu
+
+
+def _optimal(table, k, hierarchies):
+    qis = {c: ("real" if c == "age" else "ordered" if c == "education" else "unordered")
+           for c in table.columns}
+    started, cpu = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = table.anon.k_anonymize(k, algorithm="optimal", hierarchies=hierarchies,
+                                     max_suppressed_rows=0.05, quasi_identifiers=qis)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    kept = np.flatnonzero(~out.isna().all(axis=1).to_numpy())
+    return kept, out.anon.info["levels"], seconds, cpu
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="SafePub releases per epsilon")
+    args = parser.parse_args(argv)
+
+    adult = pdanon.datasets.load_adult()
+    hierarchies = {c: read_arx_csv(pdanon.datasets.adult_hierarchy_path(c))
+                   for c in adult.columns}
+    rng = np.random.default_rng(2018)
+    test_rows = rng.random(len(adult)) < 0.3
+    table = adult[~test_rows].reset_index(drop=True)
+    test = adult[test_rows].reset_index(drop=True)
+    roles = pdanon.roles.Roles(quasi_identifiers={
+        c: ("real" if c == "age" else "ordered" if c == "education" else "unordered")
+        for c in table.columns})
+    zero = {c: 0 for c in table.columns}
+    reference = _accuracy(_recoded(table, hierarchies, zero), _recoded(test, hierarchies, zero),
+                          test[TARGET])
+    print(f"Adult: {len(table):,} rows to publish, {len(test):,} held out; salary-class "
+          f"accuracy on the input {reference:.3f}, majority class "
+          f"{(test[TARGET] == table[TARGET].mode()[0]).mean():.3f}; delta = {DELTA:g}; "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}\n")
+    rows = []
+    for eps in EPSILONS:
+        runs = []
+        for _ in range(args.runs):
+            k, kept, levels, seconds, cpu = _safepub(table, roles, eps, hierarchies)
+            runs.append({**_figures(table, kept, levels, hierarchies, test),
+                         "seconds": seconds, "cpu": cpu})
+        frame = pd.DataFrame(runs)
+        accs = frame["accuracy"].dropna()
+        rows.append({
+            "epsilon": eps, "method": f"SafePub (mean of {args.runs})", "k": k,
+            "granularity_loss": frame["granularity_loss"].mean(),
+            "discernibility": frame["discernibility"].mean(),
+            "accuracy": f"{accs.mean():.3f} ({len(accs)}/{len(frame)})" if len(accs) else "-",
+            "rows_kept": frame["rows_kept"].mean(), "seconds": frame["seconds"].mean(),
+            "cpu_s": frame["cpu"].mean()})
+        kept, levels, seconds, cpu = _optimal(table, k, hierarchies)
+        fig = _figures(table, kept, levels, hierarchies, test)
+        rows.append({
+            "epsilon": eps, "method": "optimal k-anonymity", "k": k,
+            "granularity_loss": fig["granularity_loss"], "discernibility": fig["discernibility"],
+            "accuracy": "-" if fig["accuracy"] is None else f"{fig['accuracy']:.3f}",
+            "rows_kept": fig["rows_kept"], "seconds": seconds, "cpu_s": cpu})
+    print_table(rows)
+    print("\naccuracy (a/b): mean over the a of b SafePub runs that published salary-class "
+          "ungeneralized")
+
+
+if __name__ == "__main__":
+    main()

@@ -47,7 +47,8 @@ class DPMethods:
 
     @checked
     def dp_anonymize(self, epsilon: float, delta: float, *, hierarchies=None,
-                     quality: str = "loss", steps: int = 100, search_share: float = 0.1,
+                     quality: str = "loss", target=None, steps: int = 100,
+                     search_share: float = 0.1,
                      seed=None, progress=None, identifiers=None,
                      quasi_identifiers=None) -> pd.DataFrame:
         """An (ε, δ)-differentially private release by SafePub (Bild, Kuhn & Prasser 2018):
@@ -64,8 +65,11 @@ class DPMethods:
         hierarchies : {column: hierarchy}
             One per column with more than five distinct values (as for
             ``algorithm="optimal"``), fixed before looking at the data.
-        quality : {"loss", "precision", "discernibility", "group_size"}
+        quality : {"loss", "precision", "discernibility", "group_size", "classification"}
             The score the search maximizes (:mod:`pdanon.dp.scores`).
+        target : column name or list of them
+            For ``quality="classification"``: the column(s) a classifier trained on the
+            release will predict from the others.
         steps : int
             Draws of the search's walk; half of ε_search is split evenly over them, the
             other half is spent on one more draw that chooses the output among the nodes
@@ -101,6 +105,8 @@ class DPMethods:
                              quasi_identifiers=dict(r.quasi_identifiers))
         r = dp_roles(self._df, r)
         options = {"quality": quality, "steps": steps}
+        if target is not None:
+            options["target"] = target
         if hierarchies:
             options["hierarchies"] = hierarchies
         if seed is not None:

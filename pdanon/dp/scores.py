@@ -3,11 +3,12 @@ exponential mechanism draws with exp(ε · score / 2)). Higher is better. Every 
 computed on the sample, for a lattice node's classes with ``k`` applied: a class of fewer
 than ``k`` sampled rows is suppressed, and so is a class generalized to the single top node
 of every column; ``n`` is the number of input rows (the rows not sampled count as
-suppressed). The sensitivities are SafePub's (Bild, Kuhn & Prasser 2018, section 5), for
-neighbouring tables that differ by one row:
+suppressed). The sensitivities are SafePub's (Bild, Kuhn & Prasser 2018; as ARX implements
+them), for neighbouring tables that differ by one row:
 
 * ``"loss"`` (granularity): per column, a kept row costs its cell's generalized
-  information loss in [0, 1] (:func:`pdanon.partition.optimal._loss_costs`) and a suppressed
+  information loss in [0, 1], read off the hierarchy alone
+  (:func:`pdanon.partition.safepub.public_loss_costs`), and a suppressed
   row 1; the sum over the d columns changes by at most d·max(k - 1, 1) when one row comes or
   goes (a class that reaches k brings k rows back, each saving at most 1 per column; a row
   that stays suppressed adds 1).
@@ -16,6 +17,11 @@ neighbouring tables that differ by one row:
   n · (k² / (k - 1) + 1) (5 · n for k = 1).
 * ``"group_size"``: the number of kept classes, plus one when some row is suppressed;
   sensitivity 1.
+* ``"classification"`` (:func:`classification_score`): how well the other columns predict
+  each ``target`` column — per target, the kept classes merged on every other column, the
+  sampled rows of each merged group's most frequent target cell counted, weighted by
+  1 - level / height of the target; divided by k times the number of targets (one row can
+  bring a class of k rows back).
 
 Example
 -------
@@ -30,9 +36,9 @@ import numpy as np
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["QUALITIES", "score"]
+__all__ = ["QUALITIES", "classification_score", "score"]
 
-QUALITIES = ("loss", "precision", "discernibility", "group_size")
+QUALITIES = ("loss", "precision", "discernibility", "group_size", "classification")
 
 
 def score(quality: str, *, counts: np.ndarray, cost: np.ndarray, n: int, k: int,
@@ -57,3 +63,52 @@ def score(quality: str, *, counts: np.ndarray, cost: np.ndarray, n: int, k: int,
         scale = float(n) * (k * k / (k - 1) + 1.0) if k > 1 else 5.0 * n
         return -total / scale
     return float(int(kept.sum()) + (1 if suppressed > 0 else 0))
+
+
+def _labels(codes: list) -> np.ndarray:
+    """Labels 0..G-1 of the distinct combinations of the integer code columns ``codes``."""
+    import pandas as pd
+
+    labels = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
+    for c in codes:
+        c = np.asarray(c, dtype=np.int64)
+        labels, _ = pd.factorize(labels * (int(c.max()) + 1 if len(c) else 1) + c, sort=False)
+        labels = np.asarray(labels, dtype=np.int64)
+    return labels
+
+
+def classification_score(*, counts: np.ndarray, codes: list, targets, levels, heights,
+                         k: int, suppress_all: bool = False) -> float:
+    """The ``"classification"`` score (module docstring) of a node whose classes hold
+    ``counts`` sampled rows and node ``codes`` (one array per column); ``targets`` are
+    column positions, ``levels`` / ``heights`` per column.
+
+    >>> counts = np.array([6, 5, 2])           # sampled rows per class
+    >>> codes = [np.array([0, 0, 1]),          # a feature column
+    ...          np.array([0, 1, 0])]          # the target column, ungeneralized
+    >>> classification_score(counts=counts, codes=codes, targets=[1], levels=[0, 0],
+    ...                      heights=[1, 1], k=5)  # one merged group, its top cell holds 6
+    1.2
+    """
+    if not len(targets):
+        raise InvalidInputError("quality='classification' needs at least one target column")
+    kept = counts >= k
+    if suppress_all:
+        kept = np.zeros_like(kept)
+    total = 0.0
+    if kept.any():
+        weights = counts[kept].astype(np.float64)
+        for t in targets:
+            weight = 1.0 - levels[t] / heights[t] if heights[t] else 1.0
+            if weight <= 0:
+                continue
+            group = _labels([codes[c][kept] for c in range(len(codes)) if c != t])
+            cell = np.asarray(codes[t][kept], dtype=np.int64)
+            pair = _labels([group, cell])
+            per_pair = np.bincount(pair, weights=weights)
+            pair_group = np.zeros(len(per_pair), dtype=np.int64)
+            pair_group[pair] = group
+            top = np.zeros(int(group.max()) + 1)
+            np.maximum.at(top, pair_group, per_pair)
+            total += weight * float(top.sum())
+    return total / (max(k, 1) * len(targets))

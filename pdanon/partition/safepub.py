@@ -16,14 +16,15 @@ face.
    same way from the nodes visited. Half of ε_search is split evenly over the walk's draws,
    the other half is the output draw's. (ARX returns the visited node with the best exact
    score instead; that choice reads the data outside any mechanism, so it is not covered by
-   the proof. With a few hundredths of ε per walk draw the walk is close to a random one on
-   tables of tens of thousands of rows; the output draw, with half the budget, is what picks
-   a good node among those visited.)
+   the proof. With ε_search / (2 · steps) per walk draw — 0.0005 at ε = 1 — the walk is close
+   to a random one on tables of tens of thousands of rows; the output draw, with half the
+   budget, is what picks a good node among those visited.)
 3. **Safe k-anonymization.** The sample is generalized by the chosen node; every class with
    fewer than k sampled rows, and a class generalized to the top of every column, is
    suppressed — left out of the release, as are the rows not sampled. The published rows
    come in a random order with a new index (their positions in the input are not
-   published).
+   published), and every cell is a function of its own row's value and the hierarchy
+   (:func:`published_cells`), never of the other rows'.
 
 Every draw comes from :class:`pdanon.dp.mechanism.RandomSource`: the operating system's
 CSPRNG unless a seed is given (tests); the seed is never recorded.
@@ -112,9 +113,10 @@ def published_cells(col, level: int, *, mask, listed: bool) -> object:
 class _Scorer:
     """Scores of lattice nodes on the sample (cached per node)."""
 
-    def __init__(self, search, quality: str, n: int, k: int, listed):
+    def __init__(self, search, quality: str, n: int, k: int, listed, targets=()):
         self.search, self.quality, self.n, self.k = search, quality, n, k
         self.q = search.q
+        self.targets = list(targets)
         if quality == "loss":
             self.costs = [[public_loss_costs(col, j, listed=lst) for j in range(col.height + 1)]
                           for col, lst in zip(search.columns, listed)]
@@ -139,8 +141,16 @@ class _Scorer:
             for c in range(self.q):
                 cost += self.costs[c][int(levels[c])][cl.codes[c]]
         top = all(self.single_top[c] and int(levels[c]) == s.bounds[c][1] for c in range(self.q))
-        value = score(self.quality, counts=cl.counts, cost=cost, n=self.n, k=self.k,
-                      columns=self.q, suppress_all=top)
+        if self.quality == "classification":
+            from pdanon.dp.scores import classification_score
+
+            value = classification_score(
+                counts=cl.counts, codes=cl.codes, targets=self.targets,
+                levels=[int(v) for v in levels], heights=[col.height for col in s.columns],
+                k=self.k, suppress_all=top)
+        else:
+            value = score(self.quality, counts=cl.counts, cost=cost, n=self.n, k=self.k,
+                          columns=self.q, suppress_all=top)
         self.cache[idx] = value
         return value
 
@@ -175,15 +185,40 @@ def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: flo
     return final, draws, len(visited)
 
 
-@register("safepub", options=("hierarchies", "quality", "steps", "seed"),
+def _targets(target, quality: str, names: list) -> list:
+    """Positions of the ``target`` column(s) among the published ``names``."""
+    if quality != "classification":
+        if target is not None:
+            raise InvalidInputError(f"target= is read by quality='classification' only, not "
+                                    f"quality={quality!r}")
+        return []
+    if target is None:
+        wanted = []
+    elif isinstance(target, str) or not hasattr(target, "__iter__"):
+        wanted = [target]
+    else:
+        wanted = list(target)
+    if not wanted:
+        raise InvalidInputError("quality='classification' needs target= (the column, or "
+                                "columns, a classifier will predict from the others)")
+    unknown = [t for t in wanted if t not in names]
+    if unknown:
+        raise InvalidInputError(f"target {unknown} is not a published column; choose from "
+                                f"{names}")
+    return [names.index(t) for t in wanted]
+
+
+@register("safepub", options=("hierarchies", "quality", "target", "steps", "seed"),
           supports=("mechanism",))
 def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality: str = "loss",
-            steps: int = DEFAULT_STEPS, seed=None, context=None, frame=None) -> Recoded:
+            target=None, steps: int = DEFAULT_STEPS, seed=None, context=None,
+            frame=None) -> Recoded:
     """SafePub (module docstring) for ``model``, an
     :class:`~pdanon.models.EDDifferentialPrivacy`.
 
     Options: ``hierarchies`` ({column: hierarchy}, as for ``algorithm="optimal"``; fixed
-    before the data is seen), ``quality`` (:data:`pdanon.dp.scores.QUALITIES`), ``steps``
+    before the data is seen), ``quality`` (:data:`pdanon.dp.scores.QUALITIES`), ``target``
+    (the column or columns ``quality="classification"`` predicts), ``steps``
     (draws of the walk, default 100), ``seed`` (tests only).
     """
     from pdanon.dp.mechanism import RandomSource
@@ -206,6 +241,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     source = RandomSource(seed)
     sampled = source.uniform(n) < model.beta
     cols = prepare_columns(enc, hierarchies)
+    targets = _targets(target, quality, [col.name for col in cols])
     # a table or tree the publisher gave lists its leaves; the value -> * of a column without
     # a hierarchy is built from the column's own values, so it lists nothing public
     listed = [col.bound.enumerated and col.name in (hierarchies or {}) for col in cols]
@@ -214,7 +250,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     search = LatticeSearch(cols, KAnonymity(1), [], budget=n,
                            objective="precision" if quality == "precision" else "loss",
                            bounds=bounds, weights=sampled.astype(np.int64))
-    scorer = _Scorer(search, quality, n, k, listed)
+    scorer = _Scorer(search, quality, n, k, listed, targets)
     epsilon_step = model.epsilon_search * (1.0 - FINAL_SHARE) / steps
     epsilon_final = model.epsilon_search * FINAL_SHARE
     chosen_idx, draws, visited = _walk(search, scorer, steps=steps, epsilon_step=epsilon_step,

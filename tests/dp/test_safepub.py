@@ -148,15 +148,20 @@ def test_sensitive_columns_refused_beside_dp():
     ({"quality": "fast"}, "unknown quality"),
     ({"search_share": 1.0}, "search_share must be strictly between 0 and 1"),
     ({"hierarchies": {}}, "needs a hierarchy for the quasi-identifier 'age'"),
+    ({"quality": "classification"}, "needs target="),
+    ({"quality": "classification", "target": "salary"}, "target \\['salary'\\] is not"),
+    ({"target": "sex"}, "target= is read by quality='classification' only"),
 ])
 def test_bad_input_refused(kw, match):
     with pytest.raises(pdanon.InvalidInputError, match=match):
         _release(_table(500), **kw)
 
 
-@pytest.mark.parametrize("quality", ["loss", "precision", "discernibility", "group_size"])
+@pytest.mark.parametrize("quality", ["loss", "precision", "discernibility", "group_size",
+                                     "classification"])
 def test_every_quality_publishes_a_verified_release(quality):
-    out = _release(_table(), quality=quality, seed=3)
+    extra = {"target": "diagnosis"} if quality == "classification" else {}
+    out = _release(_table(), quality=quality, seed=3, **extra)
     assert out.anon.info["quality"] == quality
     assert len(out) == 0 or out.anon.k_anonymity() >= out.anon.info["dp"]["k"]
 
@@ -275,13 +280,14 @@ def _node_scores(df, sampled, hierarchies, quality, k):
                            bounds=lattice_bounds(cols, None),
                            weights=np.asarray(sampled, dtype=np.int64))
     listed = [c.name == "job" for c in cols]  # the tree lists its leaves
-    scorer = _Scorer(search, quality, len(df), k, listed)
+    scorer = _Scorer(search, quality, len(df), k, listed, targets=[2])  # sex
     return {tuple(int(v) for v in search.L[i]): scorer(i) for i in range(len(search.L))}
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(5, 60), st.integers(0, 10_000), st.integers(1, 9),
-       st.sampled_from(["loss", "precision", "discernibility", "group_size"]))
+       st.sampled_from(["loss", "precision", "discernibility", "group_size",
+                        "classification"]))
 def test_scores_change_by_at_most_one_between_neighbours(n, seed, k, quality):
     """The sensitivity the exponential mechanism relies on: removing one row (sampled or
     not, with a value no other row has or not) moves every node's score by at most 1."""

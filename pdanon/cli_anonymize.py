@@ -55,7 +55,7 @@ from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as tex
 
 PROG = "pdanon anonymize"
 ALGORITHMS = ("auto", "mondrian", "nearest", "datafly", "equal_groups", "group_join", "exact",
-              "optimal")
+              "optimal", "safepub")
 METHODS = ("generalize", "suppress", "aggregate")
 
 #: config file layout: section -> the settings (argparse destinations) it holds
@@ -65,9 +65,9 @@ SECTIONS = {
     "columns": ("identifiers", "insensitive"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
-              "sampling_fraction", "max_risk", "average_risk"),
+              "sampling_fraction", "max_risk", "average_risk", "epsilon", "dp_delta"),
     "anonymize": ("algorithm", "method", "labels", "max_suppressed", "objective", "seed",
-                  "progress"),
+                  "progress", "quality", "target", "steps"),
 }
 #: settings that are file names (a config file's are relative to its folder)
 PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema",
@@ -150,6 +150,17 @@ def add_parser(sub) -> argparse.ArgumentParser:
     m.add_argument("--sampling-fraction", type=float)
     m.add_argument("--max-risk", type=float, help="highest prosecutor risk (ARX)")
     m.add_argument("--average-risk", type=float, help="average prosecutor risk (ARX)")
+    d = p.add_argument_group("differential privacy (SafePub; a model of its own: every column "
+                             "but the identifiers is published through it)")
+    d.add_argument("--epsilon", type=float, help="(epsilon, delta)-differential privacy: the "
+                   "budget of this release")
+    d.add_argument("--dp-delta", type=float, dest="dp_delta", help="its delta, well below "
+                   "1 / rows (e.g. 1e-5)")
+    d.add_argument("--quality", choices=["loss", "precision", "discernibility", "group_size",
+                                         "classification"],
+                   help="the score the private search maximizes (default loss)")
+    d.add_argument("--target", help="the column --quality classification predicts")
+    d.add_argument("--steps", type=int, help="draws of the private search (default 100)")
     r = p.add_argument_group("how")
     r.add_argument("-a", "--algorithm", choices=ALGORITHMS, help="default auto, as in Python")
     r.add_argument("--method", choices=METHODS, help="default generalize")
@@ -472,8 +483,14 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
     from pdanon import models
     from pdanon.models.request import request
 
-    parts = []
     g = s.get
+    if g("epsilon") is not None or g("dp_delta") is not None:
+        return _dp_model(s)
+    for key in ("quality", "target", "steps"):
+        if g(key) is not None:
+            raise CliError(f"--{key} is an option of differential privacy: give --epsilon and "
+                           f"--dp-delta too")
+    parts = []
     if any(g(key) is not None for key in ("k", "l", "t", "max_risk", "average_risk")) and not (
             g("alpha") is not None and g("l") is None and g("t") is None
             and g("max_risk") is None and g("average_risk") is None):
@@ -508,6 +525,53 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
         raise CliError("no privacy model: give -k K (and -l, -t, --beta, --delta, --alpha, "
                        "--k-map, --max-risk as needed)")
     return parts[0] if len(parts) == 1 else models.AllOf(*parts)
+
+
+#: flags that have no meaning under --epsilon (SafePub samples, searches and withholds)
+_NOT_WITH_DP = (("k", "-k"), ("l", "-l"), ("t", "-t"), ("beta", "--beta"), ("delta", "--delta"),
+                ("alpha", "--alpha"), ("k_map", "--k-map"), ("max_risk", "--max-risk"),
+                ("average_risk", "--average-risk"), ("sensitive", "--sensitive"),
+                ("insensitive", "--insensitive"), ("labels", "--labels"),
+                ("max_suppressed", "--max-suppressed"), ("objective", "--objective"),
+                ("calendar", "--calendar"), ("option", "--option"), ("explain", "--explain"),
+                ("save_recoding", "--save-recoding"), ("recoding", "--recoding"),
+                ("population", "--population"))
+
+
+def _dp_model(s: dict):
+    """``EDDifferentialPrivacy`` from --epsilon / --dp-delta, refusing the flags that do not
+    apply to it (docs/differential_privacy.md)."""
+    from pdanon.models import EDDifferentialPrivacy
+
+    g = s.get
+    if g("epsilon") is None or g("dp_delta") is None:
+        raise CliError("differential privacy needs both --epsilon and --dp-delta (e.g. "
+                       "--epsilon 1 --dp-delta 1e-5)")
+    extra = [flag for key, flag in _NOT_WITH_DP if g(key) not in (None, False, {}, [])]
+    if extra:
+        raise CliError(f"{', '.join(extra)} cannot be used with --epsilon: a differentially "
+                       f"private release publishes every column but the identifiers through "
+                       f"SafePub (sampling, a private search, classes under its own k left "
+                       f"out); name the columns with --qi and --identifiers only")
+    if g("seed") is not None:
+        raise CliError("--seed cannot be used with --epsilon: whoever knows the seed can "
+                       "replay the release; the command line draws from the operating "
+                       "system's CSPRNG (seeds are for tests, in Python)")
+    if g("method") not in (None, "generalize"):
+        raise CliError("--epsilon publishes generalized cells: --method generalize only")
+    if g("algorithm") not in (None, "auto", "safepub"):
+        raise CliError(f"--algorithm {g('algorithm')} cannot publish under differential "
+                       f"privacy: leave it out (or --algorithm safepub)")
+    try:
+        return EDDifferentialPrivacy(g("epsilon"), g("dp_delta"))
+    except Exception as exc:  # InvalidInputError: the reason, in one line
+        raise CliError(str(exc).replace("delta must", "--dp-delta must").replace(
+            "epsilon must", "--epsilon must")) from None
+
+
+def _dp_options(s: dict) -> dict:
+    """SafePub's own options from --quality / --target / --steps."""
+    return {key: s[key] for key in ("quality", "target", "steps") if s.get(key) is not None}
 
 
 def _whole(value):
@@ -567,6 +631,17 @@ def run(args: argparse.Namespace, caught: list) -> int:
             recoding, model=model, max_suppressed_rows=_budget(s.get("max_suppressed")),
             identifiers=ids, sensitive={c: _kind(k) for c, k in sens.items()},
             insensitive=keep)
+    elif s.get("epsilon") is not None or s.get("dp_delta") is not None:
+        dp = build_model(s)
+        unnamed = [c for c in df.columns if c not in qi and c not in ids]
+        if unnamed:
+            raise CliError(f"under --epsilon every column is published through SafePub: name "
+                           f"{', '.join(map(str, unnamed))} with --qi (and a --hierarchy), or "
+                           f"drop it with --identifiers")
+        out = df.anon.anonymize(
+            dp, hierarchies=hierarchies or None, options=_dp_options(s) or None,
+            progress={"auto": None, "always": True, "never": False}[s["progress"]],
+            identifiers=ids, quasi_identifiers={c: _kind(k) for c, k in qi.items()})
     else:
         model = build_model(s, population,
                             {c: h for c, h in hierarchies.items() if c in sens})
@@ -581,8 +656,10 @@ def run(args: argparse.Namespace, caught: list) -> int:
             identifiers=ids,
             quasi_identifiers={c: _kind(k) for c, k in qi.items()},
             sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
+    # a DP release is a shuffled sample: nothing compares it with the input row by row
+    original = None if "dp" in out.anon.info else df
     verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
-        else out.anon.check(policy, original=df)
+        else out.anon.check(policy, original=original)
     passed = verdict is None or bool(verdict.passed)
     written = []
     if passed and s.get("output") is not None:
@@ -602,11 +679,11 @@ def run(args: argparse.Namespace, caught: list) -> int:
         _write_text(s["schema"], schema_to_yaml(out.anon.schema))
         written.append(("schema", s["schema"]))
     if s.get("report") is not None:
-        out.anon.report(df, s["report"], policy=policy,
+        out.anon.report(original, s["report"], policy=policy,
                         title=f"{PROG}: {os.path.basename(str(s['input']))}")
         written.append(("report", s["report"]))
     if s.get("internal_report") is not None:
-        out.anon.report(df, s["internal_report"], policy=policy, internal=True,
+        out.anon.report(original, s["internal_report"], policy=policy, internal=True,
                         title=f"{PROG}: {os.path.basename(str(s['input']))} (internal)")
         written.append(("internal report", s["internal_report"]))
     if s.get("explain") is not None:
@@ -630,13 +707,16 @@ def run(args: argparse.Namespace, caught: list) -> int:
 
 
 #: the settings that ask for a privacy model
-MODEL_KEYS = ("k", "l", "t", "beta", "delta", "alpha", "k_map", "max_risk", "average_risk")
+MODEL_KEYS = ("k", "l", "t", "beta", "delta", "alpha", "k_map", "max_risk", "average_risk",
+              "epsilon", "dp_delta")
 #: the flags that choose how to anonymize afresh, which a kept recoding replaces
 _FRESH_ONLY = (("algorithm", "--algorithm"), ("method", "--method"),
                ("hierarchy", "--hierarchy"), ("labels", "--labels"),
                ("objective", "--objective"), ("calendar", "--calendar"),
                ("option", "--option"), ("seed", "--seed"), ("population", "--population"),
-               ("save_recoding", "--save-recoding"))
+               ("save_recoding", "--save-recoding"), ("epsilon", "--epsilon"),
+               ("dp_delta", "--dp-delta"), ("quality", "--quality"), ("target", "--target"),
+               ("steps", "--steps"))
 
 
 def _kept_recoding(s: dict, args):
@@ -758,6 +838,15 @@ def closing_lines(s, df, out, qi, verdict, policy, written, seconds) -> list:
               if verdict is None else ("PASSED" if verdict.passed else "FAILED")
               + f": {int(verdict.criteria['passed'].sum())} of {len(verdict.criteria)} "
                 f"criteria hold" + ("" if policy is not None else " (the release's own request)"))]
+    dp = info.get("dp")
+    if dp:  # a sample was published: rows and cells do not match the input's one by one
+        lines[4] = ("rows", f"{len(out):,} published: a random sample, the input's other rows "
+                            f"and the classes under k={dp['k']} withheld")
+        lines[7] = ("changed cells", "n/a (the release is a sample in a random order)")
+        lines.insert(5, ("privacy", f"epsilon={_short(dp['epsilon_spent'])} spent, "
+                                    f"delta={dp['delta']:g}, sampling "
+                                    f"{dp['sampling_probability']:.4f}, k={dp['k']}; another "
+                                    f"release of the same people spends its own"))
     if info.get("dropped_identifiers"):
         lines.append(("dropped", ", ".join(info["dropped_identifiers"])))
     lines += [(label, path) for label, path in written]
@@ -800,6 +889,9 @@ def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:
     if s.get("seed") is not None:
         header += ("\nit holds the seed: keep this file with the publisher, never with the "
                    "release")
+    if s.get("epsilon") is not None:
+        header += ("\na differentially private release: a re-run draws a new sample and "
+                   "search, and spends epsilon again")
     return to_toml(config, header=header)
 
 

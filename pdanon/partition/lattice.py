@@ -43,7 +43,7 @@ MAX_LATTICE = 2_000_000
 MAX_LEVEL_MAPS = 50_000_000
 
 
-def prepare_columns(enc, hierarchies, *, levels=None) -> list:
+def prepare_columns(enc, hierarchies, *, levels=None, algorithm: str = "optimal") -> list:
     """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
     get the two-level hierarchy value → ``*`` (keep or suppress the whole column). A column
     without a hierarchy with more than :data:`MAX_VALUES_WITHOUT_HIERARCHY` distinct values
@@ -70,7 +70,7 @@ def prepare_columns(enc, hierarchies, *, levels=None) -> list:
         raise UnknownColumnError(
             f"hierarchies given for {unknown}, which are not quasi-identifiers; the "
             f"quasi-identifiers are {names}")
-    check_star_columns(enc.columns, hierarchies, levels)
+    check_star_columns(enc.columns, hierarchies, levels, algorithm=algorithm)
     cols = []
     for col in enc.columns:
         if col.generalized:
@@ -88,10 +88,11 @@ def prepare_columns(enc, hierarchies, *, levels=None) -> list:
     return cols
 
 
-def check_star_columns(columns, hierarchies, levels=None) -> None:
+def check_star_columns(columns, hierarchies, levels=None, *, algorithm: str = "optimal") -> None:
     """Refuse encoded quasi-identifier ``columns`` without a hierarchy that have more than
     :data:`MAX_VALUES_WITHOUT_HIERARCHY` distinct values (and no fixed level in ``levels``),
-    naming each with its distinct count and the builder that fits its kind."""
+    naming each with its distinct count and the builder that fits its kind; ``algorithm``
+    names the search in the message (``"safepub"``: the other fix is to drop the column)."""
     fixed, hierarchies = set(levels or {}), dict(hierarchies or {})
     wide = [col for col in columns if col.name not in hierarchies
             and col.name not in fixed and not col.generalized
@@ -102,11 +103,14 @@ def check_star_columns(columns, hierarchies, levels=None) -> None:
     fixes = ", ".join(f"{col.name!r}: {_builder(col)}" for col in wide)
     one = len(wide) == 1
     raise InvalidInputError(
-        f"algorithm='optimal' needs a hierarchy for the quasi-identifier{'' if one else 's'} "
+        f"algorithm={algorithm!r} needs a hierarchy for the quasi-identifier{'' if one else 's'} "
         f"{which}: without one it can only publish every value or replace the whole column "
         f"by '*'. Pass hierarchies={{{fixes}}} (builders of pdanon.hierarchy: intervals for "
         f"numbers, masking for codes such as ZIPs, dates for dates, tree or read_arx_csv for "
-        f"categories), or use algorithm='mondrian', which needs no hierarchy. Columns with at "
+        f"categories), "
+        + ("or leave the column out of the release (identifiers=)" if algorithm == "safepub"
+           else "or use algorithm='mondrian', which needs no hierarchy")
+        + f". Columns with at "
         f"most {MAX_VALUES_WITHOUT_HIERARCHY} distinct values (sex, a yes/no flag) may go "
         f"without one.")
 

@@ -94,10 +94,11 @@ def published_cells(col, level: int, *, mask, listed: bool) -> object:
     """The published column at ``level``: the values themselves at level 0; the sets and
     ranges of the leaves a table or tree hierarchy lists under a node (``listed``); the
     bands an interval or date hierarchy declares; otherwise — and for ordered columns read
-    against categories — the hierarchy's labels (``*``, ``12***``, ``Primary school``). A set or range read off the data would show which values the *other* rows
-    of the node hold — a cell that changes when one person comes or goes, which the proof
-    of the guarantee does not allow: every cell must be a function of its own row's
-    value and of the public hierarchy."""
+    against categories — the hierarchy's labels (``*``, ``12***``, ``Primary school``).
+    A set or range read off the data would show which values the *other* rows of the node
+    hold — a cell that changes when one person comes or goes, which the proof of the
+    guarantee does not allow: every cell must be a function of its own row's value and of
+    the public hierarchy."""
     b = col.bound
     if level == 0:
         return col.cells(level, mask=mask)
@@ -240,7 +241,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     n, k = enc.n, model.k
     source = RandomSource(seed)
     sampled = source.uniform(n) < model.beta
-    cols = prepare_columns(enc, hierarchies)
+    cols = prepare_columns(enc, hierarchies, algorithm="safepub")
     targets = _targets(target, quality, [col.name for col in cols])
     # a table or tree the publisher gave lists its leaves; the value -> * of a column without
     # a hierarchy is built from the column's own values, so it lists nothing public

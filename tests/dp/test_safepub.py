@@ -147,7 +147,7 @@ def test_sensitive_columns_refused_beside_dp():
     ({"steps": 0}, "steps must be a positive int"),
     ({"quality": "fast"}, "unknown quality"),
     ({"search_share": 1.0}, "search_share must be strictly between 0 and 1"),
-    ({"hierarchies": {}}, "needs a hierarchy for the quasi-identifier 'age'"),
+    ({"hierarchies": {}}, "algorithm='safepub' needs a hierarchy for the quasi-identifier 'age'"),
     ({"quality": "classification"}, "needs target="),
     ({"quality": "classification", "target": "salary"}, "target \\['salary'\\] is not"),
     ({"target": "sex"}, "target= is read by quality='classification' only"),
@@ -237,8 +237,9 @@ _D2 = _D.iloc[1:].reset_index(drop=True)  # the neighbour: one person fewer
 def test_output_distribution_of_neighbours_within_epsilon_delta():
     """(ε, δ)-DP on counted events: for a table D and its neighbour D' (one row removed),
     P[M(D) ∈ S] <= e^ε P[M(D') ∈ S] + δ and the reverse, for every event S of
-    :func:`_outcomes` (a whole output, a number of published rows, a choice of levels). 1,500 seeded runs each, ε = 1, δ = 0.2
-    (k = 4 on ten rows); every outcome with its Clopper-Pearson bounds at 99.9 %
+    :func:`_outcomes` (a whole output, a number of published rows, a choice of levels).
+    1,500 seeded runs each, ε = 1, δ = 0.2 (k = 4 on ten rows); every event with its
+    Clopper-Pearson bounds at 99.9 %
     (Bonferroni over the events and both directions): the test fails only when a bound is
     violated at that confidence. It cannot see violations smaller than its sampling error
     (about ±0.04 on a probability) nor events it does not count; the next test shows it

@@ -138,6 +138,11 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
             if kinds:
                 roles = dataclasses.replace(roles, quasi_identifiers={
                     c: kinds.get(c, k) for c, k in roles.quasi_identifiers.items()})
+        earlier = self._df.attrs.get(_KEY, {}).get("info") or {}
+        if "dp" in earlier and "dp" not in info:
+            # a step after a differentially private release is post-processing: the release
+            # keeps its accounting, and its rows still are a shuffled sample of the input's
+            info = {**info, "dp": earlier["dp"], "rows_match_input": False}
         out.attrs = {k: v for k, v in self._df.attrs.items() if k != _KEY}
         out.attrs[_KEY] = {"roles": roles.to_dict(), "info": info}
         return out

@@ -847,6 +847,10 @@ def closing_lines(s, df, out, qi, verdict, policy, written, seconds) -> list:
                                     f"delta={dp['delta']:g}, sampling "
                                     f"{dp['sampling_probability']:.4f}, k={dp['k']}; another "
                                     f"release of the same people spends its own"))
+        if not len(out):
+            lines.insert(6, ("empty", f"nothing was published: every class had fewer than "
+                                      f"k={dp['k']} sampled rows (coarser hierarchies or a "
+                                      f"larger table publish more)"))
     if info.get("dropped_identifiers"):
         lines.append(("dropped", ", ".join(info["dropped_identifiers"])))
     lines += [(label, path) for label, path in written]

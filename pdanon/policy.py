@@ -296,6 +296,8 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         figure(key)  # every criterion is a figure of pdanon.metrics.FIGURES
         ok = measured is not None and (measured >= threshold - 1e-12 if rule == ">=" else
                                        measured <= threshold + 1e-12)
+        if not n:  # no class to fail (a differentially private release may publish nothing)
+            ok, meaning = True, f"{meaning} (the release is empty: no class to fail)"
         rows.append({"criterion": key, "measured": measured, "rule": rule,
                      "threshold": threshold, "passed": bool(ok), "meaning": meaning})
 
@@ -365,7 +367,9 @@ def _hazards(release, qi, sens, n, suppressed, risk, policy) -> list:
 
     out = []
     if not n:
-        return out
+        return ["the release is empty: nothing was published (under differential privacy, "
+                "every class had fewer sampled rows than its k; coarser hierarchies or a "
+                "larger table publish more)"]
     labels = class_labels(release, qi)
     sizes = np.bincount(labels)
     for col in sens:

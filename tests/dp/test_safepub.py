@@ -380,8 +380,24 @@ def test_chaining_after_a_dp_release_is_post_processing():
     again = out.anon.k_anonymize(5)  # post-processing: the mechanism is not re-run
     assert again.anon.info["algorithm"] != "safepub" and len(again) == len(out)
     assert again.anon.k_anonymity() >= 5
+    # it still is the DP release's sample: its accounting travels, row-by-row use is refused
+    shuffled = out.anon.shuffle(["sex"], seed=1)
+    for later in (again, shuffled):
+        assert later.anon.info["dp"] == out.anon.info["dp"]
+        with pytest.raises(pdanon.InvalidInputError, match="random sample"):
+            later.anon.metrics(original=df)
     with pytest.raises(pdanon.InvalidInputError, match="already a differentially private"):
         out.anon.dp_anonymize(1.0, 1e-5, hierarchies={"age": intervals([10, 50])})
     with pytest.raises(pdanon.InvalidInputError, match="already a differentially private"):
         out.anon.anonymize(EDDifferentialPrivacy(1.0, 1e-5),
                            hierarchies={"age": intervals([10, 50])})
+
+
+def test_an_empty_release_passes_its_check_with_a_hazard():
+    tiny = _table(40)  # k = 58 > 40 rows: nothing can be published
+    out = _release(tiny, seed=1)
+    assert len(out) == 0
+    verdict = out.anon.check()
+    assert verdict.passed and any("the release is empty" in h for h in verdict.hazards)
+    assert "differentially private release" in " ".join(
+        json.loads(out.anon.report().to_json())["notes"])

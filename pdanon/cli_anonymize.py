@@ -541,6 +541,7 @@ _NOT_WITH_DP = (("k", "-k"), ("l", "-l"), ("t", "-t"), ("beta", "--beta"), ("del
 def _dp_model(s: dict):
     """``EDDifferentialPrivacy`` from --epsilon / --dp-delta, refusing the flags that do not
     apply to it (docs/differential_privacy.md)."""
+    from pdanon._errors import InvalidInputError
     from pdanon.models import EDDifferentialPrivacy
 
     g = s.get
@@ -564,7 +565,7 @@ def _dp_model(s: dict):
                        f"privacy: leave it out (or --algorithm safepub)")
     try:
         return EDDifferentialPrivacy(g("epsilon"), g("dp_delta"))
-    except Exception as exc:  # InvalidInputError: the reason, in one line
+    except InvalidInputError as exc:  # the reason, in one line, in the flags' words
         raise CliError(str(exc).replace("delta must", "--dp-delta must").replace(
             "epsilon must", "--epsilon must")) from None
 
@@ -625,6 +626,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
             if col in population.columns:
                 population[col] = convert_column(population[col], col, qi[col])[0]
     policy = parse_policy(s["policy"]) if s.get("policy") is not None else None
+    progress = {"auto": None, "always": True, "never": False}[s["progress"]]
     if recoding is not None:
         model = build_model(s) if any(s.get(key) is not None for key in MODEL_KEYS) else None
         out = df.anon.apply_recoding(
@@ -640,8 +642,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
                            f"drop it with --identifiers")
         out = df.anon.anonymize(
             dp, hierarchies=hierarchies or None, options=_dp_options(s) or None,
-            progress={"auto": None, "always": True, "never": False}[s["progress"]],
-            identifiers=ids, quasi_identifiers={c: _kind(k) for c, k in qi.items()})
+            progress=progress, identifiers=ids, quasi_identifiers={c: _kind(k) for c, k in qi.items()})
     else:
         model = build_model(s, population,
                             {c: h for c, h in hierarchies.items() if c in sens})
@@ -649,8 +650,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
             model, method=s["method"], algorithm=s["algorithm"],
             max_suppressed_rows=_budget(s.get("max_suppressed")),
             hierarchies=hierarchies or None, labels=bool(s["labels"]),
-            objective=s.get("objective"), seed=s.get("seed"),
-            progress={"auto": None, "always": True, "never": False}[s["progress"]],
+            objective=s.get("objective"), seed=s.get("seed"), progress=progress,
             options={**(s.get("option") or {}), **({"calendar": dict(s["calendar"])}
                                                      if s.get("calendar") else {})} or None,
             identifiers=ids,

@@ -49,9 +49,7 @@ def score(quality: str, *, counts: np.ndarray, cost: np.ndarray, n: int, k: int,
     is generalized to the top of every column (suppressed)."""
     if quality not in QUALITIES:
         raise InvalidInputError(f"unknown quality {quality!r}; use one of {list(QUALITIES)}")
-    kept = counts >= k
-    if suppress_all:
-        kept = np.zeros_like(kept)
+    kept = _kept(counts, k, suppress_all)
     kept_rows = int(counts[kept].sum())
     suppressed = n - kept_rows
     if quality in ("loss", "precision"):
@@ -65,16 +63,9 @@ def score(quality: str, *, counts: np.ndarray, cost: np.ndarray, n: int, k: int,
     return float(int(kept.sum()) + (1 if suppressed > 0 else 0))
 
 
-def _labels(codes: list) -> np.ndarray:
-    """Labels 0..G-1 of the distinct combinations of the integer code columns ``codes``."""
-    import pandas as pd
-
-    labels = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
-    for c in codes:
-        c = np.asarray(c, dtype=np.int64)
-        labels, _ = pd.factorize(labels * (int(c.max()) + 1 if len(c) else 1) + c, sort=False)
-        labels = np.asarray(labels, dtype=np.int64)
-    return labels
+def _kept(counts: np.ndarray, k: int, suppress_all: bool) -> np.ndarray:
+    """Per class: is it published (at least ``k`` sampled rows, and not the all-top class)?"""
+    return np.zeros(len(counts), dtype=bool) if suppress_all else counts >= k
 
 
 def classification_score(*, counts: np.ndarray, codes: list, targets, levels, heights,
@@ -92,19 +83,19 @@ def classification_score(*, counts: np.ndarray, codes: list, targets, levels, he
     """
     if not len(targets):
         raise InvalidInputError("quality='classification' needs at least one target column")
-    kept = counts >= k
-    if suppress_all:
-        kept = np.zeros_like(kept)
+    from pdanon._groups import combine_codes
+
+    kept = _kept(counts, k, suppress_all)
     total = 0.0
     if kept.any():
         weights = counts[kept].astype(np.float64)
+        rows = len(weights)
         for t in targets:
             weight = 1.0 - levels[t] / heights[t] if heights[t] else 1.0
             if weight <= 0:
                 continue
-            group = _labels([codes[c][kept] for c in range(len(codes)) if c != t])
-            cell = np.asarray(codes[t][kept], dtype=np.int64)
-            pair = _labels([group, cell])
+            group = combine_codes([codes[c][kept] for c in range(len(codes)) if c != t], rows)
+            pair = combine_codes([group, codes[t][kept]], rows)
             per_pair = np.bincount(pair, weights=weights)
             pair_group = np.zeros(len(per_pair), dtype=np.int64)
             pair_group[pair] = group

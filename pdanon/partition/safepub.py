@@ -129,6 +129,12 @@ class _Scorer:
                            for col, (_, hi) in zip(search.columns, search.bounds)]
         self.cache: dict[int, float] = {}
 
+    def all_top(self, levels) -> bool:
+        """Does the node ``levels`` generalize every column to its single top node (one
+        class, suppressed)?"""
+        return all(self.single_top[c] and int(levels[c]) == self.search.bounds[c][1]
+                   for c in range(self.q))
+
     def __call__(self, idx: int) -> float:
         from pdanon.dp.scores import score
 
@@ -137,11 +143,7 @@ class _Scorer:
         s = self.search
         cl = s.classes(idx)
         levels = s.L[idx]
-        cost = np.zeros(cl.groups)
-        if self.quality in ("loss", "precision"):
-            for c in range(self.q):
-                cost += self.costs[c][int(levels[c])][cl.codes[c]]
-        top = all(self.single_top[c] and int(levels[c]) == s.bounds[c][1] for c in range(self.q))
+        top = self.all_top(levels)
         if self.quality == "classification":
             from pdanon.dp.scores import classification_score
 
@@ -150,6 +152,10 @@ class _Scorer:
                 levels=[int(v) for v in levels], heights=[col.height for col in s.columns],
                 k=self.k, suppress_all=top)
         else:
+            cost = np.zeros(cl.groups)
+            if self.quality in ("loss", "precision"):
+                for c in range(self.q):
+                    cost += self.costs[c][int(levels[c])][cl.codes[c]]
             value = score(self.quality, counts=cl.counts, cost=cost, n=self.n, k=self.k,
                           columns=self.q, suppress_all=top)
         self.cache[idx] = value
@@ -259,7 +265,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     chosen = search.L[chosen_idx]
     final = search.from_rows(chosen)
     kept_class = final.counts >= k
-    if all(scorer.single_top[c] and int(chosen[c]) == bounds[c][1] for c in range(search.q)):
+    if scorer.all_top(chosen):
         kept_class[:] = False
     released = sampled & kept_class[final.rows]
     out_cols = {col.name: published_cells(col, int(chosen[c]), mask=~released,

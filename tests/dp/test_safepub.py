@@ -401,3 +401,15 @@ def test_an_empty_release_passes_its_check_with_a_hazard():
     assert verdict.passed and any("the release is empty" in h for h in verdict.hazards)
     assert "differentially private release" in " ".join(
         json.loads(out.anon.report().to_json())["notes"])
+
+
+def test_classification_of_the_only_column():
+    from pdanon.dp.scores import classification_score
+
+    # one column, the target itself: every kept class is one group; its top cell counts
+    value = classification_score(counts=np.array([6, 5, 2]), codes=[np.array([0, 1, 2])],
+                                 targets=[0], levels=[0], heights=[1], k=5)
+    assert value == pytest.approx(6 / 5)
+    out = _release(_table()[["diagnosis"]], quality="classification", target="diagnosis",
+                   seed=2, identifiers=[], hierarchies=None)
+    assert len(out) == 0 or out.anon.k_anonymity() >= 58

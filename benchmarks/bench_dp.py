@@ -26,12 +26,17 @@ SafePub's paper (Bild, Kuhn & Prasser, PoPETs 2018) evaluates the same data set 
 hierarchies; its tables are not reproduced here (the paper could not be read from this
 machine), so no comparison with its published figures is claimed.
 
-Run: ``python benchmarks/bench_dp.py [--runs 5]``
+``--scale N`` adds a table of speed: a release per quality of N rows drawn with replacement
+from Adult (rows/s, seconds and CPU seconds of one release; peak memory traced during a second,
+since tracing slows the call down).
+
+Run: ``python benchmarks/bench_dp.py [--runs 5] [--scale 1000000]``
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -43,7 +48,7 @@ import pandas as pd
 sys.path.insert(0, os.path.dirname(__file__))
 
 import pdanon  # noqa: E402
-from _util import print_table  # noqa: E402
+from _util import max_rss_mb, measure, print_table  # noqa: E402
 from pdanon import engine  # noqa: E402
 from pdanon.hierarchy import read_arx_csv  # noqa: E402
 from pdanon.models import EDDifferentialPrivacy  # noqa: E402
@@ -128,6 +133,8 @@ def _optimal(table, k, hierarchies):
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="SafePub releases per epsilon")
+    parser.add_argument("--scale", type=int, default=0,
+                        help="also time one release per quality of this many rows")
     args = parser.parse_args(argv)
 
     adult = pdanon.datasets.load_adult()
@@ -176,6 +183,30 @@ def main(argv=None) -> None:
     print_table(rows)
     print("\naccuracy (a/b): mean over the a of b SafePub runs that published salary-class "
           "ungeneralized")
+    if args.scale:
+        _speed(adult, roles, hierarchies, args.scale)
+
+
+def _speed(adult, roles, hierarchies, n):
+    """One release at ε = 1 per quality of ``n`` rows resampled from Adult."""
+    big = adult.iloc[np.random.default_rng(1).integers(0, len(adult), n)].reset_index(drop=True)
+    rows = []
+    for quality in ("loss", "precision", "discernibility", "group_size", "classification"):
+        extra = {"target": TARGET} if quality == "classification" else {}
+        release = functools.partial(big.anon.dp_anonymize, 1.0, DELTA,
+                                    hierarchies=hierarchies, quality=quality,
+                                    quasi_identifiers=roles.quasi_identifiers, **extra)
+        started, cpu = time.perf_counter(), time.process_time()
+        out = release()
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        _, _, peak = measure(release)  # a second release, traced (tracing slows it down)
+        rows.append({"rows": n, "quality": quality, "published": len(out),
+                     "rows_per_s": n / seconds, "seconds": seconds,
+                     "cpu_s": cpu, "peak_traced_mb": peak})
+    print(f"\nSpeed at epsilon = 1, delta = {DELTA:g} ({n:,} rows resampled from Adult; load "
+          f"{os.getloadavg()[0]:.2f})")
+    print_table(rows)
+    print(f"peak RSS {max_rss_mb():.0f} MB")
 
 
 if __name__ == "__main__":

@@ -298,7 +298,9 @@ class AnonymizeMethods:
                 f"{key!r} is a keyword of the anonymizers, not an algorithm option: pass "
                 f"{key}={extra[key]!r}, not options={{{key!r}: ...}}")
         sensitive = set(r.sensitive)
-        qi_h = {col: h for col, h in (hierarchies or {}).items() if col not in sensitive}
+        from pdanon.partition.lattice import hierarchy_map
+
+        qi_h = {col: h for col, h in hierarchy_map(hierarchies).items() if col not in sensitive}
         for key, value in (("max_suppressed_rows", max_suppressed_rows), ("hierarchies", qi_h),
                            ("levels", levels), ("objective", objective), ("seed", seed)):
             if value is not None and value != {}:

@@ -52,6 +52,10 @@ class IntervalHierarchy(Hierarchy):
         self.widths = widths
         self.start = start
         self.top = top
+        #: Integer bands (``30-34``)? ``None``: when the values, width and start are integers;
+        #: ``True``/``False`` fixes it (``algorithm="safepub"`` does, from the column's dtype:
+        #: one non-integer value must not change every published band)
+        self.integers = None
         self.height = len(widths) + (1 if top is not None else 0)
         self.description = f"intervals {widths}" + (f" then {top!r}" if top is not None else "")
 
@@ -66,9 +70,10 @@ class IntervalHierarchy(Hierarchy):
         return np.asarray(values, dtype=np.float64)
 
     def _integral(self, x: np.ndarray, w) -> bool:
-        """Closed integer bands (``30-34``)? Only for integer values, width and start."""
-        return bool(np.all(np.mod(x, 1) == 0)) and float(w) == int(w) and float(
-            self.start) == int(self.start)
+        """Closed integer bands (``30-34``)? Only for integer values (or :attr:`integers`),
+        width and start."""
+        values = bool(np.all(np.mod(x, 1) == 0)) if self.integers is None else self.integers
+        return values and float(w) == int(w) and float(self.start) == int(self.start)
 
     def _bands(self, x: np.ndarray, w) -> tuple[np.ndarray, np.ndarray, bool]:
         integral = self._integral(x, w)
@@ -151,6 +156,9 @@ class MaskingHierarchy(Hierarchy):
         self.char = char
         self.steps = steps
         self.top = top
+        #: Add the top level even when the last step leaves one node (``algorithm="safepub"``
+        #: sets it: the lattice must not depend on the values)
+        self.always_top = False
         self.description = f"masking with {char!r}" + (f", steps {steps}" if steps else "")
         self.height = None  # known once bound (default steps depend on the longest value)
 
@@ -177,7 +185,7 @@ class MaskingHierarchy(Hierarchy):
             out.append(np.asarray(
                 [s[:max(len(s) - m, 0)] + self.char * min(m, len(s)) for s in strings],
                 dtype=object))
-        if self.top is not None and (not out or len(set(out[-1])) > 1):
+        if self.top is not None and (self.always_top or not out or len(set(out[-1])) > 1):
             out.append(np.full(len(strings), self.top, dtype=object))
             check_height(len(out), f"{what} with its top level", "pass fewer steps=")
         return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -43,9 +44,12 @@ MAX_LATTICE = 2_000_000
 MAX_LEVEL_MAPS = 50_000_000
 
 
-def prepare_columns(enc, hierarchies, *, levels=None, algorithm: str = "optimal") -> list:
+def prepare_columns(enc, hierarchies, *, levels=None, algorithm: str = "optimal",
+                    integers=None) -> list:
     """Bind a hierarchy to every quasi-identifier of an encoded table; columns without one
-    get the two-level hierarchy value → ``*`` (keep or suppress the whole column). A column
+    get the two-level hierarchy value → ``*`` (keep or suppress the whole column). A real
+    column holds integers when all its values are whole numbers, or as ``integers``
+    ({column: bool}) says. A column
     without a hierarchy with more than :data:`MAX_VALUES_WITHOUT_HIERARCHY` distinct values
     is refused (:func:`check_star_columns`) unless ``levels`` (the search's ``levels=``
     option) fixes its level.
@@ -63,7 +67,7 @@ def prepare_columns(enc, hierarchies, *, levels=None, algorithm: str = "optimal"
     """
     from pdanon.hierarchy import as_hierarchy, column_levels_encoded
 
-    hierarchies = dict(hierarchies or {})
+    hierarchies = hierarchy_map(hierarchies)
     names = enc.names
     unknown = [c for c in hierarchies if c not in names]
     if unknown:
@@ -82,10 +86,23 @@ def prepare_columns(enc, hierarchies, *, levels=None, algorithm: str = "optimal"
             h = _star_hierarchy(col)
         else:
             h = as_hierarchy(spec, name=col.name)
-        integer = col.kind == "real" and bool(np.all(np.mod(
-            np.asarray(col.categories, dtype=np.float64), 1) == 0))
+        if integers is not None:  # fixed by the caller (safepub: from the dtypes)
+            integer = bool(integers.get(col.name, False))
+        else:
+            integer = col.kind == "real" and bool(np.all(np.mod(
+                np.asarray(col.categories, dtype=np.float64), 1) == 0))
         cols.append(column_levels_encoded(h, col, integer=integer))
     return cols
+
+
+def hierarchy_map(hierarchies) -> dict:
+    """``hierarchies`` (a mapping {column: hierarchy} or None) as a new dict; anything else is
+    refused with the form it should take."""
+    if hierarchies is not None and not isinstance(hierarchies, Mapping):
+        raise InvalidInputError(
+            f"hierarchies must be a dict {{column: hierarchy}}, got {type(hierarchies).__name__}"
+            f": e.g. hierarchies={{'age': intervals([5, 10, 20])}}")
+    return dict(hierarchies or {})
 
 
 def check_star_columns(columns, hierarchies, levels=None, *, algorithm: str = "optimal") -> None:

@@ -20,11 +20,20 @@ face.
    to a random one on tables of tens of thousands of rows; the output draw, with half the
    budget, is what picks a good node among those visited.)
 3. **Safe k-anonymization.** The sample is generalized by the chosen node; every class with
-   fewer than k sampled rows, and a class generalized to the top of every column, is
-   suppressed — left out of the release, as are the rows not sampled. The published rows
+   fewer than k sampled rows, and the class of a node at the top of every column when each
+   top is a single node by construction, is suppressed — left out of the release, as are
+   the rows not sampled. The published rows
    come in a random order with a new index (their positions in the input are not
    published), and every cell is a function of its own row's value and the hierarchy
    (:func:`published_cells`), never of the other rows'.
+
+The lattice, and every rule of the release, must be fixed before the data is seen
+(:func:`public_structure`): a ``masking()`` hierarchy needs ``steps=`` and always ends at its
+top; interval bands are integer ranges when the column's dtype is integer (not when its
+values happen to be); dates publish their unit's label (``2024-12``), never bounds read at
+the values' resolution; categories are listed in sorted order, never in the input's order.
+When the walk can visit every node of the lattice in fewer than ``steps`` draws, its share
+of ε is split over the draws it makes (the lattice's size is public).
 
 Every draw comes from :class:`pdanon.dp.mechanism.RandomSource`: the operating system's
 CSPRNG unless a seed is given (tests); the seed is never recorded.
@@ -45,13 +54,14 @@ Example
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 
 from pdanon._errors import InvalidInputError
 from pdanon.partition import register
-from pdanon.partition.lattice import lattice_bounds, prepare_columns
+from pdanon.partition.lattice import hierarchy_map, lattice_bounds, prepare_columns
 from pdanon.publisher_only import PublisherOnly
 from pdanon.recode import Recoded
 
@@ -66,6 +76,69 @@ def _check_steps(steps) -> int:
         raise InvalidInputError(f"steps must be a positive int (draws of the search), got "
                                 f"{steps!r}")
     return int(steps)
+
+
+def public_structure(enc, hierarchies, frame=None) -> tuple[dict, dict, dict]:
+    """The hierarchies as SafePub uses them, ``{column: is its top level a single node?}`` and
+    ``{column: integer dtype?}``, from the hierarchies and the dtypes of ``frame``'s columns
+    alone: the values never shape the lattice or the rules (one person would change them,
+    and the release with them). Without ``frame`` no column counts as integer.
+
+    A ``masking()`` without ``steps=`` is refused (its levels follow the longest value); with
+    them it always ends at its top. Interval bands are integer ranges (``30-39``) when the
+    column's dtype is integer (``int64``, ``Int64``: give an integer column with missing
+    cells a nullable dtype, since a float dtype gives half-open bands ``[30, 40)``). A table or tree hierarchy's top is one node when its last level
+    has one label; a rule hierarchy's when it has a ``top``; a column without a hierarchy
+    (value → ``*``) has one.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.encode import encode_table
+    >>> from pdanon.roles import resolve_roles
+    >>> from pdanon.hierarchy import masking
+    >>> df = pd.DataFrame({"zip": ["10001", "10002"]})
+    >>> public_structure(encode_table(df, resolve_roles(df, quasi_identifiers=["zip"])),
+    ...                  {"zip": masking()})
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: masking() for column 'zip' needs steps= under algorithm='safepub' (e.g. masking(steps=[1, 2, 3, 4, 5]) for 5-character codes; on the command line --hierarchy zip=mask:1,2,3,4,5): its default levels follow the longest value in the column, which one person can change, and the lattice would show it
+    """
+    import copy
+
+    import pandas as pd
+
+    from pdanon.hierarchy import as_hierarchy
+    from pdanon.hierarchy.rules import IntervalHierarchy, MaskingHierarchy
+    from pdanon.hierarchy.table import TableHierarchy
+
+    out = hierarchy_map(hierarchies)
+    single_top = {}
+    integers = {col.name: col.kind == "real" and frame is not None and col.name in frame
+                and pd.api.types.is_integer_dtype(frame[col.name].dtype) for col in enc.columns}
+    for col in enc.columns:
+        spec = out.get(col.name)
+        if spec is None:
+            single_top[col.name] = True  # value -> *
+            continue
+        h = copy.copy(as_hierarchy(spec, name=col.name))
+        if isinstance(h, MaskingHierarchy):
+            if h.steps is None:
+                raise InvalidInputError(
+                    f"masking() for column {col.name!r} needs steps= under "
+                    f"algorithm='safepub' (e.g. masking(steps=[1, 2, 3, 4, 5]) for 5-character "
+                    f"codes; on the command line --hierarchy {col.name}=mask:1,2,3,4,5): its "
+                    f"default levels follow the longest value in the column, which one person "
+                    f"can change, and the lattice would show it")
+            h.always_top = True
+        elif isinstance(h, IntervalHierarchy):
+            h.integers = integers[col.name]
+        if isinstance(h, TableHierarchy):
+            single_top[col.name] = len(set(h.levels[-1].tolist())) == 1
+        else:
+            single_top[col.name] = getattr(h, "top", None) is not None
+        out[col.name] = h
+    return out, single_top, integers
 
 
 def public_loss_costs(col, level: int, *, listed: bool) -> np.ndarray:
@@ -90,31 +163,61 @@ def public_loss_costs(col, level: int, *, listed: bool) -> np.ndarray:
     return cost
 
 
-def published_cells(col, level: int, *, mask, listed: bool) -> object:
+def published_cells(col, level: int, *, mask, listed: bool, by_label: bool = False) -> object:
     """The published column at ``level``: the values themselves at level 0; the sets and
     ranges of the leaves a table or tree hierarchy lists under a node (``listed``); the
-    bands an interval or date hierarchy declares; otherwise — and for ordered columns read
-    against categories — the hierarchy's labels (``*``, ``12***``, ``Primary school``).
+    bands an interval hierarchy declares; otherwise — for dates (``by_label``: a unit's
+    bounds would be read at the values' resolution) and for ordered columns read against
+    categories — the hierarchy's labels (``*``, ``12***``, ``2024-12``, ``Primary school``).
+    Categories are listed in an order of their own (:func:`_sorted_categories`).
     A set or range read off the data would show which values the *other* rows of the node
     hold — a cell that changes when one person comes or goes, which the proof of the
     guarantee does not allow: every cell must be a function of its own row's value and of
     the public hierarchy."""
     b = col.bound
     if level == 0:
-        return col.cells(level, mask=mask)
+        return _sorted_categories(col.cells(level, mask=mask))
+    if by_label:
+        return col.label_cells(level, mask=mask)
     if col.kind == "ordered" and col.categories is not None and col.unit_positions is None:
         # a range is read against the column's categories, which a release lists from lo to
         # hi: values of rows that were never published would show there
         return col.label_cells(level, mask=mask)
     if listed or (not b.enumerated and b.is_declared(level)):
-        return col.cells(level, mask=mask)
-    return col.label_cells(level, mask=mask)
+        return _sorted_categories(col.cells(level, mask=mask))
+    return _sorted_categories(col.label_cells(level, mask=mask))
+
+
+def _sort_key(value):
+    return (type(value).__name__, str(value)) if not isinstance(value, (int, float)) else (
+        "", value)
+
+
+def _sorted_categories(cells):
+    """``cells`` (a Categorical or a generalization array) whose unordered categories are
+    sorted: the encoder lists them in the input's order of first appearance, which shows
+    the first rows' values whether or not they were sampled. Ordered categories keep their
+    order (the hierarchy's or the column's, not the input's)."""
+    import pandas as pd
+
+    from pdanon.dtype import GeneralizationDtype
+
+    if isinstance(cells, pd.Categorical):
+        if cells.ordered:
+            return cells
+        return cells.set_categories(sorted(cells.categories, key=_sort_key))
+    dtype = getattr(cells, "dtype", None)
+    if isinstance(dtype, GeneralizationDtype) and dtype.column_type == "unordered" \
+            and dtype.categories is not None:
+        cats = pd.Index(sorted(dtype.categories, key=_sort_key), tupleize_cols=False)
+        return cells.astype(GeneralizationDtype("unordered", cats))
+    return cells
 
 
 class _Scorer:
     """Scores of lattice nodes on the sample (cached per node)."""
 
-    def __init__(self, search, quality: str, n: int, k: int, listed, targets=()):
+    def __init__(self, search, quality: str, n: int, k: int, listed, single_top, targets=()):
         self.search, self.quality, self.n, self.k = search, quality, n, k
         self.q = search.q
         self.targets = list(targets)
@@ -124,8 +227,9 @@ class _Scorer:
         elif quality == "precision":
             self.costs = [[np.full(col.bound.nodes(j), j / col.height)
                            for j in range(col.height + 1)] for col in search.columns]
-        # a column whose top level is one node: a class there in every column is suppressed
-        self.single_top = [col.bound.nodes(hi) == 1 and hi == col.height
+        # columns whose top level is one node by construction (public_structure): a class
+        # there in every column is suppressed
+        self.single_top = [bool(single_top[col.name]) and hi == col.height
                            for col, (_, hi) in zip(search.columns, search.bounds)]
         self.cache: dict[int, float] = {}
 
@@ -208,6 +312,9 @@ def _targets(target, quality: str, names: list) -> list:
     if not wanted:
         raise InvalidInputError("quality='classification' needs target= (the column, or "
                                 "columns, a classifier will predict from the others)")
+    twice = sorted({str(t) for t in wanted if wanted.count(t) > 1})
+    if twice:
+        raise InvalidInputError(f"target names {twice} more than once; name each column once")
     unknown = [t for t in wanted if t not in names]
     if unknown:
         raise InvalidInputError(f"target {unknown} is not a published column; choose from "
@@ -230,6 +337,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     """
     from pdanon.dp.mechanism import RandomSource
     from pdanon.dp.scores import QUALITIES
+    from pdanon.hierarchy.rules import DateHierarchy
     from pdanon.models import EDDifferentialPrivacy, KAnonymity
     from pdanon.partition.optimal import LatticeSearch
 
@@ -247,7 +355,8 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     n, k = enc.n, model.k
     source = RandomSource(seed)
     sampled = source.uniform(n) < model.beta
-    cols = prepare_columns(enc, hierarchies, algorithm="safepub")
+    hierarchies, single_top, integers = public_structure(enc, hierarchies, frame)
+    cols = prepare_columns(enc, hierarchies, algorithm="safepub", integers=integers)
     targets = _targets(target, quality, [col.name for col in cols])
     # a table or tree the publisher gave lists its leaves; the value -> * of a column without
     # a hierarchy is built from the column's own values, so it lists nothing public
@@ -257,19 +366,27 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     search = LatticeSearch(cols, KAnonymity(1), [], budget=n,
                            objective="precision" if quality == "precision" else "loss",
                            bounds=bounds, weights=sampled.astype(np.int64))
-    scorer = _Scorer(search, quality, n, k, listed, targets)
-    epsilon_step = model.epsilon_search * (1.0 - FINAL_SHARE) / steps
-    epsilon_final = model.epsilon_search * FINAL_SHARE
-    chosen_idx, draws, visited = _walk(search, scorer, steps=steps, epsilon_step=epsilon_step,
-                                       epsilon_final=epsilon_final, source=source)
+    scorer = _Scorer(search, quality, n, k, listed, single_top, targets)
+    # the walk visits a new node at every draw, so it ends after the lattice's size - 1
+    # draws (public: the hierarchies fix it); its share of epsilon goes to the draws made
+    draws = min(steps, math.prod(hi - lo + 1 for lo, hi in bounds) - 1)
+    epsilon_walk = model.epsilon_search * (1.0 - FINAL_SHARE) if draws else 0.0
+    epsilon_step = epsilon_walk / draws if draws else 0.0
+    epsilon_final = model.epsilon_search - epsilon_walk
+    chosen_idx, made, visited = _walk(search, scorer, steps=draws, epsilon_step=epsilon_step,
+                                      epsilon_final=epsilon_final, source=source)
+    if made != draws:  # pragma: no cover - the walk's length is fixed by the lattice
+        raise AssertionError(f"the walk made {made} draws, not {draws}")
     chosen = search.L[chosen_idx]
     final = search.from_rows(chosen)
     kept_class = final.counts >= k
     if scorer.all_top(chosen):
         kept_class[:] = False
     released = sampled & kept_class[final.rows]
+    by_label = [isinstance(hierarchies.get(col.name), DateHierarchy) for col in cols]
     out_cols = {col.name: published_cells(col, int(chosen[c]), mask=~released,
-                                          listed=listed[c]) for c, col in enumerate(cols)}
+                                          listed=listed[c], by_label=by_label[c])
+                for c, col in enumerate(cols)}
     rows = np.flatnonzero(released)
     order = rows[source.permutation(len(rows))]
     info = {

@@ -131,7 +131,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         of a real column are ``ordered``), so the release is measured, reported and read back
         as what it holds."""
         roles = roles.restricted_to(out.columns)
-        if info.get("labels"):
+        if info.get("labels") or info.get("algorithm") == "safepub":  # safepub shows labels
             from pdanon.hierarchy.levels import labelled_kinds
 
             kinds = labelled_kinds(out, roles)

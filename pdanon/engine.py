@@ -157,6 +157,10 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         "suppressed_cells": 0,
     }
     if n == 0:
+        if hasattr(model, "accounting"):  # a DP release of nothing still states its terms
+            info["dp"] = model.accounting(steps=0, epsilon_per_step=0.0,
+                                          epsilon_final_choice=model.epsilon_search)
+            info["rows_match_input"] = False
         info["seconds"] = time.perf_counter() - started
         return recode.publish_frame(df[keep].copy()), info
     if not roles.qi:

@@ -48,6 +48,10 @@ __all__ = ["delta_for_k", "sampling_probability", "smallest_k"]
 MAX_K = 1_000_000
 #: Relative margin on the computed tail (the binomial tail is exact to ~1e-12 relative).
 MARGIN = 1e-9
+#: The range of ε_anon for which :func:`smallest_k` computes k (in about a second below 4,
+#: ten above): under 1e-4 the sample holds almost no row (β ≈ ε_anon); above 5 the guarantee
+#: is weak and the exact maximum needs class sizes in the millions.
+MIN_EPSILON_ANON, MAX_EPSILON_ANON = 1e-4, 5.0
 
 
 def sampling_probability(epsilon_anon: float) -> float:
@@ -102,6 +106,15 @@ def smallest_k(epsilon_anon: float, delta: float) -> int:
     """
     if not 0.0 < delta < 1.0:
         raise InvalidInputError(f"delta must lie strictly between 0 and 1, got {delta!r}")
+    if not MIN_EPSILON_ANON <= epsilon_anon <= MAX_EPSILON_ANON:
+        why = (f"it would sample a share of only {sampling_probability(epsilon_anon):.2g} of the "
+               f"rows" if epsilon_anon < MIN_EPSILON_ANON else
+               "a guarantee that weak protects little, and its k needs class sizes in the "
+               "millions to compute")
+        raise InvalidInputError(
+            f"the anonymization step's epsilon, epsilon x (1 - search_share) = {epsilon_anon!r}, "
+            f"must lie in [{MIN_EPSILON_ANON:g}, {MAX_EPSILON_ANON:g}] (pdanon.dp.params): "
+            f"{why}; choose epsilon so that it does")
     beta = sampling_probability(epsilon_anon)
     lo, hi = 1, 1
     # d(k) falls as k grows: double to a k that meets delta, then bisect

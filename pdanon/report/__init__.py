@@ -426,7 +426,7 @@ def _notes(original, target, info: dict, sensitive: dict, left_out: list) -> lis
     if dp:
         out.append(
             f"An (epsilon, delta)-differentially private release (SafePub): epsilon = "
-            f"{dp['epsilon']:g} spent ({dp['epsilon_anonymization']:g} on sampling rows with "
+            f"{dp['epsilon_spent']:g} spent ({dp['epsilon_anonymization']:g} on sampling rows with "
             f"probability {dp['sampling_probability']:.4f} and suppressing classes under "
             f"{dp['k']} rows, {dp['steps'] * dp['epsilon_per_step']:g} over "
             f"{dp['steps']} search steps, {dp['epsilon_final_choice']:g} on the final "

@@ -107,7 +107,7 @@ class DPMethods:
         options = {"quality": quality, "steps": steps}
         if target is not None:
             options["target"] = target
-        if hierarchies:
+        if hierarchies is not None:
             options["hierarchies"] = hierarchies
         if seed is not None:
             options["seed"] = seed

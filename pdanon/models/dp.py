@@ -57,13 +57,23 @@ class EDDifferentialPrivacy(PrivacyModel):
     name = "(epsilon, delta)-differential privacy"
 
     def __init__(self, epsilon: float, delta: float, *, search_share: float = DEFAULT_SEARCH_SHARE):
-        from pdanon.dp.params import sampling_probability, smallest_k
+        from pdanon.dp.params import (MAX_EPSILON_ANON, MIN_EPSILON_ANON, sampling_probability,
+                                      smallest_k)
 
         self.epsilon = _positive(epsilon, "epsilon")
         self.delta = _positive(delta, "delta", below_one=True)
         self.search_share = _positive(search_share, "search_share", below_one=True)
         self.epsilon_search = self.epsilon * self.search_share
         self.epsilon_anonymization = self.epsilon - self.epsilon_search
+        lo, hi = (e / (1.0 - self.search_share) for e in (MIN_EPSILON_ANON, MAX_EPSILON_ANON))
+        if not MIN_EPSILON_ANON <= self.epsilon_anonymization <= MAX_EPSILON_ANON:
+            raise InvalidInputError(
+                f"epsilon={epsilon!r} is outside the range pdanon computes k for: at "
+                f"search_share={self.search_share:g}, epsilon must lie in [{lo:.3g}, {hi:.3g}] "
+                f"(the anonymization step's share, epsilon x (1 - search_share), in "
+                f"[{MIN_EPSILON_ANON:g}, {MAX_EPSILON_ANON:g}]: below, the sample holds almost "
+                f"no row; above, the guarantee protects little and its k needs class sizes in "
+                f"the millions to compute)")
         self.beta = sampling_probability(self.epsilon_anonymization)
         self.k = smallest_k(self.epsilon_anonymization, self.delta)
 

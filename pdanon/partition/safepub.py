@@ -87,9 +87,9 @@ def public_structure(enc, hierarchies, frame=None) -> tuple[dict, dict, dict]:
     A ``masking()`` without ``steps=`` is refused (its levels follow the longest value); with
     them it always ends at its top. Interval bands are integer ranges (``30-39``) when the
     column's dtype is integer (``int64``, ``Int64``: give an integer column with missing
-    cells a nullable dtype, since a float dtype gives half-open bands ``[30, 40)``). A table or tree hierarchy's top is one node when its last level
-    has one label; a rule hierarchy's when it has a ``top``; a column without a hierarchy
-    (value → ``*``) has one.
+    cells a nullable dtype, since a float dtype gives half-open bands ``[30, 40)``). A table
+    or tree hierarchy's top is one node when its last level has one label; a rule
+    hierarchy's when it has a ``top``; a column without a hierarchy (value → ``*``) has one.
 
     Example
     -------
@@ -139,6 +139,26 @@ def public_structure(enc, hierarchies, frame=None) -> tuple[dict, dict, dict]:
             single_top[col.name] = getattr(h, "top", None) is not None
         out[col.name] = h
     return out, single_top, integers
+
+
+def _refuse_numbers_read_as_categories(cols, frame) -> None:
+    """An ordered column of numbers is published as ranges of numbers, unless a value lies
+    beyond float precision (2**53), when it would be read as categories instead — a form that
+    one value, published or not, would choose. Refused: the publisher sees it, nothing is
+    released."""
+    import pandas as pd
+
+    if frame is None:
+        return
+    for col in cols:
+        dtype = frame[col.name].dtype if col.name in frame else None
+        if col.kind == "ordered" and col.categories is not None and dtype is not None and \
+                pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            raise InvalidInputError(
+                f"column {col.name!r} holds numbers beyond 2**53, which pdanon reads as "
+                f"categories, not numbers; under algorithm='safepub' the published form must "
+                f"not depend on one value: convert the column to text "
+                f"(df[{col.name!r}].astype(str)) with a table or tree hierarchy, or scale it")
 
 
 def public_loss_costs(col, level: int, *, listed: bool) -> np.ndarray:
@@ -357,6 +377,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     sampled = source.uniform(n) < model.beta
     hierarchies, single_top, integers = public_structure(enc, hierarchies, frame)
     cols = prepare_columns(enc, hierarchies, algorithm="safepub", integers=integers)
+    _refuse_numbers_read_as_categories(cols, frame)
     targets = _targets(target, quality, [col.name for col in cols])
     # a table or tree the publisher gave lists its leaves; the value -> * of a column without
     # a hierarchy is built from the column's own values, so it lists nothing public

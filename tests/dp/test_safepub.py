@@ -539,7 +539,7 @@ def test_the_walk_spends_its_whole_share_on_the_draws_it_makes():
 
 @pytest.mark.parametrize("epsilon", [1e-6, 10.0, 900.0])
 def test_epsilon_outside_the_computable_range_is_refused_at_once(epsilon):
-    with pytest.raises(pdanon.InvalidInputError, match=r"must lie in \[0.0001, 5\]"):
+    with pytest.raises(pdanon.InvalidInputError, match=r"epsilon must lie in \[0.000111, 5.56\]"):
         EDDifferentialPrivacy(epsilon, 1e-5)
 
 
@@ -565,5 +565,16 @@ def test_an_empty_input_states_its_accounting_and_bad_targets_are_refused():
     assert empty.anon.info["rows_match_input"] is False
     with pytest.raises(pdanon.InvalidInputError, match="more than once"):
         _release(df, identifiers=[], quality="classification", target=["sex", "sex"])
-    with pytest.raises(pdanon.InvalidInputError, match="must be a dict"):
-        _release(df, identifiers=[], hierarchies=[intervals([10])])
+    for wrong in ([intervals([10])], []):
+        with pytest.raises(pdanon.InvalidInputError, match="must be a dict"):
+            _release(df, identifiers=[], hierarchies=wrong)
+
+
+def test_an_ordered_column_of_numbers_beyond_float_precision_is_refused():
+    """One value above 2**53 would make pdanon read an ordered column of numbers as
+    categories (another dtype, other cells): refused rather than published in a form one
+    value chose."""
+    df = _people().drop(columns="city")
+    df.loc[5, "age"] = 2 ** 53 + 3
+    with pytest.raises(pdanon.InvalidInputError, match="beyond 2\\*\\*53"):
+        _release(df, identifiers=[], quasi_identifiers={"age": "ordered", "sex": "unordered"})

@@ -536,3 +536,16 @@ def test_masking_numbers_warns_that_leading_zeros_may_be_lost():
     with warnings.catch_warnings():
         warnings.simplefilter("error", pdanon.KindWarning)  # text codes: nothing to say
         masking().levels_table(["04777", "10001", None])
+
+
+def test_a_tree_of_text_codes_maps_a_column_of_mixed_codes():
+    """Real columns mix 3 and "3" (an object column read from several sources): a tree of
+    text leaves maps both, and still names a value it lacks."""
+    from pdanon.hierarchy import tree
+
+    h = tree({"any": {"low": ["1", "2"], "high": ["3"]}})
+    assert h.map(pd.Series([3, 1, 2, "3"], dtype=object), 1).tolist() == [
+        "high", "low", "low", "high"]
+    with pytest.raises(pdanon.InvalidInputError,
+                       match=r"no entry for 1 value of the column: \[9\]"):
+        h.map(pd.Series([3, 9], dtype=object), 1)

@@ -98,7 +98,10 @@ class TableHierarchy(Hierarchy):
         if (idx < 0).any():
             alt = _comparable_leaves(self.leaves, values)
             if alt is not None:
-                idx2 = alt.get_indexer(values)
+                # mixed codes (an object column of 3 and "3"): compare both as text
+                as_text = not pd.api.types.is_numeric_dtype(values.dtype) and \
+                    not pd.api.types.is_numeric_dtype(self.leaves.dtype)
+                idx2 = alt.get_indexer(pd.Index([str(v) for v in values]) if as_text else values)
                 idx = np.where(idx < 0, idx2, idx)
         missing = values[idx < 0]
         if len(missing):
@@ -204,7 +207,7 @@ def _comparable_leaves(leaves: pd.Index, values: pd.Index) -> pd.Index | None:
     if not pd.api.types.is_numeric_dtype(values.dtype) and pd.api.types.is_numeric_dtype(
             leaves.dtype):
         return pd.Index([str(v) for v in leaves])
-    if values.dtype == object and leaves.dtype == object:
+    if not pd.api.types.is_numeric_dtype(values.dtype):  # text or mixed: both as text
         return pd.Index([str(v) for v in leaves])
     return None
 

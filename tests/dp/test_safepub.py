@@ -467,10 +467,13 @@ def test_bands_follow_the_dtype_not_the_values():
     outlier.loc[0, "age"] = 150.5  # alone in its band: always withheld
     for df, pattern in ((ints, r"\[\d+, \d+\]"), (floats, r"\[\d+, \d+\)"),
                         (outlier, r"\[\d+, \d+\)")):
+        checked = 0
         for seed in range(4):
             out = _release(df, seed=seed, identifiers=[], steps=30, epsilon=2.0)
             if out.anon.info["levels"]["age"] == 1 and len(out):
                 assert all(re.fullmatch(pattern, c) for c in out["age"].astype(str)), pattern
+                checked += 1
+        assert checked, pattern  # some release published the 10-year bands
 
 
 def test_unordered_categories_are_sorted_not_in_the_inputs_order():

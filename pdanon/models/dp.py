@@ -65,8 +65,14 @@ class EDDifferentialPrivacy(PrivacyModel):
         self.search_share = _positive(search_share, "search_share", below_one=True)
         self.epsilon_search = self.epsilon * self.search_share
         self.epsilon_anonymization = self.epsilon - self.epsilon_search
-        lo, hi = (e / (1.0 - self.search_share) for e in (MIN_EPSILON_ANON, MAX_EPSILON_ANON))
         if not MIN_EPSILON_ANON <= self.epsilon_anonymization <= MAX_EPSILON_ANON:
+            # the epsilon range at this share, rounded inwards (its ends are accepted)
+            keep = 1.0 - self.search_share
+            lo, hi = MIN_EPSILON_ANON / keep, MAX_EPSILON_ANON / keep
+            scale_lo = 10.0 ** (math.floor(math.log10(lo)) - 2)
+            scale_hi = 10.0 ** (math.floor(math.log10(hi)) - 2)
+            lo = math.ceil(lo / scale_lo) * scale_lo
+            hi = math.floor(hi / scale_hi) * scale_hi
             raise InvalidInputError(
                 f"epsilon={epsilon!r} is outside the range pdanon computes k for: at "
                 f"search_share={self.search_share:g}, epsilon must lie in [{lo:.3g}, {hi:.3g}] "

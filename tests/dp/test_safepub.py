@@ -542,7 +542,7 @@ def test_the_walk_spends_its_whole_share_on_the_draws_it_makes():
 
 @pytest.mark.parametrize("epsilon", [1e-6, 10.0, 900.0])
 def test_epsilon_outside_the_computable_range_is_refused_at_once(epsilon):
-    with pytest.raises(pdanon.InvalidInputError, match=r"epsilon must lie in \[0.000111, 5.56\]"):
+    with pytest.raises(pdanon.InvalidInputError, match=r"epsilon must lie in \[0.000112, 5.55\]"):
         EDDifferentialPrivacy(epsilon, 1e-5)
 
 

@@ -642,7 +642,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
                            f"drop it with --identifiers")
         out = df.anon.anonymize(
             dp, hierarchies=hierarchies or None, options=_dp_options(s) or None,
-            progress=progress, identifiers=ids, quasi_identifiers={c: _kind(k) for c, k in qi.items()})
+            progress=progress, identifiers=ids,
+            quasi_identifiers={c: _kind(k) for c, k in qi.items()})
     else:
         model = build_model(s, population,
                             {c: h for c, h in hierarchies.items() if c in sens})

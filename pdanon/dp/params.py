@@ -42,7 +42,7 @@ import numpy as np
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["delta_for_k", "sampling_probability", "smallest_k"]
+__all__ = ["check_epsilon_anon", "delta_for_k", "sampling_probability", "smallest_k"]
 
 #: Largest k :func:`smallest_k` tries before it reports δ as out of reach.
 MAX_K = 1_000_000
@@ -97,6 +97,47 @@ def delta_for_k(k: int, beta: float, epsilon: float) -> float:
         block = min(block * 2, 1 << 16)
 
 
+def check_epsilon_anon(epsilon_anon: float, *, search_share: float | None = None,
+                       epsilon=None) -> None:
+    """Refuse an anonymization step's ε outside [:data:`MIN_EPSILON_ANON`,
+    :data:`MAX_EPSILON_ANON`], the range :func:`smallest_k` computes k for. With
+    ``search_share`` (and the ``epsilon`` the caller gave) the message states the range of
+    ε itself at that share, rounded inwards (its ends are accepted).
+
+    >>> check_epsilon_anon(0.9)
+    >>> check_epsilon_anon(10.0, search_share=0.1, epsilon=11.1)
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: epsilon=11.1 is outside the range pdanon computes k for: at search_share=0.1, epsilon must lie in [0.000112, 5.55] (the anonymization step's share, epsilon x (1 - search_share), in [0.0001, 5]: above, the guarantee protects little and its k needs class sizes in the millions to compute)
+    """
+    if MIN_EPSILON_ANON <= epsilon_anon <= MAX_EPSILON_ANON:
+        return
+    why = (f"below, the sample would hold a share of only "
+           f"{sampling_probability(epsilon_anon):.2g} of the rows" if epsilon_anon < MIN_EPSILON_ANON
+           else "above, the guarantee protects little and its k needs class sizes in the "
+                "millions to compute")
+    if search_share is None:
+        raise InvalidInputError(
+            f"the anonymization step's epsilon, epsilon x (1 - search_share) = {epsilon_anon!r}, "
+            f"must lie in [{MIN_EPSILON_ANON:g}, {MAX_EPSILON_ANON:g}] (pdanon.dp.params): "
+            f"{why}; choose epsilon so that it does")
+    keep = 1.0 - search_share
+    lo = _round(MIN_EPSILON_ANON / keep, math.ceil)
+    hi = _round(MAX_EPSILON_ANON / keep, math.floor)
+    raise InvalidInputError(
+        f"epsilon={epsilon!r} is outside the range pdanon computes k for: at "
+        f"search_share={search_share:g}, epsilon must lie in [{lo:.3g}, {hi:.3g}] (the "
+        f"anonymization step's share, epsilon x (1 - search_share), in "
+        f"[{MIN_EPSILON_ANON:g}, {MAX_EPSILON_ANON:g}]: {why})")
+
+
+def _round(value: float, direction) -> float:
+    """``value`` to three significant digits, rounded by ``direction`` (math.ceil or
+    math.floor), so that a bound rounded inwards is itself accepted."""
+    scale = 10.0 ** (math.floor(math.log10(value)) - 2)
+    return direction(value / scale) * scale
+
+
 def smallest_k(epsilon_anon: float, delta: float) -> int:
     """The smallest k for which sampling with β = 1 - e^(-ε_anon) and suppressing every class
     under k rows is (ε_anon, δ)-differentially private (module docstring).
@@ -106,15 +147,7 @@ def smallest_k(epsilon_anon: float, delta: float) -> int:
     """
     if not 0.0 < delta < 1.0:
         raise InvalidInputError(f"delta must lie strictly between 0 and 1, got {delta!r}")
-    if not MIN_EPSILON_ANON <= epsilon_anon <= MAX_EPSILON_ANON:
-        why = (f"it would sample a share of only {sampling_probability(epsilon_anon):.2g} of the "
-               f"rows" if epsilon_anon < MIN_EPSILON_ANON else
-               "a guarantee that weak protects little, and its k needs class sizes in the "
-               "millions to compute")
-        raise InvalidInputError(
-            f"the anonymization step's epsilon, epsilon x (1 - search_share) = {epsilon_anon!r}, "
-            f"must lie in [{MIN_EPSILON_ANON:g}, {MAX_EPSILON_ANON:g}] (pdanon.dp.params): "
-            f"{why}; choose epsilon so that it does")
+    check_epsilon_anon(epsilon_anon)
     beta = sampling_probability(epsilon_anon)
     lo, hi = 1, 1
     # d(k) falls as k grows: double to a k that meets delta, then bisect

@@ -57,29 +57,15 @@ class EDDifferentialPrivacy(PrivacyModel):
     name = "(epsilon, delta)-differential privacy"
 
     def __init__(self, epsilon: float, delta: float, *, search_share: float = DEFAULT_SEARCH_SHARE):
-        from pdanon.dp.params import (MAX_EPSILON_ANON, MIN_EPSILON_ANON, sampling_probability,
-                                      smallest_k)
+        from pdanon.dp.params import check_epsilon_anon, sampling_probability, smallest_k
 
         self.epsilon = _positive(epsilon, "epsilon")
         self.delta = _positive(delta, "delta", below_one=True)
         self.search_share = _positive(search_share, "search_share", below_one=True)
         self.epsilon_search = self.epsilon * self.search_share
         self.epsilon_anonymization = self.epsilon - self.epsilon_search
-        if not MIN_EPSILON_ANON <= self.epsilon_anonymization <= MAX_EPSILON_ANON:
-            # the epsilon range at this share, rounded inwards (its ends are accepted)
-            keep = 1.0 - self.search_share
-            lo, hi = MIN_EPSILON_ANON / keep, MAX_EPSILON_ANON / keep
-            scale_lo = 10.0 ** (math.floor(math.log10(lo)) - 2)
-            scale_hi = 10.0 ** (math.floor(math.log10(hi)) - 2)
-            lo = math.ceil(lo / scale_lo) * scale_lo
-            hi = math.floor(hi / scale_hi) * scale_hi
-            raise InvalidInputError(
-                f"epsilon={epsilon!r} is outside the range pdanon computes k for: at "
-                f"search_share={self.search_share:g}, epsilon must lie in [{lo:.3g}, {hi:.3g}] "
-                f"(the anonymization step's share, epsilon x (1 - search_share), in "
-                f"[{MIN_EPSILON_ANON:g}, {MAX_EPSILON_ANON:g}]: below, the sample holds almost "
-                f"no row; above, the guarantee protects little and its k needs class sizes in "
-                f"the millions to compute)")
+        check_epsilon_anon(self.epsilon_anonymization, search_share=self.search_share,
+                           epsilon=epsilon)
         self.beta = sampling_probability(self.epsilon_anonymization)
         self.k = smallest_k(self.epsilon_anonymization, self.delta)
 

@@ -542,8 +542,19 @@ def test_the_walk_spends_its_whole_share_on_the_draws_it_makes():
 
 @pytest.mark.parametrize("epsilon", [1e-6, 10.0, 900.0])
 def test_epsilon_outside_the_computable_range_is_refused_at_once(epsilon):
-    with pytest.raises(pdanon.InvalidInputError, match=r"epsilon must lie in \[0.000112, 5.55\]"):
+    with pytest.raises(pdanon.InvalidInputError, match=r"epsilon must lie in \[0.000112, 5.55\]"
+                       ) as caught:
         EDDifferentialPrivacy(epsilon, 1e-5)
+    # the reason given is the side's own
+    assert ("below, the sample" in str(caught.value)) == (epsilon < 1)
+    assert ("above, the guarantee" in str(caught.value)) == (epsilon > 1)
+
+
+def test_smallest_k_called_directly_states_the_range_of_its_own_epsilon():
+    from pdanon.dp.params import smallest_k
+
+    with pytest.raises(pdanon.InvalidInputError, match=r"= 6.0, must lie in \[0.0001, 5\]"):
+        smallest_k(6.0, 1e-5)
 
 
 def test_a_release_with_a_column_at_its_top_can_be_anonymized_further():

@@ -7,7 +7,11 @@ roles remembered from an earlier step) is examined. A column is a **suspect** wh
   ``phone``, ``ssn``, ``mrn``, ``address``, ...; :data:`IDENTIFIER_WORDS`),
 * or like a date of birth (``dob``, ``birth_date``, ``born``; :data:`BIRTH_WORDS`),
 * or it is free text: strings with a median length of at least :data:`FREE_TEXT_LENGTH`
-  characters, most holding a space, and at least half of them distinct,
+  characters, most holding a space, and at least half of them distinct; or its name says it
+  holds notes (``note``, ``comments``, ``remarks``, ``narrative``, ...; :data:`NOTE_WORDS`),
+* or some of its text cells hold contact details: e-mail addresses, phone numbers or
+  social-security-like numbers (:data:`CONTACT_PATTERNS`) — one ``"called daughter at
+  555-0123"`` among notes that mostly repeat is enough,
 * or its values are unique or nearly so: at least :data:`NEARLY_UNIQUE` of at least
   :data:`MIN_ROWS` non-missing cells are distinct (a measurement such as a price can be too:
   publishing it unchanged links rows to any other copy of it) — except for a numeric column
@@ -36,13 +40,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Hashable, Iterable
+from typing import Hashable, Iterable, NamedTuple
 
 import pandas as pd
 
-__all__ = ["BIRTH_WORDS", "FREE_TEXT_LENGTH", "IDENTIFIER_WORDS", "MIN_ROWS", "NEARLY_UNIQUE",
-           "SENSITIVE_WORDS", "Suspect", "examine", "facts", "judge", "looks_sensitive",
-           "refusal", "suspects"]
+__all__ = ["BIRTH_WORDS", "CONTACT_PATTERNS", "FREE_TEXT_LENGTH", "IDENTIFIER_WORDS", "MIN_ROWS",
+           "NEARLY_UNIQUE", "NOTE_WORDS", "NUMBER_WORDS", "PERSON_NAMES", "RECORD_NOUNS",
+           "SENSITIVE_WORDS", "Facts", "Suspect", "contact_details", "examine", "facts", "judge",
+           "looks_sensitive", "refusal", "suspects"]
 
 #: words of a column name that say it identifies people (compared with each word of the name,
 #: split at non-letters and camelCase, and with the whole name without separators)
@@ -56,9 +61,54 @@ IDENTIFIER_WORDS = frozenset({
     "employeeid", "studentid", "recordid", "phonenumber", "emailaddress", "socialsecurity",
     "streetaddress", "contact",
 })
+#: nouns of people and their records: a name holding one of them and a number word
+#: (:data:`NUMBER_WORDS`: ``patient_no``, ``case number``, ``TaxNr``) identifies people
+RECORD_NOUNS = frozenset({
+    "patient", "person", "case", "record", "member", "account", "policy", "insurance",
+    "insured", "customer", "client", "employee", "student", "subject", "visit", "encounter",
+    "admission", "claim", "chart", "medical", "social", "tax", "passport", "license",
+    "licence", "national", "health", "hospital", "registration",
+})
+#: number words of a column name (with a :data:`RECORD_NOUNS` noun: an identifier)
+NUMBER_WORDS = frozenset({"no", "nr", "num", "number", "nbr", "nummer", "numero", "code"})
+#: whole column names that name people (``Patient`` holding names or numbers)
+PERSON_NAMES = frozenset({
+    "patient", "person", "customer", "client", "member", "employee", "student", "subject",
+    "resident", "user", "owner", "insured", "beneficiary", "applicant", "respondent",
+})
 #: words of a column name that say it is a date of birth
 BIRTH_WORDS = frozenset({"dob", "birth", "birthdate", "birthday", "born", "dateofbirth",
-                         "birthdt"})
+                         "birthdt", "bdate", "bday", "geburtsdatum", "geburtstag",
+                         "nacimiento", "naissance", "nascita"})
+#: words of a column name that say it holds notes written about people (free text)
+NOTE_WORDS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks",
+                        "narrative", "narratives", "freetext", "memo", "memos", "annotation",
+                        "annotations", "summary", "hpi", "anamnesis", "transcript",
+                        "transcription"})
+#: what contact details look like inside a text cell (:func:`contact_details`); each pattern
+#: is searched in every distinct text of a column (at most :data:`CONTACT_VALUES` of them)
+CONTACT_PATTERNS = {
+    "e-mail addresses": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    "phone numbers": (
+        r"(?<![\w+.,/-])(?:"
+        r"\+\d{1,3}[ .-]?(?:\(\d{1,4}\)|\d{1,4})(?:[ .-]?\d{2,4}){2,4}"  # +49 30 1234567
+        r"|\(\d{2,5}\)[ .-]?\d{3,4}[ .-]?\d{3,4}"  # (617) 555-0123
+        r"|\d{3}[ .-]\d{3}[ .-]\d{4}"  # 617-555-0123
+        r"|0\d{2,4}[ /-]\d{5,8}"  # 030 1234567, 0171-1234567 (a ZIP+4 is not one)
+        r"|(?!(?:1[89]|20)\d\d-(?:1[89]|20)\d\d(?!\d))\d{3,4}[ -]\d{4}"  # 555-0123
+        r")(?![\w.,/:-]?\d)"),
+    "social-security-like numbers": r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])",
+    "IP addresses": r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])",
+    "web addresses": r"(?i)(?<![\w@])(?:https?://|www\.)[\w-]",
+    "social media handles": r"(?<![\w.@])@[A-Za-z_]\w{2,}",
+    "street addresses": (
+        r"(?i)(?<!\w)\d{1,5}[a-z]?,?\s+(?:[\w'.-]+\s+){1,4}(?:street|st|avenue|ave|road|rd|"
+        r"boulevard|blvd|lane|ln|drive|court|place|terrace)\b"
+        r"|(?<!\w)[A-ZÄÖÜ]\w*(?:straße|strasse|str\.|weg|gasse|platz)\s+\d{1,4}(?!\d)"),
+}
+#: distinct texts of a column searched for contact details (a larger column: a sample of them)
+CONTACT_VALUES = 200_000
+
 #: words of a column name that say it is a sensitive attribute
 SENSITIVE_WORDS = frozenset({
     "diagnosis", "diagnoses", "diag", "disease", "diseases", "illness", "icd", "icd9", "icd10",
@@ -98,6 +148,19 @@ def words(name) -> set:
     return set(parts) | {"".join(parts)}
 
 
+def _whole(name) -> str:
+    """The lower-case name without separators (``"Patient Name"`` -> ``"patientname"``)."""
+    return "".join(re.split(r"[^a-z0-9]+", str(name).lower()))
+
+
+def _record_key(name) -> bool:
+    """A name written as one word of a person or record noun and ``id`` or a number word
+    (``caseid``, ``PATIENTNO``)."""
+    whole = _whole(name)
+    return any(whole.endswith(end) and whole[:-len(end)] in RECORD_NOUNS | PERSON_NAMES
+               for end in ("id", *NUMBER_WORDS))
+
+
 def looks_sensitive(name) -> bool:
     """Does a column name look like a sensitive attribute (:data:`SENSITIVE_WORDS`)?
 
@@ -109,22 +172,37 @@ def looks_sensitive(name) -> bool:
     return bool(words(name) & SENSITIVE_WORDS)
 
 
-def _distinct(series: pd.Series) -> tuple[int, int]:
-    """(non-missing cells, distinct values); unhashable cells count as distinct."""
+def _is_text(series: pd.Series) -> bool:
+    """Does the column hold text (strings, objects, or categories that are strings)?"""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _is_text(pd.Series(dtype.categories))
+    return pd.api.types.is_string_dtype(dtype) or dtype == object
+
+
+def _distinct(series: pd.Series):
+    """(non-missing cells, distinct values, their counts or None): the counts of a text
+    column's distinct values (read again by :func:`contact_details`); unhashable cells count
+    as distinct."""
     values = series.dropna()
     try:
-        return len(values), int(values.nunique())
+        if _is_text(series):
+            counts = values.value_counts(sort=False)
+            counts = counts[counts.to_numpy() > 0]  # a Categorical lists unused categories
+            return len(values), len(counts), counts
+        return len(values), int(values.nunique()), None
     except TypeError:
-        return len(values), len(values)
+        return len(values), len(values), None
 
 
 def _text_facts(series: pd.Series):
     """(median length, share of cells with a space) of a string column's cells, on a sample;
     None when the column does not hold strings."""
-    dtype = series.dtype
-    if not (pd.api.types.is_string_dtype(dtype) or dtype == object):
+    if not _is_text(series):
         return None
     values = series.dropna()
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype(object)
     if len(values) > _SAMPLE:
         values = values.sample(_SAMPLE, random_state=0)
     values = values[values.map(lambda v: isinstance(v, str))]
@@ -134,11 +212,64 @@ def _text_facts(series: pd.Series):
     return float(text.str.len().median()), float(text.str.contains(r"\s", regex=True).mean())
 
 
-def facts(series: pd.Series) -> tuple:
-    """``(non-missing cells, distinct values, text facts or None, boolean?)`` of a column:
-    what :func:`judge` decides from (the Dask face computes them distributed)."""
-    count, distinct = _distinct(series)
-    return count, distinct, _text_facts(series), bool(pd.api.types.is_bool_dtype(series.dtype))
+def contact_details(series: pd.Series, counts: pd.Series | None = None) -> dict:
+    """``{what: cells}``: how many text cells of ``series`` hold e-mail addresses, phone
+    numbers or social-security-like numbers (:data:`CONTACT_PATTERNS`). Each distinct text is
+    searched once (``counts``: the column's value counts, when already at hand); a column of
+    more than :data:`CONTACT_VALUES` distinct texts is searched on a sample of them, so its
+    counts are a lower bound.
+
+    Example
+    -------
+    >>> notes = pd.Series(["stable", "stable", "called daughter at 555-0123", None, "1990-1999"])
+    >>> contact_details(notes)
+    {'phone numbers': 1}
+    >>> contact_details(pd.Series(["write to ann.lee@example.org", "dob 1975-02-03"]))
+    {'e-mail addresses': 1}
+    """
+    if not _is_text(series):
+        return {}
+    if counts is None:
+        try:
+            counts = series.dropna().value_counts(sort=False)
+        except TypeError:
+            return {}
+    counts = counts[counts.to_numpy() > 0]
+    texts = counts[[isinstance(v, str) for v in counts.index]] if not \
+        pd.api.types.is_string_dtype(series.dtype) else counts
+    if len(texts) > CONTACT_VALUES:
+        texts = texts.sample(CONTACT_VALUES, random_state=0)
+    text = pd.Series(texts.index, dtype=object).astype(str)
+    # a text without a digit, an @ or a web prefix holds none of the patterns
+    maybe = text.str.contains(r"[\d@]|www\.|://", regex=True)
+    text, cells = text[maybe.to_numpy()], texts.to_numpy()[maybe.to_numpy()]
+    found = {}
+    if len(text):
+        for what, pattern in CONTACT_PATTERNS.items():
+            hit = text.str.contains(pattern, regex=True).to_numpy()
+            if hit.any():
+                found[what] = int(cells[hit].sum())
+    return found
+
+
+class Facts(NamedTuple):
+    """What :func:`judge` decides from (the Dask face computes the counts distributed):
+    non-missing cells, distinct values, text facts (median length, share with a space) or
+    None, boolean?, and :func:`contact_details`."""
+
+    count: int
+    distinct: int
+    text: tuple | None
+    boolean: bool
+    contacts: dict
+
+
+def facts(series: pd.Series) -> Facts:
+    """The :class:`Facts` of a column."""
+    count, distinct, counts = _distinct(series)
+    return Facts(count, distinct, _text_facts(series),
+                 bool(pd.api.types.is_bool_dtype(series.dtype)),
+                 contact_details(series, counts))
 
 
 def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | None:
@@ -151,37 +282,65 @@ def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | 
     >>> examine(pd.Series(["Ann Lee", "Bo Ng"]), "name").evidence
     'its name looks like an identifier; no value repeats in 2 rows'
     """
-    return judge(series.name if name is None else name, *facts(series), ranges=ranges)
+    f = facts(series)
+    return judge(series.name if name is None else name, f.count, f.distinct, f.text, f.boolean,
+                 ranges=ranges, contacts=f.contacts)
 
 
 def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
-          ranges: bool = False) -> Suspect | None:
+          ranges: bool = False, contacts: dict | None = None,
+          examined: int | None = None) -> Suspect | None:
     """The :class:`Suspect` a column is, from its name and :func:`facts`, or None.
     ``ranges``: the column is to be published generalized into ranges (a numeric
     quasi-identifier): unique numbers are then no evidence (a range shows none of them); its
-    name and text still are.
+    name and text still are. ``contacts``: :func:`contact_details`, found among ``examined``
+    non-missing cells (all ``count`` of them unless a sample was searched).
 
     Example
     -------
     >>> judge("score", 1000, 998).evidence
     'unique or nearly: 998 distinct values in 1,000 rows'
+    >>> judge("remarks", 3000, 12).evidence
+    'its name looks like notes (free text); 12 distinct values in 3,000 rows'
+    >>> print(judge("status", 3000, 40, contacts={"phone numbers": 7}).evidence)
+    holds contact details: phone numbers in 7 of 3,000 cells
     """
+    if boolean:
+        return None
+    found = _suspect(name, count, distinct, text, ranges)
+    if contacts:
+        among = (f"{count:,} cells" if examined is None else
+                 f"{examined:,} cells of a sample")
+        held = "holds contact details: " + ", ".join(
+            f"{what} in {cells:,} of {among}" for what, cells in contacts.items())
+        if found is None:
+            return Suspect(name, "contact details", held)
+        return Suspect(name, found.what, f"{found.evidence}; {held}")
+    return found
+
+
+def _suspect(name, count: int, distinct: int, text, ranges: bool) -> Suspect | None:
+    """:func:`judge` by the name, the text facts and the distinct values alone."""
     w = words(name)
     spread = (f"no value repeats in {count:,} rows" if count and distinct == count
               else f"{distinct:,} distinct values in {count:,} rows")
-    if boolean:
-        return None
-    if w & IDENTIFIER_WORDS:
+    if w & IDENTIFIER_WORDS or (w & RECORD_NOUNS and w & NUMBER_WORDS) or _record_key(name):
         return Suspect(name, "identifier", f"its name looks like an identifier; {spread}")
+    if _whole(name) in PERSON_NAMES:
+        return Suspect(name, "identifier", f"its name says it names people; {spread}")
     if w & BIRTH_WORDS:
         return Suspect(name, "date of birth",
-                       f"its name looks like a date of birth; {spread} (publish it as a "
-                       f"quasi-identifier, generalized, e.g. to the year)")
+                       f"its name looks like a date of birth; {spread} (publish the year "
+                       f"instead, df[{name!r}].dt.year, or a quasi-identifier with a dates() "
+                       f"hierarchy and algorithm='optimal': a range of a local recoding "
+                       f"shows exact dates as its bounds)")
     if text is not None and count and distinct >= 0.5 * count and text[0] >= FREE_TEXT_LENGTH \
             and text[1] >= 0.5:
         return Suspect(name, "free text",
                        f"free text: {distinct:,} distinct values in {count:,} rows, median "
                        f"{text[0]:.0f} characters")
+    if w & NOTE_WORDS:
+        return Suspect(name, "free text", f"its name looks like notes (free text); {spread}")
     if count >= MIN_ROWS and distinct >= NEARLY_UNIQUE * count and not ranges:
         return Suspect(name, "identifier", f"unique or nearly: {spread}")
     return None

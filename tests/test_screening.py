@@ -34,7 +34,9 @@ def no_warning():
 
 @pytest.mark.parametrize("name", ["id", "patient_id", "patientId", "PatientID", "ID", "name",
                                   "first_name", "Surname", "email", "e-mail", "phone_number",
-                                  "SSN", "mrn", "home address", "ip_address", "userId"])
+                                  "SSN", "mrn", "home address", "ip_address", "userId",
+                                  "Patient_No", "case number", "TaxNr", "insurance_num",
+                                  "caseid"])
 def test_identifier_names(name):
     s = screening.examine(pd.Series(["a", "b", "a"]), name)
     assert s is not None and s.what == "identifier"
@@ -45,7 +47,29 @@ def test_identifier_names(name):
 def test_birth_names(name):
     s = screening.examine(pd.Series(pd.to_datetime(["1990-01-02", "1991-05-03"])), name)
     assert s is not None and s.what == "date of birth"
-    assert "generalized, e.g. to the year" in s.evidence
+    # the advice says how: the year, or a dates() hierarchy (a local recoding's range shows
+    # exact dates as its bounds)
+    assert f"df[{name!r}].dt.year" in s.evidence and "dates() hierarchy" in s.evidence
+
+
+@pytest.mark.parametrize("name", ["bdate", "Geburtsdatum", "fecha_nacimiento",
+                                  "date_de_naissance"])
+def test_birth_names_in_other_forms(name):
+    assert screening.examine(pd.Series(["1990-01-02", "1991-05-03"]), name).what == \
+        "date of birth"
+
+
+@pytest.mark.parametrize("name", ["Patient", "CUSTOMER", "insured", "Respondent"])
+def test_a_name_that_is_a_person_word_alone(name):
+    s = screening.examine(pd.Series(["Ann Lee", "Bo Ng", "Ann Lee"]), name)
+    assert (s.what, s.evidence) == ("identifier", "its name says it names people; 2 distinct "
+                                                  "values in 3 rows")
+
+
+@pytest.mark.parametrize("name", ["patient_age", "room_no", "member_since", "visit_type",
+                                  "code", "tax_rate", "subject_area"])
+def test_person_and_number_words_alone_are_not_identifiers(name):
+    assert screening.examine(pd.Series(["a", "b"] * 30), name) is None
 
 
 @pytest.mark.parametrize("name", ["age", "zip", "zipcode", "sex", "valid", "paid", "idx",
@@ -76,7 +100,94 @@ def test_free_text():
     assert s.evidence == "free text: 8 distinct values in 8 rows, median 47 characters"
     # long codes without spaces, or few distinct texts, are not free text
     assert screening.examine(pd.Series(["x" * 30, "y" * 30] * 4), "code") is None
-    assert screening.examine(pd.Series(["same long text here, stable"] * 8), "note") is None
+    assert screening.examine(pd.Series(["same long text here, stable"] * 8), "status") is None
+
+
+def test_a_column_named_like_notes_is_free_text_whatever_it_holds():
+    s = screening.examine(pd.Series(["pt stable", None, "ok"] * 20), "Comments")
+    assert (s.what, s.evidence) == (
+        "free text", "its name looks like notes (free text); 2 distinct values in 40 rows")
+    for name in ("note", "nurse_notes", "Remarks", "freeText", "memo"):
+        assert screening.examine(pd.Series(["ok"] * 3), name) is not None, name
+    # a yes/no flag about notes identifies no one
+    assert screening.examine(pd.Series([True, False] * 5), "has_notes") is None
+
+
+def test_contact_details_in_notes_that_mostly_repeat():
+    """Free text that escapes the length and distinctness rule is still refused when some of
+    its cells hold a phone number, an e-mail address or an SSN-like number."""
+    notes = pd.Series(["pt stable"] * 50 + ["called daughter at 555-0123"] * 2
+                      + ["write to a.lee@example.org"] + [None] * 3, name="status")
+    s = screening.examine(notes)
+    assert s.what == "contact details"
+    assert s.evidence == ("holds contact details: e-mail addresses in 1 of 53 cells, phone "
+                          "numbers in 2 of 53 cells")
+    ssn = pd.Series(["ok"] * 10 + ["SSN 078-05-1120 on file"], name="flag")
+    assert screening.examine(ssn).evidence == (
+        "holds contact details: social-security-like numbers in 1 of 11 cells")
+    # the evidence joins the other reasons a column is refused
+    both = screening.examine(pd.Series([f"seen {i}, phone (617) 555-01{i:02d}" for i in
+                                        range(60)], name="x"))
+    assert both.what == "free text" and both.evidence.endswith(
+        "; holds contact details: phone numbers in 60 of 60 cells")
+
+
+@pytest.mark.parametrize("text", [
+    "555-0123", "555 0123", "617-555-0123", "617.555.0123", "(617) 555-0123", "(030)1234567",
+    "+49 30 1234567", "+1 617 555 0123", "+44 20 7946 0958", "030 1234567", "0171-1234567",
+    "call 555-0123 today", "tel:555-0123."])
+def test_phone_numbers_found(text):
+    assert screening.contact_details(pd.Series([text])) == {"phone numbers": 1}, text
+
+
+@pytest.mark.parametrize("text, what", [
+    ("from 10.1.0.7 at night", "IP addresses"), ("see https://example.org/u/ann", "web addresses"),
+    ("www.facebook.com/ann.lee", "web addresses"), ("follows @ann_lee", "social media handles"),
+    ("lives at 12 Main St, Springfield", "street addresses"),
+    ("1400 Pennsylvania Avenue", "street addresses"),
+    ("Hauptstraße 5, Berlin", "street addresses"),
+])
+def test_other_contact_details_found(text, what):
+    assert screening.contact_details(pd.Series([text])) == {what: 1}, text
+
+
+@pytest.mark.parametrize("text", ["ann.lee@example.org", "v1.2.3.4", "version 2.10.3",
+                                  "seen 3 times by Dr Lee", "meet @ 5pm", "flu", "E11.9"])
+def test_no_other_contact_details_in(text):
+    found = screening.contact_details(pd.Series([text]))
+    assert set(found) <= {"e-mail addresses"}, (text, found)
+
+
+@pytest.mark.parametrize("text", [
+    "1990-1999", "2001-2010", "2024-03-01", "2024-03-01T10:22:00+01:00", "12:38:00",
+    "E11.9", "J45.909", "02139-1234", "MRN-001690", "123.4567", "1234.5678", "45,000",
+    "1 234 567", "v1.2.3.4", "ratio 3/4", "10001", "5550123", "seen 12/03/2024", "3.14159265",
+    "P-000123", "ab 12 cd 34", "ISBN 978-3-16-148410-0"])
+def test_no_phone_number_in(text):
+    assert screening.contact_details(pd.Series([text])) == {}, text
+
+
+def test_contact_details_counts_cells_and_reads_only_text():
+    s = pd.Series(["555-0123"] * 5 + ["x"] * 5 + [None])
+    assert screening.contact_details(s) == {"phone numbers": 5}
+    assert screening.contact_details(pd.Series([5550123, 6170000])) == {}  # numbers: no text
+    mixed = pd.Series(["555-0123", 3, None, "ok"], dtype=object)
+    assert screening.contact_details(mixed) == {"phone numbers": 1}
+
+
+def test_categorical_text_is_examined_like_text():
+    """A Categorical of strings is text: its contact details and free text are found, and its
+    unused categories are no values."""
+    notes = pd.Series(pd.Categorical(["stable"] * 30 + ["call daughter at 617-555-0001"] * 2,
+                                     categories=["stable", "call daughter at 617-555-0001",
+                                                 "unused"]), name="status")
+    s = screening.examine(notes)
+    assert (s.what, s.evidence) == ("contact details", "holds contact details: phone numbers "
+                                                       "in 2 of 32 cells")
+    f = screening.facts(notes)
+    assert (f.count, f.distinct) == (32, 2)
+    text = pd.Series(pd.Categorical([f"patient {i} seen by Dr Smith, stable" for i in range(8)]))
+    assert screening.examine(text, "x").what == "free text"
 
 
 def test_sensitive_names():

@@ -146,8 +146,9 @@ class DaskAnonAccessor:
             sample = ddf.head(2_000, npartitions=-1)
             for c in inferred:
                 facts = screening.facts(sample[c])
-                suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts[2],
-                                          facts[3],
+                suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts.text,
+                                          facts.boolean, contacts=facts.contacts,
+                                          examined=facts.count,
                                           ranges=r.quasi_identifiers.get(c) == "real")
                 if suspect is not None:
                     found.append(suspect)

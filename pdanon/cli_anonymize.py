@@ -39,9 +39,11 @@ pdanon anonymize: error: cannot read 'missing.csv': file not found
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import os
 import re
+import shlex
 import sys
 import time
 import warnings
@@ -911,13 +913,19 @@ def cli_words(text: str) -> str:
     -------
     >>> cli_words("insensitive=['note', 'charges'] publishes them")
     '--insensitive note,charges publishes them'
+    >>> names = ["MRN", "Patient Name", "O'Hara"]
+    >>> print(cli_words(f"identifiers={names!r} drops them"))
+    --identifiers 'MRN,Patient Name,O'"'"'Hara' drops them
     """
     flags = {"identifiers": "--identifiers", "quasi_identifiers": "--qi",
              "sensitive": "--sensitive", "insensitive": "--insensitive"}
 
     def repl(m):
-        names = re.findall(r"'([^']*)'", m.group(2))
-        return f"{flags[m.group(1)]} {','.join(names)}"
+        try:
+            names = [str(n) for n in ast.literal_eval(f"[{m.group(2)}]")]
+        except (ValueError, SyntaxError):
+            names = re.findall(r"'([^']*)'", m.group(2))
+        return f"{flags[m.group(1)]} {shlex.quote(','.join(names))}"
 
     text = text.replace(
         "Pass roles to decide yourself (identifiers=, quasi_identifiers=, sensitive=, "

@@ -608,8 +608,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
         sens = sens or dict(recoding.sensitive)
     df = read_input(s.get("input"), s, [*ids, *qi, *sens])
     recorded = s.get("_recorded") or {}
-    if recorded.get("input_sha256") or args.write_config is not None:
-        s["_input_sha256"] = file_digest(s["input"])  # read once, for both
+    if recorded.get("input_sha256"):  # a config written by an earlier pdanon
+        s["_input_sha256"] = file_digest(s["input"])
     _recorded_warnings(s)
     check_named(df, s)
     if not qi:
@@ -868,15 +868,16 @@ def _short(value):
 
 def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:
     """The TOML config of a run: every setting, with the algorithm that ran and the kinds
-    the columns were given (so a re-run does not depend on pdanon's defaults), the pdanon
-    version and the input file's SHA-256 (a re-run warns when either differs)."""
+    the columns were given (so a re-run does not depend on pdanon's defaults) and the pdanon
+    version (a re-run warns when it differs). It holds no digest of the input: anyone with
+    the release and an unkeyed digest could test guesses of the cells the release hides
+    until the digest matches."""
     import pdanon
 
     info = out.anon.info
     flat = {key: s.get(key) for keys in SECTIONS.values() for key in keys}
     flat["algorithm"] = info.get("algorithm", s["algorithm"])
-    base = {"pdanon_version": pdanon.__version__,
-            "input_sha256": s["_input_sha256"]}
+    base = {"pdanon_version": pdanon.__version__}
     where = s.get("write_config")
     for key in PATH_KEYS:
         flat[key] = _portable(flat[key], where)

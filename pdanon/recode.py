@@ -77,10 +77,52 @@ def published_categories(series: pd.Series) -> pd.Series:
     ['B', 'C']
     """
     keep = used_categories(series)
-    if keep is None or (keep.all() and not isinstance(series.dtype.categories,
-                                                        pd.CategoricalIndex)):
+    if keep is not None and not (keep.all() and not isinstance(series.dtype.categories,
+                                                                pd.CategoricalIndex)):
+        series = restrict_categories(series, keep)
+    return sorted_categories(series)
+
+
+def category_sort_key(value):
+    """The order :func:`sorted_categories` lists unordered categories in: numbers by value,
+    then other values by type and text (so ``3`` and ``"3"``, or text and dates, can share a
+    column)."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return ("", float(value), "")
+    return (type(value).__name__, 0.0, str(value))
+
+
+def sorted_categories(series: pd.Series) -> pd.Series:
+    """``series`` whose generalization dtype's *unordered* categories are sorted
+    (:func:`category_sort_key`). The encoder lists a column's values in the order they first
+    appear in the input, and a dtype's category order travels with the release (Parquet
+    metadata, the schema, the recoding): the first row's value would be the first category,
+    and neighbouring rows' values would follow. Ordered categories keep their order (the
+    hierarchy's or the column's, which says nothing about the rows), and so do a
+    Categorical's (the caller's, or a hierarchy's labels). Returns ``series`` itself when
+    there is nothing to sort.
+
+    Example
+    -------
+    >>> from pdanon.dtype import GeneralizationArray
+    >>> cells = GeneralizationArray.from_membership([[1, 0, 0], [0, 1, 1]], ["b", "a", "c"])
+    >>> out = sorted_categories(pd.Series(cells))
+    >>> out.dtype.categories.tolist(), out.tolist()
+    (['a', 'b', 'c'], ['b', {a, c}])
+    """
+    from pdanon.dtype import GeneralizationDtype
+
+    dtype = series.dtype
+    if not (isinstance(dtype, GeneralizationDtype) and dtype.column_type == "unordered"
+            and dtype.categories is not None):
         return series
-    return restrict_categories(series, keep)
+    cats = list(dtype.categories)
+    order = sorted(range(len(cats)), key=lambda i: category_sort_key(cats[i]))
+    if order == list(range(len(cats))):
+        return series
+    new_cats = _values_index(dtype.categories, np.asarray(order, dtype=np.int64))
+    new = series.array.astype(GeneralizationDtype("unordered", new_cats))
+    return pd.Series(new, index=series.index, name=series.name)
 
 
 def used_categories(series: pd.Series) -> np.ndarray | None:

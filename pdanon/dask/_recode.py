@@ -60,7 +60,7 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, VerificationError
 from pdanon.dask._plan import Plan, QIColumn
 from pdanon.encode import unknown_categories
-from pdanon.recode import restrict_categories, used_categories
+from pdanon.recode import restrict_categories, sorted_categories, used_categories
 
 __all__ = ["METHODS", "recode_graph", "recode_part"]
 
@@ -150,7 +150,7 @@ def output_dtype(q: QIColumn, method: str, dtype, published: np.ndarray | None):
         if published is None:
             return q.out_dtype()
         empty = pd.Series(pd.array([], dtype=q.out_dtype()))
-        return restrict_categories(empty, published).dtype
+        return sorted_categories(restrict_categories(empty, published)).dtype
     if method == "aggregate" and q.kind == "real":
         return np.dtype(np.float64)
     if isinstance(dtype, pd.CategoricalDtype):
@@ -171,7 +171,9 @@ def column_cells(q: QIColumn, method: str, series: pd.Series, entries, dtype) ->
     given each row's table entry (for ``generalize``: its cell, global categories)."""
     if method == "generalize":
         out = pd.Series(entries, index=series.index, name=series.name)
-        return out if out.dtype == dtype else restrict_categories(out, _keep_mask(out, dtype))
+        if out.dtype != dtype:
+            out = sorted_categories(restrict_categories(out, _keep_mask(out, dtype)))
+        return out
     if method == "suppress":
         out = series.where(np.asarray(entries, dtype=bool))
     elif q.kind == "real":

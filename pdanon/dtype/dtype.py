@@ -180,11 +180,14 @@ class GeneralizationDtype(ExtensionDtype):
 
     @property
     def dates_by_value(self) -> bool:
-        """True when the categories are dates, timestamps or periods in increasing order: a
-        range of them holds every date between its bounds, category or not (so a release
-        need not list the dates inside its ranges)."""
+        """True when the column is ordered and its categories are dates, timestamps or
+        periods in increasing order: a range of them holds every date between its bounds,
+        category or not (so a release need not list the dates inside its ranges). An
+        unordered column of dates holds sets, whatever the order its categories are listed
+        in."""
         if getattr(self, "_dates_cache", None) is None:
-            self._dates_cache = dates_in_order(self._categories)
+            self._dates_cache = self.column_type == "ordered" and dates_in_order(
+                self._categories)
         return self._dates_cache
 
     @property

@@ -208,29 +208,23 @@ def published_cells(col, level: int, *, mask, listed: bool, by_label: bool = Fal
     return _sorted_categories(col.label_cells(level, mask=mask))
 
 
-def _sort_key(value):
-    return (type(value).__name__, str(value)) if not isinstance(value, (int, float)) else (
-        "", value)
-
-
 def _sorted_categories(cells):
     """``cells`` (a Categorical or a generalization array) whose unordered categories are
-    sorted: the encoder lists them in the input's order of first appearance, which shows
-    the first rows' values whether or not they were sampled. Ordered categories keep their
-    order (the hierarchy's or the column's, not the input's)."""
+    sorted (:func:`pdanon.recode.category_sort_key`): the encoder lists them in the input's
+    order of first appearance, which shows the first rows' values whether or not they were
+    sampled. Ordered categories keep their order (the hierarchy's or the column's, not the
+    input's). A release's generalization dtypes are sorted again when it is published
+    (:func:`pdanon.recode.sorted_categories`); a Categorical is sorted here only."""
     import pandas as pd
 
-    from pdanon.dtype import GeneralizationDtype
+    from pdanon.recode import category_sort_key, sorted_categories
 
     if isinstance(cells, pd.Categorical):
         if cells.ordered:
             return cells
-        return cells.set_categories(sorted(cells.categories, key=_sort_key))
-    dtype = getattr(cells, "dtype", None)
-    if isinstance(dtype, GeneralizationDtype) and dtype.column_type == "unordered" \
-            and dtype.categories is not None:
-        cats = pd.Index(sorted(dtype.categories, key=_sort_key), tupleize_cols=False)
-        return cells.astype(GeneralizationDtype("unordered", cats))
+        return cells.set_categories(sorted(cells.categories, key=category_sort_key))
+    if hasattr(cells, "dtype"):
+        return sorted_categories(pd.Series(cells)).array
     return cells
 
 

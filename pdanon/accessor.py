@@ -339,6 +339,27 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         return check(self._df, policy, original=original, **roles)
 
+    def in_random_order(self, *, seed=None) -> pd.DataFrame:
+        """This release with its rows in a random order (the operating system's CSPRNG) and
+        numbered anew: the form to publish. Anonymizers keep the input's order so that a
+        release can be compared with its input; when the input was sorted on a
+        quasi-identifier, a hidden cell can be read off its neighbours (:meth:`check` names
+        such columns as a hazard). Check and report against the input first; afterwards
+        ``info["rows_match_input"]`` is False and comparisons row by row are refused. See
+        :mod:`pdanon.row_order`.
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "b"]})
+        >>> out = df.anon.k_anonymize(2, quasi_identifiers=["age"], sensitive=["d"])
+        >>> published = out.anon.in_random_order()
+        >>> published.index.tolist(), published.anon.k_anonymity()
+        ([0, 1, 2, 3], 2)
+        """
+        from pdanon.row_order import in_random_order
+
+        return in_random_order(self._df, seed=seed)
+
     @checked
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,

@@ -63,7 +63,7 @@ METHODS = ("generalize", "suppress", "aggregate")
 #: config file layout: section -> the settings (argparse destinations) it holds
 SECTIONS = {
     "": ("input", "output", "report", "internal_report", "explain", "schema", "recoding",
-         "save_recoding", "sep", "encoding", "csv_escape"),
+         "save_recoding", "sep", "encoding", "csv_escape", "row_order"),
     "columns": ("identifiers", "insensitive"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
@@ -74,7 +74,8 @@ SECTIONS = {
 #: settings that are file names (a config file's are relative to its folder)
 PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema",
              "recoding", "save_recoding", "population")
-DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "algorithm": "auto",
+DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "row_order": "random",
+            "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
@@ -126,6 +127,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     files.add_argument("--encoding", help="CSV encoding (default utf-8)")
     files.add_argument("--no-csv-escape", dest="csv_escape", action="store_const",
                        const=False, help="write CSV cells starting with = + - @ as they are")
+    files.add_argument("--row-order", dest="row_order", choices=("random", "input"),
+                       help="the order of the release's rows: random (default; the input's "
+                            "order shows hidden cells when it was sorted on a "
+                            "quasi-identifier) or input")
     cols = p.add_argument_group("columns (comma-separated names; a kind after a colon: real, "
                                 "ordered, unordered, date)")
     cols.add_argument("--qi", help="quasi-identifiers, e.g. age:real,zip5,admission_date:date")
@@ -329,7 +334,8 @@ def check_files(s: dict) -> None:
 
 
 def read_input(path: str, s: dict, text_columns) -> "pd.DataFrame":
-    """The table: Parquet as stored, CSV with the named role columns read as text."""
+    """The table: Parquet as stored (its index dropped: rows are numbered by position), CSV
+    with the named role columns read as text."""
     import pandas as pd
 
     if path is None:
@@ -341,7 +347,9 @@ def read_input(path: str, s: dict, text_columns) -> "pd.DataFrame":
         if is_parquet(path):
             df = pd.read_parquet(path)
             _check_names(list(df.columns), path)
-            return df
+            # the rows are numbered by their position: the release never writes an index, and
+            # the report and --explain name rows by it (a stored index may hold record ids)
+            return df.reset_index(drop=True)
         from pdanon.io import read_csv
 
         names = _header(path, s)
@@ -661,17 +669,23 @@ def run(args: argparse.Namespace, caught: list) -> int:
             sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
     # a DP release is a shuffled sample: nothing compares it with the input row by row
     original = None if "dp" in out.anon.info else df
+    published = out
+    if s["row_order"] == "random" and "dp" not in out.anon.info:
+        # checked and reported against the input in its order, written in a random one
+        # (pdanon.row_order): the order no longer says anything the check has to warn of
+        published = out.anon.in_random_order()
+        out.attrs["pdanon"]["info"]["row_order"] = "random"
     verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
         else out.anon.check(policy, original=original)
     passed = verdict is None or bool(verdict.passed)
     written = []
     if passed and s.get("output") is not None:
-        write_release(out, s["output"], csv_escape=s["csv_escape"])
+        write_release(published, s["output"], csv_escape=s["csv_escape"])
         written.append(("release", s["output"]))
     elif passed:
         from pdanon.csvsafe import write_csv
 
-        write_csv(out, sys.stdout, escape_formulas=s["csv_escape"])
+        write_csv(published, sys.stdout, escape_formulas=s["csv_escape"])
         sys.stdout.flush()
     if s.get("save_recoding") is not None and passed:
         _write_text(s["save_recoding"], out.anon.recoding.to_json(indent=1) + "\n")

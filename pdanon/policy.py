@@ -351,13 +351,33 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
                                            "passed", "meaning"])
     hazards = _hazards(release, qi, sens, n, suppressed, risk, policy)
+    if info.get("row_order") != "random":
+        hazards += _order_hazard(release, qi)
     return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy)
+
+
+def _order_hazard(release, qi) -> list:
+    """The hazard of rows published in an order sorted on quasi-identifiers
+    (:mod:`pdanon.row_order`)."""
+    from pdanon.row_order import sorted_columns
+
+    found = sorted_columns(release, qi)
+    if not found:
+        return []
+    listed = ", ".join(f"{c!r} ({evidence})" for c, evidence in found)
+    return [f"the rows are in an order sorted or grouped on {listed}: a suppressed or "
+            f"generalized cell "
+            f"can be read off its neighbours; publish out.anon.in_random_order() (rows in a "
+            f"random order, numbered anew)"]
 
 
 def _suppressed_rows(release, original, qi, info) -> int:
     blank = release[qi].isna().all(axis=1).to_numpy()
     if original is not None:
-        return int((blank & ~original.loc[release.index, qi].isna().all(axis=1).to_numpy()).sum())
+        from pdanon.metrics._common import aligned
+
+        before = aligned(original, release)[qi].isna().all(axis=1).to_numpy()
+        return int((blank & ~before).sum())
     return int(info.get("suppressed_rows", blank.sum()))
 
 

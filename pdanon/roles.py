@@ -219,6 +219,10 @@ def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
         return
     from pdanon import screening
 
+    if mode == "refuse" and len(df):
+        suspects = screening.index_suspects(df.index)
+        if suspects:
+            raise RoleError(screening.index_refusal(suspects))
     inferred = dict(roles.inferred)
     examined = [c for c in inferred if c not in set(decided)]
     ranges = [c for c in examined if generalized and roles.quasi_identifiers.get(c) == "real"]

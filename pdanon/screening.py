@@ -46,8 +46,8 @@ import pandas as pd
 
 __all__ = ["BIRTH_WORDS", "CONTACT_PATTERNS", "FREE_TEXT_LENGTH", "IDENTIFIER_WORDS", "MIN_ROWS",
            "NEARLY_UNIQUE", "NOTE_WORDS", "NUMBER_WORDS", "PERSON_NAMES", "RECORD_NOUNS",
-           "SENSITIVE_WORDS", "Facts", "Suspect", "contact_details", "examine", "facts", "judge",
-           "looks_sensitive", "refusal", "suspects"]
+           "SENSITIVE_WORDS", "Facts", "Suspect", "contact_details", "examine", "facts",
+           "index_refusal", "index_suspects", "judge", "looks_sensitive", "refusal", "suspects"]
 
 #: words of a column name that say it identifies people (compared with each word of the name,
 #: split at non-letters and camelCase, and with the whole name without separators)
@@ -356,6 +356,53 @@ def suspects(df: pd.DataFrame, columns: Iterable, *, ranges=()) -> list:
         if found is not None:
             out.append(found)
     return out
+
+
+def index_suspects(index: pd.Index) -> list:
+    """The :class:`Suspect` levels of a frame's index: a release keeps its index (and
+    Parquet writes it), so an index of record numbers, names or dates of birth identifies
+    people as a column would. A :class:`~pandas.RangeIndex` (row positions) and an unnamed
+    index of integers (the row numbers a filter leaves) are no suspects; any other level is
+    judged like a column (:func:`judge`) under its name (``"index"`` without one).
+
+    Example
+    -------
+    >>> idx = pd.Index([f"MRN{i:05d}" for i in range(60)], name="mrn")
+    >>> [s.evidence for s in index_suspects(idx)]
+    ['its name looks like an identifier; no value repeats in 60 rows']
+    >>> index_suspects(pd.RangeIndex(60)), index_suspects(pd.Index([3, 8, 9]))
+    ([], [])
+    """
+    if isinstance(index, pd.RangeIndex):
+        return []
+    found = []
+    for i in range(index.nlevels):
+        level = pd.Series(index.get_level_values(i), name=index.names[i])
+        if level.name is None and pd.api.types.is_integer_dtype(level.dtype):
+            continue  # row numbers
+        suspect = examine(level, "index" if level.name is None else level.name)
+        if suspect is not None:
+            found.append(suspect)
+    return found
+
+
+def index_refusal(found: list) -> str:
+    """The message that refuses an index whose levels are ``found`` suspects.
+
+    Example
+    -------
+    >>> print(index_refusal([Suspect("mrn", "identifier", "its name looks like an identifier")]))
+    the index looks like it identifies people, and a release keeps its index (Parquet writes it); pdanon publishes nothing without a decision:
+      - index level 'mrn': its name looks like an identifier
+    Decide: df.reset_index(drop=True) drops it; df.reset_index() makes it a column, whose role you then give (identifiers=[...] drops it, insensitive=[...] publishes it unchanged on purpose).
+    """
+    lines = ["the index looks like it identifies people, and a release keeps its index "
+             "(Parquet writes it); pdanon publishes nothing without a decision:"]
+    lines += [f"  - index level {s.column!r}: {s.evidence}" for s in found]
+    lines.append("Decide: df.reset_index(drop=True) drops it; df.reset_index() makes it a "
+                 "column, whose role you then give (identifiers=[...] drops it, "
+                 "insensitive=[...] publishes it unchanged on purpose).")
+    return "\n".join(lines)
 
 
 def refusal(found: list, *, where: str = "publishing") -> str:

@@ -57,9 +57,33 @@ def test_zip_codes_stay_text_in_csv_and_parquet(tmp_path, discharges, capsys):
     assert "patient_id" not in back.columns and "note" not in back.columns
 
 
+def _sorted_rows(frame):
+    text = frame.astype(str)
+    return text.sort_values(list(text.columns)).reset_index(drop=True)
+
+
+def test_release_is_written_in_a_random_order(tmp_path, discharges, capsys):
+    """The file's rows come in a random order, numbered anew (the input's order shows hidden
+    cells when it was sorted on a quasi-identifier); --row-order input keeps it. Both hold
+    the same rows, and the report and check read the release in the input's order."""
+    shuffled, kept = tmp_path / "r.parquet", tmp_path / "kept.parquet"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-o", shuffled))
+    assert code == 0, err
+    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-o", kept, "--row-order",
+                                       "input"))
+    assert code == 0, err
+    a, b = pd.read_parquet(shuffled), pd.read_parquet(kept)
+    pd.testing.assert_frame_equal(_sorted_rows(a), _sorted_rows(b))
+    assert a["zip"].astype(str).tolist() != b["zip"].astype(str).tolist()
+    assert a.index.equals(pd.RangeIndex(len(a)))
+    assert a.anon.info["row_order"] == "random" and a.anon.info["rows_match_input"] is False
+    assert "row_order" not in b.anon.info
+
+
 def test_release_equals_the_python_call(tmp_path, discharges, capsys):
     out = tmp_path / "r.parquet"
-    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-l", 2, "-o", out))
+    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-l", 2, "-o", out,
+                                       "--row-order", "input"))
     assert code == 0, err
     cli = pd.read_parquet(out)
     raw = pdanon.read_csv(discharges, dtype={"zip": str})
@@ -186,8 +210,8 @@ def test_config_repeats_the_run_exactly(tmp_path, discharges, capsys):
     finally:
         os.chdir(cwd)
     assert code == 0, err
-    again = pd.read_parquet(out)
-    pd.testing.assert_frame_equal(first.astype(str), again.astype(str))
+    again = pd.read_parquet(out)  # the same rows (each run draws its own random order)
+    pd.testing.assert_frame_equal(_sorted_rows(first), _sorted_rows(again))
     # a flag beside the config wins
     code, _, err = _run(capsys, "--config", cfg, "-k", 4, "-o", tmp_path / "r4.csv")
     assert code == 0, err
@@ -339,7 +363,7 @@ def test_calendar_cuts_publish_whole_months_and_travel_in_the_config(tmp_path, d
     again = tmp_path / "again.parquet"
     code, _, err = _run(capsys, "--config", config, "-o", again)
     assert code == 0, err
-    pd.testing.assert_frame_equal(pd.read_parquet(again), back)
+    pd.testing.assert_frame_equal(_sorted_rows(pd.read_parquet(again)), _sorted_rows(back))
     code, _, err = _run(capsys, *_base(discharges, "-k", 3, "--calendar", "admission_date"))
     assert code == 2 and "COLUMN=UNIT" in err
 
@@ -363,7 +387,8 @@ def test_save_a_recoding_and_publish_the_next_batch_with_it(tmp_path, capsys):
     code, _, err = _run(capsys, feb, "-o", out2, "--recoding", rec, *roles)
     assert code == 2 and "3 of its 600 rows" in err and "--max-suppressed" in err
     assert not out2.exists()
-    code, _, err = _run(capsys, feb, "-o", out2, "--recoding", rec, *roles, "-k", 3)
+    code, _, err = _run(capsys, feb, "-o", out2, "--recoding", rec, *roles, "-k", 3,
+                        "--row-order", "input")
     assert code == 0, err
     back = pdanon.read_csv(out2, dtype={"zip": str})
     first = pd.read_parquet(out1)
@@ -387,3 +412,20 @@ def test_recoding_refuses_the_flags_of_a_fresh_run(tmp_path, discharges, capsys)
         assert code == 2 and "--recoding publishes with a kept recoding" in err
     code, _, err = _run(capsys, discharges, "--recoding", tmp_path / "missing.json")
     assert code == 2 and "cannot read it" in err
+
+
+def test_a_parquet_inputs_index_reaches_no_output(tmp_path, discharges, capsys):
+    """A Parquet input indexed by visit ids: the release never writes an index, and the
+    report and the explanation number rows by their position, not by those ids."""
+    df = pdanon.read_csv(discharges, dtype={"zip": str})
+    df.index = pd.Index([f"V{i:06d}-X" for i in range(len(df))], name="visit_id")
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src)
+    out, rep, exp = tmp_path / "r.csv", tmp_path / "rep.html", tmp_path / "exp.csv"
+    code, _, err = _run(capsys, *_base(src, "-k", 5, "--method", "suppress", "-a",
+                                       "mondrian", "--max-suppressed", "0.2", "-o", out,
+                                       "--report", rep, "--explain", exp))
+    assert code == 0, err
+    for path in (out, rep):
+        assert "V000" not in path.read_text()
+    assert "V000" not in exp.read_text()

@@ -174,3 +174,27 @@ def test_records_at_risk_that_the_policy_allows_are_a_hazard():
         result.hazards)
     held = out.anon.check(Policy(k=3, max_records_at_risk=1.0))
     assert not any("classes of fewer than" in h for h in held.hazards)  # a limit was set
+
+
+def test_a_repeated_index_is_matched_row_by_row():
+    """An index repeated over visits (an id per patient, four rows each) used to crash check
+    and the report with numpy's 'operands could not be broadcast'."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(20, 90, 400), "sex": rng.choice(["F", "M"], 400),
+                       "dx": rng.choice(["a", "b", "c"], 400)},
+                      index=np.repeat(np.arange(100), 4))
+    out = df.anon.k_anonymize(5, quasi_identifiers={"age": "real", "sex": "unordered"},
+                              sensitive=["dx"], method="suppress", algorithm="mondrian",
+                              max_suppressed_rows=0.1)
+    verdict = out.anon.check(Policy(k=5, max_suppressed_share=0.2), original=df)
+    assert verdict.criteria["measured"].tolist()[1] == out.anon.info["suppressed_rows"] / 400
+    assert out.anon.report(df).passed == out.anon.check(original=df).passed
+
+
+def test_check_refuses_to_compare_a_release_in_another_order_with_its_input():
+    df = pd.DataFrame({"age": list(range(40)), "d": list("ab") * 20})
+    out = df.anon.k_anonymize(4, quasi_identifiers=["age"], sensitive=["d"])
+    shuffled = out.anon.in_random_order()
+    with pytest.raises(pdanon.InvalidInputError, match="cannot be compared with the original"):
+        shuffled.anon.check(original=df)
+    assert shuffled.anon.check().passed  # the release alone is measured as before

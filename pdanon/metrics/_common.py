@@ -94,10 +94,11 @@ def aligned(original: pd.DataFrame, anonymized: pd.DataFrame) -> pd.DataFrame:
 
     if anonymized.attrs.get(ATTRS_KEY, {}).get("info", {}).get("rows_match_input") is False:
         raise InvalidInputError(
-            "the anonymized frame is a random sample of the original's rows in a random order "
-            "(a differentially private release): its rows cannot be compared with the "
-            "original's one by one. Measure the release alone (out.anon.metrics() without "
-            "original=), or compare distributions")
+            "the anonymized frame's rows are in a random order (a release put in one by "
+            "out.anon.in_random_order(), or a differentially private release, a random "
+            "sample): they cannot be compared with the original's one by one. Compare before "
+            "reordering, or measure the release alone (out.anon.metrics() without "
+            "original=, out.anon.check() without it)")
     if original.index.equals(anonymized.index):
         return original
     if (anonymized.index.is_unique and original.index.is_unique

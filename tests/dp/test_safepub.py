@@ -323,7 +323,8 @@ def test_row_by_row_comparisons_with_the_input_are_refused():
     df = _table()
     out = _release(df, seed=6)
     assert out.anon.info["rows_match_input"] is False and "changed_cells" not in out.anon.info
-    with pytest.raises(pdanon.InvalidInputError, match="random sample of the original's rows"):
+    with pytest.raises(pdanon.InvalidInputError,
+                       match="differentially private release, a random sample"):
         out.anon.metrics(original=df)
     figures = out.anon.metrics()  # the release alone is measured
     assert int(figures.set_index("metric").loc["k_anonymity", "value"]) >= 58

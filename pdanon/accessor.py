@@ -20,6 +20,7 @@ import copy
 import dataclasses
 import importlib
 
+import numpy as np
 import pandas as pd
 
 _roles = importlib.import_module("pdanon.roles")
@@ -31,6 +32,47 @@ from pdanon.accessor_risk import RiskMethods
 
 _KEY = _roles.ATTRS_KEY
 from pdanon.keywords import ROLE_KEYWORDS, checked  # noqa: F401 (ROLE_KEYWORDS: public)
+
+
+def _plain_cells(series: pd.Series) -> np.ndarray:
+    """Cells that show one value (not missing, not a range or set)."""
+    from pdanon.dtype import GeneralizationDtype
+
+    present = series.notna().to_numpy()
+    if isinstance(series.dtype, GeneralizationDtype):
+        return present & np.asarray(series.array.is_plain, dtype=bool)
+    return present
+
+
+def _chained_counts(before: pd.DataFrame, out: pd.DataFrame, qi, earlier: dict,
+                    info: dict) -> dict:
+    """``info`` of a step that ran on an earlier pdanon step's output, with the counts taken
+    against the original table, as the earlier step's were: the rows and cells suppressed
+    (the earlier step's plus this one's, which counts only cells its input still showed),
+    and the changed cells (the earlier step's plus the cells this step changed among those
+    its input still held as they were, plain; a cell already generalized is not counted
+    twice). Without this a chained step reported 0 suppressed rows and a check without the
+    original passed a suppression limit the release breaks."""
+    from pdanon.dtype import GeneralizationDtype
+
+    out_info = dict(info)
+    for key in ("suppressed_rows", "suppressed_cells"):
+        if key in earlier and key in info:
+            out_info[key] = int(earlier[key]) + int(info[key])
+    if "changed_cells" in earlier and "changed_cells" in info:
+        newly = 0
+        for c in qi:
+            if c not in before.columns or c not in out.columns:
+                continue
+            was = _plain_cells(before[c])
+            if isinstance(out[c].dtype, GeneralizationDtype):
+                kept = _plain_cells(out[c])  # truthful: a plain cell keeps its value
+            else:
+                a, b = before[c].to_numpy(dtype=object), out[c].to_numpy(dtype=object)
+                kept = out[c].notna().to_numpy() & (a == b)
+            newly += int((was & ~kept).sum())
+        out_info["changed_cells"] = int(earlier["changed_cells"]) + newly
+    return out_info
 
 
 @pd.api.extensions.register_dataframe_accessor("anon")
@@ -139,6 +181,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
                 roles = dataclasses.replace(roles, quasi_identifiers={
                     c: kinds.get(c, k) for c, k in roles.quasi_identifiers.items()})
         earlier = self._df.attrs.get(_KEY, {}).get("info") or {}
+        if "dp" not in earlier:
+            info = _chained_counts(self._df, out, roles.qi, earlier, info)
         if "dp" in earlier and "dp" not in info:
             # a step after a differentially private release is post-processing: the release
             # keeps its accounting, and its rows still are a shuffled sample of the input's

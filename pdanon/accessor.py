@@ -187,19 +187,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
             # a step after a differentially private release is post-processing: the release
             # keeps its accounting, and its rows still are a shuffled sample of the input's
             info = {**info, "dp": earlier["dp"], "rows_match_input": False}
-        dropped = [k for k in self._df.attrs if k != _KEY]
-        if dropped:
-            import warnings
-
-            from pdanon._errors import user_stacklevel
-
-            warnings.warn(
-                f"the input's attrs {sorted(map(str, dropped))} are not carried into the "
-                f"result: attrs travel with Parquet files and pickles, and pdanon cannot tell "
-                f"whether they hold something the release should hide (a cohort's ids, a "
-                f"query); set them on the result yourself if they do not", UserWarning,
-                stacklevel=user_stacklevel())
-        out.attrs = {_KEY: {"roles": roles.to_dict(), "info": info}}
+        out.attrs = {**_roles.foreign_attrs(self._df.attrs),
+                     _KEY: {"roles": roles.to_dict(), "info": info}}
         return out
 
     # ------------------------------------------------------------------ privacy levels

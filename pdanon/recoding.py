@@ -573,11 +573,17 @@ class Recoding:
         if (model is not None or inv is not None) and n:
             suppressed, withheld, narrowed = _protect(out, df, qi, roles, model, inv, history,
                                                       withhold, budget)
-            count = int((suppressed & ~withheld).sum())
             present = np.column_stack([df[c].notna().to_numpy() for c in qi])
             changed = np.where(suppressed, present.sum(axis=1), changed)
+        if (model is not None or inv is not None) and n:
+            count = int((suppressed & ~withheld).sum())  # the budget bounds the protection's
             if count > budget:
                 raise InfeasibleError(infeasible_message(count, n, model, budget, True))
+        # a row every one of whose values was unseen is published blank like a suppressed
+        # row: it counts as one in every figure read from info (check, report, CLI)
+        unseen_rows = _all_blank(out, qi) & ~_all_blank(df, qi) & ~suppressed & ~withheld
+        count = int(((suppressed | unseen_rows) & ~withheld).sum())
+        if (model is not None or inv is not None) and n:
             if withheld.any():
                 out = out[~withheld]
                 kept &= ~withheld
@@ -596,7 +602,8 @@ class Recoding:
             "rows_kept_cells": int((kept & ~suppressed).sum()),
             "changed_cells": int(changed.sum()),
             "unseen_cells": unseen,
-            "suppressed_rows": int((suppressed & ~withheld).sum()),
+            "suppressed_rows": count,
+            "unseen_rows": int(unseen_rows.sum()),
             "max_suppressed_rows": budget,
             **({} if inv is None else {"invariance": {
                 "m": inv[0], "people_seen_before": int((history.rows_of(inv[1]) >= 0).sum()),
@@ -606,6 +613,13 @@ class Recoding:
             "achieved": {"k": int(sizes.min()) if len(sizes) else 0},
         }
         return out, out_roles, info
+
+
+def _all_blank(frame: pd.DataFrame, qi) -> np.ndarray:
+    """Rows whose every quasi-identifier cell is missing."""
+    if not qi:
+        return np.zeros(len(frame), dtype=bool)
+    return ~np.column_stack([frame[c].notna().to_numpy() for c in qi]).any(axis=1)
 
 
 def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: int):

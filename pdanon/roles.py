@@ -440,6 +440,21 @@ def _complete(df: pd.DataFrame, roles: Roles) -> Roles:
                  roles.insensitive + extra, inferred={c: "insensitive" for c in extra})
 
 
+def foreign_attrs(attrs: dict) -> dict:
+    """The attrs a result carries of its input's: none but pdanon's own. The others are
+    named in a warning: attrs travel with Parquet files and pickles, and pdanon cannot tell
+    whether they hold something the release should hide (a cohort's ids, a query)."""
+    dropped = [k for k in attrs if k != ATTRS_KEY]
+    if dropped:
+        warnings.warn(
+            f"the input's attrs {sorted(map(str, dropped))} are not carried into the result: "
+            f"attrs travel with Parquet files and pickles, and pdanon cannot tell whether "
+            f"they hold something the release should hide (a cohort's ids, a query); set "
+            f"them on the result yourself if they do not", UserWarning,
+            stacklevel=user_stacklevel())
+    return {}
+
+
 def with_roles(df: pd.DataFrame, roles: Roles) -> pd.DataFrame:
     """Return ``df`` (same object) with ``roles`` remembered in its attrs."""
     meta = dict(df.attrs.get(ATTRS_KEY, {}))

@@ -54,6 +54,24 @@ def test_hand_checked_batch_seen_unseen_and_missing_values():
     assert info["recoding"] == rec.fingerprint
 
 
+def test_rows_blank_everywhere_for_unseen_values_count_as_suppressed():
+    """A row none of whose values any cell holds is published blank on every
+    quasi-identifier, as a suppressed row: info counts it, so check() without the original
+    agrees with check(original=) (it used to count only the protection's suppressions)."""
+    _, first = _first()
+    batch = pd.DataFrame({"age": [30, 34, 33, 35, 39, 36, 77, 78, 79],
+                          "sex": list("FFFMMMXXX"), "disease": ["flu"] * 9})
+    out = batch.anon.apply_recoding(first.anon.recoding, max_suppressed_rows=0)
+    info = out.anon.info
+    assert info["suppressed_rows"] == info["unseen_rows"] == 3
+    assert out.iloc[6:9][["age", "sex"]].isna().all().all()
+    policy = pdanon.Policy(k=3, max_suppressed_share=0.2)
+    alone, against = out.anon.check(policy), out.anon.check(policy, original=batch)
+    assert alone.criteria["measured"].tolist() == against.criteria["measured"].tolist() == [
+        3, 1 / 3]
+    assert not alone.passed and not against.passed
+
+
 def test_json_round_trip_and_fingerprint():
     _, first = _first()
     rec = first.anon.recoding

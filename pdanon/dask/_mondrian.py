@@ -66,6 +66,7 @@ from pdanon.dask._recode import METHODS as RECODE_METHODS
 from pdanon.dask._recode import recode_graph
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
                                encoded_meta, order_keys, qi_column, value_table_capped)
+from pdanon.roles import foreign_attrs
 
 __all__ = ["BINS", "DEFAULT_MAX_ROWS_PER_PART", "EXACT_CODES_LIMIT", "ORDERS", "Plan",
            "QIColumn", "Tree", "anonymize", "code_dtype", "groups_ok_from_counts", "plan_cuts",
@@ -152,7 +153,7 @@ def plan_cuts(ddf, roles, *, model, max_rows_per_part: int = DEFAULT_MAX_ROWS_PE
                  for c, t in zip(snames, tables[len(qnames):])}
     exact = [t for t in tables if not t["over"].any()]
     n = int(exact[0]["n"].sum()) if exact else None
-    attrs = {k: v for k, v in ddf._meta.attrs.items() if k != "pdanon"}
+    attrs = foreign_attrs(ddf._meta.attrs)  # the input's own attrs are not published
     plan = Plan(qis, sensitive, model, needs_ctx, unordered_split, keep, attrs)
     timings["dictionaries"] = time.perf_counter() - started
 

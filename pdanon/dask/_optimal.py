@@ -54,6 +54,7 @@ from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
 from pdanon.dask._models import check_feasible, model_info, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
+from pdanon.roles import foreign_attrs
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
            "publish_partition"]
@@ -404,7 +405,7 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     sup_nodes = [nd[col.rows[suppressed]] for nd, col in zip(nodes, cols)]
     failing = _class_keys(sup_nodes, radices)
     failing = failing.unique() if isinstance(failing, pd.MultiIndex) else np.unique(failing)
-    attrs = {k: v for k, v in ddf._meta.attrs.items() if k != "pdanon"}
+    attrs = foreign_attrs(ddf._meta.attrs)  # the input's own attrs are not published
     out_roles = roles.restricted_to(keep)
     write_attrs = dict(attrs)
     write_attrs["pdanon"] = {"roles": out_roles.to_dict(), "info": dict(info)}

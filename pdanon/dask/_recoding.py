@@ -26,6 +26,7 @@ import pandas as pd
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.dask._local import with_attrs
 from pdanon.dask._models import groups_ok_from_counts, verify_output
+from pdanon.roles import foreign_attrs
 
 __all__ = ["apply_recoding"]
 
@@ -57,8 +58,10 @@ def _tables(pdf: pd.DataFrame, spec: _Spec) -> dict:
     pos = _positions(pdf, spec)
     names = list(pos.columns)
     unseen = (pos == -2).sum().to_numpy()
+    # rows published blank everywhere because a value was unseen (not blank from the start)
+    blanked = int(((pos < 0).all(axis=1) & (pos == -2).any(axis=1)).sum())
     pos = pos.clip(lower=-1)  # an unseen value is published missing, as a missing one
-    out = {"rows": pos.groupby(names).size(), "unseen": unseen}
+    out = {"rows": pos.groupby(names).size(), "unseen": unseen, "unseen_rows": blanked}
     for c, g in spec.sensitive.items():
         with_s = pos.assign(s=g.codes(pdf[c]))
         out[c] = with_s.groupby([*names, "s"]).size()
@@ -68,9 +71,10 @@ def _tables(pdf: pd.DataFrame, spec: _Spec) -> dict:
 def _merge(tables: list) -> dict:
     """Several partitions' counts as one: the unseen counts added, the tables' counts added
     per tuple."""
-    out = {"unseen": np.sum([t["unseen"] for t in tables], axis=0)}
+    out = {"unseen": np.sum([t["unseen"] for t in tables], axis=0),
+           "unseen_rows": sum(t["unseen_rows"] for t in tables)}
     for key in tables[0]:
-        if key != "unseen":
+        if key not in ("unseen", "unseen_rows"):
             s = pd.concat([t[key] for t in tables])
             out[key] = s.groupby(level=list(range(s.index.nlevels))).sum()
     return out
@@ -115,7 +119,8 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
     while len(parts) > 1:
         parts = [dask.delayed(_merge)(parts[i:i + 16]) for i in range(0, len(parts), 16)]
     counts = dask.compute(parts[0])[0] if parts else {"rows": pd.Series(dtype=np.int64),
-                                                      "unseen": np.zeros(len(qnames))}
+                                                      "unseen": np.zeros(len(qnames)),
+                                                      "unseen_rows": 0}
     rows = counts["rows"]
     n = int(rows.sum())
     if model is not None:
@@ -143,6 +148,11 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
         if suppressed > budget or not blank_ok:
             raise InfeasibleError(infeasible_message(suppressed, n, model, budget, blank_ok))
     unseen = {c: int(u) for c, u in zip(qnames, counts["unseen"])}
+    # rows blank everywhere for an unseen value count as suppressed (as on pandas), unless
+    # the blank class failed and they are counted among the suppressed already
+    blank_failed = failing is not None and len(failing) and bool(
+        np.all(failing.to_frame().to_numpy() == -1, axis=1).any())
+    unseen_rows = 0 if blank_failed else int(counts["unseen_rows"])
     info = {
         "operation": "apply_recoding", "recoding": recoding.fingerprint,
         "algorithm": recoding.algorithm, "method": recoding.method,
@@ -150,10 +160,11 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
         "params": {} if model is None else model.params(),
         "models": record_or_empty(model), "quasi_identifiers": qnames,
         "dropped_identifiers": list(roles.identifiers), "rows": n,
-        "unseen_cells": unseen, "suppressed_rows": suppressed,
+        "unseen_cells": unseen, "suppressed_rows": suppressed + unseen_rows,
+        "unseen_rows": unseen_rows,
         "max_suppressed_rows": budget, "engine": "dask",
     }
-    attrs = {k: v for k, v in ddf._meta.attrs.items() if k != "pdanon"}
+    attrs = foreign_attrs(ddf._meta.attrs)  # the input's own attrs are not published
     out_roles = roles.restricted_to(keep)
     spec = _Spec(recoding, {}, failing, keep, {**attrs, "pdanon": {
         "roles": out_roles.to_dict(), "info": dict(info)}})

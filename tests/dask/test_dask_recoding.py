@@ -39,7 +39,8 @@ def test_same_release_as_pandas(release, parts):
     for c in got.columns:
         assert got[c].astype(str).tolist() == want[c].astype(str).tolist(), c
     info, pinfo = out.anon.info, want.anon.info
-    for key in ("unseen_cells", "suppressed_rows", "rows", "models", "recoding"):
+    for key in ("unseen_cells", "suppressed_rows", "unseen_rows", "rows", "models",
+                "recoding"):
         assert info[key] == pinfo[key], key
     assert info["verified"]["k"] == pinfo["achieved"]["k"] >= 5
     assert "patient_id" not in got.columns
@@ -63,7 +64,12 @@ def test_hand_checked_small_frame():
     cells = [None if pd.isna(c) else str(c) for c in out.compute()["age"]]
     assert cells == ["[30, 34]", "[30, 34]", "[35, 39]", "[35, 39]", "[35, 39]", None, None]
     assert out.anon.info["unseen_cells"] == {"age": 2}
-    assert out.anon.info["suppressed_rows"] == 0 and out.anon.info["verified"]["k"] == 2
+    # 80 and 81 are unseen: published blank on every quasi-identifier, as suppressed rows
+    assert out.anon.info["suppressed_rows"] == out.anon.info["unseen_rows"] == 2
+    assert out.anon.info["verified"]["k"] == 2
+    pandas = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(2),
+                                       max_suppressed_rows=1).anon.info
+    assert (pandas["suppressed_rows"], pandas["unseen_rows"]) == (2, 2)
     np.testing.assert_array_equal(batch["age"], [30, 34, 35, 39, 36, 80, 81])
 
 

@@ -212,12 +212,20 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
                                       what="equivalence_classes"),
                          index=self._df.index, name="class")
 
+    def _missing(self, missing: str | None) -> str:
+        """``missing``, or the rule the release was made under (``info["missing"]``), else
+        ``"value"``: every default measure reads a release as its anonymizer did."""
+        if missing is not None:
+            return missing
+        return (self._df.attrs.get(_KEY, {}).get("info") or {}).get("missing", "value")
+
     @checked
-    def frequencies(self, *, missing: str = "value", **roles) -> pd.Series:
+    def frequencies(self, *, missing: str | None = None, **roles) -> pd.Series:
         """How many rows share every row's quasi-identifiers (sdcMicro's ``fk``), indexed like
-        the frame. ``missing="value"`` (default): a missing cell is a value of its own (the
-        size of the row's equivalence class); ``missing="wildcard"``: a missing cell matches
-        any value. See :func:`pdanon.metrics.frequencies`.
+        the frame. ``missing="value"``: a missing cell is a value of its own (the size of the
+        row's equivalence class); ``missing="wildcard"``: a missing cell matches any value;
+        default (``None``) the rule the release was made under (``info["missing"]``: wildcards
+        for local suppression), else ``"value"``. See :func:`pdanon.metrics.frequencies`.
 
         Example
         -------
@@ -228,13 +236,13 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         from pdanon.metrics.risk import frequencies
 
         r = self._measured_roles(roles)
-        return frequencies(self._df, r.quasi_identifiers, missing=missing)
+        return frequencies(self._df, r.quasi_identifiers, missing=self._missing(missing))
 
     @checked
-    def k_anonymity(self, *, missing: str = "value", **roles) -> int:
+    def k_anonymity(self, *, missing: str | None = None, **roles) -> int:
         """The largest k for which the frame is k-anonymous: the smallest class size (0 when
         the frame is empty). ``missing="wildcard"``: the smallest :meth:`frequencies` with a
-        missing cell matching any value.
+        missing cell matching any value; default: the release's rule, as :meth:`frequencies`.
 
         Example
         -------
@@ -247,7 +255,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         from pdanon import models
 
         r = self._measured_roles(roles)
-        return models.k_anonymity(self._df, r.qi, missing=missing)
+        return models.k_anonymity(self._df, r.qi, missing=self._missing(missing))
 
     # ---- privacy levels and metrics
     def _sensitive_roles(self, roles: dict, what: str):
@@ -305,8 +313,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
     @checked
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,
-                random_state: int = 0, n_threads: int | None = None, missing: str = "value",
-                risk: bool = True, population: pd.DataFrame | None = None,
+                random_state: int = 0, n_threads: int | None = None,
+                missing: str | None = None, risk: bool = True, population: pd.DataFrame | None = None,
                 sampling_fraction=None, weights=None, household=None,
                 threshold: float = 0.2, progress=None, **roles) -> pd.DataFrame:
         """Risk and utility figures of this (anonymized) frame as a tidy table with columns
@@ -322,7 +330,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``ml=True`` adds the gradient-boosting linkage attack and, with ``target=<column>``, the gradient-boosting utility ratio (seeded by
         ``random_state``; ``n_threads`` limits scikit-learn's threads).
         ``missing="wildcard"`` measures k with a missing quasi-identifier cell matching any
-        value and leaves out the rows measured on equivalence classes. The record-level risk rows
+        value and leaves out the rows measured on equivalence classes (default: the release's
+        rule, as :meth:`frequencies`). The record-level risk rows
         of :meth:`risk_summary` (threshold ``threshold``; journalist rows with ``population=``
         or ``sampling_fraction=``; the global risk and expected re-identifications with
         ``weights=<column>``, household figures with ``household=<column>``) are shown unless
@@ -346,7 +355,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
             return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                                  sensitive=r.sensitive, target=target, ml=ml,
                                  random_state=random_state, n_threads=n_threads,
-                                 missing=missing, risk=risk, population=population,
+                                 missing=self._missing(missing), risk=risk,
+                                 population=population,
                                  sampling_fraction=sampling_fraction, weights=weights,
                                  household=household, threshold=threshold)
 

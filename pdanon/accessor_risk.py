@@ -30,14 +30,16 @@ class RiskMethods:
 
     @checked
     def risk(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
-             weights=None, household=None, missing: str = "value", **roles) -> pd.DataFrame:
+             weights=None, household=None, missing: str | None = None,
+             **roles) -> pd.DataFrame:
         """Per-row re-identification risk, indexed like the frame: ``class_id``,
         ``class_size``, ``prosecutor`` (1 / class size) and, with ``population=<table>`` (exact)
         or ``sampling_fraction=p`` (estimate), ``journalist`` (1 / population class size).
         ``weights=<column>`` (sampling weights): F is the sum of the class's weights, and
         ``population_size`` and ``individual`` (sdcMicro's individual risk) are added;
         ``household=<column>``: ``household`` (1 - prod(1 - r) over the household). The
-        weight and household columns are never quasi-identifiers. See
+        weight and household columns are never quasi-identifiers. ``missing``: as in
+        :meth:`frequencies` (default: the rule the release was made under). See
         :func:`pdanon.metrics.record_risk` and docs/risk.md.
 
         Example
@@ -53,12 +55,13 @@ class RiskMethods:
         roles = survey_roles(roles, weights, household)
         return record_risk(self._df, self._measured_roles(roles).quasi_identifiers,
                            population=population, sampling_fraction=sampling_fraction,
-                           weights=weights, household=household, missing=missing)
+                           weights=weights, household=household,
+                           missing=self._missing(missing))
 
     @checked
     def risk_summary(self, *, population: pd.DataFrame | None = None, sampling_fraction=None,
                      weights=None, household=None, threshold: float = 0.2,
-                     missing: str = "value", **roles) -> pd.Series:
+                     missing: str | None = None, **roles) -> pd.Series:
         """Highest, average and median prosecutor risk, share of records at risk (prosecutor
         risk above ``threshold``), marketer risk, share of sample uniques, and the journalist
         figures when a population is described; with ``weights=<column>`` the global risk and
@@ -78,7 +81,7 @@ class RiskMethods:
         return risk_summary(self._df, self._measured_roles(roles).quasi_identifiers,
                             population=population, sampling_fraction=sampling_fraction,
                             weights=weights, household=household, threshold=threshold,
-                            missing=missing)
+                            missing=self._missing(missing))
 
     @checked
     def linkage_risk(self, original: pd.DataFrame, *, columns=None, k: float = 0.05,

@@ -4,7 +4,8 @@ A :class:`Policy` states what a release must achieve — ``k``, ``l`` (a variant
 distance), β-likeness, δ-disclosure, and record-level risk limits (the share of records at
 risk, the highest and average prosecutor risk, sample uniques, the share of suppressed rows).
 :func:`check` measures the release on the same classes every other figure of pdanon uses (the
-suppressed rows are one class; ``missing="value"``, or the semantics the release records) and
+suppressed rows are one class; ``missing="value"``, or the semantics the release records for
+k and the risks: local suppression's blanks match any value) and
 returns a :class:`CheckResult`: ``passed``, one row per criterion (measured value, threshold,
 passed, meaning), and the hazards it saw — a class whose members share a sensitive value,
 sample uniques, a high share of suppressed rows, a sensitive column that is nearly unique.
@@ -332,7 +333,11 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
 
         add("delta_disclosure", delta_disclosure(release, qi, sens), "<=", policy.delta,
             "no class's share of a sensitive value is more than e^delta from the table's")
-    risk = metrics.risk_summary(release, qi, threshold=policy.risk_threshold) if n else None
+    # k and every risk with the release's rule for missing cells (local suppression's blanks
+    # match any value: measured so, as the release was made); l, t and the hazards of
+    # classes read classes, which only missing cells as values form
+    risk = metrics.risk_summary(release, qi, threshold=policy.risk_threshold,
+                                missing=missing) if n else None
     for key, limit, meaning in (
             ("records_at_risk", policy.max_records_at_risk,
              f"share of rows whose prosecutor risk exceeds {policy.risk_threshold}"),

@@ -198,3 +198,24 @@ def test_check_refuses_to_compare_a_release_in_another_order_with_its_input():
     with pytest.raises(pdanon.InvalidInputError, match="cannot be compared with the original"):
         shuffled.anon.check(original=df)
     assert shuffled.anon.check().passed  # the release alone is measured as before
+
+
+def test_local_suppression_is_measured_with_blanks_as_wildcards_throughout():
+    """k and the record risks of a verdict, and the report's figures, follow one rule for
+    missing cells: the release's (local suppression's blanks match any value). The verdict
+    used to pass k = 2 (wildcards) beside records at risk measured on classes of one."""
+    import json
+
+    df = pd.DataFrame({"age": [30, 30, 40, 40, 50, None], "sex": list("FFMMFM"),
+                       "d": list("abcabc")})
+    out = df.anon.local_suppression(2, quasi_identifiers=["age", "sex"], sensitive=["d"])
+    assert out.anon.info["missing"] == "wildcard"
+    policy = Policy(k=2, max_records_at_risk=1.0, max_sample_uniques=0)
+    verdict = out.anon.check(policy)
+    measured = dict(zip(verdict.criteria["criterion"], verdict.criteria["measured"]))
+    assert measured == {"k_anonymity": 3, "records_at_risk": 1.0, "sample_uniques": 0.0}
+    assert not any("unique" in h for h in verdict.hazards)
+    report = json.loads(out.anon.report(df, policy=policy).to_json())
+    assert report["privacy"]["k_anonymity"] == 3
+    assert report["privacy"]["risk_summary"]["sample_uniques"] == 0.0
+    assert report["verdict"]["passed"] is True

@@ -326,7 +326,8 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     bar.update()
     bar.set_description("report: metrics of the release")
     released = metrics_table(anonymized, quasi_identifiers=qis, sensitive=sens,
-                             threshold=threshold, **survey)
+                             threshold=threshold, missing=info.get("missing", "value"),
+                             **survey)
     bar.update()
     compared = None
     bar.set_description("report: comparison with the original"

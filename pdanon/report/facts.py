@@ -248,12 +248,14 @@ def privacy(anonymized, qis: list, sensitive: dict, table: pd.DataFrame, thresho
     from pdanon.metrics.reidentification import record_risk, risk_summary
 
     values = dict(zip(table["metric"], table["value"]))
-    k = models.k_anonymity(anonymized, qis) if qis else None
+    missing = info.get("missing", "value")  # the rule the release was made under
+    k = models.k_anonymity(anonymized, qis, missing=missing) if qis else None
     summary = (risk_summary(anonymized, qis, threshold=threshold, weights=weights,
-                            household=household) if qis else pd.Series())
-    risk = record_risk(anonymized, qis) if qis else None
+                            household=household, missing=missing) if qis else pd.Series())
+    risk = record_risk(anonymized, qis, missing=missing) if qis else None
+    # with missing cells as wildcards rows form no classes (only frequencies)
     sizes = (np.bincount(risk["class_id"].to_numpy()) if risk is not None and len(risk)
-             else np.zeros(0, dtype=np.int64))
+             and "class_id" in risk else np.zeros(0, dtype=np.int64))
     return plain({
         "k_anonymity": k,
         "l_diversity_distinct": values.get("l_diversity_distinct") if sensitive else None,

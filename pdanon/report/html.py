@@ -420,16 +420,28 @@ def _privacy(rep) -> list:
         out.append(table(rows, ["measure", "value", "meaning"],
                          caption="Other privacy figures of the released table", numeric=(1,)))
     labels, counts = _size_bins(pv["class_sizes"])
+    matches = [round(1 / r) for r in pv["prosecutor"] if r > 0]
+    if not labels and matches:  # missing cells as wildcards: rows form no classes
+        labels, counts = _size_bins(matches)
+        chart = figure(svg.bar_chart(labels, counts, title="Rows by the rows that match them",
+                                     x_label="rows matching (a missing cell matches any value)",
+                                     y_label="rows", width=520, height=240),
+                       f"Rows by how many rows match their quasi-identifiers, a missing cell "
+                       f"matching any value (the rule the release was made under: it forms "
+                       f"no classes); the fewest is {min(matches):,}.")
+    elif labels:
+        chart = figure(svg.bar_chart(labels, counts, title="Equivalence classes by size",
+                                     x_label="class size (rows)", y_label="classes",
+                                     width=520, height=240),
+                       f"Equivalence classes by size: {len(pv['class_sizes']):,} "
+                       f"classes, the smallest of {min(pv['class_sizes']):,} rows.")
     if labels:
-        charts = ['<div class="grid">']
-        charts.append(figure(svg.bar_chart(labels, counts, title="Equivalence classes by size",
-                                           x_label="class size (rows)", y_label="classes",
-                                           width=520, height=240),
-                             f"Equivalence classes by size: {len(pv['class_sizes']):,} "
-                             f"classes, the smallest of {min(pv['class_sizes']):,} rows."))
+        charts = ['<div class="grid">', chart]
         rl, rc = _risk_bins(pv["prosecutor"])
         charts.append(figure(svg.bar_chart(rl, rc, title="Rows by prosecutor risk",
-                                           x_label="prosecutor risk (1 / class size)",
+                                           x_label="prosecutor risk (1 / rows matching)"
+                                           if matches and not pv["class_sizes"] else
+                                           "prosecutor risk (1 / class size)",
                                            y_label="rows", color=svg.PALETTE[1], width=520,
                                            height=240),
                              f"Rows by prosecutor re-identification risk; rows above "

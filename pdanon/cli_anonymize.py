@@ -854,7 +854,10 @@ def closing_lines(s, df, out, qi, verdict, policy, written, seconds) -> list:
              ("policy", "none to check beyond the models the anonymizer verified"
               if verdict is None else ("PASSED" if verdict.passed else "FAILED")
               + f": {int(verdict.criteria['passed'].sum())} of {len(verdict.criteria)} "
-                f"criteria hold" + ("" if policy is not None else " (the release's own request)"))]
+                f"criteria hold" + ("" if policy is not None else
+                                    " (the release's own request and the default risk limit)"
+                                    if "records_at_risk" in set(verdict.criteria["criterion"])
+                                    else " (the release's own request)"))]
     dp = info.get("dp")
     if dp:  # a sample was published: rows and cells do not match the input's one by one
         lines[4] = ("rows", f"{len(out):,} published: a random sample, the input's other rows "

@@ -10,7 +10,9 @@ returns a :class:`CheckResult`: ``passed``, one row per criterion (measured valu
 passed, meaning), and the hazards it saw — a class whose members share a sensitive value,
 sample uniques, a high share of suppressed rows, a sensitive column that is nearly unique.
 Without a policy, the release's own request (``info["models"]``) is the policy, with a limit
-on the records at risk when that request sets no k (:meth:`Policy.default`).
+on the records at risk when that request bounds no class's size (:meth:`Policy.default`);
+the parts of a request a policy cannot state (the α of (α, k)-anonymity, enhanced β-likeness,
+hierarchical t-closeness) are named among the hazards as not checked.
 
 Example
 -------
@@ -43,7 +45,7 @@ HIGH_SUPPRESSED_SHARE = 0.05
 NEARLY_UNIQUE = 0.95
 #: the default verdict's limit on the share of records at risk (prosecutor risk above the
 #: policy's ``risk_threshold``, 0.2: classes of fewer than 5 rows), added when the release's
-#: own request sets no k (which bounds that risk itself)
+#: own request bounds no class's size (:meth:`Policy.bounds_classes`)
 DEFAULT_MAX_RECORDS_AT_RISK = 0.05
 
 
@@ -182,28 +184,64 @@ class Policy:
             kw.pop("t"), kw.pop("t_distance")  # its hierarchies are not recorded
         return cls(**kw)
 
-    @classmethod
-    def default(cls, info: dict) -> "Policy":
-        """The policy a release is checked against when none is given: its own request
-        (:meth:`of_release`) and, when that request sets no k (or k=1), the default risk
-        limit: at
-        most :data:`DEFAULT_MAX_RECORDS_AT_RISK` of the rows at risk (prosecutor risk above
-        0.2, i.e. in a class of fewer than 5 rows). A k asked for bounds that risk itself
-        (every class holds k rows), so it is not checked twice. An empty policy when the
-        release records no request.
+    @staticmethod
+    def unchecked(info: dict) -> list:
+        """The parts of the release's own request a :class:`Policy` cannot state, which the
+        default verdict therefore does not check — in words, with the measure to read.
 
         Example
         -------
+        >>> Policy.unchecked({"models": [{"model": "AlphaKAnonymity",
+        ...                               "params": {"alpha": 0.5, "k": 3}}]})
+        ['alpha = 0.5 of (alpha, k)-anonymity (its k is checked): measure it with out.anon.alpha_k_anonymity()']
+        """
+        out = []
+        for rec in info.get("models") or []:
+            name, p = rec.get("model"), rec.get("params") or {}
+            if name == "AlphaKAnonymity":
+                out.append(f"alpha = {p.get('alpha')} of (alpha, k)-anonymity (its k is "
+                           f"checked): measure it with out.anon.alpha_k_anonymity()")
+            elif name == "BetaLikeness" and p.get("beta_variant", "basic") != "basic":
+                out.append(f"{p.get('beta_variant')} beta-likeness (beta = {p.get('beta')}): "
+                           f"measure it with out.anon.beta_likeness(variant="
+                           f"{p.get('beta_variant')!r})")
+            elif name == "TCloseness" and p.get("distance") == "hierarchical":
+                out.append(f"t-closeness with the hierarchical distance (t = {p.get('t')}; "
+                           f"its hierarchies are not recorded): measure it with "
+                           f"out.anon.t_closeness(distance='hierarchical', hierarchies=...)")
+        return out
+
+    @classmethod
+    def default(cls, info: dict) -> "Policy":
+        """The policy a release is checked against when none is given: its own request
+        (:meth:`of_release`) and, when that request bounds no class's size (no k > 1 nor
+        l > 1: t-closeness, β-likeness or δ-disclosure alone), the default risk limit: at
+        most :data:`DEFAULT_MAX_RECORDS_AT_RISK` of the rows at risk (prosecutor risk above
+        0.2, i.e. in a class of fewer than 5 rows). A class size asked for is the risk the
+        publisher chose (the rows in smaller classes than 5 are then a hazard, not a
+        failure). An empty policy when the release records no request.
+
+        Example
+        -------
+        >>> Policy.default({"models": [{"model": "TCloseness", "params": {"t": 0.2}}]})
+        Policy(t=0.2, max_records_at_risk=0.05)
         >>> Policy.default({"models": [{"model": "LDiversity", "params": {"l": 2}}]})
-        Policy(l=2, max_records_at_risk=0.05)
+        Policy(l=2)
         >>> Policy.default({"models": [{"model": "KAnonymity", "params": {"k": 5}}]})
         Policy(k=5)
         """
         own = cls.of_release(info)
-        asked_k = own.k is not None and own.k > 1  # k=1 (l-diversity alone) bounds nothing
-        if own == cls() or asked_k or own.max_records_at_risk is not None:
+        if own == cls() or own.bounds_classes() or own.max_records_at_risk is not None:
             return own
         return replace(own, max_records_at_risk=DEFAULT_MAX_RECORDS_AT_RISK)
+
+    def bounds_classes(self) -> bool:
+        """Does this policy bound every class's size from below, as k > 1 does — and as
+        l > 1 does in every variant (a class holding l distinct sensitive values holds at
+        least two rows)? Then the publisher has chosen the risk a class of that size carries,
+        and :meth:`default` adds no limit of its own: a release asked for l = 2 and one asked
+        for k = 2 and l = 2 get the same verdict (they used not to)."""
+        return (self.k is not None and self.k > 1) or (self.l is not None and self.l > 1)
 
 
 @dataclass
@@ -264,7 +302,8 @@ def _fmt(v) -> str:
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
           quasi_identifiers=None, sensitive=None) -> CheckResult:
     """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
-    ``info``: the release's own request, and the default risk limit when it asks no k). Roles come from the keywords, else those the release remembers. ``original``
+    ``info``: the release's own request, and the default risk limit when it bounds no class's
+    size). Roles come from the keywords, else those the release remembers. ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
     See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`."""
@@ -275,8 +314,11 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     if policy is not None and not isinstance(policy, Policy):
         raise InvalidInputError(f"policy must be a pdanon.Policy, got {type(policy).__name__}")
     info = release.attrs.get("pdanon", {}).get("info") or {}
+    unchecked = []
     if policy is None:
         policy = Policy.default(info)
+        unchecked = [f"not checked by the default policy: {part}"
+                     for part in Policy.unchecked(info)]
         if policy == Policy():
             raise InvalidInputError(
                 "the frame records no anonymization request to check against (it is not the "
@@ -355,7 +397,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
             "share of rows whose every quasi-identifier was suppressed")
     criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
                                            "passed", "meaning"])
-    hazards = _hazards(release, qi, sens, n, suppressed, risk, policy)
+    hazards = unchecked + _hazards(release, qi, sens, n, suppressed, risk, policy)
     if info.get("row_order") != "random":
         hazards += _order_hazard(release, qi)
     return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy)

@@ -138,28 +138,58 @@ def test_usable_in_an_etl_script(tmp_path):
                       out.anon.check(policy).criteria["measured"]).all()
 
 
-def test_a_request_without_k_is_checked_with_the_default_risk_limit():
-    """The default verdict: the release's own request, and when it asks no k, at most 5 % of
-    the rows at risk (classes of fewer than 5 rows): an l-diverse release of classes of 2
-    fails it, in words, and the report says the same."""
+def test_a_request_that_bounds_no_class_is_checked_with_the_default_risk_limit():
+    """The default verdict: the release's own request, and when it bounds no class's size
+    (t-closeness alone), at most 5 % of the rows at risk (classes of fewer than 5 rows): a
+    t-close release of small classes fails it, in words, and the report says the same."""
     from pdanon.policy import DEFAULT_MAX_RECORDS_AT_RISK
 
     df = pd.DataFrame({"age": [20, 21, 30, 31, 40, 41, 50, 51],
                        "d": ["a", "b", "a", "b", "a", "b", "a", "b"]})
-    out = df.anon.l_diversify(2, quasi_identifiers=["age"], sensitive=["d"],
-                              algorithm="mondrian")
+    out = df.anon.t_close(0.5, quasi_identifiers=["age"], sensitive=["d"],
+                          algorithm="mondrian")
     result = out.anon.check()
-    assert result.policy == Policy(k=1, l=2, max_records_at_risk=DEFAULT_MAX_RECORDS_AT_RISK)
+    assert result.policy == Policy(k=1, t=0.5, max_records_at_risk=DEFAULT_MAX_RECORDS_AT_RISK)
     crit = result.criteria.set_index("criterion")
     assert crit.loc["records_at_risk", "measured"] == 1.0  # every class has 2 rows
     assert not result.passed
     rep = out.anon.report(df)
     assert rep.passed is False
     assert "the default limit on records at risk" in rep.to_html()
-    # a k asked for bounds that risk itself: not checked twice
+    # a class size asked for (k, or l in any variant) is the risk the publisher chose
     assert Policy.default({"models": [{"model": "KAnonymity", "params": {"k": 3}}]}) == \
         Policy(k=3)
     assert Policy.default({}) == Policy()
+
+
+def test_the_same_table_asked_by_l_or_by_k_and_l_gets_one_verdict():
+    """l_diversify(2) and l_diversify(2, k=2) return the same table here; the default
+    verdict used to fail the first (a risk limit added because no k was asked) and pass the
+    second. Both ask classes of at least 2 rows: both pass, and the rows in classes under 5
+    are a hazard in both."""
+    df = pd.DataFrame({"age": [20, 21, 30, 31, 40, 41, 50, 51],
+                       "d": ["a", "b", "a", "b", "a", "b", "a", "b"]})
+    roles = dict(quasi_identifiers=["age"], sensitive=["d"], algorithm="mondrian")
+    alone, with_k = df.anon.l_diversify(2, **roles), df.anon.l_diversify(2, k=2, **roles)
+    pd.testing.assert_frame_equal(alone, with_k)
+    a, b = alone.anon.check(), with_k.anon.check()
+    assert a.passed and b.passed
+    assert a.hazards == b.hazards and any("classes of fewer than 5 rows" in h
+                                          for h in a.hazards)
+    assert alone.anon.report(df).passed is True
+
+
+def test_parts_of_a_request_a_policy_cannot_state_are_named():
+    df = pd.DataFrame({"age": list(range(20, 44)), "d": list("aab") * 8})
+    out = df.anon.alpha_k_anonymize(0.7, 3, quasi_identifiers=["age"], sensitive=["d"]) \
+        if hasattr(df.anon, "alpha_k_anonymize") else df.anon.anonymize(
+            pdanon.models.AlphaKAnonymity(0.7, 3), quasi_identifiers=["age"], sensitive=["d"])
+    result = out.anon.check()
+    assert result.policy.k == 3
+    assert any(h.startswith("not checked by the default policy: alpha = 0.7 of (alpha, "
+                            "k)-anonymity") for h in result.hazards)
+    explicit = out.anon.check(Policy(k=3))
+    assert not any(h.startswith("not checked") for h in explicit.hazards)
 
 
 def test_records_at_risk_that_the_policy_allows_are_a_hazard():

@@ -237,7 +237,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         The verdict the page opens with: every criterion measured, with its threshold and
         whether it holds, and the hazards seen (:func:`pdanon.policy.check`). Default
         :meth:`pdanon.Policy.default`: the release's own request (``info["models"]``), and
-        a limit on the records at risk when it asks no k.
+        a limit on the records at risk when it bounds no class's size.
     internal : bool
         Write the publisher's own report: it adds, per quasi-identifier and sensitive
         column, the distribution before and after, the association kept between the most

@@ -195,7 +195,7 @@ def _policy_words(v: dict) -> str:
                          for c in v["criteria"]) or "no criterion"
     if v.get("policy_given"):
         return f"Policy given: {criteria}."
-    extra = (" and the default limit on records at risk (the request sets no k)"
+    extra = (" and the default limit on records at risk (the request bounds no class's size)"
              if any(c["criterion"] == "records_at_risk" for c in v["criteria"]) else "")
     return (f"No policy was given: the release's own request is checked{extra}: {criteria}. "
             f"Pass policy=pdanon.Policy(...) to check your own thresholds.")

@@ -111,5 +111,14 @@ assert from_cli.anon.k_anonymity() >= 5
 again = subprocess.run([sys.executable, "-m", "pdanon", "anonymize", "--config", config],
                        capture_output=True, text=True)
 assert again.returncode == 0, again.stderr
-pd.testing.assert_frame_equal(pd.read_parquet(release_pq), from_cli)
-print("re-run from", os.path.basename(config), "gives the same release")
+# the same rows; each run writes them in a random order of its own (--row-order input keeps
+# the input's, which shows hidden cells when the export was sorted on a quasi-identifier)
+
+
+def rows(frame):
+    text = frame.astype(str)
+    return text.sort_values(list(text.columns)).reset_index(drop=True)
+
+
+pd.testing.assert_frame_equal(rows(pd.read_parquet(release_pq)), rows(from_cli))
+print("re-run from", os.path.basename(config), "gives the same release (rows in a new order)")

@@ -43,7 +43,8 @@ from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
 from pdanon.dtype._common import categories_from_plain, dates_in_order
 
-__all__ = ["parse_generalized", "read_csv", "check_field_counts", "MAX_CELL_LENGTH"]
+__all__ = ["parse_generalized", "read_csv", "check_field_counts", "leading_zero_fields",
+           "MAX_CELL_LENGTH"]
 
 
 def parse_generalized(strings, kind: str, categories=None, *,
@@ -222,6 +223,71 @@ def _binary_opener(source, compression):
                                       else source)
 
     return reopen, text
+
+
+def leading_zero_fields(source, kwargs: dict) -> set | None:
+    """The positions (0, 1, ...) of the fields of the CSV ``source`` in which some line holds
+    a number written with a leading zero (``02139``, ``-07``, ``"0123"``): one vectorized
+    pass over its bytes, quotes honoured (:func:`pdanon.read_csv` reads those columns again
+    as text). None when the bytes cannot be scanned (a URL, tar or zstd, an encoding whose
+    digits are not single bytes, a separator of several characters).
+
+    Example
+    -------
+    >>> text = 'zip,n,"a, b"' + chr(10) + '02139,5,x' + chr(10) + '"[1, 2]",07,y' + chr(10)
+    >>> sorted(leading_zero_fields(_io.StringIO(text), {}))
+    [0, 1]
+    """
+    sep = kwargs.get("sep", kwargs.get("delimiter", ","))
+    codec = _codec(kwargs.get("encoding"))
+    quote = kwargs.get("quotechar", '"')
+    if not isinstance(sep, str) or len(sep) != 1 or codec.startswith(("utf-16", "utf-32")) \
+            or not isinstance(quote, str) or len(quote) != 1:
+        return None
+    opener, _ = _binary_opener(source, kwargs.get("compression", "infer"))
+    if opener is None:
+        return None
+    found: set = set()
+    with opener() as stream:
+        if stream is None:
+            return None
+        for block in _byte_blocks(stream):  # each block starts a line, outside quotes
+            found |= _zero_led_fields(np.frombuffer(block, dtype=np.uint8), ord(sep),
+                                      ord(quote))
+    return found
+
+
+def _zero_led_fields(b: np.ndarray, sep: int, quote: int) -> set:
+    """The field positions, in a block of whole lines, of the fields that begin (after at
+    most two of space, quote, plus, minus) with ``0`` and a digit."""
+    if len(b) < 2:
+        return set()
+    at = np.flatnonzero((b[:-1] == 48) & (b[1:] >= 48) & (b[1:] <= 57))  # "0" then a digit
+    if not len(at):
+        return set()
+    padded = np.concatenate([np.array([10, 10, 10], dtype=np.uint8), b])  # lines start here
+
+    def start(k):  # is the byte k places before each "0" where a field starts?
+        c = padded[at + 3 - k]
+        return (c == sep) | (c == 10)
+
+    def prefix(k):
+        c = padded[at + 3 - k]
+        return (c == 32) | (c == quote) | (c == 43) | (c == 45)
+
+    at = at[start(1) | (prefix(1) & start(2)) | (prefix(1) & prefix(2) & start(3))]
+    if not len(at):
+        return set()
+    # the field of each: the separators outside quotes between its line's start and it
+    quotes = np.flatnonzero(b == quote)
+
+    def outside(pos):  # positions not inside a quoted field (an even count of quotes before)
+        return pos if not len(quotes) else pos[np.searchsorted(quotes, pos) % 2 == 0]
+
+    seps, ends = outside(np.flatnonzero(b == sep)), outside(np.flatnonzero(b == 10))
+    line = np.searchsorted(ends, at)  # the line of each match
+    starts = np.where(line > 0, ends[np.maximum(line - 1, 0)] + 1, 0)
+    return set((np.searchsorted(seps, at) - np.searchsorted(seps, starts)).tolist())
 
 
 def _ragged(start: int, end: int, n: int, expected: int, first: int, header: bool,
@@ -706,9 +772,18 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     ...
     pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '35)' as a number or a range '[min, max]' (a range split in two by an unquoted comma? write the file with df.to_csv(), which quotes cells that hold commas)
     """
+    from pdanon import csvcodes
+
     specs = _column_specs(schema)
     read_csv_kwargs = _codes_as_text(specs, read_csv_kwargs)
-    df = _pandas_read(_checked(path, read_csv_kwargs), read_csv_kwargs)
+    source = _checked(path, read_csv_kwargs)
+    start = csvcodes.start_of(source)
+    names = csvcodes.header_names(source, read_csv_kwargs, start)
+    csvcodes.refuse_repeated_names(names, path)
+    read_csv_kwargs = csvcodes.na_values_for(names, specs, read_csv_kwargs)
+    df = _pandas_read(source, read_csv_kwargs)
+    df = csvcodes.codes_as_text(df, source, read_csv_kwargs, specs, _pandas_read, start,
+                                scan=leading_zero_fields, names=names)
     _check_present(df, specs, read_csv_kwargs)
     for col, spec in specs.items():
         if col in df.columns:
@@ -797,15 +872,27 @@ def _restore(s: pd.Series, col, spec: dict, index, max_cell_length: int) -> pd.S
     if dtype == "category":
         return _categorical(values, cats, bool(spec.get("ordered")), col, index,
                             max_cell_length)
-    if kind is not None and text and has_syntax(values, kind):
+    recorded_text = str(dtype) in ("str", "object", "string", "string[python]",
+                                   "string[pyarrow]")
+    if kind is not None and text and not recorded_text and has_syntax(values, kind):
         return _generalized(values, kind, cats, col, index, max_cell_length)
-    if kind == "real" or (kind == "ordered" and cats is None):
+    if kind == "ordered" and cats is None and text and _leading_zeros(values):
+        pass  # codes (02139): ordered as text, as the command line reads them
+    elif kind == "real" or (kind == "ordered" and cats is None):
         s = _numeric(s, values, text, kind, col, index, max_cell_length)
     elif kind == "ordered":
         _check_categories(values, cats, col, index, max_cell_length)
     if dtype is not None and str(s.dtype) != dtype:
         s = _astype(s, dtype, col)
     return s
+
+
+def _leading_zeros(values) -> bool:
+    """Does a text column hold a number written with a leading zero (a code: ``02139``)?"""
+    from pdanon.cli_common import LEADING_ZERO
+
+    text = pd.Series(values, dtype=object).dropna().astype(str).str.strip()
+    return bool(text.str.match(LEADING_ZERO).any())
 
 
 def _generalized(values, kind, cats, col, index, max_cell_length) -> pd.Series:
@@ -884,6 +971,11 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
                 f"column {col!r} holds {s.dtype} values, but the schema says it is {kind}; "
                 f"give it numbers")
         return s
+    from pdanon.csvcodes import integer_texts_beyond_float
+
+    big = integer_texts_beyond_float(values)
+    if big is not None:
+        _refuse_beyond_float(col, index[big], kind, values[big])
     if kind == "ordered":  # dates written as ISO 8601 text by to_csv
         dates = iso_dates(pd.Series(values, index=index, name=col))
         if dates is not None:
@@ -903,6 +995,15 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
     if arr.is_plain.any() and not (arr.is_plain | arr.isna()).all():
         return pd.Series(arr, index=index, name=col)
     return pd.Series(arr.to_numpy(dtype=np.float64, na_value=np.nan), index=index, name=col)
+
+
+def _refuse_beyond_float(col, row, kind: str, text=None) -> None:
+    shown = f" ({text!r})" if text is not None else ""
+    raise InvalidInputError(
+        f"column {col!r}, row {row!r}: an integer beyond 2**53{shown}, which a column of "
+        f"numbers ({kind}) rounds (neighbouring values merge, as 98765432109876543210 and "
+        f"98765432109876543211 do); if the column holds codes or identifiers, give the "
+        f"schema the kind 'unordered' (read as text)")
 
 
 def _unbalanced(v) -> bool:

@@ -687,3 +687,98 @@ def test_read_csv_reads_iso_dates_of_an_ordered_column_declared_by_kind(tmp_path
     with pytest.raises(pdanon.InvalidInputError, match="'birth'"):
         pdanon.read_csv(tmp_path / "bad.csv", schema=pdanon.schema(
             quasi_identifiers={"birth": "ordered"}))
+
+
+# ------------------------------------------------- what pandas' reading would lose (csvcodes)
+
+
+def test_codes_keep_their_leading_zeros_without_a_schema():
+    text = ("zip,icd,code,age,score\n02139,034.0,007,30,1.5\n10001,250.01,010,31,2\n"
+            ",034.0,007,32,\n")
+    df = read_csv(io.StringIO(text))
+    assert df["zip"].tolist()[:2] == ["02139", "10001"] and pd.isna(df["zip"][2])
+    assert df["icd"].tolist() == ["034.0", "250.01", "034.0"]
+    assert df["code"].tolist() == ["007", "010", "007"]
+    # columns of numbers without a leading zero are read as pandas reads them
+    tm.assert_series_equal(df["age"], pd.read_csv(io.StringIO(text))["age"])
+    tm.assert_series_equal(df["score"], pd.read_csv(io.StringIO(text))["score"])
+    # a caller's dtype wins; a schema's ordered kind without categories keeps codes as text
+    assert read_csv(io.StringIO(text), dtype={"zip": float})["zip"].tolist()[:2] == [
+        2139.0, 10001.0]
+    assert read_csv(io.StringIO(text), schema={"zip": "ordered"})["zip"].tolist()[:2] == [
+        "02139", "10001"]
+    with pytest.warns(pdanon.KindWarning, match="'02139' -> 2139"):
+        assert read_csv(io.StringIO(text), schema={"zip": "real"})["zip"][0] == 2139
+
+
+def test_texts_pandas_takes_for_missing_are_values_of_a_release_read_with_its_schema():
+    """'NA' (Namibia), 'None' (an answer): a file written from a frame holds its missing
+    cells as empty fields, so read with that frame's schema they are values."""
+    df = pd.DataFrame({"age": [30, 31, 32, 33, 40], "cc": ["NA", "US", "NA", "US", None],
+                       "answer": ["None", "null", "None", "null", "yes"]})
+    out = df.anon.k_anonymize(1, quasi_identifiers={"age": "real"},
+                              sensitive={"answer": "unordered"}, insensitive=["cc"])
+    text = out.to_csv(index=False)
+    back = read_csv(io.StringIO(text), schema=out.anon.schema)
+    assert back["cc"].tolist()[:4] == ["NA", "US", "NA", "US"] and pd.isna(back["cc"][4])
+    assert back["answer"].tolist() == ["None", "null", "None", "null", "yes"]
+    assert back.anon.l_diversity() == out.anon.l_diversity()
+    # a raw export read with a kind alone: pandas' missing texts are missing, as pandas reads
+    raw = read_csv(io.StringIO("cc,n\nN/A,1\nUS,2\n"), schema={"cc": "unordered"})
+    assert pd.isna(raw["cc"][0])
+
+
+def test_a_header_naming_a_column_twice_is_refused():
+    with pytest.raises(pdanon.InvalidInputError, match=r"names column\(s\) \['zip'\] more "
+                                                         r"than once"):
+        read_csv(io.StringIO("zip,age,zip\n02139,30,02139\n"))
+
+
+def test_blank_is_missing_beside_integers_beyond_64_bits():
+    text = "acct\n12345678901234567890\n12345678901234567891\n\n"
+    got = read_csv(io.StringIO(text + "1\n"), skip_blank_lines=False)
+    assert pd.isna(got["acct"][2]) and got["acct"][0] in ("12345678901234567890",
+                                                          12345678901234567890)
+
+
+def test_integers_beyond_float_precision_are_refused_as_numbers():
+    text = "acct\n98765432109876543210\n98765432109876543211\n5\n"
+    for kind in ("real", "ordered"):
+        with pytest.raises(pdanon.InvalidInputError, match=r"integer beyond 2\*\*53"):
+            read_csv(io.StringIO(text), schema={"acct": kind})
+    assert read_csv(io.StringIO(text), schema={"acct": "unordered"})["acct"].tolist() == [
+        "98765432109876543210", "98765432109876543211", "5"]
+    # floats in scientific notation are numbers, not codes
+    assert read_csv(io.StringIO("x\n1.5e20\n2\n"), schema={"x": "real"})["x"][0] == 1.5e20
+
+
+def test_text_recorded_as_text_is_not_read_as_generalized_cells():
+    df = pd.DataFrame({"age": [30, 31, 32, 33], "s": ["x", "{x}", "x", "{x}"]})
+    out = df.anon.l_diversify(2, quasi_identifiers={"age": "real"},
+                              sensitive={"s": "unordered"})
+    back = read_csv(io.StringIO(out.to_csv(index=False)), schema=out.anon.schema)
+    assert back["s"].tolist() == ["x", "{x}", "x", "{x}"]
+    assert back.anon.l_diversity() == 2
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(["02139", "7", "-05", "0.5", "-0.25", "x, y", "a\"b",
+                                          "", "2024-01-05", " 007", "+01", "10", "[1, 2]"]),
+                         min_size=3, max_size=3), min_size=1, max_size=12))
+def test_leading_zero_fields_agree_with_a_csv_parser(rows):
+    """The vectorized scan finds exactly the fields that Python's csv module reads as
+    numbers written with a leading zero (quoted separators and quotes honoured)."""
+    import csv
+    import re
+
+    from pdanon.io import leading_zero_fields
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([["a", "b", "c"], *rows])
+    text = buf.getvalue()
+    want = {j for row in csv.reader(io.StringIO(text)) for j, cell in enumerate(row)
+            if re.match(r'^[ "]{0,2}[+-]?0\d', cell) or re.match(r"^ ?[+-]?0\d", cell)}
+    got = leading_zero_fields(io.StringIO(text), {})
+    # the scan reads the raw bytes: a quoted field's quote counts among the two characters
+    # that may come before the zero
+    assert got == want, text

@@ -1,0 +1,245 @@
+"""What a CSV file's text means, where pandas' reading of it would lose something:
+:func:`pdanon.read_csv` runs these around :func:`pandas.read_csv`.
+
+* **Codes keep their leading zeros.** pandas reads ``02139`` as the number 2139 and ``007``
+  as 7. A column that pandas took as numbers, whose kind no schema gives (or gives as
+  ``ordered`` without categories), stays text when one of its cells is a number written
+  with a leading zero (``04777``, ``-05``: the command line's rule,
+  :data:`pdanon.cli_common.LEADING_ZERO`); a ``real`` column keeps its numbers and warns.
+* **A value that pandas takes for a missing cell stays a value.** ``NA`` (Namibia),
+  ``None`` (an answer) or ``null`` are values when the schema lists them among a column's
+  categories, or records the column as text (``df.anon.schema`` does): a file written from
+  that frame holds its missing cells as empty fields.
+* **One name, one column.** A header that names a column twice (pandas would rename the
+  second ``zip.1`` and publish it unprotected) is refused.
+* **Blank is missing.** A blank field of a column pandas could not read as numbers (integers
+  beyond 2**64) comes back as missing, not as the empty text ``""``.
+
+Example
+-------
+>>> import io
+>>> text = "zip,n\\n02139,1\\n10001,2\\n"
+>>> import pdanon
+>>> pdanon.read_csv(io.StringIO(text))["zip"].tolist()
+['02139', '10001']
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError, KindWarning, user_stacklevel
+from pdanon.cli_common import LEADING_ZERO
+
+__all__ = ["PANDAS_NA_TEXTS", "codes_as_text", "header_names", "integer_texts_beyond_float",
+           "na_values_for", "refuse_repeated_names", "start_of"]
+
+#: the texts :func:`pandas.read_csv` reads as missing by default (its documented list)
+PANDAS_NA_TEXTS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+                   "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a",
+                   "nan", "null")
+#: read_csv keywords that say how a header or missing cells are read: given by the caller,
+#: pdanon leaves those matters to pandas
+_NA_KEYWORDS = ("na_values", "keep_default_na", "na_filter")
+#: dtypes a schema records for a column of text
+_TEXT_DTYPES = ("str", "object", "string", "string[python]", "string[pyarrow]")
+_HEADER_KEYWORDS = ("names", "usecols", "index_col", "skiprows", "comment", "skipfooter",
+                    "engine")
+
+
+def start_of(path) -> int | None:
+    """Where a file object stands before pandas reads it (a stream is read from there), or
+    None for a path or a stream that cannot seek."""
+    if hasattr(path, "read") and hasattr(path, "seekable") and path.seekable():
+        return path.tell()
+    return None
+
+
+def _rewind(path, start: int | None) -> bool:
+    """Seek a file object back to ``start``; False when it cannot be read twice."""
+    if not hasattr(path, "read"):
+        return True
+    if start is None:
+        return False
+    path.seek(start)
+    return True
+
+
+def header_names(path, kwargs: dict, start: int | None = None) -> list | None:
+    """The column names of the header line as written (before pandas renames a repeated
+    one), or None when the caller's options make them something else (``names=``,
+    ``header=None``, ``usecols=``, ...) or the source cannot be read twice."""
+    if kwargs.get("header", "infer") not in ("infer", 0) or any(
+            kwargs.get(k) is not None for k in _HEADER_KEYWORDS):
+        return None
+    if not _rewind(path, start):
+        return None
+    keep = {k: v for k, v in kwargs.items()
+            if k in ("sep", "delimiter", "quotechar", "escapechar", "doublequote",
+                     "encoding", "encoding_errors", "compression", "skipinitialspace",
+                     "quoting")}
+    try:
+        first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
+                            index_col=False, **keep)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError,
+            ValueError):
+        return None
+    finally:
+        _rewind(path, start)
+    return [str(v) for v in first.iloc[0]] if len(first) else []
+
+
+def refuse_repeated_names(names: list | None, path) -> None:
+    """A header naming a column twice is refused (pandas would rename the second copy
+    ``name.1``, and nothing would say it holds the same data)."""
+    if not names:
+        return
+    seen, twice = set(), []
+    for n in names:
+        if n in seen and n not in twice:
+            twice.append(n)
+        seen.add(n)
+    if twice:
+        where = path if isinstance(path, str) else "the file"
+        raise InvalidInputError(
+            f"{where}: the header names column(s) {twice} more than once; rename them so "
+            f"that every column has its own name (pandas would read the second as "
+            f"'{twice[0]}.1' and publish it without the first's role)")
+
+
+def na_values_for(names: list | None, specs: dict, kwargs: dict) -> dict:
+    """``read_csv`` keywords under which a text the schema lists among a column's
+    categories (``NA``, ``None``) is read as that value, every other column as pandas
+    reads it. Unchanged when the caller says how to read missing cells, or the header is
+    unknown."""
+    if names is None or any(k in kwargs for k in _NA_KEYWORDS):
+        return kwargs
+    values = {}
+    for col, spec in specs.items():
+        cats, dtype = spec.get("categories"), str(spec.get("dtype"))
+        if col not in names:
+            continue
+        if cats is not None:
+            listed = {str(c) for c in cats if isinstance(c, str)}
+            if listed & set(PANDAS_NA_TEXTS):
+                values[col] = [t for t in PANDAS_NA_TEXTS if t not in listed]
+        elif dtype in _TEXT_DTYPES:
+            # a column the schema records as text was written from a frame whose missing
+            # cells are empty fields: every other text is a value
+            values[col] = [""]
+    if not values:
+        return kwargs
+    per_column = {c: values.get(c, list(PANDAS_NA_TEXTS)) for c in names}
+    return {**kwargs, "keep_default_na": False, "na_values": per_column}
+
+
+def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
+                  start: int | None = None, scan=None, names=None) -> pd.DataFrame:
+    """``df`` (pandas' reading of ``path``) with every column of codes as text: a column
+    pandas read as numbers, that the caller gave no ``dtype`` and the schema no kind (or the
+    kind ``ordered`` without categories), whose text holds a number written with a leading
+    zero. Such columns are read again as text (``reader``: pandas' read with ``kwargs``),
+    once, for those columns only. A ``real`` column keeps its numbers and warns. A blank
+    field of a column pandas left as text is missing."""
+    given = kwargs.get("dtype")
+    if given is not None and not isinstance(given, dict):
+        return _blank_is_missing(df, kwargs)
+    given = given or {}
+    candidates, real = [], []
+    for c in df.columns:
+        dtype = df[c].dtype
+        if c in given or c in (kwargs.get("converters") or {}) or not (
+                pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_float_dtype(dtype)):
+            continue
+        spec = specs.get(c) or {}
+        kind = spec.get("kind")
+        if kind is None or (kind == "ordered" and spec.get("categories") is None
+                            and spec.get("dtype") is None):
+            candidates.append(c)
+        elif kind == "real":
+            real.append(c)
+    # read again only what may have lost something: the columns whose fields hold a number
+    # with a leading zero (scan: one pass over the bytes, giving their positions), and the
+    # float columns holding whole numbers beyond 2**53
+    if (candidates or real) and scan is not None and names is not None and \
+            _rewind(path, start):
+        fields = scan(path, kwargs)
+        if fields is not None:
+            zeroed = {names[i] for i in fields if i < len(names)}
+            keep = zeroed | {c for c in candidates + real
+                             if pd.api.types.is_float_dtype(df[c].dtype) and _rounded(df[c])}
+            candidates = [c for c in candidates if c in keep]
+            real = [c for c in real if c in keep]
+    if (candidates or real) and _rewind(path, start) and not _repeated(df.columns):
+        again = dict(kwargs, dtype={**given, **{c: str for c in candidates + real}})
+        index_col = kwargs.get("index_col")
+        if kwargs.get("usecols") is None and (index_col is None or index_col is False):
+            again["usecols"] = list(candidates + real)
+        text = reader(path, again)
+        for c in candidates + real:
+            if pd.api.types.is_float_dtype(df[c].dtype) and _rounded(df[c]) and \
+                    integer_texts_beyond_float(text[c].to_numpy(dtype=object)) is not None:
+                # integers beyond 2**53 a float rounded (two can merge): codes, kept as
+                # text (a real column's reading then says so, naming the cell)
+                df[c] = text[c].set_axis(df.index)
+                continue
+            cells = text[c].dropna().astype(str).str.strip()
+            zeros = cells[cells.str.match(LEADING_ZERO)]
+            if not len(zeros):
+                continue
+            if c in real:
+                warnings.warn(
+                    f"column {c!r} is real, so its codes with leading zeros became numbers "
+                    f"({zeros.iloc[0]!r} -> {df[c].loc[zeros.index[0]]:g}); if they are codes "
+                    f"(ZIP, ICD), give the schema the kind 'unordered'", KindWarning,
+                    stacklevel=user_stacklevel())
+                continue
+            df[c] = text[c].set_axis(df.index)
+    return _blank_is_missing(df, kwargs)
+
+
+def integer_texts_beyond_float(values) -> int | None:
+    """The position of the first cell that is (or is written as) an integer beyond 2**53
+    (which a float rounds: two of them can merge), or None. Only cells of 16 characters or
+    more, or Python integers (pandas' reading of integers beyond 2**64), are looked at."""
+    lengths = pd.Series(values, dtype=object).map(
+        lambda v: len(v) if isinstance(v, str) else (99 if isinstance(v, int) else 0))
+    for i in np.flatnonzero(lengths.to_numpy() >= 16):
+        v = values[i]
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            if abs(v) >= 2 ** 53:
+                return int(i)
+            continue
+        t = v.strip().lstrip("+-")
+        if t.isdigit() and int(t) >= 2 ** 53:
+            return int(i)
+    return None
+
+
+def _rounded(s: pd.Series) -> bool:
+    """Does a float column hold a whole number beyond 2**53 (where floats skip integers)?"""
+    v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    return bool((np.isfinite(v) & (np.abs(v) >= 2.0 ** 53) & (v == np.floor(v))).any())
+
+
+def _repeated(columns) -> bool:
+    return not pd.Index(columns).is_unique
+
+
+def _blank_is_missing(df: pd.DataFrame, kwargs: dict) -> pd.DataFrame:
+    """pandas leaves a blank field as ``""`` in a column it tried to read as numbers beyond
+    2**64; blank is missing there as everywhere."""
+    if kwargs.get("na_filter") is False or kwargs.get("keep_default_na") is False:
+        return df
+    for c in df.columns:
+        s = df[c]
+        if len(s) and (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)):
+            blank = s.eq("").to_numpy(dtype=bool, na_value=False)
+            if blank.any():
+                df[c] = s.mask(blank)
+    return df

@@ -411,7 +411,9 @@ def convert_column(series, name: str, kind):
     ``date``: ISO dates (time zone kept; mixed offsets become UTC); ``ordered``: numbers when
     every cell is a plain number without a leading zero, dates when every cell is an ISO
     date, else text; ``unordered``: text. Without a kind: numbers (``real``) or dates when
-    every cell is one, else text (``unordered``); a leading zero keeps a column text.
+    every cell is one, else text (``unordered``); a leading zero keeps a column text, and so do
+    two spellings of one number (``250.0``, ``250.00``) and, without a kind, an integer
+    beyond 2**53.
 
     Example
     -------
@@ -440,11 +442,27 @@ def convert_column(series, name: str, kind):
         return _dates(series, present, text, name), kind
     distinct = pd.Series(pd.unique(text.to_numpy(dtype=object)), dtype=object)  # codes repeat
     if len(distinct) and distinct.str.match(_PLAIN_NUMBER).all() and not distinct.str.match(
-            LEADING_ZERO).any():
+            LEADING_ZERO).any() and not _codes_of_numbers(distinct, kind):
         return _numbers(series, present, text, name), kind or "real"
     if len(distinct) and distinct.str.match(_ISO_DATE).all():
         return _dates(series, present, text, name), kind or "date"
     return series, kind or "unordered"
+
+
+def _codes_of_numbers(distinct, kind) -> bool:
+    """Plain numbers that are codes all the same: two spellings of one number (``250.0`` and
+    ``250.00``, ``1E3`` and ``1000``: as numbers they would merge), or, unless the kind is
+    ``ordered``, an integer beyond 2**53 (a float would round it; an account number)."""
+    import pandas as pd
+
+    values = pd.to_numeric(distinct, errors="coerce")
+    if values.nunique() < len(distinct):
+        return True
+    if kind == "ordered":
+        return False
+    whole = distinct[~distinct.str.contains(r"[.eE]")]
+    return bool(whole.str.lstrip("+-").str.len().gt(15).any() and any(
+        abs(int(t)) >= 2 ** 53 for t in whole if len(t.lstrip("+-")) > 15))
 
 
 def _numbers(series, present, text, name):

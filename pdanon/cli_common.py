@@ -95,9 +95,21 @@ def numbers_column(series, present, text, number):
     """
     import pandas as pd
 
+    import numpy as np
+
     if bool((number == number.round()).all()) and not text.str.contains(r"[.eE]").any():
+        if len(text) and text.str.lstrip("+-").str.len().max() > 18:
+            exact = [int(t) for t in text]  # long integers only: read exactly
+            if any(not -2 ** 63 <= v < 2 ** 63 for v in exact):
+                # beyond 64 bits: exact Python integers (int64 would wrap them around)
+                column = pd.Series([None] * len(series), index=series.index, dtype=object)
+                column[present] = np.asarray(exact, dtype=object)
+                return column
+            values = np.asarray(exact, dtype=np.int64)
+        else:
+            values = number.astype("int64").to_numpy()
         column = pd.Series(pd.array([pd.NA] * len(series), dtype="Int64"), index=series.index)
-        column[present] = number.astype("int64").to_numpy()
+        column[present] = values
         return column.astype("int64") if present.all() else column
     column = pd.Series(float("nan"), index=series.index, dtype="float64")
     column[present] = number.astype("float64").to_numpy()

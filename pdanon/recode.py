@@ -87,9 +87,11 @@ def category_sort_key(value):
     """The order :func:`sorted_categories` lists unordered categories in: numbers by value,
     then other values by type and text (so ``3`` and ``"3"``, or text and dates, can share a
     column)."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-        return ("", float(value), "")
-    return (type(value).__name__, 0.0, str(value))
+    if isinstance(value, (np.integer, np.floating)):
+        value = value.item()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("", value, "")  # exact: Python compares big integers and floats exactly
+    return (type(value).__name__, 0, str(value))
 
 
 def sorted_categories(series: pd.Series) -> pd.Series:

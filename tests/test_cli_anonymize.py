@@ -429,3 +429,28 @@ def test_a_parquet_inputs_index_reaches_no_output(tmp_path, discharges, capsys):
     for path in (out, rep):
         assert "V000" not in path.read_text()
     assert "V000" not in exp.read_text()
+
+
+def test_codes_that_look_like_numbers_stay_as_written(tmp_path, capsys):
+    """Two spellings of one number (250.00 and 250.0) are two codes, not one number; an
+    account number beyond 64 bits is kept exactly (ordered) or as text (no kind) - it used to
+    wrap around to -6101065172474983726."""
+    icd = tmp_path / "icd.csv"
+    icd.write_text("icd,sex,dis\n250.00,F,a\n250.0,F,b\n250.00,M,a\n250.0,M,b\n")
+    out = tmp_path / "r.csv"
+    code, _, err = _run(capsys, icd, "--qi", "icd,sex", "--sensitive", "dis", "-k", 2, "-o",
+                        out)
+    assert code == 0, err
+    assert "icd unordered" in err
+    cells = set(pd.read_csv(out, dtype=str)["icd"])
+    assert cells <= {"250.00", "250.0", "{250.0, 250.00}"} and len(cells) >= 1
+    acct = tmp_path / "acct.csv"
+    acct.write_text("acct,sex,dis\n98765432109876543210,F,a\n98765432109876543211,F,b\n"
+                    "12345678901234567890,M,a\n12345678901234567891,M,b\n")
+    for kind in ("", ":ordered"):
+        code, _, err = _run(capsys, acct, "--qi", f"acct{kind},sex", "--sensitive", "dis",
+                            "-k", 2, "-o", out, "--row-order", "input")
+        assert code == 0, err
+        text = out.read_text()
+        assert "98765432109876543210" in text and "12345678901234567891" in text
+        assert "-6101065172474983726" not in text

@@ -73,7 +73,11 @@ def _categories_to_json(dtype: GeneralizationDtype):
     if all(isinstance(c, bool) for c in cl):
         return cl, "bool"
     if all(isinstance(c, int) and not isinstance(c, bool) for c in cl):
-        return cl, "int"
+        if all(-2 ** 63 <= c < 2 ** 63 for c in cl):
+            return cl, "int"
+        # beyond 64 bits (a 20-digit account number): Arrow has no such integer, so the cells
+        # hold category positions and the exact values travel in the JSON metadata
+        return [["int", c] for c in cl], _MIXED
     if all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in cl):
         return [float(c) for c in cl], "float"
     names = [_type_name(c) for c in cl]

@@ -109,3 +109,31 @@ def test_bad_requests_teach():
         df.anon.k_anonymize(2, algorithm="optimal", options={"calendar": {"adm": "month"}},
                             hierarchies={"adm": pdanon.hierarchy.dates()}, **ask)
     assert df.equals(_frame(40))  # the input is never changed
+
+
+def test_the_no_end_placeholder_9999_12_31_publishes_and_reads_back(tmp_path):
+    """A unit in the year 9999 ends on 10000-01-01, past Python's dates: the calendar label,
+    the dates() hierarchy and the read-back used to fail with 'year 10000 is out of range'."""
+    import warnings
+
+    from pdanon.dtype._common import calendar_unit
+    from pdanon.hierarchy import dates
+
+    assert calendar_unit("9999-12") == (pd.Timestamp(9999, 12, 1),
+                                        pd.Timestamp(9999, 12, 1) + pd.Timedelta(days=31))
+    assert calendar_unit("9990s")[1] - calendar_unit("9990s")[0] == pd.Timedelta(days=3652)
+    df = pd.DataFrame({"end": pd.to_datetime(["9999-12-01", "9999-12-31"] * 2
+                                             + ["2024-01-01", "2024-01-02"] * 2),
+                       "sex": list("FFMMFFMM")})
+    roles = dict(quasi_identifiers={"end": "ordered", "sex": "unordered"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        releases = [df.anon.k_anonymize(2, algorithm="mondrian", **roles),
+                    df.anon.k_anonymize(2, algorithm="optimal", max_suppressed_rows=0,
+                                        hierarchies={"end": dates(["month", "year"])}, **roles)]
+    for out in releases:
+        assert "9999-12" in out["end"].astype(str).tolist()
+        path = tmp_path / "r.csv"
+        out.to_csv(path, index=False)
+        back = pdanon.read_csv(path, schema=out.anon.schema)
+        assert back["end"].astype(str).tolist() == out["end"].astype(str).tolist()

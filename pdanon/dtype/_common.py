@@ -157,7 +157,24 @@ def calendar_unit(text: str):
         start, months = pd.Timestamp(y, 1, 1), 120
     else:
         start, months = pd.Timestamp(y, 1, 1), 12
-    return start, start + pd.DateOffset(months=months)
+    return start, _months_later(start, months)
+
+
+def _months_later(start, months: int):
+    """The first day ``months`` months after ``start`` (a first of a month), also past the
+    year 9999 that Python's dates end at (the unit of ``9999-12``, a common "no end"
+    placeholder, ends on 10000-01-01: a pandas Timestamp holds it)."""
+    import calendar
+
+    total = start.year * 12 + start.month - 1 + months
+    year, month = divmod(total, 12)
+    if year <= 9999:
+        return pd.Timestamp(year, month + 1, 1)
+    days, y, m = 0, start.year, start.month
+    for _ in range(months):
+        days += calendar.monthrange(y, m)[1]
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return start + pd.Timedelta(days=days)
 
 
 def dates_in_order(categories) -> bool:

@@ -655,6 +655,29 @@ def encode_table(df: pd.DataFrame, roles) -> EncodedTable:
     (['age'], [0, 1])
     """
     cols = [encode_column(df[c], kind) for c, kind in roles.quasi_identifiers.items()]
-    sens = {c: factorize(df[c], where=f"sensitive column {c!r}", na_sentinel=False)[0]
-            for c in roles.sensitive}
+    sens = {}
+    for c in roles.sensitive:
+        _warn_mixed_types(df[c], c)
+        sens[c] = factorize(df[c], where=f"sensitive column {c!r}", na_sentinel=False)[0]
     return EncodedTable(cols, sens, len(df))
+
+
+def _warn_mixed_types(series: pd.Series, name) -> None:
+    """A sensitive column mixing numbers and text is data (``3`` and ``"3"`` are two values),
+    but no file keeps it: Parquet refuses such a column and CSV writes both as ``3``. Say so
+    before the release is made (:class:`pdanon.KindWarning`), with the fix."""
+    if series.dtype != object:
+        return
+    types = {type(v) for v in series.dropna().head(10_000)}
+    numeric = {t for t in types if issubclass(t, (int, float, np.number)) and t is not bool}
+    if numeric and len(types) > len(numeric):
+        import warnings
+
+        from pdanon._errors import KindWarning, user_stacklevel
+
+        names = sorted(t.__name__ for t in types)
+        warnings.warn(
+            f"sensitive column {name!r} mixes value types {names}: they are different values "
+            f"here (3 and '3'), but Parquet cannot store such a column and CSV writes both "
+            f"alike, so the release would not read back as it is; convert it to one type "
+            f"first (df[{name!r}].astype(str))", KindWarning, stacklevel=user_stacklevel())

@@ -245,3 +245,16 @@ def test_generalized_sets_encode_to_one_code_per_distinct_cell():
     assert e.codes.tolist() == [0, 1, 2, 0, 1]  # missing: a value of its own, after the rest
     assert e.na.tolist() == [False, False, True, False, False]
     assert not hasattr(e, "membership")  # no rows x categories matrix is built
+
+
+def test_a_sensitive_column_mixing_numbers_and_text_is_data_with_a_warning():
+    """3 and '3' are two sensitive values (l = 2 here), but no file keeps the column as it
+    is (Parquet refuses it, CSV writes both as 3): the publisher is told before releasing."""
+    import pdanon
+
+    df = pd.DataFrame({"age": [30, 31, 32, 33], "s": pd.Series([3, "3", 3, "3"], dtype=object)})
+    with pytest.warns(pdanon.KindWarning, match=r"sensitive column 's' mixes value types "
+                                                 r"\['int', 'str'\]"):
+        out = df.anon.l_diversify(2, quasi_identifiers={"age": "real"},
+                                  sensitive={"s": "unordered"})
+    assert out.anon.l_diversity() == 2

@@ -341,7 +341,8 @@ class AnonymizeMethods:
             over = list(info.get("quasi_identifiers") or info.get("columns") or [])
         if earlier is None:
             return model
-        present = [c for c in over if c in self._df.columns]
+        present = [c for c in _roles.as_columns(over, self._df.columns)
+                   if c in self._df.columns]
         if set(present) != set(r.qi):
             raise InvalidInputError(
                 f"this frame is the output of an earlier step that verified {earlier!r} over "

@@ -303,7 +303,31 @@ def stored_roles(df: pd.DataFrame) -> Roles | None:
     stored = df.attrs.get(ATTRS_KEY, {}).get("roles")
     if stored is None:
         return None
-    return Roles.from_dict(stored).restricted_to(df.columns)
+    return _named_as(Roles.from_dict(stored), df.columns).restricted_to(df.columns)
+
+
+def as_columns(names, columns) -> list:
+    """``names`` (read back from attrs) as the columns they name: see :func:`_named_as`."""
+    present = set(columns)
+    texts: dict = {}
+    for c in columns:
+        texts.setdefault(str(c), []).append(c)
+    return [c if c in present or len(texts.get(str(c), ())) != 1 else texts[str(c)][0]
+            for c in names]
+
+
+def _named_as(roles: Roles, columns) -> Roles:
+    """``roles`` with each name that is not a column but is the text of exactly one column
+    given that column: attrs written to Parquet as JSON turn the column name ``0`` into the
+    text ``"0"``, and the roles of a frame with integer column names were lost (its k then
+    measured over no quasi-identifier)."""
+    def name(c):
+        return as_columns([c], columns)[0]
+
+    return Roles(identifiers=tuple(name(c) for c in roles.identifiers),
+                 quasi_identifiers={name(c): k for c, k in roles.quasi_identifiers.items()},
+                 sensitive={name(c): k for c, k in roles.sensitive.items()},
+                 insensitive=tuple(name(c) for c in roles.insensitive))
 
 
 def resolve_roles(

@@ -670,6 +670,18 @@ def make_algorithm(args):
     return A.ShufflerInBatches(seed=seed, columns_ids_to_shuffle=cols), label
 
 
+def _warn_kept_identifiers(args) -> None:
+    """The shufflers keep the identifier columns as they are (the reference's semantics):
+    say so, since the release then holds them in clear."""
+    if args.algorithm in ("shuffler", "batch_shuffler") and args.i_ids not in (None, ""):
+        import warnings
+
+        warnings.warn(
+            f"-a {args.algorithm} keeps the identifier columns (--i_ids {args.i_ids}) as they "
+            f"are, as the reference does: the release holds them in clear; drop them from "
+            f"the input, or hash them first (-a hasher --key-file)", UserWarning)
+
+
 def check_model_flags(args) -> None:
     """Refuse a privacy flag the requested algorithm would ignore (one line naming the
     combinations that exist)."""
@@ -834,6 +846,7 @@ def _run(argv, caught: list) -> int:
     algorithm, label = make_algorithm(args)
     df = read_table(args.input, args.header, lambda width: text_positions(args, width))
     check_columns(args, df.shape[1])
+    _warn_kept_identifiers(args)
     suspect = (not args.header and not is_parquet(args.input)
                and header_like_first_row(df))
     try:

@@ -961,7 +961,8 @@ def cli_words(text: str) -> str:
             names = [str(n) for n in ast.literal_eval(f"[{m.group(2)}]")]
         except (ValueError, SyntaxError):
             names = re.findall(r"'([^']*)'", m.group(2))
-        return f"{flags[m.group(1)]} {shlex.quote(','.join(names))}"
+        listed = ",".join(f'"{n}"' if "," in n or '"' in n else n for n in names)
+        return f"{flags[m.group(1)]} {shlex.quote(listed)}"
 
     text = text.replace(
         "Pass roles to decide yourself (identifiers=, quasi_identifiers=, sensitive=, "

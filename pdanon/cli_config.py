@@ -44,8 +44,18 @@ class ConfigError(ValueError):
 def parse_columns(text, flag: str) -> dict:
     """``"age:real,zip5"`` -> ``{"age": "real", "zip5": None}`` (``None``: the kind is
     inferred). A name may hold a colon when what follows it is not a kind (``a:b`` is the
-    column ``a:b``); a list (from a config file) is read item by item."""
-    items = text if isinstance(text, (list, tuple)) else str(text).split(",")
+    column ``a:b``), and a comma when it is in double quotes, as in a CSV header
+    (``'"Last, First",age'``); a list (from a config file) is read item by item.
+
+    Example
+    -------
+    >>> parse_columns('"Last, First",age:real', "--qi")
+    {'Last, First': None, 'age': 'real'}
+    """
+    import csv
+
+    items = text if isinstance(text, (list, tuple)) else next(
+        csv.reader([str(text)], skipinitialspace=True), [])
     out: dict = {}
     for item in items:
         item = str(item).strip()

@@ -851,7 +851,13 @@ def _with_schema_roles(df: pd.DataFrame, schema) -> pd.DataFrame:
     keywords = {role: ([c for c in cols if c in df.columns] if isinstance(cols, list) else
                        {c: k for c, k in cols.items() if c in df.columns})
                 for role, cols in keywords.items()}
-    return with_roles(df, resolve_roles(df, screen="ignore", **keywords))
+    df = with_roles(df, resolve_roles(df, screen="ignore", **keywords))
+    # what the release's verdict reads (its request, suppressed rows, rule for missing
+    # cells), as the schema recorded it: the file is checked as the release was
+    release = ((getattr(schema, "metadata", None) or {}).get("pdanon") or {}).get("release")
+    if release:
+        df.attrs["pdanon"]["info"] = dict(release)
+    return df
 
 
 def _restore(s: pd.Series, col, spec: dict, index, max_cell_length: int) -> pd.Series:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+import re
 import warnings
 
 import pandas as pd
@@ -628,9 +629,29 @@ def frame_schema(df: pd.DataFrame, roles: Roles, *, name: str | None = None):
     # identifiers are never published (nor read back): their metadata stays the role alone
     named = set(roles.quasi_identifiers) | set(roles.sensitive) | set(roles.insensitive)
     specs = {c: column_spec(df[c]) for c in df.columns if c in named}
-    return schema(identifiers=roles.identifiers, quasi_identifiers=roles.quasi_identifiers,
-                  sensitive=roles.sensitive, insensitive=roles.insensitive, name=name,
-                  columns=specs)
+    out = schema(identifiers=roles.identifiers, quasi_identifiers=roles.quasi_identifiers,
+                 sensitive=roles.sensitive, insensitive=roles.insensitive, name=name,
+                 columns=specs)
+    facts = release_facts(df.attrs.get(ATTRS_KEY, {}).get("info") or {})
+    if facts:
+        out.metadata["pdanon"]["release"] = facts
+    return out
+
+
+#: what a schema carries of the release's ``info``: what its verdict reads (the request, the
+#: rule for missing cells, the rows suppressed, the order of the rows), so a CSV read back
+#: with its schema is checked as the release was; public figures only
+RELEASE_FACTS = ("operation", "algorithm", "model", "models", "params", "k", "missing",
+                 "suppressed_rows", "rows_match_input", "row_order", "dp", "achieved",
+                 "quasi_identifiers")
+
+
+def release_facts(info: dict) -> dict:
+    """The part of a release's ``info`` a schema records (:data:`RELEASE_FACTS`)."""
+    import json
+
+    facts = {k: info[k] for k in RELEASE_FACTS if k in info}
+    return json.loads(json.dumps(facts, default=str)) if facts else {}
 
 
 def roles_from_schema(sch) -> dict:
@@ -714,13 +735,40 @@ def schema_to_yaml(sch, path=None) -> str | None:
     specs = _column_specs_of(sch)
     if specs:
         roles["columns"] = specs
+    release = ((getattr(sch, "metadata", None) or {}).get("pdanon") or {}).get("release")
+    if release:
+        roles["release"] = release
     doc = {"pdanon": roles, "pandera": yaml.safe_load(sch.to_yaml())}
-    text = yaml.safe_dump(doc, sort_keys=False)
+    text = yaml.dump(doc, Dumper=_quoting_dumper(), sort_keys=False)
     if path is None:
         return text
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return None
+
+
+#: plain scalars a YAML 1.2 reader takes for something else than text (its core schema:
+#: integers with a leading zero such as 02139, octal and hex forms, floats, booleans, null)
+_YAML12_NOT_TEXT = re.compile(
+    r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)"
+    r"(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false|"
+    r"False|FALSE|null|Null|NULL|~|)$")
+
+
+def _quoting_dumper():
+    """A YAML safe dumper that quotes every text a YAML 1.2 reader would read as a number, a
+    boolean or null (PyYAML reads YAML 1.1 and leaves ``02139`` plain)."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper, value):
+        style = "'" if _YAML12_NOT_TEXT.match(value) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, text)
+    return Dumper
 
 
 _SPEC_KEYS = ("dtype", "categories", "ordered", "categories_type")

@@ -891,3 +891,22 @@ def test_shuffle_after_k_anonymize_keeps_k_and_generalized_dtype():
     assert sorted(whole["age"].astype(str)) == sorted(anon["age"].astype(str))
     with pytest.raises(KindError, match="generalized"):
         anon.anon.randomize(seed=0)
+
+
+def test_a_guessable_seed_is_named():
+    """seed=2024 is found in a blink by trying seeds in order, and the noise it drew can be
+    subtracted again: a perturbation says so; seed=None and a 128-bit seed do not warn."""
+    import secrets
+    import warnings
+
+    import pdanon
+
+    df = pd.DataFrame({"income": np.arange(50, dtype=float)})
+    with pytest.warns(UserWarning, match=r"seed=2024 is among the first 4,294,967,296"):
+        df.anon.add_noise(columns=["income"], seed=2024, insensitive=["income"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df.anon.add_noise(columns=["income"], insensitive=["income"])
+        df.anon.add_noise(columns=["income"], seed=secrets.randbits(128) | 2 ** 100,
+                          insensitive=["income"])
+    assert pdanon  # registers df.anon

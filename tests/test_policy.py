@@ -249,3 +249,29 @@ def test_local_suppression_is_measured_with_blanks_as_wildcards_throughout():
     assert report["privacy"]["k_anonymity"] == 3
     assert report["privacy"]["risk_summary"]["sample_uniques"] == 0.0
     assert report["verdict"]["passed"] is True
+
+
+def test_a_csv_read_back_with_its_schema_gets_the_releases_verdict(tmp_path):
+    """Without info a read-back counted the rows blank from the start as suppressed (0.2
+    against 0.1) and had no request to check by default; the schema carries the facts the
+    verdict reads (request, suppressed rows, rule for missing cells)."""
+    df = pd.DataFrame({"age": [30, 31, 32, 33, 40, 41, 42, 43, 90, np.nan],
+                       "zip": ["a", "a", "a", "a", "b", "b", "b", "b", "z", None],
+                       "d": list("xyxyxyxyxy")})
+    wild = pd.DataFrame({"age": [30, 30, 40, 40, 50, None], "sex": list("FFMMFM"),
+                         "d": list("abcabc")})
+    releases = [df.anon.k_anonymize(2, quasi_identifiers={"age": "real", "zip": "unordered"},
+                                    sensitive=["d"], algorithm="mondrian",
+                                    max_suppressed_rows=1),
+                wild.anon.local_suppression(2, quasi_identifiers=["age", "sex"],
+                                            sensitive=["d"])]
+    for out in releases:
+        out.to_csv(tmp_path / "r.csv", index=False)
+        pdanon.schema_to_yaml(out.anon.schema, tmp_path / "r.yaml")
+        back = pdanon.read_csv(tmp_path / "r.csv",
+                               schema=pdanon.schema_from_yaml(tmp_path / "r.yaml"))
+        for policy in (None, Policy(k=2, max_suppressed_share=0.1, max_records_at_risk=0.5)):
+            a, b = out.anon.check(policy), back.anon.check(policy)
+            assert a.passed == b.passed
+            assert a.criteria["measured"].tolist() == b.criteria["measured"].tolist()
+    assert back.anon.info["missing"] == "wildcard"

@@ -43,4 +43,19 @@ def seed_info(seed):
         return {"random_source": "secrets"}
     if isinstance(seed, np.random.Generator):
         return {"random_source": "generator given"}
+    if isinstance(seed, numbers.Integral) and int(seed) < GUESSABLE_SEEDS:
+        import warnings
+
+        from pdanon._errors import user_stacklevel
+
+        warnings.warn(
+            f"seed={int(seed)} is among the first {GUESSABLE_SEEDS:,} seeds: whoever tries "
+            f"them in order (millions a second) replays the randomness and undoes this "
+            f"perturbation (a shuffle, the noise) on the release; for a release pass "
+            f"seed=None (the operating system's generator), or a seed of 128 random bits you "
+            f"keep (secrets.randbits(128))", UserWarning, stacklevel=user_stacklevel())
     return {"random_source": "seed given"}
+
+
+#: seeds below this are guessed by trying them in order (2**32: what people type)
+GUESSABLE_SEEDS = 2 ** 32

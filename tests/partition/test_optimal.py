@@ -528,3 +528,19 @@ def test_a_many_valued_column_without_hierarchy_is_refused(monkeypatch):
     out = df.anon.k_anonymize(2, algorithm="optimal", quasi_identifiers=["age", "sex"],
                               hierarchies={"age": intervals([5, 10])})
     assert out.anon.info["levels"]["age"] >= 1 and out["age"].notna().all()
+
+
+def test_changed_cells_leave_out_cells_missing_before_and_after():
+    """A missing age published missing is unchanged, as the report, metrics and explain
+    count it; optimal counted it as changed (10 against 9)."""
+    from pdanon.hierarchy import intervals
+
+    df = pd.DataFrame({"age": [30, 31, 32, 33, 34, 40, 41, 42, 43, np.nan],
+                       "sex": list("FFFFFMMMMM"), "d": list("xyxyxyxyxy")})
+    out = df.anon.k_anonymize(5, algorithm="optimal", hierarchies={"age": intervals([10, 20])},
+                              quasi_identifiers={"age": "real", "sex": "unordered"},
+                              sensitive=["d"], max_suppressed_rows=0)
+    expected = int((out["age"].isna() != df["age"].isna()).sum()
+                   + ((out["age"].notna()) & ~np.asarray(out["age"].array.is_plain)).sum())
+    assert out.anon.info["changed_cells"] == expected
+    assert out.anon.info["changed_cells"] == out.anon.report(df).utility["changed_cells"]

@@ -365,11 +365,13 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
         orig_na = col.rows == len(col.bound.values)
         blanked += weights * (out_na & ~orig_na)
         blank &= out_na
-        if labels:
-            changed += n if level > 0 else rows_sup
-        else:
+        if labels:  # as pandas: a label, also for a missing cell, is a change
+            changed += (int(weights[~orig_na | (~cell_na[col.rows] & ~suppressed)].sum())
+                        if level > 0 else
+                        int(weights[suppressed & ~orig_na].sum()))
+        else:  # a cell missing before and after is unchanged
             plain = col.plain_nodes(level)[col.node_codes(level)]
-            changed += int(weights[~plain | suppressed].sum())
+            changed += int(weights[(~plain | suppressed) & ~orig_na].sum())
     suppressed_rows = int(weights[blank & (blanked > 0)].sum())
     suppressed_cells = int(np.sum(blanked))
 

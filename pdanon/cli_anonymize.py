@@ -711,7 +711,12 @@ def run(args: argparse.Namespace, caught: list) -> int:
     if s.get("schema") is not None and passed:
         from pdanon import schema_to_yaml
 
-        _write_text(s["schema"], schema_to_yaml(out.anon.schema))
+        sch = out.anon.schema
+        if s.get("output") is not None and not is_parquet(s["output"]) and s["csv_escape"]:
+            # the CSV's cells that would start a formula carry a guard quote: the schema says
+            # so, and pdanon.read_csv with it removes the guard (the file reads back exactly)
+            sch.metadata["pdanon"]["csv"] = {"formulas_guarded": True}
+        _write_text(s["schema"], schema_to_yaml(sch))
         written.append(("schema", s["schema"]))
     if s.get("report") is not None:
         out.anon.report(original, s["report"], policy=policy,

@@ -35,7 +35,8 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["FORMULA_PREFIXES", "LINE_BREAKS", "neutralize_formulas", "write_csv"]
+__all__ = ["FORMULA_PREFIXES", "LINE_BREAKS", "neutralize_formulas", "restore_formulas",
+           "write_csv"]
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet evaluate (or start evaluating) a cell."""
@@ -49,11 +50,21 @@ _QUOTE = "'"
 _TEXTUAL = ("string", "mixed", "mixed-integer")
 _BREAK_CLASS = "[" + "".join(LINE_BREAKS) + "]"
 _FORMULA_CLASS = "[=+\\-@\t\r]"
-# a line break before a formula (double quotes, which a CSV writer doubles, may come between)
-_BREAK_BEFORE_FORMULA = _BREAK_CLASS + '"*' + _FORMULA_CLASS
-_SUSPECT = "^" + _FORMULA_CLASS + "|" + _BREAK_BEFORE_FORMULA
+# a cell that begins with a formula, after any guard quotes: guarded again, so that removing
+# one quote (restore_formulas) gives every cell back exactly ('=x -> ''=x -> '=x)
+_START = "'*" + _FORMULA_CLASS
+# a line break before a formula (double quotes, which a CSV writer doubles, and guard quotes
+# may come between)
+_BREAK_BEFORE_FORMULA = _BREAK_CLASS + "[\"']*" + _FORMULA_CLASS
+_SUSPECT = "^" + _START + "|" + _BREAK_BEFORE_FORMULA
 _PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_GUARD_AFTER_BREAK = re.compile("(" + _BREAK_CLASS + ')(?="*' + _FORMULA_CLASS + ")")
+_GUARD_AFTER_BREAK = re.compile("(" + _BREAK_CLASS + ")(?=[\"']*" + _FORMULA_CLASS + ")")
+_GUARD_START = re.compile(_START)
+# in text as written (generalized cells' text, which neutralize_formulas does not change): a
+# break right before a formula, quotes doubled by the writer between, not a guarded one
+_GUARD_WRITTEN_BREAK = re.compile("(" + _BREAK_CLASS + ')(?="*' + _FORMULA_CLASS + ")")
+_GUARDED_START = re.compile("'(?=" + _START + ")")
+_GUARDED_AFTER_BREAK = re.compile("(" + _BREAK_CLASS + ")'(?=[\"']*" + _FORMULA_CLASS + ")")
 
 
 def _mask(found: pd.Series) -> np.ndarray:
@@ -70,7 +81,7 @@ def _hits(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         hit = series[suspect]
         # a plain number (-5, +3.2, -1e5: a code or figure read as text) is no formula
         number = _mask(hit.str.fullmatch(_PLAIN_NUMBER))
-        starts[suspect] = _mask(hit.str.startswith(FORMULA_PREFIXES)) & ~number
+        starts[suspect] = _mask(hit.str.match(_START)) & ~number
         breaks[suspect] = _mask(hit.str.contains(_BREAK_BEFORE_FORMULA, regex=True))
     return starts, breaks
 
@@ -79,7 +90,7 @@ def _guarded(text: str) -> str:
     """``text`` with ``'`` after each line break that precedes a formula, and before it when
     it begins with one."""
     text = _GUARD_AFTER_BREAK.sub("\\1" + _QUOTE, text)
-    return _QUOTE + text if text.startswith(FORMULA_PREFIXES) else text
+    return _QUOTE + text if _GUARD_START.match(text) else text
 
 
 def _fixed(series: pd.Series, starts: np.ndarray, breaks: np.ndarray) -> np.ndarray:
@@ -182,6 +193,39 @@ def neutralize_formulas(df: pd.DataFrame, *, header: bool = True) -> pd.DataFram
     return out
 
 
+def restore_formulas(series: pd.Series) -> pd.Series:
+    """The text cells of ``series`` as they were before :func:`neutralize_formulas` guarded
+    them: one guard quote removed where it put one (at the start of a cell that, without it,
+    begins with a formula after any quotes; after a line break before one). The guard is
+    undone exactly: a cell that began with a quote and a formula was guarded once more.
+
+    Example
+    -------
+    >>> cells = pd.Series(["=1+2", "'=x", "-5", "ok", "a\\n=b", None])
+    >>> guarded = neutralize_formulas(cells.to_frame("c"))["c"]
+    >>> guarded.tolist()[:4]
+    ["'=1+2", "''=x", '-5', 'ok']
+    >>> restore_formulas(guarded).tolist() == cells.tolist()
+    True
+    """
+    if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
+        return series
+    text = series.where(series.map(lambda v: isinstance(v, str), na_action="ignore")
+                        .fillna(False).astype(bool))
+    start = text.str.match(_GUARDED_START.pattern).fillna(False).astype(bool)
+    start &= ~text.str[1:].str.fullmatch(_PLAIN_NUMBER).fillna(False).astype(bool)
+    breaks = text.str.contains(_BREAK_CLASS + "'(?=[\"']*" + _FORMULA_CLASS + ")",
+                               regex=True).fillna(False).astype(bool)
+    if not (start.any() or breaks.any()):
+        return series
+    out = series.copy()
+    out[start] = text[start].str[1:]
+    if breaks.any():
+        out[breaks] = out[breaks].str.replace(_GUARDED_AFTER_BREAK.pattern, "\\1",
+                                              regex=True)
+    return out
+
+
 # ============================================================================ writing CSV
 
 _CHUNK_ROWS = 65_536
@@ -256,5 +300,5 @@ def _csv_chunks(frame: pd.DataFrame, header: bool, guard: bool):
             raise RuntimeError("write_csv: a cell holds the random line terminator")
         text = text.replace(terminator, token)
         if guard and any(b in text for b in LINE_BREAKS):
-            text = _GUARD_AFTER_BREAK.sub("\\1" + _QUOTE, text)
+            text = _GUARD_WRITTEN_BREAK.sub("\\1" + _QUOTE, text)
         yield text.replace(token, os.linesep)

@@ -784,11 +784,30 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     df = _pandas_read(source, read_csv_kwargs)
     df = csvcodes.codes_as_text(df, source, read_csv_kwargs, specs, _pandas_read, start,
                                 scan=leading_zero_fields, names=names)
+    df = _unguarded(df, schema)
     _check_present(df, specs, read_csv_kwargs)
     for col, spec in specs.items():
         if col in df.columns:
             df[col] = _restore(df[col], col, spec, df.index, max_cell_length)
     return _with_schema_roles(df, schema)
+
+
+def _unguarded(df: pd.DataFrame, schema) -> pd.DataFrame:
+    """``df`` with the spreadsheet-formula guard undone (:func:`pdanon.csvsafe.
+    restore_formulas`) when its schema says the CSV was written with it (``pdanon anonymize``
+    records ``csv: {formulas_guarded: true}`` beside a guarded CSV release), in the cells and
+    the header."""
+    block = ((getattr(schema, "metadata", None) or {}).get("pdanon") or {}) \
+        if not isinstance(schema, Mapping) else {}
+    if not (block.get("csv") or {}).get("formulas_guarded"):
+        return df
+    from pdanon.csvsafe import restore_formulas
+
+    names = restore_formulas(pd.Series(list(df.columns), dtype=object)).tolist()
+    out = df.set_axis(names, axis=1) if names != list(df.columns) else df.copy(deep=False)
+    for i in range(out.shape[1]):
+        out.isetitem(i, restore_formulas(out.iloc[:, i]))
+    return out
 
 
 def _check_present(df: pd.DataFrame, specs: dict, kwargs: dict) -> None:

@@ -735,9 +735,10 @@ def schema_to_yaml(sch, path=None) -> str | None:
     specs = _column_specs_of(sch)
     if specs:
         roles["columns"] = specs
-    release = ((getattr(sch, "metadata", None) or {}).get("pdanon") or {}).get("release")
-    if release:
-        roles["release"] = release
+    block = (getattr(sch, "metadata", None) or {}).get("pdanon") or {}
+    for key in ("release", "csv"):  # the release's facts; how its CSV was written
+        if block.get(key):
+            roles[key] = block[key]
     doc = {"pdanon": roles, "pandera": yaml.safe_load(sch.to_yaml())}
     text = yaml.dump(doc, Dumper=_quoting_dumper(), sort_keys=False)
     if path is None:

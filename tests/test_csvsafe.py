@@ -21,7 +21,7 @@ def test_every_owasp_prefix_is_quoted_and_nothing_else():
     out = neutralize_formulas(df)
     # a plain number written as text (+7900, +1e5, -0.5: a code or a figure) runs nothing
     assert out["t"].tolist() == ["'=1+2", "+7900", "'-x", "'@SUM(A1)", "'\tTAB", "'\rCR",
-                                 "a=b", " =1", "'=x", "", "[1, 2]",
+                                 "a=b", " =1", "''=x", "", "[1, 2]",
                                  "'-2+3+cmd|' /C calc'!A0", "+1e5", "-0.5", "'-5-", "'+ 1"]
     assert FORMULA_PREFIXES == ("=", "+", "-", "@", "\t", "\r")
     assert df["t"].tolist() == cells  # input not modified
@@ -73,10 +73,12 @@ def test_categorical_string_categories():
     assert out["c"].dtype.ordered
     assert list(out["c"].cat.categories) == ["b", "'-a"]
     assert out["c"].tolist()[:3] == ["'-a", "b", "'-a"] and pd.isna(out["c"][3])
-    # a quoted category that already exists: plain object values instead
+    # a category that begins with a guard quote and a formula is guarded once more: the
+    # guard is one-to-one (restore_formulas undoes it), so categories never collide
     clash = pd.Categorical(["=x", "'=x"])
     out = neutralize_formulas(pd.DataFrame({"c": clash}))
-    assert out["c"].tolist() == ["'=x", "'=x"] and out["c"].dtype == object
+    assert out["c"].tolist() == ["'=x", "''=x"] and isinstance(out["c"].dtype,
+                                                                 pd.CategoricalDtype)
     # numeric categories are numbers
     nums = pd.Categorical([-1, 2])
     assert neutralize_formulas(pd.DataFrame({"c": nums}))["c"].tolist() == [-1, 2]
@@ -258,3 +260,19 @@ def test_property_written_rows_never_start_a_formula(cells):
     write_csv(df, buf, escape_formulas=False)
     rows = list(csv.reader(io.StringIO(buf.getvalue(), newline="")))
     assert [r[0] for r in rows[1:]] == cells
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="'\"=+-@\t\r\nab5.", max_size=8), min_size=1, max_size=6))
+def test_restore_formulas_undoes_the_guard_exactly(cells):
+    """Every text cell comes back as it was: a cell that began with a quote and a formula was
+    guarded once more, so removing one quote is never ambiguous."""
+    from pdanon.csvsafe import restore_formulas
+
+    series = pd.Series(cells, dtype=object)
+    guarded = neutralize_formulas(series.to_frame("c"), header=False)["c"]
+    assert restore_formulas(guarded).tolist() == cells

@@ -535,6 +535,12 @@ def _parse_sets(obj, na, is_str, txt, categories, where) -> ParsedSets:
     plain_idx = np.flatnonzero(~na & ~is_set)
     set_idx = np.flatnonzero(is_set)
     plain_tok = [txt[i] if is_str[i] else obj[i] for i in plain_idx]
+    if known and any(isinstance(c, str) and c != c.strip() for c in dtype._cat_list):
+        # categories with leading or trailing spaces (' a', 'a '): a plain cell written with
+        # them is that category, not its stripped text
+        pos = dtype._cat_pos
+        plain_tok = [obj[i] if is_str[i] and obj[i] in pos and t not in pos else t
+                     for i, t in zip(plain_idx, plain_tok)]
     inners = [s[1:-1] for s in txt[set_idx]]
     if known:
         # split every set cell at once at ', '; cells with a piece that is not a category

@@ -782,3 +782,12 @@ def test_leading_zero_fields_agree_with_a_csv_parser(rows):
     # the scan reads the raw bytes: a quoted field's quote counts among the two characters
     # that may come before the zero
     assert got == want, text
+
+
+def test_codes_with_leading_or_trailing_spaces_read_back():
+    df = pd.DataFrame({"z": [" a", "a ", " a", "a ", "b", "b"], "age": [1, 2, 3, 4, 5, 5]})
+    out = df.anon.k_anonymize(2, quasi_identifiers={"z": "unordered", "age": "real"},
+                              algorithm="mondrian")
+    back = read_csv(io.StringIO(out.to_csv(index=False)), schema=out.anon.schema)
+    assert [str(c) for c in back["z"]] == [str(c) for c in out["z"]]
+    assert back["z"].dtype == out["z"].dtype

@@ -489,9 +489,12 @@ def _dates(series, present, text, name):
 
     parsed = iso_dates(series)
     if parsed is None:
-        bad = next((v for v in text if not _ISO_DATE.match(v)), text.iloc[0])
-        raise CliError(f"column {name!r} is date but holds {bad!r}: write dates as ISO "
-                       f"8601 (2024-12-31, 2024-12-31T08:30), or give it another kind")
+        from pdanon.io import first_bad_date
+
+        row, bad = first_bad_date(series) or (text.index[0], text.iloc[0])
+        raise CliError(f"column {name!r} is date but holds {bad!r} (data row {row + 1}): "
+                       f"write dates as ISO 8601 (2024-12-31, 2024-12-31T08:30) naming a "
+                       f"real day, or give it another kind")
     return parsed
 
 

@@ -978,9 +978,37 @@ def iso_dates(text: pd.Series) -> pd.Series | None:
             parsed = pd.to_datetime(cells, format="ISO8601", utc=True)
         except (ValueError, TypeError):
             return None
+        offset = distinct.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$", regex=True)
+        if offset.any() and not offset.all():
+            from pdanon._errors import KindWarning, user_stacklevel
+
+            warnings.warn(
+                f"column {text.name!r} mixes dates with a time-zone offset and dates without "
+                f"one (such as {distinct[~offset].iloc[0]!r}): those without are taken as UTC; "
+                f"write every date with its offset if they are local times", KindWarning,
+                stacklevel=user_stacklevel())
     out = pd.Series(pd.NaT, index=text.index, dtype=parsed.dtype, name=text.name)
     out[present] = parsed.to_numpy() if parsed.dt.tz is None else parsed.array
     return out
+
+
+def first_bad_date(text: pd.Series):
+    """``(index label, text)`` of the first present cell of ``text`` that is not an ISO 8601
+    date or names no day (``2024-02-30``, ``2024-01-06T25:00``), or None.
+
+    Example
+    -------
+    >>> first_bad_date(pd.Series(["2024-01-05", "2024-02-30", "x"]))
+    (1, '2024-02-30')
+    """
+    cells = text[text.notna()].astype(str).str.strip()
+    parsed = pd.to_datetime(cells.where(cells.str.match(ISO_DATE)), format="ISO8601",
+                            errors="coerce", utc=True)
+    bad = parsed.isna().to_numpy()
+    if not bad.any():
+        return None
+    at = int(np.flatnonzero(bad)[0])
+    return cells.index[at], cells.iloc[at]
 
 
 def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
@@ -1002,9 +1030,17 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
     if big is not None:
         _refuse_beyond_float(col, index[big], kind, values[big])
     if kind == "ordered":  # dates written as ISO 8601 text by to_csv
-        dates = iso_dates(pd.Series(values, index=index, name=col))
+        cells = pd.Series(values, index=index, name=col)
+        dates = iso_dates(cells)
         if dates is not None:
             return dates
+        first = cells.dropna()
+        if len(first) and isinstance(first.iloc[0], str) and ISO_DATE.match(
+                first.iloc[0].strip()):
+            row, bad = first_bad_date(cells) or (first.index[0], first.iloc[0])
+            raise InvalidInputError(
+                f"column {col!r}, row {row!r}: {bad!r} is not a date, but the column holds "
+                f"ISO 8601 dates (2024-12-31, 2024-12-31T08:30); fix the cell")
     try:
         arr = GeneralizationArray._from_text(values, kind, None, column=col, index=index,
                                              max_cell_length=max_cell_length)

@@ -739,8 +739,18 @@ def schema_to_yaml(sch, path=None) -> str | None:
     for key in ("release", "csv"):  # the release's facts; how its CSV was written
         if block.get(key):
             roles[key] = block[key]
-    doc = {"pdanon": roles, "pandera": yaml.safe_load(sch.to_yaml())}
-    text = yaml.dump(doc, Dumper=_quoting_dumper(), sort_keys=False)
+    try:
+        doc = {"pdanon": roles, "pandera": yaml.safe_load(sch.to_yaml())}
+        text = yaml.dump(doc, Dumper=_quoting_dumper(), sort_keys=False)
+    except yaml.representer.RepresenterError as exc:
+        bad = exc.args[1] if len(exc.args) > 1 else None
+        where = [c for c, spec in (roles.get("columns") or {}).items()
+                 if bad is not None and bad in (spec.get("categories") or [])]
+        raise InvalidInputError(
+            f"the schema cannot be written as YAML: column {where[0] if where else '?'!r} "
+            f"holds {type(bad).__name__} values that have no text form here (timestamps of "
+            f"several time zones in one column?); convert the column to one time zone "
+            f"(pd.to_datetime(..., utc=True)) or to text first") from None
     if path is None:
         return text
     with open(path, "w", encoding="utf-8") as fh:

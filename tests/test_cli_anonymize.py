@@ -471,3 +471,10 @@ def test_a_guarded_csv_release_reads_back_exactly_with_its_schema(tmp_path, caps
     assert back["dis"].tolist() == ["-", "flu", "-", "flu", "=x", "flu"]
     assert back["grade"].astype(str).tolist() == ["-", "-", "+", "+", "-1a", "-1a"]
     assert back.anon.l_diversity() == 2
+
+
+def test_a_date_that_names_no_day_is_the_cell_named(tmp_path, capsys):
+    src = tmp_path / "bd.csv"
+    src.write_text("d,dis\n2024-01-05,a\n2024-02-30,b\n2024-03-01,a\n")
+    code, _, err = _run(capsys, src, "--qi", "d:date", "--sensitive", "dis", "-k", 1)
+    assert code == 2 and "holds '2024-02-30' (data row 2)" in err

@@ -791,3 +791,32 @@ def test_codes_with_leading_or_trailing_spaces_read_back():
     back = read_csv(io.StringIO(out.to_csv(index=False)), schema=out.anon.schema)
     assert [str(c) for c in back["z"]] == [str(c) for c in out["z"]]
     assert back["z"].dtype == out["z"].dtype
+
+
+def test_a_date_that_names_no_day_is_named_with_its_row():
+    text = "d,dis\n2024-01-05,a\n2024-02-30,b\n2024-03-01,a\n"
+    with pytest.raises(pdanon.InvalidInputError, match=r"column 'd', row 1: '2024-02-30' is "
+                                                         r"not a date"):
+        read_csv(io.StringIO(text), schema={"d": "ordered"})
+
+
+def test_dates_with_and_without_an_offset_warn_that_the_others_are_utc():
+    text = "d\n2024-01-05\n2024-01-05T23:30:00-05:00\n"
+    with pytest.warns(pdanon.KindWarning, match=r"those without are taken as UTC"):
+        back = read_csv(io.StringIO(text), schema={"d": "ordered"})
+    assert str(back["d"].dt.tz) == "UTC"
+
+
+def test_a_schema_of_several_time_zones_in_one_column_is_refused_in_words():
+    import warnings
+
+    ts = [pd.Timestamp("2024-01-01", tz="UTC"), pd.Timestamp("2024-01-02", tz="Europe/Paris"),
+          pd.Timestamp("2024-01-03", tz="America/New_York"), pd.Timestamp("2024-01-04",
+                                                                          tz="UTC")]
+    df = pd.DataFrame({"t": pd.Series(ts, dtype=object), "sex": list("FFMM")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = df.anon.k_anonymize(2, quasi_identifiers={"t": "ordered", "sex": "unordered"},
+                                  algorithm="mondrian")
+    with pytest.raises(pdanon.InvalidInputError, match=r"column 't' holds Timestamp values"):
+        pdanon.schema_to_yaml(out.anon.schema)

@@ -258,11 +258,13 @@ def _headline(rep) -> list:
     return [f'<p class="headline">Information loss: <strong>{escape(fmt(loss, share=True))}'
             f"</strong> (generalized information loss, {escape(fmt(loss))}).</p>",
             _p("Read it as the share of detail taken from an average quasi-identifier cell: "
-               "0 % is the table as it was, 100 % every cell blank. A range costs its width "
-               "over its column's published range, a set or range of m of M categories "
-               "(m - 1) / (M - 1), a blank cell 100 %, a plain cell 0 % when it is the "
-               "original value, else 100 %. Compare releases by this figure; the per-column "
-               "table below shows which column paid.")]
+               "0 % is every cell as it was and present, 100 % every cell blank. A range "
+               "costs its width over its column's published range, a set or range of m of M "
+               "categories (m - 1) / (M - 1), a blank cell 100 % - a cell missing from the "
+               "start too, since this page never tells a suppressed cell from a missing one "
+               "(that would point at the rows suppressed) - and a plain cell 0 % when it is "
+               "the original value, else 100 %. Compare releases by this figure; the "
+               "per-column table below shows which column paid.")]
 
 
 def _columns_table(rep) -> list:

@@ -236,6 +236,13 @@ def row_reason(info: dict) -> str:
     if info.get("suppressed_rows"):
         model = info.get("model") or "the privacy model"
         budget = info.get("max_suppressed_rows")
+        if isinstance(budget, (int, float)) and info["suppressed_rows"] > budget:
+            # more rows blank than the budget lets it withhold: the levels published them so
+            return (f"the levels {algorithm} chose publish these rows blank in every "
+                    f"quasi-identifier: a node that holds a missing value (as a top '*' over "
+                    f"a column with missing cells does) publishes a missing cell, since no "
+                    f"range or set may claim to contain one (suppression budget: {budget} "
+                    f"rows, not spent on them)")
         within = f" (suppression budget: {budget} rows)" if budget is not None else ""
         return (f"{algorithm} withholds outliers whose class would not satisfy {model}, "
                 f"rather than generalizing every other row further{within}; the withheld "

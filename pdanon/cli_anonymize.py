@@ -489,7 +489,7 @@ def _dates(series, present, text, name):
 
     parsed = iso_dates(series)
     if parsed is None:
-        from pdanon.io import first_bad_date
+        from pdanon.csvcodes import first_bad_date
 
         row, bad = first_bad_date(series) or (text.index[0], text.iloc[0])
         raise CliError(f"column {name!r} is date but holds {bad!r} (data row {row + 1}): "

@@ -26,6 +26,7 @@ Example
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -34,9 +35,13 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, KindWarning, user_stacklevel
 from pdanon.cli_common import LEADING_ZERO
 
-__all__ = ["PANDAS_NA_TEXTS", "codes_as_text", "header_names", "integer_texts_beyond_float",
-           "na_values_for", "refuse_repeated_names", "start_of"]
+__all__ = ["ISO_DATE", "PANDAS_NA_TEXTS", "codes_as_text", "first_bad_date", "header_names",
+           "integer_texts_beyond_float", "na_values_for", "refuse_beyond_float",
+           "refuse_repeated_names", "start_of"]
 
+#: an ISO 8601 date or date-time, as to_csv writes datetimes
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
+                      r"(Z|[+-]\d{2}:?\d{2})?$")
 #: the texts :func:`pandas.read_csv` reads as missing by default (its documented list)
 PANDAS_NA_TEXTS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
                    "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a",
@@ -243,3 +248,31 @@ def _blank_is_missing(df: pd.DataFrame, kwargs: dict) -> pd.DataFrame:
             if blank.any():
                 df[c] = s.mask(blank)
     return df
+
+
+def first_bad_date(text: pd.Series):
+    """``(index label, text)`` of the first present cell of ``text`` that is not an ISO 8601
+    date or names no day (``2024-02-30``, ``2024-01-06T25:00``), or None.
+
+    Example
+    -------
+    >>> first_bad_date(pd.Series(["2024-01-05", "2024-02-30", "x"]))
+    (1, '2024-02-30')
+    """
+    cells = text[text.notna()].astype(str).str.strip()
+    parsed = pd.to_datetime(cells.where(cells.str.match(ISO_DATE)), format="ISO8601",
+                            errors="coerce", utc=True)
+    bad = parsed.isna().to_numpy()
+    if not bad.any():
+        return None
+    at = int(np.flatnonzero(bad)[0])
+    return cells.index[at], cells.iloc[at]
+
+
+def refuse_beyond_float(col, row, kind: str, text=None) -> None:
+    shown = f" ({text!r})" if text is not None else ""
+    raise InvalidInputError(
+        f"column {col!r}, row {row!r}: an integer beyond 2**53{shown}, which a column of "
+        f"numbers ({kind}) rounds (neighbouring values merge, as 98765432109876543210 and "
+        f"98765432109876543211 do); if the column holds codes or identifiers, give the "
+        f"schema the kind 'unordered' (read as text)")

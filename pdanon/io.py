@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.csvcodes import ISO_DATE  # noqa: F401 (pdanon.io.ISO_DATE: public)
 from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
 from pdanon.dtype._common import categories_from_plain, dates_in_order
@@ -950,9 +951,6 @@ def _check_categories(values, cats, col, index, max_cell_length) -> None:
     _category_codes(values, cats, col, index, max_cell_length)
 
 
-#: an ISO 8601 date or date-time, as to_csv writes datetimes
-ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
-                      r"(Z|[+-]\d{2}:?\d{2})?$")
 
 
 def iso_dates(text: pd.Series) -> pd.Series | None:
@@ -992,25 +990,6 @@ def iso_dates(text: pd.Series) -> pd.Series | None:
     return out
 
 
-def first_bad_date(text: pd.Series):
-    """``(index label, text)`` of the first present cell of ``text`` that is not an ISO 8601
-    date or names no day (``2024-02-30``, ``2024-01-06T25:00``), or None.
-
-    Example
-    -------
-    >>> first_bad_date(pd.Series(["2024-01-05", "2024-02-30", "x"]))
-    (1, '2024-02-30')
-    """
-    cells = text[text.notna()].astype(str).str.strip()
-    parsed = pd.to_datetime(cells.where(cells.str.match(ISO_DATE)), format="ISO8601",
-                            errors="coerce", utc=True)
-    bad = parsed.isna().to_numpy()
-    if not bad.any():
-        return None
-    at = int(np.flatnonzero(bad)[0])
-    return cells.index[at], cells.iloc[at]
-
-
 def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
     """A real (or numeric ordered) column must hold numbers: text that pandas left as text
     is parsed, and an error names the cell that is not a number."""
@@ -1024,11 +1003,11 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
                 f"column {col!r} holds {s.dtype} values, but the schema says it is {kind}; "
                 f"give it numbers")
         return s
-    from pdanon.csvcodes import integer_texts_beyond_float
+    from pdanon.csvcodes import integer_texts_beyond_float, refuse_beyond_float
 
     big = integer_texts_beyond_float(values)
     if big is not None:
-        _refuse_beyond_float(col, index[big], kind, values[big])
+        refuse_beyond_float(col, index[big], kind, values[big])
     if kind == "ordered":  # dates written as ISO 8601 text by to_csv
         cells = pd.Series(values, index=index, name=col)
         dates = iso_dates(cells)
@@ -1037,6 +1016,8 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
         first = cells.dropna()
         if len(first) and isinstance(first.iloc[0], str) and ISO_DATE.match(
                 first.iloc[0].strip()):
+            from pdanon.csvcodes import first_bad_date
+
             row, bad = first_bad_date(cells) or (first.index[0], first.iloc[0])
             raise InvalidInputError(
                 f"column {col!r}, row {row!r}: {bad!r} is not a date, but the column holds "
@@ -1056,15 +1037,6 @@ def _numeric(s, values, text, kind, col, index, max_cell_length) -> pd.Series:
     if arr.is_plain.any() and not (arr.is_plain | arr.isna()).all():
         return pd.Series(arr, index=index, name=col)
     return pd.Series(arr.to_numpy(dtype=np.float64, na_value=np.nan), index=index, name=col)
-
-
-def _refuse_beyond_float(col, row, kind: str, text=None) -> None:
-    shown = f" ({text!r})" if text is not None else ""
-    raise InvalidInputError(
-        f"column {col!r}, row {row!r}: an integer beyond 2**53{shown}, which a column of "
-        f"numbers ({kind}) rounds (neighbouring values merge, as 98765432109876543210 and "
-        f"98765432109876543211 do); if the column holds codes or identifiers, give the "
-        f"schema the kind 'unordered' (read as text)")
 
 
 def _unbalanced(v) -> bool:

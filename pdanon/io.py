@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.csvcodes import ISO_DATE  # noqa: F401 (pdanon.io.ISO_DATE: public)
+from pdanon.csvcodes import ISO_DATE
 from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
 from pdanon.dtype._common import categories_from_plain, dates_in_order

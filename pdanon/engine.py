@@ -188,6 +188,8 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             f"group_join, ...), not {run.algorithm!r}; with algorithm='optimal' "
             f"or generalize, use the dates() hierarchy, which publishes whole units")
     enc, context, result = run.encoded, run.context, run.result
+    if isinstance(result, Partition) and method == "generalize":
+        _warn_exact_birth_dates(df, roles, calendar)
     if run.reason:
         info["algorithm"] = run.algorithm
         info["requested_algorithm"] = algorithm
@@ -270,6 +272,29 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         info["publisher_only"] = PublisherOnly({**info.get("publisher_only", {}).facts(),
                                                 "seconds": info.pop("seconds")})
     return out, info
+
+
+def _warn_exact_birth_dates(df: pd.DataFrame, roles: Roles, calendar: dict) -> None:
+    """A date of birth that a local recoding publishes as ranges shows exact dates as their
+    bounds (each class's first and last birthday): say so, with the fixes, unless calendar
+    cuts publish whole units."""
+    from pdanon.screening import BIRTH_WORDS, words
+
+    found = [c for c in roles.quasi_identifiers if c not in calendar and words(c) & BIRTH_WORDS
+             and (pd.api.types.is_datetime64_any_dtype(df[c].dtype)
+                  or isinstance(df[c].dtype, pd.PeriodDtype))]
+    if found:
+        import warnings
+
+        from pdanon._errors import KindWarning, user_stacklevel
+
+        c = found[0]
+        warnings.warn(
+            f"quasi-identifier {c!r} looks like a date of birth, and this algorithm publishes "
+            f"ranges whose bounds are exact dates (every class shows its first and last "
+            f"birthday); publish whole units instead: options={{'calendar': {{{c!r}: "
+            f"'year'}}}} (pdanon anonymize --calendar {c}=year), a dates() hierarchy with "
+            f"algorithm='optimal', or the year alone", KindWarning, stacklevel=user_stacklevel())
 
 
 def model_context(model: PrivacyModel, df: pd.DataFrame, roles: Roles):

@@ -137,3 +137,24 @@ def test_the_no_end_placeholder_9999_12_31_publishes_and_reads_back(tmp_path):
         out.to_csv(path, index=False)
         back = pdanon.read_csv(path, schema=out.anon.schema)
         assert back["end"].astype(str).tolist() == out["end"].astype(str).tolist()
+
+
+def test_a_date_of_birth_published_as_exact_bounds_warns_with_the_fix():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"birth_date": pd.Timestamp("1950-01-01")
+                       + pd.to_timedelta(rng.integers(0, 20000, 60), unit="D"),
+                       "d": ["a", "b"] * 30})
+    roles = dict(quasi_identifiers={"birth_date": "ordered"}, sensitive=["d"])
+    with pytest.warns(pdanon.KindWarning, match=r"looks like a date of birth.*calendar"):
+        df.anon.k_anonymize(5, algorithm="mondrian", **roles)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.KindWarning)
+        out = df.anon.k_anonymize(5, algorithm="mondrian",
+                                  options={"calendar": {"birth_date": "year"}}, **roles)
+    import re
+
+    whole_years = re.compile(r"^(\d{4}|\d{4}s|\[\d{4}-01-01, \d{4}-12-31\])$")
+    assert all(whole_years.match(str(c)) for c in out["birth_date"].dropna()), \
+        out["birth_date"].astype(str).unique()[:5]

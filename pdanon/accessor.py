@@ -51,8 +51,11 @@ def _chained_counts(before: pd.DataFrame, out: pd.DataFrame, qi, earlier: dict,
     (the earlier step's plus this one's, which counts only cells its input still showed),
     and the changed cells (the earlier step's plus the cells this step changed among those
     its input still held as they were, plain; a cell already generalized is not counted
-    twice). Without this a chained step reported 0 suppressed rows and a check without the
-    original passed a suppression limit the release breaks."""
+    twice). After a step that changes cells into other single values (microaggregation,
+    noise, swapping) a changed cell cannot be told from an original one, so the count is an
+    upper bound, never above the table's cells. Without this a chained step reported 0
+    suppressed rows and a check without the original passed a suppression limit the release
+    breaks."""
     from pdanon.dtype import GeneralizationDtype
 
     out_info = dict(info)
@@ -71,8 +74,20 @@ def _chained_counts(before: pd.DataFrame, out: pd.DataFrame, qi, earlier: dict,
                 a, b = before[c].to_numpy(dtype=object), out[c].to_numpy(dtype=object)
                 kept = out[c].notna().to_numpy() & (a == b)
             newly += int((was & ~kept).sum())
-        out_info["changed_cells"] = int(earlier["changed_cells"]) + newly
+        total = int(earlier["changed_cells"]) + newly
+        if earlier.get("method") == "aggregate" or earlier.get("operation") in _PLAIN_CHANGING:
+            # the earlier step changed cells that still show one value (a group's mean, a
+            # noised value): some counted twice; no more cells than the table holds changed
+            cells = sum(int(out[c].notna().sum() + before[c].notna().sum() > 0) * len(out)
+                        for c in qi if c in out.columns)
+            total = min(total, cells)
+        out_info["changed_cells"] = total
     return out_info
+
+
+#: steps that change a cell into another single value (the others generalize or blank it)
+_PLAIN_CHANGING = ("microaggregate", "add_noise", "randomize", "rank_swap", "pram", "shuffle",
+                   "top_code", "bottom_code")
 
 
 @pd.api.extensions.register_dataframe_accessor("anon")

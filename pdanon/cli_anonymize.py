@@ -714,7 +714,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
     if s.get("schema") is not None and passed:
         from pdanon import schema_to_yaml
 
-        sch = out.anon.schema
+        sch = published.anon.schema  # the rows as written (their order included)
         if s.get("output") is not None and not is_parquet(s["output"]) and s["csv_escape"]:
             # the CSV's cells that would start a formula carry a guard quote: the schema says
             # so, and pdanon.read_csv with it removes the guard (the file reads back exactly)
@@ -980,6 +980,16 @@ def cli_words(text: str) -> str:
     text = re.sub(r"Pass hierarchies=\{'([^']+)': (\w+)\(\)\}",
                   lambda m: f"Pass --hierarchy {m.group(1)}={builders.get(m.group(2), '...')}",
                   text)
+    cli_builders = {"dates": "dates:month,year", "masking": "mask:1,2,3",
+                    "intervals": "intervals:5,10,20", "tree": "FILE.csv (an ARX hierarchy file)"}
+    text = re.sub(r"Pass hierarchies=\{(.*?)\} \(builders of pdanon\.hierarchy: [^)]*\)",
+                  lambda m: "Pass " + ", ".join(
+                      f"--hierarchy {c}={cli_builders.get(b, 'FILE.csv')}"
+                      for c, b in re.findall(r"'([^']+)': (\w+)\(", m.group(1)))
+                  + " (mask: codes such as ZIPs, intervals: numbers, dates: dates, an ARX "
+                    "hierarchy file: categories)", text)
+    text = text.replace("leave the column out of the release (identifiers=)",
+                        "leave the column out of the release (--identifiers)")
     text = text.replace("or use algorithm='mondrian'", "or use -a mondrian")
     text = text.replace(  # pdanon.recoding's failure
         "Anonymize the batch afresh (e.g. df.anon.k_anonymize(...)), or raise "

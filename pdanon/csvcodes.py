@@ -35,7 +35,8 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, KindWarning, user_stacklevel
 from pdanon.cli_common import LEADING_ZERO
 
-__all__ = ["ISO_DATE", "PANDAS_NA_TEXTS", "codes_as_text", "first_bad_date", "header_names",
+__all__ = ["ISO_DATE", "PANDAS_NA_TEXTS", "codes_as_text", "field_names", "first_bad_date",
+           "header_names",
            "integer_texts_beyond_float", "na_values_for", "refuse_beyond_float",
            "refuse_repeated_names", "start_of"]
 
@@ -51,8 +52,7 @@ PANDAS_NA_TEXTS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN",
 _NA_KEYWORDS = ("na_values", "keep_default_na", "na_filter")
 #: dtypes a schema records for a column of text
 _TEXT_DTYPES = ("str", "object", "string", "string[python]", "string[pyarrow]")
-_HEADER_KEYWORDS = ("names", "usecols", "index_col", "skiprows", "comment", "skipfooter",
-                    "engine")
+_HEADER_KEYWORDS = ("names", "skiprows", "comment", "skipfooter", "engine")
 
 
 def start_of(path) -> int | None:
@@ -97,6 +97,22 @@ def header_names(path, kwargs: dict, start: int | None = None) -> list | None:
     return [str(v) for v in first.iloc[0]] if len(first) else []
 
 
+def field_names(header: list | None, df: pd.DataFrame, kwargs: dict) -> list | None:
+    """The name of the column each field position of the file lands in: the header's
+    (``header``, as :func:`header_names` read it), the ``names=`` given, or the positions
+    themselves without a header; None when ``usecols=`` or an index column shift them in a
+    way not worked out here."""
+    if header is not None:
+        return header
+    if kwargs.get("usecols") is not None or kwargs.get("index_col") not in (None, False):
+        return None
+    if kwargs.get("names") is not None:
+        return list(kwargs["names"])
+    if kwargs.get("header", "infer") is None:
+        return list(df.columns)
+    return None
+
+
 def refuse_repeated_names(names: list | None, path) -> None:
     """A header naming a column twice is refused (pandas would rename the second copy
     ``name.1``, and nothing would say it holds the same data)."""
@@ -104,6 +120,8 @@ def refuse_repeated_names(names: list | None, path) -> None:
         return
     seen, twice = set(), []
     for n in names:
+        if n == "":
+            continue  # pandas names an empty header field 'Unnamed: i' (its position)
         if n in seen and n not in twice:
             twice.append(n)
         seen.add(n)

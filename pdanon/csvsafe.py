@@ -210,6 +210,12 @@ def restore_formulas(series: pd.Series) -> pd.Series:
     """
     if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
         return series
+    try:
+        quoted = series.str.contains("'", regex=False)
+    except AttributeError:  # an object column without text
+        return series
+    if not quoted.fillna(False).astype(bool).any():
+        return series  # no guard quote anywhere: one vectorized pass
     text = series.where(series.map(lambda v: isinstance(v, str), na_action="ignore")
                         .fillna(False).astype(bool))
     start = text.str.match(_GUARDED_START.pattern).fillna(False).astype(bool)

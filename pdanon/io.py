@@ -245,17 +245,37 @@ def leading_zero_fields(source, kwargs: dict) -> set | None:
     if not isinstance(sep, str) or len(sep) != 1 or codec.startswith(("utf-16", "utf-32")) \
             or not isinstance(quote, str) or len(quote) != 1:
         return None
-    opener, _ = _binary_opener(source, kwargs.get("compression", "infer"))
+    compression = kwargs.get("compression", "infer")
+    if hasattr(source, "read") and compression not in (None, "infer"):
+        return None  # a compressed stream: its bytes are not the text
+    opener, _ = _binary_opener(source, compression)
     if opener is None:
         return None
     found: set = set()
+    sep_b, quote_b = ord(sep), ord(quote)
     with opener() as stream:
         if stream is None:
             return None
-        for block in _byte_blocks(stream):  # each block starts a line, outside quotes
-            found |= _zero_led_fields(np.frombuffer(block, dtype=np.uint8), ord(sep),
-                                      ord(quote))
+        carry = np.zeros(0, dtype=np.uint8)
+        for block in _byte_blocks(stream):
+            # scan whole lines that start outside quotes: a block may end inside a quoted
+            # cell that holds a line break, whose line then goes on in the next block
+            b = np.concatenate([carry, np.frombuffer(block, dtype=np.uint8)])
+            cut = _last_line_end(b, quote_b)
+            found |= _zero_led_fields(b[:cut], sep_b, quote_b)
+            carry = b[cut:]
+        found |= _zero_led_fields(carry, sep_b, quote_b)
     return found
+
+
+def _last_line_end(b: np.ndarray, quote: int) -> int:
+    """The length of the whole lines of ``b`` that end outside quotes (``b`` starts a line
+    outside quotes)."""
+    ends = np.flatnonzero((b == 10) | (b == 13))
+    quotes = np.flatnonzero(b == quote)
+    if len(quotes) and len(ends):
+        ends = ends[np.searchsorted(quotes, ends) % 2 == 0]  # outside quotes
+    return int(ends[-1]) + 1 if len(ends) else 0
 
 
 def _zero_led_fields(b: np.ndarray, sep: int, quote: int) -> set:
@@ -270,13 +290,17 @@ def _zero_led_fields(b: np.ndarray, sep: int, quote: int) -> set:
 
     def start(k):  # is the byte k places before each "0" where a field starts?
         c = padded[at + 3 - k]
-        return (c == sep) | (c == 10)
+        return (c == sep) | (c == 10) | (c == 13)
 
     def prefix(k):
         c = padded[at + 3 - k]
         return (c == 32) | (c == quote) | (c == 43) | (c == 45)
 
-    at = at[start(1) | (prefix(1) & start(2)) | (prefix(1) & prefix(2) & start(3))]
+    one, two, three = start(1), prefix(1) & start(2), prefix(1) & prefix(2) & start(3)
+    led = one | two | three
+    # where each field begins (its first prefix character, or the "0")
+    first = at - np.where(one, 0, np.where(two, 1, 2))
+    at, first = at[led], first[led]
     if not len(at):
         return set()
     # the field of each: the separators outside quotes between its line's start and it
@@ -285,7 +309,12 @@ def _zero_led_fields(b: np.ndarray, sep: int, quote: int) -> set:
     def outside(pos):  # positions not inside a quoted field (an even count of quotes before)
         return pos if not len(quotes) else pos[np.searchsorted(quotes, pos) % 2 == 0]
 
-    seps, ends = outside(np.flatnonzero(b == sep)), outside(np.flatnonzero(b == 10))
+    if len(quotes):  # a "0" on a line of a quoted cell starts no field
+        at = at[np.searchsorted(quotes, first) % 2 == 0]
+    if not len(at):
+        return set()
+    seps = outside(np.flatnonzero(b == sep))
+    ends = outside(np.flatnonzero((b == 10) | (b == 13)))
     line = np.searchsorted(ends, at)  # the line of each match
     starts = np.where(line > 0, ends[np.maximum(line - 1, 0)] + 1, 0)
     return set((np.searchsorted(seps, at) - np.searchsorted(seps, starts)).tolist())
@@ -784,7 +813,8 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     read_csv_kwargs = csvcodes.na_values_for(names, specs, read_csv_kwargs)
     df = _pandas_read(source, read_csv_kwargs)
     df = csvcodes.codes_as_text(df, source, read_csv_kwargs, specs, _pandas_read, start,
-                                scan=leading_zero_fields, names=names)
+                                scan=leading_zero_fields,
+                                names=csvcodes.field_names(names, df, read_csv_kwargs))
     df = _unguarded(df, schema)
     _check_present(df, specs, read_csv_kwargs)
     for col, spec in specs.items():

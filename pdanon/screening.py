@@ -70,11 +70,11 @@ RECORD_NOUNS = frozenset({
     "licence", "national", "health", "hospital", "registration",
 })
 #: number words of a column name (with a :data:`RECORD_NOUNS` noun: an identifier)
-NUMBER_WORDS = frozenset({"no", "nr", "num", "number", "nbr", "nummer", "numero", "code"})
+NUMBER_WORDS = frozenset({"no", "nr", "num", "number", "nbr", "nummer", "numero"})
 #: whole column names that name people (``Patient`` holding names or numbers)
 PERSON_NAMES = frozenset({
-    "patient", "person", "customer", "client", "member", "employee", "student", "subject",
-    "resident", "user", "owner", "insured", "beneficiary", "applicant", "respondent",
+    "patient", "person", "customer", "client", "employee", "student", "resident", "insured",
+    "beneficiary", "applicant", "respondent",
 })
 #: words of a column name that say it is a date of birth
 BIRTH_WORDS = frozenset({"dob", "birth", "birthdate", "birthday", "born", "dateofbirth",
@@ -95,17 +95,20 @@ CONTACT_PATTERNS = {
         r"|\(\d{2,5}\)[ .-]?\d{3,4}[ .-]?\d{3,4}"  # (617) 555-0123
         r"|\d{3}[ .-]\d{3}[ .-]\d{4}"  # 617-555-0123
         r"|0\d{2,4}[ /-]\d{5,8}"  # 030 1234567, 0171-1234567 (a ZIP+4 is not one)
-        r"|(?!(?:1[89]|20)\d\d-(?:1[89]|20)\d\d(?!\d))\d{3,4}[ -]\d{4}"  # 555-0123
+        r"|\d{3}-\d{4}"  # 555-0123 (not 1000-1999 nor 2020 2021)
         r")(?![\w.,/:-]?\d)"),
     "social-security-like numbers": r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])",
     "IP addresses": r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])",
     "web addresses": r"(?i)(?<![\w@])(?:https?://|www\.)[\w-]",
     "social media handles": r"(?<![\w.@])@[A-Za-z_]\w{2,}",
-    "street addresses": (
-        r"(?i)(?<!\w)\d{1,5}[a-z]?,?\s+(?:[\w'.-]+\s+){1,4}(?:street|st|avenue|ave|road|rd|"
-        r"boulevard|blvd|lane|ln|drive|court|place|terrace)\b"
+    "street addresses": (  # a number, one to three capitalized words, a street word
+        r"(?<!\w)\d{1,5}[a-z]?,?\s+(?:[A-Z][\w'.-]*\s+){1,3}(?:Street|St|Avenue|Ave|Road|"
+        r"Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Terrace|Way)\b"
         r"|(?<!\w)[A-ZÄÖÜ]\w*(?:straße|strasse|str\.|weg|gasse|platz)\s+\d{1,4}(?!\d)"),
 }
+#: distinct values from which a column named like notes is taken for free text (a column of
+#: two or three set phrases says little about anyone)
+NOTE_DISTINCT = 10
 #: distinct texts of a column searched for contact details (a larger column: a sample of them)
 CONTACT_VALUES = 200_000
 
@@ -282,9 +285,15 @@ def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | 
     >>> examine(pd.Series(["Ann Lee", "Bo Ng"]), "name").evidence
     'its name looks like an identifier; no value repeats in 2 rows'
     """
-    f = facts(series)
-    return judge(series.name if name is None else name, f.count, f.distinct, f.text, f.boolean,
-                 ranges=ranges, contacts=f.contacts)
+    name = series.name if name is None else name
+    count, distinct, counts = _distinct(series)
+    text = _text_facts(series)
+    boolean = bool(pd.api.types.is_bool_dtype(series.dtype))
+    found = None if boolean else _suspect(name, count, distinct, text, ranges)
+    # contact details decide only for a column nothing else refuses (the scan costs a pass
+    # of regular expressions over the distinct texts)
+    contacts = {} if found is not None or boolean else contact_details(series, counts)
+    return judge(name, count, distinct, text, boolean, ranges=ranges, contacts=contacts)
 
 
 def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
@@ -339,7 +348,7 @@ def _suspect(name, count: int, distinct: int, text, ranges: bool) -> Suspect | N
         return Suspect(name, "free text",
                        f"free text: {distinct:,} distinct values in {count:,} rows, median "
                        f"{text[0]:.0f} characters")
-    if w & NOTE_WORDS:
+    if w & NOTE_WORDS and distinct >= NOTE_DISTINCT:
         return Suspect(name, "free text", f"its name looks like notes (free text); {spread}")
     if count >= MIN_ROWS and distinct >= NEARLY_UNIQUE * count and not ranges:
         return Suspect(name, "identifier", f"unique or nearly: {spread}")
@@ -361,9 +370,10 @@ def suspects(df: pd.DataFrame, columns: Iterable, *, ranges=()) -> list:
 def index_suspects(index: pd.Index) -> list:
     """The :class:`Suspect` levels of a frame's index: a release keeps its index (and
     Parquet writes it), so an index of record numbers, names or dates of birth identifies
-    people as a column would. A :class:`~pandas.RangeIndex` (row positions) and an unnamed
-    index of integers (the row numbers a filter leaves) are no suspects; any other level is
-    judged like a column (:func:`judge`) under its name (``"index"`` without one).
+    people as a column would. A :class:`~pandas.RangeIndex` (row positions) and an index of
+    integers (the row numbers a filter leaves) are no suspects unless their name says so
+    (``patient_no``); any other level is judged like a column (:func:`judge`) under its name
+    (``"index"`` without one).
 
     Example
     -------
@@ -378,9 +388,13 @@ def index_suspects(index: pd.Index) -> list:
     found = []
     for i in range(index.nlevels):
         level = pd.Series(index.get_level_values(i), name=index.names[i])
-        if level.name is None and pd.api.types.is_integer_dtype(level.dtype):
+        numbers = pd.api.types.is_integer_dtype(level.dtype)
+        if level.name is None and numbers:
             continue  # row numbers
-        suspect = examine(level, "index" if level.name is None else level.name)
+        # integers (named or not) are the row numbers a filter leaves unless their name
+        # says otherwise: unique values are no evidence there
+        suspect = examine(level, "index" if level.name is None else level.name,
+                          ranges=numbers)
         if suspect is not None:
             found.append(suspect)
     return found

@@ -478,3 +478,17 @@ def test_a_date_that_names_no_day_is_the_cell_named(tmp_path, capsys):
     src.write_text("d,dis\n2024-01-05,a\n2024-02-30,b\n2024-03-01,a\n")
     code, _, err = _run(capsys, src, "--qi", "d:date", "--sensitive", "dis", "-k", 1)
     assert code == 2 and "holds '2024-02-30' (data row 2)" in err
+
+
+def test_the_schema_beside_a_reordered_release_refuses_row_by_row_comparisons(tmp_path,
+                                                                             discharges,
+                                                                             capsys):
+    """The schema is the written file's: its rows are in a random order, so a read-back
+    compared with the input row by row is refused (it compared shuffled rows)."""
+    out, sch = tmp_path / "r.csv", tmp_path / "r.yaml"
+    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-o", out, "--schema", sch))
+    assert code == 0, err
+    back = pdanon.read_csv(out, schema=pdanon.schema_from_yaml(sch))
+    assert back.anon.info["rows_match_input"] is False
+    with pytest.raises(pdanon.InvalidInputError, match="random order"):
+        back.anon.metrics(original=pdanon.read_csv(discharges, dtype={"zip": str}))

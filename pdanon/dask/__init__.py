@@ -134,6 +134,14 @@ class DaskAnonAccessor:
         from pdanon.roles import decide, digit_codes, resolve_roles
 
         _no_extra(roles)
+        # the index a Dask frame keeps and writes: judged by its name and dtype (its values
+        # are not read; reset it to publish without it)
+        suspects = screening.index_suspects(self._ddf._meta.index)
+        if suspects:
+            from pdanon._errors import RoleError
+
+            raise RoleError(screening.index_refusal(suspects).replace(
+                "df.reset_index", "ddf.reset_index"))
         r = resolve_roles(self._ddf._meta, screen="ignore", **roles)
         inferred = list(r.inferred)
         found, digits = [], {}

@@ -820,3 +820,27 @@ def test_a_schema_of_several_time_zones_in_one_column_is_refused_in_words():
                                   algorithm="mondrian")
     with pytest.raises(pdanon.InvalidInputError, match=r"column 't' holds Timestamp values"):
         pdanon.schema_to_yaml(out.anon.schema)
+
+
+def test_the_scan_for_leading_zeros_sees_every_form_of_the_file(tmp_path):
+    """A quoted cell with a line break across the scan's 4 MB blocks, a gzip stream read with
+    compression=, carriage-return line ends, an empty header field: the codes stay text (the
+    review found each losing them, or refused)."""
+    import gzip
+
+    note = '"line one\nline two"'
+    body = "".join(f"{note},{10001 + i % 7}\n" for i in range(150_000))
+    (tmp_path / "big.csv").write_text("note,zip\n" + body + f"{note},02139\n")
+    assert read_csv(tmp_path / "big.csv")["zip"].iloc[-1] == "02139"
+    data = gzip.compress(b"zip,n\n02139,1\n10001,2\n")
+    assert read_csv(io.BytesIO(data), compression="gzip")["zip"].tolist() == ["02139", "10001"]
+    assert read_csv(io.StringIO("zip,n\r02139,1\r10001,2\r"))["zip"].tolist() == [
+        "02139", "10001"]
+    assert list(read_csv(io.StringIO("a,,\n1,2,3\n")).columns) == [
+        "a", "Unnamed: 1", "Unnamed: 2"]
+    for kw in ({"header": None}, {"names": ["zip", "n"], "header": 0}, {"index_col": 1},
+               {"usecols": ["zip"]}):
+        got = read_csv(io.StringIO("zip,n\n02139,1\n10001,2\n"), **kw)
+        column = got.columns[0] if "header" in kw and kw["header"] is None else "zip"
+        values = got[column].tolist()
+        assert "02139" in values, (kw, values)

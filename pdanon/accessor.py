@@ -78,8 +78,9 @@ def _chained_counts(before: pd.DataFrame, out: pd.DataFrame, qi, earlier: dict,
         if earlier.get("method") == "aggregate" or earlier.get("operation") in _PLAIN_CHANGING:
             # the earlier step changed cells that still show one value (a group's mean, a
             # noised value): some counted twice; no more cells than the table holds changed
-            cells = sum(int(out[c].notna().sum() + before[c].notna().sum() > 0) * len(out)
-                        for c in qi if c in out.columns)
+            shown = [c for c in qi if c in out.columns and c in before.columns
+                     and (out[c].notna().any() or before[c].notna().any())]
+            cells = len(out) * len(shown)  # a column missing throughout changes no cell
             total = min(total, cells)
         out_info["changed_cells"] = total
     return out_info

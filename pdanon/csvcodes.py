@@ -35,10 +35,10 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, KindWarning, user_stacklevel
 from pdanon.cli_common import LEADING_ZERO
 
-__all__ = ["ISO_DATE", "PANDAS_NA_TEXTS", "codes_as_text", "field_names", "first_bad_date",
-           "header_names",
-           "integer_texts_beyond_float", "na_values_for", "refuse_beyond_float",
-           "refuse_repeated_names", "start_of"]
+__all__ = ["ISO_DATE", "PANDAS_NA_TEXTS", "TEXT_DTYPES", "codes_as_text", "complete_lines",
+           "field_names", "first_bad_date", "header_names", "integer_texts_beyond_float",
+           "leading_zero_cells", "na_values_for", "refuse_beyond_float",
+           "refuse_repeated_names", "start_of", "zero_led_fields"]
 
 #: an ISO 8601 date or date-time, as to_csv writes datetimes
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
@@ -51,7 +51,7 @@ PANDAS_NA_TEXTS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN",
 #: pdanon leaves those matters to pandas
 _NA_KEYWORDS = ("na_values", "keep_default_na", "na_filter")
 #: dtypes a schema records for a column of text
-_TEXT_DTYPES = ("str", "object", "string", "string[python]", "string[pyarrow]")
+TEXT_DTYPES = ("str", "object", "string", "string[python]", "string[pyarrow]")
 _HEADER_KEYWORDS = ("names", "skiprows", "comment", "skipfooter", "engine")
 
 
@@ -149,7 +149,7 @@ def na_values_for(names: list | None, specs: dict, kwargs: dict) -> dict:
             listed = {str(c) for c in cats if isinstance(c, str)}
             if listed & set(PANDAS_NA_TEXTS):
                 values[col] = [t for t in PANDAS_NA_TEXTS if t not in listed]
-        elif dtype in _TEXT_DTYPES:
+        elif dtype in TEXT_DTYPES:
             # a column the schema records as text was written from a frame whose missing
             # cells are empty fields: every other text is a value
             values[col] = [""]
@@ -187,13 +187,13 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
     # read again only what may have lost something: the columns whose fields hold a number
     # with a leading zero (scan: one pass over the bytes, giving their positions), and the
     # float columns holding whole numbers beyond 2**53
+    rounded = {c for c in candidates + real
+               if pd.api.types.is_float_dtype(df[c].dtype) and _rounded(df[c])}
     if (candidates or real) and scan is not None and names is not None and \
             _rewind(path, start):
         fields = scan(path, kwargs)
         if fields is not None:
-            zeroed = {names[i] for i in fields if i < len(names)}
-            keep = zeroed | {c for c in candidates + real
-                             if pd.api.types.is_float_dtype(df[c].dtype) and _rounded(df[c])}
+            keep = {names[i] for i in fields if i < len(names)} | rounded
             candidates = [c for c in candidates if c in keep]
             real = [c for c in real if c in keep]
     if (candidates or real) and _rewind(path, start) and not _repeated(df.columns):
@@ -203,14 +203,13 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
             again["usecols"] = list(candidates + real)
         text = reader(path, again)
         for c in candidates + real:
-            if pd.api.types.is_float_dtype(df[c].dtype) and _rounded(df[c]) and \
+            if c in rounded and \
                     integer_texts_beyond_float(text[c].to_numpy(dtype=object)) is not None:
                 # integers beyond 2**53 a float rounded (two can merge): codes, kept as
                 # text (a real column's reading then says so, naming the cell)
                 df[c] = text[c].set_axis(df.index)
                 continue
-            cells = text[c].dropna().astype(str).str.strip()
-            zeros = cells[cells.str.match(LEADING_ZERO)]
+            zeros = leading_zero_cells(text[c])
             if not len(zeros):
                 continue
             if c in real:
@@ -222,6 +221,65 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
                 continue
             df[c] = text[c].set_axis(df.index)
     return _blank_is_missing(df, kwargs)
+
+
+def leading_zero_cells(values) -> pd.Series:
+    """The cells of ``values`` (text) that are numbers written with a leading zero (codes:
+    ``02139``, ``-05``), stripped, with their index."""
+    cells = pd.Series(values, dtype=object).dropna().astype(str).str.strip()
+    return cells[cells.str.match(LEADING_ZERO)]
+
+
+def complete_lines(b: np.ndarray, quote: int) -> int:
+    """The length of the whole lines of ``b`` that end outside quotes (``b`` starts a line
+    outside quotes)."""
+    ends = np.flatnonzero((b == 10) | (b == 13))
+    quotes = np.flatnonzero(b == quote)
+    if len(quotes) and len(ends):
+        ends = ends[np.searchsorted(quotes, ends) % 2 == 0]  # outside quotes
+    return int(ends[-1]) + 1 if len(ends) else 0
+
+
+def zero_led_fields(b: np.ndarray, sep: int, quote: int) -> set:
+    """The field positions, in a block of whole lines, of the fields that begin (after at
+    most two of space, quote, plus, minus) with ``0`` and a digit."""
+    if len(b) < 2:
+        return set()
+    at = np.flatnonzero((b[:-1] == 48) & (b[1:] >= 48) & (b[1:] <= 57))  # "0" then a digit
+    if not len(at):
+        return set()
+    padded = np.concatenate([np.array([10, 10, 10], dtype=np.uint8), b])  # lines start here
+
+    def start(k):  # is the byte k places before each "0" where a field starts?
+        c = padded[at + 3 - k]
+        return (c == sep) | (c == 10) | (c == 13)
+
+    def prefix(k):
+        c = padded[at + 3 - k]
+        return (c == 32) | (c == quote) | (c == 43) | (c == 45)
+
+    one, two, three = start(1), prefix(1) & start(2), prefix(1) & prefix(2) & start(3)
+    led = one | two | three
+    # where each field begins (its first prefix character, or the "0")
+    first = at - np.where(one, 0, np.where(two, 1, 2))
+    at, first = at[led], first[led]
+    if not len(at):
+        return set()
+    # the field of each: the separators outside quotes between its line's start and it
+    quotes = np.flatnonzero(b == quote)
+
+    def outside(pos):  # positions not inside a quoted field (an even count of quotes before)
+        return pos if not len(quotes) else pos[np.searchsorted(quotes, pos) % 2 == 0]
+
+    if len(quotes):  # a "0" on a line of a quoted cell starts no field
+        at = at[np.searchsorted(quotes, first) % 2 == 0]
+    if not len(at):
+        return set()
+    seps = outside(np.flatnonzero(b == sep))
+    ends = outside(np.flatnonzero((b == 10) | (b == 13)))
+    line = np.searchsorted(ends, at)  # the line of each match
+    starts = np.where(line > 0, ends[np.maximum(line - 1, 0)] + 1, 0)
+    return set((np.searchsorted(seps, at) - np.searchsorted(seps, starts)).tolist())
 
 
 def integer_texts_beyond_float(values) -> int | None:

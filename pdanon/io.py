@@ -39,10 +39,12 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.csvcodes import ISO_DATE
+from pdanon.csvcodes import ISO_DATE, TEXT_DTYPES, complete_lines, leading_zero_cells, \
+    zero_led_fields
 from pdanon.dtype import KINDS, GeneralizationArray, GeneralizationDtype
 from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_text
 from pdanon.dtype._common import categories_from_plain, dates_in_order
+from pdanon.roles import schema_block
 
 __all__ = ["parse_generalized", "read_csv", "check_field_counts", "leading_zero_fields",
            "MAX_CELL_LENGTH"]
@@ -261,63 +263,11 @@ def leading_zero_fields(source, kwargs: dict) -> set | None:
             # scan whole lines that start outside quotes: a block may end inside a quoted
             # cell that holds a line break, whose line then goes on in the next block
             b = np.concatenate([carry, np.frombuffer(block, dtype=np.uint8)])
-            cut = _last_line_end(b, quote_b)
-            found |= _zero_led_fields(b[:cut], sep_b, quote_b)
+            cut = complete_lines(b, quote_b)
+            found |= zero_led_fields(b[:cut], sep_b, quote_b)
             carry = b[cut:]
-        found |= _zero_led_fields(carry, sep_b, quote_b)
+        found |= zero_led_fields(carry, sep_b, quote_b)
     return found
-
-
-def _last_line_end(b: np.ndarray, quote: int) -> int:
-    """The length of the whole lines of ``b`` that end outside quotes (``b`` starts a line
-    outside quotes)."""
-    ends = np.flatnonzero((b == 10) | (b == 13))
-    quotes = np.flatnonzero(b == quote)
-    if len(quotes) and len(ends):
-        ends = ends[np.searchsorted(quotes, ends) % 2 == 0]  # outside quotes
-    return int(ends[-1]) + 1 if len(ends) else 0
-
-
-def _zero_led_fields(b: np.ndarray, sep: int, quote: int) -> set:
-    """The field positions, in a block of whole lines, of the fields that begin (after at
-    most two of space, quote, plus, minus) with ``0`` and a digit."""
-    if len(b) < 2:
-        return set()
-    at = np.flatnonzero((b[:-1] == 48) & (b[1:] >= 48) & (b[1:] <= 57))  # "0" then a digit
-    if not len(at):
-        return set()
-    padded = np.concatenate([np.array([10, 10, 10], dtype=np.uint8), b])  # lines start here
-
-    def start(k):  # is the byte k places before each "0" where a field starts?
-        c = padded[at + 3 - k]
-        return (c == sep) | (c == 10) | (c == 13)
-
-    def prefix(k):
-        c = padded[at + 3 - k]
-        return (c == 32) | (c == quote) | (c == 43) | (c == 45)
-
-    one, two, three = start(1), prefix(1) & start(2), prefix(1) & prefix(2) & start(3)
-    led = one | two | three
-    # where each field begins (its first prefix character, or the "0")
-    first = at - np.where(one, 0, np.where(two, 1, 2))
-    at, first = at[led], first[led]
-    if not len(at):
-        return set()
-    # the field of each: the separators outside quotes between its line's start and it
-    quotes = np.flatnonzero(b == quote)
-
-    def outside(pos):  # positions not inside a quoted field (an even count of quotes before)
-        return pos if not len(quotes) else pos[np.searchsorted(quotes, pos) % 2 == 0]
-
-    if len(quotes):  # a "0" on a line of a quoted cell starts no field
-        at = at[np.searchsorted(quotes, first) % 2 == 0]
-    if not len(at):
-        return set()
-    seps = outside(np.flatnonzero(b == sep))
-    ends = outside(np.flatnonzero((b == 10) | (b == 13)))
-    line = np.searchsorted(ends, at)  # the line of each match
-    starts = np.where(line > 0, ends[np.maximum(line - 1, 0)] + 1, 0)
-    return set((np.searchsorted(seps, at) - np.searchsorted(seps, starts)).tolist())
 
 
 def _ragged(start: int, end: int, n: int, expected: int, first: int, header: bool,
@@ -717,7 +667,7 @@ def _column_specs(schema) -> dict:
                 raise TypeError(f"schema entry for {col!r} must be a kind string, got {spec!r}")
         return specs
     columns = getattr(schema, "columns", None) or {}
-    block = (getattr(schema, "metadata", None) or {}).get("pdanon") or {}
+    block = schema_block(schema)
     stored = block.get("columns") or {}
     for col, column in columns.items():
         meta = {**stored.get(col, {}), **(getattr(column, "metadata", None) or {})}
@@ -828,9 +778,7 @@ def _unguarded(df: pd.DataFrame, schema) -> pd.DataFrame:
     restore_formulas`) when its schema says the CSV was written with it (``pdanon anonymize``
     records ``csv: {formulas_guarded: true}`` beside a guarded CSV release), in the cells and
     the header."""
-    block = ((getattr(schema, "metadata", None) or {}).get("pdanon") or {}) \
-        if not isinstance(schema, Mapping) else {}
-    if not (block.get("csv") or {}).get("formulas_guarded"):
+    if not (schema_block(schema).get("csv") or {}).get("formulas_guarded"):
         return df
     from pdanon.csvsafe import restore_formulas
 
@@ -904,7 +852,7 @@ def _with_schema_roles(df: pd.DataFrame, schema) -> pd.DataFrame:
     df = with_roles(df, resolve_roles(df, screen="ignore", **keywords))
     # what the release's verdict reads (its request, suppressed rows, rule for missing
     # cells), as the schema recorded it: the file is checked as the release was
-    release = ((getattr(schema, "metadata", None) or {}).get("pdanon") or {}).get("release")
+    release = schema_block(schema).get("release")
     if release:
         df.attrs["pdanon"]["info"] = dict(release)
     return df
@@ -928,11 +876,10 @@ def _restore(s: pd.Series, col, spec: dict, index, max_cell_length: int) -> pd.S
     if dtype == "category":
         return _categorical(values, cats, bool(spec.get("ordered")), col, index,
                             max_cell_length)
-    recorded_text = str(dtype) in ("str", "object", "string", "string[python]",
-                                   "string[pyarrow]")
+    recorded_text = str(dtype) in TEXT_DTYPES
     if kind is not None and text and not recorded_text and has_syntax(values, kind):
         return _generalized(values, kind, cats, col, index, max_cell_length)
-    if kind == "ordered" and cats is None and text and _leading_zeros(values):
+    if kind == "ordered" and cats is None and text and len(leading_zero_cells(values)):
         pass  # codes (02139): ordered as text, as the command line reads them
     elif kind == "real" or (kind == "ordered" and cats is None):
         s = _numeric(s, values, text, kind, col, index, max_cell_length)
@@ -941,14 +888,6 @@ def _restore(s: pd.Series, col, spec: dict, index, max_cell_length: int) -> pd.S
     if dtype is not None and str(s.dtype) != dtype:
         s = _astype(s, dtype, col)
     return s
-
-
-def _leading_zeros(values) -> bool:
-    """Does a text column hold a number written with a leading zero (a code: ``02139``)?"""
-    from pdanon.cli_common import LEADING_ZERO
-
-    text = pd.Series(values, dtype=object).dropna().astype(str).str.strip()
-    return bool(text.str.match(LEADING_ZERO).any())
 
 
 def _generalized(values, kind, cats, col, index, max_cell_length) -> pd.Series:
@@ -979,8 +918,6 @@ def _category_codes(values, cats, col, index, max_cell_length) -> np.ndarray:
 
 def _check_categories(values, cats, col, index, max_cell_length) -> None:
     _category_codes(values, cats, col, index, max_cell_length)
-
-
 
 
 def iso_dates(text: pd.Series) -> pd.Series | None:

@@ -322,9 +322,9 @@ def _named_as(roles: Roles, columns) -> Roles:
     given that column: attrs written to Parquet as JSON turn the column name ``0`` into the
     text ``"0"``, and the roles of a frame with integer column names were lost (its k then
     measured over no quasi-identifier)."""
-    def name(c):
-        return as_columns([c], columns)[0]
-
+    named = [*roles.identifiers, *roles.quasi_identifiers, *roles.sensitive,
+             *roles.insensitive]
+    name = dict(zip(named, as_columns(named, columns))).__getitem__
     return Roles(identifiers=tuple(name(c) for c in roles.identifiers),
                  quasi_identifiers={name(c): k for c, k in roles.quasi_identifiers.items()},
                  sensitive={name(c): k for c, k in roles.sensitive.items()},
@@ -654,10 +654,18 @@ def release_facts(info: dict) -> dict:
     return json.loads(json.dumps(facts, default=str)) if facts else {}
 
 
+def schema_block(sch) -> dict:
+    """The ``metadata["pdanon"]`` block of a pandera schema (roles, column specs, the
+    release's facts, how its CSV was written); ``{}`` for a schema without one or a dict."""
+    if isinstance(sch, Mapping):
+        return {}
+    return (getattr(sch, "metadata", None) or {}).get("pdanon") or {}
+
+
 def roles_from_schema(sch) -> dict:
     """Role keywords (for :func:`resolve_roles`) from a pandera schema made by :func:`schema`
     or from any pandera schema whose columns carry ``{"role", "kind"}`` metadata."""
-    meta = (getattr(sch, "metadata", None) or {}).get("pdanon")
+    meta = schema_block(sch)
     if meta:
         return {
             "identifiers": list(meta.get("identifiers", [])),
@@ -735,7 +743,7 @@ def schema_to_yaml(sch, path=None) -> str | None:
     specs = _column_specs_of(sch)
     if specs:
         roles["columns"] = specs
-    block = (getattr(sch, "metadata", None) or {}).get("pdanon") or {}
+    block = schema_block(sch)
     for key in ("release", "csv"):  # the release's facts; how its CSV was written
         if block.get(key):
             roles[key] = block[key]

@@ -183,11 +183,17 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         return copy.deepcopy(self._df.attrs.get(_KEY, {}).get("info", {}))
 
     # ------------------------------------------------------------------ helpers for faces
-    def _result(self, out: pd.DataFrame, roles: _roles.Roles, info: dict) -> pd.DataFrame:
-        """Attach roles and info to a new frame. A quasi-identifier published as hierarchy
-        labels (``labels=True``) is recorded with the kind its labels have (ordered labels
-        of a real column are ``ordered``), so the release is measured, reported and read back
-        as what it holds."""
+    def _result(self, out: pd.DataFrame, roles: _roles.Roles, info: dict, *,
+                row_order: str = "random") -> pd.DataFrame:
+        """Attach roles and info to a new frame (rows in the input's order) and return it as
+        the face publishes it: rows in a random order under a fresh index, the way back
+        publisher-only (:func:`pdanon.row_order.publish_order`), unless ``row_order="input"``.
+        A quasi-identifier published as hierarchy labels (``labels=True``) is recorded with
+        the kind its labels have (ordered labels of a real column are ``ordered``), so the
+        release is measured, reported and read back as what it holds."""
+        from pdanon.row_order import check_row_order, publish_order
+
+        check_row_order(row_order)
         roles = roles.restricted_to(out.columns)
         if info.get("labels") or info.get("algorithm") == "safepub":  # safepub shows labels
             from pdanon.hierarchy.levels import labelled_kinds
@@ -205,7 +211,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
             info = {**info, "dp": earlier["dp"], "rows_match_input": False}
         out.attrs = {**_roles.foreign_attrs(self._df.attrs),
                      _KEY: {"roles": roles.to_dict(), "info": info}}
-        return out
+        return publish_order(self._df, out, row_order=row_order)
 
     # ------------------------------------------------------------------ privacy levels
     @checked
@@ -399,21 +405,22 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         return check(self._df, policy, original=original, **roles)
 
     def in_random_order(self, *, seed=None) -> pd.DataFrame:
-        """This release with its rows in a random order (the operating system's CSPRNG) and
-        numbered anew: the form to publish. Anonymizers keep the input's order so that a
-        release can be compared with its input; when the input was sorted on a
-        quasi-identifier, a hidden cell can be read off its neighbours (:meth:`check` names
-        such columns as a hazard). Check and report against the input first; afterwards
-        ``info["rows_match_input"]`` is False and comparisons row by row are refused. See
-        :mod:`pdanon.row_order`.
+        """This frame with its rows in a random order (the operating system's CSPRNG) under
+        a fresh index, as every pdanon face already returns them: for a release made with
+        ``row_order="input"``, or a frame that did not come from pdanon. The publisher-only
+        way back to the input's rows is kept (``metrics(original=)``, ``check(original=)`` and
+        ``explain`` still match rows in this process). See :mod:`pdanon.row_order`.
 
         Example
         -------
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "b"]})
-        >>> out = df.anon.k_anonymize(2, quasi_identifiers=["age"], sensitive=["d"])
+        >>> out = df.anon.k_anonymize(2, quasi_identifiers=["age"], sensitive=["d"],
+        ...                           row_order="input")
+        >>> out.anon.check().passed, out.index.tolist()
+        (False, [0, 1, 2, 3])
         >>> published = out.anon.in_random_order()
-        >>> published.index.tolist(), published.anon.k_anonymity()
-        ([0, 1, 2, 3], 2)
+        >>> published.anon.check().passed, published.index.str.startswith("r").all()
+        (True, np.True_)
         """
         from pdanon.row_order import in_random_order
 

@@ -55,7 +55,8 @@ class AnonymizeMethods:
     def anonymize(self, model, *, method: str = "generalize", algorithm: str = "auto",
                   max_suppressed_rows=None, hierarchies=None, levels=None,
                   labels: bool = False, objective: str | None = None, seed=None,
-                  progress=None, options: dict | None = None, **roles) -> pd.DataFrame:
+                  progress=None, options: dict | None = None, row_order: str = "random",
+                    **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -81,7 +82,8 @@ class AnonymizeMethods:
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
-                    progress=None, options: dict | None = None, **roles) -> pd.DataFrame:
+                    progress=None, options: dict | None = None, row_order: str = "random",
+                    **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows (and, with ``l=`` / ``t=``, l-diverse / t-close too).
 
@@ -169,7 +171,8 @@ class AnonymizeMethods:
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
-                    progress=None, options: dict | None = None, **roles) -> pd.DataFrame:
+                    progress=None, options: dict | None = None, row_order: str = "random",
+                    **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
         Parameters
@@ -208,7 +211,8 @@ class AnonymizeMethods:
                 average_risk=None, method: str = "generalize", algorithm: str = "auto",
                 max_suppressed_rows=None, hierarchies=None, levels=None,
                 labels: bool = False, objective: str | None = None, seed=None,
-                progress=None, options: dict | None = None, **roles) -> pd.DataFrame:
+                progress=None, options: dict | None = None, row_order: str = "random",
+                    **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -275,7 +279,8 @@ class AnonymizeMethods:
         return request(**asked, sensitive_hierarchies=sens_h, always_k=always_k)
 
     def _anonymize(self, model, roles: dict, *, method, algorithm, max_suppressed_rows,
-                   hierarchies, levels, labels, objective, seed, progress, options):
+                   hierarchies, levels, labels, objective, seed, progress, options,
+                   row_order="random"):
         from pdanon import engine
 
         from pdanon.accessor_dp import dp_roles, refuse_roles_beside_dp
@@ -309,7 +314,7 @@ class AnonymizeMethods:
             extra["labels"] = True
         out, info = engine.anonymize(self._df, r, model=model, method=method,
                                      algorithm=algorithm, progress=progress, **extra)
-        return self._result(out, r.restricted_to(out.columns), info)
+        return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
 
     def _with_earlier_models(self, model, r):
         """``model`` with the models an earlier pdanon step verified on this frame (recorded in
@@ -377,7 +382,7 @@ class AnonymizeMethods:
     # ---- hierarchies
     @checked
     def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,
-                   **roles) -> pd.DataFrame:
+                   row_order: str = "random", **roles) -> pd.DataFrame:
         """Generalize columns to chosen levels of their hierarchies (full-domain recoding by
         rules, e.g. age into 10-year bands and zip codes masked to 3 digits).
 
@@ -437,7 +442,7 @@ class AnonymizeMethods:
         out, info = _hierarchy.generalize_frame(df, levels, hierarchies, kinds, labels=labels)
         out = out.drop(columns=list(r.identifiers))  # identifiers are never published
         info = {"algorithm": "generalize", **info, "dropped_identifiers": list(r.identifiers)}
-        return self._result(out, r.restricted_to(out.columns), info)
+        return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
 
     @property
     def recoding(self):
@@ -462,7 +467,7 @@ class AnonymizeMethods:
     @checked
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
                        history=None, keys=None, invariance=None, withhold: bool = False,
-                       **roles) -> pd.DataFrame:
+                       row_order: str = "random", **roles) -> pd.DataFrame:
         """Publish this new batch with an earlier release's recoding: every value is published
         in the cell that holds it (a value no cell holds is *unseen* and published missing),
         then the model is verified on the batch's classes; the rows of failing classes are
@@ -521,7 +526,7 @@ class AnonymizeMethods:
                                               max_suppressed_rows=max_suppressed_rows,
                                               history=history, keys=keys,
                                               invariance=invariance, withhold=withhold)
-        return self._result(out, out_roles, info)
+        return self._result(out, out_roles, info, row_order=row_order)
 
 
 def _merged(model):

@@ -141,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "the hash, so equal values in two columns get different pseudonyms")
     p.add_argument("--report", metavar="PATH",
                    help="also write the release report (one self-contained HTML page) to PATH")
+    p.add_argument("--row-order", choices=["random", "input"], default="random",
+                   help="random (default): rows written in a random order from the operating "
+                   "system's CSPRNG, so a sorted input's order cannot give hidden cells back; "
+                   "input: the reference's order (the input's)")
     p.add_argument("--no-csv-escape", action="store_true",
                    help="write text cells beginning with = + - @ (or tab, CR) as they are; by "
                    "default CSV output prefixes them with ' so spreadsheets do not run them "
@@ -859,12 +863,20 @@ def _run(argv, caught: list) -> int:
         if suspect:
             message += " (the first line looks like a header: add -f if it is one)"
         raise CliError(message) from None
+    # rows in a random order (unless --row-order input): the file, and the report naming its
+    # rows by their places in it, carry nothing of the input's order
+    from pdanon.dp.mechanism import RandomSource
+
+    order = (None if args.row_order == "input"
+             else RandomSource(None).permutation(len(table)))
     if args.output is not None and is_parquet(args.output):
         # Parquet keeps the roles and info, so a recipient measures the release as written
-        table = release_frame(args, df, table, label)[0]
-    write_table(table, args.output, args.header, csv_escape=not args.no_csv_escape)
+        written = release_frame(args, df, table, label, order)[0]
+    else:
+        written = table if order is None else table.iloc[order].reset_index(drop=True)
+    write_table(written, args.output, args.header, csv_escape=not args.no_csv_escape)
     if args.report is not None:
-        write_report(args, df, table, label)
+        write_report(args, df, table, label, order)
     if suspect:
         print(_header_warning(df), file=sys.stderr)
     for line in warning_lines(PROG, caught):  # before the closing lines, each once
@@ -933,19 +945,26 @@ def _anonymize(args, algorithm, label: str, df):
     return table, counts
 
 
-def release_frame(args, df, table, label: str):
+def release_frame(args, df, table, label: str, order=None):
     """``(released, original, roles)``: the output table as a frame that carries what a
     Python release carries in its attrs (the roles from the column flags, and ``info``:
     algorithm, model and parameters, method, dropped identifiers, how randomness was
     seeded - never the seed), the input with the same column names (None when rows were
-    dropped, so rows cannot be matched), and the role keywords."""
+    dropped, so rows cannot be matched), and the role keywords. With ``order`` (a
+    permutation of the output's rows) both are in that order under a fresh index
+    (:func:`pdanon.row_order.fresh_index`: ``r0`` is the file's first row)."""
     from pdanon.roles import resolve_roles, with_roles
+    from pdanon.row_order import fresh_index
 
     ids, qis, sens, _, _ = _role_lists(args, df.shape[1])
     names = [str(c) for c in df.columns]
     original = df.set_axis(names, axis=1)
     released = _for_parquet(table)
+    if order is not None:
+        released = released.iloc[order].set_axis(fresh_index(len(released), original.index))
     if len(released) == len(original):
+        original = (original if order is None
+                    else original.iloc[order].set_axis(released.index))
         released.index = original.index
     else:  # rows dropped: they cannot be matched to the input, which is left out
         original = None
@@ -958,7 +977,8 @@ def release_frame(args, df, table, label: str):
         "params": {f: float(v) if f == "t" else int(v) for f, v in params.items()},
         "method": {"s": "suppress", "g": "generalize", "a": "aggregate"}[args.method],
         "dropped_identifiers": [names[i] for i in ids if names[i] not in released.columns],
-        "random_source": "seed given" if args.seed is not None else "not recorded"}
+        "random_source": "seed given" if args.seed is not None else "not recorded",
+        "row_order": "input" if order is None else "random"}
     qi_names = [names[i] for i in qis if names[i] in released.columns]
     roles = dict(quasi_identifiers={c: kinds.get(c) or _kind_guess(
                      released[c], None if original is None else original[c]) for c in qi_names},
@@ -972,12 +992,13 @@ def release_frame(args, df, table, label: str):
     return released, original, roles
 
 
-def write_report(args, df, table, label: str) -> None:
-    """The release report of ``table`` (the input ``df`` is the original) to ``args.report``;
-    roles come from the column flags, the parameters from the flags (never the seed)."""
+def write_report(args, df, table, label: str, order=None) -> None:
+    """The release report of ``table`` (the input ``df`` is the original) to ``args.report``,
+    rows in the written ``order``; roles come from the column flags, the parameters from the
+    flags (never the seed)."""
     from pdanon.report import build_report
 
-    released, original, roles = release_frame(args, df, table, label)
+    released, original, roles = release_frame(args, df, table, label, order)
     if not roles["quasi_identifiers"]:
         raise CliError("--report needs at least one quasi-identifier column (--qi_ids)")
     roles = {**roles, "sensitive": list(roles["sensitive"]), "identifiers": []}

@@ -662,8 +662,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
         model = build_model(s) if any(s.get(key) is not None for key in MODEL_KEYS) else None
         out = df.anon.apply_recoding(
             recoding, model=model, max_suppressed_rows=_budget(s.get("max_suppressed")),
-            identifiers=ids, sensitive={c: _kind(k) for c, k in sens.items()},
-            insensitive=keep)
+            row_order=s["row_order"], identifiers=ids,
+            sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
     elif s.get("epsilon") is not None or s.get("dp_delta") is not None:
         dp = build_model(s)
         unnamed = [c for c in df.columns if c not in qi and c not in ids]
@@ -685,17 +685,15 @@ def run(args: argparse.Namespace, caught: list) -> int:
             objective=s.get("objective"), seed=s.get("seed"), progress=progress,
             options={**(s.get("option") or {}), **({"calendar": dict(s["calendar"])}
                                                      if s.get("calendar") else {})} or None,
-            identifiers=ids,
+            row_order=s["row_order"], identifiers=ids,
             quasi_identifiers={c: _kind(k) for c, k in qi.items()},
             sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
-    # a DP release is a shuffled sample: nothing compares it with the input row by row
+    # a DP release is a shuffled sample: nothing compares it with the input row by row. The
+    # others come in a random order (unless --row-order input) with the way back to the
+    # input's rows kept in this process only: checked and reported against the input, and
+    # written as they are
     original = None if "dp" in out.anon.info else df
     published = out
-    if s["row_order"] == "random" and "dp" not in out.anon.info:
-        # checked and reported against the input in its order, written in a random one
-        # (pdanon.row_order): the order no longer says anything the check has to warn of
-        published = out.anon.in_random_order()
-        out.attrs["pdanon"]["info"]["row_order"] = "random"
     verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
         else out.anon.check(policy, original=original)
     passed = verdict is None or bool(verdict.passed)

@@ -332,7 +332,10 @@ def _reasons(original: pd.DataFrame, qi: list, model, sensitive: dict, changed: 
 def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive: dict,
             model=None) -> Explanation:
     """Per row of ``original``: its published class, changed cells and the reason (module
-    docstring), as an :class:`Explanation` (for the publisher only). ``out`` is the
+    docstring), as an :class:`Explanation` (for the publisher only), indexed like
+    ``original`` and in its order (a release in a random order is matched through its
+    publisher-only way back; its own labels are not used, so joining the explanation to the
+    release pairs no rows). ``out`` is the
     anonymized frame, ``info`` its ``out.anon.info``, ``sensitive`` its sensitive columns
     ``{name: kind}``; ``model`` the privacy model (default: rebuilt from ``info`` by
     :func:`model_from_info`). Neither frame is modified.
@@ -340,6 +343,14 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
     from pdanon.models import KAnonymity
 
     qi = _quasi_identifiers(info)
+    if isinstance(original, pd.DataFrame) and not original.index.equals(out.index):
+        from pdanon.row_order import input_rows
+
+        at = input_rows(out, original)  # a release in a random order: the way back
+        if at is not None:  # explained per row of the original, in its order and index
+            order = np.argsort(at, kind="stable")
+            original = original.iloc[at[order]]
+            out = out.iloc[order].set_axis(original.index)
     _check(out, original, info, qi)
     operation = info.get("operation")
     if model is None:

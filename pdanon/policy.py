@@ -86,6 +86,12 @@ class Policy:
         The share of rows unique on the quasi-identifiers.
     max_suppressed_share : float in [0, 1]
         The share of rows whose every quasi-identifier was suppressed.
+    random_order : bool
+        True (default): a release that records it kept the input's row order
+        (``row_order="input"``, ``info["row_order"] == "input"``) fails (criterion
+        ``random_row_order``): neighbouring rows of a sorted export give hidden cells back.
+        False accepts such a release (for a file that stays in-house); the order's heuristic
+        hazard still speaks.
 
     Example
     -------
@@ -111,6 +117,7 @@ class Policy:
     max_average_risk: float | None = None
     max_sample_uniques: float | None = None
     max_suppressed_share: float | None = None
+    random_order: bool = True
 
     def __post_init__(self):
         from pdanon.models.diversity import L_VARIANTS
@@ -137,6 +144,9 @@ class Policy:
             _fraction(getattr(self, name), name)
         for name in ("max_records_at_risk", "max_sample_uniques", "max_suppressed_share"):
             _fraction(getattr(self, name), name, zero=True)
+        if not isinstance(self.random_order, (bool, np.bool_)):
+            raise InvalidInputError(f"random_order must be True or False, got "
+                                    f"{self.random_order!r}")
 
     def __repr__(self) -> str:
         given = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
@@ -395,6 +405,11 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     if policy.max_suppressed_share is not None:
         add("suppressed_share", suppressed / n if n else 0.0, "<=", policy.max_suppressed_share,
             "share of rows whose every quasi-identifier was suppressed")
+    if policy.random_order and info.get("row_order") == "input":
+        add("random_row_order", 0, ">=", 1,
+            "the rows were published in the input's order (row_order='input'): a sorted "
+            "export lets neighbouring rows give hidden cells back; publish the default random "
+            "order (out.anon.in_random_order())")
     criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
                                            "passed", "meaning"])
     hazards = unchecked + _hazards(release, qi, sens, n, suppressed, risk, policy)

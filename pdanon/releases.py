@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._keys import number_keys
+from pdanon.row_order import in_release_order
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
 
@@ -94,7 +95,10 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
         The published frames.
     keys : list of array-like
         Per release, one key per row naming the person (known only to the publisher; never
-        published). A key may appear once per release.
+        published), given in the order of the rows the release was made from (the input's
+        id column): a release in a random order is matched through its publisher-only way
+        back (:func:`pdanon.row_order.in_release_order`); a Series indexed like the release
+        is taken as it is. A key may appear once per release.
     quasi_identifiers : list of lists, optional
         Per release, the columns an attacker can match on; default: each release's
         quasi-identifiers from its pdanon roles (``df.attrs``), else all its columns.
@@ -120,8 +124,7 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
         if not isinstance(df, pd.DataFrame):
             raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
         cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
-        key = keys[i].array if isinstance(keys[i], (pd.Series, pd.Index)) else np.asarray(
-            keys[i])
+        key = in_release_order(df, keys[i])  # keys given in the input's row order
         if len(key) != len(df):
             raise InvalidInputError(
                 f"release {i} has {len(df)} rows but {len(key)} keys: give one key per row")
@@ -303,7 +306,7 @@ class ReleaseHistory:
         cols = _columns(release, quasi_identifiers, 0)
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
-        keys = pd.Index(np.asarray(keys, dtype=object))
+        keys = pd.Index(np.asarray(in_release_order(release, keys), dtype=object))
         if len(keys) != len(release) or keys.has_duplicates:
             raise InvalidInputError("give one key per row of the release, each once")
         labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)

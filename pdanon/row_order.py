@@ -1,16 +1,27 @@
-"""The order of a release's rows: what it can give away, and a random order to publish in.
+"""The order of a release's rows: a random one by construction, and what an order can give away.
 
-Every anonymizer keeps the input's rows in their order (and their index), so that a release
-can be compared with its input row by row (``metrics(original=)``, ``explain``, the report).
-A file published in that order shows it: when the input was sorted on a quasi-identifier (an
-export ordered by ZIP code, then age), a suppressed or generalized cell can be read off its
-neighbours — copying the previous row's ZIP recovered 80 % of the hidden ZIP cells of one
-such table. :func:`sorted_columns` finds the quasi-identifiers a release is sorted or grouped
-on (from the release alone: neighbouring rows that differ mostly rise, or equal cells stand
-together far more often than a random order puts them), which
-:func:`pdanon.policy.check` and the report list as a hazard; :func:`in_random_order`
-returns the release in a random order drawn from the operating system's CSPRNG, numbered
-anew, which is the form to write once the release has been checked against its input.
+Every face that publishes rows (the anonymizers, the perturbations, ``apply_recoding``,
+``generalize``, ``hash_identifiers`` / ``drop_identifiers``) returns them in a uniformly random
+order drawn from the operating system's CSPRNG, with a **fresh index** (``r0, r1, ...``) that
+shares no label with the input's (:func:`publish_order`). Nothing of the input's order leaves:
+when the input was sorted on a quasi-identifier (an export ordered by ZIP code, then age), a
+release in that order lets a suppressed or generalized cell be read off its neighbours (copying
+the previous row's ZIP recovered 80 % of the hidden ZIP cells of one such table). And a careless
+``df.assign(x=out["age"])`` aligns on labels the input does not have, so it gives missing
+values, never another person's cell.
+
+The way back to the input's rows is **publisher-only**: the positions of the input rows each
+published row came from are kept in ``info["publisher_only"]`` (in memory; every writer
+serializes it as ``{}``), so ``metrics(original=)``, ``explain``, ``check(original=)`` and the
+report match rows in the process that made the release (:func:`input_rows`), and a file read
+back cannot. ``row_order="input"`` on any of those faces keeps the input's order and index (to
+compare by eye, or for the reference library's behaviour); the release records it
+(``info["row_order"] == "input"``) and :func:`pdanon.policy.check`'s default policy fails it by
+that fact. For frames that did not come from a pdanon face (a file read back, a frame built by
+hand), :func:`sorted_columns` finds the quasi-identifiers the rows are sorted or grouped on
+(from the release alone: neighbouring rows that differ mostly rise, or equal cells stand
+together far more often than a random order puts them), which ``check`` and the report list as
+a hazard; :func:`in_random_order` puts any frame in a random order.
 
 Example
 -------
@@ -19,6 +30,9 @@ Example
 ...                    "age": list(range(30)), "sex": ["F", "M"] * 15})
 >>> [c for c, _ in sorted_columns(df, ["zip", "age", "sex"])]
 ['zip', 'age']
+>>> out = in_random_order(df)
+>>> sorted_columns(out, ["zip", "age", "sex"]), out.index[:2].str.startswith("r").all()
+([], np.True_)
 """
 
 from __future__ import annotations
@@ -26,7 +40,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["GROUPED_KAPPA", "SORTED_SHARE", "in_random_order", "sorted_columns"]
+__all__ = ["GROUPED_KAPPA", "ROW_ORDERS", "SORTED_SHARE", "check_row_order", "fresh_index",
+           "in_random_order", "in_release_order", "input_rows", "is_fresh_index", "publish_order", "sorted_columns"]
+
+#: the orders a face publishes rows in: ``"random"`` (the default) or ``"input"``
+ROW_ORDERS = ("random", "input")
 
 #: share of the neighbouring rows that differ on a column and rise (or fall) from which the
 #: rows read as sorted on it (a random order gives about half)
@@ -87,33 +105,197 @@ def sorted_columns(release: pd.DataFrame, columns) -> list:
     return found
 
 
+def check_row_order(row_order) -> str:
+    """``row_order`` if it is one of :data:`ROW_ORDERS`, else an :class:`InvalidInputError`
+    naming them."""
+    from pdanon._errors import InvalidInputError
+
+    if not isinstance(row_order, str) or row_order not in ROW_ORDERS:
+        raise InvalidInputError(
+            f"row_order={row_order!r}: use 'random' (the default: rows in a random order with a "
+            f"fresh index, safe to write) or 'input' (the input's order and index, to compare "
+            f"by eye; check() fails such a release, since neighbouring rows can give hidden "
+            f"cells back)")
+    return row_order
+
+
+def fresh_index(n: int, avoid: pd.Index | None = None) -> pd.Index:
+    """Labels ``r0 .. r{n-1}`` for ``n`` published rows, none of which ``avoid`` (the input's
+    index) holds: another prefix is drawn when it would share a label.
+
+    Example
+    -------
+    >>> fresh_index(3).tolist(), fresh_index(2, pd.Index(["r1"])).str.startswith("r").tolist()
+    (['r0', 'r1', 'r2'], [True, True])
+    """
+    import os
+
+    numbers = np.arange(int(n)).astype(str)
+    prefix = "r"
+    while True:
+        labels = pd.Index(np.char.add(prefix, numbers), dtype="str")
+        if avoid is None or not len(avoid) or not labels.isin(avoid).any():
+            return labels
+        prefix = f"r{os.urandom(3).hex()}-"
+
+
+def is_fresh_index(index: pd.Index) -> bool:
+    """Is ``index`` made of :func:`fresh_index` labels (``r`` and digits, as a release or a
+    filtered part of one carries): no suspect for the screening, which examines an index as
+    it would a column.
+
+    Example
+    -------
+    >>> is_fresh_index(fresh_index(3)), is_fresh_index(pd.Index(["MRN1", "MRN2"]))
+    (True, False)
+    """
+    if not len(index) or index.nlevels != 1 or not (
+            pd.api.types.is_string_dtype(index.dtype) or index.dtype == object):
+        return False
+    try:
+        return bool(pd.Series(index, dtype="str").str.fullmatch(r"r(?:[0-9a-f]{6}-)?\d+").all())
+    except (TypeError, ValueError):
+        return False
+
+
+def _positions(before: pd.DataFrame, out: pd.DataFrame) -> np.ndarray | None:
+    """Per row of ``out`` (a step's result in its input's order), the position of the row
+    of ``before`` (the step's input) it came from; None when they cannot be told."""
+    if out.index.equals(before.index):
+        return np.arange(len(out))
+    if before.index.is_unique:
+        at = before.index.get_indexer(out.index)
+        if len(at) and (at >= 0).all():
+            return at
+        if not len(at):
+            return at.astype(np.int64)
+    if len(out) == len(before):
+        return np.arange(len(out))
+    return None
+
+
+def _facts(frame: pd.DataFrame) -> dict:
+    from pdanon.roles import ATTRS_KEY
+
+    info = (frame.attrs.get(ATTRS_KEY) or {}).get("info") or {}
+    held = info.get("publisher_only")
+    return held.facts() if hasattr(held, "facts") else {}
+
+
+def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "random",
+                  seed=None) -> pd.DataFrame:
+    """``out`` (a step's result on ``before``, rows in ``before``'s order, attrs set) as the
+    step publishes it: with ``row_order="random"`` its rows in a CSPRNG order under a
+    :func:`fresh_index`, and in ``info["publisher_only"]`` the way back (``input_rows``: per
+    published label, the position of the first input's row; ``input_index``: that input's
+    index; ``step_rows`` / ``step_index``: the same for ``before``). With ``"input"`` the rows
+    keep their order and index and ``info["row_order"]`` says so. ``seed`` (tests only)
+    draws the order from a seeded generator instead of the CSPRNG."""
+    import copy
+
+    from pdanon.dp.mechanism import RandomSource
+    from pdanon.publisher_only import PublisherOnly
+    from pdanon.roles import ATTRS_KEY
+
+    check_row_order(row_order)
+    attrs = copy.deepcopy(out.attrs)
+    meta = attrs.get(ATTRS_KEY)
+    info = dict((meta or {}).get("info") or {})
+    if row_order == "input":
+        if meta is not None and "dp" not in info:
+            info["row_order"] = "input"
+            meta["info"] = info
+            out.attrs = attrs
+        return out
+    before_info = (before.attrs.get(ATTRS_KEY) or {}).get("info") or {}
+    # a sample (differential privacy) is not matched to its input's rows at all
+    sample = "dp" in info or "dp" in before_info or info.get("rows_match_input") is False
+    step = None if sample else _positions(before, out)
+    first = None
+    earlier = _facts(before)
+    if step is not None:
+        back = earlier.get("input_rows")
+        if back is not None and "input_index" in earlier:
+            through = back.reindex(before.index).to_numpy(dtype=np.float64)
+            if not np.isnan(through).any():
+                first = (through[step].astype(np.int64), earlier["input_index"])
+        elif before_info.get("rows_match_input") is not False:
+            first = (step, before.index)
+    order = RandomSource(seed).permutation(len(out))
+    published = out.iloc[order]
+    published.index = fresh_index(len(out), before.index)
+    facts = {k: v for k, v in _facts(out).items()
+             if k not in ("input_rows", "input_index", "step_rows", "step_index")}
+    if step is not None:
+        facts.update(step_rows=pd.Series(step[order], index=published.index),
+                     step_index=before.index)
+    if first is not None:
+        facts.update(input_rows=pd.Series(first[0][order], index=published.index),
+                     input_index=first[1])
+    if meta is not None:
+        info.update(row_order="random", rows_match_input=False)
+        if facts:
+            info["publisher_only"] = PublisherOnly(facts)
+        meta["info"] = info
+    published.attrs = attrs
+    return published
+
+
+def input_rows(release: pd.DataFrame, original: pd.DataFrame) -> np.ndarray | None:
+    """Positions in ``original`` of the rows ``release`` was made from, read from the
+    publisher-only way back that :func:`publish_order` keeps (``original`` is the first
+    input, or the step's own input); None when the release holds none for that frame (a
+    file read back, a frame made elsewhere) or some row is not found."""
+    facts = _facts(release)
+    for rows, index in (("input_rows", "input_index"), ("step_rows", "step_index")):
+        if rows in facts and facts[index].equals(original.index):
+            at = facts[rows].reindex(release.index).to_numpy(dtype=np.float64)
+            if len(at) and not np.isnan(at).any():
+                return at.astype(np.int64)
+            if not len(at):
+                return at.astype(np.int64)
+    return None
+
+
+def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
+    """Per-row ``values`` (a person's key, say) given for the rows of the frame ``release``
+    was made from, in that frame's order, as an array in the release's order, through the
+    publisher-only way back (rows the release left out are dropped). A Series indexed like
+    the release, or values for a release without a way back, are taken as they are.
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"zip": ["02139", "02140", "02141"]})
+    >>> out = in_random_order(df)
+    >>> (out["zip"].to_numpy() == in_release_order(out, df["zip"])).all()
+    np.True_
+    """
+    if isinstance(values, pd.Series) and values.index.equals(release.index):
+        return values.to_numpy()
+    array = (values.to_numpy() if isinstance(values, (pd.Series, pd.Index))
+             else np.asarray(values, dtype=object))
+    facts = _facts(release)
+    if "step_rows" in facts and array.ndim == 1 and len(array) == len(facts["step_index"]):
+        at = facts["step_rows"].reindex(release.index).to_numpy(dtype=np.float64)
+        if not np.isnan(at).any():
+            return array[at.astype(np.int64)]
+    return array
+
+
 def in_random_order(frame: pd.DataFrame, *, seed=None) -> pd.DataFrame:
-    """``frame``'s rows in a uniformly random order, numbered ``0 .. n-1`` (the old index
-    would give the order back). The order comes from :func:`os.urandom` unless ``seed`` is
-    given (tests only: whoever knows the seed can undo the order). The frame's attrs are
-    kept; its ``info`` says the rows no longer match the input's
-    (``rows_match_input=False``), so comparisons with the input row by row are refused:
-    check and report the release against its input first, then publish this.
+    """``frame``'s rows in a uniformly random order under a :func:`fresh_index` (the old
+    index would give the order back), as every pdanon face publishes them: for a frame that
+    did not come from one (a file read back, a table built by hand), or a release made with
+    ``row_order="input"``. The order comes from :func:`os.urandom` unless ``seed`` is given
+    (tests only: whoever knows the seed can undo the order). The frame's attrs are kept, with
+    ``info["row_order"] = "random"`` and the publisher-only way back to the rows, so a
+    release can still be compared with its input in this process.
 
     Example
     -------
     >>> df = pd.DataFrame({"zip": ["02139", "02140", "02141"]}, index=[7, 8, 9])
     >>> out = in_random_order(df, seed=0)
     >>> sorted(out["zip"]) == sorted(df["zip"]), out.index.tolist()
-    (True, [0, 1, 2])
+    (True, ['r0', 'r1', 'r2'])
     """
-    import copy
-
-    from pdanon.dp.mechanism import RandomSource
-    from pdanon.roles import ATTRS_KEY
-
-    order = RandomSource(seed).permutation(len(frame))
-    out = frame.iloc[order].reset_index(drop=True)
-    attrs = copy.deepcopy(frame.attrs)
-    meta = attrs.get(ATTRS_KEY)
-    if meta is not None:
-        info = dict(meta.get("info") or {})
-        info.update(rows_match_input=False, row_order="random")
-        meta["info"] = info
-    out.attrs = attrs
-    return out
+    return publish_order(frame, frame.copy(deep=False), row_order="random", seed=seed)

@@ -86,21 +86,33 @@ def sensitive_spec(df: pd.DataFrame, sensitive=None):
 
 
 def aligned(original: pd.DataFrame, anonymized: pd.DataFrame) -> pd.DataFrame:
-    """The original rows matching the anonymized rows: the same frame when the indexes agree;
-    the original rows at the anonymized labels when the anonymized frame lost rows."""
+    """The original rows matching the anonymized rows: through the publisher-only way back
+    of a release in a random order (:func:`pdanon.row_order.input_rows`; indexed like the
+    release); the same frame when the indexes agree; the original rows at the anonymized
+    labels when the anonymized frame lost rows."""
     check_frame(original, "original")
     check_frame(anonymized, "anonymized")
     from pdanon.roles import ATTRS_KEY
+    from pdanon.row_order import input_rows
 
-    if anonymized.attrs.get(ATTRS_KEY, {}).get("info", {}).get("rows_match_input") is False:
+    at = input_rows(anonymized, original)
+    if at is not None:  # the publisher-only way back of a release in a random order
+        return original.iloc[at].set_axis(anonymized.index)
+    info = anonymized.attrs.get(ATTRS_KEY, {}).get("info", {})
+    held = info.get("publisher_only")
+    matched = held is not None and "step_rows" in held
+    if original.index.equals(anonymized.index) and (
+            info.get("rows_match_input") is not False or matched):
+        return original  # never reordered, or matched already through the way back
+    if info.get("rows_match_input") is False:
         raise InvalidInputError(
-            "the anonymized frame's rows are in a random order (a release put in one by "
-            "out.anon.in_random_order(), or a differentially private release, a random "
-            "sample): they cannot be compared with the original's one by one. Compare before "
-            "reordering, or measure the release alone (out.anon.metrics() without "
-            "original=, out.anon.check() without it)")
-    if original.index.equals(anonymized.index):
-        return original
+            "the anonymized frame's rows are in a random order and this process holds no way "
+            "back to the original's rows for it (a file read back, a frame rebuilt, a "
+            "differentially private release - a random sample -, or an original that is not "
+            "the frame the release was made from: pass that frame, with its index): they "
+            "cannot be compared one by one. Measure the release alone (out.anon.metrics() "
+            "without original=, out.anon.check() without it), or compare in the process that "
+            "made it")
     if (anonymized.index.is_unique and original.index.is_unique
             and anonymized.index.isin(original.index).all()):
         return original.loc[anonymized.index]

@@ -96,6 +96,8 @@ delta_disclosure | delta-disclosure | lower | risk
     largest |ln(class share / table share)| of a sensitive value
 suppressed_share | suppressed rows | lower | utility
     share of rows whose every quasi-identifier was suppressed
+random_row_order | rows in a random order | higher | risk
+    1 when the rows were published in a random order under a fresh index, 0 in the input's
 adversarial_knowledge_gain | adversarial knowledge gain | lower | risk
     mean class-to-table total variation
 adversarial_accuracy_gain | adversarial accuracy gain | lower | risk

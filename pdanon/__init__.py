@@ -40,7 +40,7 @@ __version__ = "0.1.0"
 #: subpackages imported on first use (``pdanon.metrics.k_anonymity(...)`` works after
 #: ``import pdanon`` without making ``import pdanon`` pay for them)
 _LAZY = ("algorithms", "compat", "csvsafe", "distributions", "engine", "metrics", "parties",
-         "perturb")
+         "perturb", "release")
 
 
 def __getattr__(name: str):
@@ -50,11 +50,15 @@ def __getattr__(name: str):
         module = importlib.import_module(f"pdanon.{name}")
         globals()[name] = module
         return module
+    if name in ("publish", "Publication", "PublishError"):  # the one way out, on first use
+        from pdanon import release
+
+        return getattr(release, name)
     raise AttributeError(f"module 'pdanon' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"publish", "Publication", "PublishError"})
 
 __all__ = [
     "AnonymizationError",
@@ -67,6 +71,8 @@ __all__ = [
     "KindWarning",
     "NoProgressError",
     "Policy",
+    "Publication",
+    "PublishError",
     "Recoding",
     "ReleaseHistory",
     "PublisherOnlyWarning",
@@ -84,6 +90,7 @@ __all__ = [
     "metrics",
     "models",
     "plot",
+    "publish",
     "read_csv",
     "resolve_roles",
     "schema",

@@ -426,6 +426,33 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         return in_random_order(self._df, seed=seed)
 
+    def publish(self, where, *, formats=("parquet",), report: bool = True,
+                recoding: bool = False, policy=None, original: pd.DataFrame | None = None,
+                force: bool = False, overwrite: bool = False, csv_escape: bool = True,
+                title: str = "pdanon release report"):
+        """Publish this release into the folder ``where``, the one way out: check it
+        (``policy``, default its own request; a failing verdict writes nothing unless
+        ``force=True``), write the data (``formats``: ``"parquet"`` and/or ``"csv"``), its
+        schema, the report (HTML and JSON) and, with ``recoding=True``, the recoding; then
+        read the data back and measure it again. The report's digests are the files' bytes,
+        its row labels their places in the file. Returns a
+        :class:`pdanon.release.Publication`. See :func:`pdanon.release.publish` and
+        docs/guide.md#publishing-a-release.
+
+        Example
+        -------
+        >>> import tempfile
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     df.anon.k_anonymize(2).anon.publish(folder, original=df).verdict.passed
+        True
+        """
+        from pdanon.release import publish
+
+        return publish(self._df, where, formats=formats, report=report, recoding=recoding,
+                       policy=policy, original=original, force=force, overwrite=overwrite,
+                       csv_escape=csv_escape, title=title)
+
     @checked
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,

@@ -159,6 +159,14 @@ def _parameters(rep) -> list:
                        keyed or "not recorded: pass digest_key= for a keyed digest"]],
                      ["frame", "digest", "value"], caption="Digests of the input and the output"))
     out.append(_p(f"Serialization: {p['digest_rule']}."))
+    if p.get("files"):
+        out.append(table([[f["name"], f"{f['bytes']:,}", f["sha256"]] for f in p["files"]],
+                         ["file", "bytes", "SHA-256 of its bytes"], numeric=(1,),
+                         caption="The files published with this report (pdanon.publish), "
+                                 "read back and measured again before this page was written"))
+        out.append(_p("Compare: sha256sum FILE (or hashlib.sha256 over the file's bytes) must "
+                      "print the value above; rows are named by their place in the file "
+                      "(0 is the first row after the header)."))
     if keyed:
         out.append(_p(f"Original: {p['digest_original_rule']}. Only the holder of the key can "
                       f"recompute or check it."))

@@ -1,0 +1,309 @@
+"""One way out: write a release, its schema, its report and its recoding together, then read the
+data back and measure it again.
+
+:func:`publish` is what ``out.anon.publish(folder)`` runs. In order:
+
+1. **check** the release against ``policy`` (default: the release's own request,
+   :meth:`pdanon.Policy.default`) with the original when given; a failing verdict writes
+   nothing (:class:`PublishError`) unless ``force=True``, which the report then states;
+2. **write** the rows as they are (a pdanon release is already in a random order under a fresh
+   index, :mod:`pdanon.row_order`), without the index: ``release.parquet`` (roles and ``info``
+   in its metadata; publisher-only facts serialize as ``{}``) and/or ``release.csv``
+   (formula-guarded, :func:`pdanon.csvsafe.write_csv`), and ``release.schema.yaml`` (roles,
+   kinds, categories, the CSV guard), so that ``pdanon.read_csv(path, schema=...)`` restores
+   the frame;
+3. **read back** every data file and check it again with the same policy: the verdict and
+   every criterion's figure must be those of step 1, else the files are removed and the call
+   fails (what leaves is what was checked);
+4. **report** (``report.html``, ``report.json``) made from the frame read back, its rows
+   named by their place in the file (``0`` is the first row after the header), with the
+   SHA-256 of every file's bytes beside the serialization digest;
+5. the **recoding** (``recoding.json``) when asked.
+
+No file is written before the verdict, and a failure while writing removes what this call
+wrote. Existing files are never replaced unless ``overwrite=True``.
+
+Example
+-------
+>>> import tempfile, pandas as pd, pdanon
+>>> df = pd.DataFrame({"age": [30, 31, 40, 42, 50, 52], "zip": ["021"] * 6})
+>>> out = df.anon.k_anonymize(2, quasi_identifiers=["age"], insensitive=["zip"])
+>>> with tempfile.TemporaryDirectory() as folder:
+...     done = out.anon.publish(folder, original=df)
+...     sorted(done.files), done.verdict.passed
+(['release.parquet', 'release.schema.yaml', 'report.html', 'report.json'], True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pdanon._errors import InvalidInputError
+
+__all__ = ["FORMATS", "Publication", "PublishError", "publish", "publish_files"]
+
+#: the data formats :func:`publish` writes
+FORMATS = ("parquet", "csv")
+#: the name of each file in the folder
+NAMES = {"parquet": "release.parquet", "csv": "release.csv", "schema": "release.schema.yaml",
+         "report": "report.html", "report_json": "report.json", "recoding": "recoding.json"}
+
+
+class PublishError(InvalidInputError):
+    """:func:`publish` refused or undid the release: nothing it meant to write is left."""
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What :func:`publish` wrote: ``folder``; ``files`` (name -> ``{"path", "bytes",
+    "sha256"}``); the ``verdict`` (a :class:`pdanon.policy.CheckResult`, of the files read
+    back); the ``report`` (a :class:`pdanon.report.ReleaseReport`, or None); ``forced``
+    (written although the verdict failed)."""
+
+    folder: str
+    files: dict = field(repr=False)
+    verdict: object = field(repr=False)
+    report: object = field(default=None, repr=False)
+    forced: bool = False
+
+    def __repr__(self) -> str:
+        head = "PASSED" if self.verdict.passed else "FAILED (written with force=True)"
+        names = ", ".join(f"{n} ({f['bytes']:,} bytes)" for n, f in self.files.items())
+        return f"Publication({self.folder!r}: {head}; {names})"
+
+
+def _formats(formats) -> tuple:
+    given = (formats,) if isinstance(formats, str) else tuple(formats or ())
+    unknown = [f for f in given if f not in FORMATS]
+    if unknown or not given:
+        raise InvalidInputError(f"formats={formats!r}: give one or more of {list(FORMATS)}, "
+                                f"e.g. formats=('parquet', 'csv')")
+    return tuple(dict.fromkeys(given))
+
+
+def _sha256(path: str) -> dict:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return {"path": path, "bytes": os.path.getsize(path), "sha256": digest.hexdigest()}
+
+
+def _failed(verdict) -> str:
+    rows = verdict.criteria[~verdict.criteria["passed"]]
+    return "; ".join(f"{r.criterion} {r.measured!r} (needs {r.rule} {r.threshold!r})"
+                     for r in rows.itertuples(index=False))
+
+
+def _same_verdict(first, again) -> bool:
+    if bool(first.passed) != bool(again.passed) or len(first.criteria) != len(again.criteria):
+        return False
+    a = pd.to_numeric(first.criteria["measured"], errors="coerce").to_numpy(dtype=float)
+    b = pd.to_numeric(again.criteria["measured"], errors="coerce").to_numpy(dtype=float)
+    return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool = True,
+            recoding: bool = False, policy=None, original: pd.DataFrame | None = None,
+            force: bool = False, overwrite: bool = False, csv_escape: bool = True,
+            title: str = "pdanon release report") -> Publication:
+    """Check ``release``, write it with its schema, report and recoding into the folder
+    ``where``, read the data back and measure it again (module docstring).
+
+    Parameters
+    ----------
+    release : DataFrame
+        A frame a pdanon face returned (its ``attrs`` hold the roles and ``info``).
+    where : str or path
+        A folder (made when missing).
+    formats : "parquet", "csv" or both
+        The data files; the schema is always written (a CSV needs it to read back).
+    report : bool
+        Write ``report.html`` and ``report.json``.
+    recoding : bool
+        Write ``recoding.json`` (the release's published cells per column, for the next
+        batch: ``batch.anon.apply_recoding(pdanon.Recoding.from_json(text))``).
+    policy : pdanon.Policy, optional
+        Default: the release's own request (:meth:`pdanon.Policy.default`).
+    original : DataFrame, optional
+        The frame the release was made from (matched through the release's publisher-only
+        way back): suppressed rows are told from rows blank from the start, and the report
+        compares. It is never written.
+    force : bool
+        Write although the verdict fails (the report says so); default False refuses.
+    overwrite : bool
+        Replace files already in the folder; default False refuses, naming them.
+    csv_escape : bool
+        Guard CSV cells a spreadsheet would run as formulas (the schema records it, and
+        ``pdanon.read_csv`` with it removes the guard).
+    title : str
+        The report's title.
+    """
+    chosen = _formats(formats)
+    folder = os.fspath(where)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InvalidInputError(f"{folder!r} is a file: publish() writes into a folder")
+    paths = {key: os.path.join(folder, NAMES[key]) for key in chosen}
+    paths["schema"] = os.path.join(folder, NAMES["schema"])
+    if report:
+        paths.update(report=os.path.join(folder, NAMES["report"]),
+                     report_json=os.path.join(folder, NAMES["report_json"]))
+    if recoding:
+        paths["recoding"] = os.path.join(folder, NAMES["recoding"])
+    return publish_files(release, paths, policy=policy, original=original, force=force,
+                         overwrite=overwrite, csv_escape=csv_escape, title=title,
+                         folder=folder)
+
+
+def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
+                  original: pd.DataFrame | None = None, force: bool = False,
+                  overwrite: bool = False, csv_escape: bool = True,
+                  title: str = "pdanon release report", folder: str | None = None,
+                  verdict=None) -> Publication:
+    """:func:`publish` with a path per file: ``paths`` maps ``"parquet"`` / ``"csv"`` (the
+    data, at least one), ``"schema"``, ``"report"``, ``"report_json"`` and ``"recoding"`` to
+    where each goes (a key left out is not written; the schema is needed to read a CSV back
+    and is written beside it when not given). The command line's ``pdanon anonymize``
+    writes through it. ``verdict`` is a check already made with ``policy`` (not made again
+    before writing)."""
+    from pdanon.policy import check
+    from pdanon.roles import ATTRS_KEY
+
+    if not isinstance(release, pd.DataFrame):
+        raise InvalidInputError(f"publish() writes a DataFrame, got {type(release).__name__}")
+    if not (release.attrs.get(ATTRS_KEY) or {}).get("info"):
+        raise PublishError("publish() writes a frame a pdanon face returned (its attrs hold "
+                           "the roles and what was done); this one carries none: anonymize "
+                           "it first, or give it roles with df.anon.with_schema(...) and check "
+                           "it with df.anon.check(policy) before writing it yourself")
+    paths = {key: os.fspath(path) for key, path in paths.items() if path is not None}
+    unknown = [key for key in paths if key not in NAMES]
+    data = [key for key in FORMATS if key in paths]
+    if unknown or not data:
+        raise InvalidInputError(f"paths must map one or more of {list(FORMATS)} (and "
+                                f"optionally {[k for k in NAMES if k not in FORMATS]}) to "
+                                f"files; got {sorted(paths)}")
+    if "schema" not in paths:
+        base = os.path.splitext(paths[data[0]])[0]
+        paths["schema"] = base + ".schema.yaml"
+    if ("report" in paths) != ("report_json" in paths):
+        present = "report" if "report" in paths else "report_json"
+        base = os.path.splitext(paths[present])[0]
+        paths.setdefault("report", base + ".html")
+        paths.setdefault("report_json", base + ".json")
+    folder = folder or os.path.dirname(os.path.abspath(paths[data[0]]))
+    present = [p for p in paths.values() if os.path.exists(p)]
+    if present and not overwrite:
+        raise PublishError(f"{present} already exist: publish into a new folder, or pass "
+                           f"overwrite=True to replace them")
+    if verdict is None:
+        verdict = check(release, policy, original=original)
+    if not verdict.passed and not force:
+        raise PublishError(f"the release fails its policy ({_failed(verdict)}); nothing was "
+                           f"written. Anonymize further, or pass force=True to write it "
+                           f"anyway (the report then says so)")
+    written: list = []
+    names = {key: os.path.basename(p) for key, p in paths.items()}
+    try:
+        for p in paths.values():
+            os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
+        frame = release.reset_index(drop=True)
+        frame.attrs = release.attrs
+        back = _write_data(frame, data, paths, csv_escape, written)
+        first = check(frame, verdict.policy)
+        for fmt, again in back.items():
+            measured = check(again, verdict.policy)
+            if not _same_verdict(first, measured):
+                raise PublishError(
+                    f"the {fmt} file reads back with another verdict ({measured!r} against "
+                    f"{first!r}): nothing was published. This is a bug: please report it")
+        if "recoding" in paths:
+            _write_text(paths["recoding"], release.anon.recoding.to_json(indent=1) + "\n",
+                        written)
+        files = {names[key]: _sha256(paths[key]) for key in paths
+                 if key not in ("report", "report_json")}
+        rep = None
+        if "report" in paths:
+            rep = _report(back, frame, release, original, verdict.policy, title, files, force,
+                          verdict)
+            _write_text(paths["report"], rep.to_html(), written)
+            _write_text(paths["report_json"], rep.to_json(), written)
+    except BaseException:
+        for path in written:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        raise
+    files = {names[key]: _sha256(path) for key, path in paths.items()}
+    final = check(next(iter(back.values())), verdict.policy)
+    return Publication(folder=folder, files=files, verdict=final, report=rep,
+                       forced=bool(force and not verdict.passed))
+
+
+def _write_text(path: str, text: str, written: list) -> None:
+    written.append(path)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _write_data(frame: pd.DataFrame, chosen, paths: dict, csv_escape: bool,
+                written: list) -> dict:
+    """Write the data files and the schema; return each data file read back."""
+    import pdanon
+    from pdanon.csvsafe import write_csv
+    from pdanon.roles import schema_to_yaml
+
+    sch = frame.anon.schema
+    if "csv" in chosen and csv_escape:
+        sch.metadata["pdanon"]["csv"] = {"formulas_guarded": True}
+    _write_text(paths["schema"], schema_to_yaml(sch), written)
+    back = {}
+    if "parquet" in chosen:
+        path = paths["parquet"]
+        written.append(path)
+        frame.to_parquet(path, index=False)
+        back["parquet"] = pd.read_parquet(path)
+    if "csv" in chosen:
+        path = paths["csv"]
+        written.append(path)
+        write_csv(frame, path, escape_formulas=csv_escape)
+        back["csv"] = pdanon.read_csv(path, schema=sch)
+    return back
+
+
+def _report(back: dict, frame, release, original, policy, title, files, forced, verdict):
+    """The report of the file read back (Parquet's when written), rows named by their place
+    in the file, with the files' digests."""
+    from pdanon.metrics._common import aligned
+    from pdanon.report import build_report
+
+    import copy
+
+    from pdanon.publisher_only import PublisherOnly
+
+    shown = back.get("parquet", back.get("csv"))
+    if shown.attrs.get("pdanon") is None:
+        shown.attrs = copy.deepcopy(frame.attrs)
+    matched = None
+    if original is not None:
+        matched = aligned(original, release).set_axis(shown.index)
+        # the file's row i is the original's row matched[i]: say so, in this process only
+        info = shown.attrs["pdanon"]["info"]
+        held = info.get("publisher_only")
+        info["publisher_only"] = PublisherOnly({
+            **(held.facts() if hasattr(held, "facts") else {}),
+            "step_rows": pd.Series(np.arange(len(shown)), index=shown.index),
+            "step_index": matched.index})
+    rep = build_report(shown, matched, title=title, policy=policy)
+    rep.parameters["files"] = [{"name": n, "bytes": f["bytes"], "sha256": f["sha256"]}
+                               for n, f in files.items()]
+    if forced and not verdict.passed:
+        rep.notes.insert(0, f"Written with force=True although the release fails its "
+                            f"policy: {_failed(verdict)}.")
+    return rep

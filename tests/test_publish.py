@@ -1,0 +1,151 @@
+"""One way out (pdanon/release/publish.py): out.anon.publish(folder) checks, writes the data,
+schema, report and recoding together, reads the data back and measures it again; and a canary
+test over every file it writes."""
+
+import hashlib
+import json
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pdanon
+from pdanon.release import PublishError
+
+ROLES = dict(identifiers=["mrn", "name"], quasi_identifiers={"age": "real", "zip": "unordered"},
+             sensitive=["dx"])
+
+
+def _table(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "mrn": [f"MRN-CANARY-{i:06d}" for i in range(n)],
+        "name": [f"Name Canary{i:05d}" for i in range(n)],
+        "age": rng.integers(18, 90, n),
+        "zip": rng.choice(["02139", "02140", "02141", "04777"], n),
+        "dx": rng.choice(["flu", "cold", "hiv", "gout"], n)})
+    return df.sort_values(["zip", "age"]).reset_index(drop=True)
+
+
+def _quiet(call, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(*args, **kwargs)
+
+
+def test_publish_writes_every_file_and_the_report_describes_the_bytes(tmp_path):
+    df = _table()
+    out = _quiet(df.anon.l_diversify, 2, k=5, algorithm="mondrian", **ROLES)
+    done = _quiet(out.anon.publish, tmp_path / "rel", original=df, formats=("parquet", "csv"),
+                  recoding=True)
+    assert done.verdict.passed and not done.forced
+    assert sorted(done.files) == ["recoding.json", "release.csv", "release.parquet",
+                                  "release.schema.yaml", "report.html", "report.json"]
+    report = json.loads((tmp_path / "rel" / "report.json").read_text())
+    listed = {f["name"]: f for f in report["parameters"]["files"]}
+    for name in ("release.parquet", "release.csv", "release.schema.yaml", "recoding.json"):
+        raw = (tmp_path / "rel" / name).read_bytes()
+        assert listed[name]["sha256"] == hashlib.sha256(raw).hexdigest() == \
+            done.files[name]["sha256"]
+        assert listed[name]["bytes"] == len(raw)
+    html = (tmp_path / "rel" / "report.html").read_text()
+    assert listed["release.csv"]["sha256"] in html
+    # the verdict in the report is that of the file read back, and equals the in-memory one
+    assert report["verdict"]["passed"] is True
+    back = pd.read_parquet(tmp_path / "rel" / "release.parquet")
+    assert back.anon.k_anonymity() == out.anon.k_anonymity() >= 5
+    csv = pdanon.read_csv(tmp_path / "rel" / "release.csv",
+                          schema=pdanon.schema_from_yaml(
+                              (tmp_path / "rel" / "release.schema.yaml").read_text()))
+    assert csv.anon.l_diversity() == back.anon.l_diversity() >= 2
+
+
+def test_report_names_suppressed_rows_by_their_place_in_the_file(tmp_path):
+    df = _table(seed=1)
+    out = _quiet(df.anon.k_anonymize, 5, algorithm="datafly", max_suppressed_rows=40, **ROLES)
+    done = _quiet(out.anon.publish, tmp_path, original=df, formats="csv")
+    report = json.loads((tmp_path / "report.json").read_text())
+    back = pd.read_csv(tmp_path / "release.csv", dtype=str)
+    blank = back[["age", "zip"]].isna().any(axis=1)
+    listed = [label for row in report["suppressed"] for label in row["index"]]
+    assert listed, "the run is meant to blank some rows"
+    assert sorted(listed) == sorted(np.flatnonzero(blank.to_numpy()).tolist())
+    assert done.verdict.passed
+
+
+def test_a_failing_policy_writes_nothing_and_force_says_so(tmp_path):
+    df = _table(seed=2)
+    out = _quiet(df.anon.k_anonymize, 3, algorithm="mondrian", **ROLES)
+    with pytest.raises(PublishError, match="k_anonymity"):
+        _quiet(out.anon.publish, tmp_path / "a", policy=pdanon.Policy(k=50))
+    assert not (tmp_path / "a").exists() or not os.listdir(tmp_path / "a")
+    done = _quiet(out.anon.publish, tmp_path / "b", policy=pdanon.Policy(k=50), force=True)
+    assert done.forced and not done.verdict.passed
+    report = json.loads((tmp_path / "b" / "report.json").read_text())
+    assert any("force=True" in n for n in report["notes"])
+    # the input's order, kept on request, fails by fact
+    kept = _quiet(df.anon.k_anonymize, 3, algorithm="mondrian", row_order="input", **ROLES)
+    with pytest.raises(PublishError, match="random_row_order"):
+        _quiet(kept.anon.publish, tmp_path / "c")
+
+
+def test_existing_files_are_not_replaced_without_overwrite(tmp_path):
+    df = _table(seed=3)
+    out = _quiet(df.anon.k_anonymize, 5, **ROLES)
+    _quiet(out.anon.publish, tmp_path)
+    before = (tmp_path / "release.parquet").read_bytes()
+    with pytest.raises(PublishError, match="overwrite=True"):
+        _quiet(out.anon.publish, tmp_path)
+    assert (tmp_path / "release.parquet").read_bytes() == before
+    _quiet(out.anon.publish, tmp_path, overwrite=True)
+    with pytest.raises(PublishError, match="a pdanon face returned"):
+        pdanon.publish(df, tmp_path / "raw")
+    with pytest.raises(pdanon.InvalidInputError, match="formats="):
+        _quiet(out.anon.publish, tmp_path / "x", formats=("xlsx",))
+
+
+FACES = {
+    "mondrian": lambda d: d.anon.k_anonymize(4, algorithm="mondrian", **ROLES),
+    "datafly": lambda d: d.anon.k_anonymize(4, algorithm="datafly", **ROLES),
+    "nearest": lambda d: d.anon.k_anonymize(4, algorithm="nearest", **ROLES),
+    "l": lambda d: d.anon.l_diversify(2, k=3, algorithm="mondrian", **ROLES),
+    "suppress": lambda d: d.anon.k_anonymize(4, method="suppress", algorithm="mondrian",
+                                             **ROLES),
+    "local_suppression": lambda d: d.anon.local_suppression(3, **ROLES),
+    "microaggregate": lambda d: d.anon.microaggregate(
+        3, columns=["age"], identifiers=["mrn", "name"], quasi_identifiers={"age": "real"},
+        insensitive=["zip"], sensitive=["dx"]),
+}
+
+
+@settings(max_examples=6)
+@given(n=st.integers(60, 300), seed=st.integers(0, 2**16),
+       face=st.sampled_from(sorted(FACES)), fmt=st.sampled_from(["parquet", "csv"]))
+def test_no_canary_leaves_in_any_file(tmp_path_factory, n, seed, face, fmt):
+    """Every value that must not leave carries a canary token: the identifiers (record
+    numbers, names), and the input's index (a token per row). publish writes every file;
+    no token appears in any byte written, and the published order is independent of the
+    input's (sorted on zip and age)."""
+    df = _table(n=n, seed=seed)
+    df.index = pd.Index([7_000_000 + 13 * i for i in range(n)])  # row tokens as the index
+    out = _quiet(FACES[face], df)
+    folder = tmp_path_factory.mktemp("canary")
+    done = _quiet(out.anon.publish, folder, original=df, formats=fmt,
+                  recoding=face not in ("local_suppression", "microaggregate"))
+    blobs = {name: open(f["path"], "rb").read() for name, f in done.files.items()}
+    for name, raw in blobs.items():
+        assert b"CANARY" not in raw.upper(), name
+        text = raw.decode("utf-8", errors="replace")
+        for token in ("7000000", "7000013", str(7_000_000 + 13 * (n - 1))):
+            assert token not in text, (name, token)
+    back = (pd.read_parquet(done.files["release.parquet"]["path"]) if fmt == "parquet"
+            else pd.read_csv(done.files["release.csv"]["path"], dtype=str))
+    assert not back.index.isin(df.index).any()
+    # the order: the published zips are not grouped as the input's are
+    zips = back["zip"].astype(str).to_numpy()
+    grouped = (zips[1:] == zips[:-1]).mean()
+    assert grouped < 0.6

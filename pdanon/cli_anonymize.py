@@ -51,7 +51,8 @@ import warnings
 from pdanon.cli_common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_POLICY_FAILED,
                                LEADING_ZERO, is_parquet, numbers_column, one_line, same_file,
                                unreadable, warning_lines)
-from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, hierarchy_spec, is_builder,
+from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, check_config_values,
+                               hierarchy_spec, is_builder,
                                parse_columns, parse_policy, policy_table, read_config, side_limit,
                                to_toml)
 from pdanon._errors import InvalidInputError
@@ -81,6 +82,11 @@ DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "row_order": "r
             "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+#: each flag's argparse action by its setting's name (filled by add_parser; a config file's
+#: values are checked against them)
+_ACTIONS: dict = {}
 
 
 class CliError(Exception):
@@ -195,6 +201,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     r.add_argument("--progress", choices=["auto", "always", "never"])
     a("--policy", help="criteria the release must meet, e.g. k=5,l=2,max_records_at_risk=0.05 "
       "(or a TOML/JSON file); exit code 3 when one fails")
+    _ACTIONS.update({action.dest: action for action in p._actions})
     return p
 
 
@@ -208,6 +215,7 @@ def settings(args: argparse.Namespace) -> dict:
     out = dict(DEFAULTS)
     if args.config is not None:  # its paths are relative to the config file's folder
         config = read_config(args.config, max_bytes=side_limit(vars(args)))
+        check_config_values(config, args.config, SECTIONS, _ACTIONS)
         base = os.path.dirname(os.path.abspath(args.config))
         from_file = _from_config(config, args.config)
         for key in PATH_KEYS:

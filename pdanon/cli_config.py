@@ -286,6 +286,69 @@ def read_config(path: str, *, max_bytes: int = TEXT_LIMIT, what: str = "--config
             from None
 
 
+#: the tables of a config file that map a column (or a criterion) to a value
+COLUMN_TABLES = ("quasi_identifiers", "sensitive", "hierarchies", "options", "calendar",
+                 "policy")
+
+
+def check_config_values(config: dict, path: str, sections: dict, actions: dict) -> None:
+    """Refuse a config whose tables are not tables or whose values have the wrong type for
+    their flag (``actions``: the argparse action of each setting), naming the field
+    (``model.k``) and the fix, before any value is used.
+
+    >>> import argparse
+    >>> k = argparse.ArgumentParser().add_argument("-k", type=int)
+    >>> check_config_values({"model": {"k": "five"}}, "c.toml", {"model": ("k",)}, {"k": k})
+    Traceback (most recent call last):
+    ...
+    pdanon.cli_config.ConfigError: config 'c.toml': model.k = 'five': expected an integer; correct it in the file (or give -k on the command line)
+    """
+    def fail(field: str, value, expected: str, flag: str | None = None):
+        given = f" (or give {flag} on the command line)" if flag else ""
+        raise ConfigError(f"config {path!r}: {field} = {value!r:.60}: expected {expected}; "
+                          f"correct it in the file{given}")
+
+    for name in [*(n for n in sections if n), *COLUMN_TABLES]:
+        if name in config and not isinstance(config[name], dict):
+            fail(name, config[name], f"a table ([{name}] with one key = value a line)")
+    for section, keys in sections.items():
+        table = config.get(section, {}) if section else config
+        for key in (k for k in keys if k in table):
+            action, value = actions.get(key), table[key]
+            field = f"{section}.{key}" if section else key
+            if action is None:
+                continue
+            flag = action.option_strings[-1] if action.option_strings else None
+            if action.nargs == 0:  # a switch
+                if not isinstance(value, bool):
+                    fail(field, value, "true or false", flag)
+            elif action.choices is not None:
+                if value not in action.choices:
+                    fail(field, value, f"one of {', '.join(map(str, action.choices))}", flag)
+            elif action.type is int:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    fail(field, value, "an integer", flag)
+            elif action.type is not None:  # numbers (float, or a number as text)
+                if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                    fail(field, value, "a number", flag)
+            elif key in ("identifiers", "insensitive"):
+                if not (isinstance(value, str) or (isinstance(value, list) and all(
+                        isinstance(v, str) for v in value))):
+                    fail(field, value, "a list of column names", flag)
+            elif isinstance(value, (bool, list, dict)) or (key in PATH_SETTINGS
+                                                           and not isinstance(value, str)):
+                fail(field, value, "text", flag)
+    for name in ("quasi_identifiers", "sensitive", "hierarchies", "calendar"):
+        for column, value in (config.get(name) or {}).items():
+            if not isinstance(value, str):
+                fail(f"{name}.{column}", value, "text (a kind, a spec or a unit)")
+
+
+#: the settings that must be text: file names and the CSV format
+PATH_SETTINGS = ("input", "output", "report", "internal_report", "explain", "schema",
+                 "recoding", "save_recoding", "population", "sep", "encoding")
+
+
 def to_toml(config: dict, *, header: str = "") -> str:
     """``config`` as TOML: top-level scalars first, then one ``[table]`` per nested dict
     (``None`` values are left out; keys that are not bare words are quoted). Enough TOML for

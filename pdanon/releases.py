@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pdanon._keys import number_keys
+from pdanon._keys import key_array, number_keys
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
 
@@ -120,14 +120,10 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
         if not isinstance(df, pd.DataFrame):
             raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
         cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
-        key = keys[i].array if isinstance(keys[i], (pd.Series, pd.Index)) else np.asarray(
-            keys[i])
-        if len(key) != len(df):
-            raise InvalidInputError(
-                f"release {i} has {len(df)} rows but {len(key)} keys: give one key per row")
+        key = key_array(keys[i], f"keys[{i}] (release {i})", len(df))
         labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
         k_each.append(int(np.bincount(labels).min()) if len(labels) else 0)
-        key_arrays.append(pd.Series(key, copy=False))
+        key_arrays.append(key)
         labels_of.append(labels)
         if sensitive is not None and sensitive not in df.columns:
             raise UnknownColumnError(f"release {i} has no sensitive column {sensitive!r}; it "
@@ -275,8 +271,8 @@ class ReleaseHistory:
 
     def rows_of(self, keys) -> np.ndarray:
         """The history row of each key (-1: not seen yet)."""
-        return np.asarray(self.keys.get_indexer(pd.Index(np.asarray(keys, dtype=object))),
-                          dtype=np.int64)
+        keys = pd.Index(key_array(keys, "keys").astype(object))
+        return np.asarray(self.keys.get_indexer(keys), dtype=np.int64)
 
     def _members(self, nodes: np.ndarray):
         """``(item, class)``: the classes of the chain ending at each node (item = its
@@ -337,9 +333,11 @@ class ReleaseHistory:
         cols = _columns(release, quasi_identifiers, 0)
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
-        keys = pd.Index(np.asarray(keys, dtype=object))
-        if len(keys) != len(release) or keys.has_duplicates:
-            raise InvalidInputError("give one key per row of the release, each once")
+        keys = pd.Index(key_array(keys, "keys", len(release)).astype(object))
+        if keys.has_duplicates:
+            raise InvalidInputError(
+                f"keys: the key {keys[keys.duplicated()][0]!r} appears more than once; give "
+                "one key per row of the release, each once")
         labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)
         codes = self.value_codes(release[sensitive], grow=True)
         first = self.sets.add_classes(labels, codes)

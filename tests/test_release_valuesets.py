@@ -92,3 +92,42 @@ def test_two_releases_of_120000_distinct_values_stay_under_1_gb():
     assert result.value_changed == 0 and result.combined_l == 1
     assert result.candidates.max() > 1
     assert (h.candidates(np.arange(n)) == result.candidates.sort_index().to_numpy()).all()
+
+
+@pytest.mark.parametrize("keys, message", [
+    (5, "expected one key per row .* got int"),
+    (None, "got NoneType"),
+    ("abcd", "got str"),
+    ({1: 2, 3: 4, 5: 6, 7: 8}, "got dict"),
+    ({1, 2, 3, 4}, "got set"),
+    (np.arange(8).reshape(4, 2), r"a flat array of keys, got an array of shape \(4, 2\)"),
+    ([[1], [2], [3], [4]], r"a key is a list \(\[1\]\); keys are numbers or text"),
+    (pd.DataFrame({"a": [1, 2, 3, 4]}), "got DataFrame"),
+    ([1, 2, None, 4], "1 row\\(s\\) have no key, the first is row 2"),
+    ([1, 2], "2 keys for the release's 4 rows"),
+])
+def test_odd_key_arrays_are_refused_naming_the_keys(keys, message):
+    r = pd.DataFrame({"q": [1, 1, 2, 2], "d": list("abab")})
+    with pytest.raises(pdanon.InvalidInputError, match=r"keys\[0\] \(release 0\): .*" + message):
+        pdanon.check_releases([r], keys=[keys], quasi_identifiers=[["q"]], sensitive="d")
+    h = pdanon.ReleaseHistory()
+    with pytest.raises(pdanon.InvalidInputError, match="keys: .*" + message):
+        h.add(r, keys=keys, quasi_identifiers=["q"], sensitive="d")
+    if keys is not None and not isinstance(keys, str):  # None: no keys; a str: a column
+        with pytest.raises(pdanon.InvalidInputError, match="keys: .*" + message):
+            r.anon.apply_recoding(_recoding(), history=h, keys=keys, invariance=1,
+                                  quasi_identifiers=["q"], sensitive=["d"])
+    h.add(r, keys=[1, 2, 3, 4], quasi_identifiers=["q"], sensitive="d")
+    if not isinstance(keys, list) or len(keys) == 4:  # candidates takes any number of keys
+        with pytest.raises(pdanon.InvalidInputError, match="keys: .*" + message):
+            h.candidates(keys)
+
+
+def _recoding():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = pd.DataFrame({"q": [1, 1, 2, 2], "d": list("abab")}).anon.k_anonymize(
+            2, quasi_identifiers=["q"], sensitive=["d"], algorithm="optimal")
+    return out.anon.recoding

@@ -17,9 +17,11 @@ The limits (:data:`TEXT_LIMIT` for config, policy, recoding and schema files,
 :data:`HIERARCHY_LIMIT` for a hierarchy CSV) are far above any real side file; a caller who
 needs more passes ``max_bytes=`` (``--max-side-file-mib`` on the command line).
 
-The table itself (``-i``, ``--population``) is data, of any size: it must be a regular file
-too (a pipe cannot be read twice, and the CSV reader reads the header first), but no size
-limit applies (:func:`check_regular`).
+The table itself (``-i``, ``--population``, a path given to :func:`pdanon.read_csv`) is
+data, of any size: it must be a regular file too (a pipe cannot be read twice, and the CSV
+reader reads the header first), but no size limit applies (:func:`check_regular`).
+``depersonalize --key-file`` keeps its own bounded reader (4,096 bytes): a key may come
+through a pipe (``--key-file <(pass show key)``), so a FIFO is read (opened non-blocking: one without a writer reads as empty).
 
 Example
 -------

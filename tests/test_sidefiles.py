@@ -97,3 +97,20 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkey
                         else real_stat(p, *a, **k))
     with pytest.raises(SideFileError, match="p.json' grew while read to more than the limit of 4 bytes"):
         read_side_bytes(path, what="--policy", max_bytes=4)
+
+
+@fifo_only
+def test_read_csv_refuses_a_fifo_path_and_reads_its_file_object(tmp_path):
+    """pdanon.read_csv reads a path more than once: a FIFO's second open blocked forever."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code = ("import pdanon, subprocess, sys\n"
+            f"p = {str(fifo)!r}\n"
+            "try:\n    pdanon.read_csv(p)\nexcept pdanon.InvalidInputError as e:\n"
+            "    print(e)\n"
+            "w = subprocess.Popen(['sh', '-c', 'printf \"a,b\\\\n1,2\\\\n\" > ' + p])\n"
+            "print(pdanon.read_csv(open(p)).shape)\nw.wait()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ROOT}, timeout=60)
+    assert "is a FIFO (named pipe), not a regular file" in done.stdout, done.stderr
+    assert done.stdout.strip().endswith("(1, 2)"), done.stdout + done.stderr

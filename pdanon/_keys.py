@@ -21,6 +21,61 @@ import pandas as pd
 MAX_PACKED_BYTES = 32
 
 
+def key_array(keys, what: str, rows: int | None = None) -> pd.Series:
+    """The publisher's keys of one release as a Series (one per row, none missing), or an
+    :class:`~pdanon.InvalidInputError` naming ``what`` (``keys[1]``) and the fix: the keys
+    must be one flat list, array, Series or Index of hashable values (numbers, text), of
+    length ``rows`` when given.
+
+    >>> key_array(["P1", "P2"], "keys[0]", 2).tolist()
+    ['P1', 'P2']
+    >>> key_array("P1", "keys[0]")
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: keys[0]: expected one key per row (a list, array, Series or Index of numbers or text), got str; pass e.g. df["patient_id"]
+    """
+    from pdanon._errors import InvalidInputError
+
+    def refuse(problem: str):
+        raise InvalidInputError(f"{what}: {problem}; pass e.g. df[\"patient_id\"]")
+
+    if isinstance(keys, (pd.Series, pd.Index)):
+        if isinstance(keys, pd.MultiIndex):
+            refuse("a MultiIndex holds tuples of keys; give one key per row")
+        series = pd.Series(keys.array, copy=False)
+    elif isinstance(keys, np.ndarray) or isinstance(keys, (list, tuple, range)):
+        if isinstance(keys, np.ndarray) and keys.ndim != 1:
+            refuse(f"expected a flat array of keys, got an array of shape {keys.shape}")
+        series = pd.Series(keys)
+    elif isinstance(keys, pd.api.extensions.ExtensionArray):
+        series = pd.Series(keys, copy=False)
+    else:
+        refuse("expected one key per row (a list, array, Series or Index of numbers or "
+               f"text), got {type(keys).__name__}")
+    if rows is not None and len(series) != rows:
+        refuse(f"{len(series)} keys for the release's {rows} rows: give one key per row")
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) not in (
+            "string", "integer", "floating", "mixed-integer-float", "bytes", "empty"):
+        try:  # one hash pass, only for keys that are not all text or numbers
+            pd.factorize(series)
+        except TypeError:
+            bad = next(k for k in series if not _hashable(k))
+            refuse(f"a key is a {type(bad).__name__} ({bad!r:.40}); keys are numbers or text")
+    missing = np.flatnonzero(np.asarray(series.isna(), dtype=bool))
+    if len(missing):
+        refuse(f"{len(missing)} row(s) have no key, the first is row {int(missing[0])}: "
+               "every row needs one")
+    return series
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def number_keys(keys: pd.Series) -> tuple[np.ndarray, object]:
     """``(codes, persons)``: every key numbered 0 .. P-1 (-1 for a missing key) and the P
     distinct keys. Non-negative integer keys of a compact range, and text keys whose

@@ -51,8 +51,12 @@ import warnings
 from pdanon.cli_common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_POLICY_FAILED,
                                LEADING_ZERO, is_parquet, numbers_column, one_line, same_file,
                                unreadable, warning_lines)
-from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, hierarchy_spec, is_builder,
-                               parse_columns, parse_policy, policy_table, read_config, to_toml)
+from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, check_config_values,
+                               hierarchy_spec, is_builder,
+                               parse_columns, parse_policy, policy_table, read_config, side_limit,
+                               to_toml)
+from pdanon._errors import InvalidInputError
+from pdanon.sidefiles import HIERARCHY_LIMIT, read_side_text
 from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as text
 
 PROG = "pdanon anonymize"
@@ -78,6 +82,11 @@ DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "row_order": "r
             "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+#: each flag's argparse action by its setting's name (filled by add_parser; a config file's
+#: values are checked against them)
+_ACTIONS: dict = {}
 
 
 class CliError(Exception):
@@ -121,6 +130,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     files.add_argument("--recoding", metavar="PATH", help=_HELP_RECODING)
     files.add_argument("--config", metavar="PATH", help="read every choice from a TOML file; "
                        "flags given too win")
+    files.add_argument("--max-side-file-mib", type=int, metavar="MIB",
+                       help="the largest config, policy, recoding or hierarchy file read, in "
+                       "MiB (default 64, hierarchies 256)")
     files.add_argument("--write-config", metavar="PATH", help="write the config of this run "
                        "(resolved algorithm and kinds) to re-run it exactly")
     files.add_argument("--sep", help="CSV field separator (default ,)")
@@ -189,6 +201,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     r.add_argument("--progress", choices=["auto", "always", "never"])
     a("--policy", help="criteria the release must meet, e.g. k=5,l=2,max_records_at_risk=0.05 "
       "(or a TOML/JSON file); exit code 3 when one fails")
+    _ACTIONS.update({action.dest: action for action in p._actions})
     return p
 
 
@@ -201,7 +214,8 @@ def settings(args: argparse.Namespace) -> dict:
              if value is not None and key not in ("command", "config", "write_config")}
     out = dict(DEFAULTS)
     if args.config is not None:  # its paths are relative to the config file's folder
-        config = read_config(args.config)
+        config = read_config(args.config, max_bytes=side_limit(vars(args)))
+        check_config_values(config, args.config, SECTIONS, _ACTIONS)
         base = os.path.dirname(os.path.abspath(args.config))
         from_file = _from_config(config, args.config)
         for key in PATH_KEYS:
@@ -572,7 +586,6 @@ _NOT_WITH_DP = (("k", "-k"), ("l", "-l"), ("t", "-t"), ("beta", "--beta"), ("del
 def _dp_model(s: dict):
     """``EDDifferentialPrivacy`` from --epsilon / --dp-delta, refusing the flags that do not
     apply to it (docs/differential_privacy.md)."""
-    from pdanon._errors import InvalidInputError
     from pdanon.models import EDDifferentialPrivacy
 
     g = s.get
@@ -648,7 +661,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
         for col, kind in list(roles.items()):
             column, roles[col] = convert_column(df[col], col, kind)
             df[col] = column
-    hierarchies = {col: build_hierarchy(col, spec)
+    hierarchies = {col: build_hierarchy(col, spec, max_bytes=side_limit(s, HIERARCHY_LIMIT))
                    for col, spec in (s.get("hierarchy") or {}).items()}
     population = None
     if s.get("population") is not None:
@@ -656,7 +669,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
         for col in qi:
             if col in population.columns:
                 population[col] = convert_column(population[col], col, qi[col])[0]
-    policy = parse_policy(s["policy"]) if s.get("policy") is not None else None
+    policy = (parse_policy(s["policy"], max_bytes=side_limit(s))
+              if s.get("policy") is not None else None)
     progress = {"auto": None, "always": True, "never": False}[s["progress"]]
     if recoding is not None:
         model = build_model(s) if any(s.get(key) is not None for key in MODEL_KEYS) else None
@@ -771,11 +785,10 @@ def _kept_recoding(s: dict, args):
         raise CliError(f"--recoding publishes with a kept recoding; {given[0]} chooses how "
                        "to anonymize afresh: drop it (or drop --recoding)")
     try:
-        with open(s["recoding"], encoding="utf-8") as fh:
-            return Recoding.from_json(fh.read())
-    except OSError as exc:
-        raise CliError(f"--recoding {s['recoding']!r}: cannot read it ({exc.strerror})") \
-            from None
+        text = read_side_text(s["recoding"], what="--recoding", max_bytes=side_limit(s))
+    except InvalidInputError as exc:
+        raise CliError(str(exc)) from None
+    return Recoding.from_json(text)
 
 
 def recoding_kinds(recoding) -> dict:

@@ -41,11 +41,24 @@ def one_line(exc: BaseException) -> str:
 
 def unreadable(path: str) -> str | None:
     """Why ``path`` cannot be read as a table (``"cannot read 'x': file not found"``), or
-    None when it is a file."""
-    if not os.path.exists(path):
+    None when it is a regular file. A table is read more than once (its header first), so
+    a FIFO, a device (``/dev/stdin``, ``/dev/zero``) or a socket is refused, naming the fix;
+    no size limit applies to a table (:mod:`pdanon.sidefiles`)."""
+    import stat
+
+    from pdanon.sidefiles import file_kind
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
         return f"cannot read {path!r}: file not found"
-    if os.path.isdir(path):
+    except OSError as exc:
+        return f"cannot read {path!r}: {one_line(exc)}"
+    if stat.S_ISDIR(mode):
         return f"cannot read {path!r}: it is a directory"
+    if not stat.S_ISREG(mode):
+        return (f"cannot read {path!r}: it is {file_kind(mode)}, not a regular file; a "
+                "table is read more than once: write it to a file first (cat > table.csv)")
     return None
 
 

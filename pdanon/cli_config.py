@@ -27,6 +27,8 @@ import json
 import math
 import os
 
+from pdanon.sidefiles import HIERARCHY_LIMIT, MIB, TEXT_LIMIT, read_side_bytes, read_side_text
+
 #: the kinds a column may be given on the command line: pdanon's three, and ``date`` (text
 #: parsed as dates; an ``ordered`` quasi-identifier, as pandas datetimes are in Python)
 CLI_KINDS = ("real", "ordered", "unordered", "date")
@@ -100,7 +102,8 @@ def hierarchy_spec(text: str) -> tuple:
     return col.strip(), spec.strip()
 
 
-def build_hierarchy(column: str, spec: str, *, base_dir: str = "."):
+def build_hierarchy(column: str, spec: str, *, base_dir: str = ".",
+                    max_bytes: int = HIERARCHY_LIMIT):
     """The :mod:`pdanon.hierarchy` object a spec names:
 
     * ``mask`` / ``mask:1,2,3`` (characters masked per level), ``char=X`` as an item;
@@ -108,7 +111,9 @@ def build_hierarchy(column: str, spec: str, *, base_dir: str = "."):
     * ``dates`` / ``dates:month,quarter,year`` (an increasing subset of month, quarter,
       year, decade);
     * anything else is the path of an ARX hierarchy CSV file (``;``-separated), relative to
-      ``base_dir``; ``top=none`` as an item of a builder drops the top level ``*``.
+      ``base_dir``, a regular file of at most ``max_bytes`` bytes
+      (:mod:`pdanon.sidefiles`); ``top=none`` as an item of a builder drops the top level
+      ``*``.
 
     Example
     -------
@@ -128,7 +133,7 @@ def build_hierarchy(column: str, spec: str, *, base_dir: str = "."):
                 f"--hierarchy {column}={spec}: no builder {name!r} (one of "
                 f"{', '.join(BUILDERS)}) and no hierarchy file {path!r}")
         try:
-            return H.read_arx_csv(path)
+            return H.read_arx_csv(path, max_bytes=max_bytes)
         except Exception as exc:  # noqa: BLE001 - one line, naming the file
             raise ConfigError(f"--hierarchy {column}={spec}: cannot read {path!r}: "
                               f"{' '.join(str(exc).split())}") from None
@@ -181,9 +186,10 @@ def _number(text, column, spec, cast):
 # ============================================================================ policy
 
 
-def parse_policy(spec):
+def parse_policy(spec, *, max_bytes: int = TEXT_LIMIT):
     """A :class:`pdanon.Policy` from ``"k=5,l=2,max_records_at_risk=0.05"``, a mapping (a
-    config file's ``[policy]`` table), or the path of a TOML / JSON file holding one."""
+    config file's ``[policy]`` table), or the path of a TOML / JSON file holding one (a
+    regular file of at most ``max_bytes`` bytes, :mod:`pdanon.sidefiles`)."""
     from dataclasses import fields
 
     from pdanon.policy import Policy
@@ -192,9 +198,16 @@ def parse_policy(spec):
     if isinstance(spec, dict):
         given = dict(spec)
     elif os.path.exists(str(spec)):
-        given = read_config(str(spec)) if not str(spec).lower().endswith(".json") else \
-            _read_json(str(spec))
+        given = read_config(str(spec), max_bytes=max_bytes, what="--policy") if not str(
+            spec).lower().endswith(".json") else _read_json(str(spec), max_bytes)
+        if not isinstance(given, dict):
+            raise ConfigError(f"--policy {str(spec)!r}: the file holds a "
+                              f"{type(given).__name__}; write a table of criteria, e.g. "
+                              '{"k": 5, "max_records_at_risk": 0.05}')
         given = given.get("policy", given)
+        if not isinstance(given, dict):
+            raise ConfigError(f"--policy {str(spec)!r}: policy is a {type(given).__name__}; "
+                              "write a table of criteria ([policy] with k = 5, ...)")
     else:
         given = {}
         for item in (p.strip() for p in str(spec).split(",") if p.strip()):
@@ -232,29 +245,108 @@ def policy_table(policy) -> dict:
             if getattr(policy, f.name) != f.default}
 
 
-def _read_json(path: str) -> dict:
+def side_limit(s: dict, default: int = TEXT_LIMIT) -> int:
+    """The most bytes of a side file (:mod:`pdanon.sidefiles`): ``--max-side-file-mib`` of
+    the settings ``s`` in bytes, else ``default``.
+
+    >>> side_limit({"max_side_file_mib": 2}), side_limit({}) == TEXT_LIMIT
+    (2097152, True)
+    """
+    mib = s.get("max_side_file_mib")
+    if mib is None:
+        return default
+    if isinstance(mib, bool) or not isinstance(mib, int) or mib < 1:
+        raise ConfigError(f"--max-side-file-mib {mib!r}: give a whole number of MiB, >= 1")
+    return mib * MIB
+
+
+def _read_json(path: str, max_bytes: int = TEXT_LIMIT) -> dict:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, ValueError) as exc:
+        return json.loads(read_side_text(path, what="--policy", max_bytes=max_bytes))
+    except ValueError as exc:  # the side file's refusal (named) or the JSON's error
         raise ConfigError(f"cannot read {path!r}: {' '.join(str(exc).split())}") from None
 
 
 # ============================================================================ config files
 
 
-def read_config(path: str) -> dict:
-    """A TOML config file as a dict (:mod:`tomllib`), or a ConfigError naming the line."""
+def read_config(path: str, *, max_bytes: int = TEXT_LIMIT, what: str = "--config") -> dict:
+    """A TOML config file as a dict (:mod:`tomllib`), or a ConfigError naming the line. Only
+    a regular file of at most ``max_bytes`` bytes is read (:mod:`pdanon.sidefiles`)."""
     import tomllib
 
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"cannot read config {path!r}: file not found") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = read_side_bytes(path, what=what, max_bytes=max_bytes)
+    except ValueError as exc:
+        raise ConfigError(" ".join(str(exc).split())) from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config {path!r}: {' '.join(str(exc).split())}") \
             from None
+
+
+#: the tables of a config file that map a column (or a criterion) to a value
+COLUMN_TABLES = ("quasi_identifiers", "sensitive", "hierarchies", "options", "calendar",
+                 "policy")
+
+
+def check_config_values(config: dict, path: str, sections: dict, actions: dict) -> None:
+    """Refuse a config whose tables are not tables or whose values have the wrong type for
+    their flag (``actions``: the argparse action of each setting), naming the field
+    (``model.k``) and the fix, before any value is used.
+
+    >>> import argparse
+    >>> k = argparse.ArgumentParser().add_argument("-k", type=int)
+    >>> check_config_values({"model": {"k": "five"}}, "c.toml", {"model": ("k",)}, {"k": k})
+    Traceback (most recent call last):
+    ...
+    pdanon.cli_config.ConfigError: config 'c.toml': model.k = 'five': expected an integer; correct it in the file (or give -k on the command line)
+    """
+    def fail(field: str, value, expected: str, flag: str | None = None):
+        given = f" (or give {flag} on the command line)" if flag else ""
+        raise ConfigError(f"config {path!r}: {field} = {value!r:.60}: expected {expected}; "
+                          f"correct it in the file{given}")
+
+    for name in [*(n for n in sections if n), *COLUMN_TABLES]:
+        if name in config and not isinstance(config[name], dict):
+            fail(name, config[name], f"a table ([{name}] with one key = value a line)")
+    for section, keys in sections.items():
+        table = config.get(section, {}) if section else config
+        for key in (k for k in keys if k in table):
+            action, value = actions.get(key), table[key]
+            field = f"{section}.{key}" if section else key
+            if action is None:
+                continue
+            flag = action.option_strings[-1] if action.option_strings else None
+            if action.nargs == 0:  # a switch
+                if not isinstance(value, bool):
+                    fail(field, value, "true or false", flag)
+            elif action.choices is not None:
+                if value not in action.choices:
+                    fail(field, value, f"one of {', '.join(map(str, action.choices))}", flag)
+            elif action.type is int:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    fail(field, value, "an integer", flag)
+            elif action.type is not None:  # numbers (float, or a number as text)
+                if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                    fail(field, value, "a number", flag)
+            elif key in ("identifiers", "insensitive"):
+                if not (isinstance(value, str) or (isinstance(value, list) and all(
+                        isinstance(v, str) for v in value))):
+                    fail(field, value, "a list of column names", flag)
+            elif isinstance(value, (bool, list, dict)) or (key in PATH_SETTINGS
+                                                           and not isinstance(value, str)):
+                fail(field, value, "text", flag)
+    for name in ("quasi_identifiers", "sensitive", "hierarchies", "calendar"):
+        for column, value in (config.get(name) or {}).items():
+            if not isinstance(value, str):
+                fail(f"{name}.{column}", value, "text (a kind, a spec or a unit)")
+
+
+#: the settings that must be text: file names and the CSV format
+PATH_SETTINGS = ("input", "output", "report", "internal_report", "explain", "schema",
+                 "recoding", "save_recoding", "population", "sep", "encoding")
 
 
 def to_toml(config: dict, *, header: str = "") -> str:

@@ -695,7 +695,9 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     Parameters
     ----------
     path : str, path or file-like
-        Anything :func:`pandas.read_csv` accepts.
+        Anything :func:`pandas.read_csv` accepts. A path must name a regular file (the file
+        is read more than once, so a FIFO or a device is refused); pass a pipe's content
+        as a file object instead.
     schema : pandera DataFrameSchema or dict, optional
         What each column holds: a pandera schema whose ``columns[c].metadata`` holds
         ``{"role": ..., "kind": ...}`` and, as ``df.anon.schema`` and
@@ -753,7 +755,10 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '35)' as a number or a range '[min, max]' (a range split in two by an unquoted comma? write the file with df.to_csv(), which quotes cells that hold commas)
     """
     from pdanon import csvcodes
+    from pdanon.sidefiles import check_regular
 
+    if isinstance(path, (str, os.PathLike)) and os.path.exists(path):  # read more than once:
+        check_regular(path, what="read_csv: the table")  # a FIFO would block the second read
     specs = _column_specs(schema)
     read_csv_kwargs = _codes_as_text(specs, read_csv_kwargs)
     source = _checked(path, read_csv_kwargs)

@@ -165,6 +165,19 @@ class Policy:
         ...                               {"model": "LDiversity", "params": {"l": 2}}]})
         Policy(k=5, l=2)
         """
+        try:
+            return cls._of_release(info)
+        except InvalidInputError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidInputError(
+                f"the release's info['models'] is damaged ({type(exc).__name__}: {exc}; "
+                f"recorded {str(info.get('models'))[:120]}): each entry is {{model, params}} "
+                "with the parameters its model records; take the info of the release that "
+                "wrote it (out.anon.info) or pass policy= explicitly") from None
+
+    @classmethod
+    def _of_release(cls, info: dict) -> "Policy":
         kw: dict = {}
         for rec in info.get("models") or []:
             name, p = rec.get("model"), rec.get("params") or {}

@@ -57,7 +57,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InfeasibleError, InvalidInputError, KindError, UnknownColumnError
+from pdanon._errors import (AnonymizationError, InfeasibleError, InvalidInputError, KindError,
+                            UnknownColumnError)
+from pdanon.recoding_check import check_recoding_dict, damaged, index_from_json
 
 FORMAT = "pdanon-recoding/1"
 #: the suppression budget of :meth:`Recoding.apply` when none is given: a share of the batch
@@ -68,7 +70,7 @@ DEFAULT_SUPPRESSED_SHARE = 0.05
 
 
 def _index_json(index: pd.Index) -> dict:
-    """A typed list of values that :func:`_index_from_json` rebuilds exactly (or an error)."""
+    """A typed list of values that :func:`index_from_json` rebuilds exactly (or an error)."""
     dtype = str(index.dtype)
     if pd.api.types.is_datetime64_any_dtype(index.dtype):
         values = [v.isoformat() for v in index]
@@ -79,7 +81,7 @@ def _index_json(index: pd.Index) -> dict:
     else:
         values = [v if isinstance(v, str) else _plain(v) for v in index]
     out = {"dtype": dtype, "values": values}
-    back = _index_from_json(out)
+    back = index_from_json(out)
     if not back.equals(index) or str(back.dtype) != dtype:
         raise InvalidInputError(
             f"the values {list(index[:3])} (dtype {dtype}) cannot be written to JSON and read "
@@ -95,15 +97,6 @@ def _plain(v):
     if isinstance(v, numbers.Real):
         return float(v)
     return str(v)
-
-
-def _index_from_json(d: dict) -> pd.Index:
-    dtype = d["dtype"]
-    if dtype.startswith("datetime64"):
-        return pd.Index(pd.to_datetime(d["values"])).astype(dtype)
-    if dtype == "object":
-        return pd.Index(d["values"], dtype=object)
-    return pd.Index(d["values"]).astype(dtype)
 
 
 # ----------------------------------------------------------------------------- one column
@@ -167,9 +160,9 @@ class ColumnRecoding:
 
         s = self.spec
         if self.form == "values":
-            values = _index_from_json(s["values"])
+            values = index_from_json(s["values"])
             return pd.array(values, dtype=s["dtype"])
-        cats = None if s["categories"] is None else _index_from_json(s["categories"])
+        cats = None if s["categories"] is None else index_from_json(s["categories"])
         if self.form == "sets":
             members = s["members"]
             offsets = np.concatenate([[0], np.cumsum([len(m) for m in members])]).astype(
@@ -415,7 +408,15 @@ class Recoding:
 
     @classmethod
     def from_json(cls, text: str) -> "Recoding":
-        """Read :meth:`to_json`'s text back."""
+        """Read :meth:`to_json`'s text back. Every field is checked first
+        (:func:`pdanon.recoding_check.check_recoding_dict`): a damaged file is refused with
+        an :class:`InvalidInputError` naming the field's JSON path and the fix.
+
+        >>> Recoding.from_json('{"format": "pdanon-recoding/1", "columns": [{"name": "age"}]}')
+        Traceback (most recent call last):
+        ...
+        pdanon._errors.InvalidInputError: recoding field columns[0].kind (column 'age'): missing; the recoding file is damaged: ...
+        """
         try:
             d = json.loads(text)
         except (TypeError, ValueError) as exc:
@@ -424,11 +425,19 @@ class Recoding:
             raise InvalidInputError(
                 f"not a pdanon recoding: expected format {FORMAT!r}, got "
                 f"{d.get('format') if isinstance(d, dict) else type(d).__name__!r}")
+        check_recoding_dict(d)
         columns = {}
         for c in d["columns"]:
             c = dict(c)
             name, kind, form = c.pop("name"), c.pop("kind"), c.pop("form")
             columns[name] = ColumnRecoding(name, kind, form, c)
+        for j, col in enumerate(columns.values()):  # what the fields alone do not show
+            try:
+                col.cell_array()
+            except (AnonymizationError, TypeError, ValueError, KeyError, IndexError,
+                    OverflowError) as exc:
+                raise damaged(f"columns[{j}]", col.name, "its cells cannot be rebuilt ("
+                              f"{' '.join(str(exc).split())[:200]})") from None
         return cls(columns=columns, models=d.get("models") or [],
                    sensitive=d.get("sensitive") or {}, algorithm=d.get("algorithm"),
                    method=d.get("method"), classes=d.get("classes"))
@@ -697,10 +706,12 @@ def _invariance(m, history, keys, roles, df: pd.DataFrame):
         if keys not in df.columns:
             raise UnknownColumnError(f"keys={keys!r} is not a column of the batch")
         keys = df[keys]
-    if keys is None or len(keys) != len(df):
+    if keys is None:
         raise InvalidInputError("invariance= needs keys: one per row (or a column name), "
                                 "naming the person across releases")
-    key_values = np.asarray(keys.array if isinstance(keys, pd.Series) else keys, dtype=object)
+    from pdanon._keys import key_array
+
+    key_values = key_array(keys, "keys", len(df)).to_numpy(dtype=object)
     return int(m), key_values, df[next(iter(roles.sensitive))]
 
 

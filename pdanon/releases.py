@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pdanon._keys import number_keys
+from pdanon._keys import key_array, number_keys
 from pdanon.row_order import in_release_order
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
@@ -124,13 +124,11 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
         if not isinstance(df, pd.DataFrame):
             raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
         cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
-        key = in_release_order(df, keys[i])  # keys given in the input's row order
-        if len(key) != len(df):
-            raise InvalidInputError(
-                f"release {i} has {len(df)} rows but {len(key)} keys: give one key per row")
+        # keys given in the input's row order, matched through the release's way back
+        key = key_array(in_release_order(df, keys[i]), f"keys[{i}] (release {i})", len(df))
         labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
         k_each.append(int(np.bincount(labels).min()) if len(labels) else 0)
-        key_arrays.append(pd.Series(key, copy=False))
+        key_arrays.append(key)
         labels_of.append(labels)
         if sensitive is not None and sensitive not in df.columns:
             raise UnknownColumnError(f"release {i} has no sensitive column {sensitive!r}; it "
@@ -165,7 +163,7 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
     extra = {}
     if sensitive is not None:
         left, changed = _signatures([df[sensitive] for df in releases], labels_of, codes,
-                                    bounds, n)
+                                    bounds, n, tuple_codes)
         extra = {"candidates": pd.Series(left, index=index, name="candidates"),
                  "combined_l": int(left[~changed].min()) if (~changed).any() else 0,
                  "value_changed": int(changed.sum())}
@@ -175,24 +173,38 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
                          **extra)
 
 
-def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int):
+def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int,
+                tuple_codes: np.ndarray):
     """Per person the number of sensitive values that every class holding them shows, and
-    whether their own value differs between releases. A class's value set is a bitset
-    (64 values a word); a person's candidates are the AND of their classes' bitsets."""
+    whether their own value differs between releases. Each class's value set is kept once
+    (:class:`pdanon.valuesets.ValueSets`); persons of one combined class share their
+    intersection, which is counted once per combined class (memory linear in the rows)."""
+    from pdanon.valuesets import ValueSets, common_counts
+
     value_codes, _ = pd.factorize(pd.concat([pd.Series(v.array) for v in values],
                                             ignore_index=True), use_na_sentinel=False)
     value_codes = np.asarray(value_codes, dtype=np.int64)
-    words = max(1, (int(value_codes.max(initial=0)) + 64) // 64)
-    left = np.full((n, words), np.iinfo(np.uint64).max, dtype=np.uint64)
     own = np.full(n, -1, dtype=np.int64)
     changed = np.zeros(n, dtype=bool)
+    store = ValueSets()
+    tuples = int(tuple_codes.max()) + 1 if n else 0
+    first_person = np.full(tuples, n, dtype=np.int64)
+    np.minimum.at(first_person, tuple_codes, np.arange(n))
+    member_item, member_class = [], []
     for i, labels in enumerate(labels_of):
         v = value_codes[bounds[i]:bounds[i + 1]]
         where = codes[bounds[i]:bounds[i + 1]]
-        left[where] &= class_value_bits(labels, v, words)[labels]
         changed[where] |= (own[where] >= 0) & (own[where] != v)
         own[where] = v
-    return np.bitwise_count(left).sum(axis=1).astype(np.int64), changed
+        offset = store.add_classes(labels, v)
+        cls = np.full(n + 1, -1, dtype=np.int64)  # [n]: a combined code no person has
+        cls[where] = labels + offset
+        rep = cls[first_person]  # every person of a combined class is in the same classes
+        member_item.append(np.flatnonzero(rep >= 0))
+        member_class.append(rep[rep >= 0])
+    left = common_counts(store, np.concatenate(member_item), np.concatenate(member_class),
+                         tuples)
+    return left[tuple_codes], changed
 
 
 def _columns(df: pd.DataFrame, given, i: int) -> list:
@@ -210,16 +222,6 @@ def _columns(df: pd.DataFrame, given, i: int) -> list:
     if not cols:
         raise InvalidInputError(f"release {i}: name at least one quasi-identifier column")
     return cols
-
-
-def class_value_bits(labels: np.ndarray, values: np.ndarray, words: int) -> np.ndarray:
-    """Per class the set of value codes its rows hold, as bitsets: a ``(classes, words)``
-    uint64 array, value ``v`` at bit ``v % 64`` of word ``v // 64``."""
-    classes = int(labels.max()) + 1 if len(labels) else 0
-    bits = np.zeros((classes, words), dtype=np.uint64)
-    np.bitwise_or.at(bits, (labels, values // 64),
-                     np.left_shift(np.uint64(1), (values % 64).astype(np.uint64)))
-    return bits
 
 
 # ----------------------------------------------------------------------------- history
@@ -247,13 +249,17 @@ class ReleaseHistory:
     """
 
     def __init__(self):
+        from pdanon.valuesets import ValueSets
+
         self.keys = pd.Index([], dtype=object)
         self.values = pd.Index([], dtype=object)  # the value texts seen, in order
-        self.bits = np.zeros((0, 1), dtype=np.uint64)
-
-    @property
-    def words(self) -> int:
-        return self.bits.shape[1]
+        # per person the last node of their chain of classes (one node per release that held
+        # them; persons with the same classes so far share nodes), per node the node before
+        # (-1: none) and the class, whose value set is kept once in ``sets``
+        self.sets = ValueSets()
+        self.node = np.zeros(0, dtype=np.int64)
+        self.parent = np.zeros(0, dtype=np.int64)
+        self.node_class = np.zeros(0, dtype=np.int64)
 
     def value_codes(self, values, *, grow: bool = False) -> np.ndarray:
         """The dictionary code of each value's text (``grow``: new texts are added). The
@@ -266,36 +272,62 @@ class ReleaseHistory:
                 self.values, sort=False)
             if len(new):
                 self.values = self.values.append(pd.Index(new, dtype=object))
-                need = (len(self.values) + 63) // 64
-                if need > self.words:  # a fresh word: every past person's bits all set
-                    pad = np.full((len(self.bits), need - self.words),
-                                  np.iinfo(np.uint64).max, dtype=np.uint64)
-                    self.bits = np.hstack([self.bits, pad])
         return np.asarray(self.values.get_indexer(text), dtype=np.int64)
 
     def rows_of(self, keys) -> np.ndarray:
         """The history row of each key (-1: not seen yet)."""
-        return np.asarray(self.keys.get_indexer(pd.Index(np.asarray(keys, dtype=object))),
-                          dtype=np.int64)
+        keys = pd.Index(key_array(keys, "keys").astype(object))
+        return np.asarray(self.keys.get_indexer(keys), dtype=np.int64)
+
+    def _members(self, nodes: np.ndarray):
+        """``(item, class)``: the classes of the chain ending at each node (item = its
+        position in ``nodes``; a node -1 has none)."""
+        items, classes = [], []
+        idx, cur = np.arange(len(nodes)), np.asarray(nodes, dtype=np.int64)
+        while len(idx):
+            live = cur >= 0
+            idx, cur = idx[live], cur[live]
+            items.append(idx)
+            classes.append(self.node_class[cur])
+            cur = self.parent[cur]
+        return np.concatenate(items), np.concatenate(classes)
 
     def candidates(self, keys) -> np.ndarray:
         """Per key the number of values its intersection still holds (-1: never published)."""
+        from pdanon.valuesets import common_counts
+
         at = self.rows_of(keys)
-        m = len(self.values)
-        valid = np.full(self.words, np.iinfo(np.uint64).max, dtype=np.uint64)
-        if m % 64:  # the last word holds m % 64 values; its other bits are padding
-            valid[m // 64] = np.uint64((1 << (m % 64)) - 1)
-        valid[(m + 63) // 64:] = 0
-        held = self.bits[np.maximum(at, 0)] & valid
-        return np.where(at < 0, -1, np.bitwise_count(held).sum(axis=1).astype(np.int64))
+        nodes, inverse = np.unique(np.where(at >= 0, self.node[np.maximum(at, 0)], -1)
+                                   if len(self.node) else np.full(len(at), -1),
+                                   return_inverse=True)
+        item, cls = self._members(nodes)
+        return common_counts(self.sets, item, cls, len(nodes))[inverse.ravel()]
 
     def left_after(self, rows: np.ndarray, labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Per row the values its person's intersection would hold after a release whose
         classes are ``labels``: ``rows`` from :meth:`rows_of` (the persons' keys), ``codes``
         from ``value_codes(values, grow=True)`` (the rows' sensitive values)."""
-        bits = class_value_bits(labels, codes, self.words)[labels]
-        past = np.where((rows >= 0)[:, None], self.bits[np.maximum(rows, 0)], bits)
-        return np.bitwise_count(past & bits).sum(axis=1).astype(np.int64)
+        from pdanon.valuesets import ValueSets, common_counts
+
+        trial = ValueSets()  # the history's sets and this release's (the history unchanged)
+        trial.keys, trial.offsets = self.sets.keys, self.sets.offsets
+        first = trial.add_classes(labels, codes)
+        nodes, new, inverse = self._next_nodes(rows, labels)
+        item, cls = self._members(nodes)
+        item = np.concatenate([item, np.arange(len(nodes))])
+        cls = np.concatenate([cls, new + first])
+        return common_counts(trial, item, cls, len(nodes))[inverse]
+
+    def _next_nodes(self, rows: np.ndarray, labels: np.ndarray):
+        """``(past node, class, inverse)``: per distinct (past node, class) of the rows the
+        node and the class, and per row its position among them."""
+        rows = np.asarray(rows, dtype=np.int64)
+        labels = np.asarray(labels, dtype=np.int64)
+        past = np.where(rows >= 0, self.node[np.maximum(rows, 0)], -1) if len(self.node) \
+            else np.full(len(rows), -1, dtype=np.int64)
+        width = int(labels.max()) + 1 if len(labels) else 1
+        pair, inverse = np.unique((past + 1) * width + labels, return_inverse=True)
+        return pair // width - 1, pair % width, inverse.ravel()
 
     def add(self, release: pd.DataFrame, *, keys, sensitive: str,
             quasi_identifiers=None) -> None:
@@ -306,15 +338,22 @@ class ReleaseHistory:
         cols = _columns(release, quasi_identifiers, 0)
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
-        keys = pd.Index(np.asarray(in_release_order(release, keys), dtype=object))
-        if len(keys) != len(release) or keys.has_duplicates:
-            raise InvalidInputError("give one key per row of the release, each once")
+        keys = pd.Index(key_array(in_release_order(release, keys), "keys",
+                                  len(release)).astype(object))
+        if keys.has_duplicates:
+            raise InvalidInputError(
+                f"keys: the key {keys[keys.duplicated()][0]!r} appears more than once; give "
+                "one key per row of the release, each once")
         labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)
         codes = self.value_codes(release[sensitive], grow=True)
-        bits = class_value_bits(labels, codes, self.words)[labels]
+        first = self.sets.add_classes(labels, codes)
         at = self.rows_of(keys)
+        past, cls, inverse = self._next_nodes(at, labels)
+        node = len(self.parent) + inverse
+        self.parent = np.concatenate([self.parent, past])
+        self.node_class = np.concatenate([self.node_class, cls + first])
         old = at >= 0
-        self.bits[at[old]] &= bits[old]
+        self.node[at[old]] = node[old]
         if (~old).any():
             self.keys = self.keys.append(keys[~old])
-            self.bits = np.vstack([self.bits, bits[~old]])
+            self.node = np.concatenate([self.node, node[~old]])

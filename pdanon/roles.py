@@ -817,8 +817,9 @@ def schema_from_yaml(source):
     schema_checks.register()  # the pdanon_kind checks in the YAML
     text = source
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
-        with open(source, encoding="utf-8") as fh:
-            text = fh.read()
+        from pdanon.sidefiles import read_side_text
+
+        text = read_side_text(source, what="schema file")  # a regular file, <= 64 MiB
     doc = yaml.safe_load(text)
     if not isinstance(doc, dict) or "pdanon" not in doc or "pandera" not in doc:
         raise InvalidInputError("not a pdanon schema file (expected 'pdanon:' and 'pandera:' keys)")

@@ -261,25 +261,29 @@ def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
     """Per-row ``values`` (a person's key, say) given for the rows of the frame ``release``
     was made from, in that frame's order, as an array in the release's order, through the
     publisher-only way back (rows the release left out are dropped). A Series indexed like
-    the release, or values for a release without a way back, are taken as they are.
+    the release, values for a release without a way back, or values of another length or
+    form, are returned as they are.
 
     Example
     -------
     >>> df = pd.DataFrame({"zip": ["02139", "02140", "02141"]})
     >>> out = in_random_order(df)
-    >>> (out["zip"].to_numpy() == in_release_order(out, df["zip"])).all()
-    np.True_
+    >>> bool((out["zip"].to_numpy() == in_release_order(out, df["zip"])).all())
+    True
     """
-    if isinstance(values, pd.Series) and values.index.equals(release.index):
-        return values.to_numpy()
-    array = (values.to_numpy() if isinstance(values, (pd.Series, pd.Index))
-             else np.asarray(values, dtype=object))
     facts = _facts(release)
-    if "step_rows" in facts and array.ndim == 1 and len(array) == len(facts["step_index"]):
+    if (isinstance(values, pd.Series) and values.index.equals(release.index)) or \
+            "step_rows" not in facts or not isinstance(
+                values, (pd.Series, pd.Index, np.ndarray, list, tuple, range)):
+        return values  # as they are (a caller checks their form)
+    array = (values.to_numpy() if isinstance(values, (pd.Series, pd.Index))
+             else np.asarray(values) if not isinstance(values, (list, tuple, range))
+             else pd.Series(list(values)).to_numpy())
+    if array.ndim == 1 and len(array) == len(facts["step_index"]):
         at = facts["step_rows"].reindex(release.index).to_numpy(dtype=np.float64)
         if not np.isnan(at).any():
             return array[at.astype(np.int64)]
-    return array
+    return values
 
 
 def in_random_order(frame: pd.DataFrame, *, seed=None) -> pd.DataFrame:

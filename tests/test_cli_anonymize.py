@@ -411,7 +411,7 @@ def test_recoding_refuses_the_flags_of_a_fresh_run(tmp_path, discharges, capsys)
         code, _, err = _run(capsys, discharges, "--recoding", rec, *ROLE_FLAGS, *extra)
         assert code == 2 and "--recoding publishes with a kept recoding" in err
     code, _, err = _run(capsys, discharges, "--recoding", tmp_path / "missing.json")
-    assert code == 2 and "cannot read it" in err
+    assert code == 2 and "missing.json': file not found" in err
 
 
 def test_a_parquet_inputs_index_reaches_no_output(tmp_path, discharges, capsys):

@@ -15,6 +15,7 @@ node below the top.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -22,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.sidefiles import HIERARCHY_LIMIT, read_side_text
 from pdanon.dtype._common import is_missing
 from pdanon.hierarchy.base import (
     MAX_HEIGHT,
@@ -323,10 +325,13 @@ def from_table(table, *, value_column=None) -> Hierarchy:
     return TableHierarchy(values, levels, description="table")
 
 
-def read_arx_csv(path, *, sep: str = ";", encoding: str = "utf-8") -> Hierarchy:
+def read_arx_csv(path, *, sep: str = ";", encoding: str = "utf-8",
+                 max_bytes: int = HIERARCHY_LIMIT) -> Hierarchy:
     """Read a hierarchy in ARX's CSV format: one row per value, ``value;level1;…;*``, no
     header. A row whose value is empty or ``NULL`` (how ARX writes a missing value) places
-    the missing value; an empty or ``NULL`` label in that row means its own node.
+    the missing value; an empty or ``NULL`` label in that row means its own node. A path is
+    read only if it is a regular file of at most ``max_bytes`` bytes (256 MiB by default,
+    :mod:`pdanon.sidefiles`: a FIFO or ``/dev/zero`` is refused at once).
 
     Example
     -------
@@ -335,8 +340,11 @@ def read_arx_csv(path, *, sep: str = ";", encoding: str = "utf-8") -> Hierarchy:
     >>> h.height, h.map(pd.Series(["Masters"]), 2).tolist()
     (3, ['Higher education'])
     """
-    text = Path(path).read_text(encoding=encoding) if not hasattr(path, "read_text") else \
-        path.read_text(encoding=encoding)
+    if isinstance(path, (str, os.PathLike)):
+        text = read_side_text(path, what="hierarchy file", max_bytes=max_bytes,
+                              encoding=encoding)
+    else:  # a resource with read_text (e.g. importlib.resources)
+        text = path.read_text(encoding=encoding)
     rows = [line.split(sep) for line in text.splitlines() if line.strip()]
     if not rows:
         raise InvalidInputError(f"hierarchy file {str(path)!r} is empty")

@@ -25,6 +25,10 @@ from pdanon._errors import InvalidInputError
 __all__ = ["CannotRebuild", "rebuild", "record"]
 
 
+_FIX = ("the record is damaged: take it from the release that wrote it (out.anon.info, "
+        "out.anon.recoding) or write the release again")
+
+
 class CannotRebuild(InvalidInputError):
     """A recorded model part that :func:`rebuild` cannot make again (the message names it)."""
 
@@ -66,15 +70,30 @@ def rebuild(records):
 
     builders = _builders()
     parts = []
-    for rec in records:
+    if not isinstance(records, (list, tuple)):
+        raise InvalidInputError(f"the recorded models must be a list of {{model, params}} "
+                                f"objects, got {type(records).__name__}; {_FIX}")
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict) or not isinstance(rec.get("params") or {}, dict):
+            raise InvalidInputError(f"models[{i}]: expected an object {{model, params}} "
+                                    f"with params an object, got {rec!r:.80}; {_FIX}")
         name, params = rec.get("model"), dict(rec.get("params") or {})
-        build = builders.get(name)
+        build = builders.get(name) if isinstance(name, str) else None
         if build is None or (name == "TCloseness" and params.get("distance") == "hierarchical"):
             raise CannotRebuild(
                 f"the model {name}({', '.join(f'{k}={v!r}' for k, v in params.items())}) "
                 f"recorded by an earlier step cannot be rebuilt from info (its population "
                 f"table, hierarchies or code are not recorded)")
-        parts.append(build(params))
+        try:
+            parts.append(build(params))
+        except KeyError as exc:
+            raise InvalidInputError(f"models[{i}]: the recorded model {name} has no parameter "
+                                    f"{exc.args[0]!r} (params {params!r:.80}); {_FIX}") from None
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, InvalidInputError):
+                raise
+            raise InvalidInputError(f"models[{i}]: the recorded model {name} cannot be built "
+                                    f"from params {params!r:.80} ({exc}); {_FIX}") from None
     if not parts:
         raise CannotRebuild("no model is recorded")
     return parts[0] if len(parts) == 1 else AllOf(*parts)

@@ -194,8 +194,10 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``dp_anonymize``): every Categorical and generalization dtype lists only the values
         some published cell shows (:func:`pdanon.recode.publish_frame`), so the categories of
         withheld, suppressed or PRAM-moved values leave no trace in the dtype or a file."""
+        from pdanon.publisher_only import refuse_explanation
         from pdanon.recode import publish_frame
 
+        refuse_explanation(out, "publishing")  # a release never carries an explanation
         publish_frame(out)
         roles = roles.restricted_to(out.columns)
         if info.get("labels") or info.get("algorithm") == "safepub":  # safepub shows labels

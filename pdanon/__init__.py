@@ -18,6 +18,7 @@ from pdanon._errors import (
     KindError,
     NoProgressError,
     KindWarning,
+    PublisherOnlyError,
     PublisherOnlyWarning,
     RoleError,
     RoleWarning,
@@ -33,9 +34,12 @@ from pdanon.io import read_csv
 from pdanon.policy import Policy
 from pdanon.recoding import Recoding
 from pdanon.releases import ReleaseHistory, check_releases
+from pdanon.publisher_only import guard_pandas_writers as _guard_pandas_writers
 from pdanon.roles import Roles, infer_schema, resolve_roles, schema, schema_from_yaml, schema_to_yaml
 
 __version__ = "0.1.0"
+
+_guard_pandas_writers()  # pandas' writers warn on a frame holding an explanation's columns
 
 #: subpackages imported on first use (``pdanon.metrics.k_anonymity(...)`` works after
 #: ``import pdanon`` without making ``import pdanon`` pay for them)
@@ -75,6 +79,7 @@ __all__ = [
     "PublishError",
     "Recoding",
     "ReleaseHistory",
+    "PublisherOnlyError",
     "PublisherOnlyWarning",
     "RoleError",
     "RoleWarning",

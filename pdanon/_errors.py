@@ -50,6 +50,13 @@ class RoleError(InvalidInputError):
     :mod:`pdanon.screening`."""
 
 
+class PublisherOnlyError(InvalidInputError):
+    """A writer or a check that pdanon controls was given a table meant for the publisher
+    only (the explanation of ``out.anon.explain(df)``, or a frame that holds its columns): it
+    refuses it unless told that the file stays with the publisher (``publisher_only=True``).
+    The message names the columns and the fixes (see :mod:`pdanon.publisher_only`)."""
+
+
 class KindWarning(UserWarning):
     """pdanon inferred a column's kind in a way you may not mean (e.g. digit strings taken as
     unordered codes); the message says how to convert the column or state the kind."""

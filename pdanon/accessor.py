@@ -185,15 +185,26 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
     # ------------------------------------------------------------------ helpers for faces
     def _result(self, out: pd.DataFrame, roles: _roles.Roles, info: dict, *,
                 row_order: str = "random") -> pd.DataFrame:
-        """Attach roles and info to a new frame (rows in the input's order) and return it as
-        the face publishes it: rows in a random order under a fresh index, the way back
-        publisher-only (:func:`pdanon.row_order.publish_order`), unless ``row_order="input"``.
-        A quasi-identifier published as hierarchy labels (``labels=True``) is recorded with
-        the kind its labels have (ordered labels of a real column are ``ordered``), so the
-        release is measured, reported and read back as what it holds."""
+        """Attach roles and info to a new frame (one the face owns, rows in the input's
+        order) and return it as the face publishes it: rows in a random order under a fresh
+        index, the way back publisher-only (:func:`pdanon.row_order.publish_order`), unless
+        ``row_order="input"``. A quasi-identifier published as hierarchy labels
+        (``labels=True``) is recorded with the kind its labels have (ordered labels of a real
+        column are ``ordered``), so the release is measured, reported and read back as what
+        it holds.
+
+        The published-categories rule is applied here, once for every face that returns a
+        release (the anonymizers, ``generalize``, the perturbations, ``apply_recoding``,
+        ``dp_anonymize``): every Categorical and generalization dtype lists only the values
+        some published cell shows (:func:`pdanon.recode.publish_frame`), so the categories of
+        withheld, suppressed or PRAM-moved values leave no trace in the dtype or a file."""
+        from pdanon.publisher_only import refuse_explanation
+        from pdanon.recode import publish_frame
         from pdanon.row_order import check_row_order, publish_order
 
         check_row_order(row_order)
+        refuse_explanation(out, "publishing")  # a release never carries an explanation
+        publish_frame(out)
         roles = roles.restricted_to(out.columns)
         if info.get("labels") or info.get("algorithm") == "safepub":  # safepub shows labels
             from pdanon.hierarchy.levels import labelled_kinds

@@ -742,8 +742,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
                         title=f"{PROG}: {os.path.basename(str(s['input']))} (internal)")
         written.append(("internal report", s["internal_report"]))
     if s.get("explain") is not None:
+        # the file is the publisher's (--explain says so); pandas' warning still reminds
         write_release(out.anon.explain(df), s["explain"], csv_escape=s["csv_escape"],
-                      index=True)
+                      index=True, publisher_only=True)
         written.append(("explain", s["explain"]))
     if args.write_config is not None:
         _write_text(args.write_config, config_text(s, out, qi, sens, policy))
@@ -846,17 +847,22 @@ def file_digest(path: str) -> str:
     return h.hexdigest()
 
 
-def write_release(frame, path: str, *, csv_escape: bool = True, index: bool = False) -> None:
+def write_release(frame, path: str, *, csv_escape: bool = True, index: bool = False,
+                  publisher_only: bool = False) -> None:
     """CSV (formula-guarded, :func:`pdanon.csvsafe.write_csv`) or Parquet by extension; a
-    Parquet release keeps the roles and ``info`` in its metadata (pandas' attrs)."""
+    Parquet release keeps the roles and ``info`` in its metadata (pandas' attrs). A frame
+    holding an explanation's columns is refused unless ``publisher_only`` (``--explain``'s
+    file, which stays with the publisher)."""
     from pdanon.csvsafe import write_csv
+    from pdanon.publisher_only import refuse_explanation
 
     try:
+        refuse_explanation(frame, f"writing {path!r}", publisher_only=publisher_only)
         if is_parquet(path):
             frame.to_parquet(path, index=index)
         else:
             write_csv(frame.reset_index() if index else frame, path,
-                      escape_formulas=csv_escape)
+                      escape_formulas=csv_escape, publisher_only=publisher_only)
     except Exception as exc:  # noqa: BLE001 - one line, naming the file
         raise CliError(f"cannot write {path!r}: {one_line(exc)}") from None
 

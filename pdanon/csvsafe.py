@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.publisher_only import refuse_explanation
 
 __all__ = ["FORMULA_PREFIXES", "LINE_BREAKS", "neutralize_formulas", "restore_formulas",
            "write_csv"]
@@ -238,7 +239,7 @@ _CHUNK_ROWS = 65_536
 
 
 def write_csv(df: pd.DataFrame, path_or_buf=None, *, header: bool = True,
-              escape_formulas: bool = True):
+              escape_formulas: bool = True, publisher_only: bool = False):
     """Write ``df`` as CSV (no index) so that every CSV reader and spreadsheet reads its rows.
 
     ``df.to_csv()`` quotes a cell holding ``\\n`` but not one holding ``\\r`` or another
@@ -256,6 +257,11 @@ def write_csv(df: pd.DataFrame, path_or_buf=None, *, header: bool = True,
         Write the column names as the first line.
     escape_formulas : bool, default True
         Neutralize formula-like text cells (:func:`neutralize_formulas`).
+    publisher_only : bool, default False
+        A frame holding the columns of an explanation (``out.anon.explain(df)``, also joined
+        into a release) is refused with :class:`~pdanon.PublisherOnlyError` unless this says
+        the file stays with the publisher (:func:`pdanon.publisher_only.refuse_explanation`;
+        pandas' :class:`~pdanon.PublisherOnlyWarning` still reminds).
 
     Returns
     -------
@@ -269,6 +275,7 @@ def write_csv(df: pd.DataFrame, path_or_buf=None, *, header: bool = True,
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(f"write_csv takes a DataFrame, got {type(df).__name__}")
+    refuse_explanation(df, "write_csv", publisher_only=publisher_only)
     frame = neutralize_formulas(df, header=header) if escape_formulas else df
     chunks = _csv_chunks(frame, header, escape_formulas)
     if path_or_buf is None:

@@ -11,7 +11,9 @@ The table is for the publisher only: beside the release it gives original values
 is not the published mode; ``suppressed`` tells a withheld cell from a missing one; a
 ``reason`` of ``"k"`` says a row's combination was rarer than k). :func:`explain` returns an
 :class:`Explanation`, a DataFrame that says so when shown and warns
-(:class:`~pdanon.PublisherOnlyWarning`) when written to a file; the release report refuses it.
+(:class:`~pdanon.PublisherOnlyWarning`) when written to a file, as does a release joined with
+it; ``check()``, publishing, the report and pdanon's writers refuse both
+(:mod:`pdanon.publisher_only`).
 
 Columns of the result (indexed like the input):
 
@@ -93,42 +95,15 @@ import pandas as pd
 from pdanon._errors import InvalidInputError, UnknownColumnError
 from pdanon._groups import class_labels, frequencies
 from pdanon.encode import missing
+from pdanon.publisher_only import FOR_PUBLISHER, WRITERS, guarded_writer
 
 __all__ = ["Explanation", "explain", "model_from_info", "GLOBAL_RECODING", "PERTURBATIONS",
            "SHORT_NAMES"]
 
-#: the first line of an explanation's repr, and the gist of its warning
-FOR_PUBLISHER = ("pdanon explanation, for the publisher only: with the release it gives "
-                 "original values back")
-#: the pandas methods that write a frame (or a column) out; each warns on an explanation
-WRITERS = ("to_csv", "to_parquet", "to_json", "to_excel", "to_feather", "to_pickle", "to_orc",
-           "to_hdf", "to_sql", "to_stata", "to_xml", "to_clipboard", "to_markdown", "to_latex")
-
-
-def _warn_written(name: str) -> None:
-    import warnings
-
-    from pdanon._errors import PublisherOnlyWarning
-
-    warnings.warn(f"{FOR_PUBLISHER}. You are writing it out ({name}): keep the file with the "
-                  f"original data, never beside the release.", PublisherOnlyWarning,
-                  stacklevel=3)
-
-
-def _warning_writer(name: str, base):
-    method = getattr(base, name)
-
-    def write(self, *args, **kwargs):
-        _warn_written(name)
-        return method(self, *args, **kwargs)
-
-    write.__name__ = name
-    write.__doc__ = f"{base.__name__}.{name}, with a PublisherOnlyWarning: see Explanation."
-    return write
-
-
 class ExplanationColumn(pd.Series):
     """A column of an :class:`Explanation`: a Series that warns when written out."""
+
+    publisher_only_table = True  # pdanon.publisher_only.explanation_columns reads it
 
     @property
     def _constructor(self):
@@ -138,14 +113,19 @@ class ExplanationColumn(pd.Series):
     def _constructor_expanddim(self):
         return Explanation
 
+    def __repr__(self) -> str:  # shown, not written: pandas' repr calls to_string
+        return pd.Series(self, copy=False).__repr__()
+
 
 class Explanation(pd.DataFrame):
     """What :func:`explain` returns: a pandas DataFrame (every DataFrame operation works, and
     the frames and columns taken from it are explanations too) for the publisher only. Its
-    repr begins with :data:`FOR_PUBLISHER`; writing it to a file (``to_csv``,
-    ``to_parquet`` and the other :data:`WRITERS`) warns with
-    :class:`~pdanon.PublisherOnlyWarning`; :func:`pdanon.report.build_report` refuses it.
-    ``pd.DataFrame(ex)`` gives a plain frame, for a deliberate use.
+    repr begins with :data:`FOR_PUBLISHER`; pandas' writers (``to_csv``, ``to_parquet``,
+    ``to_html``, ``to_string`` and the other :data:`~pdanon.publisher_only.WRITERS`) warn with
+    :class:`~pdanon.PublisherOnlyWarning`, also on a frame it was joined into
+    (:func:`pdanon.publisher_only.guard_pandas_writers`); pdanon's writers and checks (the
+    report, ``check()``, :func:`pdanon.csvsafe.write_csv`, the CLI) refuse it unless told
+    ``publisher_only=True`` (:func:`pdanon.publisher_only.refuse_explanation`).
 
     Example
     -------
@@ -160,6 +140,8 @@ class Explanation(pd.DataFrame):
     'PublisherOnlyWarning'
     """
 
+    publisher_only_table = True  # pdanon.publisher_only.explanation_columns reads it
+
     @property
     def _constructor(self):
         return Explanation
@@ -168,8 +150,8 @@ class Explanation(pd.DataFrame):
     def _constructor_sliced(self):
         return ExplanationColumn
 
-    def __repr__(self) -> str:
-        return f"{FOR_PUBLISHER}\n{super().__repr__()}"
+    def __repr__(self) -> str:  # shown, not written: pandas' repr calls to_string
+        return f"{FOR_PUBLISHER}\n{pd.DataFrame(self, copy=False).__repr__()}"
 
     def _repr_html_(self) -> str | None:
         from html import escape
@@ -178,10 +160,11 @@ class Explanation(pd.DataFrame):
         return None if body is None else f"<p><strong>{escape(FOR_PUBLISHER)}</strong></p>{body}"
 
 
+# a DataFrame's writers warn on an explanation (pdanon.publisher_only.guard_pandas_writers,
+# run by import pdanon); a Series' writers are wrapped here, for an explanation's columns
 for _name in WRITERS:
-    for _cls, _base in ((Explanation, pd.DataFrame), (ExplanationColumn, pd.Series)):
-        if hasattr(_base, _name):
-            setattr(_cls, _name, _warning_writer(_name, _base))
+    if hasattr(pd.Series, _name):
+        setattr(ExplanationColumn, _name, guarded_writer(_name, getattr(pd.Series, _name)))
 
 
 #: algorithms that recode whole columns (a row is generalized with its column)

@@ -329,11 +329,15 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     size). Roles come from the keywords, else those the release remembers. ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
-    See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`."""
+    See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`. A frame holding the
+    columns of an explanation (``out.anon.explain(df)``, also joined into the release) is
+    refused with :class:`~pdanon.PublisherOnlyError`: it cannot be published."""
     from pdanon import metrics
     from pdanon.metrics.keys import figure
+    from pdanon.publisher_only import refuse_explanation
     from pdanon.roles import resolve_roles
 
+    refuse_explanation(release, "check()")
     if policy is not None and not isinstance(policy, Policy):
         raise InvalidInputError(f"policy must be a pdanon.Policy, got {type(policy).__name__}")
     info = release.attrs.get("pdanon", {}).get("info") or {}

@@ -233,6 +233,15 @@ class ReleaseHistory:
     intersection so far). It names people: keep it with the original data, never with a
     release.
 
+    What it holds: ``keys`` (the publisher's person keys: patient numbers, register ids),
+    ``values`` (the text of every sensitive value seen) and ``bits`` (per person, which of
+    those values are still possible for them): with the keys, a list of the values each
+    named person may hold. So it is publisher-only: pickling it (``pickle.dumps``,
+    ``df.to_pickle`` of a frame whose attrs hold it, ``copy`` aside) raises
+    :class:`~pdanon.PublisherOnlyError`; :meth:`dumps` with ``publisher_only=True`` writes it
+    for the publisher's next run and :meth:`loads` reads it back (a pickle: load only files
+    you wrote). It is not JSON, so it cannot ride in a Parquet file's attrs either.
+
     ``batch.anon.apply_recoding(recoding, history=h, keys=..., invariance=m)`` suppresses the
     rows of the people whose intersection would drop below ``m`` values; ``h.add(release,
     keys=..., sensitive=...)`` records a published release. Values are compared by their
@@ -260,6 +269,65 @@ class ReleaseHistory:
         self.node = np.zeros(0, dtype=np.int64)
         self.parent = np.zeros(0, dtype=np.int64)
         self.node_class = np.zeros(0, dtype=np.int64)
+
+    def __reduce_ex__(self, protocol):
+        if not getattr(self, "_dumping", False):
+            from pdanon._errors import PublisherOnlyError
+
+            raise PublisherOnlyError(
+                "a ReleaseHistory names people (their keys and the sensitive values still "
+                "possible for each) and is for the publisher only: it is not pickled into a "
+                "file unknowingly (a frame's attrs, a pickled release). Keep it with "
+                "history.dumps(publisher_only=True) and ReleaseHistory.loads(data)")
+        return (_history_from_state, (self._state(),))
+
+    def _state(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_dumping"}
+
+    def __copy__(self):
+        return _history_from_state(self._state())
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return _history_from_state(copy.deepcopy(self._state(), memo))
+
+    def dumps(self, *, publisher_only: bool = False) -> bytes:
+        """This history as bytes (a pickle), for the publisher's next release: refused
+        without ``publisher_only=True``, which says the bytes stay with the original data.
+
+        Example
+        -------
+        >>> h = ReleaseHistory()
+        >>> h.add(pd.DataFrame({"a": [1, 1], "d": ["x", "y"]}), keys=[7, 8],
+        ...       quasi_identifiers=["a"], sensitive="d")
+        >>> ReleaseHistory.loads(h.dumps(publisher_only=True)).candidates([7, 8]).tolist()
+        [2, 2]
+        """
+        import pickle
+
+        from pdanon._errors import PublisherOnlyError
+
+        if not publisher_only:
+            raise PublisherOnlyError(
+                "a ReleaseHistory names people: pass publisher_only=True to say the bytes "
+                "stay with the original data, never beside a release")
+        self._dumping = True
+        try:
+            return pickle.dumps(self)
+        finally:
+            del self._dumping
+
+    @classmethod
+    def loads(cls, data: bytes) -> "ReleaseHistory":
+        """The history :meth:`dumps` wrote (a pickle: load only bytes you wrote)."""
+        import pickle
+
+        history = pickle.loads(data)
+        if not isinstance(history, cls):
+            raise InvalidInputError(f"the bytes hold a {type(history).__name__}, not a "
+                                    "ReleaseHistory written by dumps(publisher_only=True)")
+        return history
 
     def value_codes(self, values, *, grow: bool = False) -> np.ndarray:
         """The dictionary code of each value's text (``grow``: new texts are added). The
@@ -357,3 +425,9 @@ class ReleaseHistory:
         if (~old).any():
             self.keys = self.keys.append(keys[~old])
             self.node = np.concatenate([self.node, node[~old]])
+
+
+def _history_from_state(state: dict) -> ReleaseHistory:
+    history = ReleaseHistory.__new__(ReleaseHistory)
+    history.__dict__.update(state)
+    return history

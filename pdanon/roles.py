@@ -220,10 +220,8 @@ def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
         return
     from pdanon import screening
 
-    from pdanon.row_order import is_fresh_index
-
-    if mode == "refuse" and len(df) and not is_fresh_index(df.index):  # a release's own
-        suspects = screening.index_suspects(df.index)
+    if mode == "refuse" and len(df) and not screening.is_fresh_index(df.index):
+        suspects = screening.index_suspects(df.index)  # (a release's own labels pass)
         if suspects:
             raise RoleError(screening.index_refusal(suspects))
     inferred = dict(roles.inferred)

@@ -40,6 +40,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pdanon.screening import is_fresh_index  # noqa: F401 (a release's own labels)
+
 __all__ = ["GROUPED_KAPPA", "ROW_ORDERS", "SORTED_SHARE", "check_row_order", "fresh_index",
            "in_random_order", "in_release_order", "input_rows", "is_fresh_index", "publish_order", "sorted_columns"]
 
@@ -137,25 +139,6 @@ def fresh_index(n: int, avoid: pd.Index | None = None) -> pd.Index:
         if avoid is None or not len(avoid) or not labels.isin(avoid).any():
             return labels
         prefix = f"r{os.urandom(3).hex()}-"
-
-
-def is_fresh_index(index: pd.Index) -> bool:
-    """Is ``index`` made of :func:`fresh_index` labels (``r`` and digits, as a release or a
-    filtered part of one carries): no suspect for the screening, which examines an index as
-    it would a column.
-
-    Example
-    -------
-    >>> is_fresh_index(fresh_index(3)), is_fresh_index(pd.Index(["MRN1", "MRN2"]))
-    (True, False)
-    """
-    if not len(index) or index.nlevels != 1 or not (
-            pd.api.types.is_string_dtype(index.dtype) or index.dtype == object):
-        return False
-    try:
-        return bool(pd.Series(index, dtype="str").str.fullmatch(r"r(?:[0-9a-f]{6}-)?\d+").all())
-    except (TypeError, ValueError):
-        return False
 
 
 def _positions(before: pd.DataFrame, out: pd.DataFrame) -> np.ndarray | None:

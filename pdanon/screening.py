@@ -367,6 +367,30 @@ def suspects(df: pd.DataFrame, columns: Iterable, *, ranges=()) -> list:
     return out
 
 
+#: the labels of a release's fresh index (:func:`pdanon.row_order.fresh_index`): ``r`` and
+#: digits, or ``r`` and six hex digits and ``-`` when the input's index held such a label
+FRESH_LABEL = r"r(?:[0-9a-f]{6}-)?\d+"
+
+
+def is_fresh_index(index: pd.Index) -> bool:
+    """Is ``index`` made of the labels a pdanon release gets (:data:`FRESH_LABEL`; a
+    filtered part of a release too)? Such an index is no suspect: it numbers published rows
+    in a random order and carries nothing of the input's.
+
+    Example
+    -------
+    >>> is_fresh_index(pd.Index(["r0", "r2"])), is_fresh_index(pd.Index(["MRN1", "MRN2"]))
+    (True, False)
+    """
+    if not len(index) or index.nlevels != 1 or not (
+            pd.api.types.is_string_dtype(index.dtype) or index.dtype == object):
+        return False
+    try:
+        return bool(pd.Series(index, dtype="str").str.fullmatch(FRESH_LABEL).all())
+    except (TypeError, ValueError):
+        return False
+
+
 def index_suspects(index: pd.Index) -> list:
     """The :class:`Suspect` levels of a frame's index: a release keeps its index (and
     Parquet writes it), so an index of record numbers, names or dates of birth identifies

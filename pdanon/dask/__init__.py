@@ -48,6 +48,7 @@ from pdanon.dask._metrics import (
 )
 from pdanon.dask._mondrian import DEFAULT_MAX_ROWS_PER_PART, ORDERS, anonymize
 from pdanon.dask._optimal import anonymize_optimal
+from pdanon.dask._recode import publish_categoricals
 from pdanon.dask._risk import record_risk, risk_summary
 from pdanon._errors import InvalidInputError
 from pdanon.keywords import checked
@@ -469,7 +470,8 @@ class DaskAnonAccessor:
         r = self._publishing_roles(recoding.role_keywords(roles, self._ddf.columns))
         out, _ = apply_recoding(self._ddf, r, recoding, model=recoding.model_for(model),
                                 max_suppressed_rows=max_suppressed_rows)
-        return out
+        # the other Categorical columns list only the categories a cell holds, as on pandas
+        return publish_categoricals(out, self._ddf, recoding.columns)
 
     def k_anonymize(self, k: int, *, l=None, variant: str | None = None, c: float | None = None,
                     t: float | None = None, distance: str | None = None, hierarchies=None,

@@ -63,7 +63,7 @@ from pdanon.dask._metrics import global_sensitive_column
 from pdanon.dask._models import (check_feasible, groups_ok_from_counts, model_info,
                                  needs_context, verify_output)
 from pdanon.dask._recode import METHODS as RECODE_METHODS
-from pdanon.dask._recode import recode_graph
+from pdanon.dask._recode import publish_categoricals, recode_graph
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
                                encoded_meta, order_keys, qi_column, value_table_capped)
 from pdanon.roles import foreign_attrs
@@ -277,6 +277,7 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     t0 = time.perf_counter()
     # the parts run now (their published categories fix the output's dtype)
     out, stats = recode_graph(ddf, encoded, plan, order, method)
+    out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
     if path is not None:
         dask.compute(out.to_parquet(path, compute=False, **(write_options or {})))
         result = dd.read_parquet(path)

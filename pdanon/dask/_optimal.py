@@ -54,6 +54,7 @@ from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
 from pdanon.dask._models import check_feasible, model_info, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
+from pdanon.dask._recode import publish_categoricals
 from pdanon.roles import foreign_attrs
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
@@ -414,6 +415,7 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     spec = _Apply(lookups, entries, nodes, cells, radices, failing, keep, write_attrs)
     meta = publish_partition(ddf._meta, spec)
     out = ddf.map_partitions(publish_partition, dask.delayed(spec, pure=True), meta=meta)
+    out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
     if path is not None:
         out.to_parquet(path, **(write_options or {}))
         result = dd.read_parquet(path)

@@ -62,7 +62,7 @@ from pdanon.dask._plan import Plan, QIColumn
 from pdanon.encode import unknown_categories
 from pdanon.recode import restrict_categories, sorted_categories, used_categories
 
-__all__ = ["METHODS", "recode_graph", "recode_part"]
+__all__ = ["METHODS", "publish_categoricals", "recode_graph", "recode_part"]
 
 #: how a part's groups are published (as ``method=`` of the pandas engine)
 METHODS = ("generalize", "suppress", "aggregate")
@@ -333,3 +333,43 @@ def recode_graph(ddf, encoded, plan: Plan, order: str, method: str):
     stats = pd.concat([stats_frame(s) for s in stats], ignore_index=True) if stats else \
         STATS_META.copy()
     return out, stats
+
+
+# ============================================================================ other columns
+
+
+def _category_masks(pdf: pd.DataFrame) -> dict:
+    return {c: used_categories(pdf[c]) for c in pdf.columns}
+
+
+def _with_dtypes(pdf: pd.DataFrame, dtypes: dict) -> pd.DataFrame:
+    return pdf.astype(dtypes)  # attrs travel with astype
+
+
+def publish_categoricals(out, source, skip=()):
+    """``out`` (a Dask release) whose Categorical columns other than ``skip`` (the
+    quasi-identifiers, whose dtypes the recoding restricted already) list only the categories
+    some cell holds: the rule of :func:`pdanon.recode.publish_frame` on pandas. Those columns
+    are the ``source`` frame's, row for row (no Dask face drops rows), so the categories in use
+    are read from ``source``: one pass over those columns, one boolean per category per
+    partition, OR-ed on the client; nothing is done when every category is in use."""
+    import dask
+
+    cols = [c for c, d in out._meta.dtypes.items()
+            if isinstance(d, pd.CategoricalDtype) and c not in set(skip) and c in source.columns]
+    if not cols:
+        return out
+    masks = dask.compute(*[dask.delayed(_category_masks)(p)
+                           for p in source[cols].to_delayed()])
+    dtypes = {}
+    for c in cols:
+        dtype = out._meta[c].dtype
+        keep = np.logical_or.reduce([m[c] for m in masks]) if masks else \
+            np.zeros(len(dtype.categories), dtype=bool)
+        if not keep.all():
+            dtypes[c] = pd.CategoricalDtype(dtype.categories[keep], ordered=dtype.ordered)
+    if not dtypes:
+        return out
+    meta = out._meta.astype(dtypes)
+    meta.attrs = dict(out._meta.attrs)
+    return out.map_partitions(_with_dtypes, dtypes, meta=meta)

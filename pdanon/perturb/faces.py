@@ -337,7 +337,9 @@ def pram_by_roles(df: pd.DataFrame, roles, columns, *, matrix=None, p=None,
         share = counts / counts.sum() if counts.sum() else counts.astype(float)
         kind = ("given" if c_matrix is not None else "sdcMicro pd" if c_pd is not None
                 else "keep p")
-        per[c] = {"categories": len(used), "matrix": kind,
+        # the categories a published cell shows: a category PRAM moved every cell out of
+        # (a rare value's) is not counted, so no figure says that it existed
+        per[c] = {"categories": int(new.nunique(dropna=True)), "matrix": kind,
                   "p": float(c_p) if kind == "keep p" else None,
                   **({"pd": float(c_pd)} if c_pd is not None else {}),
                   **({"alpha": float(0.5 if c_alpha is None else c_alpha)}

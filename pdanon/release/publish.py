@@ -255,8 +255,8 @@ def _write_text(path: str, text: str, written: list) -> None:
 def _write_data(frame: pd.DataFrame, chosen, paths: dict, csv_escape: bool,
                 written: list) -> dict:
     """Write the data files and the schema; return each data file read back."""
-    import pdanon
     from pdanon.csvsafe import write_csv
+    from pdanon.io import read_csv
     from pdanon.roles import schema_to_yaml
 
     sch = frame.anon.schema
@@ -273,7 +273,7 @@ def _write_data(frame: pd.DataFrame, chosen, paths: dict, csv_escape: bool,
         path = paths["csv"]
         written.append(path)
         write_csv(frame, path, escape_formulas=csv_escape)
-        back["csv"] = pdanon.read_csv(path, schema=sch)
+        back["csv"] = read_csv(path, schema=sch)
     return back
 
 

@@ -168,14 +168,14 @@ def _candidates(tradeoff: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check_not_explanation(**frames) -> None:
-    from pdanon.explain import Explanation
+    """A report may travel with the release: it refuses an explanation, and a frame holding
+    an explanation's columns (a release joined with one), whatever ``internal`` says."""
+    from pdanon.publisher_only import explanation_columns, refuse_explanation
 
     for name, frame in frames.items():
-        if isinstance(frame, Explanation):
-            raise InvalidInputError(
-                f"{name} is the table of explain(): it is for the publisher only (with the "
-                f"release it gives original values back) and a report, which may travel "
-                f"with the release, never includes it; pass the released frame")
+        if explanation_columns(frame):
+            refuse_explanation(frame, f"the report ({name}: the table of explain() is for "
+                                      "the publisher only; pass the released frame)")
 
 
 def _check(anonymized, original, title, target, tradeoff) -> None:

@@ -13,6 +13,7 @@ True
 
 from pdanon._errors import (
     AnonymizationError,
+    ChannelError,
     InfeasibleError,
     InvalidInputError,
     KindError,
@@ -70,6 +71,7 @@ __all__ = [
     "Recoding",
     "ReleaseHistory",
     "PublisherOnlyWarning",
+    "ChannelError",
     "RoleError",
     "RoleWarning",
     "Roles",

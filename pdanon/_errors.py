@@ -50,6 +50,15 @@ class RoleError(InvalidInputError):
     :mod:`pdanon.screening`."""
 
 
+class ChannelError(RoleError):
+    """A column published unchanged gives a generalized or suppressed quasi-identifier back:
+    its value determines the quasi-identifier (stratum weights pin the ZIP code), so whoever
+    knows the dependency reads the exact value the release hid. The message names the
+    column, the quasi-identifier, the rows it narrows, the k with it and the fixes (make it a
+    quasi-identifier, drop or generalize it, perturb it, or ``allow_channels=[...]`` for a
+    column judged safe); see :mod:`pdanon.channels`."""
+
+
 class KindWarning(UserWarning):
     """pdanon inferred a column's kind in a way you may not mean (e.g. digit strings taken as
     unordered codes); the message says how to convert the column or state the kind."""

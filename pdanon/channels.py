@@ -286,8 +286,8 @@ def refuse(findings: pd.DataFrame, *, k: int) -> None:
         f"one region) reads the exact {q!r} there. With it the smallest class holds "
         f"{row['k_with']} row(s) (k = {k} is at stake, the release has "
         f"{row['k_without']}; {row['rows_below_k']:,} rows sit in classes under {k}). Fixes: "
-        f"make it a quasi-identifier (quasi_identifiers=[..., {col!r}]), {drop}, calibrate or "
-        f"perturb it (weights: df.anon.add_noise or a rounding to a few levels), or, if you "
+        f"name it among the quasi-identifiers (it is then generalized with them), {drop}, "
+        f"calibrate or perturb it (weights: noise, or a rounding to a few levels), or, if you "
         f"have judged it safe, allow_channels=[{col!r}] (recorded in info)"
         + (f". Also channels: {others}" if others else ""))
 

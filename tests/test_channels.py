@@ -80,7 +80,7 @@ def test_weights_drawn_per_stratum_are_refused_naming_column_qi_and_fixes():
         anonymize(df, insensitive=["weight"])
     text = str(err.value)
     for part in ("column 'weight'", "quasi-identifier 'zip'", "100.0%", "k = 5 is at stake",
-                 "quasi_identifiers=[..., 'weight']", "identifiers=['weight']",
+                 "among the quasi-identifiers", "identifiers=['weight']",
                  "allow_channels=['weight']"):
         assert part in text
     assert isinstance(err.value, pdanon.RoleError)  # and a ValueError
@@ -255,3 +255,19 @@ def test_a_repeated_index_is_a_channel_too():
         anonymize(df.drop(columns="weight"))
     out = anonymize(df.drop(columns="weight"), allow_channels=[channels.INDEX])
     assert out.anon.info["channels_allowed"] == ["(index)"]
+
+
+def test_command_line_refuses_a_channel_and_takes_the_opt_out(tmp_path, capsys):
+    from pdanon.__main__ import main
+
+    path = tmp_path / "sample.csv"
+    stratified().to_csv(path, index=False)
+    argv = ["anonymize", str(path), "-o", str(tmp_path / "out.csv"), "--qi",
+            "age:real,zip,sex", "--insensitive", "weight", "-k", "5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "column 'weight'" in err and "--allow-channels weight" in err
+    assert "--identifiers weight" in err
+    assert main([*argv, "--allow-channels", "weight",
+                 "--write-config", str(tmp_path / "run.toml")]) == 0
+    assert 'allow_channels = ["weight"]' in (tmp_path / "run.toml").read_text()

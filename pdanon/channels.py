@@ -145,7 +145,7 @@ def _classes(codes: list) -> np.ndarray:
     return np.bincount(labels)[labels]
 
 
-def _findings(rows: list, k: int, allowed) -> pd.DataFrame:
+def _findings(rows: list, allowed) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=FINDING_COLUMNS)
     out["allowed"] = out["column"].isin(list(allowed or ()))
     return out
@@ -169,7 +169,7 @@ def measure(original: pd.DataFrame, release: pd.DataFrame, qi, columns=None, *, 
     columns = unchanged_columns(release, qi) if columns is None else list(columns)
     n = len(release)
     if not n or not qi:
-        return _findings([], k, allowed)
+        return _findings([], allowed)
     pub, orig, hidden, mq = {}, {}, {}, {}
     for q in qi:
         hidden[q] = _hidden(original[q], release[q])
@@ -206,7 +206,7 @@ def measure(original: pd.DataFrame, release: pd.DataFrame, qi, columns=None, *, 
             rows.append([col, q, int(narrowed.sum()), int(hidden[q].sum()),
                          float(narrowed.sum() / hidden[q].sum()), k_with, k_without, below,
                          False])
-    return _findings(rows, k, allowed)
+    return _findings(rows, allowed)
 
 
 def learned(release: pd.DataFrame, qi, columns=None, *, k: int = 2,
@@ -227,7 +227,7 @@ def learned(release: pd.DataFrame, qi, columns=None, *, k: int = 2,
     qi = list(qi)
     columns = unchanged_columns(release, qi) if columns is None else list(columns)
     if not len(release) or not qi:
-        return _findings([], k, allowed)
+        return _findings([], allowed)
     pub, plain, hidden = {}, {}, {}
     for q in qi:
         s = release[q]
@@ -255,7 +255,7 @@ def learned(release: pd.DataFrame, qi, columns=None, *, k: int = 2,
             count = int((view != pub[q]).sum())
             rows.append([col, q, count, int(hidden[q].sum()),
                          float(count / hidden[q].sum()), k_with, k_without, below, False])
-    return _findings(rows, k, allowed)
+    return _findings(rows, allowed)
 
 
 def failing(findings: pd.DataFrame, k: int) -> pd.DataFrame:

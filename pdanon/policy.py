@@ -436,10 +436,12 @@ def _channels(release, qi, sens, info, policy):
     k_stake = max(policy.k or 1, math.ceil(policy.l) if policy.l else 1, 2)
     allowed = info.get("channels_allowed") or []
     found = channels.learned(release, qi, k=k_stake, allowed=allowed)
-    recorded = (info.get("publisher_only") or {}).get("channels")
+    facts = info.get("publisher_only")  # a PublisherOnly reads as an empty dict: no `or`
+    recorded = facts.get("channels") if facts is not None else None
     if recorded:
         found = pd.concat([found, pd.DataFrame(recorded, columns=found.columns)],
                           ignore_index=True)
+    found["allowed"] = found["column"].isin(list(allowed))  # as the release records now
     found["sensitive"] = found["column"].isin(list(sens))
     return found, k_stake
 

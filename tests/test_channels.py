@@ -271,3 +271,19 @@ def test_command_line_refuses_a_channel_and_takes_the_opt_out(tmp_path, capsys):
     assert main([*argv, "--allow-channels", "weight",
                  "--write-config", str(tmp_path / "run.toml")]) == 0
     assert 'allow_channels = ["weight"]' in (tmp_path / "run.toml").read_text()
+
+
+def test_check_reads_the_findings_the_anonymizer_recorded():
+    # suppressed ZIP cells: the release alone teaches nothing (a blank may have been
+    # missing), the anonymizer measured the channel against the original
+    df = stratified()
+    out = anonymize(df, k=10, insensitive=["weight"], allow_channels=["weight"],
+                    method="suppress", algorithm="datafly")  # every ZIP cell suppressed
+    assert channels.learned(out, QI).empty
+    assert out.anon.check().passed
+    info = out.attrs["pdanon"]["info"]
+    del info["channels_allowed"]  # the allowance lost: the recorded finding fails
+    result = out.anon.check()
+    assert not result.passed
+    assert result.criteria.set_index("criterion").loc["channel_share", "measured"] == 1.0
+    assert any("narrows 60 of the 60 hidden 'zip' cells" in h for h in result.hazards)

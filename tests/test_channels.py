@@ -287,3 +287,18 @@ def test_check_reads_the_findings_the_anonymizer_recorded():
     assert not result.passed
     assert result.criteria.set_index("criterion").loc["channel_share", "measured"] == 1.0
     assert any("narrows 60 of the 60 hidden 'zip' cells" in h for h in result.hazards)
+
+
+def test_generalize_refuses_a_channel_too():
+    from pdanon.hierarchy import intervals, masking
+
+    df = stratified()
+    levels = {"zip": 5, "age": 1}  # every ZIP becomes {10001, 10002, 10003}, age 10 years
+    kw = dict(hierarchies={"zip": masking(), "age": intervals([10])},
+              quasi_identifiers={"zip": "unordered", "age": "real", "sex": "unordered"},
+              insensitive=["weight"])
+    with pytest.raises(pdanon.ChannelError, match="column 'weight'.*quasi-identifier 'zip'"):
+        df.anon.generalize(levels, **kw)
+    out = df.anon.generalize(levels, allow_channels=["weight"], **kw)
+    assert out.anon.info["channels_allowed"] == ["weight"]
+    assert out["zip"].nunique() == 1

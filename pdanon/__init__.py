@@ -13,6 +13,7 @@ True
 
 from pdanon._errors import (
     AnonymizationError,
+    ChannelError,
     InfeasibleError,
     InvalidInputError,
     KindError,
@@ -81,6 +82,7 @@ __all__ = [
     "ReleaseHistory",
     "PublisherOnlyError",
     "PublisherOnlyWarning",
+    "ChannelError",
     "RoleError",
     "RoleWarning",
     "Roles",

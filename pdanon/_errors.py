@@ -55,6 +55,13 @@ class PublisherOnlyError(InvalidInputError):
     only (the explanation of ``out.anon.explain(df)``, or a frame that holds its columns): it
     refuses it unless told that the file stays with the publisher (``publisher_only=True``).
     The message names the columns and the fixes (see :mod:`pdanon.publisher_only`)."""
+class ChannelError(RoleError):
+    """A column published unchanged gives a generalized or suppressed quasi-identifier back:
+    its value determines the quasi-identifier (stratum weights pin the ZIP code), so whoever
+    knows the dependency reads the exact value the release hid. The message names the
+    column, the quasi-identifier, the rows it narrows, the k with it and the fixes (make it a
+    quasi-identifier, drop or generalize it, perturb it, or ``allow_channels=[...]`` for a
+    column judged safe); see :mod:`pdanon.channels`."""
 
 
 class KindWarning(UserWarning):

@@ -56,7 +56,7 @@ class AnonymizeMethods:
                   max_suppressed_rows=None, hierarchies=None, levels=None,
                   labels: bool = False, objective: str | None = None, seed=None,
                   progress=None, options: dict | None = None, row_order: str = "random",
-                    **roles) -> pd.DataFrame:
+                  allow_channels=None, **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -83,6 +83,7 @@ class AnonymizeMethods:
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
                     progress=None, options: dict | None = None, row_order: str = "random",
+                    allow_channels=None,
                     **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows (and, with ``l=`` / ``t=``, l-diverse / t-close too).
@@ -142,6 +143,14 @@ class AnonymizeMethods:
         options : dict, optional
             An algorithm's own tuning knobs only, e.g. ``{"unordered_split": "frequency"}``
             for Mondrian or ``{"unordered_order": "appearance"}`` for equal_groups.
+        allow_channels : list of str, optional
+            Columns published unchanged that you have judged safe as channels. Before the
+            release is returned, every column published unchanged (sensitive, insensitive,
+            the index) is tested: one whose value determines a quasi-identifier the release
+            generalized or suppressed (stratum weights pin the ZIP code) is refused with
+            :class:`pdanon.ChannelError`, naming the fixes; a column named here is published
+            anyway and recorded in ``info["channels_allowed"]``. See :mod:`pdanon.channels`
+            and docs/security.md.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``. A column
             given none is examined first: one that looks like it identifies people is refused
@@ -172,6 +181,7 @@ class AnonymizeMethods:
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
                     progress=None, options: dict | None = None, row_order: str = "random",
+                    allow_channels=None,
                     **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
@@ -212,7 +222,7 @@ class AnonymizeMethods:
                 max_suppressed_rows=None, hierarchies=None, levels=None,
                 labels: bool = False, objective: str | None = None, seed=None,
                 progress=None, options: dict | None = None, row_order: str = "random",
-                    **roles) -> pd.DataFrame:
+                allow_channels=None, **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -280,7 +290,7 @@ class AnonymizeMethods:
 
     def _anonymize(self, model, roles: dict, *, method, algorithm, max_suppressed_rows,
                    hierarchies, levels, labels, objective, seed, progress, options,
-                   row_order="random"):
+                   row_order="random", allow_channels=None):
         from pdanon import engine
 
         from pdanon.accessor_dp import dp_roles, refuse_roles_beside_dp
@@ -313,7 +323,8 @@ class AnonymizeMethods:
         if labels:
             extra["labels"] = True
         out, info = engine.anonymize(self._df, r, model=model, method=method,
-                                     algorithm=algorithm, progress=progress, **extra)
+                                     algorithm=algorithm, progress=progress,
+                                     allow_channels=allow_channels, **extra)
         return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
 
     def _with_earlier_models(self, model, r):
@@ -382,7 +393,8 @@ class AnonymizeMethods:
     # ---- hierarchies
     @checked
     def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,
-                   row_order: str = "random", **roles) -> pd.DataFrame:
+                   row_order: str = "random", allow_channels=None,
+                   **roles) -> pd.DataFrame:
         """Generalize columns to chosen levels of their hierarchies (full-domain recoding by
         rules, e.g. age into 10-year bands and zip codes masked to 3 digits).
 
@@ -442,6 +454,12 @@ class AnonymizeMethods:
         out, info = _hierarchy.generalize_frame(df, levels, hierarchies, kinds, labels=labels)
         out = out.drop(columns=list(r.identifiers))  # identifiers are never published
         info = {"algorithm": "generalize", **info, "dropped_identifiers": list(r.identifiers)}
+        from pdanon import channels
+
+        qi = list(dict.fromkeys([*(c for c in r.qi if c in out.columns),
+                                 *(c for c in (levels or {}) if c in out.columns)]))
+        channels.guard(df, out, qi, info, k=2, allow_channels=allow_channels,
+                       sensitive=r.sensitive)
         return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
 
     @property

@@ -68,7 +68,7 @@ METHODS = ("generalize", "suppress", "aggregate")
 SECTIONS = {
     "": ("input", "output", "report", "internal_report", "explain", "schema", "recoding",
          "save_recoding", "sep", "encoding", "csv_escape", "row_order"),
-    "columns": ("identifiers", "insensitive"),
+    "columns": ("identifiers", "insensitive", "allow_channels"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
               "sampling_fraction", "max_risk", "average_risk", "epsilon", "dp_delta"),
@@ -149,6 +149,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cols.add_argument("--sensitive", help="sensitive columns, e.g. diagnosis")
     cols.add_argument("--identifiers", help="direct identifiers: dropped from the release")
     cols.add_argument("--insensitive", help="published unchanged, on purpose")
+    cols.add_argument("--allow-channels", dest="allow_channels",
+                      help="columns published unchanged that you have judged safe although "
+                           "they determine a quasi-identifier the release hides (refused "
+                           "otherwise; docs/security.md)")
     m = p.add_argument_group("privacy model (any combination)")
     m.add_argument("-k", type=int, help="k-anonymity")
     m.add_argument("-l", type=_number, help="l-diversity (distinct unless --l-variant)")
@@ -230,7 +234,7 @@ def settings(args: argparse.Namespace) -> dict:
     for key in ("qi", "sensitive"):
         if isinstance(out.get(key), str):
             out[key] = parse_columns(out[key], f"--{key}")
-    for key in ("identifiers", "insensitive"):
+    for key in ("identifiers", "insensitive", "allow_channels"):
         if isinstance(out.get(key), str):
             out[key] = list(parse_columns(out[key], f"--{key}"))
     if isinstance(out.get("hierarchy"), list):
@@ -701,7 +705,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
                                                      if s.get("calendar") else {})} or None,
             row_order=s["row_order"], identifiers=ids,
             quasi_identifiers={c: _kind(k) for c, k in qi.items()},
-            sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
+            sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep,
+            allow_channels=list(s.get("allow_channels") or []) or None)
     # a DP release is a shuffled sample: nothing compares it with the input row by row. The
     # others come in a random order (unless --row-order input) with the way back to the
     # input's rows kept in this process only: checked and reported against the input, and
@@ -979,7 +984,8 @@ def cli_words(text: str) -> str:
     --identifiers 'MRN,Patient Name,O'"'"'Hara' drops them
     """
     flags = {"identifiers": "--identifiers", "quasi_identifiers": "--qi",
-             "sensitive": "--sensitive", "insensitive": "--insensitive"}
+             "sensitive": "--sensitive", "insensitive": "--insensitive",
+             "allow_channels": "--allow-channels"}
 
     def repl(m):
         try:
@@ -1015,7 +1021,8 @@ def cli_words(text: str) -> str:
         "or a share such as 0.1)")
     text = text.replace(" (or df.anon.hash_identifiers pseudonymizes them)", "").replace(
         " (or df.anon.hash_identifiers pseudonymizes it)", "")
-    return re.sub(r"\b(quasi_identifiers|identifiers|insensitive|sensitive)=\[([^\]]*)\]",
+    return re.sub(r"\b(quasi_identifiers|identifiers|insensitive|sensitive|allow_channels)"
+                  r"=\[([^\]]*)\]",
                   repl, text)
 
 

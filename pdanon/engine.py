@@ -122,7 +122,8 @@ def partition(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
 
 
 def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: str,
-              algorithm: str, progress=None, **options) -> tuple[pd.DataFrame, dict]:
+              algorithm: str, progress=None, allow_channels=None,
+              **options) -> tuple[pd.DataFrame, dict]:
     """Anonymize ``df`` and return ``(new_frame, info)``.
 
     The new frame has the input's index and row order; identifier columns are dropped,
@@ -135,6 +136,10 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     ``progress`` (keyword-only, not a partitioner option): ``None`` draws the partitioner's
     bar (every partitioner has one) for long runs in a terminal or notebook, ``True`` always,
     ``False`` never (see :mod:`pdanon.progress`).
+
+    Before returning, every column published unchanged is tested as a channel
+    (:func:`pdanon.channels.guard`): one whose value determines a quasi-identifier the
+    release hid raises :class:`~pdanon.ChannelError`, unless ``allow_channels`` names it.
     """
     started = time.perf_counter()
     _check_method(method)
@@ -264,6 +269,11 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if len(sizes) == 1:
         _warn_single_class(int(sizes[0]), model, enc, run.algorithm, method,
                            info.get("partitions", 1))
+    from pdanon import channels
+
+    req = model.requirements()
+    channels.guard(source_rows, out, roles.qi, info, k=max(req.min_size, req.min_distinct),
+                   allow_channels=allow_channels, sensitive=roles.sensitive)
     out.attrs = copy.deepcopy(attrs)
     info["seconds"] = time.perf_counter() - started
     if release is not None:  # how long the input took to process is not published either

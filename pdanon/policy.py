@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -92,6 +92,13 @@ class Policy:
         ``random_row_order``): neighbouring rows of a sorted export give hidden cells back.
         False accepts such a release (for a file that stays in-house); the order's heuristic
         hazard still speaks.
+    channels : bool
+        True (default): no column published unchanged may give a generalized
+        quasi-identifier back (:mod:`pdanon.channels`): the criterion ``channel_share``
+        (listed when such a column narrows any cell) is
+        the largest share of a quasi-identifier's hidden cells that a column (not allowed
+        with ``allow_channels=``, not sensitive) narrows to their value while lowering k
+        below the policy's (at least 2), at most ``pdanon.channels.MAX_SHARE`` (5 %).
 
     Example
     -------
@@ -118,6 +125,7 @@ class Policy:
     max_sample_uniques: float | None = None
     max_suppressed_share: float | None = None
     random_order: bool = True
+    channels: bool = True
 
     def __post_init__(self):
         from pdanon.models.diversity import L_VARIANTS
@@ -278,6 +286,9 @@ class CheckResult:
     criteria: pd.DataFrame
     hazards: list
     policy: Policy
+    #: per column published unchanged, the k measured if an attacker also knew it (a
+    #: figure, not a criterion; :func:`pdanon.channels.k_if_known`)
+    k_if_known: dict = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.passed)
@@ -292,6 +303,9 @@ class CheckResult:
             lines.append(f"  [{word}] {row.criterion}: {_fmt(row.measured)} "
                          f"(threshold {row.rule} {_fmt(row.threshold)}) - {row.meaning}")
         lines += [f"  [hazard] {h}" for h in self.hazards]
+        if self.k_if_known:
+            lines.append("  k if an attacker also knew: " + ", ".join(
+                f"{c} {k}" for c, k in self.k_if_known.items()))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -311,6 +325,7 @@ class CheckResult:
                 "criteria": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                              for row in self.criteria.to_dict(orient="records")],
                 "hazards": list(self.hazards),
+                "k_if_known": {str(c): int(k) for c, k in self.k_if_known.items()},
                 "policy": {f.name: getattr(self.policy, f.name) for f in fields(self.policy)}}
 
 
@@ -346,7 +361,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         policy = Policy.default(info)
         unchecked = [f"not checked by the default policy: {part}"
                      for part in Policy.unchecked(info)]
-        if policy == Policy():
+        if policy == Policy(channels=policy.channels):
             raise InvalidInputError(
                 "the frame records no anonymization request to check against (it is not the "
                 "output of a pdanon anonymizer, or was read back without its attrs): pass a "
@@ -432,7 +447,62 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     hazards = unchecked + _hazards(release, qi, sens, n, suppressed, risk, policy)
     if info.get("row_order") != "random":
         hazards += _order_hazard(release, qi)
-    return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy)
+    known = {}
+    if n:
+        from pdanon.channels import k_if_known
+
+        found, k_stake = _channels(release, qi, sens, info, policy)
+        if policy.channels and not found["sensitive"].all():  # a row only where one is seen
+            rows.append(_channel_criterion(found, k_stake))
+            criteria = pd.DataFrame(rows, columns=criteria.columns)
+        hazards += _channel_hazards(found, k_stake)
+        known = k_if_known(release, qi)
+    return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy, known)
+
+
+def _channels(release, qi, sens, info, policy):
+    """(the channels of the release: what its plain rows teach, with the findings its
+    anonymizer measured against the original when this process made it; the k at stake)."""
+    from pdanon import channels
+
+    k_stake = max(policy.k or 1, math.ceil(policy.l) if policy.l else 1, 2)
+    allowed = info.get("channels_allowed") or []
+    found = channels.learned(release, qi, k=k_stake, allowed=allowed)
+    facts = info.get("publisher_only")  # a PublisherOnly reads as an empty dict: no `or`
+    recorded = facts.get("channels") if facts is not None else None
+    if recorded:
+        found = pd.concat([found, pd.DataFrame(recorded, columns=found.columns)],
+                          ignore_index=True)
+    found["allowed"] = found["column"].isin(list(allowed))  # as the release records now
+    found["sensitive"] = found["column"].isin(list(sens))
+    return found, k_stake
+
+
+def _channel_criterion(found, k_stake) -> dict:
+    from pdanon.channels import MAX_SHARE, failing
+    from pdanon.metrics.keys import figure
+
+    figure("channel_share")
+    lowering = failing(found[~found["sensitive"]].assign(share=1.0), k_stake)
+    measured = float(found.loc[lowering.index, "share"].max()) if len(lowering) else 0.0
+    return {"criterion": "channel_share", "measured": measured, "rule": "<=",
+            "threshold": MAX_SHARE, "passed": measured <= MAX_SHARE + 1e-12,
+            "meaning": f"no column published unchanged gives back more than {MAX_SHARE:.0%} "
+                       f"of a quasi-identifier's hidden cells while lowering k below "
+                       f"{k_stake} (allow_channels= and sensitive columns excepted)"}
+
+
+def _channel_hazards(found, k_stake) -> list:
+    out = []
+    for (col, q), f in found.groupby(["column", "quasi_identifier"], sort=False):
+        row = f.sort_values("share").iloc[-1]
+        why = (" (allowed by the publisher)" if row["allowed"] else
+               " (a sensitive column: not refused)" if row["sensitive"] else "")
+        out.append(f"column {col!r} is published unchanged and determines {q!r}: it narrows "
+                   f"{row['narrowed']:,} of the {row['hidden']:,} hidden {q!r} cells "
+                   f"({row['share']:.1%}) to one value; with it k = {row['k_with']} "
+                   f"({row['rows_below_k']:,} rows in classes under {k_stake}){why}")
+    return out
 
 
 def _order_hazard(release, qi) -> list:

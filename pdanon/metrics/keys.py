@@ -112,6 +112,8 @@ records_at_risk | records at risk | lower | risk
     share of rows with prosecutor risk > {threshold}
 sample_uniques | sample uniques | lower | risk
     share of rows unique on the quasi-identifiers
+channel_share | channel share | lower | risk
+    largest share of a quasi-identifier's hidden cells a column published unchanged gives back
 marketer_risk | marketer risk | lower | risk
     expected share of rows re-identified when all are matched
 highest_journalist_risk | highest journalist risk | lower | risk

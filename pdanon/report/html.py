@@ -145,6 +145,9 @@ def _parameters(rep) -> list:
              ["model parameters", fmt(p["model_params"])]]
     asked += [[f"option: {k}", fmt(v)] for k, v in p["options"].items()]
     asked.append(["randomness", fmt(p["randomness"])])
+    if p.get("channels_allowed"):
+        asked.append(["columns allowed as channels (published unchanged though they give "
+                      "a quasi-identifier back)", ", ".join(p["channels_allowed"])])
     out.append("<h3>What was asked</h3>")
     out.append(table(asked, ["setting", "value"], caption="Algorithm, model and options"))
     if p["hierarchy_levels"]:
@@ -234,6 +237,11 @@ def _verdict(rep) -> list:
     if v["hazards"]:
         out.append("<h3>Hazards</h3>")
         out.append("<ul>" + "".join(f"<li>{escape(h)}</li>" for h in v["hazards"]) + "</ul>")
+    if v.get("k_if_known"):
+        out.append(_p("k if an attacker also knew a column published unchanged (a figure, not "
+                      "a criterion: a weight or a household size is often known, a lab value "
+                      "rarely): " + ", ".join(f"{c}: {k}" for c, k in
+                                              v["k_if_known"].items()) + "."))
     out.append("</section>")
     return out
 

@@ -717,7 +717,15 @@ def run(args: argparse.Namespace, caught: list) -> int:
         else out.anon.check(policy, original=original)
     passed = verdict is None or bool(verdict.passed)
     written = []
-    if passed and s.get("output") is not None:
+    title = f"{PROG}: {os.path.basename(str(s['input']))}"
+    published_with = set()
+    if passed and s.get("output") is not None and verdict is not None:
+        # the one way out (pdanon.release.publish_files): the data, the schema, the report
+        # and the recoding together; the data read back and checked again; the report made
+        # from the file, with the digests of its bytes and rows named by their place in it
+        published_with = _publish(published, s, verdict, original, title)
+        written += [(label, s[key]) for key, label in _PUBLISHED.items() if key in published_with]
+    elif passed and s.get("output") is not None:
         write_release(published, s["output"], csv_escape=s["csv_escape"])
         written.append(("release", s["output"]))
     elif passed:
@@ -725,10 +733,10 @@ def run(args: argparse.Namespace, caught: list) -> int:
 
         write_csv(published, sys.stdout, escape_formulas=s["csv_escape"])
         sys.stdout.flush()
-    if s.get("save_recoding") is not None and passed:
+    if s.get("save_recoding") is not None and passed and "save_recoding" not in published_with:
         _write_text(s["save_recoding"], out.anon.recoding.to_json(indent=1) + "\n")
         written.append(("recoding", s["save_recoding"]))
-    if s.get("schema") is not None and passed:
+    if s.get("schema") is not None and passed and "schema" not in published_with:
         from pdanon import schema_to_yaml
 
         sch = published.anon.schema  # the rows as written (their order included)
@@ -738,9 +746,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
             sch.metadata["pdanon"]["csv"] = {"formulas_guarded": True}
         _write_text(s["schema"], schema_to_yaml(sch))
         written.append(("schema", s["schema"]))
-    if s.get("report") is not None:
-        out.anon.report(original, s["report"], policy=policy,
-                        title=f"{PROG}: {os.path.basename(str(s['input']))}")
+    if s.get("report") is not None and "report" not in published_with:
+        out.anon.report(original, s["report"], policy=policy, title=title)
         written.append(("report", s["report"]))
     if s.get("internal_report") is not None:
         out.anon.report(original, s["internal_report"], policy=policy, internal=True,
@@ -850,6 +857,28 @@ def file_digest(path: str) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+#: the files :func:`_publish` writes: setting -> (publish_files key, closing-line label)
+_PUBLISHED = {"output": "release", "schema": "schema", "report": "report",
+              "save_recoding": "recoding"}
+
+
+def _publish(published, s, verdict, original, title: str) -> set:
+    """Write the release and the side files asked for through
+    :func:`pdanon.release.publish_files`; the settings it wrote."""
+    from pdanon.release import publish_files
+
+    keys = {"output": "parquet" if is_parquet(s["output"]) else "csv", "schema": "schema",
+            "report": "report", "save_recoding": "recoding"}
+    paths = {keys[k]: s[k] for k in _PUBLISHED if s.get(k) is not None}
+    try:
+        publish_files(published, paths, policy=verdict.policy, original=original,
+                      overwrite=True, csv_escape=s["csv_escape"], title=title,
+                      verdict=verdict)
+    except OSError as exc:
+        raise CliError(f"cannot write the release: {one_line(exc)}") from None
+    return {k for k in _PUBLISHED if s.get(k) is not None}
 
 
 def write_release(frame, path: str, *, csv_escape: bool = True, index: bool = False,

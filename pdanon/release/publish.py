@@ -167,8 +167,9 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
                   verdict=None) -> Publication:
     """:func:`publish` with a path per file: ``paths`` maps ``"parquet"`` / ``"csv"`` (the
     data, at least one), ``"schema"``, ``"report"``, ``"report_json"`` and ``"recoding"`` to
-    where each goes (a key left out is not written; the schema is needed to read a CSV back
-    and is written beside it when not given). The command line's ``pdanon anonymize``
+    where each goes (a key left out is not written: a CSV is read back with the schema in
+    memory, and the report is built when either of its files is asked for). The command
+    line's ``pdanon anonymize``
     writes through it. ``verdict`` is a check already made with ``policy`` (not made again
     before writing)."""
     from pdanon.policy import check
@@ -188,14 +189,6 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         raise InvalidInputError(f"paths must map one or more of {list(FORMATS)} (and "
                                 f"optionally {[k for k in NAMES if k not in FORMATS]}) to "
                                 f"files; got {sorted(paths)}")
-    if "schema" not in paths:
-        base = os.path.splitext(paths[data[0]])[0]
-        paths["schema"] = base + ".schema.yaml"
-    if ("report" in paths) != ("report_json" in paths):
-        present = "report" if "report" in paths else "report_json"
-        base = os.path.splitext(paths[present])[0]
-        paths.setdefault("report", base + ".html")
-        paths.setdefault("report_json", base + ".json")
     folder = folder or os.path.dirname(os.path.abspath(paths[data[0]]))
     present = [p for p in paths.values() if os.path.exists(p)]
     if present and not overwrite:
@@ -228,11 +221,13 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         files = {names[key]: _sha256(paths[key]) for key in paths
                  if key not in ("report", "report_json")}
         rep = None
-        if "report" in paths:
+        if "report" in paths or "report_json" in paths:
             rep = _report(back, frame, release, original, verdict.policy, title, files, force,
                           verdict)
-            _write_text(paths["report"], rep.to_html(), written)
-            _write_text(paths["report_json"], rep.to_json(), written)
+            if "report" in paths:
+                _write_text(paths["report"], rep.to_html(), written)
+            if "report_json" in paths:
+                _write_text(paths["report_json"], rep.to_json(), written)
     except BaseException:
         for path in written:
             try:
@@ -262,7 +257,8 @@ def _write_data(frame: pd.DataFrame, chosen, paths: dict, csv_escape: bool,
     sch = frame.anon.schema
     if "csv" in chosen and csv_escape:
         sch.metadata["pdanon"]["csv"] = {"formulas_guarded": True}
-    _write_text(paths["schema"], schema_to_yaml(sch), written)
+    if "schema" in paths:
+        _write_text(paths["schema"], schema_to_yaml(sch), written)
     back = {}
     if "parquet" in chosen:
         path = paths["parquet"]

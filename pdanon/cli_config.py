@@ -229,6 +229,11 @@ def parse_policy(spec, *, max_bytes: int = TEXT_LIMIT):
 def _policy_value(key, value, names):
     if key in ("l_variant", "t_distance"):
         return value
+    if key in ("random_order", "channels"):  # yes/no criteria
+        words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+        if value.lower() not in words:
+            raise ConfigError(f"--policy {key}={value}: write {key}=1 or {key}=0")
+        return words[value.lower()]
     try:
         number = float(value)
     except ValueError:

@@ -70,7 +70,7 @@ class AnonymizeMethods:
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "d": ["a", "b", "a", "c"]})
         >>> out = df.anon.anonymize(AllOf(KAnonymity(2), LDiversity(2)), sensitive=["d"],
         ...                         algorithm="mondrian")
-        >>> out["age"].astype(str).tolist(), out.anon.info["model"]
+        >>> sorted(out["age"].astype(str)), out.anon.info["model"]   # rows in a random order
         (['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]'], 'k-anonymity + l-diversity')
         """
         return self._from_keywords(locals())
@@ -168,7 +168,7 @@ class AnonymizeMethods:
         >>> import pandas as pd, pdanon
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> out = df.anon.k_anonymize(2, method="generalize", quasi_identifiers=["age"])
-        >>> out["age"].astype(str).tolist()
+        >>> sorted(out["age"].astype(str))   # the rows come in a random order
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
         return self._from_keywords(locals(), always_k=False)
@@ -428,7 +428,7 @@ class AnonymizeMethods:
         >>> out = df.anon.generalize({"zip": 2, "age": 1}, quasi_identifiers=
         ...                          {"zip": "unordered", "age": "real"},
         ...                          hierarchies={"zip": masking(), "age": intervals([10])})
-        >>> out["age"].astype(str).tolist(), out["zip"].astype(str).tolist()
+        >>> sorted(out["age"].astype(str)), out["zip"].astype(str).tolist()
         (['[20, 29]', '[30, 39]'], ['{10001, 10002}', '{10001, 10002}'])
         >>> labelled = df.anon.generalize({"zip": 2}, hierarchies={"zip": masking()},
         ...                               labels=True, quasi_identifiers={"zip": "unordered"},
@@ -529,8 +529,8 @@ class AnonymizeMethods:
         ...     {"age": 1}, hierarchies={"age": intervals([5])})
         >>> batch = pd.DataFrame({"age": [30, 34, 35, 39, 52, 61]})
         >>> out = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(2))
-        >>> out["age"].astype(str).tolist()
-        ['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]', nan, nan]
+        >>> sorted(out["age"].astype(str).fillna("blank"))   # rows in a random order
+        ['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]', 'blank', 'blank']
         >>> out.anon.info["unseen_cells"], out.anon.info["rows_kept_cells"]
         ({'age': 2}, 4)
         """

@@ -40,8 +40,8 @@ class PerturbationMethods:
         >>> df = pd.DataFrame({"zip": ["A", "A", "B", "B"], "disease": ["flu", "gout", "flu", "hiv"]})
         >>> out = df.anon.shuffle(within="equivalence_classes", seed=0,
         ...                       quasi_identifiers=["zip"], sensitive=["disease"])
-        >>> sorted(out["disease"][:2]), sorted(out["disease"][2:])
-        (['flu', 'gout'], ['flu', 'hiv'])
+        >>> out.groupby("zip")["disease"].agg(sorted).to_dict()   # within each class
+        {'A': ['flu', 'gout'], 'B': ['flu', 'hiv']}
         """
         from pdanon import perturb
 
@@ -126,7 +126,7 @@ class PerturbationMethods:
         -------
         >>> df = pd.DataFrame({"age": [20, 21, 22, 50, 52, 54], "income": [1, 2, 3, 7, 8, 9]})
         >>> out = df.anon.microaggregate(3)
-        >>> out["age"].tolist(), out.anon.info["k_anonymity"]
+        >>> sorted(out["age"]), out.anon.info["k_anonymity"]
         ([21.0, 21.0, 21.0, 52.0, 52.0, 52.0], 3)
         """
         from pdanon import perturb
@@ -296,7 +296,7 @@ class PerturbationMethods:
         Example
         -------
         >>> df = pd.DataFrame({"income": [100.0 * i for i in range(100)]})
-        >>> out = df.anon.rank_swap("income", p=2, seed=0)
+        >>> out = df.anon.rank_swap("income", p=2, seed=0, row_order="input")  # to compare
         >>> float((out["income"] - df["income"]).abs().max()) <= 200, sorted(out["income"]) == sorted(df["income"])
         (True, True)
         """
@@ -376,8 +376,8 @@ class PerturbationMethods:
         -------
         >>> df = pd.DataFrame({"sex": ["F", "F", "M", "M", "M"], "zip": ["1", "1", "1", "2", "2"]})
         >>> out = df.anon.local_suppression(2)
-        >>> out["zip"].fillna("*").tolist(), out.anon.k_anonymity(missing="wildcard")
-        (['1', '1', '*', '2', '2'], 2)
+        >>> sorted(out["zip"].fillna("*")), out.anon.k_anonymity(missing="wildcard")
+        (['*', '1', '1', '2', '2'], 2)
         """
         from pdanon import perturb
 
@@ -433,12 +433,14 @@ class PerturbationMethods:
         -------
         >>> df = pd.DataFrame({"phone": ["+79001234567", None], "age": [30, 40]})
         >>> out = df.anon.hash_identifiers(identifiers=["phone"])
-        >>> len(out["phone"][0]), out["phone"].isna().tolist(), out.anon.info["key"].nbytes
-        (64, [False, True], 32)
+        >>> out["phone"].dropna().str.len().tolist(), int(out["phone"].isna().sum())
+        ([64], 1)
+        >>> out.anon.info["key"].nbytes
+        32
         >>> two = pd.DataFrame({"home": ["+7900"], "work": ["+7900"]})
         >>> sep = two.anon.hash_identifiers(key=b"0" * 32, context="column",
         ...                                 identifiers=["home", "work"])
-        >>> sep["home"][0] == sep["work"][0]
+        >>> sep["home"].iloc[0] == sep["work"].iloc[0]
         False
         """
         from pdanon import perturb

@@ -64,7 +64,7 @@ class SeriesAnonAccessor:
         name = self._name()
         frame = self._frame()
         out = frame.anon.generalize({name: level}, hierarchies={name: hierarchy},
-                                    labels=labels,
+                                    labels=labels, row_order="input",
                                     quasi_identifiers={name: kind or infer_kind(frame[name])})
         return self._back(out)
 
@@ -150,6 +150,7 @@ class SeriesAnonAccessor:
         """
         name = self._name()
         out = self._frame().anon.hash_identifiers([name], key=key, context=context,
+                                                  row_order="input",
                                                   identifiers=[name])
         return self._back(out)
 
@@ -181,7 +182,8 @@ class SeriesAnonAccessor:
         """The frame method on the one-column frame: naming the column is the decision
         (it is published perturbed, with no other role)."""
         name = self._name()
-        out = getattr(self._frame().anon, operation)([name], insensitive=[name], **options)
+        out = getattr(self._frame().anon, operation)([name], insensitive=[name],
+                                                     row_order="input", **options)
         return self._back(out)
 
     def _back(self, out: pd.DataFrame) -> pd.Series:

@@ -719,7 +719,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
     written = []
     title = f"{PROG}: {os.path.basename(str(s['input']))}"
     published_with = set()
-    if passed and s.get("output") is not None and verdict is not None:
+    regular = s.get("output") is not None and (not os.path.lexists(s["output"])
+                                                or os.path.isfile(s["output"]))
+    if passed and regular and verdict is not None:
         # the one way out (pdanon.release.publish_files): the data, the schema, the report
         # and the recoding together; the data read back and checked again; the report made
         # from the file, with the digests of its bytes and rows named by their place in it

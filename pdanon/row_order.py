@@ -169,9 +169,11 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
                   seed=None) -> pd.DataFrame:
     """``out`` (a step's result on ``before``, rows in ``before``'s order, attrs set) as the
     step publishes it: with ``row_order="random"`` its rows in a CSPRNG order under a
-    :func:`fresh_index`, and in ``info["publisher_only"]`` the way back (``input_rows``: per
-    published label, the position of the first input's row; ``input_index``: that input's
-    index; ``step_rows`` / ``step_index``: the same for ``before``). With ``"input"`` the rows
+    :func:`fresh_index`, and in ``info["publisher_only"]`` the way back (``first_rows``: per
+    published label, the position of the first input's row; ``first_index``: that input's
+    index; ``step_rows`` / ``step_index``: the same for ``before``). A sample (a
+    differentially private release, whose rows the mechanism drew in a random order) keeps
+    its order and gets a fresh index only: it is matched to no input row. With ``"input"`` the rows
     keep their order and index and ``info["row_order"]`` says so. ``seed`` (tests only)
     draws the order from a seeded generator instead of the CSPRNG."""
     import copy
@@ -193,28 +195,32 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
     before_info = (before.attrs.get(ATTRS_KEY) or {}).get("info") or {}
     # a sample (differential privacy) is not matched to its input's rows at all
     sample = "dp" in info or "dp" in before_info or info.get("rows_match_input") is False
+    if sample and seed is None:  # already in the mechanism's random order
+        published = out.set_axis(fresh_index(len(out), before.index))
+        published.attrs = attrs
+        return published
     step = None if sample else _positions(before, out)
     first = None
     earlier = _facts(before)
     if step is not None:
-        back = earlier.get("input_rows")
-        if back is not None and "input_index" in earlier:
+        back = earlier.get("first_rows")
+        if back is not None and "first_index" in earlier:
             through = back.reindex(before.index).to_numpy(dtype=np.float64)
             if not np.isnan(through).any():
-                first = (through[step].astype(np.int64), earlier["input_index"])
+                first = (through[step].astype(np.int64), earlier["first_index"])
         elif before_info.get("rows_match_input") is not False:
             first = (step, before.index)
     order = RandomSource(seed).permutation(len(out))
     published = out.iloc[order]
     published.index = fresh_index(len(out), before.index)
     facts = {k: v for k, v in _facts(out).items()
-             if k not in ("input_rows", "input_index", "step_rows", "step_index")}
+             if k not in ("first_rows", "first_index", "step_rows", "step_index")}
     if step is not None:
         facts.update(step_rows=pd.Series(step[order], index=published.index),
                      step_index=before.index)
     if first is not None:
-        facts.update(input_rows=pd.Series(first[0][order], index=published.index),
-                     input_index=first[1])
+        facts.update(first_rows=pd.Series(first[0][order], index=published.index),
+                     first_index=first[1])
     if meta is not None:
         info.update(row_order="random", rows_match_input=False)
         if facts:
@@ -230,7 +236,7 @@ def input_rows(release: pd.DataFrame, original: pd.DataFrame) -> np.ndarray | No
     input, or the step's own input); None when the release holds none for that frame (a
     file read back, a frame made elsewhere) or some row is not found."""
     facts = _facts(release)
-    for rows, index in (("input_rows", "input_index"), ("step_rows", "step_index")):
+    for rows, index in (("first_rows", "first_index"), ("step_rows", "step_index")):
         if rows in facts and facts[index].equals(original.index):
             at = facts[rows].reindex(release.index).to_numpy(dtype=np.float64)
             if len(at) and not np.isnan(at).any():
@@ -249,9 +255,9 @@ def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
 
     Example
     -------
-    >>> df = pd.DataFrame({"zip": ["02139", "02140", "02141"]})
-    >>> out = in_random_order(df)
-    >>> bool((out["zip"].to_numpy() == in_release_order(out, df["zip"])).all())
+    >>> df = pd.DataFrame({"zip": ["02139", "02140", "02141"], "pid": [7, 8, 9]})
+    >>> out = df.anon.k_anonymize(1, identifiers=["pid"], quasi_identifiers=["zip"])
+    >>> bool((out["zip"].to_numpy() == df["zip"].to_numpy()[in_release_order(out, df["pid"]) - 7]).all())
     True
     """
     facts = _facts(release)

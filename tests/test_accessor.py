@@ -37,19 +37,19 @@ KEY = b"0123456789abcdef0123456789abcdef"
 
 # every method of df.anon that returns a new frame
 ANONYMIZERS = {
-    "k_anonymize": lambda df: df.anon.k_anonymize(2, **ROLES),
+    "k_anonymize": lambda df: df.anon.k_anonymize(2, **ROLES, row_order="input"),
     "k_anonymize_suppress": lambda df: df.anon.k_anonymize(2, method="suppress",
-                                                           algorithm="mondrian", **ROLES),
-    "k_anonymize_aggregate": lambda df: df.anon.k_anonymize(2, method="aggregate", **ROLES),
-    "l_diversify": lambda df: df.anon.l_diversify(2, algorithm="mondrian", **ROLES),
-    "t_close": lambda df: df.anon.t_close(0.6, algorithm="mondrian", **ROLES),
-    "anonymize": lambda df: df.anon.anonymize(KAnonymity(4), algorithm="datafly", **ROLES),
+                                                           algorithm="mondrian", **ROLES, row_order="input"),
+    "k_anonymize_aggregate": lambda df: df.anon.k_anonymize(2, method="aggregate", **ROLES, row_order="input"),
+    "l_diversify": lambda df: df.anon.l_diversify(2, algorithm="mondrian", **ROLES, row_order="input"),
+    "t_close": lambda df: df.anon.t_close(0.6, algorithm="mondrian", **ROLES, row_order="input"),
+    "anonymize": lambda df: df.anon.anonymize(KAnonymity(4), algorithm="datafly", **ROLES, row_order="input"),
     "generalize": lambda df: df.anon.generalize({"age": 1}, hierarchies={"age": intervals([10])},
-                                                **ROLES),
-    "shuffle": lambda df: df.anon.shuffle(["disease"], seed=0, **ROLES),
-    "randomize": lambda df: df.anon.randomize(["age"], low=-3, high=3, seed=0, **ROLES),
-    "hash_identifiers": lambda df: df.anon.hash_identifiers(key=KEY, **ROLES),
-    "drop_identifiers": lambda df: df.anon.drop_identifiers(**ROLES),
+                                                **ROLES, row_order="input"),
+    "shuffle": lambda df: df.anon.shuffle(["disease"], seed=0, **ROLES, row_order="input"),
+    "randomize": lambda df: df.anon.randomize(["age"], low=-3, high=3, seed=0, **ROLES, row_order="input"),
+    "hash_identifiers": lambda df: df.anon.hash_identifiers(key=KEY, **ROLES, row_order="input"),
+    "drop_identifiers": lambda df: df.anon.drop_identifiers(**ROLES, row_order="input"),
     "with_schema": lambda df: df.anon.with_schema(pdanon.schema(**ROLES)),
 }
 
@@ -96,12 +96,12 @@ def test_info_is_a_copy_and_empty_for_a_plain_frame():
 
 
 def test_roles_are_remembered_by_the_output():
-    out = patients().anon.k_anonymize(2, **ROLES)
+    out = patients().anon.k_anonymize(2, **ROLES, row_order="input")
     r = out.anon.roles()
     assert r.qi == ["age", "edu", "zip"] and r.identifiers == ()
     assert r.sensitive == {"disease": "unordered"}
     # a second step needs no role keywords: the disease column stays sensitive
-    again = out.anon.l_diversify(2, algorithm="mondrian")
+    again = out.anon.l_diversify(2, algorithm="mondrian", row_order="input")
     assert again["disease"].tolist() == patients()["disease"].tolist()
 
 
@@ -114,7 +114,7 @@ def test_roles_identifiers_dropped_sensitive_kept_index_kept():
         index=[10, 20, 30, 40],
     )
     before = df.copy()
-    out = df.anon.k_anonymize(2, identifiers=["name"], sensitive=["dis"])
+    out = df.anon.k_anonymize(2, identifiers=["name"], sensitive=["dis"], row_order="input")
     assert list(out.columns) == ["age", "dis"]
     assert out.index.tolist() == [10, 20, 30, 40]
     assert out["dis"].tolist() == ["x", "y", "z", "w"]
@@ -127,7 +127,7 @@ def test_roles_identifiers_dropped_sensitive_kept_index_kept():
 
 def test_chaining_remembers_roles():
     df = pdanon.datasets.load_adult(nrows=300)
-    out = df.anon.k_anonymize(3).anon.k_anonymize(6)
+    out = df.anon.k_anonymize(3, row_order="input").anon.k_anonymize(6, row_order="input")
     assert out.anon.k_anonymity() >= 6
     assert out["salary-class"].equals(df["salary-class"])
 
@@ -164,9 +164,9 @@ def test_nan_in_quasi_identifier_is_a_value():
 def test_mixed_types():
     df = pd.DataFrame({"a": [1, "x", 2, "x"]})
     # unordered (inferred for an object column): equality decides the classes
-    assert df.anon.k_anonymize(1)["a"].tolist() == [1, "x", 2, "x"]
+    assert df.anon.k_anonymize(1, row_order="input")["a"].tolist() == [1, "x", 2, "x"]
     with pytest.raises(pdanon.KindError, match="mixes value types"):
-        df.anon.k_anonymize(1, quasi_identifiers={"a": "ordered"})
+        df.anon.k_anonymize(1, quasi_identifiers={"a": "ordered"}, row_order="input")
 
 
 def test_duplicate_column_names():
@@ -230,10 +230,10 @@ def test_keywords_override_only_the_roles_they_name():
                       sensitive={"d": "unordered"})
     safe = df.anon.with_schema(s)
     # a remembered identifier is never published because another role keyword was given
-    out = safe.anon.k_anonymize(2, quasi_identifiers=["age"])
+    out = safe.anon.k_anonymize(2, quasi_identifiers=["age"], row_order="input")
     assert "name" not in out.columns and out.anon.info["dropped_identifiers"] == ["name"]
     assert out["sex"].tolist() == ["F", "F", "M", "M"]  # no longer a QI: insensitive
-    out = safe.anon.l_diversify(2, sensitive=["d"])
+    out = safe.anon.l_diversify(2, sensitive=["d"], row_order="input")
     assert "name" not in out.columns
     assert out.anon.roles().qi == ["age", "sex"]
     # a keyword can still move a remembered column to another role

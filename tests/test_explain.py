@@ -103,7 +103,7 @@ def test_k_anonymity_every_algorithm(algorithm, method, extra):
     df = people(40 if algorithm == "exact" else 80)
     before = df.copy()
     out = df.anon.k_anonymize(3, algorithm=algorithm, method=method, identifiers=["name"],
-                              quasi_identifiers=QI, sensitive=["disease"], **extra)
+                              quasi_identifiers=QI, sensitive=["disease"], **extra, row_order="input")
     info_before = out.anon.info
     ex = check(df, out, out.anon.explain(df), QI, k=3)
     pd.testing.assert_frame_equal(df, before)  # inputs unchanged
@@ -117,7 +117,7 @@ def test_k_anonymity_every_algorithm(algorithm, method, extra):
 def test_l_diversity(algorithm):
     df = people()
     out = df.anon.l_diversify(2, k=3, algorithm=algorithm, identifiers=["name"],
-                              quasi_identifiers=QI, sensitive=["disease"])
+                              quasi_identifiers=QI, sensitive=["disease"], row_order="input")
     ex = check(df, out, out.anon.explain(df), QI)
     tokens = set(", ".join(ex["reason"].dropna()).split(", "))
     assert tokens <= {"k", "l", "grouping", "global recoding", "suppression"}
@@ -133,7 +133,7 @@ def test_t_closeness(algorithm):
     df = people(40)
     out = df.anon.t_close(0.3, k=2, algorithm=algorithm, identifiers=["name"],
                           quasi_identifiers=QI, sensitive=["disease"],
-                          method="suppress")
+                          method="suppress", row_order="input")
     ex = check(df, out, out.anon.explain(df), QI)
     assert ex["reason"].str.contains("t").any()
 
@@ -142,7 +142,7 @@ def test_suppressed_rows_of_datafly_and_their_reason():
     df = pd.DataFrame({"a": [1, 1, 1, 2, 2, 2, 9], "b": list("xxxyyyz")})
     # the lone (9, z) fails k = 3; alone it would be a suppressed class of one, so the
     # smallest class, (1, x), first seen of the two of three rows, is suppressed with it
-    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=4)
+    out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=4, row_order="input")
     ex = check(df, out, out.anon.explain(df), ["a", "b"], k=3)
     assert ex["row_suppressed"].tolist() == [True] * 3 + [False] * 3 + [True]
     assert ex.loc[6, "reason"] == "k" and ex.loc[6, "suppressed"] == "a, b"
@@ -155,13 +155,13 @@ def test_suppressed_rows_of_datafly_and_their_reason():
 
 def test_global_recoding_reason():
     df = pd.DataFrame({"age": [21, 22, 23, 24, 35, 36, 37, 38, 39]})
-    out = df.anon.k_anonymize(3, algorithm="optimal", hierarchies={"age": intervals([10])})
+    out = df.anon.k_anonymize(3, algorithm="optimal", hierarchies={"age": intervals([10])}, row_order="input")
     ex = check(df, out, out.anon.explain(df), ["age"], k=3)
     # every age is unique: all generalized because of k
     assert set(ex["reason"]) == {"k"}
     df2 = pd.DataFrame({"age": [21, 21, 21, 24, 35, 35, 35, 37, 39],
                         "sex": ["F"] * 9})
-    out2 = df2.anon.k_anonymize(3, algorithm="optimal", hierarchies={"age": intervals([10])})
+    out2 = df2.anon.k_anonymize(3, algorithm="optimal", hierarchies={"age": intervals([10])}, row_order="input")
     ex2 = check(df2, out2, out2.anon.explain(df2), ["age", "sex"], k=3)
     assert ex2["reason"].tolist() == ["global recoding"] * 3 + ["k"] + ["global recoding"] * 3 \
         + ["k", "k"]
@@ -169,7 +169,7 @@ def test_global_recoding_reason():
 
 def test_missing_values():
     df = pd.DataFrame({"a": [1.0, np.nan, 1.0, np.nan, 5.0, 5.0], "b": list("xxyyzz")})
-    out = df.anon.k_anonymize(2, algorithm="mondrian", method="suppress")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", method="suppress", row_order="input")
     check(df, out, out.anon.explain(df), ["a", "b"], k=2)
 
 
@@ -243,7 +243,7 @@ def test_property_small_tables(algorithm, method, df, k):
         return
     extra = {"max_suppressed_rows": 2} if algorithm == "datafly" else {}
     out = df.anon.k_anonymize(k, algorithm=algorithm, method=method, quasi_identifiers=list(df),
-                              **extra)
+                              **extra, row_order="input")
     check(df, out, out.anon.explain(df), list(df), k=k)
 
 
@@ -266,7 +266,7 @@ def test_local_suppression_hand_checked():
 
 def test_microaggregation_hand_checked():
     df = pd.DataFrame({"age": [30, 30, 31, 40, 40, 40], "zip": ["a", "a", "b", "c", "c", "c"]})
-    out = df.anon.microaggregate(2, quasi_identifiers={"age": "real", "zip": "unordered"})
+    out = df.anon.microaggregate(2, quasi_identifiers={"age": "real", "zip": "unordered"}, row_order="input")
     ex = out.anon.explain(df)
     # groups: {0, 1}, {3, 4} unchanged; {2, 5}: mean age 35.5, zip mode b (first met)
     assert out["age"].tolist() == [30, 30, 35.5, 40, 40, 35.5]
@@ -313,7 +313,7 @@ def test_rows_blanked_whole_by_suppress_form_the_smallest_class():
     df = pd.DataFrame({"a": [2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1], "b": list("yyyyyxxxxyy"),
                        "c": pd.array([None] * 11, dtype="Float64")})
     out = df.anon.k_anonymize(3, algorithm="nearest", method="suppress",
-                              quasi_identifiers=list(df))
+                              quasi_identifiers=list(df), row_order="input")
     ex = check(df, out, out.anon.explain(df), list(df), k=3)
     assert out.anon.info["achieved"]["k"] == 5 and int(ex["row_suppressed"].sum()) == 5
     assert sorted(ex["class_size"].unique().tolist()) == [5, 6]

@@ -458,7 +458,7 @@ def test_accessor_roles_identifiers_and_input_unchanged():
                        "disease": ["x", "y", "x", "z"]})
     before = df.copy()
     out = df.anon.microaggregate(2, identifiers=["id"], quasi_identifiers=["age"],
-                                 sensitive=["disease"])
+                                 sensitive=["disease"], row_order="input")
     pd.testing.assert_frame_equal(df, before)
     assert list(out.columns) == ["age", "disease"]
     assert out["age"].tolist() == [31.0, 31.0, 52.0, 52.0]
@@ -467,7 +467,7 @@ def test_accessor_roles_identifiers_and_input_unchanged():
     assert info["operation"] == "microaggregate" and info["identifiers_dropped"] == ["id"]
     assert out.anon.roles().quasi_identifiers == {"age": "real"}
     kept = df.anon.microaggregate(2, identifiers=["id"], quasi_identifiers=["age"],
-                                  keep_identifiers=True)
+                                  keep_identifiers=True, row_order="input")
     assert kept["id"].tolist() == ["a", "b", "c", "d"]
 
 
@@ -502,7 +502,7 @@ def test_accessor_errors():
 def test_accessor_dates_are_ordered_and_publish_medians():
     df = pd.DataFrame({"when": pd.to_datetime(["2020-01-01", "2020-01-03", "2020-01-02",
                                                "2024-01-01"])})
-    out = df.anon.microaggregate(2, quasi_identifiers=["when"])
+    out = df.anon.microaggregate(2, quasi_identifiers=["when"], row_order="input")
     assert out["when"].dtype == df["when"].dtype
     # ranks 0, 2, 1, 3; r = row 0 (tied with row 3, lower position) with row 2; medians are
     # the element at position 1 of each sorted group

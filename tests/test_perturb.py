@@ -126,7 +126,7 @@ def test_shuffle_frame_groups_and_errors():
 
 
 def test_accessor_shuffle_defaults(people):
-    out = people.anon.shuffle(seed=1, **ROLES)
+    out = people.anon.shuffle(seed=1, **ROLES, row_order="input")
     assert list(out.columns) == ["zip", "age", "disease", "note"]  # identifier dropped
     assert out.index.equals(people.index)
     info = out.anon.info
@@ -141,7 +141,7 @@ def test_accessor_shuffle_defaults(people):
     assert out.anon.roles().identifiers == ()
     assert out.anon.roles().sensitive == {"disease": "unordered"}
     # same seed, same result; the input is not modified
-    pd.testing.assert_frame_equal(out, people.anon.shuffle(seed=1, **ROLES))
+    pd.testing.assert_frame_equal(out, people.anon.shuffle(seed=1, **ROLES, row_order="input"))
 
 
 def test_accessor_shuffle_unseeded_uses_fresh_randomness():
@@ -154,17 +154,17 @@ def test_accessor_shuffle_unseeded_uses_fresh_randomness():
 
 def test_accessor_shuffle_identifiers(people):
     with pytest.raises(InvalidInputError, match="keep_identifiers"):
-        people.anon.shuffle(["name"], **ROLES)
-    out = people.anon.shuffle(["name"], keep_identifiers=True, seed=0, **ROLES)
+        people.anon.shuffle(["name"], **ROLES, row_order="input")
+    out = people.anon.shuffle(["name"], keep_identifiers=True, seed=0, **ROLES, row_order="input")
     assert multiset(out["name"]) == multiset(people["name"])
     assert out.anon.roles().identifiers == ("name",)
-    kept = people.anon.shuffle(seed=0, keep_identifiers=True, **ROLES)
+    kept = people.anon.shuffle(seed=0, keep_identifiers=True, **ROLES, row_order="input")
     assert kept["name"].equals(people["name"])  # kept, not shuffled unless listed
 
 
 def test_accessor_shuffle_within_equivalence_classes(people):
     df = people.assign(row=np.arange(len(people)))
-    out = df.anon.shuffle(["disease", "row"], within="equivalence_classes", seed=4, **ROLES)
+    out = df.anon.shuffle(["disease", "row"], within="equivalence_classes", seed=4, **ROLES, row_order="input")
     classes = df.anon.equivalence_classes(**ROLES).to_numpy()
     src = out["row"].to_numpy()
     assert (classes[src] == classes).all()  # every value came from the same class
@@ -175,24 +175,24 @@ def test_accessor_shuffle_within_equivalence_classes(people):
     assert out.anon.info["groups"] == 3
     # default columns inside classes: the sensitive ones
     assert people.anon.shuffle(within="equivalence_classes", seed=0,
-                               **ROLES).anon.info["columns"] == ["disease"]
+                               **ROLES, row_order="input").anon.info["columns"] == ["disease"]
     # the QI values never change
     assert out[["zip", "age"]].equals(people[["zip", "age"]])
 
 
 def test_accessor_shuffle_within_named_columns(people):
-    out = people.anon.shuffle(["disease"], within="zip", seed=0, **ROLES)
+    out = people.anon.shuffle(["disease"], within="zip", seed=0, **ROLES, row_order="input")
     assert out.anon.info["within"] == ["zip"]
     for z in ["100", "200"]:
         m = people["zip"] == z
         assert multiset(out.loc[m, "disease"]) == multiset(people.loc[m, "disease"])
     assert out.loc["r6", "disease"] == "flu"  # its own group (NaN zip)
     with pytest.raises(UnknownColumnError, match="nope"):
-        people.anon.shuffle(within=["nope"], **ROLES)
+        people.anon.shuffle(within=["nope"], **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="quasi-identifier"):
         people.anon.shuffle(["note"], within="equivalence_classes", identifiers=["name"],
                             quasi_identifiers=[], sensitive=["disease"],
-                            insensitive=["zip", "age", "note"])
+                            insensitive=["zip", "age", "note"], row_order="input")
 
 
 @settings(max_examples=50, deadline=None)
@@ -205,7 +205,7 @@ def test_shuffle_within_classes_property(rows, seed):
     df = pd.DataFrame(rows, columns=["q1", "q2", "s"])
     df["row"] = np.arange(len(df))
     out = df.anon.shuffle(["s", "row"], within="equivalence_classes", seed=seed,
-                          quasi_identifiers=["q1", "q2"], sensitive=["s"], insensitive=["row"])
+                          quasi_identifiers=["q1", "q2"], sensitive=["s"], insensitive=["row"], row_order="input")
     # straightforward reference: the class key of each row as a tuple (None == None)
     keys = [(a, b) for a, b in zip(df["q1"].tolist(), df["q2"].tolist())]
     keys = [("<NA>" if pd.isna(a) else a, b) for a, b in keys]
@@ -448,7 +448,7 @@ def test_randomize_frame_options_and_errors():
 
 def test_accessor_randomize(people):
     before = people.copy(deep=True)
-    out = people.anon.randomize(seed=3, scale=0.5, **ROLES)
+    out = people.anon.randomize(seed=3, scale=0.5, **ROLES, row_order="input")
     pd.testing.assert_frame_equal(people, before)
     assert list(out.columns) == ["zip", "age", "disease", "note"]
     assert out.index.equals(people.index)
@@ -464,13 +464,13 @@ def test_accessor_randomize(people):
     expected_changed = int((out["age"] != people["age"]).sum()
                            + (out["zip"].fillna("-") != people["zip"].fillna("-")).sum())
     assert info["cells_changed"] == expected_changed
-    pd.testing.assert_frame_equal(out, people.anon.randomize(seed=3, scale=0.5, **ROLES))
+    pd.testing.assert_frame_equal(out, people.anon.randomize(seed=3, scale=0.5, **ROLES, row_order="input"))
     with pytest.raises(InvalidInputError, match="identifiers"):
-        people.anon.randomize(["name"], **ROLES)
-    kept = people.anon.randomize(seed=0, keep_identifiers=True, **ROLES)
+        people.anon.randomize(["name"], **ROLES, row_order="input")
+    kept = people.anon.randomize(seed=0, keep_identifiers=True, **ROLES, row_order="input")
     assert kept["name"].equals(people["name"])
     # a sensitive column can be named; an insensitive one gets its inferred kind
-    out = people.anon.randomize(["disease", "note"], seed=0, **ROLES)
+    out = people.anon.randomize(["disease", "note"], seed=0, **ROLES, row_order="input")
     assert out.anon.info["columns"]["note"]["kind"] == "unordered"
     assert out["age"].equals(people["age"])
 
@@ -479,7 +479,7 @@ def test_accessor_randomize_noise_per_column():
     df = pd.DataFrame({"age": [20, 30, 40, 50], "income": [1.0, 2.0, 3.0, 4.0]})
     out = df.anon.randomize(noise={"income": lambda x: np.full(len(x), 0.5)}, low={"age": 0},
                             high={"age": 0}, clip=False, seed=0,
-                            quasi_identifiers=["age", "income"])  # income sounds sensitive
+                            quasi_identifiers=["age", "income"], row_order="input")  # income sounds sensitive
     assert out["income"].tolist() == [1.5, 2.5, 3.5, 4.5]
     assert out["age"].tolist() == [20, 30, 40, 50]
 
@@ -516,13 +516,13 @@ def test_canonical_text():
 
 
 def test_hash_identifiers_stable_per_key_and_joinable(people):
-    out1 = people.anon.hash_identifiers(key=KEY, **ROLES)
-    out2 = people.iloc[::-1].anon.hash_identifiers(key=KEY, **ROLES)
+    out1 = people.anon.hash_identifiers(key=KEY, **ROLES, row_order="input")
+    out2 = people.iloc[::-1].anon.hash_identifiers(key=KEY, **ROLES, row_order="input")
     assert out1["name"].iloc[0] == hmac.new(KEY, b"Ann", hashlib.sha256).hexdigest()
     assert out1["name"].str.len().eq(64).all() and out1["name"].nunique() == 6
     # another frame, another call: same pseudonyms, so joins still work
     visits = pd.DataFrame({"name": ["Eve", "Ann", "Eve"], "visit": [1, 2, 3]})
-    v = visits.anon.hash_identifiers(key=KEY, identifiers=["name"])
+    v = visits.anon.hash_identifiers(key=KEY, identifiers=["name"], row_order="input")
     joined = v.merge(out2[["name", "disease"]], on="name")
     plain = visits.merge(people[["name", "disease"]], on="name")
     assert joined["disease"].tolist() == plain["disease"].tolist()
@@ -536,22 +536,22 @@ def test_hash_identifiers_stable_per_key_and_joinable(people):
 
 def test_hash_identifiers_differs_across_keys_and_keeps_nan():
     df = pd.DataFrame({"id": ["a", None, "b"], "x": [1, 2, 3]})
-    a = df.anon.hash_identifiers(key=KEY, identifiers=["id"])
-    b = df.anon.hash_identifiers(key=KEY[::-1], identifiers=["id"])
+    a = df.anon.hash_identifiers(key=KEY, identifiers=["id"], row_order="input")
+    b = df.anon.hash_identifiers(key=KEY[::-1], identifiers=["id"], row_order="input")
     assert (a["id"].dropna() != b["id"].dropna()).all()
     assert a["id"].isna().tolist() == [False, True, False]
 
 
 def test_hash_identifiers_generated_key_is_returned_but_never_leaks(people, tmp_path):
-    out = people.anon.hash_identifiers(**ROLES)
+    out = people.anon.hash_identifiers(**ROLES, row_order="input")
     key = out.anon.info["key"]
     assert isinstance(key, P.SecretKey) and key.nbytes == 32 and out.anon.info["key_generated"]
     raw = bytes(key)
     # reusing the key reproduces the pseudonyms; a second generated key does not
-    again = people.anon.hash_identifiers(key=key, **ROLES)
+    again = people.anon.hash_identifiers(key=key, **ROLES, row_order="input")
     assert again["name"].equals(out["name"])
-    assert people.anon.hash_identifiers(key=raw, **ROLES)["name"].equals(out["name"])
-    other = people.anon.hash_identifiers(**ROLES)
+    assert people.anon.hash_identifiers(key=raw, **ROLES, row_order="input")["name"].equals(out["name"])
+    other = people.anon.hash_identifiers(**ROLES, row_order="input")
     assert not other["name"].equals(out["name"])
     # not in any printed form
     for text in (repr(out), str(out.anon.info), repr(key), str(key), json.dumps(out.attrs)):
@@ -573,21 +573,21 @@ def test_hash_identifiers_generated_key_is_returned_but_never_leaks(people, tmp_
 
 
 def test_hash_identifiers_columns_and_errors(people):
-    out = people.anon.hash_identifiers(["name", "note"], key=KEY, **ROLES)
+    out = people.anon.hash_identifiers(["name", "note"], key=KEY, **ROLES, row_order="input")
     assert out.anon.roles().identifiers == ("name", "note")
     assert out["note"].iloc[0] == hmac.new(KEY, b"a", hashlib.sha256).hexdigest()
     with pytest.raises(InvalidInputError, match="identifiers="):
-        pd.DataFrame({"a": [1]}).anon.hash_identifiers()
+        pd.DataFrame({"a": [1]}).anon.hash_identifiers(row_order="input")
     with pytest.raises(UnknownColumnError, match="nope"):
-        people.anon.hash_identifiers(["nope"], key=KEY, **ROLES)
+        people.anon.hash_identifiers(["nope"], key=KEY, **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="empty"):
-        people.anon.hash_identifiers(key=b"", **ROLES)
+        people.anon.hash_identifiers(key=b"", **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="bytes, str"):
-        people.anon.hash_identifiers(key=12345, **ROLES)
+        people.anon.hash_identifiers(key=12345, **ROLES, row_order="input")
     with pytest.warns(UserWarning, match="only 3 bytes"):
-        people.anon.hash_identifiers(key=b"abc", **ROLES)
+        people.anon.hash_identifiers(key=b"abc", **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="columns"):
-        people.anon.hash_identifiers(["name", "name"], key=KEY, **ROLES)
+        people.anon.hash_identifiers(["name", "name"], key=KEY, **ROLES, row_order="input")
 
 
 # --------------------------------------------------------------------------- str keys (passphrases)
@@ -598,12 +598,12 @@ def test_str_key_is_derived_with_scrypt_and_documented_parameters(people):
     expected_key = hashlib.scrypt(phrase.encode(), salt=b"pdanon.perturb.resolve_key passphrase v1",
                                   n=2**15, r=8, p=1, dklen=32, maxmem=64 * 1024 * 1024)
     assert P.resolve_key(phrase) == (expected_key, False)
-    out = people.anon.hash_identifiers(key=phrase, **ROLES)
+    out = people.anon.hash_identifiers(key=phrase, **ROLES, row_order="input")
     assert out["name"].iloc[0] == hmac.new(expected_key, b"Ann", hashlib.sha256).hexdigest()
     # not the raw UTF-8 bytes any more
     assert out["name"].iloc[0] != hmac.new(phrase.encode(), b"Ann", hashlib.sha256).hexdigest()
     # deterministic: the same passphrase in another release gives the same pseudonyms
-    again = people.iloc[::-1].anon.hash_identifiers(key=phrase, **ROLES)
+    again = people.iloc[::-1].anon.hash_identifiers(key=phrase, **ROLES, row_order="input")
     assert again["name"].iloc[::-1].equals(out["name"])
     # nothing derived from the passphrase is recorded
     info = out.anon.info
@@ -668,7 +668,7 @@ def test_context_column_separates_columns_with_exact_digest():
     df = pd.DataFrame({"patient_phone": ["+79001", "+79002"],
                        "emergency_phone": ["+79001", None]})
     cols = ["patient_phone", "emergency_phone"]
-    out = df.anon.hash_identifiers(key=KEY, context="column", identifiers=cols)
+    out = df.anon.hash_identifiers(key=KEY, context="column", identifiers=cols, row_order="input")
     assert out["patient_phone"][0] != out["emergency_phone"][0]
     # computed independently: 4-byte big-endian length of the context, the context, the value
     msg = (13).to_bytes(4, "big") + b"patient_phone" + b"+79001"
@@ -690,13 +690,13 @@ def test_context_column_separates_columns_with_exact_digest():
 def test_context_same_key_and_context_across_releases():
     jan = pd.DataFrame({"phone": ["+1", "+2", "+3"], "x": [1, 2, 3]})
     feb = pd.DataFrame({"phone": ["+3", "+9", "+1"], "x": [4, 5, 6]})
-    a = jan.anon.hash_identifiers(key=KEY, context="column", identifiers=["phone"])
-    b = feb.anon.hash_identifiers(key=KEY, context={"phone": "phone"}, identifiers=["phone"])
+    a = jan.anon.hash_identifiers(key=KEY, context="column", identifiers=["phone"], row_order="input")
+    b = feb.anon.hash_identifiers(key=KEY, context={"phone": "phone"}, identifiers=["phone"], row_order="input")
     assert b["phone"][0] == a["phone"][2] and b["phone"][2] == a["phone"][0]
     assert b["phone"][1] not in set(a["phone"])
     # a different context (or none) gives unrelated pseudonyms
-    c = feb.anon.hash_identifiers(key=KEY, context="phones-v2", identifiers=["phone"])
-    d = feb.anon.hash_identifiers(key=KEY, identifiers=["phone"])
+    c = feb.anon.hash_identifiers(key=KEY, context="phones-v2", identifiers=["phone"], row_order="input")
+    d = feb.anon.hash_identifiers(key=KEY, identifiers=["phone"], row_order="input")
     assert not set(c["phone"]) & set(b["phone"]) and not set(d["phone"]) & set(b["phone"])
 
 
@@ -711,38 +711,42 @@ def test_context_is_length_prefixed_so_splits_do_not_collide():
 
 
 def test_context_one_str_dict_and_errors(people):
-    one = people.anon.hash_identifiers(["name", "note"], key=KEY, context="clinic-7", **ROLES)
+    one = people.anon.hash_identifiers(["name", "note"], key=KEY, context="clinic-7", **ROLES, row_order="input")
     pre = (8).to_bytes(4, "big") + b"clinic-7"
     assert one["name"].iloc[0] == hmac.new(KEY, pre + b"Ann", hashlib.sha256).hexdigest()
     assert one["note"].iloc[0] == hmac.new(KEY, pre + b"a", hashlib.sha256).hexdigest()
     mixed = people.anon.hash_identifiers(["name", "note"], key=KEY,
-                                         context={"name": "column", "note": None}, **ROLES)
+                                         context={"name": "column", "note": None}, **ROLES, row_order="input")
     assert mixed["name"].iloc[0] == hmac.new(KEY, (4).to_bytes(4, "big") + b"nameAnn",
                                              hashlib.sha256).hexdigest()
     assert mixed["note"].iloc[0] == hmac.new(KEY, b"a", hashlib.sha256).hexdigest()
     with pytest.raises(InvalidInputError, match=r"no context for column\(s\) \['note'\]"):
-        people.anon.hash_identifiers(["name", "note"], key=KEY, context={"name": "x"}, **ROLES)
+        people.anon.hash_identifiers(["name", "note"], key=KEY, context={"name": "x"}, **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match=r"\['zip'\] that are not being hashed"):
-        people.anon.hash_identifiers(key=KEY, context={"name": "x", "zip": "y"}, **ROLES)
+        people.anon.hash_identifiers(key=KEY, context={"name": "x", "zip": "y"}, **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="must not be empty"):
-        people.anon.hash_identifiers(key=KEY, context="", **ROLES)
+        people.anon.hash_identifiers(key=KEY, context="", **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="context must be"):
-        people.anon.hash_identifiers(key=KEY, context=5, **ROLES)
+        people.anon.hash_identifiers(key=KEY, context=5, **ROLES, row_order="input")
     with pytest.raises(InvalidInputError, match="has none|have none"):
         P.hmac_pseudonyms(["a"], KEY, context="column")
     # integer column labels use their decimal text as context
     ints = pd.DataFrame({0: ["a"], 1: ["a"]}).anon.hash_identifiers(
-        key=KEY, context="column", identifiers=[0, 1])
+        key=KEY, context="column", identifiers=[0, 1], row_order="input")
     assert ints[0][0] == hmac.new(KEY, b"\x00\x00\x00\x010a", hashlib.sha256).hexdigest()
 
 
 def test_drop_identifiers(people):
     out = people.anon.drop_identifiers(**ROLES)
     assert list(out.columns) == ["zip", "age", "disease", "note"]
-    assert out.anon.info == {"operation": "drop_identifiers", "dropped": ["name"]}
+    info = out.anon.info
+    assert {k: info[k] for k in ("operation", "dropped", "row_order")} == {
+        "operation": "drop_identifiers", "dropped": ["name"], "row_order": "random"}
+    assert set(info) == {"operation", "dropped", "row_order", "rows_match_input",
+                         "publisher_only"}
     assert out.anon.roles().quasi_identifiers == {"zip": "unordered", "age": "real"}
     assert list(people.columns)[0] == "name"
-    assert pd.DataFrame({"a": [1]}).anon.drop_identifiers().columns.tolist() == ["a"]
+    assert pd.DataFrame({"a": [1]}).anon.drop_identifiers(row_order="input").columns.tolist() == ["a"]
 
 
 # =========================================================================== reference hasher
@@ -776,7 +780,7 @@ def test_dictionary_attack_breaks_unkeyed_sha256_but_not_hmac():
     assert recovered == phones  # every phone number recovered
 
     # pdanon: HMAC-SHA-256 with a secret key
-    out = df.anon.hash_identifiers(identifiers=["phone"])
+    out = df.anon.hash_identifiers(identifiers=["phone"], row_order="input")
     plain = {hashlib.sha256(c.encode()).hexdigest(): c for c in candidates}
     guessed_keys = [b"", b"secret", b"key", b"pdanon", b"0" * 32]
     keyed_guesses = {hmac.new(k, c.encode(), hashlib.sha256).hexdigest()
@@ -877,8 +881,8 @@ def test_compat_randomizer_seed_is_validated_and_resettable():
 def test_shuffle_after_k_anonymize_keeps_k_and_generalized_dtype():
     df = pd.DataFrame({"age": [30, 31, 40, 42, 44, 50], "sex": list("FFMMMF"),
                        "d": list("abcdef")})
-    anon = df.anon.k_anonymize(2, quasi_identifiers=["age", "sex"], sensitive=["d"])
-    out = anon.anon.shuffle(within="equivalence_classes", seed=0)
+    anon = df.anon.k_anonymize(2, quasi_identifiers=["age", "sex"], sensitive=["d"], row_order="input")
+    out = anon.anon.shuffle(within="equivalence_classes", seed=0, row_order="input")
     assert out.anon.info["columns"] == ["d"]
     assert out.dtypes.equals(anon.dtypes)
     assert out[["age", "sex"]].equals(anon[["age", "sex"]])
@@ -886,11 +890,11 @@ def test_shuffle_after_k_anonymize_keeps_k_and_generalized_dtype():
     labels = anon.anon.equivalence_classes().to_numpy()
     for c in np.unique(labels):
         assert multiset(out["d"][labels == c]) == multiset(anon["d"][labels == c])
-    whole = anon.anon.shuffle(seed=0)  # generalized columns can be shuffled too
+    whole = anon.anon.shuffle(seed=0, row_order="input")  # generalized columns can be shuffled too
     assert whole.dtypes.equals(anon.dtypes)
     assert sorted(whole["age"].astype(str)) == sorted(anon["age"].astype(str))
     with pytest.raises(KindError, match="generalized"):
-        anon.anon.randomize(seed=0)
+        anon.anon.randomize(seed=0, row_order="input")
 
 
 def test_a_guessable_seed_is_named():

@@ -151,9 +151,9 @@ def test_df_pram_info_roles_and_seed():
     before = df.copy()
     # age is unique and published as it is: it must be decided (here: on purpose)
     with pytest.raises(pdanon.RoleError, match="'age': unique or nearly"):
-        df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"])
+        df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"], row_order="input")
     out = df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"],
-                       insensitive=["age"])
+                       insensitive=["age"], row_order="input")
     assert df.equals(before)
     assert list(out.columns) == ["sex", "zip", "age"]
     assert out["age"].tolist() == list(range(60)) and same_missing(df["sex"], out["sex"])
@@ -168,8 +168,8 @@ def test_df_pram_info_roles_and_seed():
     assert 0 < info["columns"]["sex"]["expected_kept"] < 1
     json.dumps(info)
     assert out.equals(df.anon.pram(["sex", "zip"], p={"sex": 0.5}, seed=1, identifiers=["id"],
-                                    insensitive=["age"]))
-    assert df.anon.pram("zip", identifiers=["id"], insensitive=["age"]).anon.info[
+                                    insensitive=["age"], row_order="input"))
+    assert df.anon.pram("zip", identifiers=["id"], insensitive=["age"], row_order="input").anon.info[
         "random_source"] == "secrets"
 
 
@@ -177,7 +177,7 @@ def test_pram_matrix_per_column_and_info_given():
     df = pd.DataFrame({"a": ["x", "y"] * 5, "b": ["u", "v"] * 5})
     swap = pd.DataFrame([[0, 1], [1, 0]], index=["x", "y"], columns=["x", "y"])
     out = df.anon.pram(["a", "b"], matrix={"a": swap}, p=1.0, invariant=False, seed=0,
-                       quasi_identifiers=["a", "b"])
+                       quasi_identifiers=["a", "b"], row_order="input")
     assert out["a"].tolist() == ["y", "x"] * 5 and out["b"].tolist() == df["b"].tolist()
     assert out.anon.info["columns"]["a"]["matrix"] == "given"
     assert out.anon.info["columns"]["a"]["p"] is None
@@ -258,7 +258,7 @@ def test_pram_pd_keeps_far_more_cells_than_p_and_says_so():
 def test_top_code_threshold_exact_and_keeps_int_dtype():
     df = pd.DataFrame({"inc": [10, 100, 250, 99], "age": [1, 2, 3, 4]}, index=list("abcd"))
     before = df.copy()
-    out = df.anon.top_code("inc", threshold=100, quasi_identifiers=["inc", "age"])
+    out = df.anon.top_code("inc", threshold=100, quasi_identifiers=["inc", "age"], row_order="input")
     assert df.equals(before)
     assert out["inc"].tolist() == [10, 100, 100, 99] and out["inc"].dtype == np.int64
     assert out.index.tolist() == list("abcd") and out["age"].tolist() == [1, 2, 3, 4]
@@ -292,7 +292,7 @@ def test_top_code_quantile_hand_checked():
     assert out.iloc[:95].tolist() == list(range(1, 96))
     per = pd.DataFrame({"a": np.arange(10), "b": np.arange(10)}).anon.bottom_code(
         ["a", "b"], quantile={"a": 0.2}, threshold={"b": 3}, value={"a": -1},
-        quasi_identifiers=["a", "b"])
+        quasi_identifiers=["a", "b"], row_order="input")
     # the 0.2-quantile of 0..9 is 1.8: the threshold is the value at or above it, 2
     assert per["a"].tolist() == [-1, -1, 2, 3, 4, 5, 6, 7, 8, 9]
     assert per.anon.info["columns"]["a"]["threshold"] == 2.0
@@ -367,9 +367,9 @@ def test_coding_infinite_values():
     fix; a given threshold codes them."""
     df = pd.DataFrame({"x": [1.0, np.inf, 3.0, 4.0]})
     with pytest.raises(InvalidInputError, match=r"column 'x' .*threshold= codes .*1 infinite"):
-        df.anon.top_code("x", quantile=0.9)
-    assert df.anon.top_code("x", threshold=3.5)["x"].tolist() == [1.0, 3.5, 3.0, 3.5]
-    assert df.anon.bottom_code("x", threshold=2.0)["x"].tolist() == [2.0, np.inf, 3.0, 4.0]
+        df.anon.top_code("x", quantile=0.9, row_order="input")
+    assert df.anon.top_code("x", threshold=3.5, row_order="input")["x"].tolist() == [1.0, 3.5, 3.0, 3.5]
+    assert df.anon.bottom_code("x", threshold=2.0, row_order="input")["x"].tolist() == [2.0, np.inf, 3.0, 4.0]
 
 
 # ------------------------------------------------------------------------------ rank swapping
@@ -421,7 +421,7 @@ def test_moore_rule_swaps_farther_than_blocks_and_tails_are_coded():
     assert 27 < dm < 30 and 16.5 < db < 18.5  # 28.4 against 17.3 ranks
     df = pd.DataFrame({"income": [float(v) for v in range(1, 21)], "n": list(range(20))})
     out = df.anon.rank_swap(["income", "n"], p=10, rule="moore", top_percent=10,
-                            bottom_percent=10, seed=3, insensitive=[])
+                            bottom_percent=10, seed=3, insensitive=[], row_order="input")
     info = out.anon.info["columns"]["income"]
     assert info["rule"] == "moore" and info["top_coded"] == 2 and info["bottom_coded"] == 2
     assert out["income"].nsmallest(2).tolist() == [1.5, 1.5]  # (1 + 2) / 2
@@ -429,9 +429,9 @@ def test_moore_rule_swaps_farther_than_blocks_and_tails_are_coded():
     assert sorted(out["income"].iloc[2:18]) == [float(v) for v in range(3, 19)]
     assert out["n"].dtype == df["n"].dtype and sorted(out["n"].iloc[:2]) == [0, 0]  # rounded
     with pytest.raises(InvalidInputError, match="rule must be one of"):
-        df.anon.rank_swap("income", rule="sdc", insensitive=[])
+        df.anon.rank_swap("income", rule="sdc", insensitive=[], row_order="input")
     with pytest.raises(InvalidInputError, match=r"top_percent .* \[0, 50\)"):
-        df.anon.rank_swap("income", top_percent=60, insensitive=[])
+        df.anon.rank_swap("income", top_percent=60, insensitive=[], row_order="input")
 
 
 def test_swap_partners_pairing_rule_exact():
@@ -496,7 +496,7 @@ def test_rank_swap_ordered_categorical_datetime_and_frame():
         "inc": np.linspace(0, 1, 40),
     })
     before = df.copy()
-    out = df.anon.rank_swap(["edu", "day", "inc"], p={"day": 10}, seed=5, identifiers=["id"])
+    out = df.anon.rank_swap(["edu", "day", "inc"], p={"day": 10}, seed=5, identifiers=["id"], row_order="input")
     assert df.equals(before) and "id" not in out.columns
     assert out["edu"].dtype == dtype and same_missing(df["edu"], out["edu"])
     assert out["day"].dtype == df["day"].dtype
@@ -509,7 +509,7 @@ def test_rank_swap_ordered_categorical_datetime_and_frame():
     assert info["identifiers_dropped"] == ["id"]
     json.dumps(info)
     assert out.equals(df.anon.rank_swap(["edu", "day", "inc"], p={"day": 10}, seed=5,
-                                        identifiers=["id"]))
+                                        identifiers=["id"], row_order="input"))
 
 
 def test_rank_swap_errors():
@@ -558,7 +558,7 @@ def test_correlated_noise_covariance_factor_100000_rows():
     # entry has sd <= sqrt((S_ii S_jj + S_ij^2) / n) ~ 0.018 here; tolerance 0.1 (> 5 sd)
     df = mvn_frame()
     out = df.anon.add_noise(["x", "y", "z"], method="correlated", noise=0.5, seed=3,
-                            quasi_identifiers=["x", "y", "z"])
+                            quasi_identifiers=["x", "y", "z"], row_order="input")
     s = np.cov(df.to_numpy(), rowvar=False)
     s_out = np.cov(out[["x", "y", "z"]].to_numpy(), rowvar=False)
     assert np.allclose(s_out, 1.5 * s, atol=0.1)
@@ -578,7 +578,7 @@ def test_additive_noise_variances_100000_rows():
     # variance factor 1 + noise^2 = 1.25; independent noise: covariances kept,
     # correlations shrink by 1 / 1.25
     df = mvn_frame(seed=22)
-    out = df.anon.add_noise(["x", "y", "z"], noise=0.5, seed=4, quasi_identifiers=["x", "y", "z"])
+    out = df.anon.add_noise(["x", "y", "z"], noise=0.5, seed=4, quasi_identifiers=["x", "y", "z"], row_order="input")
     s = np.cov(df.to_numpy(), rowvar=False)
     s_out = np.cov(out.to_numpy(), rowvar=False)
     assert np.allclose(np.diag(s_out), 1.25 * np.diag(s), rtol=0.03)
@@ -644,7 +644,7 @@ def test_local_suppression_hand_checked_and_importance():
     before = df.copy()
     roles = dict(quasi_identifiers=["sex", "zip"], insensitive=["note"])
     # (M, 1) is unique; ties in distinct values: the later column (zip) goes first
-    out = df.anon.local_suppression(2, **roles)
+    out = df.anon.local_suppression(2, **roles, row_order="input")
     assert df.equals(before)
     assert out["zip"].fillna("*").tolist() == ["1", "1", "*", "2", "2"]
     assert out["sex"].tolist() == df["sex"].tolist() and out["note"].tolist() == list("abcde")
@@ -654,10 +654,10 @@ def test_local_suppression_hand_checked_and_importance():
     assert info["order"] == ["zip", "sex"] and info["k_anonymity"] == 2
     json.dumps(info)
     # zip more important: sex is suppressed instead, and (*, 1) matches three rows
-    out = df.anon.local_suppression(2, importance=["zip", "sex"], **roles)
+    out = df.anon.local_suppression(2, importance=["zip", "sex"], **roles, row_order="input")
     assert out["sex"].fillna("*").tolist() == ["F", "F", "*", "M", "M"]
     assert out.anon.info["k_anonymity"] == 2
-    same = df.anon.local_suppression(2, importance={"zip": 1, "sex": 2}, **roles)
+    same = df.anon.local_suppression(2, importance={"zip": 1, "sex": 2}, **roles, row_order="input")
     assert same.equals(out)
 
 
@@ -671,7 +671,7 @@ def test_local_suppression_fallback_rounds_hand_checked():
 
 def test_local_suppression_keeps_missing_and_makes_ints_nullable():
     df = pd.DataFrame({"age": [30, 30, 40, 50, 50], "zip": ["1", None, "1", "2", "2"]})
-    out = df.anon.local_suppression(2, quasi_identifiers=["age", "zip"])
+    out = df.anon.local_suppression(2, quasi_identifiers=["age", "zip"], row_order="input")
     assert out["age"].dtype == "Int64"
     assert out["zip"].isna()[1]                       # missing stays missing
     kept = out.notna().to_numpy()                     # a present cell is kept or suppressed
@@ -686,13 +686,13 @@ def test_local_suppression_missing_cells_already_are_wildcards():
     # (_, 1) matches every row: the blank makes the table 3-anonymous with nothing suppressed,
     # although with missing as a value it is a class of one
     df = pd.DataFrame({"sex": ["F", "F", None], "zip": ["1", "1", "1"]})
-    out = df.anon.local_suppression(3, quasi_identifiers=["sex", "zip"])
+    out = df.anon.local_suppression(3, quasi_identifiers=["sex", "zip"], row_order="input")
     info = out.anon.info
     assert info["cells_suppressed"] == 0 and info["k_anonymity"] == 3
     assert info["k_anonymity_value"] == 1 and info["missing"] == "wildcard"
     # (M, _) matches only rows with sex M: its sex goes, its blank zip stays blank
     df = pd.DataFrame({"sex": ["F", "F", "M"], "zip": ["1", "1", None]})
-    out = df.anon.local_suppression(2, quasi_identifiers=["sex", "zip"])
+    out = df.anon.local_suppression(2, quasi_identifiers=["sex", "zip"], row_order="input")
     assert out["sex"].isna().tolist() == [False, False, True]
     assert out["zip"].isna().tolist() == [False, False, True]
     assert out.anon.info["cells_suppressed"] == 1 and out.anon.info["k_anonymity"] == 3
@@ -701,7 +701,7 @@ def test_local_suppression_missing_cells_already_are_wildcards():
 
 def test_local_suppression_nothing_to_do():
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [1, 1, 2, 2]})
-    out = df.anon.local_suppression(2, quasi_identifiers=["a", "b"])
+    out = df.anon.local_suppression(2, quasi_identifiers=["a", "b"], row_order="input")
     assert out.equals(df) and out.anon.info["cells_suppressed"] == 0
 
 
@@ -716,9 +716,9 @@ def test_local_suppression_properties(rows, k):
     roles = dict(quasi_identifiers=["a", "b", "c"], insensitive=["other"])
     if len(df) < k:
         with pytest.raises(InfeasibleError):
-            df.anon.local_suppression(k, **roles)
+            df.anon.local_suppression(k, **roles, row_order="input")
         return
-    out = df.anon.local_suppression(k, **roles)
+    out = df.anon.local_suppression(k, **roles, row_order="input")
     assert wildcard_k(out, "abc") >= k
     assert out["other"].tolist() == df["other"].tolist()
     was_na, now_na = df[list("abc")].isna().to_numpy(), out[list("abc")].isna().to_numpy()

@@ -100,7 +100,7 @@ def test_the_way_back_is_never_written(tmp_path):
     path = tmp_path / "out.parquet"
     out.to_parquet(path, index=False)
     raw = path.read_bytes()
-    for word in (b"input_rows", b"step_rows", b"input_index", b"step_index"):
+    for word in (b"first_rows", b"step_rows", b"first_index", b"step_index"):
         assert word not in raw
     back = pd.read_parquet(path)
     assert back.anon.info["row_order"] == "random"

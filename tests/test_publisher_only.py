@@ -30,7 +30,7 @@ QI = {"age": "real", "sex": "unordered"}
 def released():
     rng = np.random.default_rng(4)
     df = pd.DataFrame({"age": rng.integers(20, 60, 300), "sex": rng.choice(["F", "M"], 300)})
-    out = df.anon.k_anonymize(5, algorithm="mondrian", method="aggregate", quasi_identifiers=QI)
+    out = df.anon.k_anonymize(5, algorithm="mondrian", method="aggregate", quasi_identifiers=QI, row_order="input")
     return df, out, out.anon.explain(df)
 
 

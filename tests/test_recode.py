@@ -118,7 +118,7 @@ def test_recode_column_dispatches_and_masks_missing_rows():
 
 def test_unordered_generalization_gives_sets():
     df = pd.DataFrame({"c": ["x", "y", "x", "y"], "n": [1, 1, 2, 2]})
-    out = df.anon.k_anonymize(2, quasi_identifiers={"c": "unordered", "n": "real"})
+    out = df.anon.k_anonymize(2, quasi_identifiers={"c": "unordered", "n": "real"}, row_order="input")
     assert out["c"].astype(str).tolist() == ["{x, y}", "{x, y}", "{x, y}", "{x, y}"]
     assert out["n"].astype(str).tolist() == ["1", "1", "2", "2"]
 
@@ -135,7 +135,7 @@ def test_aggregate_ordered_takes_middle_of_sorted_group_and_mode_ties_first_met(
 
 def test_aggregate_keeps_constant_real_groups_exact():
     df = pd.DataFrame({"x": [0.1] * 3 + [0.7] * 3})
-    out = df.anon.k_anonymize(3, method="aggregate", algorithm="nearest")
+    out = df.anon.k_anonymize(3, method="aggregate", algorithm="nearest", row_order="input")
     assert out["x"].tolist() == [0.1] * 3 + [0.7] * 3
     assert out.anon.info["changed_cells"] == 0
 

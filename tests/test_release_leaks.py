@@ -128,10 +128,10 @@ def _anonymize(df, face: str, algorithm: str, method: str) -> pd.DataFrame:
     if algorithm == "group_join":
         kw["seed"] = SEED
     if face == "k_anonymize":
-        return df.anon.k_anonymize(3, **kw)
+        return df.anon.k_anonymize(3, **kw, row_order="input")
     if face == "l_diversify":
-        return df.anon.l_diversify(2, k=3, **kw)
-    return df.anon.t_close(0.5, k=3, **kw)
+        return df.anon.l_diversify(2, k=3, **kw, row_order="input")
+    return df.anon.t_close(0.5, k=3, **kw, row_order="input")
 
 
 def test_every_supported_combination_is_covered():
@@ -175,7 +175,7 @@ def test_datafly_suppressed_zip_is_not_in_the_extension_metadata(tmp_path):
     extension metadata used to list RARE among its categories."""
     df = _frame().assign(zip=lambda d: d["zip"].astype(str))  # plain strings this time
     # RARE fails k = 2; suppressed with the smallest class (two rows), three rows in all
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3, **ROLES)
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3, **ROLES, row_order="input")
     assert out.anon.info["suppressed_rows"] == 3
     assert out["zip"].isna().tolist() == [False] * 6 + [True] * 3
     assert isinstance(out["zip"].dtype, GeneralizationDtype)
@@ -217,7 +217,7 @@ def test_empty_frame_publishes_no_category(tmp_path):
 
 def test_generalize_files_hold_no_unused_category(tmp_path):
     df = _frame()
-    out = df.anon.generalize({"zip": 1, "age": 1}, hierarchies=HIERARCHIES, **ROLES)
+    out = df.anon.generalize({"zip": 1, "age": 1}, hierarchies=HIERARCHIES, **ROLES, row_order="input")
     assert out["zip"].astype(str).tolist() == ["10001"] * 8 + [RARE]
     assert list(out["zip"].dtype.categories) == ["10001", RARE]
     assert list(out["disease"].cat.categories) == ["flu", "cold"]  # an untouched column too
@@ -522,7 +522,7 @@ def test_report_digest_does_not_give_suppressed_cells_back():
     99900-99999 only, to keep the test short: the whole space is 1,000 times as many guesses,
     seconds in C)."""
     df = _outlier_table()
-    out = df.anon.local_suppression(3, quasi_identifiers=QI_AZ)
+    out = df.anon.local_suppression(3, quasi_identifiers=QI_AZ, row_order="input")
     assert out.anon.info["cells_suppressed"] == 2
     assert out.loc[OUTLIER, ["age", "zip"]].isna().all()
     guesses = (range(0, 121), [str(z) for z in range(99900, 100000)])
@@ -544,7 +544,7 @@ def test_local_suppression_report_is_the_same_whatever_the_hidden_cells_held():
     pairs = []
     for age, zip_code in ((97, "99917"), (105, "99950")):
         df = _outlier_table(age, zip_code)
-        pairs.append((df, df.anon.local_suppression(3, quasi_identifiers=QI_AZ)))
+        pairs.append((df, df.anon.local_suppression(3, quasi_identifiers=QI_AZ, row_order="input")))
     _same_release_same_report(pairs)
 
 
@@ -585,7 +585,7 @@ def test_top_code_quantile_threshold_gives_no_hidden_value_from_parquet(tmp_path
 
 def test_bottom_code_quantile_threshold_is_a_published_value():
     df = pd.DataFrame({"x": [1.0, 2.0, 4.0, 8.0, 16.0]})
-    out = df.anon.bottom_code("x", quantile=0.3)  # numpy's interpolated 0.3 quantile: 2.4
+    out = df.anon.bottom_code("x", quantile=0.3, row_order="input")  # numpy's interpolated 0.3 quantile: 2.4
     assert out["x"].tolist() == [4.0, 4.0, 4.0, 8.0, 16.0]
     assert out.anon.info["columns"]["x"]["threshold"] == 4.0
 
@@ -632,14 +632,14 @@ def test_top_coded_report_is_the_same_whatever_the_hidden_income():
     for hidden in (HIDDEN_INCOME, 2_500_000):
         df = _incomes(hidden)
         pairs.append((df, df.anon.top_code("income", quantile=0.99975,
-                                           quasi_identifiers=["age"])))
+                                           quasi_identifiers=["age"], row_order="input")))
     _same_release_same_report(pairs)
     # a given replacement: a hidden value equal to it is not told apart by the counts
     pairs = []
     for hidden in (150_000, 160_000):
         df = _incomes(hidden)
         pairs.append((df, df.anon.top_code("income", threshold=100_000, value=150_000,
-                                           quasi_identifiers=["age"])))
+                                           quasi_identifiers=["age"], row_order="input")))
     _same_release_same_report(pairs)
 
 
@@ -658,7 +658,7 @@ def _optimal(df):
 
     return df.anon.k_anonymize(3, algorithm="optimal", max_suppressed_rows=3,
                                hierarchies={"age": intervals([5, 10, 20]), "zip": masking()},
-                               quasi_identifiers=QI_AZ)
+                               quasi_identifiers=QI_AZ, row_order="input")
 
 
 def _spans_from_report(report: dict, release: pd.DataFrame) -> list:
@@ -755,7 +755,7 @@ def test_report_does_not_tell_suppressed_cells_from_missing_ones():
     wildcard); the report must not tell them apart: its suppressed-rows section and every
     row it names are the same whether the blank cells held values or not."""
     df = _with_missing_ages(_outlier_table())
-    out = df.anon.local_suppression(3, quasi_identifiers=QI_AZ)
+    out = df.anon.local_suppression(3, quasi_identifiers=QI_AZ, row_order="input")
     blank = out[["age", "zip"]].isna().any(axis=1)
     assert blank.sum() == 4 and blank[OUTLIER]
     rep = out.anon.report(df)
@@ -787,7 +787,7 @@ def test_explain_gives_originals_back_and_says_it_is_for_the_publisher_only(tmp_
     rng = np.random.default_rng(4)
     df = pd.DataFrame({"age": rng.integers(20, 60, 200), "smoker": rng.integers(0, 2, 200)})
     out = df.anon.k_anonymize(5, algorithm="mondrian", method="aggregate",
-                              quasi_identifiers={"age": "real", "smoker": "unordered"})
+                              quasi_identifiers={"age": "real", "smoker": "unordered"}, row_order="input")
     ex = out.anon.explain(df)
     flipped = ex["aggregated"].str.contains("smoker").to_numpy()
     recovered = np.where(flipped, 1 - out["smoker"].to_numpy(), out["smoker"].to_numpy())
@@ -814,14 +814,14 @@ from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 OPERATIONS = {
-    "local_suppression": lambda d: d.anon.local_suppression(2, quasi_identifiers=QI_AZ),
+    "local_suppression": lambda d: d.anon.local_suppression(2, quasi_identifiers=QI_AZ, row_order="input"),
     "suppress": lambda d: d.anon.k_anonymize(2, algorithm="mondrian", method="suppress",
-                                             quasi_identifiers=QI_AZ),
+                                             quasi_identifiers=QI_AZ, row_order="input"),
     "generalize": lambda d: d.anon.k_anonymize(2, algorithm="mondrian",
-                                               quasi_identifiers=QI_AZ),
+                                               quasi_identifiers=QI_AZ, row_order="input"),
     "datafly": lambda d: d.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=2,
-                                            quasi_identifiers=QI_AZ),
-    "top_code": lambda d: d.anon.top_code("age", threshold=6, quasi_identifiers=QI_AZ),
+                                            quasi_identifiers=QI_AZ, row_order="input"),
+    "top_code": lambda d: d.anon.top_code("age", threshold=6, quasi_identifiers=QI_AZ, row_order="input"),
 }
 
 
@@ -889,7 +889,7 @@ def test_labels_release_records_no_band_of_a_suppressed_age(tmp_path):
     df = _age_outlier_table()
     out = df.anon.k_anonymize(3, algorithm="optimal", max_suppressed_rows=3, labels=True,
                               hierarchies={"age": intervals([5, 10, 20]), "zip": masking()},
-                              quasi_identifiers=QI_AZ)
+                              quasi_identifiers=QI_AZ, row_order="input")
     assert out.anon.info["suppressed_rows"] == 3 and out.iloc[-1].isna().all()
     bands = out.anon.info["label_ranges"]["age"]
     shown = set(out["age"].dropna().astype(str))

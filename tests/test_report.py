@@ -31,23 +31,23 @@ def patients(n: int = 300) -> pd.DataFrame:
 
 
 FACES = {
-    "mondrian": lambda df: df.anon.k_anonymize(5, algorithm="mondrian", **ROLES),
+    "mondrian": lambda df: df.anon.k_anonymize(5, algorithm="mondrian", **ROLES, row_order="input"),
     "optimal": lambda df: df.anon.k_anonymize(5, algorithm="optimal", hierarchies=H,
-                                              max_suppressed_rows=0.05, **ROLES),
+                                              max_suppressed_rows=0.05, **ROLES, row_order="input"),
     "datafly": lambda df: df.anon.k_anonymize(5, algorithm="datafly", max_suppressed_rows=6,
-                                              **ROLES),
+                                              **ROLES, row_order="input"),
     "group_join": lambda df: df.anon.k_anonymize(4, algorithm="group_join", seed=SEED,
-                                                 **ROLES),
-    "l_diversify": lambda df: df.anon.l_diversify(2, k=3, **ROLES),
-    "t_close": lambda df: df.anon.t_close(0.4, k=3, **ROLES),
+                                                 **ROLES, row_order="input"),
+    "l_diversify": lambda df: df.anon.l_diversify(2, k=3, **ROLES, row_order="input"),
+    "t_close": lambda df: df.anon.t_close(0.4, k=3, **ROLES, row_order="input"),
     "suppress": lambda df: df.anon.k_anonymize(3, method="suppress", algorithm="mondrian",
-                                               **ROLES),
-    "microaggregate": lambda df: df.anon.microaggregate(3, **ROLES),
-    "add_noise": lambda df: df.anon.add_noise(columns=["age"], seed=SEED, **ROLES),
-    "local_suppression": lambda df: df.anon.local_suppression(3, **ROLES),
-    "pram": lambda df: df.anon.pram(columns=["gender"], seed=SEED, **ROLES),
+                                               **ROLES, row_order="input"),
+    "microaggregate": lambda df: df.anon.microaggregate(3, **ROLES, row_order="input"),
+    "add_noise": lambda df: df.anon.add_noise(columns=["age"], seed=SEED, **ROLES, row_order="input"),
+    "local_suppression": lambda df: df.anon.local_suppression(3, **ROLES, row_order="input"),
+    "pram": lambda df: df.anon.pram(columns=["gender"], seed=SEED, **ROLES, row_order="input"),
     "generalize": lambda df: df.anon.generalize({"age": 1, "zipcode": 2}, hierarchies=H,
-                                                **ROLES),
+                                                **ROLES, row_order="input"),
 }
 
 
@@ -151,7 +151,7 @@ def test_datafly_suppressed_rows_by_hand():
     # the lone (90, RARE-Z) fails k = 3; withheld alone it would be a class of one row, so
     # the smallest class (age 30, first seen of the two of three rows) is withheld with it
     out = df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=4,
-                              quasi_identifiers=["age", "zip"], sensitive=["d"])
+                              quasi_identifiers=["age", "zip"], sensitive=["d"], row_order="input")
     rep = out.anon.report(df)
     assert rep.suppressed.to_dict(orient="records") == [
         {"reason": "datafly withholds outliers whose class would not satisfy k-anonymity, "

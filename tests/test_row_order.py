@@ -28,7 +28,7 @@ def test_neighbours_give_hidden_cells_back_when_the_export_was_sorted():
         if order == "sorted":
             df = df.sort_values(["zip", "age"]).reset_index(drop=True)
         out = df.anon.k_anonymize(5, quasi_identifiers=QIS, sensitive=["dx"],
-                                  method="suppress", algorithm="mondrian")
+                                  method="suppress", algorithm="mondrian", row_order="input")
         hidden = out["zip"].isna().to_numpy()
         assert hidden.sum() >= 20
         guess = out["zip"].ffill().bfill()
@@ -41,8 +41,11 @@ def test_neighbours_give_hidden_cells_back_when_the_export_was_sorted():
     assert any("sorted or grouped on 'zip'" in h for h in out.anon.report().verdict["hazards"])
     published = out.anon.in_random_order(seed=0)
     assert not any("sorted or grouped" in h for h in published.anon.check().hazards)
-    order = published.index.to_numpy()
-    assert order.tolist() == list(range(len(out)))
+    assert published.index.tolist() == [f"r{i}" for i in range(len(out))]
+    # the default: every anonymizer already returns its rows so
+    default = df.anon.k_anonymize(5, quasi_identifiers=QIS, sensitive=["dx"],
+                                  method="suppress", algorithm="mondrian")
+    assert not any("sorted or grouped" in h for h in default.anon.check().hazards)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -71,16 +74,16 @@ def test_sorted_and_grouped_columns_are_found():
 
 def test_in_random_order_keeps_the_cells_and_says_the_rows_moved():
     df = _export(60)
-    out = df.anon.k_anonymize(5, quasi_identifiers=QIS, sensitive=["dx"])
+    out = df.anon.k_anonymize(5, quasi_identifiers=QIS, sensitive=["dx"], row_order="input")
     a, b = in_random_order(out, seed=1), out.anon.in_random_order()
     for shuffled in (a, b):
-        assert shuffled.index.equals(pd.RangeIndex(len(out)))
+        assert shuffled.index.tolist() == [f"r{i}" for i in range(len(out))]
         pd.testing.assert_frame_equal(
             shuffled.astype(str).sort_values(list(out.columns)).reset_index(drop=True),
             out.astype(str).sort_values(list(out.columns)).reset_index(drop=True))
         info = shuffled.anon.info
         assert info["rows_match_input"] is False and info["row_order"] == "random"
         assert shuffled.anon.k_anonymity() == out.anon.k_anonymity()
-    assert "row_order" not in out.anon.info  # the release itself is not changed
-    with pytest.raises(pdanon.InvalidInputError, match="random order"):
-        a.anon.metrics(original=df)
+    assert out.anon.info["row_order"] == "input"  # the release itself is not changed
+    # the way back is kept, so the shuffled frame still compares with the input
+    pd.testing.assert_frame_equal(a.anon.metrics(original=df), out.anon.metrics(original=df))

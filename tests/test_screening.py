@@ -415,24 +415,24 @@ def test_an_index_of_record_ids_is_refused_before_anything_is_published():
                       index=pd.Index([f"MRN{i:05d}" for i in range(100)], name="mrn"))
     roles = dict(quasi_identifiers={"age": "real", "sex": "unordered"}, sensitive=["dx"])
     with pytest.raises(pdanon.RoleError) as caught:
-        df.anon.k_anonymize(5, **roles)
+        df.anon.k_anonymize(5, **roles, row_order="input")
     text = str(caught.value)
     assert "index level 'mrn': its name looks like an identifier; no value repeats in 100 " \
            "rows" in text
     assert "df.reset_index(drop=True) drops it" in text
     assert "MRN00" not in text  # the evidence never shows a value
-    out = df.reset_index(drop=True).anon.k_anonymize(5, **roles)
+    out = df.reset_index(drop=True).anon.k_anonymize(5, **roles, row_order="input")
     assert out.index.equals(pd.RangeIndex(100))
     # an unnamed index of unique text, dates of birth, or a MultiIndex level: refused too
     for index in (pd.Index([f"P{i}" for i in range(100)]),
                   pd.MultiIndex.from_arrays([np.arange(100), pd.date_range(
                       "1950-01-01", periods=100)], names=[None, "dob"])):
         with pytest.raises(pdanon.RoleError, match="the index looks like it identifies"):
-            df.set_axis(index).anon.k_anonymize(5, **roles)
+            df.set_axis(index).anon.k_anonymize(5, **roles, row_order="input")
     # row numbers (a RangeIndex, or the integers a filter leaves) and repeated labels pass
     kept = df.reset_index(drop=True)
-    assert len(kept[kept["age"] > 30].anon.k_anonymize(5, **roles))
-    assert len(df.set_axis(pd.Index(["a", "b"] * 50, name="ward")).anon.k_anonymize(5, **roles))
+    assert len(kept[kept["age"] > 30].anon.k_anonymize(5, **roles, row_order="input"))
+    assert len(df.set_axis(pd.Index(["a", "b"] * 50, name="ward")).anon.k_anonymize(5, **roles, row_order="input"))
 
 
 def test_the_index_is_not_examined_by_the_measures():

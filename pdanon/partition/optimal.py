@@ -97,7 +97,7 @@ Example
 ...                           hierarchies={"zip": masking(), "age": intervals([10])})
 >>> out.anon.info["levels"]
 {'zip': 1, 'age': 1}
->>> out["zip"].astype(str).tolist()
+>>> sorted(out["zip"].astype(str))
 ['{10001, 10002}', '{10001, 10002}', '{10011, 10012}', '{10011, 10012}']
 """
 

@@ -20,8 +20,10 @@ data back and measure it again.
    SHA-256 of every file's bytes beside the serialization digest;
 5. the **recoding** (``recoding.json``) when asked.
 
-No file is written before the verdict, and a failure while writing removes what this call
-wrote. Existing files are never replaced unless ``overwrite=True``.
+No file is written before the verdict. Every file is written under a temporary name beside
+its place and moved into place only when all are written, read back and checked, so a failure
+leaves the folder as it was. Existing files are never replaced unless ``overwrite=True``, and
+a path that is not a regular file (a device, a FIFO) is refused.
 
 Example
 -------
@@ -101,11 +103,18 @@ def _failed(verdict) -> str:
 
 
 def _same_verdict(first, again) -> bool:
-    if bool(first.passed) != bool(again.passed) or len(first.criteria) != len(again.criteria):
+    """Does the file read back (``again``) measure what the frame did (``first``)? Every
+    criterion both list has the same figure, and the file does not fail where the frame
+    passed. (A criterion only the frame lists comes from publisher-only findings, such as
+    the channels measured against the original, which no file carries.)"""
+    if bool(first.passed) and not bool(again.passed):
         return False
-    a = pd.to_numeric(first.criteria["measured"], errors="coerce").to_numpy(dtype=float)
-    b = pd.to_numeric(again.criteria["measured"], errors="coerce").to_numpy(dtype=float)
-    return bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
+    a = first.criteria.set_index("criterion")["measured"]
+    b = again.criteria.set_index("criterion")["measured"]
+    both = a.index.intersection(b.index)
+    x = pd.to_numeric(a[both], errors="coerce").to_numpy(dtype=float)
+    y = pd.to_numeric(b[both], errors="coerce").to_numpy(dtype=float)
+    return bool(np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True))
 
 
 def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool = True,
@@ -200,8 +209,17 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         raise PublishError(f"the release fails its policy ({_failed(verdict)}); nothing was "
                            f"written. Anonymize further, or pass force=True to write it "
                            f"anyway (the report then says so)")
-    written: list = []
+    odd = [p for p in paths.values() if os.path.lexists(p) and not os.path.isfile(p)]
+    if odd:
+        raise PublishError(f"{odd} exist and are not regular files (a device, a FIFO, a "
+                           f"folder): publish writes files it can read back; give file paths")
     names = {key: os.path.basename(p) for key, p in paths.items()}
+    final_paths, written = paths, []
+    # every file is written under a temporary name beside its place, read back from there,
+    # and moved into place only when all of them are written and checked: a failure leaves
+    # the folder as it was (the temporary files removed), never half a release
+    tag = os.urandom(4).hex()
+    paths = {key: f"{p}.pdanon-{tag}.tmp" for key, p in final_paths.items()}
     try:
         for p in paths.values():
             os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
@@ -228,14 +246,17 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
                 _write_text(paths["report"], rep.to_html(), written)
             if "report_json" in paths:
                 _write_text(paths["report_json"], rep.to_json(), written)
+        for key, path in paths.items():
+            os.replace(path, final_paths[key])
     except BaseException:
         for path in written:
             try:
-                os.remove(path)
+                if os.path.isfile(path):
+                    os.remove(path)
             except OSError:
                 pass
         raise
-    files = {names[key]: _sha256(path) for key, path in paths.items()}
+    files = {names[key]: _sha256(path) for key, path in final_paths.items()}
     final = check(next(iter(back.values())), verdict.policy)
     return Publication(folder=folder, files=files, verdict=final, report=rep,
                        forced=bool(force and not verdict.passed))

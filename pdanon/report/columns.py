@@ -18,7 +18,7 @@ Example
 >>> facts = column_facts(out, df, {"age": "real"}, out.anon.info)[0]
 >>> facts["mean_width"], facts["relative_width"]     # ranges [30, 31], [40, 42] of 30..42
 (1.5, 0.125)
->>> published_loss(out, df, {"age": "real"})         # (1 + 1 + 2 + 2) / 12 / 4 rows
+>>> round(published_loss(out, df, {"age": "real"}), 12)  # (1 + 1 + 2 + 2) / 12 / 4 rows
 0.125
 """
 

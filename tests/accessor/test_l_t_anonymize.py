@@ -37,7 +37,7 @@ def cells(series: pd.Series) -> list:
 
 def test_seed_l_diversity_aggregation():
     out = seed_l().anon.l_diversify(2, k=2, method="aggregate", algorithm="nearest",
-                                    quasi_identifiers=QI4, sensitive=["s"])
+                                    quasi_identifiers=QI4, sensitive=["s"], row_order="input")
     # cp2025 AggregationLDiversityTimeOptimal: d -> 1, 1, 2.5, 2.5; 2 replaced
     assert out["d"].tolist() == [1.0, 1.0, 2.5, 2.5]
     assert out["s"].tolist() == [1, 2, 2, 1]
@@ -46,10 +46,10 @@ def test_seed_l_diversity_aggregation():
 
 def test_seed_l_diversity_generalization_and_suppression():
     gen = seed_l().anon.l_diversify(2, k=2, algorithm="nearest", quasi_identifiers=QI4,
-                                    sensitive=["s"])
+                                    sensitive=["s"], row_order="input")
     assert cells(gen["d"]) == [1, 1, (2, 3), (2, 3)]
     sup = seed_l().anon.l_diversify(2, k=2, method="suppress", algorithm="nearest",
-                                    quasi_identifiers=QI4, sensitive=["s"])
+                                    quasi_identifiers=QI4, sensitive=["s"], row_order="input")
     assert sup["d"].isna().tolist() == [False, False, True, True]
     assert sup.anon.info["changed_cells"] == 2
 
@@ -181,16 +181,16 @@ def _run(df, algorithm, method, model, k):
     qi = {"a": "real", "b": "unordered", "c": "ordered"}
     common = dict(algorithm=algorithm, method=method, quasi_identifiers=qi, sensitive=["s"])
     if model == "k":
-        return df.anon.k_anonymize(k, **common)
+        return df.anon.k_anonymize(k, **common, row_order="input")
     if model == "distinct":
-        return df.anon.l_diversify(2, k=k, **common)
+        return df.anon.l_diversify(2, k=k, **common, row_order="input")
     if model == "entropy":
-        return df.anon.l_diversify(1.5, k=k, variant="entropy", **common)
+        return df.anon.l_diversify(1.5, k=k, variant="entropy", **common, row_order="input")
     if model == "recursive":
-        return df.anon.l_diversify(2, k=k, variant="recursive", c=2, **common)
+        return df.anon.l_diversify(2, k=k, variant="recursive", c=2, **common, row_order="input")
     if model == "t_emd":
-        return df.anon.t_close(0.3, k=k, **common)
-    return df.anon.t_close(0.2, k=k, distance="jensen_shannon", **common)
+        return df.anon.t_close(0.3, k=k, **common, row_order="input")
+    return df.anon.t_close(0.2, k=k, distance="jensen_shannon", **common, row_order="input")
 
 
 def _holds(out, model, k, rows):

@@ -494,33 +494,33 @@ def _same(frame: pd.DataFrame, rows) -> bool:
 
 ACCESSOR = {
     "AggregationKAnonymityTimeOptimal": lambda: FOUR.anon.k_anonymize(
-        2, method="aggregate", algorithm="nearest", quasi_identifiers=REAL4),
+        2, method="aggregate", algorithm="nearest", quasi_identifiers=REAL4, row_order="input"),
     "AggregationLDiversityTimeOptimal": lambda: FIVE.anon.l_diversify(
         2, k=2, method="aggregate", algorithm="nearest", quasi_identifiers=REAL4,
-        sensitive=["s"]),
-    "Datafly": lambda: FOUR.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=REAL4),
+        sensitive=["s"], row_order="input"),
+    "Datafly": lambda: FOUR.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=REAL4, row_order="input"),
     "GeneralizationGreedyByOneEqualSizedGroups": lambda: FOUR.anon.k_anonymize(
-        2, algorithm="equal_groups", quasi_identifiers=REAL4),
+        2, algorithm="equal_groups", quasi_identifiers=REAL4, row_order="input"),
     "GeneralizationKAnonymityTimeOptimal": lambda: FOUR.anon.k_anonymize(
-        2, method="generalize", algorithm="nearest", quasi_identifiers=REAL4),
+        2, method="generalize", algorithm="nearest", quasi_identifiers=REAL4, row_order="input"),
     "GeneralizationLDiversityTimeOptimal": lambda: FIVE.anon.l_diversify(
         2, k=2, method="generalize", algorithm="nearest", quasi_identifiers=REAL4,
-        sensitive=["s"]),
+        sensitive=["s"], row_order="input"),
     "SuppressionKAnonymityTimeOptimal": lambda: FOUR.anon.k_anonymize(
-        2, method="suppress", algorithm="nearest", quasi_identifiers=REAL4),
+        2, method="suppress", algorithm="nearest", quasi_identifiers=REAL4, row_order="input"),
     "SuppressionLDiversityTimeOptimal": lambda: FIVE.anon.l_diversify(
         2, k=2, method="suppress", algorithm="nearest", quasi_identifiers=REAL4,
-        sensitive=["s"]),
+        sensitive=["s"], row_order="input"),
     "SuppressionKAnonymityBaseline": lambda: FOUR.anon.k_anonymize(
-        2, method="suppress", algorithm="exact"),
+        2, method="suppress", algorithm="exact", row_order="input"),
     "SuppressionLDiversityBaseline": lambda: FIVE.anon.l_diversify(
-        2, k=2, method="suppress", algorithm="exact", sensitive=["s"]),
+        2, k=2, method="suppress", algorithm="exact", sensitive=["s"], row_order="input"),
     "SuppressionTClosenessBaseline": lambda: TCL.anon.t_close(
         0.075, k=2, distance="reference", method="suppress", algorithm="exact",
-        sensitive={"s": "unordered"}),
+        sensitive={"s": "unordered"}, row_order="input"),
     "GroupJoin": lambda: TCL.anon.t_close(
         0.075, k=2, distance="reference", method="aggregate", algorithm="group_join",
-        quasi_identifiers=REAL4, sensitive={"s": "unordered"}, seed=0),
+        quasi_identifiers=REAL4, sensitive={"s": "unordered"}, seed=0, row_order="input"),
 }
 
 
@@ -542,23 +542,23 @@ def test_accessor_forms_of_the_other_examples(reference):
     frame = pd.DataFrame(ns["df"], columns=["id", "x", "q", "s", "tag"])
     hashed = frame.anon.hash_identifiers(key=b"0123456789abcdef0123456789abcdef",
                                          identifiers=["id", "x", "tag"], quasi_identifiers=["q"],
-                                         sensitive=["s"])
+                                         sensitive=["s"], row_order="input")
     assert hashed["id"].str.len().eq(64).all() and (hashed["q"] == frame["q"]).all()
     assert hashed["id"].iloc[0] != ns["hashed_df"][0][0]
     # Randomization
     df = pd.DataFrame([[1, "a", 0.1], [0, "a", 0], [3, "b", 0.3], [5, "b", 0.5]],
                       columns=["r", "u", "o"])
     rnd = df.anon.randomize(seed=0, quasi_identifiers={"r": "real", "u": "unordered",
-                                                       "o": "ordered"})
+                                                       "o": "ordered"}, row_order="input")
     assert rnd["r"].between(0, 5).all() and rnd["u"].isin(["a", "b"]).all()
     # Shuffler / ShufflerInBatches
-    sh = FOUR.anon.shuffle(["b", "c", "d"], seed=0, identifiers=["a"], keep_identifiers=True)
+    sh = FOUR.anon.shuffle(["b", "c", "d"], seed=0, identifiers=["a"], keep_identifiers=True, row_order="input")
     assert sorted(sh["d"]) == sorted(FOUR["d"])
     batches = pd.DataFrame([[1, 1, 2, 1], [1, 1, 2, 2], [3, 3, 4, 3], [3, 3, 4, 4]],
                            columns=["i0", "i1", "q", "s"])
     sb = batches.anon.shuffle(["s"], within="equivalence_classes", seed=0,
                               identifiers=["i0", "i1"], quasi_identifiers=["q"],
-                              sensitive=["s"], keep_identifiers=True)
+                              sensitive=["s"], keep_identifiers=True, row_order="input")
     assert sorted(sb["s"][:2]) == [1, 2] and sorted(sb["s"][2:]) == [3, 4]
     # GeneralizationRange: the generalization dtype holds such cells natively
     s = pd.Series([GR(1, 4, "real"), 5], dtype="generalization[real]")

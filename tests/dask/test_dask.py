@@ -50,7 +50,7 @@ def adult():
 
 @pytest.fixture(scope="module")
 def adult_anon(adult):
-    return adult.anon.k_anonymize(5, algorithm="mondrian")
+    return adult.anon.k_anonymize(5, algorithm="mondrian", row_order="input")
 
 
 def ddf_of(df, n=4):
@@ -411,7 +411,7 @@ def test_categorical_boolean_date_and_integer_quasi_identifiers():
         "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 50, n), "D"),
         "x": rng.integers(0, 100, n), "s": rng.choice(list("pq"), n)})
     qis = {"c": "unordered", "b": "unordered", "d": "ordered", "x": "real"}
-    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"])
+    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"], row_order="input")
     ddf = ddf_of(df, 3)
     got = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"],
                                max_rows_per_part=10**9).compute()

@@ -50,7 +50,7 @@ def cells(series) -> list:
 def pandas_result(df, qi, k=2, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return df.anon.k_anonymize(k, quasi_identifiers=qi, algorithm="mondrian", **kw)
+        return df.anon.k_anonymize(k, quasi_identifiers=qi, algorithm="mondrian", **kw, row_order="input")
 
 
 def dask_k(df, qi, k=2, npartitions=2, **kw):
@@ -197,7 +197,7 @@ def test_missing_sensitive_values_are_one_value_as_on_pandas():
                        "s": pd.Series(["x", None, "x", None, None, "y", "x", "y"],
                                       dtype=object)})
     qi = {"age": "real"}
-    ref = df.anon.l_diversify(2, quasi_identifiers=qi, sensitive=["s"], algorithm="mondrian")
+    ref = df.anon.l_diversify(2, quasi_identifiers=qi, sensitive=["s"], algorithm="mondrian", row_order="input")
     ddf = dd.from_pandas(df, npartitions=2)
     out = ddf.anon.l_diversify(2, quasi_identifiers=qi, sensitive=["s"],
                                max_rows_per_part=10**9)

@@ -51,7 +51,9 @@ def assert_same(pandas_out, dask_out, qis):
     a, b = pandas_out.anon.info, dask_out.anon.info
     for key in SAME_INFO:
         assert a[key] == b[key], key
-    assert a["publisher_only"].facts() == b["publisher_only"].facts()
+    # (pandas also records the channels it tested, pdanon.channels; Dask tests none yet)
+    assert {k: v for k, v in a["publisher_only"].facts().items() if k != "channels"} == \
+        b["publisher_only"].facts()
     # every row is verified: the suppressed (blank) rows are one of the classes
     assert b["verified"]["rows"] == b["rows"]
     assert b["verified"]["k"] == got.anon.k_anonymity(quasi_identifiers=qis) == a["achieved"]["k"]
@@ -60,7 +62,7 @@ def assert_same(pandas_out, dask_out, qis):
 @pytest.mark.parametrize("budget", [None, 0.02])
 def test_k_anonymity_equals_pandas_on_adult(adult, hierarchies, budget):
     kw = dict(algorithm="optimal", hierarchies=hierarchies, max_suppressed_rows=budget)
-    a = adult.anon.k_anonymize(5, **kw)
+    a = adult.anon.k_anonymize(5, **kw, row_order="input")
     b = dd.from_pandas(adult, npartitions=4).anon.k_anonymize(5, **kw)
     assert_same(a, b, QIS)
     if budget:
@@ -73,13 +75,16 @@ def test_l_diversity_and_t_closeness_equal_pandas(adult, hierarchies):
     roles = dict(quasi_identifiers=qi, sensitive=["occupation"])
     ddf = dd.from_pandas(adult, npartitions=3)
     kw = dict(algorithm="optimal", hierarchies=h, max_suppressed_rows=0.05)
-    a = adult.anon.l_diversify(3, k=2, **kw, **roles)
+    # native-country, published unchanged, pins race in a few rows (pdanon.channels): judged
+    # here, as the Dask face does not test channels yet
+    kw_pd = dict(row_order="input", allow_channels=["native-country"])
+    a = adult.anon.l_diversify(3, k=2, **kw, **roles, **kw_pd)
     b = ddf.anon.l_diversify(3, k=2, **kw, **roles)
     assert_same(a, b, list(qi))
-    a = adult.anon.l_diversify(2.5, variant="entropy", **kw, **roles)
+    a = adult.anon.l_diversify(2.5, variant="entropy", **kw, **roles, **kw_pd)
     b = ddf.anon.l_diversify(2.5, variant="entropy", **kw, **roles)
     assert_same(a, b, list(qi))
-    a = adult.anon.t_close(0.3, **kw, **roles)
+    a = adult.anon.t_close(0.3, **kw, **roles, **kw_pd)
     b = ddf.anon.t_close(0.3, **kw, **roles)
     assert_same(a, b, list(qi))
     assert b.anon.info["verified"]["t[occupation]"] <= 0.3
@@ -90,9 +95,10 @@ def test_objectives_and_labels(adult, hierarchies):
     for objective in ("precision", "discernibility", "entropy"):
         kw = dict(algorithm="optimal", hierarchies=hierarchies, objective=objective,
                   max_suppressed_rows=30)
-        assert_same(adult.anon.k_anonymize(10, **kw), ddf.anon.k_anonymize(10, **kw), QIS)
+        assert_same(adult.anon.k_anonymize(10, **kw, row_order="input"),
+                    ddf.anon.k_anonymize(10, **kw), QIS)
     kw = dict(algorithm="optimal", hierarchies=hierarchies, labels=True, levels={"sex": 0})
-    a = adult.anon.k_anonymize(5, **kw)
+    a = adult.anon.k_anonymize(5, **kw, row_order="input")
     b = ddf.anon.k_anonymize(5, **kw)
     pd.testing.assert_frame_equal(a, b.compute(), check_dtype=False)
     assert a.anon.info["levels"] == b.anon.info["levels"]
@@ -100,7 +106,7 @@ def test_objectives_and_labels(adult, hierarchies):
 
 def test_parquet_round_trip(adult, hierarchies, tmp_path):
     kw = dict(algorithm="optimal", hierarchies=hierarchies, max_suppressed_rows=0.02)
-    a = adult.anon.k_anonymize(5, **kw)
+    a = adult.anon.k_anonymize(5, **kw, row_order="input")
     b = dd.from_pandas(adult, npartitions=3).anon.k_anonymize(5, path=str(tmp_path / "o"), **kw)
     assert b.npartitions == 3
     back = dd.read_parquet(str(tmp_path / "o")).compute()
@@ -119,7 +125,7 @@ def test_on_a_local_cluster(adult, hierarchies):
             got = b.compute()
     finally:
         cluster.close()
-    a = adult.anon.k_anonymize(5, **kw)
+    a = adult.anon.k_anonymize(5, **kw, row_order="input")
     pd.testing.assert_frame_equal(a[QIS], got[QIS], check_exact=True)
     assert a.anon.info["levels"] == b.anon.info["levels"]
 
@@ -141,11 +147,11 @@ def test_random_tables_equal_pandas(rows, k, budget, parts, model):
                  sensitive=["d"])
     kw = dict(algorithm="optimal", hierarchies=h, max_suppressed_rows=budget, **roles)
     ddf = dd.from_pandas(df, npartitions=min(parts, len(df)))
-    call = {"k": lambda x: x.anon.k_anonymize(k, **kw),
-            "l": lambda x: x.anon.l_diversify(2, **kw),
-            "t": lambda x: x.anon.t_close(0.4, **kw)}[model]
+    call = {"k": lambda x, **o: x.anon.k_anonymize(k, **kw, **o),
+            "l": lambda x, **o: x.anon.l_diversify(2, **kw, **o),
+            "t": lambda x, **o: x.anon.t_close(0.4, **kw, **o)}[model]
     try:
-        a = call(df)
+        a = call(df, row_order="input")
     except pdanon.InfeasibleError:
         with pytest.raises(pdanon.InfeasibleError):
             call(ddf)

@@ -34,7 +34,7 @@ def test_same_release_as_pandas(release, parts):
     ddf = dd.from_pandas(feb, npartitions=parts)
     out = ddf.anon.apply_recoding(rec, max_suppressed_rows=0.1, **KEEP)
     got = out.compute()
-    want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.1, **KEEP)
+    want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.1, **KEEP, row_order="input")
     assert list(got.columns) == list(want.columns)
     for c in got.columns:
         assert got[c].astype(str).tolist() == want[c].astype(str).tolist(), c
@@ -77,9 +77,9 @@ def test_hand_checked_small_frame():
 def test_local_recodings_as_on_pandas(algorithm):
     df = make_discharges(1000, seed=2)
     jan, feb = df.iloc[:500].reset_index(drop=True), df.iloc[500:].reset_index(drop=True)
-    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES).anon.recoding
+    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES, row_order="input").anon.recoding
     assert rec.classes is not None
-    want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.95, **KEEP)
+    want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.95, **KEEP, row_order="input")
     out = dd.from_pandas(feb, npartitions=3).anon.apply_recoding(
         rec, max_suppressed_rows=0.95, **KEEP)
     got = out.compute()

@@ -253,13 +253,13 @@ def _published(case: str) -> pd.DataFrame:
     roles = dict(quasi_identifiers=QI, sensitive={"salary-class": "unordered"})
     if case == "generalize":
         return df.anon.generalize({"age": 1, "education": 2, "race": 1}, hierarchies=hier,
-                                  quasi_identifiers=QI)
+                                  quasi_identifiers=QI, row_order="input")
     k, kw = 5, {}
     if case == "datafly":
         k, kw = 3, {"max_suppressed_rows": 0.2}
     elif case == "optimal":
         k, kw = 3, {"hierarchies": hier, "max_suppressed_rows": 0.2}
-    return df.anon.k_anonymize(k, algorithm=case, **roles, **kw)
+    return df.anon.k_anonymize(k, algorithm=case, **roles, **kw, row_order="input")
 
 
 def _values_to_try(orig: pd.Series, out: pd.Series) -> dict:

@@ -79,14 +79,14 @@ def test_issue_k_anonymized_ordered_categorical_round_trips():
         "d": list("abcabc"),
     })
     out = df.anon.k_anonymize(2, quasi_identifiers={"age": "real", "edu": "ordered"},
-                              sensitive={"d": "unordered"})
+                              sensitive={"d": "unordered"}, row_order="input")
     back = pdanon.read_csv(io.StringIO(out.to_csv(index=False)), schema=out.anon.schema)
     pd.testing.assert_frame_equal(back, out, check_flags=False)
 
 
 def test_hierarchy_generalized_column_round_trips_half_open_bands():
     df = pd.DataFrame({"age": [30.0, 35.0, np.nan, 36.5]})
-    out = df.anon.generalize({"age": 1}, hierarchies={"age": intervals([5])})
+    out = df.anon.generalize({"age": 1}, hierarchies={"age": intervals([5])}, row_order="input")
     assert out["age"].array.to_text(na_rep="").tolist() == ["[30, 35)", "[35, 40)", "",
                                                             "[35, 40)"]
     back = pdanon.read_csv(io.StringIO(out.to_csv(index=False)), schema=out.anon.schema)
@@ -159,7 +159,7 @@ def test_released_zip_codes_round_trip_through_csv(tmp_path, algorithm):
                        "dx": ["a", "b", "c"] * 20})
     out = df.anon.k_anonymize(3, algorithm=algorithm,
                               quasi_identifiers={"zip": "unordered", "age": "real"},
-                              sensitive=["dx"])
+                              sensitive=["dx"], row_order="input")
     path = tmp_path / "release.csv"
     out.to_csv(path, index=False)
     back = pdanon.read_csv(path, schema=out.anon.schema)
@@ -207,15 +207,15 @@ def _date_release(route: str, kind: str) -> pd.DataFrame:
     qi = {"adm": "ordered"}
     if route == "generalize":
         return df.anon.generalize({"adm": 1}, hierarchies={"adm": pdanon.hierarchy.dates()},
-                                  quasi_identifiers=qi, sensitive=["dx"])
+                                  quasi_identifiers=qi, sensitive=["dx"], row_order="input")
     if route == "optimal":
         return df.anon.k_anonymize(5, algorithm="optimal",
                                    hierarchies={"adm": pdanon.hierarchy.dates()},
-                                   quasi_identifiers=qi, sensitive=["dx"])
+                                   quasi_identifiers=qi, sensitive=["dx"], row_order="input")
     if route == "unordered":
         return df.anon.k_anonymize(5, algorithm="mondrian", quasi_identifiers={"adm": "unordered"},
-                                   sensitive=["dx"])
-    return df.anon.k_anonymize(5, algorithm=route, quasi_identifiers=qi, sensitive=["dx"])
+                                   sensitive=["dx"], row_order="input")
+    return df.anon.k_anonymize(5, algorithm=route, quasi_identifiers=qi, sensitive=["dx"], row_order="input")
 
 
 @pytest.mark.parametrize("kind", ["naive", "tz", "nat", "times", "date", "duration",

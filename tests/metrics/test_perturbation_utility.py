@@ -183,17 +183,17 @@ def test_every_perturbation_keeps_missing_cells_missing():
         df.loc[rng.random(n) < 0.1, col] = None
     cols = ["a", "b"]
     outs = {
-        "microaggregate": df.anon.microaggregate(3, quasi_identifiers=cols),
-        "add_noise": df.anon.add_noise(cols, seed=1, quasi_identifiers=cols),
+        "microaggregate": df.anon.microaggregate(3, quasi_identifiers=cols, row_order="input"),
+        "add_noise": df.anon.add_noise(cols, seed=1, quasi_identifiers=cols, row_order="input"),
         "correlated": df.anon.add_noise(cols, method="correlated", seed=1,
-                                        quasi_identifiers=cols),
-        "rank_swap": df.anon.rank_swap(cols, p=5, seed=1, quasi_identifiers=cols),
-        "top_code": df.anon.top_code("b", quantile=0.9, quasi_identifiers=cols),
-        "bottom_code": df.anon.bottom_code("a", quantile=0.1, quasi_identifiers=cols),
+                                        quasi_identifiers=cols, row_order="input"),
+        "rank_swap": df.anon.rank_swap(cols, p=5, seed=1, quasi_identifiers=cols, row_order="input"),
+        "top_code": df.anon.top_code("b", quantile=0.9, quasi_identifiers=cols, row_order="input"),
+        "bottom_code": df.anon.bottom_code("a", quantile=0.1, quasi_identifiers=cols, row_order="input"),
         # every column decided: unique-looking columns without a role are refused
-        "pram": df.anon.pram("c", seed=1, quasi_identifiers=["c"], insensitive=["a", "b"]),
+        "pram": df.anon.pram("c", seed=1, quasi_identifiers=["c"], insensitive=["a", "b"], row_order="input"),
         "local_suppression": df.anon.local_suppression(3, quasi_identifiers=["a", "c"],
-                                                       insensitive=["b"]),
+                                                       insensitive=["b"], row_order="input"),
     }
     for name, out in outs.items():
         table = metrics.perturbation_utility(df, out, ["a", "b", "c"])

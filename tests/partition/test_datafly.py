@@ -39,19 +39,19 @@ T1_KINDS = {"a": "real", "b": "ordered", "c": "unordered"}
 
 def test_seed_example_matches_reference():
     df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]], columns=list("abcd"))
-    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={c: "real" for c in "abcd"})
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={c: "real" for c in "abcd"}, row_order="input")
     # cp2025: [[1,1,1,1],[1,1,1,1],[2,2,2,[2, 3]],[2,2,2,[2, 3]]], 2 changes
     assert rows_of(out, "abcd") == [[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, (2, 3)],
                                    [2, 2, 2, (2, 3)]]
     assert out.anon.info["changed_cells"] == 2
     unordered = df.anon.k_anonymize(2, algorithm="datafly",
-                                    quasi_identifiers={c: "unordered" for c in "abcd"})
+                                    quasi_identifiers={c: "unordered" for c in "abcd"}, row_order="input")
     assert cells(unordered["d"]) == [1, 1, frozenset({2, 3}), frozenset({2, 3})]
 
 
 def test_default_budget_never_suppresses_fewer_than_k_rows():
     df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
-    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={"x": "real", "y": "real"})
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers={"x": "real", "y": "real"}, row_order="input")
     # cp2025 stops after 3 steps (x: [1, 2], [3, 4] then [3, 5]) and suppresses the lone row
     # ([3, 5], 6) within its budget k - 1 = 1: [[[1,2],5],[[1,2],5],[nan,nan],[[3,5],7],...].
     # That blank row is a class of one: whoever knows a person is in the table and finds no
@@ -67,7 +67,7 @@ def test_default_budget_never_suppresses_fewer_than_k_rows():
 
 def test_mixed_kinds():
     df = pd.DataFrame(T1, columns=list("abc"))
-    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=T1_KINDS)
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=T1_KINDS, row_order="input")
     # cp2025 suppresses the last row alone (its budget is k - 1 = 1); pdanon generalizes on
     # until nothing needs suppressing (checked step by step by reference_datafly below)
     s145, s23 = frozenset({1, 4, 5}), frozenset({2, 3})
@@ -78,7 +78,7 @@ def test_mixed_kinds():
     assert out.anon.info["changed_cells"] == 27 and out.anon.info["suppressed_rows"] == 0
     for budget in (None, 0):
         out3 = df.anon.k_anonymize(3, algorithm="datafly", quasi_identifiers=T1_KINDS,
-                                   max_suppressed_rows=budget)
+                                   max_suppressed_rows=budget, row_order="input")
         assert rows_of(out3, "abc") == [[(1, 8), (20, 41), s145]] * 2 + \
             [[(1, 8), (20, 41), s23]] * 4 + [[(1, 8), (20, 41), s145]] * 3
         assert out3.anon.info["changed_cells"] == 27
@@ -91,13 +91,13 @@ def test_real_rarest_merges_with_rarer_neighbour_lower_on_tie():
     # counts 1:2 2:1 3:3 4:1 ... rarest smallest is 2; neighbours 1 (2 rows) and 3 (3) -> [1, 2]
     df = pd.DataFrame({"x": [1, 1, 2, 3, 3, 3, 4, 5, 5]})
     for budget in (10**6, 2):
-        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget)
+        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget, row_order="input")
         # the budget covers the two failing rows (2 and 4), a class of k = 2 rows: suppress only
         assert out.anon.info["steps"] == 0
         assert cells(out["x"]) == [1, 1, None, 3, 3, 3, None, 5, 5]
         assert out.anon.k_anonymity() == 2 == out.anon.info["achieved"]["k"]
     for budget in (1, 0):
-        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget)
+        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget, row_order="input")
         # step 1 merges 2 into [1, 2]; the lone 4 would be a suppressed class of one row, and
         # taking the smallest class (5, 2 rows) with it needs 3 > budget rows: step 2 merges 4
         # (1 row) with the rarer neighbour, 5 (2 rows; 3 has 3) -> [4, 5]
@@ -107,11 +107,11 @@ def test_real_rarest_merges_with_rarer_neighbour_lower_on_tie():
 
 def test_unordered_ties_go_to_first_appearance():
     df = pd.DataFrame({"c": ["q", "p", "r", "s", "s"]})
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3)
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3, row_order="input")
     # q, p and r fail k = 2 and make a suppressed class of 3 rows: within the budget
     assert cells(out["c"]) == [None, None, None, "s", "s"]
     for budget in (0, 1, 2):
-        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget)
+        out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=budget, row_order="input")
         # q, p, r are equally rare: q and p (first seen) merge. The lone r alone would be a
         # suppressed class of one; with the smallest class ({q, p}, first seen of the two of
         # 2 rows) it needs 3 rows > budget. So r merges with the next rarest: {q, p} and s
@@ -124,27 +124,27 @@ def test_unused_categories_take_no_part():
     # -> the lower one, a
     col = pd.Categorical(["a", "a", "c", "d", "d"], categories=list("abcd"), ordered=True)
     out = pd.DataFrame({"o": col}).anon.k_anonymize(2, algorithm="datafly",
-                                                    max_suppressed_rows=0)
+                                                    max_suppressed_rows=0, row_order="input")
     assert out["o"].astype(str).tolist() == ["[a, c]"] * 3 + ["d", "d"]
     assert out.anon.info["steps"] == 1
 
 
 def test_column_with_most_distinct_values_is_generalized_first():
     df = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 3, 4]})
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0)
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=0, row_order="input")
     assert cells(out["a"]) == [1, 1, 2, 2]
     assert cells(out["b"]) == [(1, 2), (1, 2), (3, 4), (3, 4)]
 
 
 def test_suppressed_rows_are_a_class_that_meets_k():
     df = pd.DataFrame({"x": [1, 1, 1, 9]})
-    out = df.anon.k_anonymize(3, algorithm="datafly")  # budget 2
+    out = df.anon.k_anonymize(3, algorithm="datafly", row_order="input")  # budget 2
     # the lone 9 suppressed would be a class of one row (its sensitive cells published: the
     # elimination attack); with the smallest class it is 4 rows > 2: generalize instead
     assert cells(out["x"]) == [(1, 9)] * 4
     assert out.anon.info["suppressed_rows"] == 0 and out.anon.info["achieved"]["k"] == 4
     df = pd.DataFrame({"x": [1, 1, 1, 9, 9, 7]})
-    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3)
+    out = df.anon.k_anonymize(2, algorithm="datafly", max_suppressed_rows=3, row_order="input")
     # 7 fails; 9 (2 rows) is the smallest class: suppressed with it, 3 rows within budget
     assert cells(out["x"]) == [1, 1, 1, None, None, None]
     assert out.anon.info["suppressed_rows"] == 3
@@ -161,7 +161,7 @@ def test_l_diversity_drives_generalization():
 def test_methods_suppress_and_aggregate():
     df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
     qi = {"x": "real", "y": "real"}
-    sup = df.anon.k_anonymize(2, algorithm="datafly", method="suppress", quasi_identifiers=qi)
+    sup = df.anon.k_anonymize(2, algorithm="datafly", method="suppress", quasi_identifiers=qi, row_order="input")
     # the steps of test_default_budget_never_suppresses_fewer_than_k_rows, recoded by
     # suppression: after 4 steps x's group [1, 5] and y's [5, 6] are blanked, so rows 0-2
     # publish nothing - one blank class of 3 rows - and rows 3-4 publish (nan, 7)
@@ -170,7 +170,7 @@ def test_methods_suppress_and_aggregate():
     info = sup.anon.info
     assert info["steps"] == 4 and info["suppressed_rows"] == 3 and info["achieved"]["k"] == 2
     assert sup.anon.k_anonymity() == 2  # the blank rows are a class, measured as verified
-    agg = df.anon.k_anonymize(2, algorithm="datafly", method="aggregate", quasi_identifiers=qi)
+    agg = df.anon.k_anonymize(2, algorithm="datafly", method="aggregate", quasi_identifiers=qi, row_order="input")
     # the 5 steps above: x's group [1, 5] publishes its mean 3, y's [5, 6] its mean 16/3
     assert agg["x"].tolist() == [3.0] * 5 + [9.0] * 2
     assert agg["y"].tolist()[:3] == [16 / 3] * 3 and agg.anon.info["steps"] == 5
@@ -248,7 +248,7 @@ def test_matches_reference(table):
     kinds = ["real", "unordered", kind_c]
     before = df.copy()
     out = df.anon.k_anonymize(k, algorithm="datafly", quasi_identifiers=dict(zip("abc", kinds)),
-                              max_suppressed_rows=budget)
+                              max_suppressed_rows=budget, row_order="input")
     pd.testing.assert_frame_equal(df, before)
     cur, suppressed = reference_datafly([a, b, c], kinds, k, k - 1 if budget is None else budget)
     for j, col in enumerate("abc"):
@@ -279,7 +279,7 @@ def test_matches_reference(table):
 
 def test_adult_runs():
     adult = pdanon.datasets.load_adult(nrows=3000)
-    out = adult.anon.k_anonymize(5, algorithm="datafly")
+    out = adult.anon.k_anonymize(5, algorithm="datafly", row_order="input")
     assert out.anon.info["achieved"]["k"] >= 5
     assert out.anon.info["suppressed_rows"] <= 4
     assert np.isclose(out["salary-class"].eq(adult["salary-class"]).mean(), 1.0)

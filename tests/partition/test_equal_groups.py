@@ -38,7 +38,7 @@ T1 = [[1, 20, 1], [2, 21, 1], [3, 22, 2], [4, 23, 2], [5, 30, 3], [6, 31, 3], [7
 def test_seed_example_matches_reference():
     df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]], columns=list("abcd"))
     out = df.anon.k_anonymize(2, algorithm="equal_groups",
-                              quasi_identifiers={c: "real" for c in "abcd"})
+                              quasi_identifiers={c: "real" for c in "abcd"}, row_order="input")
     # cp2025: [[1,1,1,1],[1,1,1,1],[2,2,2,[2, 3]],[2,2,2,[2, 3]]], group_size 2
     assert rows_of(out, "abcd") == [[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, (2, 3)],
                                    [2, 2, 2, (2, 3)]]
@@ -49,7 +49,7 @@ def test_seed_example_matches_reference():
 def test_larger_group_size_like_reference():
     df = pd.DataFrame([[1, 5], [2, 5], [3, 6], [4, 7], [5, 7], [9, 8], [9, 8]], columns=["x", "y"])
     out = df.anon.k_anonymize(2, algorithm="equal_groups",
-                              quasi_identifiers={"x": "real", "y": "real"})
+                              quasi_identifiers={"x": "real", "y": "real"}, row_order="input")
     # cp2025: x -> [1,3] x3, [4,9] x4; y -> [5,6] x3, [7,8] x4; group_size 3
     assert rows_of(out, "xy") == [[(1, 3), (5, 6)]] * 3 + [[(4, 9), (7, 8)]] * 4
     assert out.anon.info["group_size"] == 3
@@ -58,7 +58,7 @@ def test_larger_group_size_like_reference():
 def test_mixed_kinds_match_reference():
     df = pd.DataFrame(T1, columns=list("abc"))
     out = df.anon.k_anonymize(2, algorithm="equal_groups",
-                              quasi_identifiers={"a": "real", "b": "ordered", "c": "unordered"})
+                              quasi_identifiers={"a": "real", "b": "ordered", "c": "unordered"}, row_order="input")
     assert rows_of(out, "abc") == [
         [(1, 2), (20, 21), 1], [(1, 2), (20, 21), 1], [(3, 4), (22, 23), 2],
         [(3, 4), (22, 23), 2], [(5, 6), (30, 31), 3], [(5, 6), (30, 31), 3],
@@ -66,7 +66,7 @@ def test_mixed_kinds_match_reference():
         [(7, 8), (40, 41), frozenset({4, 5})]]
     assert out.anon.info["group_size"] == 2
     out3 = df.anon.k_anonymize(3, algorithm="equal_groups",
-                               quasi_identifiers={"a": "real", "b": "ordered", "c": "real"})
+                               quasi_identifiers={"a": "real", "b": "ordered", "c": "real"}, row_order="input")
     assert rows_of(out3, "abc") == [[(1, 4), (20, 23), (1, 2)]] * 4 + \
         [[(5, 8), (30, 41), (3, 5)]] * 5
     assert out3.anon.info["group_size"] == 4
@@ -85,33 +85,33 @@ def test_cut_extends_over_equal_values_and_tail_joins_last_group():
 
 def test_already_anonymous_table_is_returned_unchanged():
     df = pd.DataFrame({"x": [1, 1, 2, 2]})
-    out = df.anon.k_anonymize(2, algorithm="equal_groups")
+    out = df.anon.k_anonymize(2, algorithm="equal_groups", row_order="input")
     assert cells(out["x"]) == [1, 1, 2, 2]
     assert out.anon.info["group_size"] == 1 and out.anon.info["changed_cells"] == 0
 
 
 def test_unordered_values_taken_most_frequent_first():
     df = pd.DataFrame({"c": ["r", "p", "p", "q", "q", "q", "s"]})
-    out = df.anon.k_anonymize(2, algorithm="equal_groups")
+    out = df.anon.k_anonymize(2, algorithm="equal_groups", row_order="input")
     # order q(3) p(2) r(1) s(1): groups {q}, {p}, {r, s}
     assert cells(out["c"]) == [frozenset("rs"), "p", "p", "q", "q", "q", frozenset("rs")]
     app = df.anon.k_anonymize(2, algorithm="equal_groups",
-                              options={"unordered_order": "appearance"})
+                              options={"unordered_order": "appearance"}, row_order="input")
     # order r p q s: {r, p}, {q}, then s (1 row) joins the last group
     assert cells(app["c"]) == [frozenset("rp")] * 3 + [frozenset("qs")] * 3 + [frozenset("qs")]
 
 
 def test_l_diversity_and_t_closeness_models():
     df = pd.DataFrame({"x": range(8), "d": list("aabbaabb")})
-    out = df.anon.l_diversify(2, algorithm="equal_groups", sensitive=["d"])
+    out = df.anon.l_diversify(2, algorithm="equal_groups", sensitive=["d"], row_order="input")
     assert out.anon.l_diversity() >= 2
     # size 2 leaves {0, 1} = a, a; size 3: {0..2}, then {3..5} with the 2-row tail joining
     assert out.anon.info["group_size"] == 3
     assert cells(out["x"]) == [(0, 2)] * 3 + [(3, 7)] * 5
-    t = df.anon.t_close(1e-9, algorithm="equal_groups", sensitive=["d"])
+    t = df.anon.t_close(1e-9, algorithm="equal_groups", sensitive=["d"], row_order="input")
     assert t.anon.t_closeness() == 0.0
     with pytest.raises(pdanon.InvalidInputError, match="t = 0"):
-        df.anon.t_close(0.0, algorithm="equal_groups", sensitive=["d"])
+        df.anon.t_close(0.0, algorithm="equal_groups", sensitive=["d"], row_order="input")
 
 
 def test_budget_rejected():
@@ -189,7 +189,7 @@ def test_matches_reference(table):
     before = df.copy()
     out = df.anon.k_anonymize(k, algorithm="equal_groups",
                               quasi_identifiers=dict(zip("abc", kinds)),
-                              options={"unordered_order": how})
+                              options={"unordered_order": how}, row_order="input")
     pd.testing.assert_frame_equal(df, before)
     assert out.index.equals(df.index)
     size, table_ref = reference_equal_groups([a, b, c], kinds, k, how)

@@ -57,7 +57,7 @@ def test_seed_example():
 
 def test_one_column_splits_at_the_median_until_pairs():
     df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
-    out = df.anon.k_anonymize(2, algorithm="mondrian")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input")
     assert cells(out["age"]) == [(21, 22), (21, 22), (23, 24), (23, 24),
                                  (50, 51), (50, 51), (52, 53), (52, 53)]
     assert out.anon.info["groups"] == 4
@@ -66,7 +66,7 @@ def test_one_column_splits_at_the_median_until_pairs():
 def test_equal_values_never_straddle_a_cut():
     # median value 1: cutting before it leaves an empty half, so the cut goes after it
     df = pd.DataFrame({"x": [1, 1, 1, 1, 1, 2, 3, 4]})
-    out = df.anon.k_anonymize(2, algorithm="mondrian")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input")
     assert cells(out["x"]) == [1, 1, 1, 1, 1, (2, 4), (2, 4), (2, 4)]
 
 
@@ -81,7 +81,7 @@ def test_cut_nearer_the_middle_is_chosen():
 def test_next_widest_column_when_the_widest_cannot_be_split():
     # x and y both have normalized width 1; x (first) would leave 6|2 < k=3, so y is cut
     df = pd.DataFrame({"x": [0, 0, 0, 0, 0, 0, 10, 10], "y": [1, 2, 3, 4, 5, 6, 7, 8]})
-    out = df.anon.k_anonymize(3, algorithm="mondrian")
+    out = df.anon.k_anonymize(3, algorithm="mondrian", row_order="input")
     assert cells(out["x"]) == [0, 0, 0, 0, (0, 10), (0, 10), (0, 10), (0, 10)]
     assert cells(out["y"]) == [(1, 4)] * 4 + [(5, 8)] * 4
 
@@ -99,20 +99,20 @@ def test_ordered_width_uses_ranks():
     levels = ["lo", "mid", "hi"]
     df = pd.DataFrame({"o": pd.Categorical(["lo", "lo", "mid", "hi"], categories=levels,
                                            ordered=True)})
-    out = df.anon.k_anonymize(2, algorithm="mondrian")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input")
     assert out["o"].astype(str).tolist() == ["lo", "lo", "[mid, hi]", "[mid, hi]"]
 
 
 def test_unordered_balanced_split_pools_small_categories():
     df = pd.DataFrame({"c": ["a"] * 4 + ["b", "b", "c", "c"]})
-    out = df.anon.k_anonymize(4, algorithm="mondrian")
+    out = df.anon.k_anonymize(4, algorithm="mondrian", row_order="input")
     assert cells(out["c"]) == ["a"] * 4 + [frozenset({"b", "c"})] * 4
 
 
 def test_unordered_balanced_split_is_greedy_largest_first():
     # counts a5 b4 c3 d2: a->left(5), b->right(4), c->right(7), d->left(7)
     df = pd.DataFrame({"c": list("aaaaabbbbcccdd")})
-    out = df.anon.k_anonymize(7, algorithm="mondrian")
+    out = df.anon.k_anonymize(7, algorithm="mondrian", row_order="input")
     got = cells(out["c"])
     assert got[0] == frozenset("ad") and got[5] == frozenset("bc")
 
@@ -127,10 +127,10 @@ def test_unordered_frequency_order_cuts_in_frequency_order():
 
 def test_l_diversity_blocks_splits():
     df = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6, 7, 8], "d": list("aabbaabb")})
-    out = df.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian")
+    out = df.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert cells(out["age"]) == [(1, 4)] * 4 + [(5, 8)] * 4
     df2 = df.assign(d=list("abababab"))
-    out2 = df2.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian")
+    out2 = df2.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert cells(out2["age"]) == [(1, 2), (1, 2), (3, 4), (3, 4), (5, 6), (5, 6), (7, 8), (7, 8)]
 
 
@@ -139,9 +139,9 @@ def test_t_closeness_blocks_splits():
     # median halves a,a,a,b and b,b,a,b are at total variation 0.25 from the table's 50/50;
     # the next cut outwards, after 5 (a,a,a,b,b | b,a,b: 0.1 and 1/6), is allowed; neither
     # side has an allowed cut (every one leaves a side at 0.5)
-    strict = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian")
+    strict = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert cells(strict["age"]) == [(1, 5)] * 5 + [(6, 8)] * 3
-    loose = df.anon.t_close(0.3, sensitive=["d"], algorithm="mondrian")
+    loose = df.anon.t_close(0.3, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert cells(loose["age"]) == [(1, 4)] * 4 + [(5, 8)] * 4
     assert loose.anon.t_closeness() == pytest.approx(0.25)
 
@@ -150,7 +150,7 @@ def test_other_cuts_nearest_the_middle_first_ties_to_more_rows_left():
     df = pd.DataFrame({"age": range(1, 9), "d": list("aabababb")})
     # the median halves a,a,b,a | b,a,b,b are at 0.25 > 0.2; the cuts after 3 and after 5
     # are both one row from the middle and allowed: the one with more rows on the left wins
-    out = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian")
+    out = df.anon.t_close(0.2, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert cells(out["age"]) == [(1, 3)] * 3 + [(4, 5)] * 2 + [(6, 8)] * 3
 
 
@@ -175,11 +175,11 @@ def test_other_cuts_are_bounded(monkeypatch):
     from pdanon.partition import mondrian
 
     df = pd.DataFrame({"age": range(1, 11), "d": list("aaaabbbbab")})
-    wide = df.anon.t_close(1e-9, sensitive=["d"], algorithm="mondrian")
+    wide = df.anon.t_close(1e-9, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert cells(wide["age"]) == [(1, 8)] * 8 + [(9, 10)] * 2
     monkeypatch.setattr(mondrian, "FALLBACK_CUTS", 3)
     with pytest.warns(pdanon.SingleClassWarning, match="^mondrian published ONE"):
-        narrow = df.anon.t_close(1e-9, sensitive=["d"], algorithm="mondrian")
+        narrow = df.anon.t_close(1e-9, sensitive=["d"], algorithm="mondrian", row_order="input")
     assert narrow.anon.info["groups"] == 1
 
 
@@ -408,7 +408,7 @@ def test_engine_output_properties(table, method):
     before = df.copy()
     qi = {"a": "real", "b": "unordered", "c": kind_c}
     out = df.anon.k_anonymize(k, algorithm="mondrian", method=method, quasi_identifiers=qi,
-                              sensitive=["s"], options={"unordered_split": how})
+                              sensitive=["s"], options={"unordered_split": how}, row_order="input")
     pd.testing.assert_frame_equal(df, before)
     assert out.index.equals(df.index)
     assert out["s"].tolist() == s

@@ -153,7 +153,7 @@ def small():
 def test_hand_checked_small_table():
     df = small()
     out = df.anon.k_anonymize(2, algorithm="optimal", sensitive=["disease"],
-                              hierarchies={"zip": masking(), "age": intervals([10, 20])})
+                              hierarchies={"zip": masking(), "age": intervals([10, 20])}, row_order="input")
     info = out.anon.info
     # zip level 1 (1000*, 1001*) with age level 0 leaves singletons; age level 1 groups
     # 20-29 / 30-39 which coincide with the zip prefixes: (1, 1) is optimal
@@ -174,13 +174,13 @@ def test_suppression_budget_by_hand():
     df = pd.DataFrame({"a": ["x", "x", "x", "y", "z"]})
     h = {"a": tree({"*": ["x", "y", "z"]})}
     # without suppression only the top works; with 2 rows suppressed level 0 works
-    top = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h)
+    top = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, row_order="input")
     assert top.anon.info["levels"] == {"a": 1} and top.anon.info["suppressed_rows"] == 0
-    low = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=2)
+    low = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=2, row_order="input")
     assert low.anon.info["levels"] == {"a": 0}
     assert low["a"].isna().tolist() == [False, False, False, True, True]
     assert low.anon.info["publisher_only"]["objective_value"] == pytest.approx(2 / 5)
-    frac = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=0.4)
+    frac = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=0.4, row_order="input")
     assert frac.anon.info["levels"] == {"a": 0}
 
 
@@ -188,11 +188,11 @@ def test_labels_option_and_levels_constraint():
     df = small()
     h = {"zip": masking(), "age": intervals([10, 20])}
     out = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, sensitive=["disease"],
-                              labels=True)
+                              labels=True, row_order="input")
     assert out["zip"].tolist()[:2] == ["1000*", "1000*"]
     assert out["age"].tolist()[:3] == ["20-29", "20-29", "30-39"]
     fixed = df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, sensitive=["disease"],
-                                levels={"age": 2})
+                                levels={"age": 2}, row_order="input")
     assert fixed.anon.info["levels"]["age"] == 2
     assert fixed.anon.info["nodes_total"] == 6  # zip levels 0..5, age fixed
 
@@ -210,26 +210,26 @@ def test_errors():
     df = small()
     h = {"zip": masking(), "age": intervals([10])}
     with pytest.raises(pdanon.InvalidInputError, match="unknown objective"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, objective="speed")
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, objective="speed", row_order="input")
     with pytest.raises(pdanon.InvalidInputError, match="method='generalize'"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, method="suppress")
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, method="suppress", row_order="input")
     with pytest.raises(pdanon.UnknownColumnError, match="'height'"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"height": intervals([5])})
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies={"height": intervals([5])}, row_order="input")
     with pytest.raises(pdanon.InvalidInputError, match="max_suppressed_rows"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=-1)
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, max_suppressed_rows=-1, row_order="input")
     with pytest.raises(pdanon.InvalidInputError, match="does not take option"):
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"window": 1})
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, options={"window": 1}, row_order="input")
     # seed= is the one keyword every algorithm accepts; the deterministic ones ignore it
     pd.testing.assert_frame_equal(
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, seed=1),
-        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h))
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, seed=1, row_order="input"),
+        df.anon.k_anonymize(2, algorithm="optimal", hierarchies=h, row_order="input"))
     with pytest.raises(pdanon.InvalidInputError, match="has no entry"):
         df.anon.k_anonymize(2, algorithm="optimal",
-                            hierarchies={"zip": {"A": ["10001"]}, "age": intervals([10])})
+                            hierarchies={"zip": {"A": ["10001"]}, "age": intervals([10])}, row_order="input")
     # a hierarchy without a single top cannot always reach k
     with pytest.raises(pdanon.InfeasibleError, match="no node of the generalization lattice"):
         df.anon.k_anonymize(4, algorithm="optimal", quasi_identifiers=["zip"],
-                            hierarchies={"zip": masking(steps=[1], top=None)})
+                            hierarchies={"zip": masking(steps=[1], top=None)}, row_order="input")
 
 
 # ----------------------------------------------------------------------------- optimality
@@ -326,12 +326,12 @@ def test_properties_against_exhaustive(df, k, budget, objective, model):
     ref = dict(k=k, budget=budget, objective=objective, sensitive="s")
     try:
         if model == "k":
-            out = df.anon.k_anonymize(k, **kw)
+            out = df.anon.k_anonymize(k, **kw, row_order="input")
         elif model == "l":
-            out = df.anon.l_diversify(2, k=k, **kw)
+            out = df.anon.l_diversify(2, k=k, **kw, row_order="input")
             ref["l"] = 2
         else:
-            out = df.anon.t_close(0.3, k=k, **kw)
+            out = df.anon.t_close(0.3, k=k, **kw, row_order="input")
             ref["t"] = 0.3
     except pdanon.InfeasibleError:
         if model == "l" and df["s"].nunique() < 2:
@@ -539,7 +539,7 @@ def test_changed_cells_leave_out_cells_missing_before_and_after():
                        "sex": list("FFFFFMMMMM"), "d": list("xyxyxyxyxy")})
     out = df.anon.k_anonymize(5, algorithm="optimal", hierarchies={"age": intervals([10, 20])},
                               quasi_identifiers={"age": "real", "sex": "unordered"},
-                              sensitive=["d"], max_suppressed_rows=0)
+                              sensitive=["d"], max_suppressed_rows=0, row_order="input")
     expected = int((out["age"].isna() != df["age"].isna()).sum()
                    + ((out["age"].notna()) & ~np.asarray(out["age"].array.is_plain)).sum())
     assert out.anon.info["changed_cells"] == expected

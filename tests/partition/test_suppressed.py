@@ -144,7 +144,7 @@ def _run(df, algorithm, method, model, budget):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return df.anon.anonymize(model, **kw)
+            return df.anon.anonymize(model, **kw, row_order="input")
         except pdanon.AnonymizationError as e:
             if isinstance(e, pdanon.VerificationError):
                 raise
@@ -252,7 +252,7 @@ def test_elimination_attack_fails_on_a_lone_outlier():
         qi = ["zipcode", "age", "gender"]
         for budget, blank_rows in ((4, [0]), (40, range(5, 41))):
             out = df.anon.k_anonymize(5, algorithm=algorithm, max_suppressed_rows=budget,
-                                      **kw, **extra)
+                                      **kw, **extra, row_order="input")
             assert out.anon.k_anonymity() == out.anon.info["achieved"]["k"] >= 5
             assert out[qi].isna().all(axis=1).sum() in blank_rows
             play_elimination(df.loc[[17, 0, 1]], out, 5, qi=qi)
@@ -284,7 +284,7 @@ def test_elimination_attack_on_dask_optimal():
               max_suppressed_rows=6,
               quasi_identifiers={"zipcode": "unordered", "age": "real", "gender": "unordered"},
               sensitive=["disease"])
-    a = df.anon.k_anonymize(5, **kw)
+    a = df.anon.k_anonymize(5, **kw, row_order="input")
     b = dd.from_pandas(df, npartitions=3).anon.k_anonymize(5, **kw)
     got = b.compute()
     pd.testing.assert_frame_equal(a[["zipcode", "age", "gender"]],

@@ -5,13 +5,17 @@ roles remembered from an earlier step) is examined. A column is a **suspect** wh
 
 * its name looks like an identifier (``id``, ``*_id``, ``patientId``, ``name``, ``email``,
   ``phone``, ``ssn``, ``mrn``, ``address``, ...; :data:`IDENTIFIER_WORDS`),
-* or like a date of birth (``dob``, ``birth_date``, ``born``; :data:`BIRTH_WORDS`),
+* or like a date of birth (``dob``, ``birth_date``, ``born``; :data:`BIRTH_WORDS`; not
+  ``country_of_birth`` or ``birth_weight``: :data:`BIRTH_OTHER`),
 * or it is free text: strings with a median length of at least :data:`FREE_TEXT_LENGTH`
   characters, most holding a space, and at least half of them distinct; or its name says it
   holds notes (``note``, ``comments``, ``remarks``, ``narrative``, ...; :data:`NOTE_WORDS`),
 * or some of its text cells hold contact details: e-mail addresses, phone numbers or
   social-security-like numbers (:data:`CONTACT_PATTERNS`) — one ``"called daughter at
   555-0123"`` among notes that mostly repeat is enough,
+* or its values say so, whatever its name (:func:`pdanon.content.finding`): person names
+  (:mod:`pdanon.names`), dates of birth, national-id-like digit strings, free text among
+  ``none``/``n/a`` placeholders,
 * or its values are unique or nearly so: at least :data:`NEARLY_UNIQUE` of at least
   :data:`MIN_ROWS` non-missing cells are distinct (a measurement such as a price can be too:
   publishing it unchanged links rows to any other copy of it) — except for a numeric column
@@ -44,10 +48,13 @@ from typing import Hashable, Iterable, NamedTuple
 
 import pandas as pd
 
-__all__ = ["BIRTH_WORDS", "CONTACT_PATTERNS", "FREE_TEXT_LENGTH", "IDENTIFIER_WORDS", "MIN_ROWS",
-           "NEARLY_UNIQUE", "NOTE_WORDS", "NUMBER_WORDS", "PERSON_NAMES", "RECORD_NOUNS",
-           "SENSITIVE_WORDS", "Facts", "Suspect", "contact_details", "examine", "facts",
-           "index_refusal", "index_suspects", "judge", "looks_sensitive", "refusal", "suspects"]
+from pdanon.content import finding as content_finding
+
+__all__ = ["BIRTH_OTHER", "BIRTH_WORDS", "CONTACT_PATTERNS", "FREE_TEXT_LENGTH",
+           "IDENTIFIER_WORDS", "MIN_ROWS", "NEARLY_UNIQUE", "NOTE_WORDS", "NUMBER_WORDS",
+           "PERSON_NAMES", "RECORD_DIGITS", "RECORD_NOUNS", "SENSITIVE_WORDS", "Facts",
+           "Suspect", "contact_details", "examine", "facts", "index_refusal", "index_suspects",
+           "judge", "looks_sensitive", "refusal", "suspects"]
 
 #: words of a column name that say it identifies people (compared with each word of the name,
 #: split at non-letters and camelCase, and with the whole name without separators)
@@ -59,7 +66,9 @@ IDENTIFIER_WORDS = frozenset({
     "ip", "ipaddress", "username", "login", "userid", "url", "licence", "license", "plate",
     "vin", "patientid", "personid", "customerid", "clientid", "memberid", "subjectid",
     "employeeid", "studentid", "recordid", "phonenumber", "emailaddress", "socialsecurity",
-    "streetaddress", "contact",
+    "streetaddress", "contact", "fname", "lname", "patientname", "vorname", "nachname",
+    "familienname", "nombre", "apellido", "apellidos", "prenom", "nom", "cognome", "nome",
+    "achternaam", "voornaam",
 })
 #: nouns of people and their records: a name holding one of them and a number word
 #: (:data:`NUMBER_WORDS`: ``patient_no``, ``case number``, ``TaxNr``) identifies people
@@ -80,6 +89,11 @@ PERSON_NAMES = frozenset({
 BIRTH_WORDS = frozenset({"dob", "birth", "birthdate", "birthday", "born", "dateofbirth",
                          "birthdt", "bdate", "bday", "geburtsdatum", "geburtstag",
                          "nacimiento", "naissance", "nascita"})
+#: words that make a name with a :data:`BIRTH_WORDS` word something other than a date of birth
+#: (``country_of_birth``, ``birth_weight``, ``birth_year``: the values are still examined)
+BIRTH_OTHER = frozenset({"country", "place", "city", "town", "land", "nation", "nationality",
+                         "state", "region", "weight", "order", "year", "month", "decade",
+                         "cohort", "rate", "length", "height"})
 #: words of a column name that say it holds notes written about people (free text)
 NOTE_WORDS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks",
                         "narrative", "narratives", "freetext", "memo", "memos", "annotation",
@@ -89,6 +103,13 @@ NOTE_WORDS = frozenset({"note", "notes", "comment", "comments", "remark", "remar
 #: is searched in every distinct text of a column (at most :data:`CONTACT_VALUES` of them)
 CONTACT_PATTERNS = {
     "e-mail addresses": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    # "john at example dot com", "john[at]example.com", "john (at) example (dot) com"
+    "obfuscated e-mail addresses": (
+        r"(?i)(?<![\w.+-])[\w.+-]*\w\s*(?:[\[({<]\s*at\s*[\])}>]|\s(?:at|@)\s)\s*"
+        r"[\w-]+(?:(?:\.|\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+)[\w-]+)*"
+        r"(?:\.|\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+)"
+        r"(?:com|org|net|edu|gov|mil|info|biz|io|co|uk|de|fr|es|it|nl|be|ch|at|ca|us|au|"
+        r"se|no|dk|fi|pl|pt|ie|jp|cn|in|br|mx|ru)(?![\w-])"),
     "phone numbers": (
         r"(?<![\w+.,/-])(?:"
         r"\+\d{1,3}[ .-]?(?:\(\d{1,4}\)|\d{1,4})(?:[ .-]?\d{2,4}){2,4}"  # +49 30 1234567
@@ -106,6 +127,8 @@ CONTACT_PATTERNS = {
         r"Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Terrace|Way)\b"
         r"|(?<!\w)[A-ZÄÖÜ]\w*(?:straße|strasse|str\.|weg|gasse|platz)\s+\d{1,4}(?!\d)"),
 }
+#: digits from which unique integers of one length in an index are record numbers
+RECORD_DIGITS = 6
 #: distinct values from which a column named like notes is taken for free text (a column of
 #: two or three set phrases says little about anyone)
 NOTE_DISTINCT = 10
@@ -243,8 +266,8 @@ def contact_details(series: pd.Series, counts: pd.Series | None = None) -> dict:
     if len(texts) > CONTACT_VALUES:
         texts = texts.sample(CONTACT_VALUES, random_state=0)
     text = pd.Series(texts.index, dtype=object).astype(str)
-    # a text without a digit, an @ or a web prefix holds none of the patterns
-    maybe = text.str.contains(r"[\d@]|www\.|://", regex=True)
+    # a text without a digit, an @, a web prefix or an "at" holds none of the patterns
+    maybe = text.str.contains(r"(?i)[\d@]|www\.|://|\bat\b", regex=True)
     text, cells = text[maybe.to_numpy()], texts.to_numpy()[maybe.to_numpy()]
     found = {}
     if len(text):
@@ -258,21 +281,25 @@ def contact_details(series: pd.Series, counts: pd.Series | None = None) -> dict:
 class Facts(NamedTuple):
     """What :func:`judge` decides from (the Dask face computes the counts distributed):
     non-missing cells, distinct values, text facts (median length, share with a space) or
-    None, boolean?, and :func:`contact_details`."""
+    None, boolean?, :func:`contact_details`, and what the values say
+    (:func:`pdanon.content.finding`) or None."""
 
     count: int
     distinct: int
     text: tuple | None
     boolean: bool
     contacts: dict
+    content: tuple | None = None
 
 
-def facts(series: pd.Series) -> Facts:
-    """The :class:`Facts` of a column."""
+def facts(series: pd.Series, *, numbers: bool = True) -> Facts:
+    """The :class:`Facts` of a column (``numbers=False``: a numeric column published as
+    ranges, not read for id numbers: :func:`pdanon.content.finding`)."""
     count, distinct, counts = _distinct(series)
-    return Facts(count, distinct, _text_facts(series),
-                 bool(pd.api.types.is_bool_dtype(series.dtype)),
-                 contact_details(series, counts))
+    boolean = bool(pd.api.types.is_bool_dtype(series.dtype))
+    return Facts(count, distinct, _text_facts(series), boolean,
+                 contact_details(series, counts),
+                 None if boolean else content_finding(series, counts, numbers=numbers))
 
 
 def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | None:
@@ -289,21 +316,28 @@ def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | 
     count, distinct, counts = _distinct(series)
     text = _text_facts(series)
     boolean = bool(pd.api.types.is_bool_dtype(series.dtype))
-    found = None if boolean else _suspect(name, count, distinct, text, ranges)
-    # contact details decide only for a column nothing else refuses (the scan costs a pass
-    # of regular expressions over the distinct texts)
-    contacts = {} if found is not None or boolean else contact_details(series, counts)
-    return judge(name, count, distinct, text, boolean, ranges=ranges, contacts=contacts)
+    # what the values say counts for a column its name does not refuse (no text facts, and
+    # ranges: neither free text nor unique values decide); contact details only for a column
+    # nothing else refuses (each costs a pass over the distinct values)
+    by_name = None if boolean else _suspect(name, count, distinct, None, True)
+    values = None if boolean or by_name is not None else content_finding(
+        series, counts, numbers=not ranges)
+    found = None if boolean else _suspect(name, count, distinct, text, ranges, values)
+    contacts = {} if boolean or found is not None or values is not None else \
+        contact_details(series, counts)
+    return judge(name, count, distinct, text, boolean, ranges=ranges, contacts=contacts,
+                 content=values)
 
 
 def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
           ranges: bool = False, contacts: dict | None = None,
-          examined: int | None = None) -> Suspect | None:
+          examined: int | None = None, content: tuple | None = None) -> Suspect | None:
     """The :class:`Suspect` a column is, from its name and :func:`facts`, or None.
     ``ranges``: the column is to be published generalized into ranges (a numeric
     quasi-identifier): unique numbers are then no evidence (a range shows none of them); its
     name and text still are. ``contacts``: :func:`contact_details`, found among ``examined``
-    non-missing cells (all ``count`` of them unless a sample was searched).
+    non-missing cells (all ``count`` of them unless a sample was searched). ``content``: what
+    the values say (:func:`pdanon.content.finding`), decisive whatever the name and ``ranges``.
 
     Example
     -------
@@ -313,10 +347,12 @@ def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
     'its name looks like notes (free text); 12 distinct values in 3,000 rows'
     >>> print(judge("status", 3000, 40, contacts={"phone numbers": 7}).evidence)
     holds contact details: phone numbers in 7 of 3,000 cells
+    >>> print(judge("x7", 900, 800, content=("id numbers", "900 of 900 cells are ...")).evidence)
+    holds national-id-like numbers: 900 of 900 cells are ...
     """
     if boolean:
         return None
-    found = _suspect(name, count, distinct, text, ranges)
+    found = _suspect(name, count, distinct, text, ranges, content)
     if contacts:
         among = (f"{count:,} cells" if examined is None else
                  f"{examined:,} cells of a sample")
@@ -328,8 +364,23 @@ def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
     return found
 
 
-def _suspect(name, count: int, distinct: int, text, ranges: bool) -> Suspect | None:
-    """:func:`judge` by the name, the text facts and the distinct values alone."""
+#: what a :func:`pdanon.content.finding` makes a column, and the words its evidence opens with
+_CONTENT = {"person names": ("identifier", "holds person names"),
+            "id numbers": ("identifier", "holds national-id-like numbers"),
+            "date of birth": ("date of birth", "its values look like dates of birth"),
+            "free text": ("free text", "free text among placeholders")}
+
+
+def _birth_advice(name) -> str:
+    return (f"publish the year instead, df[{name!r}].dt.year, or a quasi-identifier with a "
+            f"dates() hierarchy and algorithm='optimal': a range of a local recoding shows "
+            f"exact dates as its bounds")
+
+
+def _suspect(name, count: int, distinct: int, text, ranges: bool,
+             found: tuple | None = None) -> Suspect | None:
+    """:func:`judge` by the name, the text facts, what the values say (``found``) and the
+    distinct values."""
     w = words(name)
     spread = (f"no value repeats in {count:,} rows" if count and distinct == count
               else f"{distinct:,} distinct values in {count:,} rows")
@@ -337,12 +388,13 @@ def _suspect(name, count: int, distinct: int, text, ranges: bool) -> Suspect | N
         return Suspect(name, "identifier", f"its name looks like an identifier; {spread}")
     if _whole(name) in PERSON_NAMES:
         return Suspect(name, "identifier", f"its name says it names people; {spread}")
-    if w & BIRTH_WORDS:
+    if w & BIRTH_WORDS and not w & BIRTH_OTHER:
         return Suspect(name, "date of birth",
-                       f"its name looks like a date of birth; {spread} (publish the year "
-                       f"instead, df[{name!r}].dt.year, or a quasi-identifier with a dates() "
-                       f"hierarchy and algorithm='optimal': a range of a local recoding "
-                       f"shows exact dates as its bounds)")
+                       f"its name looks like a date of birth; {spread} ({_birth_advice(name)})")
+    if found is not None:
+        what, opening = _CONTENT[found[0]]
+        advice = f" ({_birth_advice(name)})" if what == "date of birth" else ""
+        return Suspect(name, what, f"{opening}: {found[1]}{advice}")
     if text is not None and count and distinct >= 0.5 * count and text[0] >= FREE_TEXT_LENGTH \
             and text[1] >= 0.5:
         return Suspect(name, "free text",
@@ -396,8 +448,10 @@ def index_suspects(index: pd.Index) -> list:
     Parquet writes it), so an index of record numbers, names or dates of birth identifies
     people as a column would. A :class:`~pandas.RangeIndex` (row positions) and an index of
     integers (the row numbers a filter leaves) are no suspects unless their name says so
-    (``patient_no``); any other level is judged like a column (:func:`judge`) under its name
-    (``"index"`` without one).
+    (``patient_no``) or they are record numbers: unique, of one length of at least
+    :data:`RECORD_DIGITS` digits, not one consecutive run (``10234567, 10298811, ...``). Any
+    other level is judged like a column (:func:`judge`) under its name (``"index"`` without
+    one).
 
     Example
     -------
@@ -413,6 +467,11 @@ def index_suspects(index: pd.Index) -> list:
     for i in range(index.nlevels):
         level = pd.Series(index.get_level_values(i), name=index.names[i])
         numbers = pd.api.types.is_integer_dtype(level.dtype)
+        records = _record_numbers(level) if numbers else None
+        if records is not None:
+            found.append(Suspect("index" if level.name is None else level.name, "identifier",
+                                 records))
+            continue
         if level.name is None and numbers:
             continue  # row numbers
         # integers (named or not) are the row numbers a filter leaves unless their name
@@ -422,6 +481,23 @@ def index_suspects(index: pd.Index) -> list:
         if suspect is not None:
             found.append(suspect)
     return found
+
+
+def _record_numbers(level: pd.Series) -> str | None:
+    """The evidence that an integer index holds record numbers, or None: at least
+    :data:`MIN_ROWS` values, no value repeated, all of the same number of digits, at least
+    :data:`RECORD_DIGITS` of them, and not one run of consecutive numbers (the rows a
+    filter or a slice leaves of a long frame: their numbers vary in length, or run on)."""
+    values = level.to_numpy()
+    if len(values) < MIN_ROWS or level.isna().any():
+        return None
+    low, high = int(values.min()), int(values.max())
+    if low < 10 ** (RECORD_DIGITS - 1) or len(str(low)) != len(str(high)):
+        return None
+    if high - low + 1 == len(values) or not level.is_unique:
+        return None
+    return (f"unique record numbers: {len(values):,} distinct integers of {len(str(low))} "
+            f"digits, not consecutive (not the row numbers a filter leaves)")
 
 
 def index_refusal(found: list) -> str:

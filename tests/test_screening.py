@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pdanon
 from pdanon import screening
@@ -439,3 +441,161 @@ def test_the_index_is_not_examined_by_the_measures():
     df = pd.DataFrame({"age": list(range(60)), "d": ["a", "b"] * 30},
                       index=pd.Index([f"MRN{i:05d}" for i in range(60)], name="mrn"))
     assert df.anon.k_anonymity(quasi_identifiers=["age"]) == 1  # nothing is published
+
+
+# ----------------------------------------------------------------------------- by content
+# (pdanon/content.py, pdanon/names.py: what the cells hold, whatever the column is called)
+
+
+GIVEN = ["Ann", "John", "Maria", "Peter", "Mary", "James", "Laura", "Karen", "David", "Susan"]
+LAST = ["Lee", "Smith", "Garcia", "Miller", "Jones", "Brown", "Davis", "Wilson", "Moore",
+        "Taylor"]
+
+
+def test_person_names_under_a_neutral_name():
+    names = pd.Series([f"{g} {s}" for g in GIVEN for s in LAST] * 2)
+    s = screening.examine(names, "col3")
+    assert s.what == "identifier"
+    assert s.evidence == ("holds person names: of 100 distinct values, 100 are two to four "
+                          "capitalized words, 100 of them beginning with a given name, 100 "
+                          "ending with a surname of the census name list")
+    # the given name after a comma; capitals; surnames alone
+    assert screening.examine(pd.Series([f"{s.upper()}, {g.upper()}" for g in GIVEN
+                                        for s in LAST]), "v").what == "identifier"
+    surnames = pd.Series(LAST + ["Clark", "Lewis", "Walker", "Hall", "Young", "Allen", "King",
+                                 "Wright", "Scott", "Green"] * 5)
+    assert "20 are one capitalized word, 20 of them" in screening.examine(surnames, "k").evidence
+
+
+def test_adult_like_categories_and_places_pass_though_some_are_surnames():
+    rng = np.random.default_rng(0)
+    # 'White', 'Black', 'Private', 'England', 'Jamaica' are surnames or given names too
+    for values in (["White", "Black", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other"],
+                   ["Private", "Self-emp-not-inc", "Local-gov", "State-gov", "Without-pay"],
+                   ["United-States", "England", "Jamaica", "Germany", "India", "China", "Cuba",
+                    "Mexico", "France", "Canada", "Poland", "Ireland", "Italy", "Japan",
+                    "Philippines", "Vietnam", "Peru", "Haiti", "Honduras", "Scotland",
+                    "Greece", "Iran", "Laos", "Thailand", "Portugal"],
+                   ["Houston", "Phoenix", "Dallas", "Austin", "Chicago", "Seattle", "Detroit",
+                    "Boston", "Denver", "Miami", "Atlanta", "Tucson", "Fresno", "Omaha",
+                    "Tulsa", "Wichita", "New York", "Los Angeles", "San Diego", "El Paso"]):
+        col = pd.Series(rng.choice(values, 500))
+        assert screening.examine(col, "x") is None, values
+    # twenty distinct names at least: nineteen surnames as categories say nothing
+    assert screening.examine(pd.Series(LAST[:9] * 20), "x") is None
+
+
+BIRTHS = pd.Series(pd.to_datetime(np.random.default_rng(1).integers(-12_000, 12_000, 500),
+                                  unit="D"))  # 1937 .. 2002
+
+
+@pytest.mark.parametrize("form", [None, "%d.%m.%Y", "%m/%d/%Y", "%Y-%m-%d", "%Y%m%d"])
+def test_dates_of_birth_under_a_neutral_name(form):
+    col = BIRTHS if form is None else BIRTHS.dt.strftime(form)
+    s = screening.examine(col, "geb_dat")
+    assert s.what == "date of birth"
+    assert s.evidence.startswith("its values look like dates of birth: ")
+    assert "from 1937 to 2002" in s.evidence and "df['geb_dat'].dt.year" in s.evidence
+    # as a quasi-identifier to be published in ranges: refused all the same (a local
+    # recoding's range shows exact birthdays as its bounds)
+    assert screening.examine(col, "geb_dat", ranges=True) is not None
+
+
+def test_event_dates_pass():
+    rng = np.random.default_rng(2)
+    admitted = pd.Series(pd.Timestamp("2023-01-01")
+                         + pd.to_timedelta(rng.integers(0, 3 * 365, 2000), unit="D"))
+    assert screening.examine(admitted, "d1") is None  # three years: not births
+    # (published as ranges, as an inferred quasi-identifier is, unique values are no
+    # evidence:) times of day are events, however spread; dates to come; five dates
+    stamps = BIRTHS + pd.to_timedelta(rng.integers(1, 86_400, 500), unit="s")
+    assert screening.examine(stamps, "d1", ranges=True) is None
+    assert screening.examine(BIRTHS + pd.DateOffset(years=60), "d1", ranges=True) is None
+    assert screening.examine(pd.Series(BIRTHS[:5].tolist() * 100), "d1") is None
+    # a year of birth is no date of birth by its name; a place of birth neither
+    assert screening.examine(pd.Series(["Mexico", "Peru"] * 50), "country_of_birth") is None
+    assert screening.examine(pd.Series([1950, 1960] * 50), "birth_year", ranges=True) is None
+
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=st.integers(1920, 1990), years=st.integers(20, 35), n=st.integers(60, 3000),
+       seed=st.integers(0, 2 ** 32 - 1), event_years=st.integers(1, 10))
+def test_property_birth_dates_refused_event_dates_pass(first, years, n, seed, event_years):
+    """Dates without a time spread over 20 years or more in the past: refused, whatever the
+    rows; dates of a stretch of ten years or less: passed, however many distinct."""
+    rng = np.random.default_rng(seed)
+    start = pd.Timestamp(f"{first}-01-01")
+    born = pd.Series(start + pd.to_timedelta(rng.integers(0, 365 * years, n), unit="D"))
+    assert screening.examine(born, "x").what == "date of birth"
+    event = pd.Series(start + pd.to_timedelta(rng.integers(0, 365 * event_years, n), unit="D"))
+    assert screening.examine(event, "x", ranges=True) is None
+
+
+def test_obfuscated_email_addresses():
+    cells = pd.Series(["john at example dot com", "mary.lee[at]mail.org", "k.m (at) uni-bonn "
+                       "(dot) de", "ann @ web.de", "met at home at noon", "seen at St. Mary "
+                       "hospital.", "arrived at clinic.Stable", "called at 5 pm"])
+    assert screening.contact_details(cells) == {"obfuscated e-mail addresses": 4}
+    notes = pd.Series(["stable"] * 60 + ["write to john (at) example (dot) com"])
+    assert screening.examine(notes, "status").evidence == (
+        "holds contact details: obfuscated e-mail addresses in 1 of 61 cells")
+
+
+def test_id_numbers_without_separators():
+    rng = np.random.default_rng(3)
+    ssn = pd.Series([f"{v:09d}" for v in rng.integers(1, 10 ** 9, 100)][:70] * 2)
+    s = screening.examine(ssn, "n1")
+    assert s.evidence == ("holds national-id-like numbers: 140 of 140 cells are numbers of 9 "
+                          "digits without separators, 70 of them distinct")
+    # integers published unchanged; as ranges (an inferred numeric quasi-identifier) they pass
+    ints = pd.Series(rng.integers(10 ** 8, 10 ** 9, 70).tolist() * 2)
+    assert screening.examine(ints, "n2").what == "identifier"
+    assert screening.examine(ints, "n2", ranges=True) is None
+    # codes repeat: ZIP codes, an 11-digit drug code of 40 drugs, an ICD code
+    zips = pd.Series([f"{v:05d}" for v in rng.integers(1000, 99_999, 1000)])
+    ndc = pd.Series([f"{v:011d}" for v in rng.integers(10 ** 9, 10 ** 10, 40)] * 25)
+    for col in (zips, ndc, pd.Series(["E11.9", "I10"] * 50)):
+        assert screening.examine(col, "code_x", ranges=True) is None
+
+
+def test_free_text_under_placeholders():
+    notes = pd.Series(["none"] * 500 + ["n/a", "-"] * 100
+                      + [f"fell at home on day {i}, daughter called the ward" for i in range(30)])
+    s = screening.examine(notes, "info")
+    assert s.what == "free text"
+    assert s.evidence == ("free text among placeholders: 30 distinct texts in the 30 cells not "
+                          "placeholders (700 of 730 cells read none, n/a or the like), median "
+                          "48 characters")
+    # set phrases among placeholders are no free text
+    phrases = pd.Series(["none"] * 500 + ["stable, no complaints", "discharged home today",
+                                          "follow up in two weeks"] * 30)
+    assert screening.examine(phrases, "info") is None
+
+
+def test_an_index_of_record_numbers_is_refused_whatever_its_name():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"age": rng.integers(20, 90, 100), "sex": ["F", "M"] * 50})
+    roles = dict(quasi_identifiers={"age": "real", "sex": "unordered"})
+    numbers = pd.Index(rng.choice(np.arange(10_000_000, 99_999_999), 100, replace=False))
+    for name in (None, "row"):
+        with pytest.raises(pdanon.RoleError) as caught:
+            df.set_axis(numbers.rename(name)).anon.k_anonymize(5, **roles)
+        assert "unique record numbers: 100 distinct integers of 8 digits, not consecutive" in \
+            str(caught.value)
+    # the rows a filter or a slice leaves of a long frame: numbers of several lengths, or
+    # consecutive ones
+    for kept in (pd.Index(np.sort(rng.choice(2_000_000, 100, replace=False))),
+                 pd.RangeIndex(1_400_000, 1_400_100).astype("int64")):
+        assert len(df.set_axis(kept).anon.k_anonymize(5, **roles)) == 100
+
+
+def test_dask_reads_the_values_too():
+    dd = pytest.importorskip("dask.dataframe")
+    import pdanon.dask  # noqa: F401
+
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"age": rng.integers(20, 90, 200), "sex": ["F", "M"] * 100,
+                       "x7": [f"{g} {s}" for g in GIVEN for s in LAST] * 2})
+    with pytest.raises(pdanon.RoleError, match="'x7': holds person names"):
+        dd.from_pandas(df, npartitions=2).anon.k_anonymize(5)

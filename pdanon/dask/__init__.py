@@ -127,7 +127,8 @@ class DaskAnonAccessor:
     def _publishing_roles(self, roles: dict):
         """The roles an anonymizer publishes with: as :meth:`roles`, and every column whose
         role was inferred examined on the data (pdanon.screening: distinct counts in one
-        distributed pass, text and digit codes on a sample of 2,000 rows) — one that looks like
+        distributed pass; text, digit codes and what the values say - names, dates of birth,
+        id numbers - on a sample of 2,000 rows) — one that looks like
         it identifies people is refused, and a RoleWarning lists the roles chosen."""
         import dask
 
@@ -154,11 +155,12 @@ class DaskAnonAccessor:
             distinct = dict(zip(inferred, distinct))
             sample = ddf.head(2_000, npartitions=-1)
             for c in inferred:
-                facts = screening.facts(sample[c])
+                ranges = r.quasi_identifiers.get(c) == "real"
+                facts = screening.facts(sample[c], numbers=not ranges)
                 suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts.text,
                                           facts.boolean, contacts=facts.contacts,
-                                          examined=facts.count,
-                                          ranges=r.quasi_identifiers.get(c) == "real")
+                                          examined=facts.count, ranges=ranges,
+                                          content=facts.content)
                 if suspect is not None:
                     found.append(suspect)
             kinds = set(inferred) | set(r.inferred_kinds)

@@ -214,7 +214,7 @@ def parse_policy(spec):
 
 
 def _policy_value(key, value, names):
-    if key in ("l_variant", "t_distance"):
+    if key in ("l_variant", "t_distance", "missing_sensitive"):
         return value
     try:
         number = float(value)

@@ -84,7 +84,8 @@ class ReleasesCheck:
         return out
 
 
-def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) -> ReleasesCheck:
+def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
+                   missing_sensitive: str = "unknown") -> ReleasesCheck:
     """Measure the combined classes of several releases of the same population (module
     docstring).
 
@@ -101,12 +102,29 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
     sensitive : str, optional
         A sensitive column every release publishes: also measure the composition attack
         (per person the sensitive values left by intersecting the value sets of the classes
-        that hold them; a missing value is one more value).
+        that hold them).
+    missing_sensitive : {"unknown", "value"}
+        How a blank sensitive cell enters a class's value set: ``"unknown"`` (default) - it
+        is no value, so a class of hiv and blanks leaves one candidate (hiv) and a class of
+        blanks only leaves none (``combined_l`` 0, as l-diversity counts it);
+        ``"value"`` - one more value (the rule before 2026-12).
 
     Returns a :class:`ReleasesCheck`.
+
+    Example
+    -------
+    >>> a = pd.DataFrame({"age": ["20-29"] * 4, "d": ["hiv", "hiv", None, None]})
+    >>> check_releases([a], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]],
+    ...                sensitive="d").combined_l
+    1
+    >>> check_releases([a], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]], sensitive="d",
+    ...                missing_sensitive="value").combined_l
+    2
     """
     from pdanon._groups import class_labels
+    from pdanon.models.base import check_missing_sensitive
 
+    check_missing_sensitive(missing_sensitive)
     if not isinstance(releases, (list, tuple)) or len(releases) < 1:
         raise InvalidInputError("releases must be a list of DataFrames (at least one)")
     if not isinstance(keys, (list, tuple)) or len(keys) != len(releases):
@@ -162,7 +180,7 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
     extra = {}
     if sensitive is not None:
         left, changed = _signatures([df[sensitive] for df in releases], labels_of, codes,
-                                    bounds, n)
+                                    bounds, n, known_only=missing_sensitive == "unknown")
         extra = {"candidates": pd.Series(left, index=index, name="candidates"),
                  "combined_l": int(left[~changed].min()) if (~changed).any() else 0,
                  "value_changed": int(changed.sum())}
@@ -172,13 +190,17 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
                          **extra)
 
 
-def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int):
+def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int, *,
+                known_only: bool = False):
     """Per person the number of sensitive values that every class holding them shows, and
     whether their own value differs between releases. A class's value set is a bitset
-    (64 values a word); a person's candidates are the AND of their classes' bitsets."""
-    value_codes, _ = pd.factorize(pd.concat([pd.Series(v.array) for v in values],
-                                            ignore_index=True), use_na_sentinel=False)
+    (64 values a word); a person's candidates are the AND of their classes' bitsets.
+    ``known_only``: a blank cell adds no value to its class's set."""
+    value_codes, uniques = pd.factorize(pd.concat([pd.Series(v.array) for v in values],
+                                                  ignore_index=True), use_na_sentinel=True)
     value_codes = np.asarray(value_codes, dtype=np.int64)
+    blank = value_codes < 0
+    value_codes[blank] = len(uniques)  # a blank: one code of its own
     words = max(1, (int(value_codes.max(initial=0)) + 64) // 64)
     left = np.full((n, words), np.iinfo(np.uint64).max, dtype=np.uint64)
     own = np.full(n, -1, dtype=np.int64)
@@ -186,7 +208,9 @@ def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int
     for i, labels in enumerate(labels_of):
         v = value_codes[bounds[i]:bounds[i + 1]]
         where = codes[bounds[i]:bounds[i + 1]]
-        left[where] &= class_value_bits(labels, v, words)[labels]
+        counted = ~blank[bounds[i]:bounds[i + 1]] if known_only else slice(None)
+        left[where] &= class_value_bits(labels[counted], v[counted], words,
+                                        classes=int(labels.max(initial=-1)) + 1)[labels]
         changed[where] |= (own[where] >= 0) & (own[where] != v)
         own[where] = v
     return np.bitwise_count(left).sum(axis=1).astype(np.int64), changed
@@ -209,10 +233,13 @@ def _columns(df: pd.DataFrame, given, i: int) -> list:
     return cols
 
 
-def class_value_bits(labels: np.ndarray, values: np.ndarray, words: int) -> np.ndarray:
+def class_value_bits(labels: np.ndarray, values: np.ndarray, words: int, *,
+                     classes: int | None = None) -> np.ndarray:
     """Per class the set of value codes its rows hold, as bitsets: a ``(classes, words)``
-    uint64 array, value ``v`` at bit ``v % 64`` of word ``v // 64``."""
-    classes = int(labels.max()) + 1 if len(labels) else 0
+    uint64 array, value ``v`` at bit ``v % 64`` of word ``v // 64`` (``classes``: default
+    one more than the largest label)."""
+    if classes is None:
+        classes = int(labels.max()) + 1 if len(labels) else 0
     bits = np.zeros((classes, words), dtype=np.uint64)
     np.bitwise_or.at(bits, (labels, values // 64),
                      np.left_shift(np.uint64(1), (values % 64).astype(np.uint64)))

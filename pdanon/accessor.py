@@ -252,6 +252,18 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
             return missing
         return (self._df.attrs.get(_KEY, {}).get("info") or {}).get("missing", "value")
 
+    def _missing_sensitive(self, given: str | None, prefer: str) -> str:
+        """``given``, or the ``missing_sensitive`` rule the release's model ``prefer`` (else
+        another sensitive model) was verified under (``info["models"]``), else
+        ``"unknown"``: a default measure reads missing sensitive cells as the anonymizer did."""
+        from pdanon.models.base import check_missing_sensitive
+        from pdanon.models.record import recorded_rule
+
+        if given is None:
+            info = self._df.attrs.get(_KEY, {}).get("info") or {}
+            given = recorded_rule(info, prefer) or "unknown"
+        return check_missing_sensitive(given)
+
     @checked
     def frequencies(self, *, missing: str | None = None, **roles) -> pd.Series:
         """How many rows share every row's quasi-identifiers (sdcMicro's ``fk``), indexed like
@@ -302,35 +314,43 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
     @checked
     def l_diversity(self, *, variant: str = "distinct", c: float | None = None,
-                    missing: str = "value", **roles):
+                    missing: str = "value", missing_sensitive: str | None = None, **roles):
         """The l the frame achieves: the smallest, over equivalence classes and sensitive
         columns, of the number of distinct sensitive values (``variant="distinct"``, int),
         ``exp(entropy)`` (``"entropy"``, float) or the largest l of recursive
-        (c, l)-diversity (``"recursive"``, needs ``c``). Missing sensitive values count as one
-        value; ``missing`` is ``"value"`` only (``"wildcard"`` forms no classes). See
-        :func:`pdanon.models.l_diversity`.
+        (c, l)-diversity (``"recursive"``, needs ``c``). ``missing_sensitive``: how a
+        missing sensitive cell is read, ``"unknown"`` (no value: known values only) or
+        ``"value"`` (one more value); default: the rule the release was made under
+        (``info["models"]``), else ``"unknown"``. ``missing`` is ``"value"`` only
+        (``"wildcard"`` forms no classes). See :func:`pdanon.models.l_diversity`.
 
         Example
         -------
         >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "c"]})
         >>> df.anon.l_diversity(quasi_identifiers=["zip"], sensitive=["d"])
         2
+        >>> df.loc[1, "d"] = None  # class 1: a and a blank
+        >>> df.anon.l_diversity(quasi_identifiers=["zip"], sensitive=["d"])
+        1
         """
         from pdanon import models
 
         r = self._sensitive_roles(roles, "l-diversity")
         return models.l_diversity(self._df, r.qi, r.sensitive, variant=variant, c=c,
-                                  missing=missing)
+                                  missing=missing, missing_sensitive=self._missing_sensitive(
+                                      missing_sensitive, "LDiversity"))
 
     @checked
     def t_closeness(self, *, distance: str = "emd", hierarchies=None, missing: str = "value",
-                    **roles) -> float:
+                    missing_sensitive: str | None = None, **roles) -> float:
         """The smallest t for which the frame is t-close: the largest distance between a
         class's distribution of a sensitive column and the whole table's. ``distance``:
         ``"emd"`` (default), ``"hierarchical"`` (with ``hierarchies={column: ...}``),
-        ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"``. Missing sensitive values are
-        one value (after the largest for the ordered EMD); ``missing`` is ``"value"`` only.
-        See :func:`pdanon.models.t_closeness`.
+        ``"jensen_shannon"``, ``"wasserstein"``, ``"reference"``. ``missing_sensitive``:
+        ``"unknown"`` (known values against the table's known values) or ``"value"``
+        (missing is one value, after the largest for the ordered EMD); default: the
+        release's rule, else ``"unknown"``. ``missing`` is ``"value"`` only. See
+        :func:`pdanon.models.t_closeness`.
 
         Example
         -------
@@ -342,7 +362,9 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         r = self._sensitive_roles(roles, "t-closeness")
         return models.t_closeness(self._df, r.qi, r.sensitive, distance=distance,
-                                  hierarchies=hierarchies, missing=missing)
+                                  hierarchies=hierarchies, missing=missing,
+                                  missing_sensitive=self._missing_sensitive(
+                                      missing_sensitive, "TCloseness"))
 
     @checked
     def metrics(self, original: pd.DataFrame | None = None, *, target=None, ml: bool = False,

@@ -38,7 +38,8 @@ from pdanon.keywords import ROLE_KEYWORDS, checked
 _roles = importlib.import_module("pdanon.roles")
 
 #: the keywords that make the model (k_anonymize, l_diversify, t_close take them all)
-MODEL_KEYWORDS = ("k", "l", "variant", "c", "t", "distance", "max_risk", "average_risk")
+MODEL_KEYWORDS = ("k", "l", "variant", "c", "t", "distance", "max_risk", "average_risk",
+                  "missing_sensitive")
 #: keywords of the anonymizers that are not an algorithm's own tuning knobs: refused inside
 #: ``options={}`` (each has its one place)
 FIRST_CLASS = ("hierarchies", "levels", "labels", "max_suppressed_rows", "seed", "progress",
@@ -79,6 +80,7 @@ class AnonymizeMethods:
     def k_anonymize(self, k: int, *, l=None, variant: str | None = None,
                     c: float | None = None, t: float | None = None,
                     distance: str | None = None, max_risk=None, average_risk=None,
+                    missing_sensitive: str | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
@@ -98,6 +100,11 @@ class AnonymizeMethods:
         t, distance
             Also t-closeness (see :meth:`t_close`): ``t`` in (0, 1] with ``distance``
             (``"emd"``, default).
+        missing_sensitive : {"unknown", "value"}, optional
+            How l-diversity and t-closeness read a missing sensitive cell: ``"unknown"``
+            (default) - no value: a class of 5 x hiv and 5 blanks has l = 1, and a class's
+            known values are compared with the table's known values; ``"value"`` - one more
+            value (the rule before 2026-12). Recorded in ``info["models"]``; see docs/risk.md.
         max_risk : float in (0, 1], optional
             ARX's highest-risk threshold: every row's prosecutor risk 1 / class size is at most
             ``max_risk`` (:class:`pdanon.models.HighestRisk`: classes of at least
@@ -177,6 +184,7 @@ class AnonymizeMethods:
     def l_diversify(self, l, *, k: int = 1, variant: str | None = None,
                     c: float | None = None, t: float | None = None,
                     distance: str | None = None, max_risk=None, average_risk=None,
+                    missing_sensitive: str | None = None,
                     method: str = "generalize", algorithm: str = "auto",
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
@@ -195,9 +203,10 @@ class AnonymizeMethods:
             Also require k-anonymity (default 1: none beyond l-diversity).
         t, distance
             Also t-closeness (see :meth:`t_close`).
-        max_risk, average_risk, method, algorithm, max_suppressed_rows, hierarchies, levels,
-        labels, objective, seed, progress, options
-            As in :meth:`k_anonymize`. ``"nearest"`` supports the distinct variant only (each
+        max_risk, average_risk, missing_sensitive, method, algorithm, max_suppressed_rows,
+        hierarchies, levels, labels, objective, seed, progress, options
+            As in :meth:`k_anonymize` (``missing_sensitive="unknown"``, the default: a
+            missing sensitive cell is no value). ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
         **roles
@@ -218,7 +227,8 @@ class AnonymizeMethods:
     @checked
     def t_close(self, t: float, *, k: int = 1, l=None, variant: str | None = None,
                 c: float | None = None, distance: str | None = None, max_risk=None,
-                average_risk=None, method: str = "generalize", algorithm: str = "auto",
+                average_risk=None, missing_sensitive: str | None = None,
+                method: str = "generalize", algorithm: str = "auto",
                 max_suppressed_rows=None, hierarchies=None, levels=None,
                 labels: bool = False, objective: str | None = None, seed=None,
                 progress=None, options: dict | None = None, row_order: str = "random",
@@ -243,7 +253,8 @@ class AnonymizeMethods:
             Hierarchies of sensitive columns drive ``distance="hierarchical"``; those of
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
         The other parameters
-            Those of :meth:`k_anonymize`. With ``algorithm="auto"`` Mondrian runs
+            Those of :meth:`k_anonymize` (``missing_sensitive="unknown"``, the default:
+            known values against the table's known values). With ``algorithm="auto"`` Mondrian runs
             (``"nearest"`` cannot express t-closeness).
         **roles
             Role keywords; at least one sensitive column is needed.

@@ -186,12 +186,14 @@ class RiskMethods:
 
     @checked
     def beta_likeness(self, *, variant: str = "basic", missing: str = "value",
-                      **roles) -> float:
+                      missing_sensitive: str | None = None, **roles) -> float:
         """The smallest β for which the frame is β-like (Cao & Karras 2012): the largest
         relative gain (q − p)/p of a sensitive value's class share q over its table share p
         (``variant="basic"``); ``"enhanced"`` also caps every gain at −ln p and gives ``inf``
-        when a gain exceeds its cap. Missing sensitive values are one value; ``missing`` is
-        ``"value"`` only. See :func:`pdanon.models.beta_likeness` and docs/risk.md.
+        when a gain exceeds its cap. ``missing_sensitive``: ``"unknown"`` (shares among known
+        values) or ``"value"`` (missing is one value); default: the release's rule, else
+        ``"unknown"``. ``missing`` is ``"value"`` only. See
+        :func:`pdanon.models.beta_likeness` and docs/risk.md.
 
         Example
         -------
@@ -203,14 +205,18 @@ class RiskMethods:
 
         r = self._sensitive_roles(roles, "beta-likeness")
         return models.beta_likeness(self._df, r.qi, r.sensitive, variant=variant,
-                                    missing=missing)
+                                    missing=missing, missing_sensitive=self._missing_sensitive(
+                                        missing_sensitive, "BetaLikeness"))
 
     @checked
-    def delta_disclosure(self, *, missing: str = "value", **roles) -> float:
+    def delta_disclosure(self, *, missing: str = "value", missing_sensitive: str | None = None,
+                         **roles) -> float:
         """The largest |ln(q/p)| over classes, sensitive columns and values (Brickell &
         Shmatikov 2008): the frame is δ-disclosure-private for every δ above it; ``inf``
-        when a class lacks a value of the table. Missing sensitive values are one value;
-        ``missing`` is ``"value"`` only. See :func:`pdanon.models.delta_disclosure`.
+        when a class lacks a value of the table. ``missing_sensitive``: ``"unknown"`` (known
+        values only) or ``"value"`` (missing is one value); default: the release's rule, else
+        ``"unknown"``. ``missing`` is ``"value"`` only. See
+        :func:`pdanon.models.delta_disclosure`.
 
         Example
         -------
@@ -221,7 +227,9 @@ class RiskMethods:
         from pdanon import models
 
         r = self._sensitive_roles(roles, "delta-disclosure privacy")
-        return models.delta_disclosure(self._df, r.qi, r.sensitive, missing=missing)
+        return models.delta_disclosure(self._df, r.qi, r.sensitive, missing=missing,
+                                       missing_sensitive=self._missing_sensitive(
+                                           missing_sensitive, "DeltaDisclosure"))
 
     @checked
     def alpha_k_anonymity(self, *, value=None, missing: str = "value", **roles):

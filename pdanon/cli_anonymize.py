@@ -71,7 +71,8 @@ SECTIONS = {
     "columns": ("identifiers", "insensitive", "allow_channels"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
-              "sampling_fraction", "max_risk", "average_risk", "epsilon", "dp_delta"),
+              "sampling_fraction", "max_risk", "average_risk", "epsilon", "dp_delta",
+              "missing_sensitive"),
     "anonymize": ("algorithm", "method", "labels", "max_suppressed", "objective", "seed",
                   "progress", "quality", "target", "steps"),
 }
@@ -164,6 +165,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     m.add_argument("--beta", type=float, help="β-likeness")
     m.add_argument("--beta-variant", choices=["basic", "enhanced"])
     m.add_argument("--delta", type=float, help="δ-disclosure privacy")
+    m.add_argument("--missing-sensitive", choices=["unknown", "value"],
+                   help="a blank sensitive cell for -l, -t, --beta, --delta: unknown (default: "
+                   "no value) or value (one more value)")
     m.add_argument("--alpha", type=float, help="(α, k)-anonymity, with -k")
     m.add_argument("--alpha-value", help="(α, k): only this sensitive value")
     m.add_argument("--k-map", type=int, help="k-map against --population (or an estimate: "
@@ -540,6 +544,10 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
             raise CliError(f"--{key} is an option of differential privacy: give --epsilon and "
                            f"--dp-delta too")
     parts = []
+    rule = g("missing_sensitive")
+    if rule is not None and all(g(key) is None for key in ("l", "t", "beta", "delta")):
+        raise CliError("--missing-sensitive says how -l, -t, --beta and --delta read a blank "
+                       "sensitive cell: give one of them too")
     if any(g(key) is not None for key in ("k", "l", "t", "max_risk", "average_risk")) and not (
             g("alpha") is not None and g("l") is None and g("t") is None
             and g("max_risk") is None and g("average_risk") is None):
@@ -547,7 +555,8 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
                              c=g("c"), t=g("t"), distance=g("distance"),
                              sensitive_hierarchies=sensitive_hierarchies,
                              max_risk=g("max_risk"), average_risk=g("average_risk"),
-                             always_k=False))
+                             always_k=False, missing_sensitive=rule if g("l") is not None
+                             or g("t") is not None else None))
     if g("alpha") is not None:
         if g("k") is None:
             raise CliError("--alpha is (α, k)-anonymity: give -k too (e.g. -k 5 --alpha 0.5)")
@@ -555,11 +564,12 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
     elif g("alpha_value") is not None:
         raise CliError("--alpha-value is an option of (α, k)-anonymity: give --alpha too")
     if g("beta") is not None:
-        parts.append(models.BetaLikeness(g("beta"), variant=g("beta_variant") or "basic"))
+        parts.append(models.BetaLikeness(g("beta"), variant=g("beta_variant") or "basic",
+                                         missing_sensitive=rule or "unknown"))
     elif g("beta_variant") is not None:
         raise CliError("--beta-variant is an option of β-likeness: give --beta too")
     if g("delta") is not None:
-        parts.append(models.DeltaDisclosure(g("delta")))
+        parts.append(models.DeltaDisclosure(g("delta"), missing_sensitive=rule or "unknown"))
     estimate = {key: g(key) for key in ("population_size", "sampling_fraction")
                 if g(key) is not None}
     if g("k_map") is not None:

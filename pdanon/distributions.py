@@ -110,6 +110,33 @@ class SensitiveColumn:
         return SensitiveColumn(self.name, self.kind, self.codes[rows], self.m, self.has_na,
                                self.uniques, self.values, self.global_counts, self.cache)
 
+    def known(self) -> "SensitiveColumn":
+        """The column's known values only: the missing code dropped from the values, the
+        whole table's distribution and the ``real`` numbers (itself when nothing is missing).
+        What the privacy models read under ``missing_sensitive="unknown"``: a class's
+        distribution of known values against the table's distribution of known values. Its
+        ``codes`` are empty: it describes values, and its classes' counts come from
+        :meth:`ClassCounts.known` (made once per whole-table distribution and shared by
+        :meth:`take`).
+
+        Example
+        -------
+        >>> col = SensitiveColumn.from_values(np.array(["a", None, "b", "a"], dtype=object),
+        ...                                   "unordered", name="s")
+        >>> col.m, col.global_counts.tolist(), col.known().m, col.known().global_counts.tolist()
+        (3, [2, 1, 1], 2, [2, 1])
+        """
+        if not self.has_na:
+            return self
+        hit = self.cache.get("known")
+        if hit is None:
+            m = self.m - 1
+            hit = SensitiveColumn(self.name, self.kind, np.zeros(0, dtype=np.int64), m, False,
+                                  self.uniques, None if self.values is None else self.values[:m],
+                                  np.asarray(self.global_counts)[:m])
+            self.cache["known"] = hit
+        return hit
+
 
 @dataclass
 class SensitiveData:
@@ -310,6 +337,8 @@ class ClassCounts:
         self.population_shared = (None if population_shared is None
                                   else np.asarray(population_shared, dtype=np.int64))
         self._memo = {}  # measures already computed (several models may ask for one)
+        #: True for the view :meth:`known` returns (missing sensitive values left out)
+        self.known_only = False
         if len(self.counts) != len(self.columns):
             raise ValueError("one count table per sensitive column")
 
@@ -383,6 +412,51 @@ class ClassCounts:
         return ClassCounts(np.rint(sizes).astype(np.int64), self.columns, counts,
                            population=population, population_rows=self.population_rows)
 
+    def known(self) -> "ClassCounts":
+        """The same classes with every missing sensitive value left out (the rule
+        ``missing_sensitive="unknown"`` of the models): per column, the pairs of known values
+        only, whose ``sizes`` are the known values per class, against the whole table's
+        distribution of known values (:meth:`SensitiveColumn.known`). ``sizes`` (rows per
+        class) and the population stay. Made once per object.
+
+        Example
+        -------
+        >>> col = SensitiveColumn.from_values(np.array(["a", None, "a", "b"], dtype=object),
+        ...                                   "unordered", name="s")
+        >>> cc = ClassCounts.from_labels(np.array([0, 0, 1, 1]), SensitiveData({"s": col}))
+        >>> cc.distinct(0).tolist(), cc.known().distinct(0).tolist()
+        ([2, 2], [1, 2])
+        >>> cc.known().blank(0).tolist()  # classes without a known value
+        [False, False]
+        """
+        if self.known_only:
+            return self
+        hit = self._memo.get("known")
+        if hit is None:
+            cols, counts = [], []
+            for j, col in enumerate(self.columns):
+                p = self.pairs(j)
+                if col.has_na:
+                    keep = p.val != col.m - 1
+                    cnt = p.count[keep]
+                    sizes = np.bincount(p.cls[keep], weights=cnt, minlength=self.groups)
+                    p = PairCounts(p.cls[keep], p.val[keep], cnt,
+                                   np.rint(sizes).astype(np.int64))
+                    col = col.known()
+                cols.append(col)
+                counts.append(p)
+            hit = ClassCounts(self.sizes, cols, counts, population=self.population,
+                              population_rows=self.population_rows,
+                              population_shared=self.population_shared)
+            hit.known_only = True
+            self._memo["known"] = hit
+        return hit
+
+    def blank(self, j: int) -> np.ndarray:
+        """Classes with no value counted in column ``j`` (in the :meth:`known` view: no known
+        value, every cell missing)."""
+        return self.pairs(j).sizes == 0
+
     def pairs(self, j: int) -> PairCounts:
         """The ``(class, value)`` pairs of sensitive column ``j``."""
         item = self.counts[j]
@@ -419,8 +493,11 @@ class ClassCounts:
         key = ("distance", j, distance, id(hierarchy))
         if key not in self._memo:
             with np.errstate(invalid="ignore", divide="ignore"):
-                self._memo[key] = class_distances(self.pairs(j), self.columns[j], distance,
-                                                  hierarchy)
+                out = class_distances(self.pairs(j), self.columns[j], distance, hierarchy)
+            if self.known_only:
+                # a class without a known value shows nothing of the column: distance 0
+                out = np.where(self.blank(j), 0.0, out)
+            self._memo[key] = out
         return self._memo[key]
 
 

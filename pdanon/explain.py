@@ -185,19 +185,24 @@ def model_from_info(info: dict):
     >>> model_from_info({"model": "k-anonymity + l-diversity",
     ...                  "params": {"k": 2, "l": 2, "variant": "distinct"}})
     AllOf(KAnonymity(k=2), LDiversity(l=2))
+    >>> model_from_info({"model": "l-diversity", "params": {"l": 2, "variant": "distinct",
+    ...                                                     "missing_sensitive": "value"}})
+    LDiversity(l=2, missing_sensitive='value')
     """
     from pdanon.models import AllOf, KAnonymity, LDiversity, TCloseness
 
     params = info.get("params") or {}
+    rule = params.get("missing_sensitive", "unknown")  # how l and t read a blank cell
     parts = []
     for name in str(info.get("model", "")).split(" + "):
         if name == "k-anonymity":
             parts.append(KAnonymity(params["k"]))
         elif name == "l-diversity":
             parts.append(LDiversity(params["l"], variant=params.get("variant", "distinct"),
-                                    c=params.get("c")))
+                                    c=params.get("c"), missing_sensitive=rule))
         elif name == "t-closeness" and params.get("distance") != "hierarchical":
-            parts.append(TCloseness(params["t"], distance=params.get("distance", "emd")))
+            parts.append(TCloseness(params["t"], distance=params.get("distance", "emd"),
+                                    missing_sensitive=rule))
         else:
             raise InvalidInputError(
                 f"explain() cannot rebuild the model {name!r} from out.anon.info: {_SEE}")

@@ -99,6 +99,10 @@ class Policy:
         the largest share of a quasi-identifier's hidden cells that a column (not allowed
         with ``allow_channels=``, not sensitive) narrows to their value while lowering k
         below the policy's (at least 2), at most ``pdanon.channels.MAX_SHARE`` (5 %).
+    missing_sensitive : {"unknown", "value"}
+        How l, t, β and δ read a blank sensitive cell: ``"unknown"`` (default) - no value,
+        so a class of 5 x hiv and 5 blanks has l = 1; ``"value"`` - one more value (the rule
+        before 2026-12). The default policy takes the release's recorded rule.
 
     Example
     -------
@@ -126,8 +130,12 @@ class Policy:
     max_suppressed_share: float | None = None
     random_order: bool = True
     channels: bool = True
+    missing_sensitive: str = "unknown"
 
     def __post_init__(self):
+        from pdanon.models.base import check_missing_sensitive
+
+        check_missing_sensitive(self.missing_sensitive)
         from pdanon.models.diversity import L_VARIANTS
 
         if self.k is not None and (isinstance(self.k, bool) or not isinstance(
@@ -209,6 +217,11 @@ class Policy:
                 dp_k = EDDifferentialPrivacy(p["epsilon"], p["delta"],
                                              search_share=p["search_share"]).k
                 kw["k"] = max(kw.get("k", 1), dp_k)
+        from pdanon.models.record import recorded_rule
+
+        rule = recorded_rule(info)
+        if rule is not None and rule != "unknown":
+            kw["missing_sensitive"] = rule
         if not kw and info.get("operation") in ("microaggregate", "local_suppression"):
             kw["k"] = int(info["k"])
         if kw.get("t_distance") == "hierarchical":
@@ -374,6 +387,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         raise InvalidInputError("the release has no quasi-identifier: pass quasi_identifiers="
                                 "[...] (or check the frame an anonymizer returned)")
     missing = info.get("missing", "value")
+    rule = policy.missing_sensitive  # how l, t, beta and delta read a blank sensitive cell
     n = len(release)
     rows: list = []
 
@@ -397,25 +411,29 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     if policy.l is not None:
         needs_sensitive("l-diversity")
         measured = metrics.l_diversity(release, qi, list(sens), variant=policy.l_variant,
-                                       c=policy.c)
+                                       c=policy.c, missing_sensitive=rule)
         add(f"l_diversity_{policy.l_variant}", measured, ">=", policy.l,
-            f"every class shows at least l={policy.l} sensitive values ({policy.l_variant})")
+            f"every class shows at least l={policy.l} sensitive values ({policy.l_variant}"
+            + ("; blanks are no value)" if rule == "unknown" else "; a blank is a value)"))
     if policy.t is not None:
         needs_sensitive("t-closeness")
-        measured = metrics.t_closeness(release, qi, sens, distance=policy.t_distance)
+        measured = metrics.t_closeness(release, qi, sens, distance=policy.t_distance,
+                                       missing_sensitive=rule)
         add(f"t_closeness_{policy.t_distance}", measured, "<=", policy.t,
             "every class's sensitive values lie within t of the whole table's")
     if policy.beta is not None:
         needs_sensitive("beta-likeness")
         from pdanon.models import beta_likeness
 
-        add("beta_likeness", beta_likeness(release, qi, sens), "<=", policy.beta,
+        add("beta_likeness", beta_likeness(release, qi, sens, missing_sensitive=rule), "<=",
+            policy.beta,
             "no class raises a sensitive value's share by more than beta (relative)")
     if policy.delta is not None:
         needs_sensitive("delta-disclosure")
         from pdanon.models import delta_disclosure
 
-        add("delta_disclosure", delta_disclosure(release, qi, sens), "<=", policy.delta,
+        add("delta_disclosure", delta_disclosure(release, qi, sens, missing_sensitive=rule),
+            "<=", policy.delta,
             "no class's share of a sensitive value is more than e^delta from the table's")
     # k and every risk with the release's rule for missing cells (local suppression's blanks
     # match any value: measured so, as the release was made); l, t and the hazards of
@@ -530,6 +548,26 @@ def _suppressed_rows(release, original, qi, info) -> int:
     return int(info.get("suppressed_rows", blank.sum()))
 
 
+def _blank_beside_one_value(values: pd.Series, labels, sizes, col, n: int) -> list:
+    """The hazard of classes whose known values of ``col`` are all the same beside blanks (a
+    class of 5 x hiv and 5 blanks): counting the blank as a value calls it 2-diverse, yet a
+    member's value is hiv or unknown. In words, whatever rule the policy reads blanks by."""
+    codes, _ = pd.factorize(values, use_na_sentinel=True)
+    known = codes >= 0
+    m = int(codes.max()) + 1 if known.any() else 1
+    pairs = np.unique(labels[known] * m + codes[known])
+    one = np.bincount(pairs // m, minlength=len(sizes)) == 1
+    blank = np.bincount(labels[~known], minlength=len(sizes)) > 0
+    hit = one & blank
+    if not hit.any():
+        return []
+    rows = int(sizes[hit].sum())
+    return [f"every known value of {col!r} is the same in {int(hit.sum()):,} class(es) "
+            f"({rows:,} rows, {rows / n:.1%}): the blanks beside them hide nothing, so "
+            f"anyone who finds such a person's class learns the value or nothing (l = 1 of "
+            f"known values; l-diversity with missing_sensitive='unknown' forbids it)"]
+
+
 def _hazards(release, qi, sens, n, suppressed, risk, policy) -> list:
     """Plain-language hazards the criteria may not show."""
     from pdanon._groups import class_labels
@@ -552,6 +590,7 @@ def _hazards(release, qi, sens, n, suppressed, risk, policy) -> list:
             out.append(f"in {int(same.sum()):,} class(es), {rows:,} rows ({rows / n:.1%}), every "
                        f"member has the same {col!r} value: anyone who finds such a person's "
                        f"class learns it (l = 1; ask for l-diversity or t-closeness)")
+        out += _blank_beside_one_value(release[col], labels, sizes, col, n)
         values = release[col].dropna()
         if len(values) >= 50 and values.nunique() >= NEARLY_UNIQUE * len(values):
             out.append(f"sensitive column {col!r} is nearly unique ({values.nunique():,} "

@@ -85,7 +85,8 @@ class ReleasesCheck:
         return out
 
 
-def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) -> ReleasesCheck:
+def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
+                   missing_sensitive: str = "unknown") -> ReleasesCheck:
     """Measure the combined classes of several releases of the same population (module
     docstring).
 
@@ -105,12 +106,29 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
     sensitive : str, optional
         A sensitive column every release publishes: also measure the composition attack
         (per person the sensitive values left by intersecting the value sets of the classes
-        that hold them; a missing value is one more value).
+        that hold them).
+    missing_sensitive : {"unknown", "value"}
+        How a blank sensitive cell enters a class's value set: ``"unknown"`` (default) - it
+        is no value, so a class of hiv and blanks leaves one candidate (hiv) and a class of
+        blanks only leaves none (``combined_l`` 0, as l-diversity counts it);
+        ``"value"`` - one more value (the rule before 2026-12).
 
     Returns a :class:`ReleasesCheck`.
+
+    Example
+    -------
+    >>> a = pd.DataFrame({"age": ["20-29"] * 4, "d": ["hiv", "hiv", None, None]})
+    >>> check_releases([a], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]],
+    ...                sensitive="d").combined_l
+    1
+    >>> check_releases([a], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]], sensitive="d",
+    ...                missing_sensitive="value").combined_l
+    2
     """
     from pdanon._groups import class_labels
+    from pdanon.models.base import check_missing_sensitive
 
+    check_missing_sensitive(missing_sensitive)
     if not isinstance(releases, (list, tuple)) or len(releases) < 1:
         raise InvalidInputError("releases must be a list of DataFrames (at least one)")
     if not isinstance(keys, (list, tuple)) or len(keys) != len(releases):
@@ -163,7 +181,8 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
     extra = {}
     if sensitive is not None:
         left, changed = _signatures([df[sensitive] for df in releases], labels_of, codes,
-                                    bounds, n, tuple_codes)
+                                    bounds, n, tuple_codes,
+                                    known_only=missing_sensitive == "unknown")
         extra = {"candidates": pd.Series(left, index=index, name="candidates"),
                  "combined_l": int(left[~changed].min()) if (~changed).any() else 0,
                  "value_changed": int(changed.sum())}
@@ -174,15 +193,17 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None) ->
 
 
 def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int,
-                tuple_codes: np.ndarray):
+                tuple_codes: np.ndarray, *, known_only: bool = False):
     """Per person the number of sensitive values that every class holding them shows, and
     whether their own value differs between releases. Each class's value set is kept once
     (:class:`pdanon.valuesets.ValueSets`); persons of one combined class share their
-    intersection, which is counted once per combined class (memory linear in the rows)."""
+    intersection, which is counted once per combined class (memory linear in the rows).
+    ``known_only``: a blank cell adds no value to its class's set."""
     from pdanon.valuesets import ValueSets, common_counts
 
-    value_codes, _ = pd.factorize(pd.concat([pd.Series(v.array) for v in values],
-                                            ignore_index=True), use_na_sentinel=False)
+    stacked = pd.concat([pd.Series(v.array) for v in values], ignore_index=True)
+    blank = stacked.isna().to_numpy()
+    value_codes, _ = pd.factorize(stacked, use_na_sentinel=False)
     value_codes = np.asarray(value_codes, dtype=np.int64)
     own = np.full(n, -1, dtype=np.int64)
     changed = np.zeros(n, dtype=bool)
@@ -196,7 +217,9 @@ def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int
         where = codes[bounds[i]:bounds[i + 1]]
         changed[where] |= (own[where] >= 0) & (own[where] != v)
         own[where] = v
-        offset = store.add_classes(labels, v)
+        counted = ~blank[bounds[i]:bounds[i + 1]] if known_only else slice(None)
+        offset = store.add_classes(labels[counted], v[counted],
+                                   classes=int(labels.max(initial=-1)) + 1)
         cls = np.full(n + 1, -1, dtype=np.int64)  # [n]: a combined code no person has
         cls[where] = labels + offset
         rep = cls[first_person]  # every person of a combined class is in the same classes

@@ -56,12 +56,15 @@ class ValueSets:
     def classes(self) -> int:
         return len(self.offsets) - 1
 
-    def add_classes(self, labels: np.ndarray, values: np.ndarray) -> int:
+    def add_classes(self, labels: np.ndarray, values: np.ndarray, *,
+                    classes: int | None = None) -> int:
         """Add the classes ``0 .. labels.max()`` of one release (rows' class labels and value
-        codes); returns the number the first of them gets (``labels + first`` are theirs)."""
+        codes; ``classes``: their number when some class adds no value, e.g. a class of blank
+        cells counted as no value); returns the number the first of them gets
+        (``labels + first`` are theirs)."""
         first = self.classes
         labels = np.asarray(labels, dtype=np.int64)
-        count = int(labels.max()) + 1 if len(labels) else 0
+        count = classes if classes is not None else (int(labels.max()) + 1 if len(labels) else 0)
         keys = pair_keys(labels + first, values)
         sizes = np.bincount(labels[:0] if not len(keys) else (keys >> _SHIFT) - first,
                             minlength=count)

@@ -9,7 +9,7 @@ import pytest
 
 import pdanon
 from pdanon.__main__ import main
-from pdanon.cli_anonymize import build_model, cli_words, convert_column
+from pdanon.cli_anonymize import CliError, build_model, cli_words, convert_column
 from pdanon.cli_config import ConfigError, build_hierarchy, parse_columns, parse_policy, \
     read_config, to_toml
 
@@ -309,6 +309,12 @@ def test_build_model_combinations():
     assert repr(build_model({"k": 5})) == "KAnonymity(k=5)"
     m = build_model({"k": 5, "alpha": 0.5, "delta": 1.2})
     assert "AlphaKAnonymity" in repr(m) and "DeltaDisclosure" in repr(m)
+    # --missing-sensitive reaches every model that reads blanks (default: unknown)
+    assert repr(build_model({"k": 5, "l": 2})) == "AllOf(KAnonymity(k=5), LDiversity(l=2))"
+    m = build_model({"k": 5, "l": 2, "delta": 1.0, "missing_sensitive": "value"})
+    assert [p.missing_sensitive for p in m.parts()[1:]] == ["value", "value"]
+    with pytest.raises(CliError, match="--missing-sensitive says how"):
+        build_model({"k": 5, "missing_sensitive": "value"})
 
 
 def test_hierarchy_specs():
@@ -322,6 +328,7 @@ def test_hierarchy_specs():
 
 def test_policy_and_toml():
     assert parse_policy({"k": 5}).k == 5
+    assert parse_policy("l=2,missing_sensitive=value").missing_sensitive == "value"
     with pytest.raises(ConfigError, match="unknown criterion 'kk'"):
         parse_policy("kk=5")
     text = to_toml({"a": "x\"y", "t": {"odd key": [1, 2.5, True]}})

@@ -70,14 +70,19 @@ def table(n: int = 120, seed: int = 3) -> pd.DataFrame:
 def test_requirements_of_builtin_models_and_their_combination():
     assert KAnonymity(4).requirements() == Requirements(
         min_size=4, exact=True, merge_monotone=True, parts_monotone=True)
+    # known_only: a missing sensitive cell is no value (missing_sensitive="unknown")
     assert LDiversity(3).requirements() == Requirements(
+        min_distinct=3, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True,
+        known_only=True)
+    assert LDiversity(3, missing_sensitive="value").requirements() == Requirements(
         min_distinct=3, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True)
     assert LDiversity(2.5, variant="entropy").requirements() == Requirements(
-        min_distinct=3, sensitive=True, merge_monotone=True)
+        min_distinct=3, sensitive=True, merge_monotone=True, known_only=True)
     assert TCloseness(0.2).requirements() == Requirements(sensitive=True, merge_monotone=True)
     both = AllOf(KAnonymity(5), LDiversity(2), TCloseness(0.3))
     assert both.requirements() == Requirements(min_size=5, min_distinct=2, exact=False,
-                                               sensitive=True, merge_monotone=True)
+                                               sensitive=True, merge_monotone=True,
+                                               known_only=True)
     assert PrivacyModel().requirements() == Requirements()
 
 

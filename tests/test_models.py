@@ -44,11 +44,17 @@ def norm(v):
     return "<NA>" if pd.isna(v) else v
 
 
-def ref_l(df, qis, sens, variant="distinct", c=None):
+def ref_l(df, qis, sens, variant="distinct", c=None, rule="value"):
+    """``rule="unknown"``: missing cells left out (a class without a known value: l = 0)."""
     best = math.inf
     for rows in groups_of(df, qis):
         for s in sens:
             vals = [norm(v) for v in df[s].iloc[rows]]
+            if rule == "unknown":
+                vals = [v for v in vals if v != "<NA>"]
+                if not vals:
+                    best = 0
+                    continue
             counts = sorted(pd.Series(vals).value_counts().tolist(), reverse=True)
             if variant == "distinct":
                 got = len(counts)
@@ -94,15 +100,24 @@ def ref_emd_lp(p, q, ground):
     return res.fun
 
 
-def ref_t(df, qis, sens_kinds, distance="emd"):
+def ref_t(df, qis, sens_kinds, distance="emd", rule="value"):
+    """``rule="unknown"``: the class's known values against the table's (a class without a
+    known value: distance 0)."""
     worst = 0.0
     for rows in groups_of(df, qis):
         for s, kind in sens_kinds.items():
             all_v = [norm(v) for v in df[s]]
             cls_v = [all_v[i] for i in rows]
+            known = [i for i in rows if all_v[i] != "<NA>"]
+            if rule == "unknown":
+                all_v = [v for v in all_v if v != "<NA>"]
+                cls_v = [v for v in cls_v if v != "<NA>"]
+                if not cls_v:
+                    continue
             if distance == "reference" and kind == "real":
                 a = df[s].to_numpy(float)
-                b = a[rows]
+                b = a[known] if rule == "unknown" else a[rows]
+                a = a[~np.isnan(a)] if rule == "unknown" else a
                 d = wasserstein_distance(a, b) / (a.max() - a.min() + 1e-10)
             elif distance in ("jensen_shannon", "reference"):
                 order = list(dict.fromkeys(all_v))
@@ -184,9 +199,23 @@ def test_l_recursive_hand_checked():
     assert l_diversity(const, ["q"], ["s"], variant="recursive", c=1) == 0
 
 
-def test_l_missing_values_count_as_one_value():
+def test_l_missing_values_are_unknown_or_one_value():
     df = pd.DataFrame({"q": [1, 1, 1, 2, 2], "s": ["a", None, None, "b", np.nan]})
-    assert l_diversity(df, ["q"], ["s"]) == 2
+    # known values: class 1 {a}, class 2 {b}; the blanks beside them hide nothing
+    assert l_diversity(df, ["q"], ["s"]) == 1
+    assert l_diversity(df, ["q"], ["s"], missing_sensitive="value") == 2
+    # 5 x hiv and 5 blanks: l = 1 (entropy and recursive too); every cell blank: l = 0
+    hiv = pd.DataFrame({"q": [1] * 10 + [2] * 2, "s": ["hiv"] * 5 + [None] * 7})
+    assert l_diversity(hiv.iloc[:10], ["q"], ["s"]) == 1
+    assert l_diversity(hiv.iloc[:10], ["q"], ["s"], variant="entropy") == 1.0
+    assert l_diversity(hiv.iloc[:10], ["q"], ["s"], variant="recursive", c=2) == 1
+    assert l_diversity(hiv, ["q"], ["s"]) == 0
+    assert l_diversity(hiv, ["q"], ["s"], variant="entropy") == 0.0
+    assert l_diversity(hiv.iloc[:10], ["q"], ["s"], missing_sensitive="value") == 2
+    assert not LDiversity(2).holds(hiv.iloc[:10], ["q"], ["s"])
+    assert LDiversity(2, missing_sensitive="value").holds(hiv.iloc[:10], ["q"], ["s"])
+    with pytest.raises(InvalidInputError, match="missing_sensitive must be"):
+        l_diversity(df, ["q"], ["s"], missing_sensitive="blank")
 
 
 def test_l_on_generalized_qis():
@@ -274,7 +303,13 @@ def test_t_wasserstein_reference_formula():
         t_closeness(df, ["q"], {"s": "unordered"}, distance="wasserstein")
     df.loc[0, "s"] = np.nan
     with pytest.raises(InvalidInputError, match="missing"):
-        t_closeness(df, ["q"], {"s": "real"}, distance="wasserstein")
+        t_closeness(df, ["q"], {"s": "real"}, distance="wasserstein", missing_sensitive="value")
+    # by default the distance is measured on the known values
+    a = vals[1:]
+    expected = max(wasserstein_distance(a, a[:2]), wasserstein_distance(a, a[2:])) / (
+        7 + 1e-10)
+    assert t_closeness(df, ["q"], {"s": "real"}, distance="wasserstein") == pytest.approx(
+        expected, rel=1e-12)
 
 
 def test_t_hierarchical_emd():
@@ -354,7 +389,21 @@ def test_t_ordered_categorical_uses_category_order():
 def test_t_missing_values_are_one_value_ranked_last():
     df = pd.DataFrame({"q": [0, 0, 1, 1], "s": [1.0, np.nan, 2.0, np.nan]})
     # ordered values 1, 2, NaN: table (1/4, 1/4, 1/2), class 0 (1/2, 0, 1/2): cum 1/4, 0 -> 1/8
-    assert t_closeness(df, ["q"], {"s": "ordered"}) == pytest.approx(0.125)
+    assert t_closeness(df, ["q"], {"s": "ordered"},
+                       missing_sensitive="value") == pytest.approx(0.125)
+
+
+def test_t_missing_values_unknown_by_default():
+    df = pd.DataFrame({"q": [0, 0, 1, 1, 2], "s": [1.0, np.nan, 2.0, np.nan, np.nan]})
+    # known values 1, 2: table (1/2, 1/2); class 0 (1, 0): cum |1 - 1/2| / 1 = 1/2; class 2
+    # has no known value: distance 0 (it shows nothing)
+    assert t_closeness(df, ["q"], {"s": "ordered"}) == pytest.approx(0.5)
+    assert t_closeness(df.iloc[[0, 2, 4]], ["q"], {"s": "unordered"}) == pytest.approx(0.5)
+    assert t_closeness(df.iloc[[0, 4]], ["q"], {"s": "unordered"}) == 0.0
+    assert t_closeness(df.iloc[[0, 4]], ["q"], {"s": "unordered"},
+                       missing_sensitive="value") == pytest.approx(0.5)
+    assert TCloseness(0.1).holds(df.iloc[[0, 4]], ["q"], ["s"])
+    assert not TCloseness(0.1, missing_sensitive="value").holds(df.iloc[[0, 4]], ["q"], ["s"])
 
 
 def test_t_empty_frame():
@@ -386,19 +435,21 @@ SETTINGS = settings(max_examples=120, deadline=None,
 
 @SETTINGS
 @given(frames(), st.sampled_from(["distinct", "entropy", "recursive"]),
-       st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0]))
-def test_l_matches_loop(df, variant, c):
+       st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0]), st.sampled_from(["unknown", "value"]))
+def test_l_matches_loop(df, variant, c, rule):
     got = l_diversity(df, ["q1", "q2"], ["s", "s2"], variant=variant,
-                      c=c if variant == "recursive" else None)
-    assert got == pytest.approx(ref_l(df, ["q1", "q2"], ["s", "s2"], variant, c), abs=1e-9)
+                      c=c if variant == "recursive" else None, missing_sensitive=rule)
+    assert got == pytest.approx(ref_l(df, ["q1", "q2"], ["s", "s2"], variant, c, rule),
+                                abs=1e-9)
 
 
 @SETTINGS
-@given(frames(), st.sampled_from(["emd", "jensen_shannon"]))
-def test_t_categorical_matches_loop(df, distance):
+@given(frames(), st.sampled_from(["emd", "jensen_shannon"]),
+       st.sampled_from(["unknown", "value"]))
+def test_t_categorical_matches_loop(df, distance, rule):
     kinds = {"s": "unordered", "s2": "ordered"}
-    got = t_closeness(df, ["q1", "q2"], kinds, distance=distance)
-    assert got == pytest.approx(ref_t(df, ["q1", "q2"], kinds, distance), abs=1e-9)
+    got = t_closeness(df, ["q1", "q2"], kinds, distance=distance, missing_sensitive=rule)
+    assert got == pytest.approx(ref_t(df, ["q1", "q2"], kinds, distance, rule), abs=1e-9)
 
 
 @SETTINGS
@@ -432,7 +483,7 @@ def test_ordered_emd_matches_linear_program(df):
 def test_ldiversity_model():
     m = LDiversity(2)
     assert repr(m) == "LDiversity(l=2)"
-    assert m.params() == {"l": 2, "variant": "distinct"}
+    assert m.params() == {"l": 2, "variant": "distinct", "missing_sensitive": "unknown"}
     assert m.holds(TABLE, ["zip"], ["d"]) and not LDiversity(3).holds(TABLE, ["zip"], ["d"])
     ctx = m.context(TABLE, ["d"])
     labels = np.array([0, 0, 0, 1, 1, 1, 2])
@@ -443,7 +494,11 @@ def test_ldiversity_model():
     assert repr(e) == "LDiversity(l=1.5, variant='entropy')"
     assert e.holds(TABLE, ["zip"], ["d"])
     r = LDiversity(2, variant="recursive", c=3)
-    assert r.params() == {"l": 2, "variant": "recursive", "c": 3.0}
+    assert r.params() == {"l": 2, "variant": "recursive", "c": 3.0,
+                          "missing_sensitive": "unknown"}
+    v = LDiversity(2, missing_sensitive="value")
+    assert repr(v) == "LDiversity(l=2, missing_sensitive='value')"
+    assert v.params()["missing_sensitive"] == "value"
     assert r.holds(TABLE, ["zip"], ["d"]) and not LDiversity(
         2, variant="recursive", c=2).holds(TABLE, ["zip"], ["d"])
     with pytest.raises(InvalidInputError):
@@ -487,7 +542,9 @@ def test_tcloseness_model():
     df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
     m = TCloseness(0.25)
     assert repr(m) == "TCloseness(t=0.25)"
-    assert m.params() == {"t": 0.25, "distance": "emd"}
+    assert m.params() == {"t": 0.25, "distance": "emd", "missing_sensitive": "unknown"}
+    assert repr(TCloseness(0.25, missing_sensitive="value")) == (
+        "TCloseness(t=0.25, missing_sensitive='value')")
     assert m.holds(df, ["zip"], ["d"]) and not TCloseness(0.2).holds(df, ["zip"], ["d"])
     ctx = m.context(df, ["d"])
     assert TCloseness(0.2).groups_ok(np.array([0, 0, 1, 1]), ctx).tolist() == [False, False]

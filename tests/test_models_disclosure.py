@@ -26,9 +26,11 @@ FIXTURE = pathlib.Path(__file__).parent / "data" / "pycanon_disclosure.json"
 TOL = 1e-12
 
 
-def measures(df, qis, sens):
-    return (beta_likeness(df, qis, sens), beta_likeness(df, qis, sens, variant="enhanced"),
-            delta_disclosure(df, qis, sens), alpha_k_anonymity(df, qis, sens))
+def measures(df, qis, sens, rule="unknown"):
+    return (beta_likeness(df, qis, sens, missing_sensitive=rule),
+            beta_likeness(df, qis, sens, variant="enhanced", missing_sensitive=rule),
+            delta_disclosure(df, qis, sens, missing_sensitive=rule),
+            alpha_k_anonymity(df, qis, sens))
 
 
 # ---------------------------------------------------------------------------- brute force
@@ -38,9 +40,11 @@ def _key(v):
     return "<NA>" if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 
-def brute_force(df, qis, sens, p_from=None):
+def brute_force(df, qis, sens, p_from=None, rule="value"):
     """Per-class loops over plain Python values: (basic β, enhanced β, δ, α, k). ``p_from``:
-    the frame whose distribution is the table's (default ``df``)."""
+    the frame whose distribution is the table's (default ``df``). ``rule="unknown"``: β and
+    δ over the known values of class and table (a class without one scores 0); α always
+    counts a missing cell as a value."""
     p_from = df if p_from is None else p_from
     classes = defaultdict(list)
     for i in range(len(df)):
@@ -52,15 +56,22 @@ def brute_force(df, qis, sens, p_from=None):
         n = sum(table.values())
         for rows in classes.values():
             here = Counter(_key(df[s].iloc[i]) for i in rows)
-            for v, total in table.items():
-                p, q = total / n, here.get(v, 0) / len(rows)
+            alpha = max(alpha, max(here.values()) / len(rows))
+            size, seen, n_seen = len(rows), table, n
+            if rule == "unknown":
+                here.pop("<NA>", None)
+                seen = {v: c for v, c in table.items() if v != "<NA>"}
+                size, n_seen = sum(here.values()), sum(seen.values())
+                if not size:
+                    continue
+            for v, total in seen.items():
+                p, q = total / n_seen, here.get(v, 0) / size
                 gain = (q - p) / p
                 basic = max(basic, gain)
                 if gain > -math.log(p) + TOL:
                     enhanced = math.inf
                 enhanced = max(enhanced, gain)
                 delta = max(delta, math.inf if q == 0 else abs(math.log(q / p)))
-            alpha = max(alpha, max(here.values()) / len(rows))
     return basic, enhanced, delta, alpha, k
 
 
@@ -116,18 +127,32 @@ def test_empty_frame_and_one_class():
         assert m.holds(empty, ["zip"], ["d"])
 
 
+def test_missing_sensitive_value_is_unknown_by_default():
+    df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", None, "a", "b"]})
+    # known values: table a 2/3, b 1/3. class 1 (a): a gain (1 - 2/3)/(2/3) = 0.5 > cap
+    # -ln(2/3) = 0.405; class 2 (a, b): b gain (1/2 - 1/3)/(1/3) = 0.5; class 1 lacks b
+    basic, enhanced, delta, ak = measures(df, ["zip"], ["d"])
+    assert (basic, enhanced, delta) == (pytest.approx(0.5), math.inf, math.inf)
+    # a class whose every cell is missing shows nothing: it scores 0 and passes
+    blank = pd.DataFrame({"zip": [1, 1, 2, 2], "d": [None, None, "a", "b"]})
+    assert measures(blank, ["zip"], ["d"])[:3] == (0.0, 0.0, 0.0)
+    assert BetaLikeness(0.01).holds(blank, ["zip"], ["d"])
+    assert DeltaDisclosure(0.01).holds(blank, ["zip"], ["d"])
+    assert not DeltaDisclosure(0.01, missing_sensitive="value").holds(blank, ["zip"], ["d"])
+
+
 def test_missing_sensitive_value_is_a_value_of_its_own():
     df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", None, "a", "b"]})
     # table: a 1/2, missing 1/4, b 1/4. class 1 (a, NA): NA gain (1/2 - 1/4)/(1/4) = 1
     # class 2 (a, b): b gain 1; caps -ln(1/4) = 1.386; class 1 lacks b, class 2 lacks NA
-    basic, enhanced, delta, ak = measures(df, ["zip"], ["d"])
+    basic, enhanced, delta, ak = measures(df, ["zip"], ["d"], "value")
     assert (basic, enhanced, delta, ak) == (pytest.approx(1.0), pytest.approx(1.0), math.inf,
                                             AlphaK(0.5, 2))
     assert alpha_k_anonymity(df, ["zip"], ["d"], value=None) == AlphaK(0.5, 2)
     assert alpha_k_anonymity(df, ["zip"], ["d"], value=np.nan).alpha == 0.5  # the NA share
     nan = pd.DataFrame({"zip": [1, 1, 2, 2], "d": [1.0, np.nan, 1.0, 2.0]})
-    assert measures(nan, ["zip"], ["d"])[:3] == (pytest.approx(1.0), pytest.approx(1.0),
-                                                 math.inf)
+    assert measures(nan, ["zip"], ["d"], "value")[:3] == (
+        pytest.approx(1.0), pytest.approx(1.0), math.inf)
 
 
 def test_missing_quasi_identifier_cell_is_a_value_and_wildcard_is_refused():
@@ -271,10 +296,10 @@ def tables(draw, min_rows=0):
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.sampled_from([["d"], ["e"], ["d", "e"]]),
-       st.sampled_from([["q1"], ["q2"], ["q1", "q2"]]))
-def test_measures_agree_with_brute_force(df, sens, qis):
-    basic, enhanced, delta, ak = measures(df, qis, sens)
-    b_basic, b_enhanced, b_delta, b_alpha, b_k = brute_force(df, qis, sens)
+       st.sampled_from([["q1"], ["q2"], ["q1", "q2"]]), st.sampled_from(["unknown", "value"]))
+def test_measures_agree_with_brute_force(df, sens, qis, rule):
+    basic, enhanced, delta, ak = measures(df, qis, sens, rule)
+    b_basic, b_enhanced, b_delta, b_alpha, b_k = brute_force(df, qis, sens, rule=rule)
     assert basic == pytest.approx(b_basic, abs=1e-9)
     assert enhanced == pytest.approx(b_enhanced, abs=1e-9)
     assert delta == pytest.approx(b_delta, abs=1e-9)
@@ -386,7 +411,8 @@ def test_pycanon_comparison():
     differ = set()
     for case in CASES:
         df = _frame(case)
-        basic, enhanced, delta, ak = measures(df, case["qis"], case["sensitive"])
+        # the frozen outputs count a missing cell as a value (pycanon does too)
+        basic, enhanced, delta, ak = measures(df, case["qis"], case["sensitive"], "value")
         ours = {"basic_beta": basic, "enhanced_beta": enhanced, "delta": delta,
                 "alpha_k": [ak.alpha, ak.k]}
         for key, value in ours.items():

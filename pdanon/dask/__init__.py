@@ -209,8 +209,9 @@ class DaskAnonAccessor:
         return k_anonymity(self._ddf, self.roles(**roles).quasi_identifiers, missing=missing)
 
     def l_diversity(self, *, variant: str = "distinct", c: float | None = None,
-                    missing: str = "value", **roles):
-        """The l the frame achieves (variants ``distinct``, ``entropy``, ``recursive``).
+                    missing: str = "value", missing_sensitive: str = "unknown", **roles):
+        """The l the frame achieves (variants ``distinct``, ``entropy``, ``recursive``;
+        ``missing_sensitive="unknown"``: a blank sensitive cell is no value).
 
         Example
         -------
@@ -222,12 +223,13 @@ class DaskAnonAccessor:
         """
         r = self._sensitive_roles(roles, "l-diversity")
         return l_diversity(self._ddf, r.quasi_identifiers, r.sensitive, variant=variant, c=c,
-                           missing=missing)
+                           missing=missing, missing_sensitive=missing_sensitive)
 
     def t_closeness(self, *, distance: str = "emd", hierarchies=None, missing: str = "value",
-                    **roles) -> float:
+                    missing_sensitive: str = "unknown", **roles) -> float:
         """The smallest t for which the frame is t-close (``distance``: ``emd``,
-        ``hierarchical``, ``jensen_shannon``, ``wasserstein``, ``reference``).
+        ``hierarchical``, ``jensen_shannon``, ``wasserstein``, ``reference``;
+        ``missing_sensitive="unknown"``: known values against the table's known values).
 
         Example
         -------
@@ -239,7 +241,8 @@ class DaskAnonAccessor:
         """
         r = self._sensitive_roles(roles, "t-closeness")
         return t_closeness(self._ddf, r.quasi_identifiers, r.sensitive, distance=distance,
-                           hierarchies=hierarchies, missing=missing)
+                           hierarchies=hierarchies, missing=missing,
+                           missing_sensitive=missing_sensitive)
 
     def average_class_size(self, *, missing: str = "value", **roles) -> float:
         """Rows / equivalence classes.
@@ -477,7 +480,7 @@ class DaskAnonAccessor:
 
     def k_anonymize(self, k: int, *, l=None, variant: str | None = None, c: float | None = None,
                     t: float | None = None, distance: str | None = None, hierarchies=None,
-                    **options):
+                    missing_sensitive: str | None = None, **options):
         """Make the frame k-anonymous with Mondrian on Dask (and l-diverse / t-close with
         ``l=`` / ``t=``, as the pandas ``k_anonymize``); ``options`` (``method``,
         ``algorithm``, ``max_rows_per_part``, ``order``, ``unordered_split``, ``path``,
@@ -493,12 +496,13 @@ class DaskAnonAccessor:
         >>> out.compute()["age"].astype(str).tolist()
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
-        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance),
+        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
+                                missing_sensitive=missing_sensitive),
                            hierarchies, options, always_k=False)
 
     def l_diversify(self, l, *, k: int = 1, variant: str | None = None, c: float | None = None,
                     t: float | None = None, distance: str | None = None, hierarchies=None,
-                    **options):
+                    missing_sensitive: str | None = None, **options):
         """Make every class l-diverse in every sensitive column (and k-anonymous, t-close
         with ``t=``) with Mondrian on Dask; ``options`` as in :meth:`anonymize`, models as in
         the pandas ``l_diversify``.
@@ -512,12 +516,13 @@ class DaskAnonAccessor:
         >>> out.anon.l_diversity()
         2
         """
-        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance),
+        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
+                                missing_sensitive=missing_sensitive),
                            hierarchies, options)
 
     def t_close(self, t: float, *, k: int = 1, l=None, variant: str | None = None,
                 c: float | None = None, distance: str | None = None, hierarchies=None,
-                **options):
+                missing_sensitive: str | None = None, **options):
         """Make every class t-close to the whole table (and k-anonymous, l-diverse with
         ``l=``) with Mondrian on Dask; ``hierarchies`` of sensitive columns drive
         ``distance="hierarchical"``, those of quasi-identifiers ``algorithm="optimal"``;
@@ -532,7 +537,8 @@ class DaskAnonAccessor:
         >>> out.anon.t_closeness() <= 0.2
         True
         """
-        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance),
+        return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
+                                missing_sensitive=missing_sensitive),
                            hierarchies, options)
 
     def _faced(self, asked: dict, hierarchies, options: dict, always_k: bool = True):

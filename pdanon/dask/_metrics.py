@@ -42,6 +42,7 @@ from pdanon._errors import InvalidInputError
 from pdanon.dask._keys import key_frame, key_names
 from pdanon.encode import factorize, missing, value_counts
 from pdanon import distributions as _dist
+from pdanon.models.base import check_missing_sensitive
 
 __all__ = [
     "average_class_size",
@@ -448,21 +449,36 @@ def _measure(pairs: _dist.PairCounts, col: _dist.SensitiveColumn, what: str, par
     raise ValueError(what)
 
 
-def _measures_of_pairs(pdf, names, col, measures):
-    """One row: every measure reduced over the classes of this partition."""
+#: the measures that read a class's known values only under missing_sensitive="unknown"
+_RULED = ("distinct", "entropy", "recursive", "t")
+
+
+def _measures_of_pairs(pdf, names, col, measures, known_only=False):
+    """One row: every measure reduced over the classes of this partition. ``known_only``
+    (``missing_sensitive="unknown"``): l and t read the known values of each class
+    (:meth:`pdanon.distributions.ClassCounts.known`), as the pandas models do."""
     row = {}
     if len(pdf) == 0:
         return pd.DataFrame({label: [_NEUTRAL[how]] for label, _, _, how in measures})
     pairs = _pair_counts(pdf, names)
+    view = None
+    if known_only and col.has_na:
+        view = _dist.ClassCounts(pairs.sizes, [col], [pairs]).known()
     for label, what, param, how in measures:
-        v = _measure(pairs, col, what, param)
+        if view is not None and what in _RULED:
+            v = _measure(view.pairs(0), view.columns[0], what, param)
+            if what in ("entropy", "t"):  # a class without a known value: l 0, distance 0
+                v = np.where(view.blank(0), 0.0, v)
+        else:
+            v = _measure(pairs, col, what, param)
         row[label] = [float(v.min() if how == "min" else v.max() if how == "max" else v.sum())]
     return pd.DataFrame(row)
 
 
-def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures):
+def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures, known_only: bool = False):
     """Lazy {label: scalar} of per-class ``measures`` [(label, what, param, how)] for one
-    sensitive column."""
+    sensitive column (``known_only``: l and t over known values, see
+    :func:`_measures_of_pairs`)."""
     dtypes = column_dtypes(ddf, qis)
     names = key_names(qis, dtypes) if qis else []
     if not names:
@@ -480,7 +496,7 @@ def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures):
         pairs = pairs.shuffle(on=names, npartitions=split_out)
     out_meta = pd.DataFrame({label: np.zeros(0) for label, _, _, _ in measures})
     per_part = pairs.map_partitions(_measures_of_pairs, names, gcol.column, measures,
-                                    meta=out_meta)
+                                    known_only, meta=out_meta)
     lazy = {}
     for label, _, _, how in measures:
         col = per_part[label]
@@ -488,9 +504,10 @@ def _lazy_measures(ddf, qis, gcol: GlobalColumn, measures):
     return lazy
 
 
-def _check_measure_inputs(gcols: dict, distance=None, hierarchies=None):
+def _check_measure_inputs(gcols: dict, distance=None, hierarchies=None, known=False):
     """Raise the errors pandas raises (unknown distance, missing hierarchy, Wasserstein on
-    missing values, ...) before any Dask work, by evaluating on no class."""
+    missing values under ``missing_sensitive="value"``, ...) before any Dask work, by
+    evaluating on no class."""
     if distance is None:
         return
     from pdanon.models.closeness import check_distance
@@ -500,13 +517,16 @@ def _check_measure_inputs(gcols: dict, distance=None, hierarchies=None):
     empty = _dist.PairCounts(np.zeros(0, np.int64), np.zeros(0, np.int64),
                              np.zeros(0, np.int64), np.zeros(0, np.int64))
     for c, g in gcols.items():
-        _dist.class_distances(empty, g.column, distance, (hierarchies or {}).get(c))
+        col = g.column.known() if known else g.column
+        _dist.class_distances(empty, col, distance, (hierarchies or {}).get(c))
 
 
 def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "distinct",
-                c: float | None = None, missing: str = "value"):
-    """The l the frame achieves (see :func:`pdanon.models.l_diversity` for the variants):
-    the smallest over classes and sensitive columns; equal to the pandas value.
+                c: float | None = None, missing: str = "value",
+                missing_sensitive: str = "unknown"):
+    """The l the frame achieves (see :func:`pdanon.models.l_diversity` for the variants and
+    ``missing_sensitive``): the smallest over classes and sensitive columns; equal to the
+    pandas value.
 
     Example
     -------
@@ -521,6 +541,7 @@ def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "
 
     check_dask_frame(ddf)
     check_variant(variant, c)
+    known = check_missing_sensitive(missing_sensitive) == "unknown"
     _groups.refuse_wildcard(missing, "l-diversity")
     qis = check_qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive)
@@ -528,16 +549,18 @@ def l_diversity(ddf, quasi_identifiers=None, sensitive=None, *, variant: str = "
     gcols.pop("extra")
     if sum(int(g.column.global_counts.sum()) for g in gcols.values()) == 0:
         return 0.0 if variant == "entropy" else 0
-    lazies = [_lazy_measures(ddf, qis, g, [("l", variant, c, "min")])["l"]
+    lazies = [_lazy_measures(ddf, qis, g, [("l", variant, c, "min")], known)["l"]
               for g in gcols.values()]
     value = float(min(dask.compute(*lazies)))
     return value if variant == "entropy" else int(round(value))
 
 
 def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = "emd",
-                kinds=None, hierarchies=None, missing: str = "value") -> float:
+                kinds=None, hierarchies=None, missing: str = "value",
+                missing_sensitive: str = "unknown") -> float:
     """The smallest t for which the frame is t-close (see :func:`pdanon.models.t_closeness` for
-    the distances): the largest class-to-table distance; equal to the pandas value.
+    the distances and ``missing_sensitive``): the largest class-to-table distance; equal to
+    the pandas value.
 
     Example
     -------
@@ -549,22 +572,23 @@ def t_closeness(ddf, quasi_identifiers=None, sensitive=None, *, distance: str = 
     import dask
 
     check_dask_frame(ddf)
+    known = check_missing_sensitive(missing_sensitive) == "unknown"
     _groups.refuse_wildcard(missing, "t-closeness")
     qis = check_qis(ddf, quasi_identifiers)
     spec = _sensitive(ddf, sensitive, kinds)
     gcols = sensitive_columns(ddf, spec)
     gcols.pop("extra")
-    _check_measure_inputs(gcols, distance, hierarchies)
+    _check_measure_inputs(gcols, distance, hierarchies, known)
     if sum(int(g.column.global_counts.sum()) for g in gcols.values()) == 0:
         return 0.0
     lazies = [_lazy_measures(ddf, qis, g, [("t", "t", (distance, (hierarchies or {}).get(c)),
-                                            "max")])["t"] for c, g in gcols.items()]
+                                            "max")], known)["t"] for c, g in gcols.items()]
     return float(max(0.0, *dask.compute(*lazies)))
 
 
 def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "value",
-            risk: bool = True, sampling_fraction=None, threshold: float = 0.2
-            ) -> pd.DataFrame:
+            risk: bool = True, sampling_fraction=None, threshold: float = 0.2,
+            missing_sensitive: str = "unknown") -> pd.DataFrame:
     """The original-free rows of :func:`pdanon.metrics.metrics_table` for a Dask frame (k, l
     distinct / entropy, t (EMD), adversarial gains, classes, average class size, distinctness,
     non-uniform entropy) plus the discernibility Σ|class|², computed in one Dask pass per
@@ -576,7 +600,8 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
     ``threshold``, marketer, sample uniques; with ``sampling_fraction=`` the journalist
     estimates and the estimated population uniques) from the classes' frequency-of-frequencies
     table (:func:`pdanon.metrics.reidentification.summarize_counts`): one number per distinct
-    class size reaches the client, not one per class.
+    class size reaches the client, not one per class. ``missing_sensitive``: how the l and t
+    rows read a blank sensitive cell (``"unknown"``, default: no value), as pandas.
 
     Example
     -------
@@ -625,7 +650,9 @@ def metrics(ddf, quasi_identifiers=None, sensitive=None, *, missing: str = "valu
         measures = [("l_d", "distinct", None, "min"), ("l_e", "entropy", None, "min"),
                     ("t", "t", ("emd", None), "max"), ("kg", "knowledge", None, "sum"),
                     ("ag", "accuracy", None, "sum")]
-        lazy = [_lazy_measures(ddf, qis, g, measures) for g in gcols.values()] if rows else []
+        known = check_missing_sensitive(missing_sensitive) == "unknown"
+        lazy = [_lazy_measures(ddf, qis, g, measures, known) for g in gcols.values()
+                ] if rows else []
         got = dask.compute(*lazy)
         if rows:
             l_d = min(r["l_d"] for r in got)

@@ -93,7 +93,9 @@ def verify_output(result, qnames: list, sensitive: dict, model, n: int) -> dict:
                 what, param, how = "t", (p.distance, (p.hierarchies or {}).get(c)), "max"
             else:
                 continue
-            lazies[(i, c)] = m._lazy_measures(result, qnames, g, [("v", what, param, how)])["v"]
+            known = p.missing_sensitive == "unknown"  # l and t as the model reads them
+            lazies[(i, c)] = m._lazy_measures(result, qnames, g, [("v", what, param, how)],
+                                              known)["v"]
     got = dict(zip(lazies, dask.compute(*lazies.values())))
     found = {"rows": int(got["rows"]), "classes": int(got["classes"]), "k": int(got["k"])}
     problems = []

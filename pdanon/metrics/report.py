@@ -55,7 +55,7 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
                   random_state: int = 0, n_threads: int | None = None,
                   missing: str = "value", risk: bool = True, population=None,
                   sampling_fraction=None, weights=None, household=None,
-                  threshold: float = 0.2) -> pd.DataFrame:
+                  threshold: float = 0.2, missing_sensitive: str | None = None) -> pd.DataFrame:
     """Risk and utility metrics of ``anonymized`` as a DataFrame with columns ``metric``
     (the figure's snake_case key, :data:`pdanon.metrics.FIGURES`), ``label`` (its name for
     display), ``value``, ``better`` ("higher" / "lower": for risk rows, safer; for utility
@@ -84,8 +84,20 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     rows) estimates the population class sizes from the weights and adds the global risk and
     expected re-identifications of sdcMicro's ``measure_risk``; ``household=<column>`` the
     household figures (:mod:`pdanon.metrics.survey`).
+
+    ``missing_sensitive`` says how the l and t rows read a blank sensitive cell:
+    ``"unknown"`` (no value: a class's known values against the table's known values) or
+    ``"value"`` (one more value); default: the rule the release was made under
+    (``info["models"]``), else ``"unknown"``. The adversarial gains count a blank as a value.
     """
+    from pdanon.models.base import check_missing_sensitive, read_by_rule
+    from pdanon.models.record import recorded_rule
     from pdanon.roles import stored_roles
+
+    if missing_sensitive is None:
+        info = anonymized.attrs.get("pdanon", {}).get("info") or {}
+        missing_sensitive = recorded_rule(info) or "unknown"
+    check_missing_sensitive(missing_sensitive)
 
     if original is not None:
         check_order(anonymized, original)
@@ -126,7 +138,8 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
                                                                          name=c)
                                     for c, k in sens.items()})
         if n:
-            classes = _dist.ClassCounts.from_labels(labels, data, groups=G)
+            classes = read_by_rule(_dist.ClassCounts.from_labels(labels, data, groups=G),
+                                   missing_sensitive)
             l_d = models.achieved_l(classes, "distinct").min()
             l_e = models.achieved_l(classes, "entropy").min()
             t = models.achieved_t(classes, "emd").max()

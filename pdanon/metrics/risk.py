@@ -89,8 +89,10 @@ def k_anonymity(df: pd.DataFrame, quasi_identifiers=None, *, missing: str = "val
 
 
 def l_diversity(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
-                variant: str = "distinct", c: float | None = None, missing: str = "value"):
-    """Largest l for which ``df`` is l-diverse (see :func:`pdanon.models.l_diversity`).
+                variant: str = "distinct", c: float | None = None, missing: str = "value",
+                missing_sensitive: str = "unknown"):
+    """Largest l for which ``df`` is l-diverse (see :func:`pdanon.models.l_diversity`;
+    ``missing_sensitive="unknown"``: a missing sensitive cell is no value).
     [reference: ``find_l_diverse`` for ``variant="distinct"``]
 
     Example
@@ -103,13 +105,14 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
     check_frame(df)
     _groups.refuse_wildcard(missing, "l-diversity")
     return models.l_diversity(df, _qis(df, quasi_identifiers), sensitive_spec(df, sensitive),
-                              variant=variant, c=c)
+                              variant=variant, c=c, missing_sensitive=missing_sensitive)
 
 
 def t_closeness(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
                 distance: str = "emd", kinds=None, hierarchies=None,
-                missing: str = "value") -> float:
-    """Smallest t for which ``df`` is t-close (see :func:`pdanon.models.t_closeness`).
+                missing: str = "value", missing_sensitive: str = "unknown") -> float:
+    """Smallest t for which ``df`` is t-close (see :func:`pdanon.models.t_closeness`;
+    ``missing_sensitive="unknown"``: known values against the table's known values).
     [reference: ``find_t_close`` for ``distance="reference"``]
 
     Example
@@ -122,7 +125,8 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers=None, sensitive=None, *,
     check_frame(df)
     _groups.refuse_wildcard(missing, "t-closeness")
     return models.t_closeness(df, _qis(df, quasi_identifiers), sensitive_spec(df, sensitive),
-                              distance=distance, kinds=kinds, hierarchies=hierarchies)
+                              distance=distance, kinds=kinds, hierarchies=hierarchies,
+                              missing_sensitive=missing_sensitive)
 
 
 def is_k_anonymous(df: pd.DataFrame, k: int, quasi_identifiers=None, *,

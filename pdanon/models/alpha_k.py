@@ -109,7 +109,9 @@ def alpha_k_anonymity(df: pd.DataFrame, quasi_identifiers, sensitive, *, value=N
     >>> alpha_k_anonymity(df, ["zip"], ["d"], value="h")  # h fills 1/3 of class 2
     AlphaK(alpha=0.3333333333333333, k=3)
     """
-    classes = frame_classes(df, quasi_identifiers, sensitive, missing, "(alpha, k)-anonymity")
+    # (α, k) bounds the share of a value among a class's rows: a missing cell stays a value
+    classes = frame_classes(df, quasi_identifiers, sensitive, missing, "(alpha, k)-anonymity",
+                            "value")
     if classes is None:
         if value is not None:
             _check_value_present(sensitive_data(df, sensitive), value)

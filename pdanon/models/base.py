@@ -20,6 +20,37 @@ from pdanon._groups import class_labels
 #: Tolerance of the float comparisons of the models (entropy l-diversity, t-closeness, ...).
 TOLERANCE = 1e-12
 
+#: How l-diversity, t-closeness, β-likeness and δ-disclosure read a missing sensitive cell:
+#: ``"unknown"`` (the default) - it is no value: the class's known values are measured
+#: against the table's known values; ``"value"`` - one more value of its own (before 2026-12).
+MISSING_SENSITIVE = ("unknown", "value")
+
+
+def check_missing_sensitive(value) -> str:
+    """``value`` if it is one of :data:`MISSING_SENSITIVE`, else an error naming both.
+
+    Example
+    -------
+    >>> check_missing_sensitive("value")
+    'value'
+    >>> check_missing_sensitive("blank")
+    Traceback (most recent call last):
+    ...
+    pdanon._errors.InvalidInputError: missing_sensitive must be 'unknown' (a missing sensitive cell is no value: the default) or 'value' (it is one more value), got 'blank'
+    """
+    if isinstance(value, str) and value in MISSING_SENSITIVE:
+        return value
+    raise InvalidInputError(
+        f"missing_sensitive must be 'unknown' (a missing sensitive cell is no value: the "
+        f"default) or 'value' (it is one more value), got {value!r}")
+
+
+def read_by_rule(classes, missing_sensitive: str):
+    """The classes as a model under ``missing_sensitive`` reads them: the
+    :meth:`~pdanon.distributions.ClassCounts.known` view for ``"unknown"``, as they are for
+    ``"value"``."""
+    return classes.known() if missing_sensitive == "unknown" else classes
+
 
 @dataclass(frozen=True)
 class Requirements:
@@ -38,13 +69,15 @@ class Requirements:
     classes (:meth:`PrivacyModel.table_ok`: average risk, δ-presence), which a partitioner
     deciding class by class cannot see. ``mechanism``: the model is a property of a randomized
     mechanism, not of a table (differential privacy): only a partitioner built for it
-    (``algorithm="safepub"``) can publish it.
+    (``algorithm="safepub"``) can publish it. ``known_only``: the ``min_distinct`` values are
+    *known* values: a missing sensitive cell is not a value (``missing_sensitive="unknown"``),
+    so a partitioner that counts distinct values must leave missing cells out.
 
     Example
     -------
     >>> from pdanon.models import KAnonymity, LDiversity
     >>> AllOf(KAnonymity(3), LDiversity(2)).requirements()
-    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True, population=False, table=False, mechanism=False)
+    Requirements(min_size=3, min_distinct=2, exact=True, sensitive=True, merge_monotone=True, parts_monotone=True, population=False, table=False, mechanism=False, known_only=True)
     """
 
     min_size: int = 1
@@ -56,6 +89,7 @@ class Requirements:
     population: bool = False
     table: bool = False
     mechanism: bool = False
+    known_only: bool = False
 
     def __and__(self, other: "Requirements") -> "Requirements":
         return Requirements(
@@ -68,6 +102,7 @@ class Requirements:
             population=self.population or other.population,
             table=self.table or other.table,
             mechanism=self.mechanism or other.mechanism,
+            known_only=self.known_only or other.known_only,
         )
 
 

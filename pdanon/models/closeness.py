@@ -11,13 +11,15 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon._groups import class_labels, refuse_wildcard
-from pdanon.models.base import (TOLERANCE, PrivacyModel, Requirements, check_qis,
-                                distributions, sensitive_data)
+from pdanon.models.base import (TOLERANCE, PrivacyModel, Requirements,
+                                check_missing_sensitive, check_qis, distributions, read_by_rule,
+                                sensitive_data)
 
 
 def achieved_t(classes, distance: str, hierarchies=None) -> np.ndarray:
     """The largest distance, over the sensitive columns, of each class's distribution to the
-    whole table's (the t each class achieves)."""
+    whole table's (the t each class achieves). Pass ``classes.known()`` to compare known
+    values with the table's known values (a class without one is at distance 0)."""
     if not classes.columns:
         raise InvalidInputError("t-closeness needs at least one sensitive column: pass "
                                 "sensitive=[...] (or {column: kind})")
@@ -29,7 +31,8 @@ def achieved_t(classes, distance: str, hierarchies=None) -> np.ndarray:
 
 
 def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str = "emd",
-                kinds=None, hierarchies=None, missing: str = "value") -> float:
+                kinds=None, hierarchies=None, missing: str = "value",
+                missing_sensitive: str = "unknown") -> float:
     """The smallest t for which ``df`` is t-close: the largest distance, over all equivalence
     classes and sensitive columns, between a class's distribution of sensitive values and the
     whole table's.
@@ -52,10 +55,14 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str
         ``{column: hierarchy}``; a hierarchy is ``{value: [level1, level2, ...]}`` or a
         DataFrame ``value, level1, ..., *`` (ARX layout).
 
-    Missing sensitive values (NaN, None, pd.NA, NaT) are one more value: for the ordered EMD
-    (ordered and real columns) it is placed after the largest value, so with m sorted values
-    and missing the ground distance of the i-th value (i = 0 the smallest) to missing is
-    (m − i)/m; an error for the
+    Missing sensitive values (NaN, None, pd.NA, NaT) are unknown by default
+    (``missing_sensitive="unknown"``): a class's distribution of known values is compared
+    with the whole table's distribution of known values, and a class without a known value
+    (it shows nothing of the column) is at distance 0; every distance, Wasserstein included,
+    then works on columns with blanks. With ``missing_sensitive="value"`` (the rule before
+    2026-12) missing is one more value: for the ordered EMD (ordered and real columns) it is
+    placed after the largest value, so with m sorted values and missing the ground distance
+    of the i-th value (i = 0 the smallest) to missing is (m − i)/m; an error for the
     Wasserstein distance. Classes are formed with a missing quasi-identifier cell as a value
     of its own (``missing="value"``; ``"wildcard"`` is refused). Returns 0.0 for an empty
     frame.
@@ -65,7 +72,13 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str
     >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "a"]})
     >>> t_closeness(df, ["zip"], ["d"])
     0.25
+    >>> blanks = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", None]})
+    >>> # known values: table a 2/3, b 1/3; class 2 holds a alone: 1/3 (a blank counted: 1/4)
+    >>> round(t_closeness(blanks, ["zip"], ["d"]), 6), t_closeness(blanks, ["zip"], ["d"],
+    ...                                                          missing_sensitive="value")
+    (0.333333, 0.25)
     """
+    rule = check_missing_sensitive(missing_sensitive)
     refuse_wildcard(missing, "t-closeness")
     qis = check_qis(df, quasi_identifiers)
     data = sensitive_data(df, sensitive, kinds, what="t-closeness")
@@ -73,7 +86,7 @@ def t_closeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, distance: str
     if len(df) == 0:
         return 0.0
     labels = class_labels(df, qis)
-    classes = distributions().ClassCounts.from_labels(labels, data)
+    classes = read_by_rule(distributions().ClassCounts.from_labels(labels, data), rule)
     return float(achieved_t(classes, distance, hierarchies).max())
 
 
@@ -137,12 +150,17 @@ class TCloseness(PrivacyModel):
     >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "b"]})
     >>> TCloseness(0.1).holds(df, ["zip"], ["d"])
     True
+
+    ``missing_sensitive="unknown"`` (the default) compares known values with the table's
+    known values; ``"value"`` counts missing as one more value (see :func:`t_closeness`).
     """
 
     name = "t-closeness"
 
-    def __init__(self, t: float, *, distance: str = "emd", kinds=None, hierarchies=None):
+    def __init__(self, t: float, *, distance: str = "emd", kinds=None, hierarchies=None,
+                 missing_sensitive: str = "unknown"):
         d = distributions()
+        self.missing_sensitive = check_missing_sensitive(missing_sensitive)
         t = check_t(t)
         if distance not in d.DISTANCES:
             raise InvalidInputError(f"unknown distance {distance!r}; use one of "
@@ -156,10 +174,13 @@ class TCloseness(PrivacyModel):
 
     def __repr__(self) -> str:
         extra = "" if self.distance == "emd" else f", distance={self.distance!r}"
+        if self.missing_sensitive != "unknown":
+            extra += f", missing_sensitive={self.missing_sensitive!r}"
         return f"TCloseness(t={self.t:g}{extra})"
 
     def params(self) -> dict:
-        return {"t": self.t, "distance": self.distance}
+        return {"t": self.t, "distance": self.distance,
+                "missing_sensitive": self.missing_sensitive}
 
     def _kinds_for(self, df, sensitive):
         """Explicit ``{name: kind}`` wins; plain names take the remembered kinds."""
@@ -192,8 +213,12 @@ class TCloseness(PrivacyModel):
             )
         return super().groups_ok(labels, context)
 
+    def _t(self, classes) -> np.ndarray:
+        return achieved_t(read_by_rule(classes, self.missing_sensitive), self.distance,
+                          self.hierarchies)
+
     def classes_ok(self, classes) -> np.ndarray:
-        return achieved_t(classes, self.distance, self.hierarchies) <= self.t + TOLERANCE
+        return self._t(classes) <= self.t + TOLERANCE
 
     def accepts(self, achieved: dict) -> bool:
         return achieved["t"] <= self.t + TOLERANCE
@@ -203,14 +228,15 @@ class TCloseness(PrivacyModel):
         the distance measured."""
         if not classes.groups:
             return {}
-        return {"t": float(np.max(achieved_t(classes, self.distance, self.hierarchies))),
+        return {"t": float(np.max(self._t(classes))),
                 "t_distance": self.distance}
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:
             return True
         value = t_closeness(df, quasi_identifiers, self._kinds_for(df, sensitive),
-                            distance=self.distance, hierarchies=self.hierarchies)
+                            distance=self.distance, hierarchies=self.hierarchies,
+                            missing_sensitive=self.missing_sensitive)
         return value <= self.t + TOLERANCE
 
     def check_feasible(self, df: pd.DataFrame, roles) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdanon.models.base import TOLERANCE, Requirements
+from pdanon.models.base import TOLERANCE, Requirements, check_missing_sensitive
 from pdanon.models.shares import (AgainstTable, check_positive, frame_classes, pair_shares,
                                   worst_over_columns, worst_per_class)
 
@@ -32,6 +32,8 @@ def _column_delta(classes, j: int) -> np.ndarray:
     in_table = int(np.count_nonzero(classes.columns[j].global_counts))
     distinct = np.bincount(pairs.cls, minlength=classes.groups)
     worst[distinct < in_table] = np.inf
+    if classes.known_only:  # a class without a known value shows nothing of the column
+        worst[classes.blank(j)] = 0.0
     return worst
 
 
@@ -43,14 +45,18 @@ def achieved_delta(classes) -> np.ndarray:
 
 
 def delta_disclosure(df: pd.DataFrame, quasi_identifiers, sensitive, *,
-                     missing: str = "value") -> float:
+                     missing: str = "value", missing_sensitive: str = "unknown") -> float:
     """The δ ``df`` reaches for δ-disclosure privacy (Brickell & Shmatikov 2008): the largest
     |ln(q/p)| over all equivalence classes, sensitive columns and values of the table, q the
     value's share of the class and p its share of the table (natural logarithm). The table is
     δ-disclosure-private exactly for the δ *above* this value (the definition is strict,
     |ln(q/p)| < δ); ``inf`` when some class lacks a value of the table.
 
-    Missing sensitive values (NaN, None, pd.NA, NaT) count as one value of their own. Classes
+    Missing sensitive values (NaN, None, pd.NA, NaT) are unknown by default
+    (``missing_sensitive="unknown"``): q and p are shares of the known values of the class
+    and of the table, the values of the table are its known values, and a class without a
+    known value reaches 0; ``missing_sensitive="value"`` counts them as one value of their
+    own. Classes
     are formed with a missing quasi-identifier cell as a value of its own
     (``missing="value"``; ``"wildcard"`` is refused). Returns 0.0 for an empty frame.
 
@@ -65,7 +71,7 @@ def delta_disclosure(df: pd.DataFrame, quasi_identifiers, sensitive, *,
     inf
     """
     classes = frame_classes(df, quasi_identifiers, sensitive, missing,
-                            "delta-disclosure privacy")
+                            "delta-disclosure privacy", missing_sensitive)
     if classes is None:
         return 0.0
     return float(achieved_delta(classes).max())
@@ -85,11 +91,15 @@ class DeltaDisclosure(AgainstTable):
 
     name = "delta-disclosure privacy"
 
-    def __init__(self, delta: float):
+    def __init__(self, delta: float, *, missing_sensitive: str = "unknown"):
         self.delta = check_positive(delta, "delta")
+        self.missing_sensitive = check_missing_sensitive(missing_sensitive)
+
+    def __repr__(self) -> str:
+        return f"DeltaDisclosure(delta={self.delta!r}{self._rule_repr()})"
 
     def params(self) -> dict:
-        return {"delta": self.delta}
+        return {"delta": self.delta, "missing_sensitive": self.missing_sensitive}
 
     def requirements(self) -> Requirements:
         # merging two satisfying classes: both hold every value with e^-δ < q/p < e^δ; the
@@ -102,7 +112,7 @@ class DeltaDisclosure(AgainstTable):
         return value < self.delta - TOLERANCE
 
     def classes_ok(self, classes) -> np.ndarray:
-        return self._accept(achieved_delta(classes))
+        return self._accept(achieved_delta(self._read(classes)))
 
     def accepts(self, achieved: dict) -> bool:
         return bool(self._accept(achieved["delta"]))
@@ -111,9 +121,10 @@ class DeltaDisclosure(AgainstTable):
         """The largest |ln(q/p)| of a class (``inf`` when a class lacks a value)."""
         if not classes.groups:
             return {}
-        return {"delta": float(np.max(achieved_delta(classes)))}
+        return {"delta": float(np.max(achieved_delta(self._read(classes))))}
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:
             return True
-        return bool(self._accept(delta_disclosure(df, quasi_identifiers, sensitive)))
+        return bool(self._accept(delta_disclosure(df, quasi_identifiers, sensitive,
+                                                  missing_sensitive=self.missing_sensitive)))

@@ -14,8 +14,9 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon._groups import class_labels, refuse_wildcard
-from pdanon.models.base import (TOLERANCE, PrivacyModel, Requirements, check_int, check_qis,
-                                distributions, sensitive_data)
+from pdanon.models.base import (TOLERANCE, PrivacyModel, Requirements, check_int,
+                                check_missing_sensitive, check_qis, distributions, read_by_rule,
+                                sensitive_data)
 
 L_VARIANTS = ("distinct", "entropy", "recursive")
 
@@ -33,7 +34,8 @@ def check_variant(variant: str, c) -> None:
 
 def achieved_l(classes, variant: str, c=None) -> np.ndarray:
     """The l each class of a :class:`~pdanon.distributions.ClassCounts` achieves (the smallest
-    over the sensitive columns; float for every variant, ``exp(H)`` for entropy)."""
+    over the sensitive columns; float for every variant, ``exp(H)`` for entropy). Pass
+    ``classes.known()`` to count known values only (a class without one has l = 0)."""
     if not classes.columns:
         raise InvalidInputError("l-diversity needs at least one sensitive column: pass "
                                 "sensitive=[...] (or {column: kind})")
@@ -43,6 +45,8 @@ def achieved_l(classes, variant: str, c=None) -> np.ndarray:
             v = classes.distinct(j).astype(np.float64)
         elif variant == "entropy":
             v = np.exp(classes.entropy(j))
+            if classes.known_only:  # no known value: no diversity at all
+                v = np.where(classes.blank(j), 0.0, v)
         else:
             v = classes.recursive_l(j, float(c)).astype(np.float64)
         out = v if out is None else np.minimum(out, v)
@@ -50,7 +54,8 @@ def achieved_l(classes, variant: str, c=None) -> np.ndarray:
 
 
 def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str = "distinct",
-                c: float | None = None, missing: str = "value"):
+                c: float | None = None, missing: str = "value",
+                missing_sensitive: str = "unknown"):
     """The l that ``df`` achieves over ``quasi_identifiers`` for the ``sensitive`` column(s).
 
     Variants (the smallest over all equivalence classes and all sensitive columns):
@@ -63,8 +68,11 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str 
       r1 >= r2 >= ... >= rm, the largest l with r1 < c·(r_l + ... + r_m) (int; needs ``c``).
       0 when even l = 1 fails (c <= 1 and a class holds one value only).
 
-    Missing sensitive values (NaN, None, pd.NA, NaT) count as one value of their own in every
-    variant. Classes are formed with a missing quasi-identifier cell as a value of its own
+    Missing sensitive values (NaN, None, pd.NA, NaT) are unknown by default
+    (``missing_sensitive="unknown"``): every variant counts a class's known values only, so a
+    class of 5 x hiv and 5 blanks has l = 1 (the blanks hide nothing: the reader learns hiv
+    or nothing), and a class without a known value has l = 0. ``missing_sensitive="value"``
+    counts the missing cells as one value of their own (the rule before 2026-12). Classes are formed with a missing quasi-identifier cell as a value of its own
     (``missing="value"``, the only choice: ``"wildcard"`` forms no classes and is refused).
     Returns 0 for an empty frame.
 
@@ -77,15 +85,21 @@ def l_diversity(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str 
     1.8899
     >>> l_diversity(df, ["zip"], ["d"], variant="recursive", c=2)
     1
+    >>> blanks = pd.DataFrame({"zip": [1] * 4, "d": ["hiv", "hiv", None, None]})
+    >>> l_diversity(blanks, ["zip"], ["d"]), l_diversity(blanks, ["zip"], ["d"],
+    ...                                                  missing_sensitive="value")
+    (1, 2)
     """
     check_variant(variant, c)
+    rule = check_missing_sensitive(missing_sensitive)
     refuse_wildcard(missing, "l-diversity")
     qis = check_qis(df, quasi_identifiers)
     data = sensitive_data(df, sensitive, what="l-diversity")
     if len(df) == 0:
         return 0.0 if variant == "entropy" else 0
     labels = class_labels(df, qis)
-    per_group = achieved_l(distributions().ClassCounts.from_labels(labels, data), variant, c)
+    classes = read_by_rule(distributions().ClassCounts.from_labels(labels, data), rule)
+    per_group = achieved_l(classes, variant, c)
     value = float(per_group.min())
     return value if variant == "entropy" else int(round(value))
 
@@ -99,12 +113,24 @@ class LDiversity(PrivacyModel):
     >>> df = pd.DataFrame({"zip": [1, 1, 2, 2], "d": ["a", "b", "a", "c"]})
     >>> LDiversity(2).holds(df, ["zip"], ["d"])
     True
+
+    ``missing_sensitive="unknown"`` (the default): a missing sensitive cell is no value, so
+    a class's known values must be l-diverse; ``"value"``: it is one more value (the rule
+    before 2026-12). Recorded in :meth:`params`.
+
+    >>> blanks = pd.DataFrame({"zip": [1] * 4, "d": ["hiv", "hiv", None, None]})
+    >>> LDiversity(2).holds(blanks, ["zip"], ["d"])
+    False
+    >>> LDiversity(2, missing_sensitive="value").holds(blanks, ["zip"], ["d"])
+    True
     """
 
     name = "l-diversity"
 
-    def __init__(self, l, *, variant: str = "distinct", c: float | None = None):
+    def __init__(self, l, *, variant: str = "distinct", c: float | None = None,
+                 missing_sensitive: str = "unknown"):
         check_variant(variant, c)
+        self.missing_sensitive = check_missing_sensitive(missing_sensitive)
         if variant == "entropy":
             if isinstance(l, bool) or not isinstance(l, numbers.Real) or not l >= 1:
                 raise InvalidInputError(f"l must be a number >= 1, got {l!r}")
@@ -118,18 +144,22 @@ class LDiversity(PrivacyModel):
         extra = "" if self.variant == "distinct" else f", variant={self.variant!r}"
         if self.c is not None:
             extra += f", c={self.c:g}"
+        if self.missing_sensitive != "unknown":
+            extra += f", missing_sensitive={self.missing_sensitive!r}"
         return f"LDiversity(l={self.l}{extra})"
 
     def params(self) -> dict:
         out = {"l": self.l, "variant": self.variant}
         if self.c is not None:
             out["c"] = self.c
+        out["missing_sensitive"] = self.missing_sensitive
         return out
 
     def requirements(self) -> Requirements:
         distinct = self.variant == "distinct"
         return Requirements(min_distinct=int(np.ceil(self.l)), exact=distinct, sensitive=True,
-                            merge_monotone=True, parts_monotone=distinct)
+                            merge_monotone=True, parts_monotone=distinct,
+                            known_only=self.missing_sensitive == "unknown")
 
     def context(self, df: pd.DataFrame, sensitive):
         """Encoded sensitive columns of ``df`` for :meth:`groups_ok` (``sensitive``: names or
@@ -140,6 +170,7 @@ class LDiversity(PrivacyModel):
         return float(self.l) - (TOLERANCE * self.l if self.variant == "entropy" else 0.0)
 
     def classes_ok(self, classes) -> np.ndarray:
+        classes = read_by_rule(classes, self.missing_sensitive)
         return achieved_l(classes, self.variant, self.c) >= self._threshold()
 
     def accepts(self, achieved: dict) -> bool:
@@ -150,6 +181,7 @@ class LDiversity(PrivacyModel):
         distinct and recursive l-diversity, ``exp(H)`` for entropy)."""
         if not classes.groups:
             return {}
+        classes = read_by_rule(classes, self.missing_sensitive)
         low = float(np.min(achieved_l(classes, self.variant, self.c)))
         return {"l": low if self.variant == "entropy" else int(round(low)),
                 "l_variant": self.variant}
@@ -157,7 +189,8 @@ class LDiversity(PrivacyModel):
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:
             return True
-        value = l_diversity(df, quasi_identifiers, sensitive, variant=self.variant, c=self.c)
+        value = l_diversity(df, quasi_identifiers, sensitive, variant=self.variant, c=self.c,
+                            missing_sensitive=self.missing_sensitive)
         return value >= self._threshold()
 
     def check_feasible(self, df: pd.DataFrame, roles) -> None:
@@ -172,12 +205,15 @@ class LDiversity(PrivacyModel):
         labels = np.zeros(len(df), dtype=np.int64)
         for col in data.columns.values():
             one = distributions().ClassCounts.from_labels(labels, distributions().SensitiveData({col.name: col}))
-            got = float(achieved_l(one, self.variant, self.c)[0])
+            got = float(achieved_l(read_by_rule(one, self.missing_sensitive), self.variant,
+                                   self.c)[0])
             if got < self._threshold():
                 shown = f"{got:.4g}" if self.variant == "entropy" else f"{int(got)}"
                 raise InfeasibleError(
                     f"{self!r} cannot be met: the whole table reaches only l={shown} in "
                     f"sensitive column {col.name!r} ({self.variant} l-diversity); lower l"
                     + (" or raise c" if self.variant == "recursive" else "")
+                    + (" (its missing cells are no value: missing_sensitive='unknown')"
+                       if col.has_na and self.missing_sensitive == "unknown" else "")
                 )
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.models.base import TOLERANCE, Requirements
+from pdanon.models.base import TOLERANCE, Requirements, check_missing_sensitive
 from pdanon.models.shares import (AgainstTable, check_positive, frame_classes, pair_shares,
                                   worst_over_columns, worst_per_class)
 
@@ -62,7 +62,7 @@ def achieved_beta(classes, variant: str = "basic") -> np.ndarray:
 
 
 def beta_likeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: str = "basic",
-                  missing: str = "value") -> float:
+                  missing: str = "value", missing_sensitive: str = "unknown") -> float:
     """The smallest β for which ``df`` satisfies β-likeness (Cao & Karras 2012).
 
     For a sensitive value with whole-table share p and class share q, the relative gain is
@@ -74,7 +74,10 @@ def beta_likeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: st
       −ln p does not depend on β, so the smallest such β is the largest D when every
       D <= −ln p, and ``inf`` (no β) otherwise.
 
-    Missing sensitive values (NaN, None, pd.NA, NaT) count as one value of their own. Classes
+    Missing sensitive values (NaN, None, pd.NA, NaT) are unknown by default
+    (``missing_sensitive="unknown"``): q is a value's share of the class's known values, p its
+    share of the table's known values, and a class without a known value scores 0;
+    ``missing_sensitive="value"`` counts them as one value of their own. Classes
     are formed with a missing quasi-identifier cell as a value of its own
     (``missing="value"``; ``"wildcard"`` forms no classes and is refused). Returns 0.0 for an
     empty frame.
@@ -91,7 +94,8 @@ def beta_likeness(df: pd.DataFrame, quasi_identifiers, sensitive, *, variant: st
     0.5
     """
     check_beta_variant(variant)
-    classes = frame_classes(df, quasi_identifiers, sensitive, missing, "beta-likeness")
+    classes = frame_classes(df, quasi_identifiers, sensitive, missing, "beta-likeness",
+                            missing_sensitive)
     if classes is None:
         return 0.0
     return float(achieved_beta(classes, variant).max())
@@ -111,16 +115,19 @@ class BetaLikeness(AgainstTable):
 
     name = "beta-likeness"
 
-    def __init__(self, beta: float, *, variant: str = "basic"):
+    def __init__(self, beta: float, *, variant: str = "basic",
+                 missing_sensitive: str = "unknown"):
         self.beta = check_positive(beta, "beta")
         self.variant = check_beta_variant(variant)
+        self.missing_sensitive = check_missing_sensitive(missing_sensitive)
 
     def __repr__(self) -> str:
         extra = "" if self.variant == "basic" else f", variant={self.variant!r}"
-        return f"BetaLikeness(beta={self.beta:g}{extra})"
+        return f"BetaLikeness(beta={self.beta:g}{extra}{self._rule_repr()})"
 
     def params(self) -> dict:
-        return {"beta": self.beta, "beta_variant": self.variant}
+        return {"beta": self.beta, "beta_variant": self.variant,
+                "missing_sensitive": self.missing_sensitive}
 
     def requirements(self) -> Requirements:
         # merging two satisfying classes: the union's share of a value is a weighted average
@@ -129,7 +136,7 @@ class BetaLikeness(AgainstTable):
         return Requirements(sensitive=True, merge_monotone=True)
 
     def classes_ok(self, classes) -> np.ndarray:
-        return achieved_beta(classes, self.variant) <= self.beta + TOLERANCE
+        return achieved_beta(self._read(classes), self.variant) <= self.beta + TOLERANCE
 
     def accepts(self, achieved: dict) -> bool:
         return achieved["beta"] <= self.beta + TOLERANCE
@@ -138,11 +145,12 @@ class BetaLikeness(AgainstTable):
         """The largest β of a class (over the sensitive columns) and the variant."""
         if not classes.groups:
             return {}
-        return {"beta": float(np.max(achieved_beta(classes, self.variant))),
+        return {"beta": float(np.max(achieved_beta(self._read(classes), self.variant))),
                 "beta_variant": self.variant}
 
     def holds(self, df: pd.DataFrame, quasi_identifiers, sensitive=None) -> bool:
         if len(df) == 0:
             return True
-        value = beta_likeness(df, quasi_identifiers, sensitive, variant=self.variant)
+        value = beta_likeness(df, quasi_identifiers, sensitive, variant=self.variant,
+                              missing_sensitive=self.missing_sensitive)
         return value <= self.beta + TOLERANCE

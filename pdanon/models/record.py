@@ -13,7 +13,7 @@ Example
 >>> from pdanon.models import AllOf, KAnonymity, LDiversity
 >>> rec = record(AllOf(KAnonymity(5), LDiversity(2)))
 >>> rec
-[{'model': 'KAnonymity', 'params': {'k': 5}}, {'model': 'LDiversity', 'params': {'l': 2, 'variant': 'distinct'}}]
+[{'model': 'KAnonymity', 'params': {'k': 5}}, {'model': 'LDiversity', 'params': {'l': 2, 'variant': 'distinct', 'missing_sensitive': 'unknown'}}]
 >>> rebuild(rec)
 AllOf(KAnonymity(k=5), LDiversity(l=2))
 """
@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["CannotRebuild", "rebuild", "record"]
+__all__ = ["CannotRebuild", "rebuild", "record", "recorded_rule"]
+
+#: the recorded models whose parameters hold a ``missing_sensitive`` rule
+RULED = ("LDiversity", "TCloseness", "BetaLikeness", "DeltaDisclosure")
 
 
 _FIX = ("the record is damaged: take it from the release that wrote it (out.anon.info, "
@@ -33,17 +36,27 @@ class CannotRebuild(InvalidInputError):
     """A recorded model part that :func:`rebuild` cannot make again (the message names it)."""
 
 
+def _rule(params) -> str:
+    """The recorded ``missing_sensitive`` rule. A record without one was written before the
+    keyword existed (a missing sensitive cell was then one more value); it is read with
+    today's default, ``"unknown"``, the stricter reading: a chained step or a check then
+    holds the old release to it rather than to the rule that let "5 x hiv, 5 blanks" pass."""
+    return params.get("missing_sensitive", "unknown")
+
+
 def _builders() -> dict:
     from pdanon import models as m
 
     return {
         "KAnonymity": lambda p: m.KAnonymity(p["k"]),
         "LDiversity": lambda p: m.LDiversity(p["l"], variant=p.get("variant", "distinct"),
-                                             c=p.get("c")),
-        "TCloseness": lambda p: m.TCloseness(p["t"], distance=p.get("distance", "emd")),
+                                             c=p.get("c"), missing_sensitive=_rule(p)),
+        "TCloseness": lambda p: m.TCloseness(p["t"], distance=p.get("distance", "emd"),
+                                             missing_sensitive=_rule(p)),
         "BetaLikeness": lambda p: m.BetaLikeness(p["beta"],
-                                                 variant=p.get("beta_variant", "basic")),
-        "DeltaDisclosure": lambda p: m.DeltaDisclosure(p["delta"]),
+                                                 variant=p.get("beta_variant", "basic"),
+                                                 missing_sensitive=_rule(p)),
+        "DeltaDisclosure": lambda p: m.DeltaDisclosure(p["delta"], missing_sensitive=_rule(p)),
         "AlphaKAnonymity": lambda p: m.AlphaKAnonymity(p["alpha"], p["k"], value=p.get("value")),
         "HighestRisk": lambda p: m.HighestRisk(p["max_risk"]),
         "EDDifferentialPrivacy": lambda p: m.EDDifferentialPrivacy(
@@ -51,6 +64,25 @@ def _builders() -> dict:
         "AverageRisk": lambda p: m.AverageRisk(p["average_risk"], max_risk=p.get("max_risk"),
                                                records_at_risk=p.get("records_at_risk", 0.0)),
     }
+
+
+def recorded_rule(info, prefer: str | None = None) -> str | None:
+    """The ``missing_sensitive`` rule a release's ``info["models"]`` was verified under: that
+    of the recorded part named ``prefer`` (e.g. ``"LDiversity"``) when there is one, else of
+    any part that reads sensitive columns; ``None`` when no such part is recorded. A part
+    recorded before the keyword existed is read as ``"unknown"`` (:func:`_rule`).
+
+    Example
+    -------
+    >>> from pdanon.models import LDiversity
+    >>> recorded_rule({"models": record(LDiversity(2, missing_sensitive="value"))})
+    'value'
+    >>> recorded_rule({"models": [{"model": "KAnonymity", "params": {"k": 2}}]}) is None
+    True
+    """
+    recs = [r for r in (info or {}).get("models") or [] if r.get("model") in RULED]
+    recs.sort(key=lambda r: r.get("model") != prefer)
+    return _rule(recs[0].get("params") or {}) if recs else None
 
 
 def record(model) -> list:

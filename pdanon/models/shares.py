@@ -7,7 +7,9 @@ Everything works on the distinct ``(class, value)`` pairs of a
 pair, ``q`` is the value's share of its class and ``p`` its share of the whole table
 (``classes.columns[j].global_counts``, which a partitioner's candidate rows keep from the full
 table). A value absent from a class has no pair; the models that care about absent values
-(δ-disclosure) count the pairs of a class instead.
+(δ-disclosure) count the pairs of a class instead. Under ``missing_sensitive="unknown"`` (the
+default of β-likeness and δ-disclosure) the models read ``classes.known()``: shares of known
+values among a class's known values against their shares among the table's known values.
 
 Example
 -------
@@ -26,7 +28,8 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon._groups import class_labels, refuse_wildcard
-from pdanon.models.base import PrivacyModel, check_qis, distributions, sensitive_data
+from pdanon.models.base import (PrivacyModel, check_missing_sensitive, check_qis, distributions,
+                                read_by_rule, sensitive_data)
 
 
 def table_shares(col) -> np.ndarray:
@@ -41,7 +44,7 @@ def pair_shares(classes, j: int):
     """``(pairs, q, p)`` for sensitive column ``j``: the :class:`~pdanon.distributions.PairCounts`
     and, per pair, the value's share of its class (``q``) and of the whole table (``p``)."""
     pairs = classes.pairs(j)
-    sizes = classes.sizes[pairs.cls].astype(np.float64)
+    sizes = pairs.sizes[pairs.cls].astype(np.float64)  # values counted per class
     with np.errstate(divide="ignore", invalid="ignore"):
         q = pairs.count / sizes
     p = table_shares(classes.columns[j])[pairs.val]
@@ -68,17 +71,20 @@ def worst_over_columns(classes, per_column, what: str) -> np.ndarray:
     return out
 
 
-def frame_classes(df: pd.DataFrame, quasi_identifiers, sensitive, missing: str, what: str):
+def frame_classes(df: pd.DataFrame, quasi_identifiers, sensitive, missing: str, what: str,
+                  missing_sensitive: str = "unknown"):
     """The :class:`~pdanon.distributions.ClassCounts` of ``df``'s equivalence classes over the
     ``sensitive`` columns (``None`` for an empty frame), after the checks every measure makes:
-    ``missing="wildcard"`` is refused, unknown columns and a missing sensitive column named."""
+    ``missing="wildcard"`` is refused, unknown columns and a missing sensitive column named.
+    Read by the rule ``missing_sensitive`` (:func:`~pdanon.models.base.read_by_rule`)."""
+    rule = check_missing_sensitive(missing_sensitive)
     refuse_wildcard(missing, what)
     qis = check_qis(df, quasi_identifiers)
     data = sensitive_data(df, sensitive, what=what)
     if len(df) == 0:
         return None
     labels = class_labels(df, qis)
-    return distributions().ClassCounts.from_labels(labels, data)
+    return read_by_rule(distributions().ClassCounts.from_labels(labels, data), rule)
 
 
 def require_table_context(context, what: str) -> None:
@@ -105,7 +111,17 @@ def check_positive(value, name: str, *, upper: float | None = None) -> float:
 class AgainstTable(PrivacyModel):
     """Base of the models that measure classes against the whole table's distribution
     (β-likeness, δ-disclosure privacy): their context carries that distribution, and
-    ``groups_ok`` refuses one that does not."""
+    ``groups_ok`` refuses one that does not. ``missing_sensitive`` (set by the subclass):
+    how a missing sensitive cell is read (:data:`~pdanon.models.base.MISSING_SENSITIVE`)."""
+
+    missing_sensitive = "unknown"
+
+    def _read(self, classes):
+        return read_by_rule(classes, self.missing_sensitive)
+
+    def _rule_repr(self) -> str:
+        rule = self.missing_sensitive
+        return "" if rule == "unknown" else f", missing_sensitive={rule!r}"
 
     def context(self, df: pd.DataFrame, sensitive):
         """Encoded sensitive columns of ``df`` with the whole table's distributions."""

@@ -219,6 +219,34 @@ def _linear_distance(distance: str, col, hierarchy=None) -> str | None:
     return None
 
 
+def _known_rows(col, known_only: bool) -> np.ndarray:
+    """Rows whose cell of ``col`` counts as a value: all, or (``known_only``: the rule
+    ``missing_sensitive="unknown"``) those not missing."""
+    if known_only and col.has_na:
+        return col.codes != col.m - 1
+    return np.ones(len(col.codes), dtype=bool)
+
+
+def _refuse_unknown_blanks(model, sens_cols) -> None:
+    """Entropy l-diversity and t-closeness are linear (or cut) in the counts of every value
+    here; under ``missing_sensitive="unknown"`` a column with missing cells would need them
+    over the known values only, which this program does not model: refused, naming the fix."""
+    from pdanon.models import LDiversity, TCloseness
+
+    for part in model.parts():
+        ruled = (isinstance(part, TCloseness)
+                 or (isinstance(part, LDiversity) and part.variant == "entropy"))
+        if not ruled or part.missing_sensitive != "unknown":
+            continue
+        blank = [col.name for col in sens_cols if col.has_na]
+        if blank:
+            raise InvalidInputError(
+                f"algorithm='exact' cannot express {part!r} when sensitive column "
+                f"{blank[0]!r} has missing cells, which missing_sensitive='unknown' leaves out "
+                f"of every class: use algorithm='mondrian', 'group_join' or 'optimal', or pass "
+                f"missing_sensitive='value' (a missing cell then is one more value)")
+
+
 def _t_rows(prog, xs, codes, col, how: str, t: float, hierarchy) -> None:
     """The linear t-closeness constraint of one tuple (rows ``codes``) and sensitive column."""
     from pdanon import distributions as d
@@ -345,9 +373,11 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
     distinct_l = [p for p in model.parts() if isinstance(p, LDiversity)
                   and p.variant in ("distinct", "entropy")]
     need_l = max((float(p.l) for p in distinct_l), default=1.0)
+    _refuse_unknown_blanks(model, sens_cols)
     if need_l > 1:
         for col in sens_cols:
-            pairs = np.unique(tuple_of.ravel() * col.m + np.tile(col.codes, patterns))
+            known = _known_rows(col, req.known_only)
+            pairs = np.unique((tuple_of * col.m + col.codes[None, :])[:, known])
             usable &= np.bincount(pairs // col.m, minlength=T) >= need_l
     # ---- variables
     P_idx, r_idx = np.nonzero(usable[tuple_of] if valid is None else usable[tuple_of] & valid)
@@ -383,14 +413,17 @@ def exact_suppression(enc: EncodedTable, model, *, context=None, time_limit: flo
         if isinstance(part, LDiversity):
             if part.variant == "distinct" and part.l > 1:
                 for col in sens_cols:
-                    key = x_t * col.m + col.codes[r_idx]
+                    # a missing cell is no value under missing_sensitive="unknown": no z
+                    pos = np.flatnonzero(
+                        _known_rows(col, part.missing_sensitive == "unknown")[r_idx])
+                    key = x_t[pos] * col.m + col.codes[r_idx[pos]]
                     uk, zi = np.unique(key, return_inverse=True)
                     zi = zi.reshape(-1)
                     zs = prog.variables(len(uk), integer=False)
                     # z - Σ x <= 0
                     prog.rows(np.concatenate([np.arange(len(uk)), zi]),
-                              np.concatenate([zs, xs]),
-                              np.concatenate([np.ones(len(uk)), -np.ones(X)]),
+                              np.concatenate([zs, xs[pos]]),
+                              np.concatenate([np.ones(len(uk)), -np.ones(len(pos))]),
                               np.full(len(uk), -np.inf), np.zeros(len(uk)))
                     # Σ z - l·y >= 0
                     zt = uk // col.m

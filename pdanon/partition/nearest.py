@@ -64,7 +64,7 @@ import numpy as np
 
 from pdanon.encode import EncodedTable
 from pdanon.partition import Partition, register
-from pdanon.partition.common import no_progress
+from pdanon.partition.common import no_progress, sensitive_columns
 from pdanon.progress import progress_bar
 
 #: tables from this many rows may show a progress bar (progress=None; see pdanon.progress)
@@ -235,11 +235,13 @@ def _k_nearest(dist: np.ndarray, k: int) -> np.ndarray:
 
 def _first_l_diverse_prefix(order: np.ndarray, sensitive: list, k: int, l: int) -> int | None:
     """Smallest prefix length p >= k of ``order`` with >= l distinct values in every sensitive
-    column, or None."""
+    column, or None. A code -1 (a missing cell under ``missing_sensitive="unknown"``) is no
+    value."""
     need = k
     for codes in sensitive:
         c = codes[order]
-        _, first = np.unique(c, return_index=True)
+        values, first = np.unique(c, return_index=True)
+        first = first[values >= 0]
         if len(first) < l:
             return None
         need = max(need, int(np.sort(first)[l - 1]) + 1)
@@ -330,6 +332,18 @@ def nearest_partition(enc: EncodedTable, *, k: int, l: int | None = None,
     return Partition(labels, order)
 
 
+def _distinct_codes(enc: EncodedTable, context, known_only: bool) -> list:
+    """The code arrays whose distinct values the groups must hold: with ``known_only``
+    (``missing_sensitive="unknown"``) a missing cell is -1, no value."""
+    out = []
+    for col in sensitive_columns(enc, context):
+        codes = col.codes
+        if known_only and col.has_na:
+            codes = np.where(codes == col.m - 1, -1, codes)
+        out.append(codes)
+    return out
+
+
 @register("nearest", hint="it never suppresses rows; use algorithm='datafly' or 'optimal' "
                           "for a suppression budget")
 def nearest(enc: EncodedTable, model, *, method: str, frame=None, context=None) -> Partition:
@@ -344,5 +358,5 @@ def nearest(enc: EncodedTable, model, *, method: str, frame=None, context=None) 
             f"algorithm='nearest' supports k-anonymity and distinct l-diversity, not {model!r}; "
             "use algorithm='mondrian'"
         )
-    sensitive = [enc.sensitive[c] for c in enc.sensitive] if l else None
+    sensitive = _distinct_codes(enc, context, req.known_only) if l else None
     return nearest_partition(enc, k=k, l=l, sensitive=sensitive, hamming=method == "suppress")

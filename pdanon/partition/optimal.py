@@ -641,6 +641,10 @@ class LatticeSearch:
                 # every part of a class with < k rows (< l values) has < k rows (< l values)
                 bound = np.maximum(bound, np.where(good, 0.0, fcounts))
             for j, s in enumerate(self.sensitive if kind in ("l_other", "t") else []):
+                if s.has_na and getattr(p, "missing_sensitive", "value") == "unknown":
+                    # the part reads known values only; the bounds below count every row,
+                    # so none is claimed (0 is a valid lower bound: less pruning, same result)
+                    continue
                 if kind == "l_other" and p.variant == "entropy" and float(p.l) > 1:
                     # entropy is concave: parts meeting log l make up at most H/log l
                     h = classes.entropy(j)

@@ -43,7 +43,8 @@ def test_guide_chain_keeps_k():
         assert out.anon.info["model"] == "k-anonymity + l-diversity"
         assert out.anon.info["models"] == [{"model": "KAnonymity", "params": {"k": 5}},
                                            {"model": "LDiversity",
-                                            "params": {"l": 2, "variant": "distinct"}}]
+                                            "params": {"l": 2, "variant": "distinct",
+                                                       "missing_sensitive": "unknown"}}]
         assert out.anon.check().passed
 
 

@@ -57,7 +57,14 @@ def test_value_mode_metrics_with_missing_cells_equal_pandas(parts):
         "metric")["value"]
     pd.testing.assert_series_equal(got, want, check_exact=False, rtol=1e-12)
     # class {r4, r5} holds d = (_, y): None, NaN and pd.NA are one value
-    assert pdd.l_diversity(ddf, QIS, ["d"]) == pm.l_diversity(df, QIS, ["d"]) == 1
+    value = dict(missing_sensitive="value")
+    assert pdd.l_diversity(ddf, QIS, ["d"], **value) == pm.l_diversity(df, QIS, ["d"],
+                                                                      **value) == 1
+    # by default a blank is no value: class {r3} holds d = <NA> alone, so l = 0
+    assert pdd.l_diversity(ddf, QIS, ["d"]) == pm.l_diversity(df, QIS, ["d"]) == 0
+    for rule in ("unknown", "value"):
+        assert pdd.t_closeness(ddf, QIS, ["d"], missing_sensitive=rule) == pytest.approx(
+            pm.t_closeness(df, QIS, ["d"], missing_sensitive=rule), abs=1e-12)
     assert sorted(pdd.class_sizes(ddf, QIS).compute().tolist()) == [1, 1, 1, 1, 2]
 
 

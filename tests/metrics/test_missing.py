@@ -241,21 +241,30 @@ def sensitive_table(values, dtype=None) -> pd.DataFrame:
 ])
 def test_missing_sensitive_values_are_one_value_for_l(values, dtype):
     df = sensitive_table(values, dtype)
+    value = dict(missing_sensitive="value")
     # class 1: {a, _, _} -> 2 distinct; class 2: {a, _, b} -> 3 distinct
-    assert metrics.l_diversity(df, ["zip"], ["d"]) == 2
+    assert metrics.l_diversity(df, ["zip"], ["d"], **value) == 2
     # entropy of (1/3, 2/3): exp(H) = 3 / 2**(2/3); class 2 has exp(ln 3) = 3
-    assert metrics.l_diversity(df, ["zip"], ["d"], variant="entropy") == pytest.approx(
+    assert metrics.l_diversity(df, ["zip"], ["d"], variant="entropy", **value) == pytest.approx(
         3 / 2 ** (2 / 3), abs=1e-12)
     # recursive c = 2: class 1 counts (2, 1): l = 1 holds (2 < 2·3), l = 2 fails (2 < 2·1)
+    assert metrics.l_diversity(df, ["zip"], ["d"], variant="recursive", c=2, **value) == 1
+    assert models.LDiversity(2, **value).holds(df, ["zip"], ["d"])
+    assert not models.LDiversity(3, **value).holds(df, ["zip"], ["d"])
+    # by default every kind of missing cell is unknown: class 1 shows a alone (l = 1, exp(H)
+    # = 1, recursive 1), class 2 a and b
+    assert metrics.l_diversity(df, ["zip"], ["d"]) == 1
+    assert metrics.l_diversity(df, ["zip"], ["d"], variant="entropy") == pytest.approx(1.0)
     assert metrics.l_diversity(df, ["zip"], ["d"], variant="recursive", c=2) == 1
-    assert models.LDiversity(2).holds(df, ["zip"], ["d"])
-    assert not models.LDiversity(3).holds(df, ["zip"], ["d"])
+    assert not models.LDiversity(2).holds(df, ["zip"], ["d"])
+    # known values: table (a 2/3, b 1/3); class 1 (1, 0): TV 1/3; class 2 (1/2, 1/2): 1/6
+    assert metrics.t_closeness(df, ["zip"], {"d": "unordered"}) == pytest.approx(1 / 3)
     # the model layer's context: one code for every kind of missing value
     col = models.LDiversity(2).context(df, ["d"]).columns["d"]
     assert col.m == 3 and col.has_na and col.global_counts.tolist()[-1] == 3
     # unordered t: q = (a 1/3, _ 1/2, b 1/6); class 1 p = (1/3, 2/3, 0), class 2 (1/3, 1/3, 1/3)
     # -> total variation 1/6 for both
-    assert metrics.t_closeness(df, ["zip"], {"d": "unordered"}) == pytest.approx(1 / 6)
+    assert metrics.t_closeness(df, ["zip"], {"d": "unordered"}, **value) == pytest.approx(1 / 6)
 
 
 def test_ordered_emd_puts_missing_after_the_largest_value():
@@ -264,22 +273,30 @@ def test_ordered_emd_puts_missing_after_the_largest_value():
     # class 1 p = (1/2, 0, 0, 1/2): cumulative p - q = 1/4, 0, -1/4, 0 -> (1/2) / 3 = 1/6
     # class 2 p = (0, 1/2, 1/2, 0): cumulative p - q = -1/4, 0, 1/4, 0 -> 1/6
     # (missing placed first would give class 1: 1/4, 1/2, 1/4, 0 -> 1/3)
+    value = dict(missing_sensitive="value")
     for kind in ("real", "ordered"):
-        assert metrics.t_closeness(df, ["zip"], {"s": kind}) == pytest.approx(1 / 6)
-        model = models.TCloseness(1 / 6)
+        assert metrics.t_closeness(df, ["zip"], {"s": kind}, **value) == pytest.approx(1 / 6)
+        # by default: known 1, 2, 3 (q = 1/3 each); class 1 (1): cum 2/3, 1/3 -> 1/2;
+        # class 2 (2, 3): cum -1/3, -1/6 -> 1/4
+        assert metrics.t_closeness(df, ["zip"], {"s": kind}) == pytest.approx(1 / 2)
+        model = models.TCloseness(1 / 6, **value)
         assert model.holds(df, ["zip"], {"s": kind})
         ctx = model.context(df, {"s": kind})
         ok = model.groups_ok(np.array([0, 0, 1, 1]), ctx)
         assert ok.tolist() == [True, True]
-        assert not models.TCloseness(0.16).groups_ok(np.array([0, 0, 1, 1]), ctx).any()
+        assert not models.TCloseness(0.16, **value).groups_ok(np.array([0, 0, 1, 1]),
+                                                              ctx).any()
         assert (distributions.ClassCounts.from_labels(np.array([0, 0, 1, 1]), ctx)
                 .distance(0, "emd").tolist() == pytest.approx([1 / 6, 1 / 6]))
     # an ordered Categorical with a missing value: the same order, the same figure
     cat = df.assign(s=pd.Categorical(["lo", None, "mid", "hi"], categories=["lo", "mid", "hi"],
                                      ordered=True))
-    assert metrics.t_closeness(cat, ["zip"], {"s": "ordered"}) == pytest.approx(1 / 6)
+    assert metrics.t_closeness(cat, ["zip"], {"s": "ordered"}, **value) == pytest.approx(1 / 6)
     with pytest.raises(InvalidInputError, match="missing values.*Wasserstein"):
-        metrics.t_closeness(df, ["zip"], {"s": "real"}, distance="wasserstein")
+        metrics.t_closeness(df, ["zip"], {"s": "real"}, distance="wasserstein", **value)
+    # known values only: 1, 2, 3 -> class 1 {1}: W = 1 over span 2; class 2 {2, 3}: 1/2 / 2
+    assert metrics.t_closeness(df, ["zip"], {"s": "real"},
+                               distance="wasserstein") == pytest.approx(0.5, abs=1e-9)
 
 
 def test_jensen_shannon_counts_missing_as_one_value():
@@ -294,7 +311,8 @@ def test_jensen_shannon_counts_missing_as_one_value():
     mid2 = (p2 + q) / 2
     js2 = 0.5 * sum(a * math.log(a / b) for a, b in zip(p2, mid2)) + 0.5 * sum(
         a * math.log(a / b) for a, b in zip(q, mid2))
-    got = metrics.t_closeness(df, ["zip"], ["d"], distance="jensen_shannon")
+    got = metrics.t_closeness(df, ["zip"], ["d"], distance="jensen_shannon",
+                              missing_sensitive="value")
     assert got == pytest.approx(max(js1, js2), abs=1e-12)
 
 
@@ -305,7 +323,11 @@ def test_engine_codes_with_a_missing_sentinel_are_one_value():
     (col,) = distributions.sensitive_columns(Encoded())
     assert col.m == 3 and col.codes.tolist() == [0, 2, 2, 0, 2, 1]
     assert col.global_counts.tolist() == [2, 1, 3]
-    ok = models.LDiversity(3).groups_ok(np.array([0, 0, 0, 1, 1, 1]), Encoded())
+    ok = models.LDiversity(3, missing_sensitive="value").groups_ok(
+        np.array([0, 0, 0, 1, 1, 1]), Encoded())
+    assert ok.tolist() == [False, True]
+    # the sentinel marks a missing cell, so by default it is no value: class 2 holds 2
+    ok = models.LDiversity(2).groups_ok(np.array([0, 0, 0, 1, 1, 1]), Encoded())
     assert ok.tolist() == [False, True]
 
 

@@ -220,7 +220,7 @@ class PerturbationMethods:
         Example
         -------
         >>> df = pd.DataFrame({"income": [20, 35, 50, 900]})
-        >>> df.anon.top_code("income", threshold=100)["income"].tolist()
+        >>> sorted(df.anon.top_code("income", threshold=100)["income"])
         [20, 35, 50, 100]
         """
         return self._code(columns, "top", threshold, quantile, value, keep_identifiers, roles,
@@ -238,7 +238,7 @@ class PerturbationMethods:
         -------
         >>> df = pd.DataFrame({"age": [3, 17, 40, 71]})
         >>> out = df.anon.bottom_code("age", threshold=18, value=0)
-        >>> out["age"].tolist(), out.anon.info["cells_changed"]
+        >>> sorted(out["age"]), out.anon.info["cells_changed"]
         ([0, 0, 40, 71], 2)
         """
         return self._code(columns, "bottom", threshold, quantile, value, keep_identifiers, roles,

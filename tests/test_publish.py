@@ -131,7 +131,7 @@ def test_no_canary_leaves_in_any_file(tmp_path_factory, n, seed, face, fmt):
     no token appears in any byte written, and the published order is independent of the
     input's (sorted on zip and age)."""
     df = _table(n=n, seed=seed)
-    df.index = pd.Index([7_000_000 + 13 * i for i in range(n)])  # row tokens as the index
+    df.index = pd.RangeIndex(7_000_000, 7_000_000 + n)  # row tokens as the index (row numbers)
     out = _quiet(FACES[face], df)
     folder = tmp_path_factory.mktemp("canary")
     done = _quiet(out.anon.publish, folder, original=df, formats=fmt,
@@ -140,7 +140,7 @@ def test_no_canary_leaves_in_any_file(tmp_path_factory, n, seed, face, fmt):
     for name, raw in blobs.items():
         assert b"CANARY" not in raw.upper(), name
         text = raw.decode("utf-8", errors="replace")
-        for token in ("7000000", "7000013", str(7_000_000 + 13 * (n - 1))):
+        for token in ("7000000", "7000001", str(7_000_000 + n - 1)):
             assert token not in text, (name, token)
     back = (pd.read_parquet(done.files["release.parquet"]["path"]) if fmt == "parquet"
             else pd.read_csv(done.files["release.csv"]["path"], dtype=str))
@@ -149,3 +149,23 @@ def test_no_canary_leaves_in_any_file(tmp_path_factory, n, seed, face, fmt):
     zips = back["zip"].astype(str).to_numpy()
     grouped = (zips[1:] == zips[:-1]).mean()
     assert grouped < 0.6
+
+
+def test_a_path_that_is_not_a_regular_file_is_refused_and_left_alone(tmp_path):
+    """publish reads every file back, so it writes regular files only; a device named as the
+    data file is refused before anything is written (a failure used to remove what it had
+    written: /dev/null itself, when a run wrote -o /dev/null)."""
+    df = _table(seed=4)
+    out = _quiet(df.anon.k_anonymize, 5, **ROLES)
+    if os.path.exists(os.devnull):
+        with pytest.raises(PublishError, match="not regular files"):
+            _quiet(pdanon.release.publish_files, out, {"csv": os.devnull})
+        assert not os.path.isfile(os.devnull)
+    # a failure while writing leaves the folder as it was: no file, no temporary file
+    with pytest.raises(PublishError, match="a pdanon face returned"):
+        pdanon.release.publish_files(df, {"csv": tmp_path / "x.csv"})
+    done = _quiet(pdanon.release.publish_files, out, {"csv": tmp_path / "r.csv",
+                                                      "report": tmp_path / "r.html"})
+    assert sorted(os.listdir(tmp_path)) == ["r.csv", "r.html"]
+    assert done.files["r.csv"]["sha256"] == hashlib.sha256(
+        (tmp_path / "r.csv").read_bytes()).hexdigest()

@@ -11,12 +11,13 @@ from pdanon import valuesets
 from pdanon.valuesets import ValueSets, common_counts
 
 
-def _reference(releases, keys, qi, sensitive):
-    """Per person the intersection of the value sets of their classes, by Python sets."""
+def _reference(releases, keys, qi, sensitive, known_only=False):
+    """Per person the intersection of the value sets of their classes, by Python sets
+    (``known_only``: a missing value adds none)."""
     left = {}
     for df, key in zip(releases, keys):
         groups = df.groupby(qi, dropna=False, sort=False)[sensitive]
-        sets = {name: set(map(repr, g)) for name, g in groups}
+        sets = {name: set(map(repr, g.dropna() if known_only else g)) for name, g in groups}
         for (name, g) in groups:
             for k in key[g.index.to_numpy()]:
                 left[k] = left.get(k, sets[name]) & sets[name]
@@ -39,10 +40,14 @@ def test_candidates_equal_a_reference_by_python_sets(spec, seed):
         d[rng.random(rows) < 0.2] = np.nan  # a missing value is one more value
         frames.append(pd.DataFrame({"q": qi, "d": d}))
         keys.append(rng.permutation(15)[:rows])
+    # the old rule (a missing value is one more value), which ReleaseHistory keeps too
     result = pdanon.check_releases(frames, keys=keys, quasi_identifiers=[["q"]] * len(frames),
-                                   sensitive="d")
+                                   sensitive="d", missing_sensitive="value")
     expected = _reference(frames, keys, ["q"], "d")
     assert result.candidates.to_dict() == expected
+    known = pdanon.check_releases(frames, keys=keys, quasi_identifiers=[["q"]] * len(frames),
+                                  sensitive="d")  # the default: a blank is no value
+    assert known.candidates.to_dict() == _reference(frames, keys, ["q"], "d", known_only=True)
     history = pdanon.ReleaseHistory()
     for df, key in zip(frames, keys):
         history.add(df, keys=key, quasi_identifiers=["q"], sensitive="d")

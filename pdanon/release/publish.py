@@ -199,6 +199,10 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
                                 f"optionally {[k for k in NAMES if k not in FORMATS]}) to "
                                 f"files; got {sorted(paths)}")
     folder = folder or os.path.dirname(os.path.abspath(paths[data[0]]))
+    odd = [p for p in paths.values() if os.path.lexists(p) and not os.path.isfile(p)]
+    if odd:
+        raise PublishError(f"{odd} exist and are not regular files (a device, a FIFO, a "
+                           f"folder): publish writes files it can read back; give file paths")
     present = [p for p in paths.values() if os.path.exists(p)]
     if present and not overwrite:
         raise PublishError(f"{present} already exist: publish into a new folder, or pass "
@@ -209,10 +213,6 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         raise PublishError(f"the release fails its policy ({_failed(verdict)}); nothing was "
                            f"written. Anonymize further, or pass force=True to write it "
                            f"anyway (the report then says so)")
-    odd = [p for p in paths.values() if os.path.lexists(p) and not os.path.isfile(p)]
-    if odd:
-        raise PublishError(f"{odd} exist and are not regular files (a device, a FIFO, a "
-                           f"folder): publish writes files it can read back; give file paths")
     names = {key: os.path.basename(p) for key, p in paths.items()}
     final_paths, written = paths, []
     # every file is written under a temporary name beside its place, read back from there,

@@ -658,7 +658,7 @@ def test_fingerprint_only_for_generated_keys(people, tmp_path):
 def test_context_none_keeps_plain_hmac_and_links_columns():
     df = pd.DataFrame({"patient_phone": ["+79001", "+79002"],
                        "emergency_phone": ["+79002", "+79001"]})
-    out = df.anon.hash_identifiers(key=KEY, identifiers=["patient_phone", "emergency_phone"])
+    out = df.anon.hash_identifiers(key=KEY, identifiers=["patient_phone", "emergency_phone"], row_order="input")
     assert out["patient_phone"].tolist() == [hmac.new(KEY, b"+79001", hashlib.sha256).hexdigest(),
                                              hmac.new(KEY, b"+79002", hashlib.sha256).hexdigest()]
     assert out["patient_phone"].tolist() == out["emergency_phone"].iloc[::-1].tolist()

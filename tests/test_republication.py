@@ -455,27 +455,27 @@ def test_invariance_errors():
     feb = pd.DataFrame({"pid": [0, 8, 9], "age": [31, 33, 34], "d": ["flu", "hiv", "hiv"]})
     with pytest.raises(InfeasibleError, match="cannot keep the sensitive values of"):
         feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
-                                invariance=2, model=KAnonymity(1), max_suppressed_rows=3)
+                                invariance=2, model=KAnonymity(1), max_suppressed_rows=3, row_order="input")
     more = pd.concat([feb, pd.DataFrame({"pid": [4, 5], "age": [36, 37],
                                          "d": ["hiv", "flu"]})], ignore_index=True)
     out = more.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
                                    invariance=2, model=KAnonymity(1), max_suppressed_rows=3,
-                                   withhold=True)
+                                   withhold=True, row_order="input")
     # 0 is left out (even the blank class would leave flu alone); then 8 and 9 (new) show
     # one value, hiv, suppressed or not, and are left out too; 4 and 5 keep {hiv, flu}
     assert out.anon.info["rows_withheld"] == 3 and out.anon.info["rows"] == 2
     assert out["d"].tolist() == ["hiv", "flu"] and out["age"].astype(str).tolist() == [
         "[35, 39]"] * 2
     with pytest.raises(InvalidInputError, match="needs history"):
-        feb.anon.apply_recoding(rec, identifiers=["pid"], keys="pid", invariance=2)
+        feb.anon.apply_recoding(rec, identifiers=["pid"], keys="pid", invariance=2, row_order="input")
     with pytest.raises(InvalidInputError, match="go with invariance"):
-        feb.anon.apply_recoding(rec, identifiers=["pid"], history=history)
+        feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, row_order="input")
     with pytest.raises(UnknownColumnError, match="keys='who'"):
         feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="who",
-                                invariance=2)
+                                invariance=2, row_order="input")
     with pytest.raises(InvalidInputError, match="integer >= 1"):
         feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
-                                invariance=0)
+                                invariance=0, row_order="input")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -45,7 +45,7 @@ def partition(df, model, qi=None, sensitive=None, **kw):
 
 def test_seed_example():
     df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]], columns=list("abcd"))
-    out = df.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers={c: "real" for c in "abcd"})
+    out = df.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers={c: "real" for c in "abcd"}, row_order="input")
     assert cells(out["a"]) == [1, 1, 2, 2]
     assert cells(out["d"]) == [1, 1, (2, 3), (2, 3)]
     assert out.anon.info["changed_cells"] == 2

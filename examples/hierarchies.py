@@ -58,7 +58,8 @@ def main(argv=None) -> int:
     # real-valued ages: bands are half-open, as their labels say ([30, 35) holds 34.9, not 35);
     # a missing age is a value of its own: it stays missing below the top
     measured = pd.DataFrame({"age": [30.0, 35.0, None, 36.5]})
-    banded = measured.anon.generalize({"age": 1}, hierarchies={"age": intervals([5, 10])})
+    banded = measured.anon.generalize({"age": 1}, hierarchies={"age": intervals([5, 10])},
+                                      row_order="input")  # to read the cells beside the input
     print("\nreal ages with a missing one, level 1 of intervals([5, 10]):",
           banded["age"].array.to_text(na_rep="NA").tolist())
     assert banded["age"].array.contains(measured["age"].fillna(-1)).tolist() == [

@@ -97,10 +97,11 @@ for batch in months[1:]:
                                     invariance=3, withhold=True,
                                     identifiers=roles["identifiers"],
                                     insensitive=roles["insensitive"])
-    published = batch.loc[out.index, "patient_id"]  # the rows withheld are not in out
-    history.add(out, keys=published, sensitive="diagnosis")
+    # keys are given in the batch's order: matched with the release's rows (in a random
+    # order, the withheld rows left out) through its publisher-only way back
+    history.add(out, keys=batch["patient_id"], sensitive="diagnosis")
     kept.append(out)
-    kept_keys.append(published)
+    kept_keys.append(batch["patient_id"])
 again = pdanon.check_releases(kept, keys=kept_keys, quasi_identifiers=[qi] * len(kept),
                               sensitive="diagnosis")
 extra = sum(r.anon.info["invariance"]["rows_suppressed_for_it"] for r in kept[1:])

@@ -38,7 +38,8 @@ print(hashed[["phone", "age"]].head(3).to_string(), "\n")
 # a key you give is never recorded (no fingerprint): info says only where it came from
 given = df.anon.hash_identifiers(key=bytes(key))
 print("given key ->", {k: given.anon.info[k] for k in ("key_source", "context")})
-assert "key_fingerprint" not in given.anon.info and given["phone"].equals(hashed["phone"])
+assert "key_fingerprint" not in given.anon.info
+assert sorted(given["phone"].dropna()) == sorted(hashed["phone"].dropna())  # rows in random order
 
 # domain separation: with context="column" the same number in two columns gets two pseudonyms
 contacts = pd.DataFrame({"patient_phone": df["phone"].iloc[:3].tolist(),
@@ -46,10 +47,11 @@ contacts = pd.DataFrame({"patient_phone": df["phone"].iloc[:3].tolist(),
 linked = contacts.anon.hash_identifiers(key=key, identifiers=["patient_phone", "emergency_phone"])
 separated = contacts.anon.hash_identifiers(key=key, context="column",
                                            identifiers=["patient_phone", "emergency_phone"])
-print("same number, two columns, context=None:    ",
-      linked["patient_phone"][0] == linked["emergency_phone"][1])
-print("same number, two columns, context='column':",
-      separated["patient_phone"][0] == separated["emergency_phone"][1], "\n")
+# (the rows come in a random order: compare the columns' sets of pseudonyms)
+print("same numbers, two columns, context=None:    ",
+      set(linked["patient_phone"]) == set(linked["emergency_phone"]))
+print("same numbers, two columns, context='column':",
+      set(separated["patient_phone"]) == set(separated["emergency_phone"]), "\n")
 
 # the same key gives the same pseudonyms in another frame, so joins still work
 visits = pd.DataFrame({"phone": df["phone"].iloc[[0, 0, 3]].tolist(), "visit": [1, 2, 3]})
@@ -72,7 +74,7 @@ print("shuffle: columns", shuffled.anon.info["columns"], "identifiers dropped:",
 # inside equivalence classes (rows with equal QI values): here classes of zip
 within = df.anon.shuffle(["disease"], within="zip", seed=1)
 for z, g in df.groupby("zip"):
-    assert sorted(within.loc[g.index, "disease"]) == sorted(g["disease"])
+    assert sorted(within.loc[within["zip"] == z, "disease"]) == sorted(g["disease"])
 print("disease shuffled within each zip; per-zip disease counts unchanged\n")
 
 # --- 3. randomize ------------------------------------------------------------------------------
@@ -87,8 +89,10 @@ noisy = df.anon.randomize(["income", "age"], low={"age": -2}, high={"age": 2},
                           noise={"income": lambda x: np.random.default_rng(3).laplace(0, 500, len(x))},
                           seed=2)
 print("\nincome + Laplace(500) noise, age + U(-2, 2):")
-print(pd.DataFrame({"income": df["income"], "noisy income": noisy["income"],
-                    "age": df["age"], "noisy age": noisy["age"]}).head(5).to_string())
+before = noisy.anon.input_rows(df)  # matched through the publisher-only way back
+print(pd.DataFrame({"income": before["income"].to_numpy(), "noisy income": noisy["income"],
+                    "age": before["age"].to_numpy(), "noisy age": noisy["age"]}
+                   ).head(5).to_string())
 
 # keep pseudonyms as a join key while randomizing the rest
 release = hashed.anon.randomize(seed=4, keep_identifiers=True)

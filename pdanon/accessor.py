@@ -459,6 +459,37 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         return in_random_order(self._df, seed=seed)
 
+    def input_rows(self, original: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``original`` (the frame this release was made from) that the release's
+        rows came from, in the release's order and with the original's index labels, through
+        the publisher-only way back (:mod:`pdanon.row_order`): compare a release with its
+        input cell by cell in the process that made it. It holds original values: never
+        publish it. Refused for a frame with no way back (a file read back, a DP sample).
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
+        >>> out = df.anon.k_anonymize(2)
+        >>> before = out.anon.input_rows(df)
+        >>> bool(out["age"].array.contains(before["age"].to_numpy()).all())
+        True
+        """
+        from pdanon.metrics._common import check_frame
+        from pdanon.row_order import input_rows
+
+        check_frame(original, "original")
+        at = input_rows(self._df, original)
+        if at is None:
+            if original.index.equals(self._df.index) and len(original) == len(self._df) and \
+                    (self.info.get("row_order") == "input" or "row_order" not in self.info):
+                return original  # never reordered
+            raise InvalidInputError(
+                "this frame holds no way back to the rows of that original (a file read "
+                "back, a frame rebuilt, a differentially private sample, or another "
+                "original): pass the frame the release was made from, in the process that "
+                "made it")
+        return original.iloc[at]
+
     def publish(self, where, *, formats=("parquet",), report: bool = True,
                 recoding: bool = False, policy=None, original: pd.DataFrame | None = None,
                 force: bool = False, overwrite: bool = False, csv_escape: bool = True,

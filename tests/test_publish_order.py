@@ -212,3 +212,18 @@ def test_depersonalize_writes_rows_in_a_random_order(tmp_path):
     assert same["input"] > 0.9 and same["random"] < 0.6
     assert sorted(map(tuple, outs["random"].to_numpy().tolist())) == sorted(
         map(tuple, outs["input"].to_numpy().tolist()))
+
+
+def test_input_rows_gives_the_inputs_rows_in_the_releases_order(tmp_path):
+    df = _table(seed=9)
+    out = _quiet(df.anon.k_anonymize, 5, algorithm="mondrian", **ROLES)
+    before = out.anon.input_rows(df)
+    assert before.index.isin(df.index).all() and before.index.is_unique
+    assert (out["dx"].to_numpy() == before["dx"].to_numpy()).all()
+    assert out["age"].array.contains(before["age"].to_numpy()).all()
+    path = tmp_path / "r.parquet"
+    out.to_parquet(path, index=False)
+    with pytest.raises(pdanon.InvalidInputError, match="no way back"):
+        pd.read_parquet(path).anon.input_rows(df)
+    kept = _quiet(df.anon.k_anonymize, 5, algorithm="mondrian", row_order="input", **ROLES)
+    assert kept.anon.input_rows(df) is df

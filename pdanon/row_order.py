@@ -123,22 +123,29 @@ def check_row_order(row_order) -> str:
 
 def fresh_index(n: int, avoid: pd.Index | None = None) -> pd.Index:
     """Labels ``r0 .. r{n-1}`` for ``n`` published rows, none of which ``avoid`` (the input's
-    index) holds: another prefix is drawn when it would share a label.
+    index) holds: ``s0 ..`` when the input's labels start with ``r`` (a chained step's input
+    is a release), and a random prefix when both clash.
 
     Example
     -------
-    >>> fresh_index(3).tolist(), fresh_index(2, pd.Index(["r1"])).str.startswith("r").tolist()
-    (['r0', 'r1', 'r2'], [True, True])
+    >>> fresh_index(3).tolist(), fresh_index(2, pd.Index(["r0", "r1"])).tolist()
+    (['r0', 'r1', 'r2'], ['s0', 's1'])
     """
     import os
 
     numbers = np.arange(int(n)).astype(str)
-    prefix = "r"
+    text = None  # only text labels can clash
+    if avoid is not None and len(avoid) and not pd.api.types.is_numeric_dtype(avoid.dtype) \
+            and not pd.api.types.is_datetime64_any_dtype(avoid.dtype) \
+            and not isinstance(avoid, pd.MultiIndex):
+        text = pd.Series(avoid.astype(str), dtype="str")
+    for prefix in ("r", "s"):
+        if text is None or not text.str.startswith(prefix).any():
+            return pd.Index(np.char.add(prefix, numbers), dtype="str")
     while True:
-        labels = pd.Index(np.char.add(prefix, numbers), dtype="str")
-        if avoid is None or not len(avoid) or not labels.isin(avoid).any():
+        labels = pd.Index(np.char.add(f"r{os.urandom(3).hex()}-", numbers), dtype="str")
+        if not text.isin(labels).any():
             return labels
-        prefix = f"r{os.urandom(3).hex()}-"
 
 
 def _positions(before: pd.DataFrame, out: pd.DataFrame) -> np.ndarray | None:

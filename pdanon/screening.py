@@ -419,9 +419,9 @@ def suspects(df: pd.DataFrame, columns: Iterable, *, ranges=()) -> list:
     return out
 
 
-#: the labels of a release's fresh index (:func:`pdanon.row_order.fresh_index`): ``r`` and
-#: digits, or ``r`` and six hex digits and ``-`` when the input's index held such a label
-FRESH_LABEL = r"r(?:[0-9a-f]{6}-)?\d+"
+#: the labels of a release's fresh index (:func:`pdanon.row_order.fresh_index`): ``r`` or
+#: ``s`` and digits, or ``r``, six hex digits and ``-`` when the input's index held both
+FRESH_LABEL = r"(?:[rs]|r[0-9a-f]{6}-)\d+"
 
 
 def is_fresh_index(index: pd.Index) -> bool:

@@ -181,7 +181,12 @@ def test_adult_is_not_refused():
 
 # ------------------------------------------------------------------ property
 def reference_k_with(original, release, qi, col):
-    """k over ``qi`` once every cell ``col`` pins is recovered: group-bys, no codes."""
+    """k over ``qi`` once every cell ``col`` pins is recovered: group-bys, no codes. The
+    release's rows (in a random order) are matched with the original's through its
+    publisher-only way back."""
+    from pdanon.metrics._common import aligned
+
+    original = aligned(original, release)
     n = len(original)
     text, shares = {}, {}
     for q in qi:

@@ -474,21 +474,12 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         >>> bool(out["age"].array.contains(before["age"].to_numpy()).all())
         True
         """
-        from pdanon.metrics._common import check_frame
+        from pdanon.metrics._common import aligned, check_frame
         from pdanon.row_order import input_rows
 
-        check_frame(original, "original")
-        at = input_rows(self._df, original)
-        if at is None:
-            if original.index.equals(self._df.index) and len(original) == len(self._df) and \
-                    (self.info.get("row_order") == "input" or "row_order" not in self.info):
-                return original  # never reordered
-            raise InvalidInputError(
-                "this frame holds no way back to the rows of that original (a file read "
-                "back, a frame rebuilt, a differentially private sample, or another "
-                "original): pass the frame the release was made from, in the process that "
-                "made it")
-        return original.iloc[at]
+        at = input_rows(self._df, check_frame(original, "original"))
+        # without a way back: a frame never reordered, or a refusal that says why
+        return aligned(original, self._df) if at is None else original.iloc[at]
 
     def publish(self, where, *, formats=("parquet",), report: bool = True,
                 recoding: bool = False, policy=None, original: pd.DataFrame | None = None,

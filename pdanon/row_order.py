@@ -43,7 +43,8 @@ import pandas as pd
 from pdanon.screening import is_fresh_index  # noqa: F401 (a release's own labels)
 
 __all__ = ["GROUPED_KAPPA", "ROW_ORDERS", "SORTED_SHARE", "check_row_order", "fresh_index",
-           "in_random_order", "in_release_order", "input_rows", "is_fresh_index", "publish_order", "sorted_columns"]
+           "in_random_order", "in_release_order", "input_rows", "is_fresh_index",
+           "publish_order", "sorted_columns"]
 
 #: the orders a face publishes rows in: ``"random"`` (the default) or ``"input"``
 ROW_ORDERS = ("random", "input")
@@ -155,13 +156,18 @@ def _positions(before: pd.DataFrame, out: pd.DataFrame) -> np.ndarray | None:
         return np.arange(len(out))
     if before.index.is_unique:
         at = before.index.get_indexer(out.index)
-        if len(at) and (at >= 0).all():
-            return at
-        if not len(at):
+        if (at >= 0).all():
             return at.astype(np.int64)
     if len(out) == len(before):
         return np.arange(len(out))
     return None
+
+
+def _positions_at(rows: pd.Series, labels: pd.Index) -> np.ndarray | None:
+    """The positions ``rows`` (a way back: label -> position) holds for ``labels``; None
+    when some label is not among them (the frame lost its way back for those rows)."""
+    at = rows.reindex(labels).to_numpy(dtype=np.float64)
+    return None if np.isnan(at).any() else at.astype(np.int64)
 
 
 def _facts(frame: pd.DataFrame) -> dict:
@@ -180,8 +186,8 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
     published label, the position of the first input's row; ``first_index``: that input's
     index; ``step_rows`` / ``step_index``: the same for ``before``). A sample (a
     differentially private release, whose rows the mechanism drew in a random order) keeps
-    its order and gets a fresh index only: it is matched to no input row. With ``"input"`` the rows
-    keep their order and index and ``info["row_order"]`` says so. ``seed`` (tests only)
+    its order and gets a fresh index only: it is matched to no input row. With ``"input"``
+    the rows keep their order and index and ``info["row_order"]`` says so. ``seed`` (tests only)
     draws the order from a seeded generator instead of the CSPRNG."""
     import copy
 
@@ -210,11 +216,10 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
     first = None
     earlier = _facts(before)
     if step is not None:
-        back = earlier.get("first_rows")
-        if back is not None and "first_index" in earlier:
-            through = back.reindex(before.index).to_numpy(dtype=np.float64)
-            if not np.isnan(through).any():
-                first = (through[step].astype(np.int64), earlier["first_index"])
+        if "first_rows" in earlier and "first_index" in earlier:
+            through = _positions_at(earlier["first_rows"], before.index)
+            if through is not None:
+                first = (through[step], earlier["first_index"])
         elif before_info.get("rows_match_input") is not False:
             first = (step, before.index)
     order = RandomSource(seed).permutation(len(out))
@@ -245,11 +250,7 @@ def input_rows(release: pd.DataFrame, original: pd.DataFrame) -> np.ndarray | No
     facts = _facts(release)
     for rows, index in (("first_rows", "first_index"), ("step_rows", "step_index")):
         if rows in facts and facts[index].equals(original.index):
-            at = facts[rows].reindex(release.index).to_numpy(dtype=np.float64)
-            if len(at) and not np.isnan(at).any():
-                return at.astype(np.int64)
-            if not len(at):
-                return at.astype(np.int64)
+            return _positions_at(facts[rows], release.index)
     return None
 
 
@@ -275,10 +276,9 @@ def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
     array = (values.to_numpy() if isinstance(values, (pd.Series, pd.Index))
              else np.asarray(values) if not isinstance(values, (list, tuple, range))
              else pd.Series(list(values)).to_numpy())
-    if array.ndim == 1 and len(array) == len(facts["step_index"]):
-        at = facts["step_rows"].reindex(release.index).to_numpy(dtype=np.float64)
-        if not np.isnan(at).any():
-            return array[at.astype(np.int64)]
+    at = _positions_at(facts["step_rows"], release.index)
+    if array.ndim == 1 and len(array) == len(facts["step_index"]) and at is not None:
+        return array[at]
     return values
 
 

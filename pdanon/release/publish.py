@@ -178,9 +178,8 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
     data, at least one), ``"schema"``, ``"report"``, ``"report_json"`` and ``"recoding"`` to
     where each goes (a key left out is not written: a CSV is read back with the schema in
     memory, and the report is built when either of its files is asked for). The command
-    line's ``pdanon anonymize``
-    writes through it. ``verdict`` is a check already made with ``policy`` (not made again
-    before writing)."""
+    line's ``pdanon anonymize`` writes through it. ``verdict`` is a check already made with
+    ``policy`` (not made again before writing)."""
     from pdanon.policy import check
     from pdanon.roles import ATTRS_KEY
 
@@ -227,8 +226,8 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         frame.attrs = release.attrs
         back = _write_data(frame, data, paths, csv_escape, written)
         first = check(frame, verdict.policy)
-        for fmt, again in back.items():
-            measured = check(again, verdict.policy)
+        measured_back = {fmt: check(again, verdict.policy) for fmt, again in back.items()}
+        for fmt, measured in measured_back.items():
             if not _same_verdict(first, measured):
                 raise PublishError(
                     f"the {fmt} file reads back with another verdict ({measured!r} against "
@@ -248,6 +247,8 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
                 _write_text(paths["report_json"], rep.to_json(), written)
         for key, path in paths.items():
             os.replace(path, final_paths[key])
+            if names[key] in files:  # hashed above, under its temporary name
+                files[names[key]]["path"] = final_paths[key]
     except BaseException:
         for path in written:
             try:
@@ -256,9 +257,10 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
             except OSError:
                 pass
         raise
-    files = {names[key]: _sha256(path) for key, path in final_paths.items()}
-    final = check(next(iter(back.values())), verdict.policy)
-    return Publication(folder=folder, files=files, verdict=final, report=rep,
+    files.update({names[key]: _sha256(final_paths[key]) for key in ("report", "report_json")
+                  if key in final_paths})
+    return Publication(folder=folder, files=files, verdict=next(iter(measured_back.values())),
+                       report=rep,
                        forced=bool(force and not verdict.passed))
 
 

@@ -722,7 +722,6 @@ def run(args: argparse.Namespace, caught: list) -> int:
     # input's rows kept in this process only: checked and reported against the input, and
     # written as they are
     original = None if "dp" in out.anon.info else df
-    published = out
     verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
         else out.anon.check(policy, original=original)
     passed = verdict is None or bool(verdict.passed)
@@ -735,15 +734,15 @@ def run(args: argparse.Namespace, caught: list) -> int:
         # the one way out (pdanon.release.publish_files): the data, the schema, the report
         # and the recoding together; the data read back and checked again; the report made
         # from the file, with the digests of its bytes and rows named by their place in it
-        published_with = _publish(published, s, verdict, original, title)
+        published_with = _publish(out, s, verdict, original, title)
         written += [(label, s[key]) for key, label in _PUBLISHED.items() if key in published_with]
     elif passed and s.get("output") is not None:
-        write_release(published, s["output"], csv_escape=s["csv_escape"])
+        write_release(out, s["output"], csv_escape=s["csv_escape"])
         written.append(("release", s["output"]))
     elif passed:
         from pdanon.csvsafe import write_csv
 
-        write_csv(published, sys.stdout, escape_formulas=s["csv_escape"])
+        write_csv(out, sys.stdout, escape_formulas=s["csv_escape"])
         sys.stdout.flush()
     if s.get("save_recoding") is not None and passed and "save_recoding" not in published_with:
         _write_text(s["save_recoding"], out.anon.recoding.to_json(indent=1) + "\n")
@@ -751,7 +750,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
     if s.get("schema") is not None and passed and "schema" not in published_with:
         from pdanon import schema_to_yaml
 
-        sch = published.anon.schema  # the rows as written (their order included)
+        sch = out.anon.schema  # the rows as written (their order included)
         if s.get("output") is not None and not is_parquet(s["output"]) and s["csv_escape"]:
             # the CSV's cells that would start a formula carry a guard quote: the schema says
             # so, and pdanon.read_csv with it removes the guard (the file reads back exactly)

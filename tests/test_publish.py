@@ -169,3 +169,43 @@ def test_a_path_that_is_not_a_regular_file_is_refused_and_left_alone(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["r.csv", "r.html"]
     assert done.files["r.csv"]["sha256"] == hashlib.sha256(
         (tmp_path / "r.csv").read_bytes()).hexdigest()
+
+
+def _households(seed=7):
+    # households of one to five people living in one of eight ZIP codes, sorted by ZIP
+    rng = np.random.default_rng(seed)
+    rows, hh = [], 0
+    while len(rows) < 1500:
+        hh += 1
+        size, z = rng.integers(1, 6), rng.choice([f"0{i}" for i in (2134, 2138, 2139, 2140,
+                                                                    2141, 2142, 1002, 1003)])
+        for m in range(size):
+            rows.append({"age": int(rng.integers(18, 90) if m < 2 else rng.integers(0, 18)),
+                         "zip": z, "sex": rng.choice(["F", "M"]), "hh": f"H{hh:05d}",
+                         "dx": rng.choice(["flu", "asthma", "diabetes", "hiv", "cancer"])})
+    return pd.DataFrame(rows).sort_values(["zip", "age"]).reset_index(drop=True)
+
+
+def test_the_file_read_back_the_report_and_check_list_the_same_criteria(tmp_path):
+    # The household id narrows a few hidden ZIP cells (allowed by the publisher): a channel
+    # the anonymizer measured against the original, a publisher-only fact no file holds, so the
+    # file alone does not show it. The publication's verdict and the report, made from the
+    # file read back, listed two criteria where check() in memory listed three; they must list
+    # the same criteria with the same figures.
+    from pdanon.channels import learned
+
+    df = _households()
+    out = _quiet(df.anon.k_anonymize, 5, quasi_identifiers={"age": "real", "zip": "unordered",
+                                                           "sex": "unordered"},
+                 sensitive=["dx"], insensitive=["hh"], allow_channels=["hh"])
+    in_memory = out.anon.check(original=df).criteria.set_index("criterion")["measured"]
+    assert "channel_share" in in_memory.index
+    done = _quiet(out.anon.publish, tmp_path / "rel", original=df, formats=("parquet", "csv"))
+    back = pd.read_parquet(tmp_path / "rel" / "release.parquet")
+    assert not len(learned(back, ["age", "zip", "sex"], k=5))  # the file alone shows none
+    from_file = done.verdict.criteria.set_index("criterion")["measured"]
+    with open(tmp_path / "rel" / "report.json", encoding="utf-8") as fh:
+        reported = {c["criterion"]: c["measured"] for c in json.load(fh)["verdict"]["criteria"]}
+    assert sorted(from_file.index) == sorted(in_memory.index) == sorted(reported)
+    for name, figure in in_memory.items():
+        assert from_file[name] == pytest.approx(figure) and reported[name] == pytest.approx(figure)

@@ -103,18 +103,36 @@ def _failed(verdict) -> str:
 
 
 def _same_verdict(first, again) -> bool:
-    """Does the file read back (``again``) measure what the frame did (``first``)? Every
-    criterion both list has the same figure, and the file does not fail where the frame
-    passed. (A criterion only the frame lists comes from publisher-only findings, such as
-    the channels measured against the original, which no file carries.)"""
-    if bool(first.passed) and not bool(again.passed):
+    """Does the file read back (``again``) measure what the frame did (``first``)? The same
+    verdict, the same criteria, each with the same figure."""
+    if bool(first.passed) != bool(again.passed):
         return False
     a = first.criteria.set_index("criterion")["measured"]
     b = again.criteria.set_index("criterion")["measured"]
-    both = a.index.intersection(b.index)
-    x = pd.to_numeric(a[both], errors="coerce").to_numpy(dtype=float)
-    y = pd.to_numeric(b[both], errors="coerce").to_numpy(dtype=float)
+    if sorted(a.index) != sorted(b.index):
+        return False
+    x = pd.to_numeric(a, errors="coerce").to_numpy(dtype=float)
+    y = pd.to_numeric(b[a.index], errors="coerce").to_numpy(dtype=float)
     return bool(np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def _as_publisher_sees(again: pd.DataFrame, release: pd.DataFrame) -> pd.DataFrame:
+    """The file read back (its rows are the release's, in the release's order), in this
+    process only: labelled as the release, with the release's publisher-only facts (which no
+    file carries), so that checks against the original pair the same rows."""
+    import copy
+
+    from pdanon.publisher_only import PublisherOnly
+
+    seen = again.set_axis(release.index)
+    attrs = copy.deepcopy(again.attrs) if again.attrs.get("pdanon") else \
+        copy.deepcopy(release.attrs)
+    held = release.attrs.get("pdanon", {}).get("info", {}).get("publisher_only")
+    if attrs.get("pdanon") is not None:
+        attrs["pdanon"].setdefault("info", {})["publisher_only"] = PublisherOnly(
+            held.facts() if hasattr(held, "facts") else {})
+    seen.attrs = attrs
+    return seen
 
 
 def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool = True,
@@ -225,13 +243,16 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         frame = release.reset_index(drop=True)
         frame.attrs = release.attrs
         back = _write_data(frame, data, paths, csv_escape, written)
-        first = check(frame, verdict.policy)
-        measured_back = {fmt: check(again, verdict.policy) for fmt, again in back.items()}
+        # each file read back is checked as its publisher sees it: the release's publisher-only
+        # facts (the channels measured against the original, the way back) and the original,
+        # so its verdict lists the criteria the frame's did, with the same figures
+        measured_back = {fmt: check(_as_publisher_sees(again, release), verdict.policy,
+                                    original=original) for fmt, again in back.items()}
         for fmt, measured in measured_back.items():
-            if not _same_verdict(first, measured):
+            if not _same_verdict(verdict, measured):
                 raise PublishError(
                     f"the {fmt} file reads back with another verdict ({measured!r} against "
-                    f"{first!r}): nothing was published. This is a bug: please report it")
+                    f"{verdict!r}): nothing was published. This is a bug: please report it")
         if "recoding" in paths:
             _write_text(paths["recoding"], release.anon.recoding.to_json(indent=1) + "\n",
                         written)
@@ -312,9 +333,10 @@ def _report(back: dict, frame, release, original, policy, title, files, forced, 
     matched = None
     if original is not None:
         matched = aligned(original, release).set_axis(shown.index)
-        # the file's row i is the original's row matched[i]: say so, in this process only
+        # the file's row i is the original's row matched[i]: say so, in this process only,
+        # beside the release's other publisher-only facts (the channels it measured)
         info = shown.attrs["pdanon"]["info"]
-        held = info.get("publisher_only")
+        held = release.attrs.get("pdanon", {}).get("info", {}).get("publisher_only")
         info["publisher_only"] = PublisherOnly({
             **(held.facts() if hasattr(held, "facts") else {}),
             "step_rows": pd.Series(np.arange(len(shown)), index=shown.index),

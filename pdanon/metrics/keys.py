@@ -239,18 +239,23 @@ def label(key: str) -> str:
     return f.label if f is not None else str(key)
 
 
-def row(key: str, value, *, estimate: bool = False, **values) -> tuple:
+def row(key: str, value, *, estimate: bool | str = False, **values) -> tuple:
     """One row of a metrics table: ``(key, label, value as float, better, meaning)``;
-    ``estimate``: the figure is estimated from a sampling fraction (its label and meaning
-    say so); ``values`` fill the meaning (:meth:`Figure.describe`).
+    ``estimate``: the figure is estimated (its label and meaning say so and how: ``True`` or
+    ``"fraction"``, F = f / the sampling fraction; ``"weights"``, F = the sum of the class's
+    sampling weights); ``values`` fill the meaning (:meth:`Figure.describe`).
 
     Example
     -------
     >>> row("k_anonymity", 2)
     ('k_anonymity', 'k-anonymity', 2.0, 'higher', 'risk: rows in the smallest equivalence class')
+    >>> row("marketer_risk", 0.01, estimate="weights")[4].split(", ")[-1]
+    'F = the sum of the sampling weights of the class'
     """
     f = figure(key)
     text, meaning = f.label, f.describe(**values)
     if estimate:
-        text, meaning = f"{text} (estimate)", f"{meaning}, F = f / sampling fraction"
+        how = ("F = the sum of the sampling weights of the class" if estimate == "weights"
+               else "F = f / sampling fraction")
+        text, meaning = f"{text} (estimate)", f"{meaning}, {how}"
     return (f.key, text, float(value), f.better, meaning)

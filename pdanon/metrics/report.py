@@ -177,7 +177,8 @@ def _risk_rows(add, anonymized, qis, f, population, sampling_fraction, threshold
         figures = reidentification.risk_summary(
             anonymized, qis, population=population, sampling_fraction=sampling_fraction,
             weights=weights, household=household, threshold=threshold, missing=missing)
-        add_risk_rows(add, figures.to_dict(), threshold, estimate=weights is not None)
+        add_risk_rows(add, figures.to_dict(), threshold,
+                      estimate="weights" if weights is not None else False)
         return
     F = None
     if population is not None or sampling_fraction is not None:
@@ -195,11 +196,11 @@ def add_risk_rows(add, figures: dict, threshold: float, *, estimate: bool) -> No
     """Call ``add(key, value, threshold=..., estimate=...)`` for each record-level risk
     figure of ``figures`` (:func:`pdanon.metrics.reidentification.summarize` keys) in the
     order of :data:`RISK_KEYS`; ``estimate``: the journalist figures come from a sampling
-    fraction."""
+    fraction (``True``) or from sampling weights (``"weights"``)."""
     for key in RISK_KEYS:
         if key in figures:
             add(key, figures[key], threshold=threshold,
-                estimate=estimate and (key == "marketer_risk" or "journalist" in key))
+                estimate=estimate if key == "marketer_risk" or "journalist" in key else False)
 
 
 def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, n_threads):

@@ -122,6 +122,13 @@ def test_weights_reach_every_face_and_bad_weights_are_refused():
     for key in ("global_risk", "expected_reidentifications", "highest_journalist_risk"):
         assert table.loc[key, "value"] == pytest.approx(summary[key])
     assert "(estimate)" in table.loc["highest_journalist_risk", "label"]
+    # F is the sum of the class's weights, not f over a sampling fraction (none was given)
+    for key in ("marketer_risk", "highest_journalist_risk", "average_journalist_risk"):
+        assert table.loc[key, "meaning"].endswith("F = the sum of the sampling weights of the "
+                                                  "class"), table.loc[key, "meaning"]
+    fraction = df.anon.metrics(quasi_identifiers=["sex", "age"], sampling_fraction=0.5)
+    assert fraction.set_index("metric").loc["marketer_risk", "meaning"].endswith(
+        "F = f / sampling fraction")
     # the weight column is never matched on, even when no role is given
     assert df.anon.risk(weights="w")["class_size"].tolist() == [2, 2, 2, 2]
     with pytest.raises(pdanon.InvalidInputError, match="also a quasi-identifier"):

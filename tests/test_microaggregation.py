@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import warnings
+
 import pdanon  # noqa: F401  (registers df.anon)
 from pdanon import metrics
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError
@@ -546,3 +548,26 @@ def test_mdav_matches_the_reference_on_larger_tied_tables(seed):
     assert np.array_equal(both_paths(num, cat, k), naive_mdav(num, cat, k))
     mixed = rng.integers(0, 3, size=(1, n))
     assert np.array_equal(both_paths(num, mixed, k), naive_mdav(num, mixed, k))
+
+
+def test_info_k_covers_the_declared_quasi_identifiers_and_a_left_one_is_named():
+    # age is microaggregated, zip is a declared quasi-identifier left as it was: zip "z9" is
+    # held by one row, so the release is 1-anonymous on the quasi-identifiers whatever the age
+    # groups are (info said 5, check() said 1)
+    df = pd.DataFrame({"age": [20, 21, 22, 23, 24, 60, 61, 62, 63, 64],
+                       "zip": ["z1"] * 9 + ["z9"], "dx": list("abcdeabcde")})
+    with pytest.warns(pdanon.RoleWarning, match=r"\['zip'\] were published as they were"):
+        out = df.anon.microaggregate(5, columns=["age"], row_order="input",
+                                     quasi_identifiers={"age": "real", "zip": "unordered"},
+                                     sensitive=["dx"])
+    info = out.anon.info
+    assert info["k_microaggregated"] == 5 and info["k_anonymity"] == 1
+    assert info["k_columns"] == ["age", "zip"] and info["quasi_identifiers_left"] == ["zip"]
+    assert out.anon.check().criteria.set_index("criterion").loc["k_anonymity", "measured"] == 1
+    # every declared quasi-identifier microaggregated: the figures agree, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.RoleWarning)
+        both = df.anon.microaggregate(5, quasi_identifiers={"age": "real", "zip": "unordered"},
+                                      sensitive=["dx"])
+    assert both.anon.info["k_anonymity"] == both.anon.info["k_microaggregated"] == 5
+    assert "quasi_identifiers_left" not in both.anon.info

@@ -205,9 +205,39 @@ def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method=
     _, kinds = _value_columns(df, roles, columns, "microaggregate", "microaggregating")
     out, info = microaggregate_frame(df, kinds, k, method=method, gamma=gamma,
                                      block_size=block_size, progress=progress)
+    _k_of_declared(out, roles, kinds, k, info)
     out = _drop_ids(out, roles, keep_identifiers)
     info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
     return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def _k_of_declared(out: pd.DataFrame, roles, kinds: dict, k: int, info: dict) -> None:
+    """``info["k_anonymity"]`` is the k of the declared quasi-identifiers as published (the
+    microaggregated ones and any left as they were), ``info["k_columns"]`` the columns it is
+    measured on; ``info["k_microaggregated"]`` the k of the microaggregated columns alone.
+    Declared quasi-identifiers left as they were draw a :class:`pdanon.RoleWarning` naming
+    them and the k they leave."""
+    import warnings
+
+    from pdanon._errors import RoleWarning, user_stacklevel
+    from pdanon._groups import class_labels
+
+    declared = [c for c in roles.quasi_identifiers if c in out.columns]
+    left = [c for c in declared if c not in kinds]
+    columns = list(dict.fromkeys([*kinds, *declared]))
+    info["k_microaggregated"] = info["k_anonymity"]
+    info["k_columns"] = columns
+    if not left or not len(out):
+        return
+    info["k_anonymity"] = int(np.bincount(class_labels(out, columns)).min())
+    info["quasi_identifiers_left"] = left
+    if info["k_anonymity"] < k:
+        warnings.warn(
+            f"microaggregation changed {list(kinds)} only; the declared quasi-identifier(s) "
+            f"{left} were published as they were, so the release is {info['k_anonymity']}-"
+            f"anonymous on the quasi-identifiers, not {k}-anonymous (check() fails it). "
+            f"Microaggregate them too (columns={columns}), or anonymize them "
+            f"(df.anon.k_anonymize(...)) first", RoleWarning, stacklevel=user_stacklevel())
 
 
 def hash_by_roles(df: pd.DataFrame, roles, columns=None, *, key=None, context=None):

@@ -97,13 +97,7 @@ class DPMethods:
         keywords = {key: v for key, v in (("identifiers", identifiers),
                                           ("quasi_identifiers", quasi_identifiers))
                     if v is not None}
-        r = self.roles(**keywords)
-        if quasi_identifiers is not None:
-            dropped = [c for c in self._df.columns
-                       if c not in r.identifiers and c not in r.quasi_identifiers]
-            r = _roles.Roles(identifiers=tuple(r.identifiers) + tuple(dropped),
-                             quasi_identifiers=dict(r.quasi_identifiers))
-        r = dp_roles(self._df, r)
+        r = dp_release_roles(self._df, keywords)
         options = {"quality": quality, "steps": steps}
         if target is not None:
             options["target"] = target
@@ -124,6 +118,38 @@ def refuse_dp_of_dp(info: dict) -> None:
             "this frame is already a differentially private release; a second dp_anonymize "
             "of it would not be a release of the input. Publish the original frame again (it "
             "spends epsilon again), or post-process this release (that keeps its guarantee)")
+
+
+def dp_release_roles(df: pd.DataFrame, keywords: dict):
+    """The roles of ``df.anon.dp_anonymize(**keywords)``. With ``quasi_identifiers`` given,
+    every other column is dropped: nothing is inferred, examined or announced. Without, every
+    column not an identifier is published through its hierarchy: the columns nobody named are
+    examined (an identifier-like one is refused) and one :class:`pdanon.RoleWarning` lists
+    them as what they become, quasi-identifiers (the general warning would call a column
+    whose name sounds sensitive "sensitive", a role a DP release does not have)."""
+    import warnings
+
+    from pdanon._errors import RoleWarning, user_stacklevel
+
+    if keywords.get("quasi_identifiers") is not None:
+        r = _roles.resolve_roles(df, screen="ignore", **keywords)
+        dropped = [c for c in df.columns
+                   if c not in r.identifiers and c not in r.quasi_identifiers]
+        return _roles.Roles(identifiers=tuple(r.identifiers) + tuple(dropped),
+                            quasi_identifiers=dict(r.quasi_identifiers))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RoleWarning)
+        r = _roles.resolve_roles(df, **keywords)
+    out = dp_roles(df, r)
+    chosen = [c for c in out.quasi_identifiers if c in (r.inferred or {})]
+    if chosen:
+        named = ", ".join(f"{c!r} ({out.quasi_identifiers[c]})" for c in chosen)
+        warnings.warn(
+            f"pdanon chose roles for the columns you did not name: quasi-identifiers {named}, "
+            f"published through their hierarchies like every column a DP release keeps. Name "
+            f"the columns to publish with quasi_identifiers= (the others are dropped) and the "
+            f"ones to drop with identifiers=", RoleWarning, stacklevel=user_stacklevel())
+    return out
 
 
 def refuse_roles_beside_dp(model, roles: dict) -> None:

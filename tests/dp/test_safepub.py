@@ -593,3 +593,25 @@ def test_an_ordered_column_of_numbers_beyond_float_precision_is_refused():
     df.loc[5, "age"] = 2 ** 53 + 3
     with pytest.raises(pdanon.InvalidInputError, match="beyond 2\\*\\*53"):
         _release(df, identifiers=[], quasi_identifiers={"age": "ordered", "sex": "unordered"})
+
+
+def test_the_role_warning_names_what_a_dp_release_makes_of_each_column():
+    # 'salary' sounds sensitive: the general warning called it "sensitive", a role a DP
+    # release does not have (it publishes every kept column through its hierarchy); with
+    # quasi_identifiers named, the other columns are dropped and nothing is announced
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(18, 90, 4000), "sex": rng.choice(["F", "M"], 4000),
+                       "salary": rng.integers(1, 9, 4000) * 1000})
+    hier = {"age": intervals([10, 50]), "salary": intervals([2000, 8000])}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = df.anon.dp_anonymize(1.0, 1e-5, hierarchies=hier, steps=3, seed=1)
+    said = [str(w.message) for w in caught if issubclass(w.category, pdanon.RoleWarning)]
+    assert len(said) == 1 and "quasi-identifiers 'age' (real), 'sex' (unordered), 'salary'" \
+        in said[0] and "sensitive" not in said[0], said
+    assert set(out.anon.roles().quasi_identifiers) == {"age", "sex", "salary"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.RoleWarning)
+        out = df.anon.dp_anonymize(1.0, 1e-5, hierarchies={"age": hier["age"]}, steps=3,
+                                   seed=1, quasi_identifiers=["age", "sex"])
+    assert list(out.columns) == ["age", "sex"]

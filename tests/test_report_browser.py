@@ -202,3 +202,81 @@ def test_discharge_report_reads_verdict_first_and_stays_short(tmp_path):
         seen = render(path, tmp_path)  # the report itself: no message, no request
         assert seen["console"] == [] and [u for u in seen["requests"]
                                           if not u.startswith(LOCAL)] == []
+
+
+#: what the instrumented copy logs about the figures' boxes once laid out
+MEASURE_BOXES = """<script>
+addEventListener("load", () => {
+  const box = e => e.getBoundingClientRect();
+  const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5 &&
+                           a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+  const meets = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+                          a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const figures = [...document.querySelectorAll("figure")].filter(f => f.querySelector("svg"));
+  const problems = [];
+  figures.forEach((f, i) => {
+    const fb = box(f), s = f.querySelector("svg"), sb = box(s);
+    const name = s.getAttribute("aria-label");
+    if (!inside(sb, fb)) problems.push("chart outside its figure: " + name);
+    if (sb.right > document.documentElement.clientWidth + 0.5)
+      problems.push("chart past the page's right edge: " + name);
+    figures.forEach((g, j) => {
+      if (j > i && meets(box(s), box(g.querySelector("svg"))))
+        problems.push("charts overlap: " + name + " / " + g.querySelector("svg").getAttribute("aria-label"));
+    });
+    [...s.querySelectorAll("rect")].filter(r => r.querySelector("title") &&
+        parseFloat(r.getAttribute("height")) > 0).forEach(r => {
+      const rb = box(r);
+      if (!(rb.height > 0) || !inside(rb, sb))
+        problems.push("bar not visible in " + name + ": " + r.querySelector("title").textContent);
+    });
+  });
+  console.log("PDANON-BOXES " + JSON.stringify({figures: figures.length, problems: problems}));
+});
+</script>"""
+
+
+def boxes(page_path, tmp_path, width: int) -> dict:
+    """The facts MEASURE_BOXES logs for ``page_path`` at ``width`` px."""
+    probe = tmp_path / f"boxes-{width}.html"
+    probe.write_text(page_path.read_text(encoding="utf-8").replace(
+        "</body>", MEASURE_BOXES + "</body>"), encoding="utf-8")
+    seen = render(probe, tmp_path, width, 900)
+    for line in seen["console"]:
+        if "PDANON-BOXES " in line:
+            text = line.split("PDANON-BOXES ", 1)[1]
+            return json.loads(text[: text.rindex("}") + 1])
+    pytest.fail(f"the measuring script logged nothing: {seen['console']}")
+
+
+def test_the_harness_sees_a_chart_overflowing_its_figure(tmp_path):
+    page = tmp_path / "control.html"
+    chart = ('<figure style="width:100px"><svg role="img" aria-label="wide" width="300" '
+             'height="50"><rect x="250" y="0" width="10" height="10"><title>far</title></rect>'
+             '</svg><figcaption>c</figcaption></figure>')
+    page.write_text(f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>c'
+                    f'</title></head><body><div style="display:flex">{chart}{chart}</div>'
+                    f'</body></html>', encoding="utf-8")
+    found = boxes(page, tmp_path, 800)["problems"]
+    assert any(p.startswith("chart outside its figure") for p in found), found
+    assert any(p.startswith("charts overlap") for p in found), found
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_no_chart_overlaps_or_leaves_its_figure(tmp_path, width):
+    """Each chart sits inside its figure, no two overlap and every bar is drawn, at 1280 and
+    800 px: the release report (class sizes beside risk, both 520 px wide in 340 px cells,
+    overlapped) and the internal report (a before/after figure per column)."""
+    _browser()
+    page = tmp_path / "report.html"
+    rep = _adult_report(page)
+    assert accessibility_problems(rep.to_html()) == []
+    internal = tmp_path / "internal.html"
+    df = pdanon.datasets.load_adult(nrows=3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = df.anon.k_anonymize(10, algorithm="mondrian")
+        out.anon.report(df, internal, internal=True)
+    for path in (page, internal):
+        facts = boxes(path, tmp_path, width)
+        assert facts["figures"] >= 2 and facts["problems"] == [], (path.name, facts)

@@ -44,7 +44,10 @@ CSS = """
   font-weight: 600; }
 .pdanon-report .headline { font-size: 1.15em; }
 .pdanon-report .grid { display: flex; flex-wrap: wrap; gap: 4px 18px; }
-.pdanon-report .grid figure { margin: 6px 0 10px; width: 340px; }
+.pdanon-report .grid figure { margin: 6px 0 10px; flex: 0 1 auto; min-width: 0;
+  max-width: 100%; }
+.pdanon-report figure svg { display: block; max-width: 100%; height: auto; }
+.pdanon-report .grid figcaption { max-width: 520px; }
 .pdanon-report details { margin: 6px 0 14px; }
 .pdanon-report summary { cursor: pointer; color: #1f5fa8; }
 .pdanon-report .labels { max-width: 1000px; font-size: 0.85em; word-break: break-all; }

@@ -461,3 +461,38 @@ def test_digest_is_the_documented_serialization(algorithm):
     body = head + "\n" + out.to_csv(lineterminator="\n", na_rep="")
     assert facts.digest(out) == hashlib.sha256(body.encode("utf-8")).hexdigest()
     assert out["zip"].isna().any() or "{" in body  # sets (or suppressed cells) are in it
+
+
+def test_date_widths_are_time_and_the_headline_is_a_metrics_figure():
+    # a dates() hierarchy publishes a decade as a range of two categories, a month too: the
+    # width was "2.0 categories" whatever the level; it is the days the range covers, over the
+    # published span in days
+    from pdanon.hierarchy import dates
+
+    rng = np.random.default_rng(2)
+    born = pd.Timestamp("1950-01-01") + pd.to_timedelta(rng.integers(0, 365 * 40, 600), "D")
+    df = pd.DataFrame({"born": born, "sex": rng.choice(["F", "M"], 600)})
+    widths = {}
+    for level in (1, 3):  # months, decades
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = df.anon.generalize({"born": level}, hierarchies={
+                "born": dates(["month", "year", "decade"])},
+                quasi_identifiers={"born": "ordered", "sex": "unordered"})
+        rep = out.anon.report(df)
+        facts = {c["column"]: c for c in rep.columns}["born"]
+        arr = out["born"].array
+        cats = pd.DatetimeIndex(arr.categories)
+        lo = cats[np.asarray(arr.lo)].to_numpy()
+        hi = cats[np.asarray(arr.hi)].to_numpy()
+        days = (hi - lo) / np.timedelta64(1, "D")
+        span = (hi.max() - lo.min()) / np.timedelta64(1, "D")
+        assert facts["width_unit"] == "days"
+        assert facts["mean_width"] == pytest.approx(days.mean())
+        assert facts["relative_width"] == pytest.approx(days.mean() / span)
+        widths[level] = facts["mean_width"]
+        # the headline is metrics(original=)'s information_loss, under that name
+        shown = out.anon.metrics(original=df).set_index("metric")["value"]
+        assert rep.utility["information_loss"] == pytest.approx(shown["information_loss"])
+        assert "<code>information_loss</code>" in rep.to_html()
+    assert 27 <= widths[1] <= 30 and 3000 <= widths[3] <= 3660, widths

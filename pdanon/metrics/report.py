@@ -209,9 +209,17 @@ def _original_rows(add, anonymized, original, qis, h, target, ml, random_state, 
     if original is not None:
         from pdanon.metrics.labels import as_ranges
 
+        from pdanon.metrics.published_loss import published_loss
+
         orig = aligned(original, anonymized)
         # hierarchy labels stand for the ranges of original values they cover
         anonymized, qis = as_ranges(anonymized, orig, dict(qis))
+        try:  # the report's headline: each cell against the published domain
+            loss = published_loss(anonymized, orig, dict(qis))
+        except (ValueError, TypeError):  # a column the loss cannot price (mixed types)
+            loss = None
+        if loss is not None:
+            add("information_loss", loss)
         add("changed_proportion", utility.changed_proportion(orig, anonymized, qis))
         if h is not None:
             h0 = utility._entropy_bits(class_labels(orig, list(qis)))

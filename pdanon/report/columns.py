@@ -27,6 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pdanon.metrics.published_loss import cell_loss, extents, published_loss
+
+__all__ = ["BLANK_RULE", "SHOWN_LABELS", "cell_loss", "column_facts", "extents",
+           "published_loss", "suppressed_rows"]
+
 #: index labels the HTML page lists per reason (the JSON and the object hold all)
 SHOWN_LABELS = 200
 #: what the blank-cells summary says of every blank cell
@@ -34,41 +39,11 @@ BLANK_RULE = ("A blank cell is one the method withheld or one that was missing i
               "the release does not tell them apart, and neither does this report")
 
 
-def _extents(s: pd.Series) -> tuple | None:
-    """``(extent per cell, unit, domain)`` of a generalized column, None for another: a real
-    range's hi - lo ("units"; domain: the published span, highest bound - lowest bound), an
-    ordered range's categories ("categories"), a set's members ("values per set"; domain: the
-    published categories). Blank cells have extent NaN."""
-    from pdanon.dtype import GeneralizationDtype
-
-    if not isinstance(s.dtype, GeneralizationDtype):
-        return None
-    arr = s.array
-    present = ~np.asarray(arr.isna(), dtype=bool)
-    extent = np.full(len(arr), np.nan)
-    if arr.kind == "unordered":
-        codes = np.asarray(arr.codes)
-        uniq, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-        sizes = np.full(len(uniq), np.nan)
-        keep = uniq >= 0
-        sizes[keep] = arr.take(first[keep]).member_counts
-        extent = sizes[inverse.reshape(-1)]
-        return extent, "values per set", float(len(arr.categories))
-    lo = np.asarray(arr.lo, dtype=np.float64)
-    hi = np.asarray(arr.hi, dtype=np.float64)
-    if arr.categories is not None:
-        extent[present] = hi[present] - lo[present] + 1
-        return extent, "categories", float(len(arr.categories))
-    extent[present] = hi[present] - lo[present]
-    span = float(hi[present].max() - lo[present].min()) if present.any() else 0.0
-    return extent, "units", span
-
-
 def _width_facts(s: pd.Series) -> dict:
     """Generalized cells, mean width and its unit, and the width relative to the published
     span (real ranges) of a published column."""
     out = {"generalized_cells": 0, "mean_width": None, "width_unit": ""}
-    found = _extents(s)
+    found = extents(s)
     if found is None:
         return out
     arr = s.array
@@ -79,59 +54,9 @@ def _width_facts(s: pd.Series) -> dict:
         return out
     width = float(np.mean(extent[present]))
     out.update(mean_width=width, width_unit=unit)
-    if unit == "units":
+    if unit in ("units", "days"):
         out["relative_width"] = width / domain if domain > 0 else None
     return out
-
-
-def cell_loss(s: pd.Series, original: pd.Series | None, kind: str) -> np.ndarray:
-    """Per cell of a published column, its generalized information loss in [0, 1], against
-    the published domain: a blank cell 1; a real range (hi - lo) / the published span; an
-    ordered range or a set of m of the M published categories (m - 1) / (M - 1); a plain cell
-    0 when it is the original value, else 1 (an aggregate, a coded or noised value: needs
-    ``original``; without it, plain cells cost 0).
-
-    Example
-    -------
-    >>> from pdanon.dtype import GeneralizationArray
-    >>> arr = GeneralizationArray.from_bounds([20, 20, 40, 0], [29, 39, 60, 0], kind="real",
-    ...                                       mask=[False, False, False, True])
-    >>> cell_loss(pd.Series(arr), None, "real").tolist()      # of the published span 20..60
-    [0.225, 0.475, 0.5, 1.0]
-    """
-    from pdanon.metrics import _cells
-
-    na = s.isna().to_numpy()
-    found = _extents(s)
-    if found is None:
-        cost = (np.zeros(len(s)) if original is None else
-                (~_cells.equal_cells(original, s, kind)).astype(np.float64))
-    else:
-        extent, unit, domain = found
-        if unit == "units":
-            cost = extent / domain if domain > 0 else np.zeros(len(s))
-        else:
-            cost = (extent - 1) / (domain - 1) if domain > 1 else np.zeros(len(s))
-    cost = np.where(na, 1.0, np.nan_to_num(cost, nan=0.0))
-    return cost
-
-
-def published_loss(anonymized: pd.DataFrame, original: pd.DataFrame | None,
-                   qis: dict) -> float | None:
-    """Generalized information loss (Iyengar 2002; ARX's "Loss") averaged over the
-    quasi-identifier cells, each cell priced by :func:`cell_loss`, i.e. against the published
-    domain: a figure the release alone (and which plain cells changed) determines. None
-    without ``original``, which says whether a plain cell is the original value.
-    :func:`pdanon.plot.information_loss` prices ranges against the original's span instead,
-    which the report must not publish (rows the release withholds widen it)."""
-    if original is None or not qis:
-        return None
-    n = len(anonymized)
-    if n == 0:
-        return 0.0
-    total = sum(float(cell_loss(anonymized[c], original[c], kind).sum())
-                for c, kind in qis.items())
-    return total / (n * len(qis))
 
 
 def column_facts(anonymized: pd.DataFrame, original: pd.DataFrame | None, qis: dict,

@@ -311,7 +311,7 @@ def utility(anonymized, original, qis: dict, table: pd.DataFrame, info: dict,
 
 
 def _information_loss(orig, anonymized, qis: dict) -> float | None:
-    from pdanon.report.columns import published_loss
+    from pdanon.metrics.published_loss import published_loss
 
     try:
         return published_loss(anonymized, orig, qis)

@@ -275,11 +275,13 @@ def _headline(rep) -> list:
         return [_p("The headline loss (generalized information loss) needs the original: "
                    "pass original=<the frame before anonymization>.", "note")]
     return [f'<p class="headline">Information loss: <strong>{escape(fmt(loss, share=True))}'
-            f"</strong> (generalized information loss, {escape(fmt(loss))}).</p>",
+            f"</strong> (generalized information loss, <code>information_loss</code> "
+            f"{escape(fmt(loss))}, as metrics(original=) gives it).</p>",
             _p("Read it as the share of detail taken from an average quasi-identifier cell: "
                "0 % is every cell as it was and present, 100 % every cell blank. A range "
-               "costs its width over its column's published range, a set or range of m of M "
-               "categories (m - 1) / (M - 1), a blank cell 100 % - a cell missing from the "
+               "costs its width over its column's published range (dates: its days over the "
+               "published span in days), a set or range of m of M categories "
+               "(m - 1) / (M - 1), a blank cell 100 % - a cell missing from the "
                "start too, since this page never tells a suppressed cell from a missing one "
                "(that would point at the rows suppressed) - and a plain cell 0 % when it is "
                "the original value, else 100 %. Compare releases by this figure; the "

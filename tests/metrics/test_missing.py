@@ -152,11 +152,13 @@ def test_metrics_table_under_each_mode():
     assert v["changed_proportion"] == pytest.approx(1 / 18)
     wild = metrics.metrics_table(anon, df, quasi_identifiers=QIS, sensitive=["d"],
                                  missing="wildcard", risk=False)
-    assert wild["metric"].tolist() == ["k_anonymity_wildcard", "changed_proportion",
-                                       "by_element_distance"]
+    assert wild["metric"].tolist() == ["k_anonymity_wildcard", "information_loss",
+                                       "changed_proportion", "by_element_distance"]
     # r0 (_, F, D1) matches r0, r1, r2, r4, r5 -> 5; r1 (30, _, D1) matches r0..r2, r4, r5 -> 5;
-    # r3 (40, _, D2) still matches r2, r3, r4, r5 -> 4
-    assert wild["value"].tolist() == [4.0, pytest.approx(1 / 18), pytest.approx(1 / 18)]
+    # r3 (40, _, D2) still matches r2, r3, r4, r5 -> 4. Information loss: every blank cell
+    # costs 1, the others are as they were: blank age 4 (r0 now), sex 4, date 3 -> 11 / 18
+    assert wild["value"].tolist() == [4.0, pytest.approx(11 / 18), pytest.approx(1 / 18),
+                                      pytest.approx(1 / 18)]
     assert df.anon.metrics(quasi_identifiers=QIS, missing="wildcard",
                            risk=False)["value"].tolist() == [4.0]
     # by default the record-level risk rows follow, from the same wildcard frequencies

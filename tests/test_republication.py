@@ -363,7 +363,9 @@ def test_composition_attack_hand_checked():
     r2 = pd.DataFrame({"zip": list("xyxyxy"), "d": d})
     res = pdanon.check_releases([r1, r2], keys=[range(6), range(6)],
                                 quasi_identifiers=[["age"], ["zip"]], sensitive="d")
-    assert res.candidates.tolist() == [1, 1, 1, 2, 1, 2]  # person 3: {hiv, cold}
+    assert res.intersected.tolist() == [1, 1, 1, 2, 1, 2]  # person 3: {hiv, cold}
+    # the counts leave persons 3 and 5 (in b and y both: hiv, cold) two values too
+    assert res.candidates.tolist() == [1, 1, 1, 2, 1, 2]
     assert res.combined_l == 1 and res.value_changed == 0
     assert res.summary()["persons_one_value"] == 4
     # each release alone shows every person at least two values
@@ -402,10 +404,12 @@ def test_property_candidates_equal_set_intersections(n, releases, values, seed):
         for i, p in enumerate(key):
             got = sets[f["q"].iloc[i]]
             expected[int(p)] = expected.get(int(p), got) & got
-    assert {int(p): int(c) for p, c in res.candidates.items()} == {
+    assert {int(p): int(c) for p, c in res.intersected.items()} == {
         p: len(v) for p, v in expected.items()}
     assert res.value_changed == 0
-    assert res.combined_l == min(len(v) for v in expected.values())
+    # the difference attack (the counts, not only the sets) never leaves more
+    assert (res.candidates <= res.intersected).all() and (res.candidates >= 1).all()
+    assert res.combined_l == int(res.candidates.min())
 
 
 # ----------------------------------------------------------------------------- invariance

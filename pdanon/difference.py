@@ -1,0 +1,150 @@
+"""The difference attack on several releases: what the published counts of the classes leave
+each person, measured from below (docs/republication.md, "The difference attack").
+
+Releases made with one recoding publish, class by class, how many rows hold each sensitive
+value. An attacker who knows who sits in which class of each release (the strongest
+attacker of :func:`pdanon.check_releases`) and that a person's value does not change
+subtracts: when six persons leave a class and its count of ``hiv`` drops by six while every
+other count stays, the six held hiv, however many values the class shows. The exact question
+("which values does some assignment of one value per person, consistent with every published
+count, give this person?") is an integer program over all the classes at once, hard in
+general; :func:`certified_candidates` answers it **from below**: it counts, per person, only
+values for which it has built a consistent assignment, so it never says more is left than an
+exact attacker leaves, and a person it counts at one value may be disclosed. Two
+constructions, each an exchange that leaves every published count as it is:
+
+* **twins** -- persons who sit in the same class of every release and in the same releases
+  (the same *combined class*) can swap their values: each may hold any value one of them
+  holds;
+* **equal profiles** -- in a *component* (the classes linked by the persons who sit in them
+  across releases, so no person has a row outside it), two values whose counts are equal in
+  every class of the component can be exchanged in all its rows at once: a person holding one
+  may hold the other. Counterfeit rows (m-invariance) are rows of no person, exchanged too.
+
+A person's count is the number of values of the union of both. It is at most the values that
+the intersection of their classes' value sets leaves (the composition attack), and the
+count-difference reasoning above never leaves fewer: in the example of the module
+:mod:`pdanon.releases` the six who left count one value. When every release is m-invariant
+(every class shows each value of its signature equally often, and a person's signature is the
+same in every release) every component is one signature's classes and every two of its values
+have equal profiles, so each person counts their whole signature: at least ``m``.
+
+Memory grows with the rows and the distinct (class, value) pairs: the counts are kept per
+pair, the components by one pass over the persons' classes (no rows x values matrix).
+
+Example
+-------
+>>> import numpy as np
+>>> # release 0: class 0 holds persons 0-2 (a, a, b); release 1: class 1 holds 1-2 (a, b)
+>>> certified_candidates(person=np.array([0, 1, 2, 1, 2]), cls=np.array([0, 0, 0, 1, 1]),
+...                      value=np.array([0, 0, 1, 0, 1]), combined=np.array([0, 1, 1]),
+...                      counted=np.array([True, True])).tolist()
+[1, 2, 2]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["certified_candidates", "components"]
+
+_SHIFT = np.int64(32)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """A 64-bit mixing of each value (splitmix64's finaliser)."""
+    with np.errstate(over="ignore"):
+        z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        return z ^ (z >> np.uint64(31))
+
+
+def components(person: np.ndarray, cls: np.ndarray, classes: int) -> np.ndarray:
+    """Per class its component: classes are linked when one person has a row in each."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    order = np.argsort(person, kind="stable")
+    p, c = person[order], cls[order]
+    same = p[1:] == p[:-1]
+    a, b = c[:-1][same], c[1:][same]
+    graph = coo_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(classes, classes))
+    return np.asarray(connected_components(graph, directed=False)[1], dtype=np.int64)
+
+
+def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarray,
+                         combined: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Per person ``0 .. P-1`` the number of values a consistent assignment is shown to give
+    them (module docstring).
+
+    Per row of every release: ``person`` (its person's number; a counterfeit row is a person
+    of its own), ``cls`` (its class, numbered over all releases), ``value`` (its sensitive
+    value's code, the person's value in every release). ``combined``: per person their
+    combined class (persons with equal numbers sit in the same classes of the same
+    releases). ``counted``: per value code whether it counts as a value (False for a blank
+    cell read as unknown)."""
+    person = np.asarray(person, dtype=np.int64)
+    cls = np.asarray(cls, dtype=np.int64)
+    value = np.asarray(value, dtype=np.int64)
+    combined = np.asarray(combined, dtype=np.int64)
+    counted = np.asarray(counted, dtype=bool)
+    persons = len(combined)
+    if not len(person):
+        return np.zeros(persons, dtype=np.int64)
+    classes = int(cls.max()) + 1
+    comp = components(person, cls, classes)
+    own = np.zeros(persons, dtype=np.int64)
+    own[person] = value
+    home = np.zeros(persons, dtype=np.int64)
+    home[person] = comp[cls]
+    # the count of every (class, value) pair, and per (component, value) its profile: the
+    # (class, count) pairs of its classes, grouped when equal
+    pair, n = np.unique((cls << _SHIFT) | value, return_counts=True)
+    g, v = pair >> _SHIFT, pair & np.int64((1 << 32) - 1)
+    cg = comp[g]
+    order = np.lexsort((g, v, cg))
+    g, v, cg, n = g[order], v[order], cg[order], n[order]
+    seg_key = (cg << _SHIFT) | v
+    starts = np.flatnonzero(np.r_[True, seg_key[1:] != seg_key[:-1]])
+    lengths = np.diff(np.r_[starts, len(seg_key)])
+    hashes = np.add.reduceat(_mix((g << np.int64(20)) ^ n) ^ _mix(g), starts) if len(
+        starts) else np.zeros(0, dtype=np.uint64)
+    keys = np.column_stack([cg[starts], lengths, hashes.view(np.int64)])
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    group = np.asarray(group, dtype=np.int64).ravel()
+    # equal hashes are checked pair by pair against the group's first segment (no collision
+    # ever counts a value that has no exchange)
+    first = np.full(int(group.max()) + 1, len(starts), dtype=np.int64)
+    np.minimum.at(first, group, np.arange(len(starts)))
+    seg_of = np.repeat(np.arange(len(starts)), lengths)
+    rank = np.arange(len(seg_key)) - starts[seg_of]
+    rep = starts[first[group[seg_of]]] + rank
+    bad = (g[rep] != g) | (n[rep] != n)
+    if bad.any():
+        wrong = np.unique(seg_of[bad])
+        group[wrong] = group.max() + 1 + np.arange(len(wrong))
+    seg_value = v[starts]
+    size = np.bincount(group, weights=counted[seg_value], minlength=int(group.max()) + 1)
+
+    def group_of(component, val):
+        at = np.searchsorted(seg_key[starts], (component << _SHIFT) | val)
+        return group[np.minimum(at, len(starts) - 1)]
+
+    mine = group_of(home, own)
+    # the twins' values: per combined class its distinct values, with their groups
+    tv = np.unique((combined << _SHIFT) | own)
+    t, w = tv >> _SHIFT, tv & np.int64((1 << 32) - 1)
+    t_home = np.zeros(int(combined.max()) + 1, dtype=np.int64)
+    t_home[combined] = home
+    twins = np.bincount(t, weights=counted[w], minlength=len(t_home))
+    tg = (t << _SHIFT) | group_of(t_home[t], w)
+    tg_keys, tg_count = np.unique(tg[counted[w]], return_counts=True)
+    common = np.zeros(persons, dtype=np.int64)
+    if len(tg_keys):
+        probe = (combined << _SHIFT) | mine
+        at = np.minimum(np.searchsorted(tg_keys, probe), len(tg_keys) - 1)
+        common = np.where(tg_keys[at] == probe, tg_count[at], 0)
+    return (size[mine] + twins[combined] - common).astype(np.int64)

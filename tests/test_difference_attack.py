@@ -1,0 +1,207 @@
+"""The difference attack on releases made with one recoding, and m-invariance against it
+(pdanon.releases, pdanon.difference, pdanon.recoding; docs/republication.md).
+
+The attacker here is written independently of pdanon: it reads only the published frames
+(cells, sensitive values, the published number of counterfeit rows per class) and the
+persons' presence (the strongest attacker of check_releases), and decides exactly, by an
+integer program per (group of persons, value), which values every person can still hold."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+import pdanon
+from pdanon._errors import InfeasibleError, InvalidInputError
+from pdanon.hierarchy import intervals
+
+AGES = {"age": intervals([5])}
+
+
+# ----------------------------------------------------------------------------- the attacker
+
+
+def _published(release, keys, qi, sensitive):
+    """Per published row: (person or None for a counterfeit, class text, value), and per
+    class the published number of counterfeit rows (0 when the release says none)."""
+    cells = release[qi].astype(str).agg("|".join, axis=1).to_numpy()
+    values = release[sensitive].astype(str).to_numpy()
+    person = pdanon.release_keys(release, keys)  # counterfeit rows: None
+    fakes = (release.anon.info.get("invariance") or {}).get("counterfeits_by_class", {})
+    return list(zip(person, cells, values)), fakes
+
+
+def exact_candidates(releases, keys, qi=("age",), sensitive="d"):
+    """Per person the values some world consistent with every published class count gives
+    them: persons grouped by the classes they sit in (absent: no constraint), counterfeit
+    rows free, one value per person in every release. Exact, by an integer program per
+    (group, value)."""
+    qi = list(qi)
+    rows, fakes = [], []
+    for i, (r, k) in enumerate(zip(releases, keys)):
+        published, fake = _published(r, k, qi, sensitive)
+        rows.append(published)
+        fakes.append(fake)
+    values = sorted({v for rel in rows for _, _, v in rel})
+    where = {}  # person -> {release: class}
+    count = {}  # (release, class) -> {value: count}
+    for i, rel in enumerate(rows):
+        for p, c, v in rel:
+            count.setdefault((i, c), {}).setdefault(v, 0)
+            count[(i, c)][v] += 1
+            if p is not None:
+                where.setdefault(p, {})[i] = c
+    groups = {}
+    for p, at in where.items():
+        groups.setdefault(tuple(sorted(at.items())), []).append(p)
+    gkeys = list(groups)
+    classes = list(count)
+    nv = len(values)
+    # variables: x[g, v] (persons of group g holding v), y[c, v] (counterfeits of c holding v)
+    nx, ny = len(gkeys) * nv, len(classes) * nv
+    a_rows, lo, hi = [], [], []
+    for gi, g in enumerate(gkeys):  # every person of a group holds one value
+        row = np.zeros(nx + ny)
+        row[gi * nv:(gi + 1) * nv] = 1
+        a_rows.append(row), lo.append(len(groups[g])), hi.append(len(groups[g]))
+    for ci, (i, c) in enumerate(classes):
+        n_fake = int(fakes[i].get(c, 0))
+        row = np.zeros(nx + ny)
+        row[nx + ci * nv:nx + (ci + 1) * nv] = 1
+        a_rows.append(row), lo.append(n_fake), hi.append(n_fake)
+        for vi, v in enumerate(values):  # the published count of v in the class
+            row = np.zeros(nx + ny)
+            for gi, g in enumerate(gkeys):
+                if dict(g).get(i) == c:
+                    row[gi * nv + vi] = 1
+            row[nx + ci * nv + vi] = 1
+            n = count[(i, c)].get(v, 0)
+            a_rows.append(row), lo.append(n), hi.append(n)
+    cons = LinearConstraint(np.array(a_rows), lo, hi)
+    out = {}
+    for gi, g in enumerate(gkeys):
+        possible = set()
+        for vi, v in enumerate(values):
+            low = np.zeros(nx + ny)
+            low[gi * nv + vi] = 1
+            res = milp(np.zeros(nx + ny), constraints=[cons, LinearConstraint(low, 1, np.inf)],
+                       integrality=np.ones(nx + ny), bounds=Bounds(0, np.inf))
+            if res.status == 0:
+                possible.add(v)
+        for p in groups[g]:
+            out[p] = possible
+    return out
+
+
+def subtraction_attack(first, second, keys_first, keys_second):
+    """The attack of issue 47: a class's published counts in January minus February's give
+    the values of the persons who left it (and the other way round, of those who came),
+    when everyone who stayed is known. Returns {person: value} for the persons pinned."""
+    pinned = {}
+    a, _ = _published(first, keys_first, ["age"], "d")
+    b, _ = _published(second, keys_second, ["age"], "d")
+    in_b = {p for p, _, _ in b if p is not None}
+    in_a = {p for p, _, _ in a if p is not None}
+    for mine, other, present in ((a, b, in_b), (b, a, in_a)):
+        for c in {c for _, c, _ in mine}:
+            here = pd.Series([v for _, cc, v in mine if cc == c]).value_counts()
+            there = pd.Series([v for _, cc, v in other if cc == c], dtype=object).value_counts()
+            moved = [p for p, cc, _ in mine if cc == c and p is not None and p not in present]
+            diff = here.sub(there, fill_value=0)
+            diff = diff[diff > 0]
+            if moved and len(diff) == 1 and int(diff.iloc[0]) == len(moved):
+                pinned.update({p: diff.index[0] for p in moved})
+    return pinned
+
+
+# ----------------------------------------------------------------------------- issue 47
+
+
+def _scenario():
+    """January: class [30, 34] holds 7 hiv, 2 flu, 2 cold, 2 asthma, class [35, 39] 1 hiv
+    and 2 of each other; February: the 6 hiv patients 0-5 left [30, 34], 6 new hiv
+    patients 20-25 came to [35, 39]."""
+    d_a = ["hiv"] * 7 + ["flu", "flu", "cold", "cold", "asthma", "asthma"]
+    d_b = ["hiv", "flu", "flu", "cold", "cold", "asthma", "asthma"]
+    jan = pd.DataFrame({"pid": range(20),
+                        "age": [30, 31, 32, 33, 34, 30, 31, 32, 33, 34, 30, 31, 32,
+                                35, 36, 37, 38, 39, 35, 36],
+                        "d": d_a + d_b})
+    feb = pd.concat([jan.iloc[6:],
+                     pd.DataFrame({"pid": range(20, 26), "age": [35, 36, 37, 38, 39, 35],
+                                   "d": ["hiv"] * 6})], ignore_index=True)
+    return jan, feb
+
+
+def _roles():
+    return dict(identifiers=["pid"], quasi_identifiers=["age"], sensitive=["d"])
+
+
+def test_the_12_of_12_scenario_is_measured():
+    jan, feb = _scenario()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())
+    assert sorted(first["age"].astype(str).unique()) == ["[30, 34]", "[35, 39]"]
+    history = pdanon.ReleaseHistory()
+    history.add(first, keys=jan["pid"], sensitive="d")
+    # February with the old rule's keywords and no history: the same recoding, k 7, 4 values
+    second = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"])
+    keys = [jan["pid"], feb["pid"]]
+    pinned = subtraction_attack(first, second, *keys)
+    assert pinned == {p: "hiv" for p in list(range(6)) + list(range(20, 26))}
+    exact = exact_candidates([first, second], keys)
+    assert all(exact[p] == {"hiv"} for p in pinned)
+    res = pdanon.check_releases([first, second], keys=keys, sensitive="d")
+    assert res.combined_k == 6
+    assert (res.intersected == 4).all()          # the value sets alone leave 4 values each
+    assert res.candidates[list(pinned)].tolist() == [1] * 12    # the counts leave one
+    assert res.summary()["persons_disclosed"] == 12
+    assert res.summary()["min_candidates"] == 1
+    # never more than the exact attacker leaves (sound), here exactly as many
+    assert all(res.candidates[p] <= len(exact[p]) for p in exact)
+
+
+def test_the_12_of_12_scenario_under_m_invariance():
+    jan, feb = _scenario()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())
+    rec = first.anon.recoding
+    # a history whose January was not published m-invariant: refused, with the reason
+    old = pdanon.ReleaseHistory()
+    old.add(first, keys=jan["pid"], sensitive="d")
+    with pytest.raises(InvalidInputError, match="not m-invariant"):
+        feb.anon.apply_recoding(rec, history=old, keys="pid", invariance=3, identifiers=["pid"])
+    # m-invariance from the first release on
+    history = pdanon.ReleaseHistory()
+    jan_out = jan.anon.apply_recoding(rec, history=history, keys="pid", invariance=3,
+                                      identifiers=["pid"])
+    history.add(jan_out, keys=jan["pid"], sensitive="d")
+    feb_out = feb.anon.apply_recoding(rec, history=history, keys="pid", invariance=3,
+                                      identifiers=["pid"])
+    history.add(feb_out, keys=feb["pid"], sensitive="d")
+    # January [30, 34]: 7 hiv, so 5 counterfeit flu, cold and asthma each; [35, 39]: 1 hiv
+    info = jan_out.anon.info["invariance"]
+    assert info["counterfeit_rows"] == 16 and info["m"] == 3
+    assert info["counterfeits_by_class"] == {"[30, 34]": 15, "[35, 39]": 1}
+    assert len(jan_out) == 20 + 16
+    assert feb_out.anon.info["invariance"]["counterfeit_rows"] == 1 + 15
+    for out in (jan_out, feb_out):  # every class shows each of its values equally often
+        counts = out.groupby(out["age"].astype(str))["d"].value_counts().unstack(fill_value=0)
+        assert (counts.nunique(axis=1) == 1).all() and (counts.gt(0).sum(axis=1) >= 3).all()
+    keys = [jan["pid"], feb["pid"]]
+    assert subtraction_attack(jan_out, feb_out, *keys) == {}
+    exact = exact_candidates([jan_out, feb_out], keys)
+    assert min(len(v) for v in exact.values()) >= 3
+    res = pdanon.check_releases([jan_out, feb_out], keys=keys, sensitive="d")
+    assert res.summary()["persons_disclosed"] == 0 and res.summary()["min_candidates"] >= 3
+    assert all(res.candidates[p] <= len(exact[p]) for p in exact)
+    # the counterfeit rows are no persons: 26 persons, combined classes of real rows only
+    assert len(res.combined) == 26 and res.combined_k == 6

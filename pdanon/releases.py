@@ -337,7 +337,7 @@ def _sensitive_figures(values: list, labels_of: list, codes_of: list, persons: i
     per_person = np.full(persons, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(per_person, np.concatenate(codes_of), sure[analysed])
     real_changed = changed[:n]
-    cand = per_person[:n]
+    cand = np.minimum(per_person[:n], left[:n])  # equal but for persons whose value changed
     return {"candidates": pd.Series(cand, index=index, name="candidates"),
             "intersected": pd.Series(left[:n], index=index, name="intersected"),
             "changed": pd.Series(real_changed, index=index, name="value_changed"),

@@ -550,11 +550,21 @@ class AnonymizeMethods:
         recoding = Recoding.check(recoding)
         kw = _pick_roles(roles)
         _no_extra(roles)
+        if invariance is not None and row_order == "input":
+            raise InvalidInputError(
+                "invariance= adds counterfeit rows, which the input's order would put last, "
+                "where anyone tells them apart (and their values with them): publish in a "
+                "random order (row_order='random', the default)")
         r = self.roles(**recoding.role_keywords(kw, self._df.columns))
         out, out_roles, info = recoding.apply(self._df, r, model=model,
                                               max_suppressed_rows=max_suppressed_rows,
                                               history=history, keys=keys,
                                               invariance=invariance, withhold=withhold)
+        fakes = (info.get("invariance") or {}).get("counterfeit_rows", 0)
+        if fakes:  # the rows it was made from: the batch's, then the counterfeits
+            made_from = pd.concat([self._df, out.iloc[len(out) - fakes:]])
+            made_from.attrs = self._df.attrs
+            return made_from.anon._result(out, out_roles, info, row_order=row_order)
         return self._result(out, out_roles, info, row_order=row_order)
 
 

@@ -441,6 +441,14 @@ class ReleaseHistory:
         self.node = np.zeros(0, dtype=np.int64)
         self.parent = np.zeros(0, dtype=np.int64)
         self.node_class = np.zeros(0, dtype=np.int64)
+        # m-invariance: per person their signature (the value set of their class, the same
+        # in every release under invariance=m; -1: none), the distinct signatures' value
+        # sets (``signature_sets``: signature ``s`` is class ``s`` of it), and per recorded
+        # release the m it is invariant for (0: some class shows its values unequally often)
+        self.signature = np.zeros(0, dtype=np.int64)
+        self.signature_sets = ValueSets()
+        self.signature_ids = {}
+        self.invariant = []
 
     def __reduce_ex__(self, protocol):
         if not getattr(self, "_dumping", False):
@@ -572,21 +580,27 @@ class ReleaseHistory:
     def add(self, release: pd.DataFrame, *, keys, sensitive: str,
             quasi_identifiers=None) -> None:
         """Record a published release: every person's intersection with their class's
-        values (``quasi_identifiers``: default the release's pdanon roles)."""
+        values, their signature (their class's value set) and whether the release is
+        m-invariant (``quasi_identifiers``: default the release's pdanon roles). The
+        counterfeit rows of an m-invariant release count in their classes and are nobody."""
         from pdanon._groups import class_labels
 
         cols = _columns(release, quasi_identifiers, 0)
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
-        keys = pd.Index(key_array(in_release_order(release, keys), "keys",
-                                  len(release)).astype(object))
+        all_keys = release_keys(release, keys)
+        fake = pd.isna(all_keys) if len(all_keys) else np.zeros(0, dtype=bool)
+        keys = pd.Index(all_keys[~fake].astype(object))
         if keys.has_duplicates:
             raise InvalidInputError(
                 f"keys: the key {keys[keys.duplicated()][0]!r} appears more than once; give "
                 "one key per row of the release, each once")
         labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)
         codes = self.value_codes(release[sensitive], grow=True)
+        self.invariant.append(_invariant_for(labels, codes))
         first = self.sets.add_classes(labels, codes)
+        class_signature = self._signature_ids(labels, codes)
+        labels, codes = labels[~fake], codes[~fake]
         at = self.rows_of(keys)
         past, cls, inverse = self._next_nodes(at, labels)
         node = len(self.parent) + inverse
@@ -594,12 +608,85 @@ class ReleaseHistory:
         self.node_class = np.concatenate([self.node_class, cls + first])
         old = at >= 0
         self.node[at[old]] = node[old]
+        self.signature[at[old]] = class_signature[labels[old]]
         if (~old).any():
             self.keys = self.keys.append(keys[~old])
             self.node = np.concatenate([self.node, node[~old]])
+            self.signature = np.concatenate([self.signature, class_signature[labels[~old]]])
+
+    def _signature_ids(self, labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Per class the number of its value set among the signatures seen (new ones are
+        added)."""
+        from pdanon.valuesets import pair_keys
+
+        pairs = pair_keys(labels, codes)
+        cls = pairs >> np.int64(32)
+        values = pairs & np.int64((1 << 32) - 1)
+        starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(pairs) else \
+            np.zeros(0, dtype=np.int64)
+        ends = np.r_[starts[1:], len(pairs)]
+        out = np.full(int(labels.max(initial=-1)) + 1, -1, dtype=np.int64)
+        new_labels, new_codes = [], []
+        for a, b in zip(starts, ends):
+            key = values[a:b].tobytes()
+            sid = self.signature_ids.get(key)
+            if sid is None:
+                sid = self.signature_ids[key] = len(self.signature_ids)
+                new_labels.append(np.full(b - a, sid, dtype=np.int64))
+                new_codes.append(values[a:b])
+            out[cls[a]] = sid
+        if new_labels:  # signatures are numbered in the order added, classes of one store
+            lab = np.concatenate(new_labels)
+            self.signature_sets.add_classes(lab - lab.min(), np.concatenate(new_codes))
+        return out
+
+    def signatures_of(self, rows: np.ndarray) -> np.ndarray:
+        """Per history row (:meth:`rows_of`; -1 for a person not seen) their signature's
+        number (-1: none)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if not len(self.signature):
+            return np.full(len(rows), -1, dtype=np.int64)
+        return np.where(rows >= 0, self.signature[np.maximum(rows, 0)], -1)
+
+    def signature_holds(self, signature: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Whether each signature (a number >= 0) holds each value code."""
+        probe = (np.asarray(signature, dtype=np.int64) << np.int64(32)) | codes
+        keys = self.signature_sets.keys
+        if not len(keys):
+            return np.zeros(len(probe), dtype=bool)
+        at = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
+        return keys[at] == probe
+
+    def signature_values(self, signature: int) -> np.ndarray:
+        """The value codes of one signature."""
+        sets = self.signature_sets
+        return sets.keys[sets.offsets[signature]:sets.offsets[signature + 1]] & np.int64(
+            (1 << 32) - 1)
+
+
+def _invariant_for(labels: np.ndarray, codes: np.ndarray) -> int:
+    """The m a release is m-invariant for by its counts: the fewest distinct values of a
+    class when every class shows each of its values equally often, else 0."""
+    if not len(labels):
+        return 0
+    pair, count = np.unique((np.asarray(labels, np.int64) << np.int64(32)) | codes,
+                            return_counts=True)
+    cls = pair >> np.int64(32)
+    low = np.full(int(cls.max()) + 1, np.iinfo(np.int64).max)
+    high = np.zeros(int(cls.max()) + 1, dtype=np.int64)
+    np.minimum.at(low, cls, count)
+    np.maximum.at(high, cls, count)
+    present = high > 0
+    if (low[present] != high[present]).any():
+        return 0
+    return int(np.bincount(cls)[present].min())
 
 
 def _history_from_state(state: dict) -> ReleaseHistory:
     history = ReleaseHistory.__new__(ReleaseHistory)
-    history.__dict__.update(state)
+    history.__dict__.update(ReleaseHistory().__dict__)  # fields a history of an older
+    history.__dict__.update(state)  # version lacks (its releases then count as not invariant)
+    if len(history.signature) != len(history.keys):
+        history.signature = np.full(len(history.keys), -1, dtype=np.int64)
+        history.invariant = [0] * max(len(history.invariant), 1)
     return history

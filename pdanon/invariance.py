@@ -38,7 +38,8 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
-__all__ = ["checked", "conflicts", "counterfeit_rows", "needed"]
+__all__ = ["checked", "chosen_signatures", "class_text", "conflicts", "counterfeit_rows",
+           "needed"]
 
 _SHIFT = np.int64(32)
 _LOW = np.int64((1 << 32) - 1)
@@ -189,9 +190,24 @@ def counterfeit_rows(out: pd.DataFrame, labels: np.ndarray, codes: np.ndarray, c
         out[sensitive] = out[sensitive].cat.set_categories(cells.dtype.categories)
         fake[sensitive] = out[sensitive].iloc[rep].to_numpy()
     fake[sensitive] = cells.set_axis(fake.index)
-    text = out[qi].iloc[first_row[cls]].astype(str).agg("|".join, axis=1).to_numpy()
+    text = class_text(out.iloc[first_row[cls]], qi)
     by_class = pd.Series(n).groupby(text, sort=True).sum()
     return fake, {str(k): int(v) for k, v in by_class.items()}
+
+
+def class_text(frame: pd.DataFrame, qi: list) -> np.ndarray:
+    """Each row's class named by its quasi-identifier cells: their text (``str``) joined by
+    ``|``, a blank cell written ``<blank>`` (the names of ``counterfeits_by_class``).
+
+    >>> class_text(pd.DataFrame({"age": ["[30, 34]", None], "sex": ["F", "M"]}), ["age", "sex"])
+    array(['[30, 34]|F', '<blank>|M'], dtype=object)
+    """
+    parts = [np.where(frame[c].notna().to_numpy(), frame[c].astype(str).to_numpy(dtype=object),
+                      "<blank>") for c in qi]
+    out = parts[0].astype(object)
+    for p in parts[1:]:
+        out = out + "|" + p
+    return out
 
 
 def _cells(column: pd.Series, codes: np.ndarray, wanted: np.ndarray, history) -> pd.Series:

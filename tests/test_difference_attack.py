@@ -30,7 +30,10 @@ AGES = {"age": intervals([5])}
 def _published(release, keys, qi, sensitive):
     """Per published row: (person or None for a counterfeit, class text, value), and per
     class the published number of counterfeit rows (0 when the release says none)."""
-    cells = release[qi].astype(str).agg("|".join, axis=1).to_numpy()
+    cells = release[qi[0]].astype(object).where(release[qi[0]].notna(), "<blank>")
+    for c in qi[1:]:
+        cells = cells + "|" + release[c].astype(object).where(release[c].notna(), "<blank>")
+    cells = cells.astype(str).to_numpy()
     values = release[sensitive].astype(str).to_numpy()
     person = pdanon.release_keys(release, keys)  # counterfeit rows: None
     fakes = (release.anon.info.get("invariance") or {}).get("counterfeits_by_class", {})
@@ -84,19 +87,19 @@ def exact_candidates(releases, keys, qi=("age",), sensitive="d"):
             n = count[(i, c)].get(v, 0)
             a_rows.append(row), lo.append(n), hi.append(n)
     cons = LinearConstraint(np.array(a_rows), lo, hi)
-    out = {}
-    for gi, g in enumerate(gkeys):
-        possible = set()
-        for vi, v in enumerate(values):
+    possible = np.zeros((len(gkeys), nv), dtype=bool)  # shown by some world found so far
+    for gi in range(len(gkeys)):
+        for vi in range(nv):
+            if possible[gi, vi]:
+                continue
             low = np.zeros(nx + ny)
             low[gi * nv + vi] = 1
             res = milp(np.zeros(nx + ny), constraints=[cons, LinearConstraint(low, 1, np.inf)],
                        integrality=np.ones(nx + ny), bounds=Bounds(0, np.inf))
-            if res.status == 0:
-                possible.add(v)
-        for p in groups[g]:
-            out[p] = possible
-    return out
+            if res.status == 0:  # a world: every value it gives a group is possible for it
+                possible |= np.round(res.x[:nx]).reshape(len(gkeys), nv) > 0
+    return {p: {v for vi, v in enumerate(values) if possible[gi, vi]}
+            for gi, g in enumerate(gkeys) for p in groups[g]}
 
 
 def subtraction_attack(first, second, keys_first, keys_second):
@@ -205,3 +208,76 @@ def test_the_12_of_12_scenario_under_m_invariance():
     assert all(res.candidates[p] <= len(exact[p]) for p in exact)
     # the counterfeit rows are no persons: 26 persons, combined classes of real rows only
     assert len(res.combined) == 26 and res.combined_k == 6
+
+
+# ----------------------------------------------------------------------------- properties
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 14), values=st.integers(1, 4), seed=st.integers(0, 10**6))
+def test_property_candidates_never_exceed_the_exact_attackers(n, values, seed):
+    """On any two or three releases: what check_releases counts is left, an exact attacker
+    leaves at least (sound), and no more than the value sets' intersection."""
+    rng = np.random.default_rng(seed)
+    value = rng.choice(list("abcd")[:values], n)
+    frames, keys = [], []
+    for _ in range(int(rng.integers(2, 4))):
+        present = np.flatnonzero(rng.random(n) < 0.75)
+        rng.shuffle(present)
+        frames.append(pd.DataFrame({"age": rng.integers(0, 2, len(present)).astype(str),
+                                    "d": value[present]}))
+        keys.append(present)
+    if not any(len(k) for k in keys):
+        return
+    res = pdanon.check_releases(frames, keys=keys, quasi_identifiers=[["age"]] * len(frames),
+                                sensitive="d")
+    exact = exact_candidates(frames, keys)
+    for p, left in exact.items():
+        assert 1 <= res.candidates[p] <= len(left) <= res.intersected[p]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases=st.integers(2, 3), m=st.integers(2, 3), seed=st.integers(0, 10**6))
+def test_property_m_invariance_over_random_sequences(releases, m, seed):
+    rng = np.random.default_rng(seed)
+    people = pd.DataFrame({"pid": np.arange(24), "age": rng.integers(20, 60, 24),
+                           "d": rng.choice(list("abcde"), 24)})  # one value per person
+    batches = [people.iloc[np.flatnonzero(rng.random(24) < 0.7)].reset_index(drop=True)
+               for _ in range(releases)]
+    hier = {"age": intervals([10, 20, 40])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            rec = people.anon.k_anonymize(2, algorithm="optimal", hierarchies=hier,
+                                          **_roles()).anon.recoding
+        except InfeasibleError:
+            return
+    history = pdanon.ReleaseHistory()
+    outs, keys = [], []
+    for batch in batches:
+        try:
+            out = batch.anon.apply_recoding(rec, history=history, keys="pid", invariance=m,
+                                            withhold=True, max_suppressed_rows=len(batch),
+                                            identifiers=["pid"], model=None)
+        except InfeasibleError:
+            return
+        history.add(out, keys=batch["pid"], sensitive="d")
+        outs.append(out)
+        keys.append(batch["pid"])
+    signature = {}
+    for out, key in zip(outs, keys):
+        cells = out["age"].astype(object).where(out["age"].notna(), "<blank>").astype(
+            str).to_numpy()
+        counts = out.groupby(cells)["d"].value_counts().unstack(fill_value=0)
+        shows = counts[counts > 0].stack().reset_index()
+        assert (counts.replace(0, np.nan).nunique(axis=1) == 1).all()  # values equally often
+        assert (counts.gt(0).sum(axis=1) >= m).all()                    # at least m of them
+        sets = {c: frozenset(counts.columns[counts.loc[c] > 0]) for c in counts.index}
+        for p, c in zip(pdanon.release_keys(out, key), cells):
+            if p is not None:   # the same signature in every release that holds p
+                assert signature.setdefault(p, sets[c]) == sets[c]
+        assert len(shows) >= 1
+    exact = exact_candidates(outs, keys)
+    res = pdanon.check_releases(outs, keys=keys, sensitive="d")
+    for p, left in exact.items():
+        assert len(left) >= m and m <= res.candidates[p] <= len(left)

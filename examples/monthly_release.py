@@ -91,9 +91,9 @@ print(f"diagnoses left by intersecting each person's classes over the year: at l
 # persons who left it or came (six hiv patients leave a class and its hiv count drops by six).
 # check_releases counts per person the values some assignment consistent with every count
 # leaves them (from below: never more than an exact attacker leaves)
-print(f"the difference attack leaves at least {check.combined_l} diagnoses; "
-      f"{summary['persons_disclosed']:,} persons are left one (the value sets alone: at least "
-      f"{summary['min_intersected']})")
+print(f"the difference attack: {summary['persons_disclosed']:,} persons' diagnosis recovered "
+      f"from the counts; {summary['persons_one_value']:,} not shown to have two "
+      f"(the value sets alone leave everyone at least {summary['min_intersected']})")
 
 # The same twelve months m-invariant (Xiao & Tao) from January on: every class shows each
 # diagnosis of its signature equally often (counterfeit rows where needed, counted per class

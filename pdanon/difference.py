@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["certified_candidates", "components"]
+__all__ = ["MAX_ROUNDS", "MAX_TRIPLES", "attacked_candidates", "certified_candidates", "components"]
 
 _SHIFT = np.int64(32)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -148,3 +148,82 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
         at = np.minimum(np.searchsorted(tg_keys, probe), len(tg_keys) - 1)
         common = np.where(tg_keys[at] == probe, tg_count[at], 0)
     return (size[mine] + twins[combined] - common).astype(np.int64)
+
+
+#: the most (combined class, class, value) triples :func:`attacked_candidates` lists; beyond
+#: it the count-difference attack is not run (the certified count does not need it)
+MAX_TRIPLES = 20_000_000
+#: rounds of bound propagation at most (each round tightens or the fixpoint is reached)
+MAX_ROUNDS = 200
+
+
+def attacked_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarray,
+                        combined: np.ndarray, counted: np.ndarray) -> np.ndarray | None:
+    """Per person the values the **count-difference attack** leaves them (from above: a value
+    it removes is impossible; arguments as :func:`certified_candidates`), or None when the
+    (combined class, class, value) triples it lists exceed :data:`MAX_TRIPLES`.
+
+    The unknowns are, per combined class T and value v, how many of T's persons hold v
+    (0 .. |T|). Each class's published count of v is the sum over the combined classes in
+    it, and each T's counts add up to its persons; bounds are propagated through both
+    until nothing changes (a person who left a class whose count of hiv dropped by the
+    number who left gets hiv as the only value). A value whose upper bound is 0 is gone.
+
+    >>> # release 0: class 0 holds persons 0-2 (a, a, b); release 1: class 1 holds 1-2 (a, b)
+    >>> attacked_candidates(person=np.array([0, 1, 2, 1, 2]), cls=np.array([0, 0, 0, 1, 1]),
+    ...                     value=np.array([0, 0, 1, 0, 1]), combined=np.array([0, 1, 1]),
+    ...                     counted=np.array([True, True])).tolist()
+    [1, 2, 2]
+    """
+    person = np.asarray(person, dtype=np.int64)
+    cls = np.asarray(cls, dtype=np.int64)
+    value = np.asarray(value, dtype=np.int64)
+    combined = np.asarray(combined, dtype=np.int64)
+    counted = np.asarray(counted, dtype=bool)
+    persons = len(combined)
+    if not len(person):
+        return np.zeros(persons, dtype=np.int64)
+    low32 = np.int64((1 << 32) - 1)
+    # the published counts N(c, v)
+    cv, n_cv = np.unique((cls << _SHIFT) | value, return_counts=True)
+    cv_cls = cv >> _SHIFT
+    first = np.searchsorted(cv_cls, np.arange(int(cls.max()) + 2))
+    # each combined class's classes, and its size
+    size_t = np.bincount(combined)
+    tc = np.unique((combined[person] << _SHIFT) | cls)
+    t_of, c_of = tc >> _SHIFT, tc & low32
+    classes_of_t = np.bincount(t_of, minlength=len(size_t))
+    span = first[c_of + 1] - first[c_of]
+    if int(span.sum()) > MAX_TRIPLES:
+        return None
+    # every (T, c, v) triple: the values of each class of T
+    rep = np.repeat(np.arange(len(tc)), span)
+    within = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
+    con = np.repeat(first[c_of], span) + within  # the (c, v) constraint of the triple
+    tv_key = (t_of[rep] << _SHIFT) | (cv[con] & low32)
+    pairs, pair_of, seen = np.unique(tv_key, return_inverse=True, return_counts=True)
+    pair_of = np.asarray(pair_of).ravel()
+    keep = seen == classes_of_t[pairs >> _SHIFT]  # v shown by every class of T
+    renumber = np.cumsum(keep) - 1
+    live = keep[pair_of]
+    inc_pair, inc_con = renumber[pair_of[live]], con[live]
+    pairs = pairs[keep]
+    p_t, p_v = pairs >> _SHIFT, pairs & low32
+    hi = np.minimum(size_t[p_t], np.full(len(pairs), np.iinfo(np.int64).max))
+    np.minimum.at(hi, inc_pair, n_cv[inc_con])
+    lo = np.zeros(len(pairs), dtype=np.int64)
+    for _ in range(MAX_ROUNDS):
+        old_lo, old_hi = lo.copy(), hi.copy()
+        s_lo = np.bincount(inc_con, weights=lo[inc_pair], minlength=len(cv)).astype(np.int64)
+        s_hi = np.bincount(inc_con, weights=hi[inc_pair], minlength=len(cv)).astype(np.int64)
+        np.minimum.at(hi, inc_pair, n_cv[inc_con] - (s_lo[inc_con] - lo[inc_pair]))
+        np.maximum.at(lo, inc_pair, n_cv[inc_con] - (s_hi[inc_con] - hi[inc_pair]))
+        t_lo = np.bincount(p_t, weights=lo, minlength=len(size_t)).astype(np.int64)
+        t_hi = np.bincount(p_t, weights=hi, minlength=len(size_t)).astype(np.int64)
+        hi = np.minimum(hi, size_t[p_t] - (t_lo[p_t] - lo))
+        lo = np.maximum(lo, size_t[p_t] - (t_hi[p_t] - hi))
+        if (lo == old_lo).all() and (hi == old_hi).all():
+            break
+    alive = (hi >= 1) & counted[p_v]
+    per_t = np.bincount(p_t[alive], minlength=len(size_t))
+    return per_t[combined]

@@ -58,7 +58,11 @@ class ReleasesCheck:
       after the **difference attack** (the values some assignment consistent with every
       class's published counts gives them, counted from below: :mod:`pdanon.difference`),
       ``intersected`` -- the values left by intersecting the value sets of their classes
-      alone (the composition attack; never fewer than ``candidates``), ``combined_l`` --
+      alone (the composition attack; never fewer than ``candidates``), ``attacked`` -- the
+      values the count-difference attack itself leaves (bounds propagated through every
+      published count: an upper bound, so ``candidates <= exact <= attacked``; a person at
+      ``attacked == 1`` is disclosed; None beyond
+      :data:`pdanon.difference.MAX_TRIPLES`), ``combined_l`` --
       the minimum of ``candidates`` over the persons whose value is the same in every
       release, ``value_changed`` -- how many persons' value differs between releases (the
       attacks assume it does not; they are left out of the minimum).
@@ -73,6 +77,7 @@ class ReleasesCheck:
     value_changed: int = 0
     intersected: pd.Series | None = None
     changed: pd.Series | None = None
+    attacked: pd.Series | None = None
 
     def persons_below(self, k: int) -> int:
         """How many persons' combined class holds fewer than ``k`` persons."""
@@ -125,11 +130,14 @@ class ReleasesCheck:
             left = self.candidates.to_numpy()[kept]
             out.update({"combined_l": self.combined_l,
                         "min_candidates": int(left.min()) if len(left) else 0,
-                        "persons_disclosed": int((left == 1).sum()),
                         "persons_one_value": int((left == 1).sum()),
                         "min_intersected": int(self.intersected.to_numpy()[kept].min())
                         if len(left) else 0,
                         "value_changed": self.value_changed})
+            if self.attacked is not None:
+                hit = self.attacked.to_numpy()[kept]
+                out.update({"persons_disclosed": int((hit == 1).sum()),
+                            "exact_share": float((hit == left).mean()) if len(left) else 1.0})
         return out
 
 
@@ -308,7 +316,7 @@ def _sensitive_figures(values: list, labels_of: list, codes_of: list, persons: i
                        tuple_codes: np.ndarray, index: pd.Index, *, known_only: bool) -> dict:
     """``candidates`` (the difference attack, from below), ``intersected`` (the composition
     attack), ``combined_l`` and ``value_changed`` of :class:`ReleasesCheck`."""
-    from pdanon.difference import certified_candidates
+    from pdanon.difference import attacked_candidates, certified_candidates
 
     stacked = pd.concat([pd.Series(v.array) for v in values], ignore_index=True)
     blank = stacked.isna().to_numpy()
@@ -332,13 +340,20 @@ def _sensitive_figures(values: list, labels_of: list, codes_of: list, persons: i
     counted = np.ones(max(len(uniques), 1), dtype=bool)
     if known_only:
         counted[np.unique(value_codes[blank])] = False
-    sure = certified_candidates(person=analysed, cls=cls, value=value_codes, combined=traj,
-                                counted=counted)
-    per_person = np.full(persons, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(per_person, np.concatenate(codes_of), sure[analysed])
+    args = dict(person=analysed, cls=cls, value=value_codes, combined=traj, counted=counted)
+    owner = np.concatenate(codes_of)
+
+    def per_person(counts):
+        out = np.full(persons, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(out, owner, counts[analysed])
+        return np.minimum(out[:n], left[:n])  # equal but for persons whose value changed
+
+    cand = per_person(certified_candidates(**args))
+    upper = attacked_candidates(**args)
     real_changed = changed[:n]
-    cand = np.minimum(per_person[:n], left[:n])  # equal but for persons whose value changed
     return {"candidates": pd.Series(cand, index=index, name="candidates"),
+            "attacked": None if upper is None else pd.Series(per_person(upper), index=index,
+                                                             name="attacked"),
             "intersected": pd.Series(left[:n], index=index, name="intersected"),
             "changed": pd.Series(real_changed, index=index, name="value_changed"),
             "combined_l": int(cand[~real_changed].min()) if (~real_changed).any() else 0,

@@ -165,7 +165,9 @@ def test_the_12_of_12_scenario_is_measured():
     assert res.combined_k == 6
     assert (res.intersected == 4).all()          # the value sets alone leave 4 values each
     assert res.candidates[list(pinned)].tolist() == [1] * 12    # the counts leave one
-    assert res.summary()["persons_disclosed"] == 12
+    assert res.attacked[list(pinned)].tolist() == [1] * 12      # and the attack finds it
+    assert res.summary()["persons_disclosed"] == 12 and res.summary()["exact_share"] == 1.0
+    assert not res.passes(l=3) and res.persons_below_l(3) == 12
     assert res.summary()["min_candidates"] == 1
     # never more than the exact attacker leaves (sound), here exactly as many
     assert all(res.candidates[p] <= len(exact[p]) for p in exact)
@@ -233,7 +235,7 @@ def test_property_candidates_never_exceed_the_exact_attackers(n, values, seed):
                                 sensitive="d")
     exact = exact_candidates(frames, keys)
     for p, left in exact.items():
-        assert 1 <= res.candidates[p] <= len(left) <= res.intersected[p]
+        assert 1 <= res.candidates[p] <= len(left) <= res.attacked[p] <= res.intersected[p]
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -280,4 +282,4 @@ def test_property_m_invariance_over_random_sequences(releases, m, seed):
     exact = exact_candidates(outs, keys)
     res = pdanon.check_releases(outs, keys=keys, sensitive="d")
     for p, left in exact.items():
-        assert len(left) >= m and m <= res.candidates[p] <= len(left)
+        assert len(left) >= m and m <= res.candidates[p] <= len(left) <= res.attacked[p]

@@ -46,6 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pdanon.valuesets import unique_sorted
+
 __all__ = ["MAX_ROUNDS", "MAX_TRIPLES", "attacked_candidates", "certified_candidates", "components"]
 
 _SHIFT = np.int64(32)
@@ -60,6 +62,12 @@ def _mix(x: np.ndarray) -> np.ndarray:
         z = (z ^ (z >> np.uint64(30))) * _M1
         z = (z ^ (z >> np.uint64(27))) * _M2
         return z ^ (z >> np.uint64(31))
+
+
+def _arrays(person, cls, value, combined, counted) -> tuple:
+    return (np.asarray(person, dtype=np.int64), np.asarray(cls, dtype=np.int64),
+            np.asarray(value, dtype=np.int64), np.asarray(combined, dtype=np.int64),
+            np.asarray(counted, dtype=bool))
 
 
 def components(person: np.ndarray, cls: np.ndarray, classes: int) -> np.ndarray:
@@ -86,11 +94,7 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
     combined class (persons with equal numbers sit in the same classes of the same
     releases). ``counted``: per value code whether it counts as a value (False for a blank
     cell read as unknown)."""
-    person = np.asarray(person, dtype=np.int64)
-    cls = np.asarray(cls, dtype=np.int64)
-    value = np.asarray(value, dtype=np.int64)
-    combined = np.asarray(combined, dtype=np.int64)
-    counted = np.asarray(counted, dtype=bool)
+    person, cls, value, combined, counted = _arrays(person, cls, value, combined, counted)
     persons = len(combined)
     if not len(person):
         return np.zeros(persons, dtype=np.int64)
@@ -102,7 +106,7 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
     home[person] = comp[cls]
     # the count of every (class, value) pair, and per (component, value) its profile: the
     # (class, count) pairs of its classes, grouped when equal
-    pair, n = np.unique((cls << _SHIFT) | value, return_counts=True)
+    pair, n = unique_sorted((cls << _SHIFT) | value, counts=True)
     g, v = pair >> _SHIFT, pair & np.int64((1 << 32) - 1)
     cg = comp[g]
     order = np.lexsort((g, v, cg))
@@ -112,9 +116,12 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
     lengths = np.diff(np.r_[starts, len(seg_key)])
     hashes = np.add.reduceat(_mix((g << np.int64(20)) ^ n) ^ _mix(g), starts) if len(
         starts) else np.zeros(0, dtype=np.uint64)
-    keys = np.column_stack([cg[starts], lengths, hashes.view(np.int64)])
-    _, group = np.unique(keys, axis=0, return_inverse=True)
-    group = np.asarray(group, dtype=np.int64).ravel()
+    order = np.lexsort((hashes.view(np.int64), lengths, cg[starts]))
+    ranked = np.column_stack([cg[starts], lengths, hashes.view(np.int64)])[order]
+    new = np.r_[True, (ranked[1:] != ranked[:-1]).any(axis=1)] if len(ranked) else \
+        np.zeros(0, dtype=bool)
+    group = np.empty(len(starts), dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
     # equal hashes are checked pair by pair against the group's first segment (no collision
     # ever counts a value that has no exchange)
     first = np.full(int(group.max()) + 1, len(starts), dtype=np.int64)
@@ -124,7 +131,7 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
     rep = starts[first[group[seg_of]]] + rank
     bad = (g[rep] != g) | (n[rep] != n)
     if bad.any():
-        wrong = np.unique(seg_of[bad])
+        wrong = unique_sorted(seg_of[bad])
         group[wrong] = group.max() + 1 + np.arange(len(wrong))
     seg_value = v[starts]
     size = np.bincount(group, weights=counted[seg_value], minlength=int(group.max()) + 1)
@@ -135,13 +142,13 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
 
     mine = group_of(home, own)
     # the twins' values: per combined class its distinct values, with their groups
-    tv = np.unique((combined << _SHIFT) | own)
+    tv = unique_sorted((combined << _SHIFT) | own)
     t, w = tv >> _SHIFT, tv & np.int64((1 << 32) - 1)
     t_home = np.zeros(int(combined.max()) + 1, dtype=np.int64)
     t_home[combined] = home
     twins = np.bincount(t, weights=counted[w], minlength=len(t_home))
     tg = (t << _SHIFT) | group_of(t_home[t], w)
-    tg_keys, tg_count = np.unique(tg[counted[w]], return_counts=True)
+    tg_keys, tg_count = unique_sorted(tg[counted[w]], counts=True)
     common = np.zeros(persons, dtype=np.int64)
     if len(tg_keys):
         probe = (combined << _SHIFT) | mine
@@ -175,22 +182,18 @@ def attacked_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarra
     ...                     counted=np.array([True, True])).tolist()
     [1, 2, 2]
     """
-    person = np.asarray(person, dtype=np.int64)
-    cls = np.asarray(cls, dtype=np.int64)
-    value = np.asarray(value, dtype=np.int64)
-    combined = np.asarray(combined, dtype=np.int64)
-    counted = np.asarray(counted, dtype=bool)
+    person, cls, value, combined, counted = _arrays(person, cls, value, combined, counted)
     persons = len(combined)
     if not len(person):
         return np.zeros(persons, dtype=np.int64)
     low32 = np.int64((1 << 32) - 1)
     # the published counts N(c, v)
-    cv, n_cv = np.unique((cls << _SHIFT) | value, return_counts=True)
+    cv, n_cv = unique_sorted((cls << _SHIFT) | value, counts=True)
     cv_cls = cv >> _SHIFT
     first = np.searchsorted(cv_cls, np.arange(int(cls.max()) + 2))
     # each combined class's classes, and its size
     size_t = np.bincount(combined)
-    tc = np.unique((combined[person] << _SHIFT) | cls)
+    tc = unique_sorted((combined[person] << _SHIFT) | cls)
     t_of, c_of = tc >> _SHIFT, tc & low32
     classes_of_t = np.bincount(t_of, minlength=len(size_t))
     span = first[c_of + 1] - first[c_of]
@@ -201,23 +204,26 @@ def attacked_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarra
     within = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
     con = np.repeat(first[c_of], span) + within  # the (c, v) constraint of the triple
     tv_key = (t_of[rep] << _SHIFT) | (cv[con] & low32)
-    pairs, pair_of, seen = np.unique(tv_key, return_inverse=True, return_counts=True)
-    pair_of = np.asarray(pair_of).ravel()
+    pairs, pair_of, seen = unique_sorted(tv_key, inverse=True, counts=True)
     keep = seen == classes_of_t[pairs >> _SHIFT]  # v shown by every class of T
     renumber = np.cumsum(keep) - 1
     live = keep[pair_of]
     inc_pair, inc_con = renumber[pair_of[live]], con[live]
     pairs = pairs[keep]
     p_t, p_v = pairs >> _SHIFT, pairs & low32
-    hi = np.minimum(size_t[p_t], np.full(len(pairs), np.iinfo(np.int64).max))
-    np.minimum.at(hi, inc_pair, n_cv[inc_con])
+    by_pair = np.argsort(inc_pair, kind="stable")  # every pair has an incidence: reduceat
+    inc_pair, inc_con = inc_pair[by_pair], inc_con[by_pair]
+    heads = np.flatnonzero(np.r_[True, inc_pair[1:] != inc_pair[:-1]])
+    n_inc = n_cv[inc_con]
+    hi = np.minimum(size_t[p_t], np.minimum.reduceat(n_inc, heads))
     lo = np.zeros(len(pairs), dtype=np.int64)
     for _ in range(MAX_ROUNDS):
-        old_lo, old_hi = lo.copy(), hi.copy()
-        s_lo = np.bincount(inc_con, weights=lo[inc_pair], minlength=len(cv)).astype(np.int64)
-        s_hi = np.bincount(inc_con, weights=hi[inc_pair], minlength=len(cv)).astype(np.int64)
-        np.minimum.at(hi, inc_pair, n_cv[inc_con] - (s_lo[inc_con] - lo[inc_pair]))
-        np.maximum.at(lo, inc_pair, n_cv[inc_con] - (s_hi[inc_con] - hi[inc_pair]))
+        old_lo, old_hi = lo, hi
+        lo_i, hi_i = lo[inc_pair], hi[inc_pair]
+        s_lo = np.bincount(inc_con, weights=lo_i, minlength=len(cv)).astype(np.int64)
+        s_hi = np.bincount(inc_con, weights=hi_i, minlength=len(cv)).astype(np.int64)
+        hi = np.minimum(hi, np.minimum.reduceat(n_inc - (s_lo[inc_con] - lo_i), heads))
+        lo = np.maximum(lo, np.maximum.reduceat(n_inc - (s_hi[inc_con] - hi_i), heads))
         t_lo = np.bincount(p_t, weights=lo, minlength=len(size_t)).astype(np.int64)
         t_hi = np.bincount(p_t, weights=hi, minlength=len(size_t)).astype(np.int64)
         hi = np.minimum(hi, size_t[p_t] - (t_lo[p_t] - lo))

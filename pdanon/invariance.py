@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, UnknownColumnError
+from pdanon.valuesets import unique_sorted
 
 __all__ = ["checked", "chosen_signatures", "class_text", "conflicts", "counterfeit_rows",
            "needed"]
@@ -114,7 +115,7 @@ def conflicts(labels: np.ndarray, signature: np.ndarray, codes: np.ndarray, hist
     bad = (signature >= 0) & (signature != mine)
     has = mine >= 0
     bad[has] |= ~history.signature_holds(mine[has], codes[has])
-    distinct = np.bincount(np.unique((labels << _SHIFT) | codes) >> _SHIFT,
+    distinct = np.bincount(unique_sorted((labels << _SHIFT) | codes) >> _SHIFT,
                            minlength=len(chosen))
     bad |= ~has & (distinct[labels] < m)
     return bad
@@ -127,7 +128,7 @@ def chosen_signatures(labels: np.ndarray, signature: np.ndarray) -> np.ndarray:
     chosen = np.full(classes, -1, dtype=np.int64)
     seen = signature >= 0
     if seen.any():
-        pair, count = np.unique((labels[seen] << _SHIFT) | signature[seen], return_counts=True)
+        pair, count = unique_sorted((labels[seen] << _SHIFT) | signature[seen], counts=True)
         cls, sig = pair >> _SHIFT, pair & _LOW
         order = np.lexsort((sig, -count, cls))  # per class the most held, then smallest
         first = np.r_[True, cls[order][1:] != cls[order][:-1]]
@@ -141,7 +142,7 @@ def needed(labels: np.ndarray, codes: np.ndarray, signature_of) -> tuple:
     class's own values) is shown as often as its most frequent one."""
     labels = np.asarray(labels, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
-    pair, count = np.unique((labels << _SHIFT) | codes, return_counts=True)
+    pair, count = unique_sorted((labels << _SHIFT) | codes, counts=True)
     cls, val = pair >> _SHIFT, pair & _LOW
     classes = int(labels.max(initial=-1)) + 1
     top = np.zeros(classes, dtype=np.int64)

@@ -167,7 +167,7 @@ def release_keys(release: pd.DataFrame, keys) -> np.ndarray:
     arr = in_release_order(release, keys)
     if isinstance(arr, pd.Series) and arr.index.equals(release.index) and arr.isna().any():
         return arr.to_numpy(dtype=object)  # None marks a counterfeit row
-    return key_array(arr, "keys", len(release)).to_numpy(dtype=object)
+    return key_array(arr, "keys", len(release)).to_numpy()
 
 
 def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
@@ -247,11 +247,12 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
         except InvalidInputError as exc:
             raise InvalidInputError(str(exc).replace("keys", f"keys[{i}] (release {i})", 1)) \
                 from None
-        fake = pd.isna(key) if len(key) else np.zeros(0, dtype=bool)
+        fake = np.asarray(pd.isna(key), dtype=bool) if key.dtype == object else \
+            np.zeros(len(key), dtype=bool)
         labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
         real_sizes = np.bincount(labels[~fake]) if (~fake).any() else np.zeros(0, np.int64)
         k_each.append(int(real_sizes[real_sizes > 0].min()) if len(real_sizes) else 0)
-        key_arrays.append(pd.Series(key[~fake], dtype=object))
+        key_arrays.append(pd.Series(key[~fake] if fake.any() else key))
         labels_of.append(labels)
         fake_of.append(fake)
         if sensitive is not None and sensitive not in df.columns:
@@ -589,8 +590,10 @@ class ReleaseHistory:
         past = np.where(rows >= 0, self.node[np.maximum(rows, 0)], -1) if len(self.node) \
             else np.full(len(rows), -1, dtype=np.int64)
         width = int(labels.max()) + 1 if len(labels) else 1
-        pair, inverse = np.unique((past + 1) * width + labels, return_inverse=True)
-        return pair // width - 1, pair % width, inverse.ravel()
+        from pdanon.valuesets import unique_sorted
+
+        pair, inverse = unique_sorted((past + 1) * width + labels, inverse=True)
+        return pair // width - 1, pair % width, inverse
 
     def add(self, release: pd.DataFrame, *, keys, sensitive: str,
             quasi_identifiers=None) -> None:
@@ -604,7 +607,8 @@ class ReleaseHistory:
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
         all_keys = release_keys(release, keys)
-        fake = pd.isna(all_keys) if len(all_keys) else np.zeros(0, dtype=bool)
+        fake = np.asarray(pd.isna(all_keys), dtype=bool) if all_keys.dtype == object else \
+            np.zeros(len(all_keys), dtype=bool)
         keys = pd.Index(all_keys[~fake].astype(object))
         if keys.has_duplicates:
             raise InvalidInputError(
@@ -684,8 +688,10 @@ def _invariant_for(labels: np.ndarray, codes: np.ndarray) -> int:
     class when every class shows each of its values equally often, else 0."""
     if not len(labels):
         return 0
-    pair, count = np.unique((np.asarray(labels, np.int64) << np.int64(32)) | codes,
-                            return_counts=True)
+    from pdanon.valuesets import unique_sorted
+
+    pair, count = unique_sorted((np.asarray(labels, np.int64) << np.int64(32)) | codes,
+                                counts=True)
     cls = pair >> np.int64(32)
     low = np.full(int(cls.max()) + 1, np.iinfo(np.int64).max)
     high = np.zeros(int(cls.max()) + 1, dtype=np.int64)

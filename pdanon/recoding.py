@@ -536,9 +536,10 @@ class Recoding:
         info)``. See the module docstring; ``batch.anon.apply_recoding`` is the usual face.
 
         ``invariance=m`` with ``history`` (a :class:`pdanon.ReleaseHistory`) and ``keys``
-        (one per row, or the name of a column): the rows of the people whose sensitive
-        values, intersected over every release that held them, would fall below ``m`` are
-        suppressed too (docs/republication.md, "Keeping the intersection wide")."""
+        (one per row, or the name of a column): the batch is published m-invariant
+        (:mod:`pdanon.invariance`): rows no signature fits are suppressed (then withheld or
+        refused), and counterfeit rows, appended last, balance every class
+        (docs/republication.md, "m-invariance")."""
         from pdanon._groups import class_labels
         from pdanon.partition.common import suppression_budget
 

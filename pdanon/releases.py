@@ -19,6 +19,13 @@ The count is exact and vectorized: per release the classes of its published cell
 (missing cells are a value, as in every other pdanon measure), per person the tuple of
 their classes, and the size of every distinct tuple.
 
+With ``sensitive=`` it also measures what the sensitive values give away: the intersection
+of the value sets of a person's classes (the composition attack, ``intersected``) and the
+**difference attack**, which compares the classes' published counts across releases
+(:mod:`pdanon.difference`: ``candidates`` from below, ``attacked`` from above).
+:class:`ReleaseHistory` keeps what the publisher needs between releases to publish them
+m-invariant (``apply_recoding(..., invariance=m)``, :mod:`pdanon.invariance`).
+
 Example
 -------
 >>> import pandas as pd, pdanon
@@ -430,9 +437,12 @@ class ReleaseHistory:
     for the publisher's next run and :meth:`loads` reads it back (a pickle: load only files
     you wrote). It is not JSON, so it cannot ride in a Parquet file's attrs either.
 
-    ``batch.anon.apply_recoding(recoding, history=h, keys=..., invariance=m)`` suppresses the
-    rows of the people whose intersection would drop below ``m`` values; ``h.add(release,
-    keys=..., sensitive=...)`` records a published release. Values are compared by their
+    It also keeps, per person, their **signature** (the value set of their class) and, per
+    recorded release, the ``m`` it is m-invariant for (``invariant``; 0 when some class shows
+    its values unequally often). ``batch.anon.apply_recoding(recoding, history=h, keys=...,
+    invariance=m)`` publishes the batch m-invariant with it (:mod:`pdanon.invariance`);
+    ``h.add(release, keys=..., sensitive=...)`` records a published release (its
+    counterfeit rows count in their classes and are nobody). Values are compared by their
     text (``str``); a missing value is one more value.
 
     Example

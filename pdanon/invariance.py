@@ -226,8 +226,10 @@ def _cells(column: pd.Series, codes: np.ndarray, wanted: np.ndarray, history) ->
         values[missing] = np.asarray(history.values[wanted[missing]], dtype=object)
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        cats = dtype.categories.union(pd.Index(values[missing]).astype(
-            dtype.categories.dtype), sort=False) if missing.any() else dtype.categories
+        cats = dtype.categories
+        if missing.any():  # the values only earlier releases showed become categories
+            new = pd.Index(pd.unique(values[missing])).astype(cats.dtype)
+            cats = cats.append(new.difference(cats, sort=False))
         return pd.Series(pd.Categorical(values, categories=cats, ordered=dtype.ordered))
     try:
         return pd.Series(values).astype(dtype) if missing.any() else pd.Series(

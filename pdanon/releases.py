@@ -259,7 +259,7 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
         labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
         real_sizes = np.bincount(labels[~fake]) if (~fake).any() else np.zeros(0, np.int64)
         k_each.append(int(real_sizes[real_sizes > 0].min()) if len(real_sizes) else 0)
-        key_arrays.append(pd.Series(key[~fake] if fake.any() else key))
+        key_arrays.append(pd.Series(key[~fake]).infer_objects() if fake.any() else pd.Series(key))
         labels_of.append(labels)
         fake_of.append(fake)
         if sensitive is not None and sensitive not in df.columns:

@@ -48,7 +48,8 @@ import numpy as np
 
 from pdanon.valuesets import unique_sorted
 
-__all__ = ["MAX_ROUNDS", "MAX_TRIPLES", "attacked_candidates", "certified_candidates", "components"]
+__all__ = ["MAX_ROUNDS", "MAX_TRIPLES_PER_ROW", "MIN_TRIPLES", "attacked_candidates",
+           "certified_candidates", "components"]
 
 _SHIFT = np.int64(32)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -157,9 +158,12 @@ def certified_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarr
     return (size[mine] + twins[combined] - common).astype(np.int64)
 
 
-#: the most (combined class, class, value) triples :func:`attacked_candidates` lists; beyond
-#: it the count-difference attack is not run (the certified count does not need it)
-MAX_TRIPLES = 20_000_000
+#: the most (combined class, class, value) triples :func:`attacked_candidates` lists per row
+#: of the releases (and at least :data:`MIN_TRIPLES`), so its memory stays linear in the
+#: rows; beyond it the count-difference attack is not run (the certified count does not
+#: need it). Two releases of 1,000,000 rows, 20 values, list 1.06 per row
+MAX_TRIPLES_PER_ROW = 8
+MIN_TRIPLES = 1_000_000
 #: rounds of bound propagation at most (each round tightens or the fixpoint is reached)
 MAX_ROUNDS = 200
 
@@ -168,7 +172,8 @@ def attacked_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarra
                         combined: np.ndarray, counted: np.ndarray) -> np.ndarray | None:
     """Per person the values the **count-difference attack** leaves them (from above: a value
     it removes is impossible; arguments as :func:`certified_candidates`), or None when the
-    (combined class, class, value) triples it lists exceed :data:`MAX_TRIPLES`.
+    (combined class, class, value) triples it lists exceed :data:`MAX_TRIPLES_PER_ROW` per
+    row (a class of many distinct values that many combined classes share).
 
     The unknowns are, per combined class T and value v, how many of T's persons hold v
     (0 .. |T|). Each class's published count of v is the sum over the combined classes in
@@ -197,7 +202,7 @@ def attacked_candidates(*, person: np.ndarray, cls: np.ndarray, value: np.ndarra
     t_of, c_of = tc >> _SHIFT, tc & low32
     classes_of_t = np.bincount(t_of, minlength=len(size_t))
     span = first[c_of + 1] - first[c_of]
-    if int(span.sum()) > MAX_TRIPLES:
+    if int(span.sum()) > max(MAX_TRIPLES_PER_ROW * len(person), MIN_TRIPLES):
         return None
     # every (T, c, v) triple: the values of each class of T
     rep = np.repeat(np.arange(len(tc)), span)

@@ -69,7 +69,7 @@ class ReleasesCheck:
       values the count-difference attack itself leaves (bounds propagated through every
       published count: an upper bound, so ``candidates <= exact <= attacked``; a person at
       ``attacked == 1`` is disclosed; None beyond
-      :data:`pdanon.difference.MAX_TRIPLES`), ``combined_l`` --
+      :data:`pdanon.difference.MAX_TRIPLES_PER_ROW`), ``combined_l`` --
       the minimum of ``candidates`` over the persons whose value is the same in every
       release, ``value_changed`` -- how many persons' value differs between releases (the
       attacks assume it does not; they are left out of the minimum).

@@ -173,6 +173,21 @@ def test_the_12_of_12_scenario_is_measured():
     assert all(res.candidates[p] <= len(exact[p]) for p in exact)
 
 
+def test_beyond_the_triples_bound_the_attack_is_not_run_and_candidates_still_are(
+        monkeypatch):
+    from pdanon import difference
+
+    jan, feb = _scenario()
+    first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())
+    second = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"])
+    monkeypatch.setattr(difference, "MAX_TRIPLES_PER_ROW", 0)
+    monkeypatch.setattr(difference, "MIN_TRIPLES", 0)
+    res = pdanon.check_releases([first, second], keys=[jan["pid"], feb["pid"]],
+                                sensitive="d")
+    assert res.attacked is None and "persons_disclosed" not in res.summary()
+    assert res.summary()["persons_one_value"] == 12 and not res.passes(l=2)
+
+
 def test_the_12_of_12_scenario_under_m_invariance():
     jan, feb = _scenario()
     with warnings.catch_warnings():

@@ -23,10 +23,15 @@ Tao publish the counterfeits' number beside the table).
 Example
 -------
 >>> import numpy as np
+>>> from pdanon.valuesets import ValueSets
+>>> signatures = ValueSets()          # signature 0: values {5, 6, 9}
+>>> signatures.add_classes(np.zeros(3, dtype=np.int64), np.array([5, 6, 9]))
+0
+>>> # class 0 (signature 0) shows 5, 5, 6; class 1 (new persons) shows 7, 8
 >>> need = needed(labels=np.array([0, 0, 0, 1, 1]), codes=np.array([5, 5, 6, 7, 8]),
-...               signature_of=lambda c: None)
+...               chosen=np.array([0, -1]), sets=signatures)
 >>> [(int(c), int(v), int(k)) for c, v, k in zip(*need)]
-[(0, 6, 1)]
+[(0, 6, 1), (0, 9, 2)]
 """
 
 from __future__ import annotations
@@ -136,27 +141,29 @@ def chosen_signatures(labels: np.ndarray, signature: np.ndarray) -> np.ndarray:
     return chosen
 
 
-def needed(labels: np.ndarray, codes: np.ndarray, signature_of) -> tuple:
+def needed(labels: np.ndarray, codes: np.ndarray, chosen: np.ndarray, sets) -> tuple:
     """``(class, value code, rows)``: the counterfeit rows each class needs so that each
-    value of its signature (``signature_of(class)``: the value codes, or None for the
+    value of its signature (``chosen[class]``, a class of the store ``sets``; -1: the
     class's own values) is shown as often as its most frequent one."""
     labels = np.asarray(labels, dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
+    chosen = np.asarray(chosen, dtype=np.int64)
     pair, count = unique_sorted((labels << _SHIFT) | codes, counts=True)
     cls, val = pair >> _SHIFT, pair & _LOW
-    classes = int(labels.max(initial=-1)) + 1
-    top = np.zeros(classes, dtype=np.int64)
+    top = np.zeros(len(chosen), dtype=np.int64)
     np.maximum.at(top, cls, count)
-    out_c, out_v, out_n = [cls], [val], [top[cls] - count]
-    for c in range(classes):  # the signature's values no row of the class holds
-        values = signature_of(c)
-        if values is None or top[c] == 0:
-            continue
-        absent = np.setdiff1d(values, val[cls == c])
-        out_c.append(np.full(len(absent), c, dtype=np.int64))
-        out_v.append(absent)
-        out_n.append(np.full(len(absent), top[c], dtype=np.int64))
-    c, v, n = (np.concatenate(x) for x in (out_c, out_v, out_n))
+    # the signature's values of every class that takes one, found among the present pairs
+    fixed = np.flatnonzero((chosen >= 0) & (top > 0))
+    size = sets.sizes(chosen[fixed]) if len(fixed) else np.zeros(0, dtype=np.int64)
+    sig_cls = np.repeat(fixed, size)
+    within = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    sig_val = sets.keys[np.repeat(sets.offsets[chosen[fixed]], size) + within] & _LOW
+    probe = (sig_cls << _SHIFT) | sig_val
+    at = np.minimum(np.searchsorted(pair, probe), max(len(pair) - 1, 0))
+    absent = (pair[at] != probe) if len(pair) else np.ones(len(probe), dtype=bool)
+    c = np.concatenate([cls, sig_cls[absent]])
+    v = np.concatenate([val, sig_val[absent]])
+    n = np.concatenate([top[cls] - count, top[sig_cls[absent]]])
     keep = n > 0
     order = np.lexsort((v[keep], c[keep]))
     return c[keep][order], v[keep][order], n[keep][order]
@@ -167,10 +174,7 @@ def counterfeit_rows(out: pd.DataFrame, labels: np.ndarray, codes: np.ndarray, c
     """``(frame, per class text the number)``: the counterfeit rows that balance every class
     of ``out`` (its quasi-identifier cells, the sensitive value), labelled apart from
     ``avoid``. ``chosen``: per class its signature (-1: its own values)."""
-    def signature_of(c):
-        return None if chosen[c] < 0 else history.signature_values(int(chosen[c]))
-
-    cls, val, n = needed(labels, codes, signature_of)
+    cls, val, n = needed(labels, codes, chosen, history.signature_sets)
     total = int(n.sum())
     if not total:
         return out.iloc[:0], {}

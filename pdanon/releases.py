@@ -686,12 +686,6 @@ class ReleaseHistory:
         at = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
         return keys[at] == probe
 
-    def signature_values(self, signature: int) -> np.ndarray:
-        """The value codes of one signature."""
-        sets = self.signature_sets
-        return sets.keys[sets.offsets[signature]:sets.offsets[signature + 1]] & np.int64(
-            (1 << 32) - 1)
-
 
 def _invariant_for(labels: np.ndarray, codes: np.ndarray) -> int:
     """The m a release is m-invariant for by its counts: the fewest distinct values of a

@@ -159,6 +159,17 @@ def release_keys(release: pd.DataFrame, keys) -> np.ndarray:
     >>> release_keys(r, [7, 8]).tolist()
     [7, 8]
     """
+    keys, fake = _release_keys(release, keys)
+    if not fake.any():
+        return keys.to_numpy()
+    out = np.full(len(fake), None, dtype=object)
+    out[~fake] = keys.to_numpy(dtype=object)
+    return out
+
+
+def _release_keys(release: pd.DataFrame, keys) -> tuple:
+    """``(keys of the persons' rows as a Series, in their dtype; per row of the release
+    whether it is a counterfeit)``."""
     inv = (release.attrs.get("pdanon", {}).get("info") or {}).get("invariance") or {}
     fakes = int(inv.get("counterfeit_rows", 0) or 0)
     if fakes and not (isinstance(keys, pd.Series) and keys.index.equals(release.index)):
@@ -170,11 +181,14 @@ def release_keys(release: pd.DataFrame, keys) -> np.ndarray:
                 f"persons' rows, and its way back to the batch is gone (a file read back?): "
                 f"give the keys as a Series indexed like the release, None for a counterfeit "
                 f"row; got {len(real)} keys")
-        return np.array([real[i] if i < len(real) else None for i in at], dtype=object)
+        at = np.asarray(at, dtype=np.int64)
+        fake = at >= len(real)
+        return pd.Series(real[at[~fake]]).infer_objects(), fake
     arr = in_release_order(release, keys)
     if isinstance(arr, pd.Series) and arr.index.equals(release.index) and arr.isna().any():
-        return arr.to_numpy(dtype=object)  # None marks a counterfeit row
-    return key_array(arr, "keys", len(release)).to_numpy()
+        fake = arr.isna().to_numpy()  # None marks a counterfeit row
+        return pd.Series(arr.array[~fake]).infer_objects(), fake
+    return key_array(arr, "keys", len(release)), np.zeros(len(release), dtype=bool)
 
 
 def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
@@ -250,16 +264,14 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
             raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
         cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
         try:  # keys given in the input's row order, matched through the release's way back
-            key = release_keys(df, keys[i])
+            key, fake = _release_keys(df, keys[i])
         except InvalidInputError as exc:
             raise InvalidInputError(str(exc).replace("keys", f"keys[{i}] (release {i})", 1)) \
                 from None
-        fake = np.asarray(pd.isna(key), dtype=bool) if key.dtype == object else \
-            np.zeros(len(key), dtype=bool)
         labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
         real_sizes = np.bincount(labels[~fake]) if (~fake).any() else np.zeros(0, np.int64)
         k_each.append(int(real_sizes[real_sizes > 0].min()) if len(real_sizes) else 0)
-        key_arrays.append(pd.Series(key[~fake]).infer_objects() if fake.any() else pd.Series(key))
+        key_arrays.append(key)
         labels_of.append(labels)
         fake_of.append(fake)
         if sensitive is not None and sensitive not in df.columns:
@@ -616,10 +628,8 @@ class ReleaseHistory:
         cols = _columns(release, quasi_identifiers, 0)
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
-        all_keys = release_keys(release, keys)
-        fake = np.asarray(pd.isna(all_keys), dtype=bool) if all_keys.dtype == object else \
-            np.zeros(len(all_keys), dtype=bool)
-        keys = pd.Index(all_keys[~fake].astype(object))
+        real, fake = _release_keys(release, keys)
+        keys = pd.Index(real.to_numpy(dtype=object))
         if keys.has_duplicates:
             raise InvalidInputError(
                 f"keys: the key {keys[keys.duplicated()][0]!r} appears more than once; give "

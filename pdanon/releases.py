@@ -699,9 +699,10 @@ class ReleaseHistory:
 
 def _invariant_for(labels: np.ndarray, codes: np.ndarray) -> int:
     """The m a release is m-invariant for by its counts: the fewest distinct values of a
-    class when every class shows each of its values equally often, else 0."""
+    class when every class shows each of its values equally often, else 0 (a release of no
+    row shows nothing: invariant for every m)."""
     if not len(labels):
-        return 0
+        return int(np.iinfo(np.int64).max)
     from pdanon.valuesets import unique_sorted
 
     pair, count = unique_sorted((np.asarray(labels, np.int64) << np.int64(32)) | codes,

@@ -484,6 +484,11 @@ def test_invariance_errors():
     with pytest.raises(InvalidInputError, match="integer >= 1"):
         feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
                                 invariance=0)
+    # a month with nobody to publish keeps the history m-invariant
+    empty = feb.iloc[:0].anon.apply_recoding(rec, **kw)
+    history.add(empty, keys=feb["pid"].iloc[:0], sensitive="d")
+    assert len(empty) == 0 and history.invariant[-1] >= 2
+    assert len(feb.anon.apply_recoding(rec, withhold=True, **kw)) == 2
     # a history that records a release not published m-invariant
     old = pdanon.ReleaseHistory()
     old.add(jan.iloc[:7].anon.apply_recoding(rec, identifiers=["pid"], row_order="input"),

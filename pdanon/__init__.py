@@ -34,7 +34,7 @@ from pdanon import datasets, hierarchy, io, models, plot
 from pdanon.io import read_csv
 from pdanon.policy import Policy
 from pdanon.recoding import Recoding
-from pdanon.releases import ReleaseHistory, check_releases
+from pdanon.releases import ReleaseHistory, check_releases, release_keys
 from pdanon.publisher_only import guard_pandas_writers as _guard_pandas_writers
 from pdanon.roles import Roles, infer_schema, resolve_roles, schema, schema_from_yaml, schema_to_yaml
 
@@ -90,6 +90,7 @@ __all__ = [
     "UnknownColumnError",
     "VerificationError",
     "check_releases",
+    "release_keys",
     "datasets",
     "hierarchy",
     "infer_schema",

@@ -513,17 +513,20 @@ class AnonymizeMethods:
         max_suppressed_rows : int or float, optional
             A row count, or a share of the rows strictly between 0 and 1.
         history, keys, invariance : optional
-            ``invariance=m`` keeps the composition attack in check: with ``history`` (a
-            :class:`pdanon.ReleaseHistory` of the earlier releases) and ``keys`` (one per row
-            or a column name, naming the person), the rows of the people whose sensitive
-            values, intersected over the releases that held them, would fall below ``m``
-            are suppressed too. Record the result with ``history.add(out, keys=...,
-            sensitive=...)``.
+            ``invariance=m`` publishes the batch **m-invariant** (Xiao & Tao), which stops the
+            difference attack: with ``history`` (a :class:`pdanon.ReleaseHistory` of the
+            earlier releases, empty for the first, each published under ``invariance=m``)
+            and ``keys`` (one per row or a column name, naming the person), every class
+            shows at least ``m`` values, each equally often, and each person's signature
+            (their class's value set) is the one they had before: rows no signature fits
+            are suppressed, and **counterfeit rows** balance the classes (counted per class
+            in ``info["invariance"]``; only the quasi-identifiers and the one sensitive
+            column may be published, in a random order). Record the result with
+            ``history.add(out, keys=..., sensitive=...)``. See docs/republication.md.
         withhold : bool
-            A row that even suppression cannot make safe (its person's values would narrow
-            below ``invariance``, or the suppressed rows together fail the model) is left
-            out of this batch (not published; ``info["rows_withheld"]``) instead of failing
-            the call.
+            A row that even suppression cannot make safe (no signature fits it in the blank
+            class, or the suppressed rows together fail the model) is left out of this
+            batch (not published; ``info["rows_withheld"]``) instead of failing the call.
         **roles
             Role keywords; the quasi-identifiers are the recoding's columns, the sensitive
             columns default to the release's, identifiers are dropped.
@@ -544,17 +547,43 @@ class AnonymizeMethods:
         ['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]', 'blank', 'blank']
         >>> out.anon.info["unseen_cells"], out.anon.info["rows_kept_cells"]
         ({'age': 2}, 4)
+
+        m-invariance from the first batch on: the class [30, 34] shows flu twice and cold
+        once, so one counterfeit cold row is published with it.
+
+        >>> from pdanon import ReleaseHistory
+        >>> history = ReleaseHistory()
+        >>> batch = pd.DataFrame({"pid": [1, 2, 3, 4, 5], "age": [31, 32, 33, 36, 37],
+        ...                       "d": ["flu", "flu", "cold", "hiv", "flu"]})
+        >>> out = batch.anon.apply_recoding(first.anon.recoding, history=history, keys="pid",
+        ...                                 invariance=2, identifiers=["pid"],
+        ...                                 sensitive=["d"])
+        >>> out.anon.info["invariance"]["counterfeits_by_class"], len(out)
+        ({'[30, 34]': 1}, 6)
+        >>> history.add(out, keys=batch["pid"], sensitive="d")
+        >>> history.invariant
+        [2]
         """
         from pdanon.recoding import Recoding
 
         recoding = Recoding.check(recoding)
         kw = _pick_roles(roles)
         _no_extra(roles)
+        if invariance is not None and row_order == "input":
+            raise InvalidInputError(
+                "invariance= adds counterfeit rows, which the input's order would put last, "
+                "where anyone tells them apart (and their values with them): publish in a "
+                "random order (row_order='random', the default)")
         r = self.roles(**recoding.role_keywords(kw, self._df.columns))
         out, out_roles, info = recoding.apply(self._df, r, model=model,
                                               max_suppressed_rows=max_suppressed_rows,
                                               history=history, keys=keys,
                                               invariance=invariance, withhold=withhold)
+        fakes = (info.get("invariance") or {}).get("counterfeit_rows", 0)
+        if fakes:  # the rows it was made from: the batch's, then the counterfeits
+            made_from = pd.concat([self._df, out.iloc[len(out) - fakes:]])
+            made_from.attrs = self._df.attrs
+            return made_from.anon._result(out, out_roles, info, row_order=row_order)
         return self._result(out, out_roles, info, row_order=row_order)
 
 

@@ -536,9 +536,10 @@ class Recoding:
         info)``. See the module docstring; ``batch.anon.apply_recoding`` is the usual face.
 
         ``invariance=m`` with ``history`` (a :class:`pdanon.ReleaseHistory`) and ``keys``
-        (one per row, or the name of a column): the rows of the people whose sensitive
-        values, intersected over every release that held them, would fall below ``m`` are
-        suppressed too (docs/republication.md, "Keeping the intersection wide")."""
+        (one per row, or the name of a column): the batch is published m-invariant
+        (:mod:`pdanon.invariance`): rows no signature fits are suppressed (then withheld or
+        refused), and counterfeit rows, appended last, balance every class
+        (docs/republication.md, "m-invariance")."""
         from pdanon._groups import class_labels
         from pdanon.partition.common import suppression_budget
 
@@ -547,7 +548,10 @@ class Recoding:
             raise UnknownColumnError(
                 f"the new batch lacks the recoded column(s) {missing}; it has "
                 f"{list(df.columns)}")
-        inv = _invariance(invariance, history, keys, roles, df)
+        from pdanon import invariance as _inv
+
+        inv = _inv.checked(invariance, history, keys, roles, df,
+                           [c for c in df.columns if c not in set(roles.identifiers)])
         placed = self.place(df)
         model = self.model_for(model)
         if model is not None and model.requirements().population:
@@ -597,6 +601,15 @@ class Recoding:
                 out = out[~withheld]
                 kept &= ~withheld
         sizes = np.bincount(class_labels(out, qi)) if n else np.zeros(0, dtype=np.int64)
+        fakes = {}
+        if inv is not None and len(out):  # m-invariance: every class balanced
+            codes = history.value_codes(inv[2], grow=True)[~withheld]
+            labels = class_labels(out, qi)
+            sig = history.signatures_of(history.rows_of(inv[1][~withheld]))
+            chosen = _inv.chosen_signatures(labels, sig)
+            fake, fakes = _inv.counterfeit_rows(out, labels, codes, chosen, history,
+                                                next(iter(roles.sensitive)), qi, df.index)
+            out = pd.concat([out, fake]) if len(fake) else out
         info = {
             "operation": "apply_recoding",
             "recoding": self.fingerprint,
@@ -616,7 +629,9 @@ class Recoding:
             "max_suppressed_rows": budget,
             **({} if inv is None else {"invariance": {
                 "m": inv[0], "people_seen_before": int((history.rows_of(inv[1]) >= 0).sum()),
-                "rows_suppressed_for_it": narrowed}}),
+                "rows_suppressed_for_it": narrowed,
+                "counterfeit_rows": int(sum(fakes.values())),
+                "counterfeits_by_class": fakes}}),
             "rows_withheld": int(withheld.sum()),
             "groups": int(len(sizes)),
             "achieved": {"k": int(sizes.min()) if len(sizes) else 0},
@@ -647,7 +662,10 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
     narrowed = 0
     context = None
     if inv is not None:  # the persons and their values, numbered once
-        rows, codes = history.rows_of(inv[1]), history.value_codes(inv[2], grow=True)
+        from pdanon.invariance import conflicts
+
+        signature = history.signatures_of(history.rows_of(inv[1]))
+        codes = history.value_codes(inv[2], grow=True)
     while True:
         live = np.flatnonzero(~gone)
         every = len(live) == n  # no row withheld: no copies
@@ -659,7 +677,7 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
             bad |= ~np.asarray(model.groups_ok(labels, context), dtype=bool)[labels]
         narrow = np.zeros(len(live), dtype=bool)
         if inv is not None:
-            narrow = history.left_after(rows[live], labels, codes[live]) < inv[0]
+            narrow = conflicts(labels, signature[live], codes[live], history, inv[0])
             bad |= narrow
         stuck = bad & suppressed[live]  # suppressed already: nothing more to do for them
         if stuck.any() and withhold:  # rows no cell can publish safely: left out
@@ -667,11 +685,13 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
             continue
         if (stuck & narrow).any():
             raise InfeasibleError(
-                f"the recoding cannot keep the sensitive values of "
-                f"{int((stuck & narrow).sum())} people wide enough: intersected with what "
-                f"earlier releases showed, even the suppressed rows' values leave fewer "
-                f"than {inv[0]}; pass withhold=True to leave them out of this batch, "
-                "anonymize the batch afresh, or lower invariance")
+                f"the recoding cannot keep {int((stuck & narrow).sum())} rows m-invariant "
+                f"(m = {inv[0]}): in their class, and suppressed in the blank class too, "
+                "their person's signature (the values their class showed before) differs "
+                "from the class's, their value is not in the class's signature, or a class "
+                f"of new persons shows fewer than {inv[0]} values; pass withhold=True to "
+                "leave them out of this batch, anonymize the batch afresh, or lower "
+                "invariance")
         if stuck.any():
             raise InfeasibleError(infeasible_message(
                 int(suppressed.sum()), n, model, budget, False))
@@ -682,37 +702,6 @@ def _protect(out, df, qi, roles, model, inv, history, withhold: bool, budget: in
         suppressed[live[fresh]] = True
         for c in qi:
             out[c] = out[c].mask(suppressed)
-
-
-def _invariance(m, history, keys, roles, df: pd.DataFrame):
-    """``(m, keys, sensitive values)`` for ``invariance=m``, checked; None without it."""
-    if m is None:
-        if history is not None or keys is not None:
-            raise InvalidInputError("history= and keys= go with invariance=m (the fewest "
-                                    "sensitive values a person's releases may leave)")
-        return None
-    from pdanon.releases import ReleaseHistory
-
-    if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral) or m < 1:
-        raise InvalidInputError(f"invariance must be an integer >= 1, got {m!r}")
-    if not isinstance(history, ReleaseHistory):
-        raise InvalidInputError(
-            "invariance= needs history=pdanon.ReleaseHistory() holding the earlier releases "
-            "(history.add(release, keys=..., sensitive=...) after each one)")
-    if len(roles.sensitive) != 1:
-        raise InvalidInputError(
-            f"invariance= reads one sensitive column; this batch has {list(roles.sensitive)}")
-    if isinstance(keys, str):
-        if keys not in df.columns:
-            raise UnknownColumnError(f"keys={keys!r} is not a column of the batch")
-        keys = df[keys]
-    if keys is None:
-        raise InvalidInputError("invariance= needs keys: one per row (or a column name), "
-                                "naming the person across releases")
-    from pdanon._keys import key_array
-
-    key_values = key_array(keys, "keys", len(df)).to_numpy(dtype=object)
-    return int(m), key_values, df[next(iter(roles.sensitive))]
 
 
 def infeasible_message(count: int, n: int, model, budget: int, together_ok: bool) -> str:

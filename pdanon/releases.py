@@ -19,6 +19,13 @@ The count is exact and vectorized: per release the classes of its published cell
 (missing cells are a value, as in every other pdanon measure), per person the tuple of
 their classes, and the size of every distinct tuple.
 
+With ``sensitive=`` it also measures what the sensitive values give away: the intersection
+of the value sets of a person's classes (the composition attack, ``intersected``) and the
+**difference attack**, which compares the classes' published counts across releases
+(:mod:`pdanon.difference`: ``candidates`` from below, ``attacked`` from above).
+:class:`ReleaseHistory` keeps what the publisher needs between releases to publish them
+m-invariant (``apply_recoding(..., invariance=m)``, :mod:`pdanon.invariance`).
+
 Example
 -------
 >>> import pandas as pd, pdanon
@@ -50,14 +57,22 @@ from pdanon._errors import InvalidInputError, UnknownColumnError
 class ReleasesCheck:
     """What :func:`check_releases` measured.
 
-    * ``combined`` -- per person (indexed by key) the size of their combined class;
+    * ``combined`` -- per person (indexed by key) the size of their combined class (persons
+      only: counterfeit rows of an m-invariant release are no persons);
     * ``combined_k`` -- its minimum over the persons; ``k_each`` -- each release's own k;
     * ``releases_of`` -- per person the number of releases that hold them;
-    * with ``sensitive=``: ``candidates`` -- per person the number of sensitive values that
-      every class holding them shows (what the intersection of the class signatures leaves
-      an attacker), ``combined_l`` -- its minimum over the persons whose value is the same
-      in every release, ``value_changed`` -- how many persons' value differs between
-      releases (the intersection assumes it does not; they are left out of the minimum).
+    * with ``sensitive=``: ``candidates`` -- per person the number of sensitive values left
+      after the **difference attack** (the values some assignment consistent with every
+      class's published counts gives them, counted from below: :mod:`pdanon.difference`),
+      ``intersected`` -- the values left by intersecting the value sets of their classes
+      alone (the composition attack; never fewer than ``candidates``), ``attacked`` -- the
+      values the count-difference attack itself leaves (bounds propagated through every
+      published count: an upper bound, so ``candidates <= exact <= attacked``; a person at
+      ``attacked == 1`` is disclosed; None beyond
+      :data:`pdanon.difference.MAX_TRIPLES_PER_ROW`), ``combined_l`` --
+      the minimum of ``candidates`` over the persons whose value is the same in every
+      release, ``value_changed`` -- how many persons' value differs between releases (the
+      attacks assume it does not; they are left out of the minimum).
     """
 
     combined: pd.Series
@@ -67,10 +82,49 @@ class ReleasesCheck:
     candidates: pd.Series | None = None
     combined_l: int | None = None
     value_changed: int = 0
+    intersected: pd.Series | None = None
+    changed: pd.Series | None = None
+    attacked: pd.Series | None = None
 
     def persons_below(self, k: int) -> int:
         """How many persons' combined class holds fewer than ``k`` persons."""
         return int((self.combined < k).sum())
+
+    def persons_below_l(self, l: int) -> int:
+        """How many persons (whose value did not change) the difference attack leaves fewer
+        than ``l`` candidate values."""
+        if self.candidates is None:
+            raise InvalidInputError("pass sensitive= to check_releases to count candidates")
+        return int(((self.candidates < l) & ~self.changed).sum())
+
+    def criteria(self, *, k: int | None = None, l: int | None = None) -> list:
+        """The criteria the releases are judged by together: ``k`` - every combined class
+        holds at least ``k`` persons; ``l`` - the difference attack leaves every person at
+        least ``l`` values (use ``l = m`` for m-invariant releases). Each a dict with the
+        measured figure, the threshold, the persons below it and ``passed``.
+
+        Example
+        -------
+        >>> a = pd.DataFrame({"age": ["20-29"] * 4, "d": ["flu", "cold", "hiv", "flu"]})
+        >>> res = check_releases([a], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]],
+        ...                      sensitive="d")
+        >>> [(c["criterion"], c["measured"], c["passed"]) for c in res.criteria(k=4, l=3)]
+        [('combined_k', 4, True), ('difference_candidates', 3, True)]
+        """
+        out = []
+        if k is not None:
+            out.append({"criterion": "combined_k", "measured": self.combined_k,
+                        "threshold": int(k), "persons_below": self.persons_below(k),
+                        "passed": self.combined_k >= k})
+        if l is not None:
+            below = self.persons_below_l(l)
+            out.append({"criterion": "difference_candidates", "measured": self.combined_l,
+                        "threshold": int(l), "persons_below": below, "passed": below == 0})
+        return out
+
+    def passes(self, *, k: int | None = None, l: int | None = None) -> bool:
+        """Whether every criterion of :meth:`criteria` holds."""
+        return all(c["passed"] for c in self.criteria(k=k, l=l))
 
     def summary(self) -> dict:
         sizes = self.combined.to_numpy()
@@ -79,16 +133,68 @@ class ReleasesCheck:
                "persons_alone": int((sizes == 1).sum()),
                "persons_below_min_k": self.persons_below(min(self.k_each, default=0))}
         if self.candidates is not None:
+            kept = ~self.changed.to_numpy()
+            left = self.candidates.to_numpy()[kept]
             out.update({"combined_l": self.combined_l,
-                        "persons_one_value": int((self.candidates == 1).sum()),
+                        "min_candidates": int(left.min()) if len(left) else 0,
+                        "persons_one_value": int((left == 1).sum()),
+                        "min_intersected": int(self.intersected.to_numpy()[kept].min())
+                        if len(left) else 0,
                         "value_changed": self.value_changed})
+            if self.attacked is not None:
+                hit = self.attacked.to_numpy()[kept]
+                out.update({"persons_disclosed": int((hit == 1).sum()),
+                            "exact_share": float((hit == left).mean()) if len(left) else 1.0})
         return out
+
+
+def release_keys(release: pd.DataFrame, keys) -> np.ndarray:
+    """The publisher's ``keys`` (one per row of the batch the release was made from, in its
+    order; or a Series indexed like the release) as an object array in the release's order,
+    with ``None`` for each counterfeit row an m-invariant release added (it is nobody).
+
+    Example
+    -------
+    >>> r = pd.DataFrame({"age": ["[30, 39]"] * 2})
+    >>> release_keys(r, [7, 8]).tolist()
+    [7, 8]
+    """
+    keys, fake = _release_keys(release, keys)
+    if not fake.any():
+        return keys.to_numpy()
+    out = np.full(len(fake), None, dtype=object)
+    out[~fake] = keys.to_numpy(dtype=object)
+    return out
+
+
+def _release_keys(release: pd.DataFrame, keys) -> tuple:
+    """``(keys of the persons' rows as a Series, in their dtype; per row of the release
+    whether it is a counterfeit)``."""
+    inv = (release.attrs.get("pdanon", {}).get("info") or {}).get("invariance") or {}
+    fakes = int(inv.get("counterfeit_rows", 0) or 0)
+    if fakes and not (isinstance(keys, pd.Series) and keys.index.equals(release.index)):
+        real = key_array(keys, "keys").to_numpy(dtype=object)
+        at = in_release_order(release, np.arange(len(real) + fakes))
+        if not isinstance(at, np.ndarray) or len(at) != len(release):
+            raise InvalidInputError(
+                f"the release holds {fakes} counterfeit rows and {len(release) - fakes} "
+                f"persons' rows, and its way back to the batch is gone (a file read back?): "
+                f"give the keys as a Series indexed like the release, None for a counterfeit "
+                f"row; got {len(real)} keys")
+        at = np.asarray(at, dtype=np.int64)
+        fake = at >= len(real)
+        return pd.Series(real[at[~fake]]).infer_objects(), fake
+    arr = in_release_order(release, keys)
+    if isinstance(arr, pd.Series) and arr.index.equals(release.index) and arr.isna().any():
+        fake = arr.isna().to_numpy()  # None marks a counterfeit row
+        return pd.Series(arr.array[~fake]).infer_objects(), fake
+    return key_array(arr, "keys", len(release)), np.zeros(len(release), dtype=bool)
 
 
 def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
                    missing_sensitive: str = "unknown") -> ReleasesCheck:
-    """Measure the combined classes of several releases of the same population (module
-    docstring).
+    """Measure the combined classes of several releases of the same population, and with
+    ``sensitive=`` what the difference attack leaves each person (module docstring).
 
     Parameters
     ----------
@@ -99,19 +205,22 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
         published), given in the order of the rows the release was made from (the input's
         id column): a release in a random order is matched through its publisher-only way
         back (:func:`pdanon.row_order.in_release_order`); a Series indexed like the release
-        is taken as it is. A key may appear once per release.
+        is taken as it is (None for a counterfeit row). A key may appear once per release.
+        The counterfeit rows of an m-invariant release (``apply_recoding(...,
+        invariance=m)``) are found through the way back and are nobody.
     quasi_identifiers : list of lists, optional
         Per release, the columns an attacker can match on; default: each release's
         quasi-identifiers from its pdanon roles (``df.attrs``), else all its columns.
     sensitive : str, optional
         A sensitive column every release publishes: also measure the composition attack
-        (per person the sensitive values left by intersecting the value sets of the classes
-        that hold them).
+        (``intersected``: the values left by intersecting the value sets of the classes
+        that hold a person) and the difference attack (``candidates``: the values left
+        once the classes' published counts are compared, :mod:`pdanon.difference`).
     missing_sensitive : {"unknown", "value"}
-        How a blank sensitive cell enters a class's value set: ``"unknown"`` (default) - it
-        is no value, so a class of hiv and blanks leaves one candidate (hiv) and a class of
-        blanks only leaves none (``combined_l`` 0, as l-diversity counts it);
-        ``"value"`` - one more value (the rule before 2026-12).
+        How a blank sensitive cell counts: ``"unknown"`` (default) - it is no value, so a
+        class of hiv and blanks leaves one candidate (hiv) and a class of blanks only
+        leaves none (``combined_l`` 0, as l-diversity counts it); ``"value"`` - one more
+        value (the rule before 2026-12).
 
     Returns a :class:`ReleasesCheck`.
 
@@ -124,6 +233,18 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
     >>> check_releases([a], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]], sensitive="d",
     ...                missing_sensitive="value").combined_l
     2
+
+    Six hiv patients leave a class that shows four values: its counts give them away.
+
+    >>> jan = pd.DataFrame({"age": ["30-34"] * 12, "d": ["hiv"] * 7 + ["flu", "cold"] * 2
+    ...                     + ["asthma"]})
+    >>> feb = jan.iloc[6:].reset_index(drop=True)
+    >>> res = check_releases([jan, feb], keys=[range(12), range(6, 12)],
+    ...                      quasi_identifiers=[["age"], ["age"]], sensitive="d")
+    >>> res.intersected.tolist()[:6], res.candidates.tolist()[:6]
+    ([4, 4, 4, 4, 4, 4], [1, 1, 1, 1, 1, 1])
+    >>> res.summary()["persons_disclosed"], res.passes(l=3)
+    (6, False)
     """
     from pdanon._groups import class_labels
     from pdanon.models.base import check_missing_sensitive
@@ -137,35 +258,66 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
             f"{type(keys).__name__}")
     if quasi_identifiers is not None and len(quasi_identifiers) != len(releases):
         raise InvalidInputError("quasi_identifiers must give one list of columns per release")
-    key_arrays, labels_of, k_each = [], [], []
+    key_arrays, labels_of, k_each, fake_of = [], [], [], []
     for i, df in enumerate(releases):
         if not isinstance(df, pd.DataFrame):
             raise InvalidInputError(f"release {i} is a {type(df).__name__}, not a DataFrame")
         cols = _columns(df, None if quasi_identifiers is None else quasi_identifiers[i], i)
-        # keys given in the input's row order, matched through the release's way back
-        key = key_array(in_release_order(df, keys[i]), f"keys[{i}] (release {i})", len(df))
+        try:  # keys given in the input's row order, matched through the release's way back
+            key, fake = _release_keys(df, keys[i])
+        except InvalidInputError as exc:
+            raise InvalidInputError(str(exc).replace("keys", f"keys[{i}] (release {i})", 1)) \
+                from None
         labels = class_labels(df, cols) if len(df) else np.zeros(0, dtype=np.int64)
-        k_each.append(int(np.bincount(labels).min()) if len(labels) else 0)
+        real_sizes = np.bincount(labels[~fake]) if (~fake).any() else np.zeros(0, np.int64)
+        k_each.append(int(real_sizes[real_sizes > 0].min()) if len(real_sizes) else 0)
         key_arrays.append(key)
         labels_of.append(labels)
+        fake_of.append(fake)
         if sensitive is not None and sensitive not in df.columns:
             raise UnknownColumnError(f"release {i} has no sensitive column {sensitive!r}; it "
                                      f"has {list(df.columns)}")
-    codes, everyone = number_keys(pd.concat(key_arrays, ignore_index=True))
+    real_codes, everyone = number_keys(pd.concat(key_arrays, ignore_index=True))
     n = len(everyone)
-    bounds = np.cumsum([0] + [len(k) for k in key_arrays])
-    tuple_codes = np.zeros(n, dtype=np.int64)
-    releases_of = np.zeros(n, dtype=np.int64)
-    for i, labels in enumerate(labels_of):
-        where = codes[bounds[i]:bounds[i + 1]]
-        if (where < 0).any():
+    # per release each row's person: a real person's number, or a counterfeit of its own
+    codes_of, at, fakes = [], 0, n
+    for i, fake in enumerate(fake_of):
+        codes = np.empty(len(fake), dtype=np.int64)
+        m = int((~fake).sum())
+        codes[~fake] = real_codes[at:at + m]
+        codes[fake] = fakes + np.arange(int(fake.sum()))
+        at, fakes = at + m, fakes + int(fake.sum())
+        if (codes[~fake] < 0).any():
             raise InvalidInputError(f"release {i} has rows without a key: every row needs one")
-        counts = np.bincount(where, minlength=n)
+        counts = np.bincount(codes[~fake], minlength=n)
         if counts.max(initial=0) > 1:
             raise InvalidInputError(
                 f"release {i} holds the key {everyone[int(np.argmax(counts))]!r} more than "
                 "once: a person may appear once per release")
-        cls = np.full(n, -1, dtype=np.int64)  # -1: absent from this release
+        codes_of.append(codes)
+    tuple_codes, releases_of = _combined(codes_of, labels_of, fakes)
+    real = tuple_codes[:n]
+    sizes = np.bincount(real) if n else np.zeros(0, dtype=np.int64)
+    index = pd.Index(everyone)
+    combined = pd.Series(sizes[real], index=index, name="combined_class")
+    extra = {}
+    if sensitive is not None:
+        extra = _sensitive_figures([df[sensitive] for df in releases], labels_of, codes_of,
+                                   fakes, n, tuple_codes, index,
+                                   known_only=missing_sensitive == "unknown")
+    return ReleasesCheck(combined=combined,
+                         releases_of=pd.Series(releases_of[:n], index=index, name="releases"),
+                         k_each=k_each, combined_k=int(sizes[sizes > 0].min()) if n else 0,
+                         **extra)
+
+
+def _combined(codes_of: list, labels_of: list, persons: int):
+    """Per person the number of their combined class (the tuple of their classes, -1 where
+    absent) and the number of releases that hold them."""
+    tuple_codes = np.zeros(persons, dtype=np.int64)
+    releases_of = np.zeros(persons, dtype=np.int64)
+    for i, (where, labels) in enumerate(zip(codes_of, labels_of)):
+        cls = np.full(persons, -1, dtype=np.int64)  # -1: absent from this release
         cls[where] = labels
         releases_of[where] += 1
         if i == 0:
@@ -175,25 +327,61 @@ def check_releases(releases, *, keys, quasi_identifiers=None, sensitive=None,
         # the classes so far and this release's, renumbered by one hash pass
         tuple_codes = np.asarray(pd.factorize(tuple_codes * width + (cls + 1))[0],
                                  dtype=np.int64)
-    sizes = np.bincount(tuple_codes) if n else np.zeros(0, dtype=np.int64)
-    index = pd.Index(everyone)
-    combined = pd.Series(sizes[tuple_codes], index=index, name="combined_class")
-    extra = {}
-    if sensitive is not None:
-        left, changed = _signatures([df[sensitive] for df in releases], labels_of, codes,
-                                    bounds, n, tuple_codes,
-                                    known_only=missing_sensitive == "unknown")
-        extra = {"candidates": pd.Series(left, index=index, name="candidates"),
-                 "combined_l": int(left[~changed].min()) if (~changed).any() else 0,
-                 "value_changed": int(changed.sum())}
-    return ReleasesCheck(combined=combined,
-                         releases_of=pd.Series(releases_of, index=index, name="releases"),
-                         k_each=k_each, combined_k=int(sizes[sizes > 0].min()) if n else 0,
-                         **extra)
+    if persons and len(codes_of) == 1:
+        tuple_codes = np.asarray(pd.factorize(tuple_codes)[0], dtype=np.int64)
+    return tuple_codes, releases_of
 
 
-def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int,
-                tuple_codes: np.ndarray, *, known_only: bool = False):
+def _sensitive_figures(values: list, labels_of: list, codes_of: list, persons: int, n: int,
+                       tuple_codes: np.ndarray, index: pd.Index, *, known_only: bool) -> dict:
+    """``candidates`` (the difference attack, from below), ``intersected`` (the composition
+    attack), ``combined_l`` and ``value_changed`` of :class:`ReleasesCheck`."""
+    from pdanon.difference import attacked_candidates, certified_candidates
+
+    stacked = pd.concat([pd.Series(v.array) for v in values], ignore_index=True)
+    blank = stacked.isna().to_numpy()
+    value_codes, uniques = pd.factorize(stacked, use_na_sentinel=False)
+    value_codes = np.asarray(value_codes, dtype=np.int64)
+    bounds = np.cumsum([0] + [len(c) for c in codes_of])
+    left, changed = _signatures(value_codes, blank, labels_of, codes_of, bounds, persons,
+                                tuple_codes, known_only=known_only)
+    # the difference attack: a person whose value changed is one person per release (the
+    # attack's premise, one value per person, holds for no one else)
+    person = np.concatenate(codes_of)
+    split = changed[person]
+    person = np.where(split, persons + np.arange(len(person)), person)
+    analysed, _ = pd.factorize(person)
+    analysed = np.asarray(analysed, dtype=np.int64)
+    offsets = np.cumsum([0] + [int(labels.max(initial=-1)) + 1 for labels in labels_of])
+    cls = np.concatenate([labels + offsets[i] for i, labels in enumerate(labels_of)])
+    count = int(analysed.max()) + 1 if len(analysed) else 0
+    traj, _ = _combined([analysed[bounds[i]:bounds[i + 1]] for i in range(len(labels_of))],
+                        labels_of, count)
+    counted = np.ones(max(len(uniques), 1), dtype=bool)
+    if known_only:
+        counted[np.unique(value_codes[blank])] = False
+    args = dict(person=analysed, cls=cls, value=value_codes, combined=traj, counted=counted)
+    owner = np.concatenate(codes_of)
+
+    def per_person(counts):
+        out = np.full(persons, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(out, owner, counts[analysed])
+        return np.minimum(out[:n], left[:n])  # equal but for persons whose value changed
+
+    cand = per_person(certified_candidates(**args))
+    upper = attacked_candidates(**args)
+    real_changed = changed[:n]
+    return {"candidates": pd.Series(cand, index=index, name="candidates"),
+            "attacked": None if upper is None else pd.Series(per_person(upper), index=index,
+                                                             name="attacked"),
+            "intersected": pd.Series(left[:n], index=index, name="intersected"),
+            "changed": pd.Series(real_changed, index=index, name="value_changed"),
+            "combined_l": int(cand[~real_changed].min()) if (~real_changed).any() else 0,
+            "value_changed": int(real_changed.sum())}
+
+
+def _signatures(value_codes: np.ndarray, blank: np.ndarray, labels_of: list, codes_of: list,
+                bounds, n: int, tuple_codes: np.ndarray, *, known_only: bool = False):
     """Per person the number of sensitive values that every class holding them shows, and
     whether their own value differs between releases. Each class's value set is kept once
     (:class:`pdanon.valuesets.ValueSets`); persons of one combined class share their
@@ -201,10 +389,6 @@ def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int
     ``known_only``: a blank cell adds no value to its class's set."""
     from pdanon.valuesets import ValueSets, common_counts
 
-    stacked = pd.concat([pd.Series(v.array) for v in values], ignore_index=True)
-    blank = stacked.isna().to_numpy()
-    value_codes, _ = pd.factorize(stacked, use_na_sentinel=False)
-    value_codes = np.asarray(value_codes, dtype=np.int64)
     own = np.full(n, -1, dtype=np.int64)
     changed = np.zeros(n, dtype=bool)
     store = ValueSets()
@@ -214,7 +398,7 @@ def _signatures(values: list, labels_of: list, codes: np.ndarray, bounds, n: int
     member_item, member_class = [], []
     for i, labels in enumerate(labels_of):
         v = value_codes[bounds[i]:bounds[i + 1]]
-        where = codes[bounds[i]:bounds[i + 1]]
+        where = codes_of[i]
         changed[where] |= (own[where] >= 0) & (own[where] != v)
         own[where] = v
         counted = ~blank[bounds[i]:bounds[i + 1]] if known_only else slice(None)
@@ -265,9 +449,12 @@ class ReleaseHistory:
     for the publisher's next run and :meth:`loads` reads it back (a pickle: load only files
     you wrote). It is not JSON, so it cannot ride in a Parquet file's attrs either.
 
-    ``batch.anon.apply_recoding(recoding, history=h, keys=..., invariance=m)`` suppresses the
-    rows of the people whose intersection would drop below ``m`` values; ``h.add(release,
-    keys=..., sensitive=...)`` records a published release. Values are compared by their
+    It also keeps, per person, their **signature** (the value set of their class) and, per
+    recorded release, the ``m`` it is m-invariant for (``invariant``; 0 when some class shows
+    its values unequally often). ``batch.anon.apply_recoding(recoding, history=h, keys=...,
+    invariance=m)`` publishes the batch m-invariant with it (:mod:`pdanon.invariance`);
+    ``h.add(release, keys=..., sensitive=...)`` records a published release (its
+    counterfeit rows count in their classes and are nobody). Values are compared by their
     text (``str``); a missing value is one more value.
 
     Example
@@ -292,6 +479,14 @@ class ReleaseHistory:
         self.node = np.zeros(0, dtype=np.int64)
         self.parent = np.zeros(0, dtype=np.int64)
         self.node_class = np.zeros(0, dtype=np.int64)
+        # m-invariance: per person their signature (the value set of their class, the same
+        # in every release under invariance=m; -1: none), the distinct signatures' value
+        # sets (``signature_sets``: signature ``s`` is class ``s`` of it), and per recorded
+        # release the m it is invariant for (0: some class shows its values unequally often)
+        self.signature = np.zeros(0, dtype=np.int64)
+        self.signature_sets = ValueSets()
+        self.signature_ids = {}
+        self.invariant = []
 
     def __reduce_ex__(self, protocol):
         if not getattr(self, "_dumping", False):
@@ -417,27 +612,34 @@ class ReleaseHistory:
         past = np.where(rows >= 0, self.node[np.maximum(rows, 0)], -1) if len(self.node) \
             else np.full(len(rows), -1, dtype=np.int64)
         width = int(labels.max()) + 1 if len(labels) else 1
-        pair, inverse = np.unique((past + 1) * width + labels, return_inverse=True)
-        return pair // width - 1, pair % width, inverse.ravel()
+        from pdanon.valuesets import unique_sorted
+
+        pair, inverse = unique_sorted((past + 1) * width + labels, inverse=True)
+        return pair // width - 1, pair % width, inverse
 
     def add(self, release: pd.DataFrame, *, keys, sensitive: str,
             quasi_identifiers=None) -> None:
         """Record a published release: every person's intersection with their class's
-        values (``quasi_identifiers``: default the release's pdanon roles)."""
+        values, their signature (their class's value set) and whether the release is
+        m-invariant (``quasi_identifiers``: default the release's pdanon roles). The
+        counterfeit rows of an m-invariant release count in their classes and are nobody."""
         from pdanon._groups import class_labels
 
         cols = _columns(release, quasi_identifiers, 0)
         if sensitive not in release.columns:
             raise UnknownColumnError(f"the release has no sensitive column {sensitive!r}")
-        keys = pd.Index(key_array(in_release_order(release, keys), "keys",
-                                  len(release)).astype(object))
+        real, fake = _release_keys(release, keys)
+        keys = pd.Index(real.to_numpy(dtype=object))
         if keys.has_duplicates:
             raise InvalidInputError(
                 f"keys: the key {keys[keys.duplicated()][0]!r} appears more than once; give "
                 "one key per row of the release, each once")
         labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)
         codes = self.value_codes(release[sensitive], grow=True)
+        self.invariant.append(_invariant_for(labels, codes))
         first = self.sets.add_classes(labels, codes)
+        class_signature = self._signature_ids(labels, codes)
+        labels, codes = labels[~fake], codes[~fake]
         at = self.rows_of(keys)
         past, cls, inverse = self._next_nodes(at, labels)
         node = len(self.parent) + inverse
@@ -445,12 +647,82 @@ class ReleaseHistory:
         self.node_class = np.concatenate([self.node_class, cls + first])
         old = at >= 0
         self.node[at[old]] = node[old]
+        self.signature[at[old]] = class_signature[labels[old]]
         if (~old).any():
             self.keys = self.keys.append(keys[~old])
             self.node = np.concatenate([self.node, node[~old]])
+            self.signature = np.concatenate([self.signature, class_signature[labels[~old]]])
+
+    def _signature_ids(self, labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Per class the number of its value set among the signatures seen (new ones are
+        added)."""
+        from pdanon.valuesets import pair_keys
+
+        pairs = pair_keys(labels, codes)
+        cls = pairs >> np.int64(32)
+        values = pairs & np.int64((1 << 32) - 1)
+        starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(pairs) else \
+            np.zeros(0, dtype=np.int64)
+        ends = np.r_[starts[1:], len(pairs)]
+        out = np.full(int(labels.max(initial=-1)) + 1, -1, dtype=np.int64)
+        new_labels, new_codes = [], []
+        for a, b in zip(starts, ends):
+            key = values[a:b].tobytes()
+            sid = self.signature_ids.get(key)
+            if sid is None:
+                sid = self.signature_ids[key] = len(self.signature_ids)
+                new_labels.append(np.full(b - a, sid, dtype=np.int64))
+                new_codes.append(values[a:b])
+            out[cls[a]] = sid
+        if new_labels:  # signatures are numbered in the order added, classes of one store
+            lab = np.concatenate(new_labels)
+            self.signature_sets.add_classes(lab - lab.min(), np.concatenate(new_codes))
+        return out
+
+    def signatures_of(self, rows: np.ndarray) -> np.ndarray:
+        """Per history row (:meth:`rows_of`; -1 for a person not seen) their signature's
+        number (-1: none)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if not len(self.signature):
+            return np.full(len(rows), -1, dtype=np.int64)
+        return np.where(rows >= 0, self.signature[np.maximum(rows, 0)], -1)
+
+    def signature_holds(self, signature: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Whether each signature (a number >= 0) holds each value code."""
+        probe = (np.asarray(signature, dtype=np.int64) << np.int64(32)) | codes
+        keys = self.signature_sets.keys
+        if not len(keys):
+            return np.zeros(len(probe), dtype=bool)
+        at = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
+        return keys[at] == probe
+
+
+def _invariant_for(labels: np.ndarray, codes: np.ndarray) -> int:
+    """The m a release is m-invariant for by its counts: the fewest distinct values of a
+    class when every class shows each of its values equally often, else 0 (a release of no
+    row shows nothing: invariant for every m)."""
+    if not len(labels):
+        return int(np.iinfo(np.int64).max)
+    from pdanon.valuesets import unique_sorted
+
+    pair, count = unique_sorted((np.asarray(labels, np.int64) << np.int64(32)) | codes,
+                                counts=True)
+    cls = pair >> np.int64(32)
+    low = np.full(int(cls.max()) + 1, np.iinfo(np.int64).max)
+    high = np.zeros(int(cls.max()) + 1, dtype=np.int64)
+    np.minimum.at(low, cls, count)
+    np.maximum.at(high, cls, count)
+    present = high > 0
+    if (low[present] != high[present]).any():
+        return 0
+    return int(np.bincount(cls)[present].min())
 
 
 def _history_from_state(state: dict) -> ReleaseHistory:
     history = ReleaseHistory.__new__(ReleaseHistory)
-    history.__dict__.update(state)
+    history.__dict__.update(ReleaseHistory().__dict__)  # fields a history of an older
+    history.__dict__.update(state)  # version lacks (its releases then count as not invariant)
+    if len(history.signature) != len(history.keys):
+        history.signature = np.full(len(history.keys), -1, dtype=np.int64)
+        history.invariant = [0] * max(len(history.invariant), 1)
     return history

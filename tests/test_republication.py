@@ -363,7 +363,9 @@ def test_composition_attack_hand_checked():
     r2 = pd.DataFrame({"zip": list("xyxyxy"), "d": d})
     res = pdanon.check_releases([r1, r2], keys=[range(6), range(6)],
                                 quasi_identifiers=[["age"], ["zip"]], sensitive="d")
-    assert res.candidates.tolist() == [1, 1, 1, 2, 1, 2]  # person 3: {hiv, cold}
+    assert res.intersected.tolist() == [1, 1, 1, 2, 1, 2]  # person 3: {hiv, cold}
+    # the counts leave persons 3 and 5 (in b and y both: hiv, cold) two values too
+    assert res.candidates.tolist() == [1, 1, 1, 2, 1, 2]
     assert res.combined_l == 1 and res.value_changed == 0
     assert res.summary()["persons_one_value"] == 4
     # each release alone shows every person at least two values
@@ -402,121 +404,110 @@ def test_property_candidates_equal_set_intersections(n, releases, values, seed):
         for i, p in enumerate(key):
             got = sets[f["q"].iloc[i]]
             expected[int(p)] = expected.get(int(p), got) & got
-    assert {int(p): int(c) for p, c in res.candidates.items()} == {
+    assert {int(p): int(c) for p, c in res.intersected.items()} == {
         p: len(v) for p, v in expected.items()}
     assert res.value_changed == 0
-    assert res.combined_l == min(len(v) for v in expected.values())
+    # the difference attack (the counts, not only the sets) never leaves more
+    assert (res.candidates <= res.intersected).all() and (res.candidates >= 1).all()
+    assert res.combined_l == int(res.candidates.min())
 
 
 # ----------------------------------------------------------------------------- invariance
 
 
 def _january():
+    """January published m-invariant (m = 2) from the start: [30, 34] shows flu and cold
+    twice each, [35, 39] hiv and flu twice each, so no counterfeit row is needed."""
     jan = pd.DataFrame({"pid": range(8), "age": [31, 32, 33, 34, 36, 37, 38, 39],
                         "d": ["flu", "cold", "flu", "cold", "hiv", "flu", "hiv", "flu"]})
-    out = jan.anon.k_anonymize(2, l=2, algorithm="optimal",
-                               hierarchies={"age": intervals([5])}, identifiers=["pid"],
-                               quasi_identifiers=["age"], sensitive=["d"], row_order="input")
+    first = jan.anon.k_anonymize(2, l=2, algorithm="optimal",
+                                 hierarchies={"age": intervals([5])}, identifiers=["pid"],
+                                 quasi_identifiers=["age"], sensitive=["d"])
     history = pdanon.ReleaseHistory()
+    out = jan.anon.apply_recoding(first.anon.recoding, history=history, keys="pid",
+                                  invariance=2, identifiers=["pid"])
     history.add(out, keys=jan["pid"], sensitive="d")
-    return jan, out, history
+    return jan, out, history, first.anon.recoding
 
 
-def test_invariance_keeps_every_persons_intersection_wide_hand_checked():
-    jan, first, history = _january()
-    # person 0 (flu; January's class showed {flu, cold}) lands in a class showing {flu, hiv}:
-    # the intersection would leave flu alone
-    feb = pd.DataFrame({"pid": [0, 8, 9, 10, 4, 5, 11, 12],
-                        "age": [31, 33, 34, 32, 36, 37, 80, 81],
-                        "d": ["flu", "hiv", "hiv", "hiv", "hiv", "flu", "cold", "flu"]})
-    plain = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"],
-                                    max_suppressed_rows=4, row_order="input")
-    before = pdanon.check_releases([first, plain], keys=[jan["pid"], feb["pid"]],
-                                   sensitive="d")
-    assert before.candidates[0] == 1
-    out = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"], history=history,
-                                  keys="pid", invariance=2, max_suppressed_rows=4, row_order="input")
-    # 0 is suppressed (the blank class shows {flu, cold, hiv}); then [30, 34] shows only
-    # hiv, so 8, 9, 10 join the blank class too; 11 and 12 had no age cell
-    assert [None if pd.isna(c) else str(c) for c in out["age"]] == (
-        [None] * 4 + ["[35, 39]"] * 2 + [None] * 2)
-    assert out.anon.info["invariance"] == {"m": 2, "people_seen_before": 3,
-                                           "rows_suppressed_for_it": 4}
-    assert out.anon.info["rows_withheld"] == 0
-    after = pdanon.check_releases([first, out], keys=[jan["pid"], feb["pid"]], sensitive="d")
-    assert after.combined_l == 2 and "pid" not in out.columns
+def test_invariance_keeps_every_signature_hand_checked():
+    jan, first, history, rec = _january()
+    assert first.anon.info["invariance"]["counterfeit_rows"] == 0 and history.invariant == [2]
+    # 8 (hiv) cannot join [30, 34], whose persons' signature is {flu, cold}, nor 10
+    # (asthma) [35, 39] ({hiv, flu}): both suppressed, they make the blank class {hiv,
+    # asthma}; 11 (flu, new) joins [30, 34], which then needs one counterfeit cold
+    feb = pd.DataFrame({"pid": [0, 1, 8, 11, 4, 9, 10],
+                        "age": [31, 32, 33, 34, 36, 37, 38],
+                        "d": ["flu", "cold", "hiv", "flu", "hiv", "flu", "asthma"]})
+    out = feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
+                                  invariance=2, max_suppressed_rows=2)
+    info = out.anon.info
+    assert info["invariance"] == {"m": 2, "people_seen_before": 3, "rows_suppressed_for_it": 2,
+                                  "counterfeit_rows": 1,
+                                  "counterfeits_by_class": {"[30, 34]": 1}}
+    assert info["rows"] == 7 and len(out) == 8 and info["rows_withheld"] == 0
+    shown = out.groupby(out["age"].astype(str).fillna("blank"))["d"].agg(sorted).to_dict()
+    assert shown == {"[30, 34]": ["cold", "cold", "flu", "flu"], "[35, 39]": ["flu", "hiv"],
+                     "blank": ["asthma", "hiv"]}
+    keys = pdanon.release_keys(out, feb["pid"])
+    assert sorted(k for k in keys if k is not None) == sorted(feb["pid"])
+    assert sum(k is None for k in keys) == 1 and "pid" not in out.columns
     history.add(out, keys=feb["pid"], sensitive="d")
-    assert history.candidates([0, 8, 99]).tolist() == [2, 3, -1]
+    assert history.invariant == [2, 2]
+    after = pdanon.check_releases([first, out], keys=[jan["pid"], feb["pid"]], sensitive="d")
+    assert after.combined_l == 2 and after.passes(l=2) and len(after.combined) == 12
 
 
 def test_invariance_errors():
-    jan, first, history = _january()
-    rec = first.anon.recoding
-    feb = pd.DataFrame({"pid": [0, 8, 9], "age": [31, 33, 34], "d": ["flu", "hiv", "hiv"]})
-    with pytest.raises(InfeasibleError, match="cannot keep the sensitive values of"):
-        feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
-                                invariance=2, model=KAnonymity(1), max_suppressed_rows=3, row_order="input")
-    more = pd.concat([feb, pd.DataFrame({"pid": [4, 5], "age": [36, 37],
-                                         "d": ["hiv", "flu"]})], ignore_index=True)
-    out = more.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
-                                   invariance=2, model=KAnonymity(1), max_suppressed_rows=3,
-                                   withhold=True, row_order="input")
-    # 0 is left out (even the blank class would leave flu alone); then 8 and 9 (new) show
-    # one value, hiv, suppressed or not, and are left out too; 4 and 5 keep {hiv, flu}
-    assert out.anon.info["rows_withheld"] == 3 and out.anon.info["rows"] == 2
-    assert out["d"].tolist() == ["hiv", "flu"] and out["age"].astype(str).tolist() == [
-        "[35, 39]"] * 2
+    jan, first, history, rec = _january()
+    feb = pd.DataFrame({"pid": [0, 1, 8], "age": [31, 32, 33], "d": ["flu", "cold", "hiv"]})
+    kw = dict(identifiers=["pid"], history=history, keys="pid", invariance=2,
+              model=KAnonymity(1), max_suppressed_rows=3)
+    # 8 (hiv) fits no signature, and alone in the blank class shows one value
+    with pytest.raises(InfeasibleError, match="cannot keep 1 rows m-invariant"):
+        feb.anon.apply_recoding(rec, **kw)
+    out = feb.anon.apply_recoding(rec, withhold=True, **kw)
+    assert out.anon.info["rows_withheld"] == 1 and sorted(out["d"]) == ["cold", "flu"]
+    with pytest.raises(InvalidInputError, match="random order"):
+        feb.anon.apply_recoding(rec, row_order="input", **kw)
+    with pytest.raises(InvalidInputError, match=r"\['note'\] would have to be invented"):
+        feb.assign(note="x").anon.apply_recoding(rec, **kw)
+    with pytest.raises(InvalidInputError, match="1 row\\(s\\) of 'd' are blank"):
+        feb.assign(d=["flu", None, "hiv"]).anon.apply_recoding(rec, **kw)
     with pytest.raises(InvalidInputError, match="needs history"):
-        feb.anon.apply_recoding(rec, identifiers=["pid"], keys="pid", invariance=2, row_order="input")
+        feb.anon.apply_recoding(rec, identifiers=["pid"], keys="pid", invariance=2)
     with pytest.raises(InvalidInputError, match="go with invariance"):
-        feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, row_order="input")
+        feb.anon.apply_recoding(rec, identifiers=["pid"], history=history)
     with pytest.raises(UnknownColumnError, match="keys='who'"):
         feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="who",
-                                invariance=2, row_order="input")
+                                invariance=2)
     with pytest.raises(InvalidInputError, match="integer >= 1"):
         feb.anon.apply_recoding(rec, identifiers=["pid"], history=history, keys="pid",
-                                invariance=0, row_order="input")
+                                invariance=0)
+    # a month with nobody to publish keeps the history m-invariant
+    empty = feb.iloc[:0].anon.apply_recoding(rec, **kw)
+    history.add(empty, keys=feb["pid"].iloc[:0], sensitive="d")
+    assert len(empty) == 0 and history.invariant[-1] >= 2
+    assert len(feb.anon.apply_recoding(rec, withhold=True, **kw)) == 2
+    # a history that records a release not published m-invariant
+    old = pdanon.ReleaseHistory()
+    old.add(jan.iloc[:7].anon.apply_recoding(rec, identifiers=["pid"], row_order="input"),
+            keys=jan["pid"].iloc[:7], sensitive="d")  # [35, 39]: hiv twice, flu once
+    assert old.invariant == [0]
+    with pytest.raises(InvalidInputError, match="release 1 is not m-invariant for m = 2"):
+        feb.anon.apply_recoding(rec, **{**kw, "history": old})
+    # and an old history (pickled before signatures were kept) counts as not invariant
+    state = old._state()
+    for field in ("signature", "signature_sets", "signature_ids", "invariant"):
+        state.pop(field)
+    from pdanon.releases import _history_from_state
 
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(months=st.integers(2, 4), m=st.integers(1, 3), seed=st.integers(0, 10**6))
-def test_property_invariance_holds_over_a_sequence(months, m, seed):
-    rng = np.random.default_rng(seed)
-    people = pd.DataFrame({"pid": np.arange(60), "age": rng.integers(20, 60, 60),
-                           "d": rng.choice(list("abcde"), 60)})  # one value per person
-    batches = [people.iloc[np.flatnonzero(rng.random(60) < 0.7)].reset_index(drop=True)
-               for _ in range(months)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            first = batches[0].anon.k_anonymize(
-                2, l=m, algorithm="optimal", hierarchies={"age": intervals([5, 10, 20])},
-                max_suppressed_rows=0.3, identifiers=["pid"], quasi_identifiers=["age"],
-                sensitive=["d"], row_order="input")
-        except InfeasibleError:
-            return
-    history = pdanon.ReleaseHistory()
-    history.add(first, keys=batches[0]["pid"], sensitive="d")
-    releases, keys = [first], [batches[0]["pid"]]
-    for batch in batches[1:]:
-        try:
-            out = batch.anon.apply_recoding(first.anon.recoding, identifiers=["pid"],
-                                            history=history, keys="pid", invariance=m,
-                                            max_suppressed_rows=len(batch), row_order="input")
-        except InfeasibleError:
-            return
-        history.add(out, keys=batch["pid"], sensitive="d")
-        releases.append(out)
-        keys.append(batch["pid"])
-    # brute force: every person's values, intersected over the classes that held them
-    left = {}
-    for out, key in zip(releases, keys):
-        cells = out["age"].astype(str)
-        shown = out.groupby(cells, dropna=False)["d"].agg(set)
-        for cell, p in zip(cells, key):
-            left[p] = left.get(p, shown[cell]) & shown[cell]
-    assert min(len(v) for v in left.values()) >= m
-    assert (history.candidates(list(left)) == [len(left[p]) for p in left]).all()
+    assert _history_from_state(state).invariant == [0]
+    state = history._state()
+    for field in ("signature", "signature_sets", "signature_ids", "invariant"):
+        state.pop(field)
+    back = _history_from_state(state)
+    assert back.invariant == [0] and (back.signature == -1).all()
 
 
 # ----------------------------------------------------------------------------- local recodings

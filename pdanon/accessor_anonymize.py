@@ -57,8 +57,8 @@ class AnonymizeMethods:
                   max_suppressed_rows=None, hierarchies=None, levels=None,
                   labels: bool = False, objective: str | None = None, seed=None,
                   progress=None, options: dict | None = None, row_order: str = "random",
-                  allow_channels=None, household=None, household_ids: str = "renumber",
-                  **roles) -> pd.DataFrame:
+                  allow_channels=None, household=None,
+                  household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -329,8 +329,12 @@ class AnonymizeMethods:
         households.refuse_roles(household, _pick_roles(roles))
         inner = type(self)(self._df.drop(columns=[household]))
         out, r, info, verified = inner._release(model, roles, **run)
-        out = households.protect(self._df, out, r.qi, info, column=household,
-                                 k=households.model_k(verified), ids=household_ids)
+        from pdanon.dp.mechanism import RandomSource
+
+        k = households.model_k((type(p).__name__, getattr(p, "k", 1)) for p in verified.parts()
+                               if type(p).__name__ in ("KAnonymity", "HighestRisk"))
+        out = households.protect(self._df, out, r.qi, info, column=household, k=k,
+                                 ids=household_ids, permutation=RandomSource().permutation)
         r = r.restricted_to(out.columns)
         if household in out.columns:
             import dataclasses

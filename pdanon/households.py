@@ -139,16 +139,15 @@ def grouping(series: pd.Series, name=None, counts: pd.Series | None = None, *,
         values = series.dropna().to_numpy()
         if len(values) and not np.all(np.mod(values, 1) == 0):
             return None  # fractional numbers measure something
-    if counts is None:
-        try:
-            counts = series.dropna().value_counts(sort=False)
-        except TypeError:
-            return None
-    counts = counts[counts.to_numpy() > 0]
-    cells = int(counts.sum())
+    try:  # (a column of unhashable cells groups nothing pdanon can count)
+        sizes = (series.dropna().value_counts(sort=False) if counts is None
+                 else counts).to_numpy()
+    except TypeError:
+        return None
+    sizes = sizes[sizes > 0]
+    cells = int(sizes.sum())
     if cells < MIN_ROWS:
         return None
-    sizes = counts.to_numpy()
     small = (sizes >= 2) & (sizes <= GROUP_MAX)
     groups, grouped = int(small.sum()), int(sizes[small].sum())
     share = GROUPED_SHARE if named else GROUPED_SHARE_UNNAMED
@@ -237,24 +236,21 @@ def check_options(df: pd.DataFrame, household, household_ids: str) -> None:
             f"{list(df.columns)[:20]})")
 
 
-def model_k(model) -> int:
-    """The k a household signature must be shared by for ``model``: its k-anonymity's k (a
-    highest-risk threshold's class size), at least 2 — a household no other household
-    resembles is singled out whatever the model."""
-    from pdanon.models import KAnonymity
-
-    k = 2
-    for part in model.parts():
-        if isinstance(part, KAnonymity) or type(part).__name__ == "HighestRisk":
-            k = max(k, int(getattr(part, "k", 2)))
-    return k
+def model_k(parts) -> int:
+    """The k a household signature must be shared by: the largest class size the model's
+    ``parts`` ask for (``(name, k)`` pairs: k-anonymity's k, a highest-risk threshold's
+    class size), at least 2 — a household no other household resembles is singled out
+    whatever the model."""
+    return max([2, *(int(k) for _, k in parts)])
 
 
 def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column, k: int,
-            ids: str = "renumber", seed=None) -> pd.DataFrame:
+            ids: str = "renumber", permutation=None) -> pd.DataFrame:
     """The release ``out`` (rows in ``original``'s order and index, without the household
     column) with the household column of ``original`` added as the release publishes it:
-    renumbered with fresh random ids (:class:`pdanon.dp.mechanism.RandomSource`), every
+    renumbered with fresh random ids (``permutation(n)``: a random order of ``range(n)``,
+    the anonymizers pass :class:`pdanon.dp.mechanism.RandomSource`'s; default numpy's
+    generator seeded by the operating system), every
     household whose signature fewer than ``k`` households share unlinked (its id missing),
     or (``ids="drop"``) not at all. ``info["household"]`` records what was done. The
     household k of the result is verified before it is returned.
@@ -266,8 +262,6 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     >>> out["hh"].notna().tolist(), info["household"]["unlinked_households"]
     ([True, True, True, True, False], 1)
     """
-    from pdanon.dp.mechanism import RandomSource
-
     check_options(original, column, ids)
     if ids == "drop":
         info["household"] = {"column": None, "source_column": str(column), "ids": "dropped",
@@ -281,7 +275,8 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     n_hh = len(sig)
     fresh = np.full(n_hh, -1, dtype=np.int64)
     linked_hh = np.flatnonzero(keep)
-    fresh[linked_hh] = RandomSource(seed).permutation(len(linked_hh)) + 1
+    permutation = permutation or np.random.default_rng().permutation
+    fresh[linked_hh] = np.asarray(permutation(len(linked_hh)), dtype=np.int64) + 1
     row_id = np.where(hh >= 0, fresh[np.maximum(hh, 0)], -1)
     published = pd.array(np.where(row_id > 0, row_id, 0), dtype="Int64")
     published[row_id <= 0] = pd.NA
@@ -321,9 +316,9 @@ def refusal_lines(names: list) -> list:
     return [f"Rows sharing a value of {names!r} belong together (a household, a family, a "
             f"case): k_anonymize(..., household={first!r}) publishes it renumbered and makes "
             f"every household's combined record shared by k households (or "
-            f"household_ids='drop' publishes no link); quasi_identifiers=[...] generalizes "
-            f"it; identifiers=[...] drops it; insensitive=[...] publishes the link unchanged "
-            f"(with a warning)."]
+            f"household_ids='drop' publishes no link); quasi_identifiers={names!r} "
+            f"generalizes it; identifiers={names!r} drops it; insensitive={names!r} publishes "
+            f"the link unchanged (with a warning)."]
 
 
 def recorded_column(df: pd.DataFrame):

@@ -237,14 +237,16 @@ def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
 
 
 def _declared_groupings(df: pd.DataFrame, roles: "Roles", skip: set) -> None:
-    """Warn about the columns declared insensitive that group rows
-    (:func:`pdanon.households.grouping`): published unchanged on the caller's decision, they
-    link a household's rows, which ``household=`` would verify."""
+    """Warn about the columns declared insensitive that are named like a household, family
+    or case id and group rows (:func:`pdanon.households.grouping`): published unchanged on
+    the caller's decision, they link a household's rows, which ``household=`` would verify.
+    (A declared column whose name says nothing is not examined: every role given means
+    nothing is said; ``check()`` names it among its hazards.)"""
     from pdanon import households
 
     found = {}
     for c in roles.insensitive:
-        if c not in skip:
+        if c not in skip and households.named_like(c):
             evidence = households.grouping(df[c], c)
             if evidence is not None:
                 found[c] = evidence

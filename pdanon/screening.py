@@ -334,7 +334,7 @@ def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | 
     # ranges: neither free text nor unique values decide); contact details only for a column
     # nothing else refuses (each costs a pass over the distinct values)
     grouped = None if boolean else _grouped(series, name, counts, ranges=ranges)
-    by_name = None if boolean else _suspect(name, count, distinct, None, True, None, grouped)
+    by_name = None if boolean else _suspect(name, count, distinct, None, True)
     values = None if boolean or by_name is not None else content_finding(
         series, counts, numbers=not ranges)
     found = None if boolean else _suspect(name, count, distinct, text, ranges, values, grouped)
@@ -404,8 +404,6 @@ def _suspect(name, count: int, distinct: int, text, ranges: bool,
     w = words(name)
     spread = (f"no value repeats in {count:,} rows" if count and distinct == count
               else f"{distinct:,} distinct values in {count:,} rows")
-    if grouped is not None and not (w & IDENTIFIER_WORDS or _whole(name) in PERSON_NAMES):
-        return Suspect(name, "grouping", grouped)  # (a name column stays an identifier)
     if w & IDENTIFIER_WORDS or (w & RECORD_NOUNS and w & NUMBER_WORDS) or _record_key(name):
         return Suspect(name, "identifier", f"its name looks like an identifier; {spread}")
     if _whole(name) in PERSON_NAMES:
@@ -417,6 +415,8 @@ def _suspect(name, count: int, distinct: int, text, ranges: bool,
         what, opening = _CONTENT[found[0]]
         advice = f" ({_birth_advice(name)})" if what == "date of birth" else ""
         return Suspect(name, what, f"{opening}: {found[1]}{advice}")
+    if grouped is not None:  # (after what the name and the values say: names repeat too)
+        return Suspect(name, "grouping", grouped)
     if text is not None and count and distinct >= 0.5 * count and text[0] >= FREE_TEXT_LENGTH \
             and text[1] >= 0.5:
         return Suspect(name, "free text",

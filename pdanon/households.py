@@ -55,7 +55,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InvalidInputError
+import warnings
+
+from pdanon._errors import InvalidInputError, RoleWarning, VerificationError, user_stacklevel
 from pdanon._groups import class_labels, column_codes
 
 __all__ = ["CELLS_PER_GROUP", "GROUPED_SHARE", "GROUPED_SHARE_UNNAMED", "GROUP_MAX", "HOUSEHOLD_IDS",
@@ -178,8 +180,9 @@ def signatures(release: pd.DataFrame, column, qi) -> tuple[np.ndarray, np.ndarra
     Example
     -------
     >>> r = pd.DataFrame({"hh": ["a", "a", "b", "b", "c"], "age": [1, 2, 2, 1, 1]})
-    >>> signatures(r, "hh", ["age"])[1].tolist()   # a and b hold {1, 2}; c holds {1}
-    [0, 0, 1]
+    >>> sig = signatures(r, "hh", ["age"])[1]   # a and b hold {1, 2}; c holds {1}
+    >>> bool(sig[0] == sig[1] != sig[2])
+    True
     """
     if column not in release.columns:
         raise InvalidInputError(f"household column {column!r} is not in the frame")
@@ -285,8 +288,17 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     result = result[[*(c for c in original.columns if c in result.columns or c == column)]]
     achieved = household_k(result, column, qi)
     if achieved is not None and achieved < k:  # a bug, never a release
-        raise AssertionError(f"household k {achieved} < {k} after protection")
+        raise VerificationError(f"household k {achieved} < {k} after protection")
     unlinked = ~keep
+    if unlinked.any():
+        rows = int(np.isin(hh, np.flatnonzero(unlinked)).sum())
+        warnings.warn(
+            f"household column {column!r}: {int(unlinked.sum()):,} of {n_hh:,} households "
+            f"({rows:,} rows) have a signature fewer than {k} households share and are "
+            f"published unlinked (household id missing; info['household']). To keep more "
+            f"links, publish the quasi-identifiers coarser (e.g. hierarchies= with "
+            f"algorithm='optimal': age in bands) or fewer of them.", RoleWarning,
+            stacklevel=user_stacklevel())
     info["household"] = {
         "column": str(column) if not isinstance(column, (int, np.integer)) else column,
         "ids": "renumbered", "k": int(k), "households": int(n_hh),

@@ -663,7 +663,7 @@ def frame_schema(df: pd.DataFrame, roles: Roles, *, name: str | None = None):
 #: with its schema is checked as the release was; public figures only
 RELEASE_FACTS = ("operation", "algorithm", "model", "models", "params", "k", "missing",
                  "suppressed_rows", "rows_match_input", "row_order", "dp", "achieved",
-                 "quasi_identifiers", "channels_allowed")
+                 "quasi_identifiers", "channels_allowed", "household")
 
 
 def release_facts(info: dict) -> dict:

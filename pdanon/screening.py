@@ -316,7 +316,8 @@ def _grouped(series: pd.Series, name, counts, *, ranges: bool) -> str | None:
     return grouping_evidence(series, name, counts, ranges=ranges)
 
 
-def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | None:
+def examine(series: pd.Series, name=None, *, ranges: bool = False,
+            groups: bool = True) -> Suspect | None:
     """The :class:`Suspect` a column without a role is, or None.
 
     Example
@@ -333,7 +334,7 @@ def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | 
     # what the values say counts for a column its name does not refuse (no text facts, and
     # ranges: neither free text nor unique values decide); contact details only for a column
     # nothing else refuses (each costs a pass over the distinct values)
-    grouped = None if boolean else _grouped(series, name, counts, ranges=ranges)
+    grouped = None if boolean or not groups else _grouped(series, name, counts, ranges=ranges)
     by_name = None if boolean else _suspect(name, count, distinct, None, True)
     values = None if boolean or by_name is not None else content_finding(
         series, counts, numbers=not ranges)
@@ -498,8 +499,10 @@ def index_suspects(index: pd.Index) -> list:
             continue  # row numbers
         # integers (named or not) are the row numbers a filter leaves unless their name
         # says otherwise: unique values are no evidence there
+        # (an index that groups rows is left to the channel rule: a release gets a fresh
+        # index unless row_order="input", and pdanon.channels tests the one it keeps)
         suspect = examine(level, "index" if level.name is None else level.name,
-                          ranges=numbers)
+                          ranges=numbers, groups=False)
         if suspect is not None:
             found.append(suspect)
     return found

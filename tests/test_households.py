@@ -270,3 +270,17 @@ def test_property_household_signatures_meet_k(df, k, algorithm):
     info = out.anon.info["household"]
     assert info["linked_households"] == sum(counts.values())
     assert linked + info["unlinked_rows"] == len(df)
+
+
+def test_the_report_and_a_schema_read_back_carry_the_household_criterion(tmp_path):
+    df = household_table(300, ages=5)
+    out = quiet(df.anon.k_anonymize, 3, quasi_identifiers=QI, sensitive=["income"],
+                household="hh")
+    html = tmp_path / "report.html"
+    quiet(out.anon.report, df, str(html))
+    text = html.read_text()
+    assert "household_k" in text and "household column" in text
+    out.to_csv(tmp_path / "r.csv", index=False)
+    back = pdanon.read_csv(tmp_path / "r.csv", schema=out.anon.schema)
+    criteria = back.anon.check().criteria["criterion"].tolist()
+    assert "household_k" in criteria

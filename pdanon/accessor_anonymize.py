@@ -332,7 +332,8 @@ class AnonymizeMethods:
         from pdanon.dp.mechanism import RandomSource
 
         k = households.model_k((type(p).__name__, getattr(p, "k", 1)) for p in verified.parts()
-                               if type(p).__name__ in ("KAnonymity", "HighestRisk"))
+                               if type(p).__name__ in ("KAnonymity", "AlphaKAnonymity",
+                                                       "HighestRisk"))
         out = households.protect(self._df, out, r.qi, info, column=household, k=k,
                                  ids=household_ids, permutation=RandomSource().permutation)
         r = r.restricted_to(out.columns)

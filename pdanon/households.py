@@ -266,6 +266,11 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     ([True, True, True, True, False], 1)
     """
     check_options(original, column, ids)
+    if len(out) != len(original) or not out.index.equals(original.index):
+        raise InvalidInputError(
+            "household= needs the release's rows to be the input's (a differentially private "
+            "release is a sample of new rows): drop the household column "
+            "(identifiers=[...]) for this model")
     if ids == "drop":
         info["household"] = {"column": None, "source_column": str(column), "ids": "dropped",
                              "k": int(k)}

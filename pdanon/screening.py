@@ -562,8 +562,11 @@ def refusal(found: list, *, where: str = "publishing") -> str:
              f"decision:" if len(names) == 1 else
              f"{head} like they identify people; pdanon publishes no column without a "
              f"decision:"]
-    lines += [f"  - {s.column!r}: {s.evidence}" for s in found]
     grouped = [s.column for s in found if s.what == "grouping"]
+    if len(grouped) == len(names) == 1:
+        lines = [f"column {names[0]!r} has no role and links the rows that share its values; "
+                 f"pdanon publishes no column without a decision:"]
+    lines += [f"  - {s.column!r}: {s.evidence}" for s in found]
     if grouped:
         lines += grouping_fixes(grouped)
         if len(grouped) == len(names):

@@ -60,7 +60,7 @@ import warnings
 from pdanon._errors import InvalidInputError, RoleWarning, VerificationError, user_stacklevel
 from pdanon._groups import class_labels, column_codes
 
-__all__ = ["CELLS_PER_GROUP", "GROUPED_SHARE", "GROUPED_SHARE_UNNAMED", "GROUP_MAX", "HOUSEHOLD_IDS",
+__all__ = ["MIN_GROUPS_UNNAMED", "CELLS_PER_GROUP", "GROUPED_SHARE", "GROUPED_SHARE_UNNAMED", "GROUP_MAX", "HOUSEHOLD_IDS",
            "HOUSEHOLD_WORDS", "MIN_GROUPS", "MIN_ROWS", "grouping", "household_k",
            "protect", "shared_by", "signatures"]
 
@@ -77,6 +77,9 @@ HOUSEHOLD_WORDS = frozenset({
 GROUP_MAX = 10
 #: a grouping column holds at least this many values repeated in small groups
 MIN_GROUPS = 10
+#: ... and at least this many when its name says nothing: more than a measurement of whole
+#: numbers has values (an age on a table of 300 rows repeats in small groups too)
+MIN_GROUPS_UNNAMED = 200
 #: fewest non-missing cells examined (see :data:`pdanon.screening.MIN_ROWS`)
 MIN_ROWS = 50
 #: share of the rows in small groups that makes a column named like a grouping one grouping
@@ -116,7 +119,7 @@ def grouping(series: pd.Series, name=None, counts: pd.Series | None = None, *,
     values are each held by 2 to :data:`GROUP_MAX` rows, and those rows are at least
     :data:`GROUPED_SHARE` of the cells when the name says so (:data:`HOUSEHOLD_WORDS`), else
     at least :data:`GROUPED_SHARE_UNNAMED` with a repeated value per :data:`CELLS_PER_GROUP`
-    cells — a column of few values held by many rows each
+    cells and at least :data:`MIN_GROUPS_UNNAMED` such values — a column of few values held by many rows each
     (sex, a region, a code) or of values held once (a measurement) is none. ``ranges``: the
     column is published as ranges (a numeric quasi-identifier): only its name can then make
     it a grouping column. ``counts``: its value counts, when at hand.
@@ -153,8 +156,8 @@ def grouping(series: pd.Series, name=None, counts: pd.Series | None = None, *,
     small = (sizes >= 2) & (sizes <= GROUP_MAX)
     groups, grouped = int(small.sum()), int(sizes[small].sum())
     share = GROUPED_SHARE if named else GROUPED_SHARE_UNNAMED
-    if groups < MIN_GROUPS or grouped < share * cells or (
-            not named and groups * CELLS_PER_GROUP < cells):
+    if groups < MIN_GROUPS or grouped < share * cells or (not named and (
+            groups < MIN_GROUPS_UNNAMED or groups * CELLS_PER_GROUP < cells)):
         return None
     return (f"its values repeat in small groups, as a household's do: {groups:,} values held "
             f"by 2 to {GROUP_MAX} rows each ({grouped:,} of {cells:,} rows)")

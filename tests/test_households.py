@@ -284,3 +284,10 @@ def test_the_report_and_a_schema_read_back_carry_the_household_criterion(tmp_pat
     back = pdanon.read_csv(tmp_path / "r.csv", schema=out.anon.schema)
     criteria = back.anon.check().criteria["criterion"].tolist()
     assert "household_k" in criteria
+
+
+def test_a_small_table_s_age_is_no_household():
+    # 120 rows of ages: most values held by 2 to 10 rows, as a household id's would be
+    ages = pd.Series(np.random.default_rng(0).integers(18, 80, 120), name="age")
+    assert households.grouping(ages) is None
+    assert households.grouping(ages.rename("household")) is not None  # the name decides

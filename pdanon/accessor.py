@@ -416,13 +416,16 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
                                  household=household, threshold=threshold)
 
     @checked
-    def check(self, policy=None, *, original: pd.DataFrame | None = None, **roles):
+    def check(self, policy=None, *, original: pd.DataFrame | None = None, household=None,
+              **roles):
         """Check this release against a :class:`pdanon.Policy` (default: the release's own
         request, from ``info["models"]``): a :class:`pdanon.policy.CheckResult` with
         ``passed``, one row per criterion (measured value, threshold, passed, meaning) and the
         hazards seen (a class whose members share a sensitive value, sample uniques, a high
         share of suppressed rows, a nearly unique sensitive column). Usable in an ETL script
-        (``if not out.anon.check(policy): ...``). See :mod:`pdanon.policy`.
+        (``if not out.anon.check(policy): ...``). ``household``: a column whose rows belong
+        together (default: the one the release records), measured as the criterion
+        ``household_k`` (:mod:`pdanon.households`). See :mod:`pdanon.policy`.
 
         Example
         -------
@@ -435,7 +438,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         """
         from pdanon.policy import check
 
-        return check(self._df, policy, original=original, **roles)
+        return check(self._df, policy, original=original, household=household, **roles)
 
     def in_random_order(self, *, seed=None) -> pd.DataFrame:
         """This frame with its rows in a random order (the operating system's CSPRNG) under

@@ -57,7 +57,8 @@ class AnonymizeMethods:
                   max_suppressed_rows=None, hierarchies=None, levels=None,
                   labels: bool = False, objective: str | None = None, seed=None,
                   progress=None, options: dict | None = None, row_order: str = "random",
-                  allow_channels=None, **roles) -> pd.DataFrame:
+                  allow_channels=None, household=None,
+                  household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -85,7 +86,7 @@ class AnonymizeMethods:
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
                     progress=None, options: dict | None = None, row_order: str = "random",
-                    allow_channels=None,
+                    allow_channels=None, household=None, household_ids: str = "renumber",
                     **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows (and, with ``l=`` / ``t=``, l-diverse / t-close too).
@@ -158,6 +159,18 @@ class AnonymizeMethods:
             :class:`pdanon.ChannelError`, naming the fixes; a column named here is published
             anyway and recorded in ``info["channels_allowed"]``. See :mod:`pdanon.channels`
             and docs/security.md.
+        household : column name, optional
+            A column whose rows belong together (a household, family, case or cluster id;
+            :mod:`pdanon.households`). The anonymizer runs on the other columns; the column
+            is then published renumbered (fresh random ids) and verified at household level:
+            every household's signature (its size and the multiset of its members' published
+            quasi-identifier combinations) is shared by at least k households (k of the
+            model, at least 2); a household under that is unlinked (its rows stay, their
+            household id missing). ``info["household"]`` records the counts; ``check()``
+            measures ``household_k``. A release that records a household column passes it to
+            the next step by itself.
+        household_ids : {"renumber", "drop"}
+            ``"renumber"`` (default) as above; ``"drop"`` publishes no household id at all.
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``. A column
             given none is examined first: one that looks like it identifies people is refused
@@ -189,7 +202,7 @@ class AnonymizeMethods:
                     max_suppressed_rows=None, hierarchies=None, levels=None,
                     labels: bool = False, objective: str | None = None, seed=None,
                     progress=None, options: dict | None = None, row_order: str = "random",
-                    allow_channels=None,
+                    allow_channels=None, household=None, household_ids: str = "renumber",
                     **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
@@ -204,7 +217,8 @@ class AnonymizeMethods:
         t, distance
             Also t-closeness (see :meth:`t_close`).
         max_risk, average_risk, missing_sensitive, method, algorithm, max_suppressed_rows,
-        hierarchies, levels, labels, objective, seed, progress, options
+        hierarchies, levels, labels, objective, seed, progress, options, household,
+        household_ids
             As in :meth:`k_anonymize` (``missing_sensitive="unknown"``, the default: a
             missing sensitive cell is no value). ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
@@ -232,7 +246,8 @@ class AnonymizeMethods:
                 max_suppressed_rows=None, hierarchies=None, levels=None,
                 labels: bool = False, objective: str | None = None, seed=None,
                 progress=None, options: dict | None = None, row_order: str = "random",
-                allow_channels=None, **roles) -> pd.DataFrame:
+                allow_channels=None, household=None, household_ids: str = "renumber",
+                **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -299,9 +314,39 @@ class AnonymizeMethods:
             sens_h = {col: h for col, h in hierarchies.items() if col in quiet.sensitive}
         return request(**asked, sensitive_hierarchies=sens_h, always_k=always_k)
 
-    def _anonymize(self, model, roles: dict, *, method, algorithm, max_suppressed_rows,
-                   hierarchies, levels, labels, objective, seed, progress, options,
-                   row_order="random", allow_channels=None):
+    def _anonymize(self, model, roles: dict, *, row_order="random", household=None,
+                   household_ids="renumber", **run):
+        """:meth:`_release`, then the household step (:func:`pdanon.households.protect`) when
+        a household column is given or recorded by the input, then :meth:`_result`."""
+        from pdanon import households
+
+        households.check_options(self._df, household, household_ids)
+        if household is None:
+            household = households.recorded_column(self._df)
+        if household is None:
+            out, r, info, _ = self._release(model, roles, **run)
+            return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
+        households.refuse_roles(household, _pick_roles(roles))
+        inner = type(self)(self._df.drop(columns=[household]))
+        out, r, info, verified = inner._release(model, roles, **run)
+        from pdanon.dp.mechanism import RandomSource
+
+        k = households.model_k((type(p).__name__, getattr(p, "k", 1)) for p in verified.parts()
+                               if type(p).__name__ in ("KAnonymity", "AlphaKAnonymity",
+                                                       "HighestRisk"))
+        out = households.protect(self._df, out, r.qi, info, column=household, k=k,
+                                 ids=household_ids, permutation=RandomSource().permutation)
+        r = r.restricted_to(out.columns)
+        if household in out.columns:
+            import dataclasses
+
+            r = dataclasses.replace(r, insensitive=(*r.insensitive, household))
+        return self._result(out, r, info, row_order=row_order)
+
+    def _release(self, model, roles: dict, *, method, algorithm, max_suppressed_rows,
+                 hierarchies, levels, labels, objective, seed, progress, options,
+                 allow_channels=None):
+        """(release in the input's order, roles, info, the model verified)."""
         from pdanon import engine
 
         from pdanon.accessor_dp import dp_roles, refuse_roles_beside_dp
@@ -336,7 +381,7 @@ class AnonymizeMethods:
         out, info = engine.anonymize(self._df, r, model=model, method=method,
                                      algorithm=algorithm, progress=progress,
                                      allow_channels=allow_channels, **extra)
-        return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
+        return out, r, info, model
 
     def _with_earlier_models(self, model, r):
         """``model`` with the models an earlier pdanon step verified on this frame (recorded in

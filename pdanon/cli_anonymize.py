@@ -56,6 +56,7 @@ from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, check_co
                                parse_columns, parse_policy, policy_table, read_config, side_limit,
                                to_toml)
 from pdanon._errors import InvalidInputError
+from pdanon import cli_household
 from pdanon.sidefiles import HIERARCHY_LIMIT, read_side_text
 from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as text
 
@@ -68,7 +69,7 @@ METHODS = ("generalize", "suppress", "aggregate")
 SECTIONS = {
     "": ("input", "output", "report", "internal_report", "explain", "schema", "recoding",
          "save_recoding", "sep", "encoding", "csv_escape", "row_order"),
-    "columns": ("identifiers", "insensitive", "allow_channels"),
+    "columns": ("identifiers", "insensitive", "allow_channels", "household", "household_ids"),
     "model": ("k", "l", "l_variant", "c", "t", "distance", "beta", "beta_variant", "delta",
               "alpha", "alpha_value", "k_map", "population", "population_size",
               "sampling_fraction", "max_risk", "average_risk", "epsilon", "dp_delta",
@@ -154,6 +155,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                       help="columns published unchanged that you have judged safe although "
                            "they determine a quasi-identifier the release hides (refused "
                            "otherwise; docs/security.md)")
+    cli_household.add_arguments(cols)
     m = p.add_argument_group("privacy model (any combination)")
     m.add_argument("-k", type=int, help="k-anonymity")
     m.add_argument("-l", type=_number, help="l-diversity (distinct unless --l-variant)")
@@ -716,7 +718,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
             row_order=s["row_order"], identifiers=ids,
             quasi_identifiers={c: _kind(k) for c, k in qi.items()},
             sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep,
-            allow_channels=list(s.get("allow_channels") or []) or None)
+            allow_channels=list(s.get("allow_channels") or []) or None,
+            **cli_household.keywords(s))
     # a DP release is a shuffled sample: nothing compares it with the input row by row. The
     # others come in a random order (unless --row-order input) with the way back to the
     # input's rows kept in this process only: checked and reported against the input, and
@@ -1061,6 +1064,7 @@ def cli_words(text: str) -> str:
         "or a share such as 0.1)")
     text = text.replace(" (or df.anon.hash_identifiers pseudonymizes them)", "").replace(
         " (or df.anon.hash_identifiers pseudonymizes it)", "")
+    text = cli_household.flag_words(text)
     return re.sub(r"\b(quasi_identifiers|identifiers|insensitive|sensitive|allow_channels)"
                   r"=\[([^\]]*)\]",
                   repl, text)

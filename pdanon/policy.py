@@ -99,6 +99,12 @@ class Policy:
         the largest share of a quasi-identifier's hidden cells that a column (not allowed
         with ``allow_channels=``, not sensitive) narrows to their value while lowering k
         below the policy's (at least 2), at most ``pdanon.channels.MAX_SHARE`` (5 %).
+    household_k : int, optional
+        With a household column in the release (recorded in ``info["household"]`` by
+        ``household=``, or passed to :func:`check`): every household's signature (its size
+        and its members' published quasi-identifier combinations,
+        :mod:`pdanon.households`) is shared by at least this many households (criterion
+        ``household_k``). Default: the policy's k (at least 2; at least l).
     missing_sensitive : {"unknown", "value"}
         How l, t, β and δ read a blank sensitive cell: ``"unknown"`` (default) - no value,
         so a class of 5 x hiv and 5 blanks has l = 1; ``"value"`` - one more value (the rule
@@ -130,6 +136,7 @@ class Policy:
     max_suppressed_share: float | None = None
     random_order: bool = True
     channels: bool = True
+    household_k: int | None = None
     missing_sensitive: str = "unknown"
 
     def __post_init__(self):
@@ -141,6 +148,11 @@ class Policy:
         if self.k is not None and (isinstance(self.k, bool) or not isinstance(
                 self.k, numbers.Integral) or self.k < 1):
             raise InvalidInputError(f"k must be an integer >= 1, got {self.k!r}")
+        if self.household_k is not None and (isinstance(self.household_k, bool) or not
+                                             isinstance(self.household_k, numbers.Integral)
+                                             or self.household_k < 1):
+            raise InvalidInputError(f"household_k must be an integer >= 1, got "
+                                    f"{self.household_k!r}")
         if self.l is not None and (isinstance(self.l, bool) or not isinstance(
                 self.l, numbers.Real) or not self.l >= 1):
             raise InvalidInputError(f"l must be a number >= 1, got {self.l!r}")
@@ -351,10 +363,12 @@ def _fmt(v) -> str:
 
 
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
-          quasi_identifiers=None, sensitive=None) -> CheckResult:
+          quasi_identifiers=None, sensitive=None, household=None) -> CheckResult:
     """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
     ``info``: the release's own request, and the default risk limit when it bounds no class's
-    size). Roles come from the keywords, else those the release remembers. ``original``
+    size). Roles come from the keywords, else those the release remembers. ``household``: a
+    column whose rows belong together (default: the one ``info["household"]`` records), whose
+    household k is then a criterion (:mod:`pdanon.households`). ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
     See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`. A frame holding the
@@ -460,9 +474,10 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
             "the rows were published in the input's order (row_order='input'): a sorted "
             "export lets neighbouring rows give hidden cells back; publish the default random "
             "order (out.anon.in_random_order())")
+    grouped = _household_criterion(release, qi, policy, household, add)
     criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
                                            "passed", "meaning"])
-    hazards = unchecked + _hazards(release, qi, sens, n, suppressed, risk, policy)
+    hazards = unchecked + grouped + _hazards(release, qi, sens, n, suppressed, risk, policy)
     if info.get("row_order") != "random":
         hazards += _order_hazard(release, qi)
     known = {}
@@ -476,6 +491,39 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         hazards += _channel_hazards(found, k_stake)
         known = k_if_known(release, qi)
     return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy, known)
+
+
+def _household_criterion(release, qi, policy, household, add) -> list:
+    """The criterion ``household_k`` when the release holds a household column (given, or
+    recorded by the anonymizer): the fewest households that share a signature. Without one,
+    the hazards of the columns published unchanged that group rows
+    (:func:`pdanon.households.grouping`), with their household k."""
+    from pdanon import households
+
+    column = household
+    if column is None:
+        column = households.recorded_column(release)
+    elif column not in release.columns:
+        raise InvalidInputError(f"household={column!r} is not a column of the release")
+    if column is None:
+        out = []
+        for c in release.columns:
+            if c in set(qi) or not len(release):
+                continue
+            evidence = households.grouping(release[c], c)
+            if evidence is not None:
+                out.append(f"column {c!r} is published unchanged and groups rows ({evidence}):"
+                           f" household k = {households.household_k(release, c, qi)}; check "
+                           f"it with check(household={c!r}), protect it with k_anonymize(..., "
+                           f"household={c!r})")
+        return out
+    need = policy.household_k or max(policy.k or 1, math.ceil(policy.l) if policy.l else 1, 2)
+    measured = households.household_k(release, column, qi)
+    add("household_k", need if measured is None else measured, ">=", need,
+        f"every household's signature (its size and its members' published "
+        f"quasi-identifier combinations, column {column!r}) is shared by at least {need} "
+        f"households")
+    return []
 
 
 def _channels(release, qi, sens, info, policy):

@@ -232,6 +232,26 @@ def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
     digits = [c for c in list(roles.quasi_identifiers) + list(roles.sensitive)
               if c in kinds_inferred and roles.kind(c) == "unordered" and digit_codes(df[c])]
     decide(roles, found, mode, {c: df[c].dropna().iloc[0] for c in digits})
+    if mode == "refuse" and len(df):
+        _declared_groupings(df, roles, set(inferred) | set(decided))
+
+
+def _declared_groupings(df: pd.DataFrame, roles: "Roles", skip: set) -> None:
+    """Warn about the columns declared insensitive that are named like a household, family
+    or case id and group rows (:func:`pdanon.households.grouping`): published unchanged on
+    the caller's decision, they link a household's rows, which ``household=`` would verify.
+    (A declared column whose name says nothing is not examined: every role given means
+    nothing is said; ``check()`` names it among its hazards.)"""
+    from pdanon import households
+
+    found = {}
+    for c in roles.insensitive:
+        if c not in skip and households.named_like(c):
+            evidence = households.grouping(df[c], c)
+            if evidence is not None:
+                found[c] = evidence
+    if found:
+        warnings.warn(households.warning_text(found), RoleWarning, stacklevel=user_stacklevel())
 
 
 def decide(roles: "Roles", found: list, mode: str, digit_columns: dict | None = None) -> None:
@@ -643,7 +663,7 @@ def frame_schema(df: pd.DataFrame, roles: Roles, *, name: str | None = None):
 #: with its schema is checked as the release was; public figures only
 RELEASE_FACTS = ("operation", "algorithm", "model", "models", "params", "k", "missing",
                  "suppressed_rows", "rows_match_input", "row_order", "dp", "achieved",
-                 "quasi_identifiers", "channels_allowed")
+                 "quasi_identifiers", "channels_allowed", "household")
 
 
 def release_facts(info: dict) -> dict:

@@ -49,6 +49,9 @@ from typing import Hashable, Iterable, NamedTuple
 import pandas as pd
 
 from pdanon.content import finding as content_finding
+from pdanon.households import grouping as grouping_evidence
+from pdanon.households import named_like as named_like_grouping
+from pdanon.households import refusal_lines as grouping_fixes
 
 __all__ = ["BIRTH_OTHER", "BIRTH_WORDS", "CONTACT_PATTERNS", "FREE_TEXT_LENGTH",
            "IDENTIFIER_WORDS", "MIN_ROWS", "NEARLY_UNIQUE", "NOTE_WORDS", "NUMBER_WORDS",
@@ -290,6 +293,7 @@ class Facts(NamedTuple):
     boolean: bool
     contacts: dict
     content: tuple | None = None
+    grouped: str | None = None
 
 
 def facts(series: pd.Series, *, numbers: bool = True) -> Facts:
@@ -299,10 +303,21 @@ def facts(series: pd.Series, *, numbers: bool = True) -> Facts:
     boolean = bool(pd.api.types.is_bool_dtype(series.dtype))
     return Facts(count, distinct, _text_facts(series), boolean,
                  contact_details(series, counts),
-                 None if boolean else content_finding(series, counts, numbers=numbers))
+                 None if boolean else content_finding(series, counts, numbers=numbers),
+                 _grouped(series, series.name, counts, ranges=not numbers))
 
 
-def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | None:
+def _grouped(series: pd.Series, name, counts, *, ranges: bool) -> str | None:
+    """:func:`pdanon.households.grouping`, but for a column named like a sensitive attribute
+    (codes of a diagnosis repeat in small groups without linking anyone's rows) unless its
+    name also says it groups rows."""
+    if looks_sensitive(name) and not named_like_grouping(name):
+        return None
+    return grouping_evidence(series, name, counts, ranges=ranges)
+
+
+def examine(series: pd.Series, name=None, *, ranges: bool = False,
+            groups: bool = True) -> Suspect | None:
     """The :class:`Suspect` a column without a role is, or None.
 
     Example
@@ -319,25 +334,29 @@ def examine(series: pd.Series, name=None, *, ranges: bool = False) -> Suspect | 
     # what the values say counts for a column its name does not refuse (no text facts, and
     # ranges: neither free text nor unique values decide); contact details only for a column
     # nothing else refuses (each costs a pass over the distinct values)
+    grouped = None if boolean or not groups else _grouped(series, name, counts, ranges=ranges)
     by_name = None if boolean else _suspect(name, count, distinct, None, True)
     values = None if boolean or by_name is not None else content_finding(
         series, counts, numbers=not ranges)
-    found = None if boolean else _suspect(name, count, distinct, text, ranges, values)
+    found = None if boolean else _suspect(name, count, distinct, text, ranges, values, grouped)
     contacts = {} if boolean or found is not None or values is not None else \
         contact_details(series, counts)
     return judge(name, count, distinct, text, boolean, ranges=ranges, contacts=contacts,
-                 content=values)
+                 content=values, grouped=grouped)
 
 
 def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
           ranges: bool = False, contacts: dict | None = None,
-          examined: int | None = None, content: tuple | None = None) -> Suspect | None:
+          examined: int | None = None, content: tuple | None = None,
+          grouped: str | None = None) -> Suspect | None:
     """The :class:`Suspect` a column is, from its name and :func:`facts`, or None.
     ``ranges``: the column is to be published generalized into ranges (a numeric
     quasi-identifier): unique numbers are then no evidence (a range shows none of them); its
     name and text still are. ``contacts``: :func:`contact_details`, found among ``examined``
     non-missing cells (all ``count`` of them unless a sample was searched). ``content``: what
     the values say (:func:`pdanon.content.finding`), decisive whatever the name and ``ranges``.
+    ``grouped``: the evidence that the column groups rows (:func:`pdanon.households.grouping`),
+    decisive first: a household id is refused with its own fixes (``household=``).
 
     Example
     -------
@@ -352,7 +371,7 @@ def judge(name, count: int, distinct: int, text=None, boolean: bool = False, *,
     """
     if boolean:
         return None
-    found = _suspect(name, count, distinct, text, ranges, content)
+    found = _suspect(name, count, distinct, text, ranges, content, grouped)
     if contacts:
         among = (f"{count:,} cells" if examined is None else
                  f"{examined:,} cells of a sample")
@@ -378,9 +397,11 @@ def _birth_advice(name) -> str:
 
 
 def _suspect(name, count: int, distinct: int, text, ranges: bool,
-             found: tuple | None = None) -> Suspect | None:
-    """:func:`judge` by the name, the text facts, what the values say (``found``) and the
-    distinct values."""
+             found: tuple | None = None, grouped: str | None = None) -> Suspect | None:
+    """:func:`judge` by the rows it groups (``grouped``), the name, the text facts, what the
+    values say (``found``) and the distinct values."""
+    if grouped is not None and named_like_grouping(name):  # hh_id: a household's id
+        return Suspect(name, "grouping", grouped)
     w = words(name)
     spread = (f"no value repeats in {count:,} rows" if count and distinct == count
               else f"{distinct:,} distinct values in {count:,} rows")
@@ -395,6 +416,8 @@ def _suspect(name, count: int, distinct: int, text, ranges: bool,
         what, opening = _CONTENT[found[0]]
         advice = f" ({_birth_advice(name)})" if what == "date of birth" else ""
         return Suspect(name, what, f"{opening}: {found[1]}{advice}")
+    if grouped is not None:  # (after what the name and the values say: names repeat too)
+        return Suspect(name, "grouping", grouped)
     if text is not None and count and distinct >= 0.5 * count and text[0] >= FREE_TEXT_LENGTH \
             and text[1] >= 0.5:
         return Suspect(name, "free text",
@@ -476,8 +499,10 @@ def index_suspects(index: pd.Index) -> list:
             continue  # row numbers
         # integers (named or not) are the row numbers a filter leaves unless their name
         # says otherwise: unique values are no evidence there
+        # (an index that groups rows is left to the channel rule: a release gets a fresh
+        # index unless row_order="input", and pdanon.channels tests the one it keeps)
         suspect = examine(level, "index" if level.name is None else level.name,
-                          ranges=numbers)
+                          ranges=numbers, groups=False)
         if suspect is not None:
             found.append(suspect)
     return found
@@ -537,7 +562,15 @@ def refusal(found: list, *, where: str = "publishing") -> str:
              f"decision:" if len(names) == 1 else
              f"{head} like they identify people; pdanon publishes no column without a "
              f"decision:"]
+    grouped = [s.column for s in found if s.what == "grouping"]
+    if len(grouped) == len(names) == 1:
+        lines = [f"column {names[0]!r} has no role and links the rows that share its values; "
+                 f"pdanon publishes no column without a decision:"]
     lines += [f"  - {s.column!r}: {s.evidence}" for s in found]
+    if grouped:
+        lines += grouping_fixes(grouped)
+        if len(grouped) == len(names):
+            return "\n".join(lines)
     them = "it" if len(names) == 1 else "them"
     lines.append(f"Decide: identifiers={names!r} drops {them} (or df.anon.hash_identifiers "
                  f"pseudonymizes {them}); insensitive={names!r} publishes {them} unchanged on "

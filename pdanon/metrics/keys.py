@@ -112,6 +112,8 @@ records_at_risk | records at risk | lower | risk
     share of rows with prosecutor risk > {threshold}
 sample_uniques | sample uniques | lower | risk
     share of rows unique on the quasi-identifiers
+household_k | household k | higher | risk
+    fewest households sharing a signature (size and members' published quasi-identifiers)
 channel_share | channel share | lower | risk
     largest share of a quasi-identifier's hidden cells a column published unchanged gives back
 marketer_risk | marketer risk | lower | risk

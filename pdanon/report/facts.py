@@ -232,6 +232,7 @@ def parameters(anonymized, original, roles, info: dict, title: str,
         "randomness": info.get("random_source")
         or "not recorded (pdanon never stores a seed)",
         "channels_allowed": [str(c) for c in info.get("channels_allowed") or []],
+        "household": dict(info.get("household") or {}),
         "digest_anonymized": digest(anonymized),
         "digest_original": (None if original is None or digest_key is None
                             else digest(original, key=digest_key)),

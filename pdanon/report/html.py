@@ -151,6 +151,14 @@ def _parameters(rep) -> list:
     if p.get("channels_allowed"):
         asked.append(["columns allowed as channels (published unchanged though they give "
                       "a quasi-identifier back)", ", ".join(p["channels_allowed"])])
+    hh = p.get("household") or {}
+    if hh:
+        asked.append(["household column (rows that belong together)", fmt(
+            f"{hh.get('source_column', hh.get('column'))}: ids {hh.get('ids')}, k "
+            f"{hh.get('k')}" + (f", {hh.get('linked_households')} households linked, "
+                                f"{hh.get('unlinked_households')} unlinked "
+                                f"({hh.get('unlinked_rows')} rows)"
+                                if "linked_households" in hh else ""))])
     out.append("<h3>What was asked</h3>")
     out.append(table(asked, ["setting", "value"], caption="Algorithm, model and options"))
     if p["hierarchy_levels"]:

@@ -402,7 +402,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         0.25
         """
         from pdanon import progress as _progress
-        from pdanon.accessor_risk import survey_roles
+        from pdanon.metrics.survey import survey_roles
         from pdanon.metrics.report import metrics_table
 
         r = self._measured_roles(survey_roles(roles, weights, household))

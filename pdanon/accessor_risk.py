@@ -10,19 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pdanon.keywords import checked
-
-
-def survey_roles(roles: dict, *columns) -> dict:
-    """``roles`` with the weight and household columns published as they are
-    (``insensitive``) unless the caller gave them a role: they are never matched on."""
-    named = {c for v in roles.values() for c in (v if isinstance(v, (list, tuple, dict))
-                                                 else [v])}
-    extra = [c for c in columns if c is not None and c not in named]
-    if not extra:
-        return roles
-    keep = roles.get("insensitive") or []
-    keep = [keep] if isinstance(keep, str) else list(keep)
-    return {**roles, "insensitive": keep + extra}
+from pdanon.metrics.survey import survey_roles
 
 
 class RiskMethods:

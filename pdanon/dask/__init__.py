@@ -328,7 +328,7 @@ class DaskAnonAccessor:
         >>> ddf.anon.risk().compute()["prosecutor"].tolist()
         [0.5, 0.5, 1.0]
         """
-        from pdanon.accessor_risk import survey_roles
+        from pdanon.metrics.survey import survey_roles
 
         roles = survey_roles(roles, weights)
         return record_risk(self._ddf, self.roles(**roles).quasi_identifiers,
@@ -350,7 +350,7 @@ class DaskAnonAccessor:
         >>> float(ddf.anon.risk_summary()["highest_prosecutor_risk"])
         0.5
         """
-        from pdanon.accessor_risk import survey_roles
+        from pdanon.metrics.survey import survey_roles
 
         roles = survey_roles(roles, weights, household)
         return risk_summary(self._ddf, self.roles(**roles).quasi_identifiers,

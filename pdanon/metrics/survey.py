@@ -46,7 +46,7 @@ import pandas as pd
 from pdanon import _groups
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
-__all__ = ["SURVEY_KEYS", "HOUSEHOLD_KEYS", "check_weights", "household_risk",
+__all__ = ["SURVEY_KEYS", "HOUSEHOLD_KEYS", "check_weights", "household_risk", "survey_roles",
            "individual_risk", "population_estimates", "survey_risk", "survey_summary"]
 
 #: the figures of a weighted risk summary (keys of :data:`pdanon.metrics.FIGURES`)
@@ -194,3 +194,16 @@ def survey_summary(risk: np.ndarray, household: np.ndarray | None = None) -> dic
         out["household_global_risk"] = float(np.mean(household)) if n else 0.0
         out["household_expected_reidentifications"] = float(np.sum(household))
     return out
+
+
+def survey_roles(roles: dict, *columns) -> dict:
+    """``roles`` with the weight and household columns published as they are
+    (``insensitive``) unless the caller gave them a role: they are never matched on."""
+    named = {c for v in roles.values() for c in (v if isinstance(v, (list, tuple, dict))
+                                                 else [v])}
+    extra = [c for c in columns if c is not None and c not in named]
+    if not extra:
+        return roles
+    keep = roles.get("insensitive") or []
+    keep = [keep] if isinstance(keep, str) else list(keep)
+    return {**roles, "insensitive": keep + extra}

@@ -280,7 +280,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     if unknown:
         raise InvalidInputError(f"unknown keyword(s) {unknown}; role keywords are "
                                 f"identifiers, quasi_identifiers, sensitive, insensitive")
-    from pdanon.accessor_risk import survey_roles
+    from pdanon.metrics.survey import survey_roles
 
     r = resolve_roles(anonymized, screen="warn", **survey_roles(roles, weights, household))
     qis, sens = dict(r.quasi_identifiers), dict(r.sensitive)

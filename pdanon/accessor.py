@@ -478,7 +478,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         True
         """
         from pdanon.metrics._common import aligned, check_frame
-        from pdanon.row_order import input_rows
+        from pdanon.publisher_only import input_rows
 
         at = input_rows(self._df, check_frame(original, "original"))
         # without a way back: a frame never reordered, or a refusal that says why

@@ -332,7 +332,7 @@ def explain(out: pd.DataFrame, original: pd.DataFrame, *, info: dict, sensitive:
 
     qi = _quasi_identifiers(info)
     if isinstance(original, pd.DataFrame) and not original.index.equals(out.index):
-        from pdanon.row_order import input_rows
+        from pdanon.publisher_only import input_rows
 
         at = input_rows(out, original)  # a release in a random order: the way back
         if at is not None:  # explained per row of the original, in its order and index

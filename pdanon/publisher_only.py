@@ -27,8 +27,9 @@ Example
 
 from __future__ import annotations
 
-__all__ = ["EXPLANATION_COLUMNS", "PublisherOnly", "explanation_columns", "guard_pandas_writers",
-           "guarded_writer", "refuse_explanation", "warn_written"]
+__all__ = ["ATTRS_KEY", "EXPLANATION_COLUMNS", "PublisherOnly", "explanation_columns", "facts_of",
+           "guard_pandas_writers", "guarded_writer", "input_rows", "positions_at",
+           "refuse_explanation", "warn_written"]
 
 
 class PublisherOnly(dict):
@@ -200,3 +201,39 @@ def guard_pandas_writers() -> None:
         method = getattr(pd.DataFrame, name, None)
         if method is not None and not getattr(method, "pdanon_guard", False):
             setattr(pd.DataFrame, name, guarded_writer(name, method))
+
+
+# ------------------------------------------------------------------ the way back to the input
+
+#: where a frame keeps its roles and ``info`` in ``df.attrs`` (also :data:`pdanon.roles.ATTRS_KEY`)
+ATTRS_KEY = "pdanon"
+
+
+def facts_of(frame) -> dict:
+    """A plain copy of the publisher-only facts ``frame``'s ``info`` holds (``{}`` for a
+    frame read back from a file, or made elsewhere)."""
+    info = (frame.attrs.get(ATTRS_KEY) or {}).get("info") or {}
+    held = info.get("publisher_only")
+    return held.facts() if hasattr(held, "facts") else {}
+
+
+def positions_at(rows, labels):
+    """The positions ``rows`` (a way back: a Series label -> position) holds for ``labels``;
+    None when some label is not among them (the frame lost its way back for those rows)."""
+    import numpy as np
+
+    at = rows.reindex(labels).to_numpy(dtype=np.float64)
+    return None if np.isnan(at).any() else at.astype(np.int64)
+
+
+def input_rows(release, original):
+    """Positions in ``original`` of the rows ``release`` was made from, read from the
+    publisher-only way back that :func:`pdanon.row_order.publish_order` keeps (``original``
+    is the first input, or the step's own input); None when the release holds none for that
+    frame (a file read back, a frame made elsewhere) or some row is not found. The metrics,
+    ``explain`` and the report pair a release's rows with the original's through it."""
+    facts = facts_of(release)
+    for rows, index in (("first_rows", "first_index"), ("step_rows", "step_index")):
+        if rows in facts and facts[index].equals(original.index):
+            return positions_at(facts[rows], release.index)
+    return None

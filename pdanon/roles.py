@@ -28,10 +28,10 @@ import pandas as pd
 
 from pdanon._errors import (InvalidInputError, KindError, KindWarning, RoleError, RoleWarning,
                              UnknownColumnError, user_stacklevel)
+from pdanon.publisher_only import ATTRS_KEY  # one definition: a frame's key in df.attrs
 
 KINDS = ("real", "ordered", "unordered")
 ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
-ATTRS_KEY = "pdanon"
 
 #: what :func:`resolve_roles` does with the columns whose role it infers: ``"refuse"``
 #: (anonymizers, perturbations: a column that looks like it identifies people is refused,

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pdanon.publisher_only import facts_of, input_rows, positions_at  # noqa: F401 (the way back)
 from pdanon.screening import is_fresh_index  # noqa: F401 (a release's own labels)
 
 __all__ = ["GROUPED_KAPPA", "ROW_ORDERS", "SORTED_SHARE", "check_row_order", "fresh_index",
@@ -163,21 +164,6 @@ def _positions(before: pd.DataFrame, out: pd.DataFrame) -> np.ndarray | None:
     return None
 
 
-def _positions_at(rows: pd.Series, labels: pd.Index) -> np.ndarray | None:
-    """The positions ``rows`` (a way back: label -> position) holds for ``labels``; None
-    when some label is not among them (the frame lost its way back for those rows)."""
-    at = rows.reindex(labels).to_numpy(dtype=np.float64)
-    return None if np.isnan(at).any() else at.astype(np.int64)
-
-
-def _facts(frame: pd.DataFrame) -> dict:
-    from pdanon.roles import ATTRS_KEY
-
-    info = (frame.attrs.get(ATTRS_KEY) or {}).get("info") or {}
-    held = info.get("publisher_only")
-    return held.facts() if hasattr(held, "facts") else {}
-
-
 def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "random",
                   seed=None) -> pd.DataFrame:
     """``out`` (a step's result on ``before``, rows in ``before``'s order, attrs set) as the
@@ -214,10 +200,10 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
         return published
     step = None if sample else _positions(before, out)
     first = None
-    earlier = _facts(before)
+    earlier = facts_of(before)
     if step is not None:
         if "first_rows" in earlier and "first_index" in earlier:
-            through = _positions_at(earlier["first_rows"], before.index)
+            through = positions_at(earlier["first_rows"], before.index)
             if through is not None:
                 first = (through[step], earlier["first_index"])
         elif before_info.get("rows_match_input") is not False:
@@ -225,7 +211,7 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
     order = RandomSource(seed).permutation(len(out))
     published = out.iloc[order]
     published.index = fresh_index(len(out), before.index)
-    facts = {k: v for k, v in _facts(out).items()
+    facts = {k: v for k, v in facts_of(out).items()
              if k not in ("first_rows", "first_index", "step_rows", "step_index")}
     if step is not None:
         facts.update(step_rows=pd.Series(step[order], index=published.index),
@@ -242,18 +228,6 @@ def publish_order(before: pd.DataFrame, out: pd.DataFrame, *, row_order: str = "
     return published
 
 
-def input_rows(release: pd.DataFrame, original: pd.DataFrame) -> np.ndarray | None:
-    """Positions in ``original`` of the rows ``release`` was made from, read from the
-    publisher-only way back that :func:`publish_order` keeps (``original`` is the first
-    input, or the step's own input); None when the release holds none for that frame (a
-    file read back, a frame made elsewhere) or some row is not found."""
-    facts = _facts(release)
-    for rows, index in (("first_rows", "first_index"), ("step_rows", "step_index")):
-        if rows in facts and facts[index].equals(original.index):
-            return _positions_at(facts[rows], release.index)
-    return None
-
-
 def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
     """Per-row ``values`` (a person's key, say) given for the rows of the frame ``release``
     was made from, in that frame's order, as an array in the release's order, through the
@@ -268,7 +242,7 @@ def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
     >>> bool((out["zip"].to_numpy() == df["zip"].to_numpy()[in_release_order(out, df["pid"]) - 7]).all())
     True
     """
-    facts = _facts(release)
+    facts = facts_of(release)
     if (isinstance(values, pd.Series) and values.index.equals(release.index)) or \
             "step_rows" not in facts or not isinstance(
                 values, (pd.Series, pd.Index, np.ndarray, list, tuple, range)):
@@ -276,7 +250,7 @@ def in_release_order(release: pd.DataFrame, values) -> np.ndarray:
     array = (values.to_numpy() if isinstance(values, (pd.Series, pd.Index))
              else np.asarray(values) if not isinstance(values, (list, tuple, range))
              else pd.Series(list(values)).to_numpy())
-    at = _positions_at(facts["step_rows"], release.index)
+    at = positions_at(facts["step_rows"], release.index)
     if array.ndim == 1 and len(array) == len(facts["step_index"]) and at is not None:
         return array[at]
     return values

@@ -87,13 +87,13 @@ def sensitive_spec(df: pd.DataFrame, sensitive=None):
 
 def aligned(original: pd.DataFrame, anonymized: pd.DataFrame) -> pd.DataFrame:
     """The original rows matching the anonymized rows: through the publisher-only way back
-    of a release in a random order (:func:`pdanon.row_order.input_rows`; indexed like the
+    of a release in a random order (:func:`pdanon.publisher_only.input_rows`; indexed like the
     release); the same frame when the indexes agree; the original rows at the anonymized
     labels when the anonymized frame lost rows."""
     check_frame(original, "original")
     check_frame(anonymized, "anonymized")
     from pdanon.roles import ATTRS_KEY
-    from pdanon.row_order import input_rows
+    from pdanon.publisher_only import input_rows
 
     at = input_rows(anonymized, original)
     if at is not None:  # the publisher-only way back of a release in a random order

@@ -55,7 +55,9 @@ from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
 from pdanon.dask._models import check_feasible, model_info, needs_context, verify_output
 from pdanon.dask._plan import merge_tables, value_table_capped
 from pdanon.dask._recode import publish_categoricals
+from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.roles import foreign_attrs
+from pdanon.row_order import check_row_order
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
            "publish_partition"]
@@ -260,24 +262,28 @@ def _published_classes(cols, cells_id, cells_na, suppressed):
 
 def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "loss",
                       max_suppressed_rows=None, levels=None, labels: bool = False, path=None,
-                      verify: bool = True, write_options: dict | None = None):
+                      verify: bool = True, write_options: dict | None = None,
+                      row_order: str = "random", seed=None):
     """Optimal full-domain recoding of a Dask DataFrame (module docstring). Returns
-    ``(out, info)``; ``out`` has the input's partitions and index, and equals the pandas
-    ``df.anon.anonymize(model, algorithm="optimal", ...)`` of the computed frame. A progress
+    ``(out, info)``; ``out``'s rows are in a CSPRNG order under a fresh index
+    (:mod:`pdanon.dask._order`; ``row_order="input"``: the input's partitions, index and order)
+    and are those of the pandas ``df.anon.anonymize(model, algorithm="optimal", ...)`` of the
+    computed frame. A progress
     bar (:mod:`pdanon.progress`) takes one step per phase: dictionaries, counts, search,
     apply, verification."""
     from pdanon.progress import progress_bar
 
+    check_row_order(row_order)
     # Dask runs are long enough for auto mode's terminal / notebook rule
     with progress_bar(4 + bool(verify), desc="optimal (dask): dictionaries",
                       unit="phase") as bar:
         return _anonymize_optimal(ddf, roles, model, hierarchies, objective,
                                   max_suppressed_rows, levels, labels, path, verify,
-                                  write_options, bar)
+                                  write_options, bar, row_order, seed)
 
 
 def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed_rows, levels,
-                       labels, path, verify, write_options, bar):
+                       labels, path, verify, write_options, bar, row_order="random", seed=None):
     """:func:`anonymize_optimal`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -401,6 +407,7 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
         "combinations": len(weights),
     }
     info["search_seconds"] = timings["search"]
+    shuffled_info(info, row_order)
 
     # -- 4. apply ------------------------------------------------------------------------
     t0 = time.perf_counter()
@@ -416,6 +423,7 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     meta = publish_partition(ddf._meta, spec)
     out = ddf.map_partitions(publish_partition, dask.delayed(spec, pure=True), meta=meta)
     out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
+    out = publish_order(out, row_order, before=ddf, seed=seed)
     if path is not None:
         out.to_parquet(path, **(write_options or {}))
         result = dd.read_parquet(path)

@@ -33,6 +33,8 @@ Phases (what runs where is summarized in docs/dask.md); each has its module:
    inserts the cells at its rows: the output has the input's partitions, divisions, index and
    row order, and the sensitive / insensitive columns never move. With ``order="part"`` each
    part is one output partition (cheaper; index labels kept, row order grouped by part).
+   Then, unless ``row_order="input"``, the rows move once more, to a CSPRNG order across
+   partitions under a fresh index (:mod:`pdanon.dask._order`), before anything is written.
 5. **Verification** on the output (or the written Parquet files): class sizes by a Dask
    group-by on canonical class keys (k; missing equals missing), per-class l / t from (class,
    sensitive value) counts.

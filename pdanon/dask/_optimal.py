@@ -23,8 +23,9 @@ sensitive values for l / t). So:
    (per column: dictionary code → published cell at the chosen level; the failing classes'
    node codes → suppressed) and publishes the cells (suppressed rows: every quasi-identifier
    missing). Cells carry the categories pandas would publish, so every partition has one
-   dtype. The output has the input's partitions, index and row order; ``path=`` writes it to
-   Parquet.
+   dtype. The rows are then put in a CSPRNG order across partitions under a fresh index
+   (:mod:`pdanon.dask._order`; ``row_order="input"`` keeps the input's partitions, index and
+   order); ``path=`` writes it to Parquet.
 5. **Verification**: the model on the published classes, from the combinations (client) and
    by a distributed group-by on the output (:func:`pdanon.dask._models.verify_output`); the
    suppressed rows are one of the classes (they publish the same blank cells; see
@@ -37,7 +38,7 @@ Example
 >>> df = pd.DataFrame({"age": [21, 25, 33, 38, 52, 57]})
 >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
 ...     2, algorithm="optimal", hierarchies={"age": intervals([10, 20])})
->>> out.anon.info["levels"], out.compute()["age"].astype(str).tolist()
+>>> out.anon.info["levels"], sorted(out.compute()["age"].astype(str))
 ({'age': 1}, ['[20, 29]', '[20, 29]', '[30, 39]', '[30, 39]', '[50, 59]', '[50, 59]'])
 """
 

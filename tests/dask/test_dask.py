@@ -356,7 +356,8 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
     roles = adult.anon.roles()
     ref, _ = engine.anonymize(adult, roles, model=model_of(), method="generalize",
                               algorithm="mondrian")
-    out, info = M.anonymize(ddf_of(adult), roles, model=model_of(), max_rows_per_part=10**9, row_order="input")
+    out, info = M.anonymize(ddf_of(adult), roles, model=model_of(), max_rows_per_part=10**9,
+                            row_order="input")
     got = out.compute()
     assert info["parts"] == 1 and info["cut_levels"] == 0
     assert got.index.equals(adult.index)
@@ -411,13 +412,15 @@ def test_categorical_boolean_date_and_integer_quasi_identifiers():
         "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 50, n), "D"),
         "x": rng.integers(0, 100, n), "s": rng.choice(list("pq"), n)})
     qis = {"c": "unordered", "b": "unordered", "d": "ordered", "x": "real"}
-    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"], row_order="input")
+    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"],
+                              row_order="input")
     ddf = ddf_of(df, 3)
     got = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"],
                                max_rows_per_part=10**9, row_order="input").compute()
     for c in qis:
         assert got[c].dtype == ref[c].dtype and as_text(got[c]) == as_text(ref[c])
-    out = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"], max_rows_per_part=300, row_order="input")
+    out = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"], max_rows_per_part=300,
+                               row_order="input")
     got = out.compute()
     assert out.anon.info["parts"] > 4 and pm.k_anonymity(got, list(qis)) >= 4
     for c in qis:
@@ -482,7 +485,8 @@ def test_identifiers_dropped_and_insensitive_kept(adult):
 def test_parquet_to_parquet(adult, tmp_path):
     adult.to_parquet(tmp_path / "in.parquet")
     ddf = dd.read_parquet(tmp_path / "in.parquet").repartition(npartitions=3)
-    out = ddf.anon.k_anonymize(5, max_rows_per_part=800, path=str(tmp_path / "out"), row_order="input")
+    out = ddf.anon.k_anonymize(5, max_rows_per_part=800, path=str(tmp_path / "out"),
+                               row_order="input")
     info = out.anon.info
     assert info["parts"] > 1 and info["verified"]["k"] >= 5
     back = pd.read_parquet(tmp_path / "out")
@@ -502,7 +506,8 @@ def test_l_diversify_and_t_close(adult):
     assert pm.k_anonymity(got, list(QIS)) >= 3
     out = ddf.anon.l_diversify(1.6, variant="entropy", max_rows_per_part=600, row_order="input")
     assert pm.l_diversity(out.compute(), list(QIS), ["salary-class"], variant="entropy") >= 1.6
-    out = ddf.anon.t_close(0.15, k=2, max_rows_per_part=600, unordered_split="sensitive", row_order="input")
+    out = ddf.anon.t_close(0.15, k=2, max_rows_per_part=600, unordered_split="sensitive",
+                           row_order="input")
     got = out.compute()
     assert out.anon.info["parts"] > 1
     assert pm.t_closeness(got, list(QIS), ["salary-class"]) <= 0.15 + 1e-12

@@ -107,7 +107,8 @@ def test_objectives_and_labels(adult, hierarchies):
 def test_parquet_round_trip(adult, hierarchies, tmp_path):
     kw = dict(algorithm="optimal", hierarchies=hierarchies, max_suppressed_rows=0.02)
     a = adult.anon.k_anonymize(5, **kw, row_order="input")
-    b = dd.from_pandas(adult, npartitions=3).anon.k_anonymize(5, path=str(tmp_path / "o"), **kw, row_order="input")
+    b = dd.from_pandas(adult, npartitions=3).anon.k_anonymize(5, path=str(tmp_path / "o"), **kw,
+                                                              row_order="input")
     assert b.npartitions == 3
     back = dd.read_parquet(str(tmp_path / "o")).compute()
     assert [str(back[c].dtype) for c in QIS] == [str(a[c].dtype) for c in QIS]
@@ -189,7 +190,8 @@ def test_errors(adult, hierarchies):
     with pytest.raises(TypeError, match="unexpected keyword argument 'seed'"):
         ddf.anon.k_anonymize(5, algorithm="optimal", seed=1, row_order="input")
     with pytest.raises(InvalidInputError, match="pass levels="):
-        ddf.anon.k_anonymize(5, algorithm="optimal", options={"levels": {"age": 1}}, row_order="input")
+        ddf.anon.k_anonymize(5, algorithm="optimal", options={"levels": {"age": 1}},
+                             row_order="input")
     with pytest.raises(InvalidInputError, match="objective"):
         ddf.anon.k_anonymize(5, algorithm="optimal", objective="fast", row_order="input")
 

@@ -82,7 +82,8 @@ def test_one_part_gives_exactly_the_pandas_result(adult, method, model_of):
 def test_many_parts_are_verified_and_follow_the_recoding_rules(adult, method, order):
     before = adult.copy()
     ddf = dd.from_pandas(adult, npartitions=4)
-    out = ddf.anon.l_diversify(2, k=3, method=method, max_rows_per_part=500, order=order, row_order="input")
+    out = ddf.anon.l_diversify(2, k=3, method=method, max_rows_per_part=500, order=order,
+                               row_order="input")
     got = out.compute()
     info = out.anon.info
     pd.testing.assert_frame_equal(adult, before)  # input untouched
@@ -181,7 +182,8 @@ def test_random_tables_with_missing_cells(rows, k, method, nparts):
     for c in qi:
         assert cells(got[c]) == cells(ref[c]), c
     assert one.anon.info["suppressed_cells"] == rinfo["suppressed_cells"]
-    many = ddf.anon.k_anonymize(k, method=method, quasi_identifiers=qi, max_rows_per_part=8, row_order="input")
+    many = ddf.anon.k_anonymize(k, method=method, quasi_identifiers=qi, max_rows_per_part=8,
+                                row_order="input")
     out = many.compute()
     assert pm.k_anonymity(out, list(qi)) >= k
     for c in qi:  # missing stays missing
@@ -208,7 +210,8 @@ def test_errors(adult):
     with pytest.raises(InvalidInputError, match="unknown method 'blur'"):
         ddf.anon.k_anonymize(2, method="blur", row_order="input")
     with pytest.raises(InvalidInputError, match="algorithm='optimal' recodes by hierarchies"):
-        ddf.anon.k_anonymize(2, method="suppress", algorithm="optimal", hierarchies={}, row_order="input")
+        ddf.anon.k_anonymize(2, method="suppress", algorithm="optimal", hierarchies={},
+                             row_order="input")
 
 
 def test_a_float_ordered_column_with_one_distinct_value_per_partition():

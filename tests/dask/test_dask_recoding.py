@@ -77,7 +77,8 @@ def test_hand_checked_small_frame():
 def test_local_recodings_as_on_pandas(algorithm):
     df = make_discharges(1000, seed=2)
     jan, feb = df.iloc[:500].reset_index(drop=True), df.iloc[500:].reset_index(drop=True)
-    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES, row_order="input").anon.recoding
+    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES,
+                               row_order="input").anon.recoding
     assert rec.classes is not None
     want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.95, **KEEP, row_order="input")
     out = dd.from_pandas(feb, npartitions=3).anon.apply_recoding(

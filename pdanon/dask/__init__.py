@@ -22,8 +22,8 @@ Example
 >>> out = ddf.anon.k_anonymize(3)
 >>> out.anon.k_anonymity(), out.anon.info["parts"]
 (3, 1)
->>> out.compute()["age"].astype(str).tolist()
-['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]', '[30, 31]', '[40, 42]']
+>>> sorted(out.compute()["age"].astype(str))
+['[30, 31]', '[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]', '[40, 42]']
 
 See docs/dask.md for running on a cluster and choosing partition sizes.
 """
@@ -366,7 +366,7 @@ class DaskAnonAccessor:
                   write_options: dict | None = None, hierarchies=None,
                   objective: str | None = None, max_suppressed_rows=None, levels=None,
                   labels: bool = False, options: dict | None = None, progress=None,
-                  **roles):
+                  row_order: str = "random", **roles):
         """Anonymize with Mondrian (or optimal full-domain recoding) on Dask for a privacy
         model (:mod:`pdanon.models`: k-anonymity, l-diversity, t-closeness and their
         :class:`~pdanon.models.AllOf`); :meth:`k_anonymize`, :meth:`l_diversify` and
@@ -399,10 +399,17 @@ class DaskAnonAccessor:
             single-machine Mondrian. Choose it so that a part fits a worker comfortably
             (roughly 1 KB of working memory per row); default 500,000.
         order : {"input", "part"}
-            ``"input"`` (default): the output has the input's partitions, divisions and row
-            order; only codes and generalized cells travel between workers. ``"part"``: one
-            output partition per part (less data movement; index labels kept, rows grouped by
-            part).
+            How the parts' cells reach the output before its rows are put in a random order:
+            ``"input"`` (default): by the input's partitions (only codes and generalized cells
+            travel between workers); ``"part"``: one partition per part (less data movement).
+            With ``row_order="input"`` this is the output's partitioning.
+        row_order : {"random", "input"}
+            ``"random"`` (default): rows in a uniformly random order across partitions drawn
+            from the OS's CSPRNG, under a fresh index ``r..`` that shares no label with the
+            input's (:mod:`pdanon.dask._order`); no way back to the input rows is kept.
+            ``"input"``: the input's index and order (to compare with the input row by row);
+            ``info["row_order"]`` records it and :func:`pdanon.policy.check`'s default policy fails
+            such a release.
         unordered_split : {"balanced", "frequency", "appearance", "sensitive"}
             As in the single-machine Mondrian.
         path : str, optional
@@ -422,8 +429,8 @@ class DaskAnonAccessor:
         **roles
             Role keywords.
 
-        Returns a Dask DataFrame with the input's index (identifiers dropped, quasi-identifiers
-        of the generalization dtype); ``out.anon.info`` tells what was done.
+        Returns a Dask DataFrame (identifiers dropped, quasi-identifiers of the generalization
+        dtype; rows as ``row_order`` says); ``out.anon.info`` tells what was done.
 
         Example
         -------
@@ -431,7 +438,7 @@ class DaskAnonAccessor:
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> from pdanon.models import KAnonymity
         >>> out = dd.from_pandas(df, npartitions=2).anon.anonymize(KAnonymity(2))
-        >>> out.compute()["age"].astype(str).tolist()
+        >>> sorted(out.compute()["age"].astype(str))
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
         from pdanon.models import PrivacyModel
@@ -448,13 +455,17 @@ class DaskAnonAccessor:
                    "labels": labels or None, "options": options}
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
                                mondrian=mondrian, optimal=optimal, path=path, verify=verify,
-                               write_options=write_options, progress=progress)
+                               write_options=write_options, progress=progress,
+                               row_order=row_order)
 
-    def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None, **roles):
+    def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
+                       row_order: str = "random", **roles):
         """Publish this Dask frame with an earlier release's recoding, as ``df.anon.
         apply_recoding`` does (same lookup, same rules, the model verified on the whole frame
-        by distributed group-bys; :mod:`pdanon.dask._recoding`). Returns a Dask frame whose
-        ``.anon.info`` records ``unseen_cells``, ``suppressed_rows``, ``verified``.
+        by distributed group-bys; :mod:`pdanon.dask._recoding`). Returns a Dask frame (rows in
+        a CSPRNG order under a fresh index unless ``row_order="input"``, as in
+        :meth:`anonymize`) whose ``.anon.info`` records ``unseen_cells``, ``suppressed_rows``,
+        ``verified``.
 
         Example
         -------
@@ -465,7 +476,7 @@ class DaskAnonAccessor:
         ...     {"age": 1}, hierarchies={"age": intervals([5])})
         >>> batch = dd.from_pandas(pd.DataFrame({"age": [30, 34, 35, 39]}), npartitions=2)
         >>> out = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(2))
-        >>> out.compute()["age"].astype(str).tolist(), out.anon.info["verified"]["k"]
+        >>> sorted(out.compute()["age"].astype(str)), out.anon.info["verified"]["k"]
         (['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]'], 2)
         """
         from pdanon.dask._recoding import apply_recoding
@@ -474,7 +485,7 @@ class DaskAnonAccessor:
         recoding = Recoding.check(recoding)
         r = self._publishing_roles(recoding.role_keywords(roles, self._ddf.columns))
         out, _ = apply_recoding(self._ddf, r, recoding, model=recoding.model_for(model),
-                                max_suppressed_rows=max_suppressed_rows)
+                                max_suppressed_rows=max_suppressed_rows, row_order=row_order)
         # the other Categorical columns list only the categories a cell holds, as on pandas
         return publish_categoricals(out, self._ddf, recoding.columns)
 
@@ -483,8 +494,8 @@ class DaskAnonAccessor:
                     missing_sensitive: str | None = None, **options):
         """Make the frame k-anonymous with Mondrian on Dask (and l-diverse / t-close with
         ``l=`` / ``t=``, as the pandas ``k_anonymize``); ``options`` (``method``,
-        ``algorithm``, ``max_rows_per_part``, ``order``, ``unordered_split``, ``path``,
-        ``verify``, ``write_options``, ``progress``, for ``algorithm="optimal"``
+        ``algorithm``, ``max_rows_per_part``, ``order``, ``row_order``, ``unordered_split``,
+        ``path``, ``verify``, ``write_options``, ``progress``, for ``algorithm="optimal"``
         ``objective``, ``max_suppressed_rows``, ``levels``, ``labels``, and role keywords) as
         in :meth:`anonymize`.
 
@@ -493,7 +504,7 @@ class DaskAnonAccessor:
         >>> import pandas as pd, dask.dataframe as dd
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2, quasi_identifiers=["age"])
-        >>> out.compute()["age"].astype(str).tolist()
+        >>> sorted(out.compute()["age"].astype(str))
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
         """
         return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
@@ -565,7 +576,7 @@ class DaskAnonAccessor:
         return r
 
     def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, *, mondrian,
-                   optimal, progress=None, **options):
+                   optimal, progress=None, row_order="random", **options):
         if algorithm not in ("mondrian", "auto", "optimal"):
             raise InvalidInputError(f"algorithm={algorithm!r} is not available on Dask; use "
                                     f"algorithm='mondrian' or 'optimal' (with hierarchies=)")
@@ -586,14 +597,16 @@ class DaskAnonAccessor:
         with setting(progress):
             if algorithm == "optimal":
                 out, _ = anonymize_optimal(self._ddf, r, model=model,
-                                           **_optimal_options(optimal, mondrian), **options)
+                                           **_optimal_options(optimal, mondrian),
+                                           row_order=row_order, **options)
                 return out
             given = [k for k, v in optimal.items() if v is not None]
             if given:
                 raise InvalidInputError(
                     f"{given} apply to algorithm='optimal' (hierarchies of quasi-identifiers, "
                     f"suppression); pass algorithm='optimal' or leave them out for Mondrian")
-            out, _ = anonymize(self._ddf, r, model=model, method=method, **mondrian, **options)
+            out, _ = anonymize(self._ddf, r, model=model, method=method, **mondrian,
+                               row_order=row_order, **options)
         return out
 
 
@@ -605,7 +618,7 @@ def _optimal_options(optimal: dict, mondrian: dict) -> dict:
     changed = [k for k, v in mondrian.items() if v != defaults[k]]
     if changed:
         raise InvalidInputError(f"{changed} apply to algorithm='mondrian'; algorithm='optimal' "
-                                f"keeps the input's partitions and row order: leave them out")
+                                f"keeps the input's partitions: leave them out")
     extra = dict(optimal.get("options") or {})
     if extra:
         key = next(iter(extra))

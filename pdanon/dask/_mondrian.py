@@ -33,6 +33,8 @@ Phases (what runs where is summarized in docs/dask.md); each has its module:
    inserts the cells at its rows: the output has the input's partitions, divisions, index and
    row order, and the sensitive / insensitive columns never move. With ``order="part"`` each
    part is one output partition (cheaper; index labels kept, row order grouped by part).
+   Then, unless ``row_order="input"``, the rows move once more, to a CSPRNG order across
+   partitions under a fresh index (:mod:`pdanon.dask._order`), before anything is written.
 5. **Verification** on the output (or the written Parquet files): class sizes by a Dask
    group-by on canonical class keys (k; missing equals missing), per-class l / t from (class,
    sensitive value) counts.
@@ -43,7 +45,7 @@ Example
 >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
 >>> ddf = dd.from_pandas(df, npartitions=2)
 >>> out = ddf.anon.k_anonymize(2, quasi_identifiers=["age"], max_rows_per_part=4)
->>> out.compute()["age"].astype(str).tolist()
+>>> sorted(out.compute()["age"].astype(str))
 ['[21, 22]', '[21, 22]', '[23, 24]', '[23, 24]', '[50, 51]', '[50, 51]', '[52, 53]', '[52, 53]']
 """
 
@@ -60,6 +62,7 @@ from pdanon.encode import unknown_categories
 from pdanon.dask._cuts import Tree, joint_pass, reduce_sum, route, top_cuts
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import global_sensitive_column
+from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.dask._models import (check_feasible, groups_ok_from_counts, model_info,
                                  needs_context, verify_output)
 from pdanon.dask._recode import METHODS as RECODE_METHODS
@@ -67,6 +70,7 @@ from pdanon.dask._recode import publish_categoricals, recode_graph
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
                                encoded_meta, order_keys, qi_column, value_table_capped)
 from pdanon.roles import foreign_attrs
+from pdanon.row_order import check_row_order
 
 __all__ = ["BINS", "DEFAULT_MAX_ROWS_PER_PART", "EXACT_CODES_LIMIT", "ORDERS", "Plan",
            "QIColumn", "Tree", "anonymize", "code_dtype", "groups_ok_from_counts", "plan_cuts",
@@ -214,11 +218,14 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
               max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART,
               order: str = "input", unordered_split: str = "balanced", path=None,
               verify: bool = True, write_options: dict | None = None,
-              persist_codes: bool = True):
+              persist_codes: bool = True, row_order: str = "random", seed=None):
     """Mondrian on a Dask DataFrame (module docstring). Returns ``(out, info)``.
 
     ``out`` is a Dask DataFrame: identifiers dropped, quasi-identifiers generalized
-    (generalization dtype, global categories), other columns unchanged, the input's index.
+    (generalization dtype, global categories), other columns unchanged; with ``row_order=
+    "random"`` (default) rows in a CSPRNG order across partitions under a fresh index
+    (:mod:`pdanon.dask._order`), with ``"input"`` the input's index and order (``order``
+    then tells which partitions).
     ``method="suppress"`` / ``"aggregate"`` recode the same parts' groups as the pandas engine
     does (:mod:`pdanon.dask._recode`; the parts then run when this is called, so that the
     published categories are known for the output's dtype).
@@ -242,6 +249,7 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     from pdanon.progress import progress_bar
 
     started = time.perf_counter()
+    check_row_order(row_order)
     if order not in ORDERS:
         raise InvalidInputError(f"unknown order {order!r}; use one of {list(ORDERS)}")
     if method not in ("generalize",) + RECODE_METHODS:
@@ -252,11 +260,12 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     with progress_bar(2 + bool(verify), desc="mondrian (dask): cuts", unit="phase") as bar:
         return _anonymize(ddf, roles, model, method, max_rows_per_part, order,
                           unordered_split, path, verify, write_options, persist_codes, started,
-                          bar)
+                          bar, row_order, seed)
 
 
 def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_split, path,
-               verify, write_options, persist_codes, started, bar):
+               verify, write_options, persist_codes, started, bar, row_order="random",
+               seed=None):
     """:func:`anonymize`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -268,6 +277,7 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     timings = info.pop("timings")
     info["method"] = method
     info["order"] = order
+    shuffled_info(info, row_order)
     attrs = plan.attrs
     out_roles = roles.restricted_to(plan.keep)
     plan.attrs = dict(attrs)
@@ -278,6 +288,7 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     # the parts run now (their published categories fix the output's dtype)
     out, stats = recode_graph(ddf, encoded, plan, order, method)
     out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
+    out = publish_order(out, row_order, before=ddf, seed=seed)
     if path is not None:
         dask.compute(out.to_parquet(path, compute=False, **(write_options or {})))
         result = dd.read_parquet(path)

@@ -11,8 +11,10 @@ partition alike).
    (:func:`pdanon.dask._models.groups_ok_from_counts`); the rows of failing classes are
    suppressed, and together with the rows already blank everywhere they are one more class,
    which must meet the model too, within the budget — or the call fails as on pandas;
-3. a second pass publishes every partition (the failing tuples broadcast), and a distributed
-   group-by on the output verifies the model again (:func:`pdanon.dask._models.verify_output`).
+3. a second pass publishes every partition (the failing tuples broadcast), puts the rows in a
+   CSPRNG order across partitions under a fresh index (:mod:`pdanon.dask._order`; unless
+   ``row_order="input"``), and a distributed group-by on the output verifies the model again
+   (:func:`pdanon.dask._models.verify_output`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ import pandas as pd
 from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.dask._local import with_attrs
 from pdanon.dask._models import groups_ok_from_counts, verify_output
+from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.roles import foreign_attrs
+from pdanon.row_order import check_row_order
 
 __all__ = ["apply_recoding"]
 
@@ -93,7 +97,8 @@ def _publish(pdf: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
     return out
 
 
-def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
+def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None,
+                   row_order: str = "random", seed=None):
     """Publish ``ddf`` with ``recoding`` (``roles``: resolved, its quasi-identifiers the
     recoding's columns; ``model``: a PrivacyModel or None); returns ``(frame, info)``."""
     import dask
@@ -104,6 +109,7 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
     from pdanon.recoding import DEFAULT_SUPPRESSED_SHARE, infeasible_message, record_or_empty
 
     started = time.perf_counter()
+    check_row_order(row_order)
     check_suppression_budget(max_suppressed_rows)
     recoding.place(ddf._meta)  # refuses a local recoding kept without its classes
     qnames = list(recoding.columns)
@@ -164,12 +170,14 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None):
         "unseen_rows": unseen_rows,
         "max_suppressed_rows": budget, "engine": "dask",
     }
+    shuffled_info(info, row_order)
     attrs = foreign_attrs(ddf._meta.attrs)  # the input's own attrs are not published
     out_roles = roles.restricted_to(keep)
     spec = _Spec(recoding, {}, failing, keep, {**attrs, "pdanon": {
         "roles": out_roles.to_dict(), "info": dict(info)}})
     meta = _publish(ddf._meta, spec)
-    out = ddf.map_partitions(_publish, dask.delayed(spec, pure=True), meta=meta).persist()
+    out = publish_order(ddf.map_partitions(_publish, dask.delayed(spec, pure=True), meta=meta),
+                        row_order, before=ddf, seed=seed).persist()
     if model is not None:
         info["verified"] = verify_output(out, qnames, sensitive, model, n)
         info["achieved"] = {"k": info["verified"]["k"]}

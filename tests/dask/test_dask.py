@@ -356,7 +356,8 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
     roles = adult.anon.roles()
     ref, _ = engine.anonymize(adult, roles, model=model_of(), method="generalize",
                               algorithm="mondrian")
-    out, info = M.anonymize(ddf_of(adult), roles, model=model_of(), max_rows_per_part=10**9)
+    out, info = M.anonymize(ddf_of(adult), roles, model=model_of(), max_rows_per_part=10**9,
+                            row_order="input")
     got = out.compute()
     assert info["parts"] == 1 and info["cut_levels"] == 0
     assert got.index.equals(adult.index)
@@ -411,13 +412,15 @@ def test_categorical_boolean_date_and_integer_quasi_identifiers():
         "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 50, n), "D"),
         "x": rng.integers(0, 100, n), "s": rng.choice(list("pq"), n)})
     qis = {"c": "unordered", "b": "unordered", "d": "ordered", "x": "real"}
-    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"], row_order="input")
+    ref = df.anon.k_anonymize(4, algorithm="mondrian", quasi_identifiers=qis, sensitive=["s"],
+                              row_order="input")
     ddf = ddf_of(df, 3)
     got = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"],
-                               max_rows_per_part=10**9).compute()
+                               max_rows_per_part=10**9, row_order="input").compute()
     for c in qis:
         assert got[c].dtype == ref[c].dtype and as_text(got[c]) == as_text(ref[c])
-    out = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"], max_rows_per_part=300)
+    out = ddf.anon.k_anonymize(4, quasi_identifiers=qis, sensitive=["s"], max_rows_per_part=300,
+                               row_order="input")
     got = out.compute()
     assert out.anon.info["parts"] > 4 and pm.k_anonymity(got, list(qis)) >= 4
     for c in qis:
@@ -448,7 +451,7 @@ def test_several_parts_k_anonymize(adult, order, monkeypatch):
 
     monkeypatch.setattr(L, "local_columns", counted)
     ddf = ddf_of(adult, 5)
-    out = ddf.anon.k_anonymize(5, max_rows_per_part=500, order=order)
+    out = ddf.anon.k_anonymize(5, max_rows_per_part=500, order=order, row_order="input")
     info = out.anon.info
     assert info["parts"] == len(calls) > 4  # every part anonymized exactly once
     assert sum(calls) == len(adult)
@@ -471,7 +474,7 @@ def test_identifiers_dropped_and_insensitive_kept(adult):
     df = adult.assign(name=[f"p{i}" for i in range(len(adult))], note=np.arange(len(adult)))
     out = ddf_of(df).anon.k_anonymize(4, identifiers=["name"], quasi_identifiers=["age", "sex"],
                                       sensitive=["salary-class"], insensitive=["note"],
-                                      max_rows_per_part=700)
+                                      max_rows_per_part=700, row_order="input")
     got = out.compute()
     assert "name" not in got.columns and (got["note"] == df["note"]).all()
     assert list(got.columns) == [c for c in df.columns if c != "name"]
@@ -482,7 +485,8 @@ def test_identifiers_dropped_and_insensitive_kept(adult):
 def test_parquet_to_parquet(adult, tmp_path):
     adult.to_parquet(tmp_path / "in.parquet")
     ddf = dd.read_parquet(tmp_path / "in.parquet").repartition(npartitions=3)
-    out = ddf.anon.k_anonymize(5, max_rows_per_part=800, path=str(tmp_path / "out"))
+    out = ddf.anon.k_anonymize(5, max_rows_per_part=800, path=str(tmp_path / "out"),
+                               row_order="input")
     info = out.anon.info
     assert info["parts"] > 1 and info["verified"]["k"] >= 5
     back = pd.read_parquet(tmp_path / "out")
@@ -495,14 +499,15 @@ def test_parquet_to_parquet(adult, tmp_path):
 
 def test_l_diversify_and_t_close(adult):
     ddf = ddf_of(adult, 3)
-    out = ddf.anon.l_diversify(2, k=3, max_rows_per_part=600)
+    out = ddf.anon.l_diversify(2, k=3, max_rows_per_part=600, row_order="input")
     got = out.compute()
     assert out.anon.info["parts"] > 1
     assert pm.l_diversity(got, list(QIS), ["salary-class"]) >= 2
     assert pm.k_anonymity(got, list(QIS)) >= 3
-    out = ddf.anon.l_diversify(1.6, variant="entropy", max_rows_per_part=600)
+    out = ddf.anon.l_diversify(1.6, variant="entropy", max_rows_per_part=600, row_order="input")
     assert pm.l_diversity(out.compute(), list(QIS), ["salary-class"], variant="entropy") >= 1.6
-    out = ddf.anon.t_close(0.15, k=2, max_rows_per_part=600, unordered_split="sensitive")
+    out = ddf.anon.t_close(0.15, k=2, max_rows_per_part=600, unordered_split="sensitive",
+                           row_order="input")
     got = out.compute()
     assert out.anon.info["parts"] > 1
     assert pm.t_closeness(got, list(QIS), ["salary-class"]) <= 0.15 + 1e-12
@@ -514,7 +519,7 @@ def test_real_columns_with_many_values_are_cut_on_quantile_bins(adult, monkeypat
     monkeypatch.setattr(M, "BINS", 8)
     df = adult.assign(hours=(adult["age"] * 7.3) % 61)
     out = ddf_of(df).anon.k_anonymize(5, quasi_identifiers=["age", "hours", "sex"],
-                                      max_rows_per_part=500)
+                                      max_rows_per_part=500, row_order="input")
     info = out.anon.info
     assert info["binned_columns"] == ["age", "hours"] and info["parts"] > 1
     got = out.compute()
@@ -526,23 +531,23 @@ def test_real_columns_with_many_values_are_cut_on_quantile_bins(adult, monkeypat
 def test_errors(adult, adult_anon):
     ddf = ddf_of(adult)
     with pytest.raises(InvalidInputError, match="larger than the number of rows"):
-        ddf.anon.k_anonymize(5000)
+        ddf.anon.k_anonymize(5000, row_order="input")
     with pytest.raises(InfeasibleError, match="salary-class"):
-        ddf.anon.l_diversify(3)
+        ddf.anon.l_diversify(3, row_order="input")
     with pytest.raises(InvalidInputError, match="unknown method"):
-        ddf.anon.k_anonymize(2, method="blur")
+        ddf.anon.k_anonymize(2, method="blur", row_order="input")
     with pytest.raises(InvalidInputError, match="algorithm='nearest'"):
-        ddf.anon.k_anonymize(2, algorithm="nearest")
+        ddf.anon.k_anonymize(2, algorithm="nearest", row_order="input")
     with pytest.raises(InvalidInputError, match="unknown order"):
-        ddf.anon.k_anonymize(2, order="sorted")
+        ddf.anon.k_anonymize(2, order="sorted", row_order="input")
     with pytest.raises(InvalidInputError, match="max_rows_per_part"):
-        ddf.anon.k_anonymize(2, max_rows_per_part=0)
+        ddf.anon.k_anonymize(2, max_rows_per_part=0, row_order="input")
     with pytest.raises(InvalidInputError, match="sensitive"):
-        ddf.anon.l_diversify(2, sensitive=[], quasi_identifiers=["age"])
+        ddf.anon.l_diversify(2, sensitive=[], quasi_identifiers=["age"], row_order="input")
     with pytest.raises(KindError, match="already generalized"):
-        ddf_of(adult_anon).anon.k_anonymize(2)
+        ddf_of(adult_anon).anon.k_anonymize(2, row_order="input")
     with pytest.raises(KindError, match="'sex' has kind 'real'"):
-        ddf.anon.k_anonymize(2, quasi_identifiers={"sex": "real"})
+        ddf.anon.k_anonymize(2, quasi_identifiers={"sex": "real"}, row_order="input")
 
 
 def test_verification_catches_an_output_that_breaks_the_model(adult):
@@ -552,7 +557,7 @@ def test_verification_catches_an_output_that_breaks_the_model(adult):
 
 
 def test_lazy_output_without_verification(adult):
-    out = ddf_of(adult).anon.k_anonymize(5, max_rows_per_part=1000, verify=False)
+    out = ddf_of(adult).anon.k_anonymize(5, max_rows_per_part=1000, verify=False, row_order="input")
     assert "verified" not in out.anon.info
     assert pm.k_anonymity(out.compute(), list(QIS)) >= 5
 
@@ -580,7 +585,7 @@ def test_on_a_local_cluster(client, adult, adult_anon, tmp_path):
             adult_anon, variant="entropy")
         assert client._pdanon_registered
         out = ddf_of(adult, 4).anon.k_anonymize(5, max_rows_per_part=700,
-                                                path=str(tmp_path / "o"))
+                                                path=str(tmp_path / "o"), row_order="input")
         info = out.anon.info
         assert info["parts"] > 1 and info["verified"]["k"] >= 5
         check_output(out.compute(), adult, info, 5)

@@ -50,12 +50,13 @@ def cells(series) -> list:
 def pandas_result(df, qi, k=2, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return df.anon.k_anonymize(k, quasi_identifiers=qi, algorithm="mondrian", **kw, row_order="input")
+        return df.anon.k_anonymize(k, quasi_identifiers=qi, algorithm="mondrian", **kw,
+                                   row_order="input")
 
 
 def dask_k(df, qi, k=2, npartitions=2, **kw):
     out = dd.from_pandas(df, npartitions=npartitions).anon.k_anonymize(
-        k, quasi_identifiers=qi, **kw)
+        k, quasi_identifiers=qi, **kw, row_order="input")
     return out, out.compute()
 
 
@@ -197,21 +198,23 @@ def test_missing_sensitive_values_are_one_value_as_on_pandas():
                        "s": pd.Series(["x", None, "x", None, None, "y", "x", "y"],
                                       dtype=object)})
     qi = {"age": "real"}
-    ref = df.anon.l_diversify(2, quasi_identifiers=qi, sensitive=["s"], algorithm="mondrian", row_order="input")
+    ref = df.anon.l_diversify(2, quasi_identifiers=qi, sensitive=["s"], algorithm="mondrian",
+                              row_order="input")
     ddf = dd.from_pandas(df, npartitions=2)
     out = ddf.anon.l_diversify(2, quasi_identifiers=qi, sensitive=["s"],
-                               max_rows_per_part=10**9)
+                               max_rows_per_part=10**9, row_order="input")
     got = out.compute()
     assert cells(got["age"]) == cells(ref["age"])
     assert got["age"].isna().tolist()[2:4] == [True, True]
     assert out.anon.info["verified"]["l[s]"] == pm.l_diversity(got, ["age"], ["s"]) >= 2
     # the same model through anonymize(), with top cuts
     out = ddf.anon.anonymize(AllOf(KAnonymity(2), LDiversity(2)), quasi_identifiers=qi,
-                             sensitive=["s"], max_rows_per_part=4)
+                             sensitive=["s"], max_rows_per_part=4, row_order="input")
     got = out.compute()
     assert pm.l_diversity(got, ["age"], ["s"]) >= 2 and pm.k_anonymity(got, ["age"]) >= 2
     assert (got["age"].isna() | df["age"].notna()).all()
-    out = ddf.anon.t_close(0.5, quasi_identifiers=qi, sensitive=["s"], max_rows_per_part=4)
+    out = ddf.anon.t_close(0.5, quasi_identifiers=qi, sensitive=["s"], max_rows_per_part=4,
+                           row_order="input")
     got = out.compute()
     assert pm.t_closeness(got, ["age"], ["s"]) <= 0.5
     assert out.anon.info["verified"]["t[s]"] == pm.t_closeness(got, ["age"], ["s"])

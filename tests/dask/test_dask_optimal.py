@@ -63,7 +63,7 @@ def assert_same(pandas_out, dask_out, qis):
 def test_k_anonymity_equals_pandas_on_adult(adult, hierarchies, budget):
     kw = dict(algorithm="optimal", hierarchies=hierarchies, max_suppressed_rows=budget)
     a = adult.anon.k_anonymize(5, **kw, row_order="input")
-    b = dd.from_pandas(adult, npartitions=4).anon.k_anonymize(5, **kw)
+    b = dd.from_pandas(adult, npartitions=4).anon.k_anonymize(5, **kw, row_order="input")
     assert_same(a, b, QIS)
     if budget:
         assert a.anon.info["suppressed_rows"] > 0
@@ -79,13 +79,13 @@ def test_l_diversity_and_t_closeness_equal_pandas(adult, hierarchies):
     # here, as the Dask face does not test channels yet
     kw_pd = dict(row_order="input", allow_channels=["native-country"])
     a = adult.anon.l_diversify(3, k=2, **kw, **roles, **kw_pd)
-    b = ddf.anon.l_diversify(3, k=2, **kw, **roles)
+    b = ddf.anon.l_diversify(3, k=2, **kw, **roles, row_order="input")
     assert_same(a, b, list(qi))
     a = adult.anon.l_diversify(2.5, variant="entropy", **kw, **roles, **kw_pd)
-    b = ddf.anon.l_diversify(2.5, variant="entropy", **kw, **roles)
+    b = ddf.anon.l_diversify(2.5, variant="entropy", **kw, **roles, row_order="input")
     assert_same(a, b, list(qi))
     a = adult.anon.t_close(0.3, **kw, **roles, **kw_pd)
-    b = ddf.anon.t_close(0.3, **kw, **roles)
+    b = ddf.anon.t_close(0.3, **kw, **roles, row_order="input")
     assert_same(a, b, list(qi))
     assert b.anon.info["verified"]["t[occupation]"] <= 0.3
 
@@ -96,10 +96,10 @@ def test_objectives_and_labels(adult, hierarchies):
         kw = dict(algorithm="optimal", hierarchies=hierarchies, objective=objective,
                   max_suppressed_rows=30)
         assert_same(adult.anon.k_anonymize(10, **kw, row_order="input"),
-                    ddf.anon.k_anonymize(10, **kw), QIS)
+                    ddf.anon.k_anonymize(10, **kw, row_order="input"), QIS)
     kw = dict(algorithm="optimal", hierarchies=hierarchies, labels=True, levels={"sex": 0})
     a = adult.anon.k_anonymize(5, **kw, row_order="input")
-    b = ddf.anon.k_anonymize(5, **kw)
+    b = ddf.anon.k_anonymize(5, **kw, row_order="input")
     pd.testing.assert_frame_equal(a, b.compute(), check_dtype=False)
     assert a.anon.info["levels"] == b.anon.info["levels"]
 
@@ -107,7 +107,8 @@ def test_objectives_and_labels(adult, hierarchies):
 def test_parquet_round_trip(adult, hierarchies, tmp_path):
     kw = dict(algorithm="optimal", hierarchies=hierarchies, max_suppressed_rows=0.02)
     a = adult.anon.k_anonymize(5, **kw, row_order="input")
-    b = dd.from_pandas(adult, npartitions=3).anon.k_anonymize(5, path=str(tmp_path / "o"), **kw)
+    b = dd.from_pandas(adult, npartitions=3).anon.k_anonymize(5, path=str(tmp_path / "o"), **kw,
+                                                              row_order="input")
     assert b.npartitions == 3
     back = dd.read_parquet(str(tmp_path / "o")).compute()
     assert [str(back[c].dtype) for c in QIS] == [str(a[c].dtype) for c in QIS]
@@ -121,7 +122,7 @@ def test_on_a_local_cluster(adult, hierarchies):
     try:
         with distributed.Client(cluster) as client, dask.config.set(scheduler=client):
             kw = dict(algorithm="optimal", hierarchies=hierarchies, max_suppressed_rows=0.02)
-            b = dd.from_pandas(adult, npartitions=4).anon.k_anonymize(5, **kw)
+            b = dd.from_pandas(adult, npartitions=4).anon.k_anonymize(5, **kw, row_order="input")
             got = b.compute()
     finally:
         cluster.close()
@@ -156,7 +157,7 @@ def test_random_tables_equal_pandas(rows, k, budget, parts, model):
         with pytest.raises(pdanon.InfeasibleError):
             call(ddf)
         return
-    assert_same(a, call(ddf), ["age", "kind", "zip"])
+    assert_same(a, call(ddf, row_order="input"), ["age", "kind", "zip"])
 
 
 def test_weighted_search_equals_rows():
@@ -183,15 +184,16 @@ def test_weighted_search_equals_rows():
 def test_errors(adult, hierarchies):
     ddf = dd.from_pandas(adult.head(200), npartitions=2)
     with pytest.raises(InvalidInputError, match="algorithm='optimal'"):
-        ddf.anon.k_anonymize(5, hierarchies=hierarchies)
+        ddf.anon.k_anonymize(5, hierarchies=hierarchies, row_order="input")
     with pytest.raises(InvalidInputError, match="max_rows_per_part"):
-        ddf.anon.k_anonymize(5, algorithm="optimal", max_rows_per_part=10)
+        ddf.anon.k_anonymize(5, algorithm="optimal", max_rows_per_part=10, row_order="input")
     with pytest.raises(TypeError, match="unexpected keyword argument 'seed'"):
-        ddf.anon.k_anonymize(5, algorithm="optimal", seed=1)
+        ddf.anon.k_anonymize(5, algorithm="optimal", seed=1, row_order="input")
     with pytest.raises(InvalidInputError, match="pass levels="):
-        ddf.anon.k_anonymize(5, algorithm="optimal", options={"levels": {"age": 1}})
+        ddf.anon.k_anonymize(5, algorithm="optimal", options={"levels": {"age": 1}},
+                             row_order="input")
     with pytest.raises(InvalidInputError, match="objective"):
-        ddf.anon.k_anonymize(5, algorithm="optimal", objective="fast")
+        ddf.anon.k_anonymize(5, algorithm="optimal", objective="fast", row_order="input")
 
 
 def test_refusals_before_the_search(adult, hierarchies, monkeypatch):
@@ -207,7 +209,7 @@ def test_refusals_before_the_search(adult, hierarchies, monkeypatch):
     some = {c: h for c, h in hierarchies.items() if c != "age"}
     with pytest.raises(InvalidInputError, match=r"'age' \(\d+ distinct values\).*"
                                                 r"intervals\(\[5, 10, 20\]\).*mondrian"):
-        ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=some)
+        ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=some, row_order="input")
     with pytest.raises(InvalidInputError, match="pass 1 for one row or 0.05 for 5 %"):
         ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=hierarchies,
-                             max_suppressed_rows=1.0)
+                             max_suppressed_rows=1.0, row_order="input")

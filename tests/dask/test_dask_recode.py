@@ -65,7 +65,7 @@ def test_one_part_gives_exactly_the_pandas_result(adult, method, model_of):
                                   algorithm="mondrian")
     out, info = pdanon.dask.anonymize(dd.from_pandas(adult, npartitions=3), roles,
                                       model=model_of(), method=method,
-                                      max_rows_per_part=10**9)
+                                      max_rows_per_part=10**9, row_order="input")
     got = out.compute()
     assert info["parts"] == 1 and info["method"] == method
     assert got.index.equals(adult.index)
@@ -82,7 +82,8 @@ def test_one_part_gives_exactly_the_pandas_result(adult, method, model_of):
 def test_many_parts_are_verified_and_follow_the_recoding_rules(adult, method, order):
     before = adult.copy()
     ddf = dd.from_pandas(adult, npartitions=4)
-    out = ddf.anon.l_diversify(2, k=3, method=method, max_rows_per_part=500, order=order)
+    out = ddf.anon.l_diversify(2, k=3, method=method, max_rows_per_part=500, order=order,
+                               row_order="input")
     got = out.compute()
     info = out.anon.info
     pd.testing.assert_frame_equal(adult, before)  # input untouched
@@ -119,7 +120,7 @@ def test_aggregate_publishes_group_means_medians_and_modes():
                        "city": ["x", "y", "y", "z", "z", "w"]})
     ddf = dd.from_pandas(df, npartitions=2)
     got = ddf.anon.k_anonymize(3, method="aggregate", quasi_identifiers={
-        "age": "real", "grade": "ordered", "city": "unordered"}).compute()
+        "age": "real", "grade": "ordered", "city": "unordered"}, row_order="input").compute()
     assert got["age"].tolist() == [22.0, 22.0, 22.0, 64.0, 64.0, 64.0]
     assert got["grade"].tolist() == ["b", "b", "b", "e", "e", "e"]   # element len // 2
     assert got["city"].tolist() == ["y", "y", "y", "z", "z", "z"]    # the mode
@@ -133,7 +134,7 @@ def test_suppress_hides_values_from_the_dtype_and_the_parquet_file(tmp_path):
                        "job": pd.Categorical(["a", "a", "a", "a", "b", "b", "b", "rare"])})
     ddf = dd.from_pandas(df, npartitions=2)
     out = ddf.anon.k_anonymize(4, method="suppress", path=str(tmp_path / "s"),
-                               quasi_identifiers=["age", "job"])
+                               quasi_identifiers=["age", "job"], row_order="input")
     got = out.compute()
     assert cells(got["job"]) == ["a"] * 4 + [None] * 4
     assert cells(got["age"]) == [30.0] * 4 + [50.0] * 4
@@ -150,11 +151,11 @@ def test_integer_columns_publish_float_and_missing_stays_missing():
     df = pd.DataFrame({"age": [30, 31, 30, 40, 41, 40], "zip": [1.0, np.nan, 1.0, 2.0, 2.0,
                                                                  np.nan]})
     ddf = dd.from_pandas(df, npartitions=2)
-    sup = ddf.anon.k_anonymize(3, method="suppress").compute()
+    sup = ddf.anon.k_anonymize(3, method="suppress", row_order="input").compute()
     assert sup["age"].dtype == np.float64
     assert cells(sup["age"]) == [None] * 6
     assert cells(sup["zip"]) == [None] * 6
-    agg = ddf.anon.k_anonymize(3, method="aggregate").compute()
+    agg = ddf.anon.k_anonymize(3, method="aggregate", row_order="input").compute()
     assert cells(agg["age"]) == [(30 + 31 + 30) / 3] * 3 + [(40 + 41 + 40) / 3] * 3
     assert cells(agg["zip"]) == [None] * 6  # each group holds a missing cell
 
@@ -176,12 +177,13 @@ def test_random_tables_with_missing_cells(rows, k, method, nparts):
                                   model=KAnonymity(k), method=method, algorithm="mondrian")
     ddf = dd.from_pandas(df, npartitions=nparts)
     one = ddf.anon.k_anonymize(k, method=method, quasi_identifiers=qi,
-                               max_rows_per_part=10**6)
+                               max_rows_per_part=10**6, row_order="input")
     got = one.compute()
     for c in qi:
         assert cells(got[c]) == cells(ref[c]), c
     assert one.anon.info["suppressed_cells"] == rinfo["suppressed_cells"]
-    many = ddf.anon.k_anonymize(k, method=method, quasi_identifiers=qi, max_rows_per_part=8)
+    many = ddf.anon.k_anonymize(k, method=method, quasi_identifiers=qi, max_rows_per_part=8,
+                                row_order="input")
     out = many.compute()
     assert pm.k_anonymity(out, list(qi)) >= k
     for c in qi:  # missing stays missing
@@ -194,7 +196,7 @@ def test_on_a_local_cluster(adult):
     try:
         with distributed.Client(cluster) as client, dask.config.set(scheduler=client):
             out = dd.from_pandas(adult, npartitions=4).anon.k_anonymize(
-                5, method="aggregate", max_rows_per_part=10**9)
+                5, method="aggregate", max_rows_per_part=10**9, row_order="input")
             got = out.compute()
     finally:
         cluster.close()
@@ -206,16 +208,17 @@ def test_on_a_local_cluster(adult):
 def test_errors(adult):
     ddf = dd.from_pandas(adult, npartitions=2)
     with pytest.raises(InvalidInputError, match="unknown method 'blur'"):
-        ddf.anon.k_anonymize(2, method="blur")
+        ddf.anon.k_anonymize(2, method="blur", row_order="input")
     with pytest.raises(InvalidInputError, match="algorithm='optimal' recodes by hierarchies"):
-        ddf.anon.k_anonymize(2, method="suppress", algorithm="optimal", hierarchies={})
+        ddf.anon.k_anonymize(2, method="suppress", algorithm="optimal", hierarchies={},
+                             row_order="input")
 
 
 def test_a_float_ordered_column_with_one_distinct_value_per_partition():
     # pandas 3's factorize(sort=True) refuses NumpyExtensionArray; the dictionaries unwrap it
     df = pd.DataFrame({"s": [1.5, 1.5, 2.5, 1.5]})
     got = dd.from_pandas(df, npartitions=1).anon.k_anonymize(
-        1, quasi_identifiers={"s": "ordered"}).compute()
+        1, quasi_identifiers={"s": "ordered"}, row_order="input").compute()
     assert got["s"].astype(str).tolist() == ["1.5", "1.5", "2.5", "1.5"]
 
 
@@ -227,7 +230,7 @@ def test_generalize_publishes_no_hidden_category(tmp_path, order):
                        "job": pd.Categorical(["a", "a", "b", "b", "c", "c", None, "rare"])})
     qi = {"age": "real", "job": "unordered"}
     out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
-        2, quasi_identifiers=qi, order=order, path=str(tmp_path / "g"))
+        2, quasi_identifiers=qi, order=order, path=str(tmp_path / "g"), row_order="input")
     got = out.compute().sort_index()
     ref = df.anon.k_anonymize(2, quasi_identifiers=qi, algorithm="mondrian", row_order="input")
     assert cells(got["job"]) == cells(ref["job"]) == ["a", "a", "b", "b", "c", "c", None, None]
@@ -243,7 +246,7 @@ def test_categoricals_read_back_from_parquet(tmp_path, adult, method):
     adult.to_parquet(tmp_path / "in.parquet")
     ddf = dd.read_parquet(str(tmp_path / "in.parquet"))
     out = ddf.anon.k_anonymize(5, method=method, max_rows_per_part=800,
-                               path=str(tmp_path / "out"))
+                               path=str(tmp_path / "out"), row_order="input")
     got = out.compute()
     ref_cats = [c for c in adult["education"].cat.categories if c in set(got["education"])]
     assert got["education"].cat.categories.tolist() == ref_cats

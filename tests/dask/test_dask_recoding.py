@@ -24,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("synchronous_scheduler")  # tests/dask/conf
 def release():
     df = make_discharges(1600, seed=2)
     jan, feb = df.iloc[:800].reset_index(drop=True), df.iloc[800:].reset_index(drop=True)
-    out = jan.anon.k_anonymize(5, l=2, algorithm="datafly", **DISCHARGE_ROLES)
+    out = jan.anon.k_anonymize(5, l=2, algorithm="datafly", **DISCHARGE_ROLES, row_order="input")
     return out.anon.recoding, feb
 
 
@@ -32,7 +32,7 @@ def release():
 def test_same_release_as_pandas(release, parts):
     rec, feb = release
     ddf = dd.from_pandas(feb, npartitions=parts)
-    out = ddf.anon.apply_recoding(rec, max_suppressed_rows=0.1, **KEEP)
+    out = ddf.anon.apply_recoding(rec, max_suppressed_rows=0.1, **KEEP, row_order="input")
     got = out.compute()
     want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.1, **KEEP, row_order="input")
     assert list(got.columns) == list(want.columns)
@@ -50,9 +50,9 @@ def test_failures_as_on_pandas(release):
     rec, feb = release
     ddf = dd.from_pandas(feb, npartitions=2)
     with pytest.raises(InfeasibleError, match="rows are in classes that fail"):
-        ddf.anon.apply_recoding(rec, max_suppressed_rows=0, **KEEP)
+        ddf.anon.apply_recoding(rec, max_suppressed_rows=0, **KEEP, row_order="input")
     with pytest.raises(InvalidInputError, match="must be a pdanon.Recoding"):
-        ddf.anon.apply_recoding({}, **KEEP)
+        ddf.anon.apply_recoding({}, **KEEP, row_order="input")
 
 
 def test_hand_checked_small_frame():
@@ -60,7 +60,7 @@ def test_hand_checked_small_frame():
         {"age": 1}, hierarchies={"age": intervals([5])})
     batch = pd.DataFrame({"age": [30, 34, 35, 39, 36, 80, 81]})
     out = dd.from_pandas(batch, npartitions=3).anon.apply_recoding(
-        first.anon.recoding, model=KAnonymity(2), max_suppressed_rows=1)
+        first.anon.recoding, model=KAnonymity(2), max_suppressed_rows=1, row_order="input")
     cells = [None if pd.isna(c) else str(c) for c in out.compute()["age"]]
     assert cells == ["[30, 34]", "[30, 34]", "[35, 39]", "[35, 39]", "[35, 39]", None, None]
     assert out.anon.info["unseen_cells"] == {"age": 2}
@@ -68,7 +68,7 @@ def test_hand_checked_small_frame():
     assert out.anon.info["suppressed_rows"] == out.anon.info["unseen_rows"] == 2
     assert out.anon.info["verified"]["k"] == 2
     pandas = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(2),
-                                       max_suppressed_rows=1).anon.info
+                                       max_suppressed_rows=1, row_order="input").anon.info
     assert (pandas["suppressed_rows"], pandas["unseen_rows"]) == (2, 2)
     np.testing.assert_array_equal(batch["age"], [30, 34, 35, 39, 36, 80, 81])
 
@@ -77,11 +77,12 @@ def test_hand_checked_small_frame():
 def test_local_recodings_as_on_pandas(algorithm):
     df = make_discharges(1000, seed=2)
     jan, feb = df.iloc[:500].reset_index(drop=True), df.iloc[500:].reset_index(drop=True)
-    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES, row_order="input").anon.recoding
+    rec = jan.anon.k_anonymize(5, algorithm=algorithm, **DISCHARGE_ROLES,
+                               row_order="input").anon.recoding
     assert rec.classes is not None
     want = feb.anon.apply_recoding(rec, max_suppressed_rows=0.95, **KEEP, row_order="input")
     out = dd.from_pandas(feb, npartitions=3).anon.apply_recoding(
-        rec, max_suppressed_rows=0.95, **KEEP)
+        rec, max_suppressed_rows=0.95, **KEEP, row_order="input")
     got = out.compute()
     for c in rec.columns:
         assert got[c].astype(str).tolist() == want[c].astype(str).tolist(), c

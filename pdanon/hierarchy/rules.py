@@ -5,7 +5,9 @@ Labels and published cells agree: a band of a column whose values are all intege
 width and start are integers) is labelled ``30-34`` and published as the closed range
 ``[30, 34]``; any other band is labelled ``[30, 35)`` and published as the half-open range
 ``[30, 35)``, so a value on a boundary (35.0) lies in exactly one published band. The top
-node ``*`` publishes ``[min, max]`` of the column (closed: both ends are values of the column).
+node ``*`` never publishes the column's least and greatest values (one person's each): an
+interval top is the union of the widest bands, a date top whole decades (centuries above
+decades) that no date present bounds, or the ``domain=`` declared (:mod:`pdanon.bounds`).
 
 >>> import pandas as pd
 >>> intervals([5]).map(pd.Series([31, 35.5]), 1).tolist()
@@ -369,10 +371,18 @@ def intervals(widths: Sequence, *, start=0, top=TOP, domain=None) -> Hierarchy:
     integers, a band is labelled ``20-29`` and published as the closed range ``[20, 29]``;
     otherwise it is labelled ``[20.5, 30.5)`` and published as the half-open range
     ``[20.5, 30.5)`` (a value on a boundary lies in one band only). Missing values are their
-    own node below the top.
+    own node below the top. The top publishes the union of the widest bands over the column
+    (never its least and greatest values), or ``domain=(lo, hi)`` when given (a value outside
+    it is refused).
 
     Example
     -------
+    >>> from pdanon.hierarchy import column_levels
+    >>> ages = pd.Series([17, 23, 90], name="age")
+    >>> column_levels(intervals([10, 20]), ages, "real").cells(3).tolist()
+    [[0, 99], [0, 99], [0, 99]]
+    >>> column_levels(intervals([10, 20], domain=(0, 120)), ages, "real").cells(3).tolist()
+    [[0, 120], [0, 120], [0, 120]]
     >>> intervals([5, 10, 20]).levels_table([23, 41])
        value level1 level2 level3 level4
     0     23  20-24  20-29  20-39      *
@@ -445,12 +455,19 @@ def _numeric_domain(domain):
 def dates(levels: Sequence[str] = ("month", "year"), *, top: str | None = TOP,
           domain=None) -> Hierarchy:
     """Dates generalized to month, quarter, year or decade (an increasing subset), then
-    ``top``; missing dates (NaT) are their own node below the top.
+    ``top``; missing dates (NaT) are their own node below the top. Every level publishes
+    whole units, never the first or last dates present: the top, whole decades (centuries
+    when ``"decade"`` is a level) one decade further out where a date present would be the
+    boundary, or ``domain=(first, last)`` when given (a date outside it is refused).
 
     Example
     -------
     >>> dates().levels_table(pd.to_datetime(["2024-03-05"]))
            value   level1 level2 level3
     0 2024-03-05  2024-03   2024      *
+    >>> from pdanon.hierarchy import column_levels
+    >>> dob = pd.Series(pd.to_datetime(["1924-07-09", "2009-06-29"]), name="DOB")
+    >>> column_levels(dates(), dob, "ordered").cells(3).astype(str).tolist()
+    ['[1920-01-01, 2009-12-31]', '[1920-01-01, 2009-12-31]']
     """
     return DateHierarchy(levels, top=top, domain=domain)

@@ -284,11 +284,18 @@ def year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool) -> pd.Ti
     >>> str(year_boundary(pd.Timestamp("1930-01-01"), False, "s", True).date())
     '1929-01-01'
     """
+    try:
+        return _year_boundary(t, up, unit, midnight)
+    except (ValueError, OverflowError):  # beyond the calendar pandas can hold (year 9999)
+        return None
+
+
+def _year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool) -> pd.Timestamp:
     if up:
         end = pd.Timestamp(year=t.year + 1, month=1, day=1, tz=t.tz).as_unit(unit)
         end = end - (pd.Timedelta(days=1) if midnight else pd.Timedelta(1, unit=unit))
         if end <= t:
-            return year_boundary(end + pd.Timedelta(days=1), True, unit, midnight)
+            return _year_boundary(end + pd.Timedelta(days=1), True, unit, midnight)
         return end
     start = pd.Timestamp(year=t.year, month=1, day=1, tz=t.tz).as_unit(unit)
     if start >= t:
@@ -303,12 +310,12 @@ def _date_bounds(cats, pos, rare, c_pos, ok, rare_dates, up: bool) -> dict:
     for p, c, has in zip(*(np.unique(np.stack([pos[rare], c_pos[rare], ok[rare]]), axis=1))):
         t = cats[int(p)]
         g = year_boundary(t, up, cats.unit, midnight)
-        while g in rare_dates:  # a boundary that is someone's rare date: one more year out
+        while g is not None and g in rare_dates:  # someone's rare date: one more year out
             g = year_boundary(g, up, cats.unit, midnight)
         if has:
             c = cats[int(c)]
-            g = min(g, c) if up else max(g, c)
-        out[int(p)] = g
+            g = c if g is None else min(g, c) if up else max(g, c)
+        out[int(p)] = t if g is None else g  # None: the calendar's end, nothing beyond
     return out
 
 

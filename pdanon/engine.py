@@ -194,7 +194,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             f"group_join, ...), not {run.algorithm!r}; with algorithm='optimal' "
             f"or generalize, use the dates() hierarchy, which publishes whole units")
     enc, context, result = run.encoded, run.context, run.result
-    if isinstance(result, Partition) and method == "generalize":
+    if isinstance(result, Partition) and method == "generalize" and exact_bounds:
         _warn_exact_birth_dates(df, roles, calendar)
     if run.reason:
         info["algorithm"] = run.algorithm
@@ -317,9 +317,9 @@ def _bounds_info(exact: bool, k: int, widened: dict) -> dict:
 
 
 def _warn_exact_birth_dates(df: pd.DataFrame, roles: Roles, calendar: dict) -> None:
-    """A date of birth that a local recoding publishes as ranges shows exact dates as their
-    bounds (each class's first and last birthday): say so, with the fixes, unless calendar
-    cuts publish whole units."""
+    """A date of birth that a local recoding publishes as ranges with ``exact_bounds``
+    shows exact dates as their bounds (each class's first and last birthday): say so, with
+    the fixes, unless calendar cuts publish whole units."""
     from pdanon.screening import BIRTH_WORDS, words
 
     found = [c for c in roles.quasi_identifiers if c not in calendar and words(c) & BIRTH_WORDS

@@ -319,16 +319,12 @@ class DateHierarchy(Hierarchy):
             return _as_values(first, values), _as_values(last, values)
         span = 100 if "decade" in self.date_levels else 10
         lo_y, hi_y = (ts.min().year // span) * span, (ts.max().year // span) * span
-        while True:
-            first = label_bounds([f"{lo_y}s"], values)[0][0]  # its first decade's start
-            if _like(first, ts) < ts.min():
-                break
-            lo_y -= span
-        while True:
-            last = label_bounds([f"{hi_y + span - 10}s"], values)[1][0]  # last decade's end
-            if _like(last, ts) > ts.max():
-                break
-            hi_y += span
+        first = label_bounds([f"{lo_y}s"], values)[0][0]  # its first decade's start
+        if first is not None and _like(first, ts) >= ts.min():  # a date present: one out
+            first = label_bounds([f"{lo_y - span}s"], values)[0][0] or first
+        last = label_bounds([f"{hi_y + span - 10}s"], values)[1][0]  # its last decade's end
+        if last is not None and _like(last, ts) <= ts.max():
+            last = label_bounds([f"{hi_y + 2 * span - 10}s"], values)[1][0] or last
         return first, last
 
     def _missing_labels(self, labels):

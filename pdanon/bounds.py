@@ -8,11 +8,12 @@ recoding publishes (:func:`widen_published`, called by :func:`pdanon.engine.anon
 
 * a bound held by ``k`` or more rows of the whole column stays (it is no one's own value);
 * a bound held by 1 .. k-1 rows moves outward to the nearer of: the closest value held by at
-  least ``k`` rows of the column, and the closest point of a grid strictly beyond it that no
-  rare value sits on. The grid of numbers is the multiples of :func:`round_step` (the largest
-  power of ten within the column's spread: 10 for ages); the grid of dates is the year's
-  boundaries (January 1st, December 31st). The extremes of a column, held by few, so end on
-  the grid (an oldest participant of 103 gives ``[.., 110]``);
+  least ``k`` rows of the column, and the grid point at or beyond it. The grid of numbers is
+  the multiples of :func:`round_step` (the largest power of ten within the column's spread:
+  10 for ages), the grid of dates the years' first and last days. A grid point is published
+  for every bound between it and the next point, so it tells no more than that interval, even
+  where it is someone's value itself. The extremes of a column, held by few, so end on the grid
+  (an oldest participant of 103 gives ``[.., 110]``);
 * an ordered column of categories has no grid: a rare bound moves to the closest common
   category outward, else to the first/last category a Categorical column declares (its
   domain), else the cell is withheld (published missing: its ``*``).
@@ -179,31 +180,24 @@ def _rare_at(bound: np.ndarray, rare_values: np.ndarray) -> np.ndarray:
     return rare_values[j] == bound
 
 
-def _grid_outward(bound: np.ndarray, step: float, rare_values: np.ndarray, up: bool):
-    """Per bound: the nearest multiple of ``step`` strictly beyond it (above for ``up``) that
-    is no rarely held value."""
-    sign = 1.0 if up else -1.0
-    g = (np.ceil(bound / step) if up else np.floor(bound / step)) * step
-    g = np.where(g == bound, g + sign * step, g)
-    for _ in range(len(rare_values) + 1):  # each step passes at least one rare value
-        hit = _rare_at(g, rare_values)
-        if not hit.any():
-            break
-        g = np.where(hit, g + sign * step, g)
-    return g
+def _grid_outward(bound: np.ndarray, step: float, up: bool) -> np.ndarray:
+    """Per bound: the multiple of ``step`` at or beyond it (above for ``up``). A grid point
+    is published for every bound between it and the next one, so it tells no more than
+    that interval, even where someone's value is the point itself."""
+    return (np.ceil(bound / step) if up else np.floor(bound / step)) * step
 
 
 def _widen_numbers(lo, hi, mask, values, counts, k):
     """Numeric bounds: a rare one moves to the nearer of the closest common value outward
-    and the closest grid point outward (:func:`round_step` of the column's spread)."""
+    and the grid point at or beyond it (:func:`round_step` of the column's spread)."""
     common = values[counts >= k]
     rare_values = values[counts < k]
     ranged = ~mask & (lo < hi)
     rare_lo = ranged & _rare_at(np.where(mask, np.nan, lo), rare_values)
     rare_hi = ranged & _rare_at(np.where(mask, np.nan, hi), rare_values)
     step = round_step(values[0], values[-1])
-    grid_lo = _grid_outward(np.where(rare_lo, lo, 0.0), step, rare_values, up=False)
-    grid_hi = _grid_outward(np.where(rare_hi, hi, 0.0), step, rare_values, up=True)
+    grid_lo = _grid_outward(np.where(rare_lo, lo, 0.0), step, up=False)
+    grid_hi = _grid_outward(np.where(rare_hi, hi, 0.0), step, up=True)
     c_lo, ok_lo = _outward(lo, common, up=False)
     c_hi, ok_hi = _outward(hi, common, up=True)
     new_lo = np.where(ok_lo, np.maximum(c_lo, grid_lo), grid_lo)
@@ -239,9 +233,8 @@ def _widen_categories(arr, mask, original, values, counts, k):
     c_hi, ok_hi = _outward(hi, common, up=True)
     dates = arr.dtype.dates_by_value and isinstance(cats, pd.DatetimeIndex)
     if dates:  # compare with the year boundaries, as values; add the chosen ones
-        rare_dates = pd.DatetimeIndex(values[counts < k])
-        new_lo = _date_bounds(cats, lo, rare_lo, c_lo, ok_lo, rare_dates, up=False)
-        new_hi = _date_bounds(cats, hi, rare_hi, c_hi, ok_hi, rare_dates, up=True)
+        new_lo = _date_bounds(cats, lo, rare_lo, c_lo, ok_lo, up=False)
+        new_hi = _date_bounds(cats, hi, rare_hi, c_hi, ok_hi, up=True)
         merged = cats.union(pd.DatetimeIndex(list(new_lo.values()) + list(new_hi.values()))
                             .as_unit(cats.unit)).unique().sort_values()
         pos = merged.get_indexer(cats)
@@ -274,44 +267,32 @@ def _widen_categories(arr, mask, original, values, counts, k):
                                            kind="ordered", categories=merged, mask=mask), grow
 
 
-def year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool) -> pd.Timestamp:
-    """The first instant of ``t``'s year strictly before ``t`` (a year earlier when ``t`` is
-    that instant), or its last (Dec 31 for dates, the year's last instant at ``unit``
-    otherwise) strictly after it.
+def year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool):
+    """The first instant of ``t``'s year, or its last (Dec 31 for dates, the year's last
+    instant at ``unit`` otherwise); None beyond the calendar pandas holds. Like a numeric
+    grid point, a boundary is published for every date of its year, itself included.
 
     >>> str(year_boundary(pd.Timestamp("2009-06-29"), True, "s", True).date())
     '2009-12-31'
     >>> str(year_boundary(pd.Timestamp("1930-01-01"), False, "s", True).date())
-    '1929-01-01'
+    '1930-01-01'
     """
     try:
-        return _year_boundary(t, up, unit, midnight)
+        if not up:
+            return pd.Timestamp(year=t.year, month=1, day=1, tz=t.tz).as_unit(unit)
+        end = pd.Timestamp(year=t.year + 1, month=1, day=1, tz=t.tz).as_unit(unit)
+        return end - (pd.Timedelta(days=1) if midnight else pd.Timedelta(1, unit=unit))
     except (ValueError, OverflowError):  # beyond the calendar pandas can hold (year 9999)
         return None
 
 
-def _year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool) -> pd.Timestamp:
-    if up:
-        end = pd.Timestamp(year=t.year + 1, month=1, day=1, tz=t.tz).as_unit(unit)
-        end = end - (pd.Timedelta(days=1) if midnight else pd.Timedelta(1, unit=unit))
-        if end <= t:
-            return _year_boundary(end + pd.Timedelta(days=1), True, unit, midnight)
-        return end
-    start = pd.Timestamp(year=t.year, month=1, day=1, tz=t.tz).as_unit(unit)
-    if start >= t:
-        start = pd.Timestamp(year=t.year - 1, month=1, day=1, tz=t.tz).as_unit(unit)
-    return start
-
-
-def _date_bounds(cats, pos, rare, c_pos, ok, rare_dates, up: bool) -> dict:
+def _date_bounds(cats, pos, rare, c_pos, ok, up: bool) -> dict:
     """{position of a rare bound: its new date} (one entry per distinct rare bound)."""
     midnight = bool((cats == cats.normalize()).all())
     out = {}
     for p, c, has in zip(*(np.unique(np.stack([pos[rare], c_pos[rare], ok[rare]]), axis=1))):
         t = cats[int(p)]
         g = year_boundary(t, up, cats.unit, midnight)
-        while g is not None and g in rare_dates:  # someone's rare date: one more year out
-            g = year_boundary(g, up, cats.unit, midnight)
         if has:
             c = cats[int(c)]
             g = c if g is None else min(g, c) if up else max(g, c)

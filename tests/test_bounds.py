@@ -219,3 +219,24 @@ def test_no_published_bound_is_held_by_fewer_than_k_rows(table, k, algorithm):
         shown = out["age"].notna().to_numpy()
         assert out["age"].array.contains(back["age"].to_numpy())[shown].all()
     assert out.anon.check(pdanon.Policy(k=k)).passed
+
+
+def test_cli_widens_by_default_and_keeps_exact_bounds_with_the_option(tmp_path, capsys):
+    from pdanon.__main__ import main
+
+    src = tmp_path / "ages.csv"
+    _ages().to_csv(src, index=False)
+    published = {}
+    for name, extra in (("widened", []), ("exact", ["--option", "exact_bounds=true"])):
+        out = tmp_path / f"{name}.parquet"
+        code = main(["anonymize", str(src), "--qi", "age:real", "-k", "5", "-a", "mondrian",
+                     "-o", str(out), *extra])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        back = pd.read_parquet(out)
+        published[name] = sorted(back["age"].astype(str))
+        assert back.anon.info["bounds"]["rule"] == (
+            "exact" if extra else "no bound held by fewer than 5 rows")
+        assert ("ExactBoundsWarning" in err) == bool(extra), err
+    assert published["widened"] == ["20"] * 5 + ["[30, 100]"] * 5
+    assert published["exact"] == ["20"] * 5 + ["[30, 97]"] * 5

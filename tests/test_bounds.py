@@ -240,3 +240,19 @@ def test_cli_widens_by_default_and_keeps_exact_bounds_with_the_option(tmp_path, 
         assert ("ExactBoundsWarning" in err) == bool(extra), err
     assert published["widened"] == ["20"] * 5 + ["[30, 100]"] * 5
     assert published["exact"] == ["20"] * 5 + ["[30, 97]"] * 5
+
+
+def test_a_widened_mondrian_recoding_applied_to_a_new_batch_stays_truthful():
+    rng = np.random.default_rng(5)
+    n = 400
+    df = pd.DataFrame({"age": rng.integers(17, 95, n), "zone": rng.choice(list("abcd"), n),
+                       "d": rng.choice(list("xyz"), n)})
+    roles = dict(quasi_identifiers={"age": "real", "zone": "unordered"}, sensitive=["d"])
+    jan, feb = df.iloc[:200].reset_index(drop=True), df.iloc[200:].reset_index(drop=True)
+    out = jan.anon.k_anonymize(5, algorithm="mondrian", row_order="input", **roles)
+    assert out.anon.info["bounds"]["widened_cells"]  # some ages are one person's
+    new = feb.anon.apply_recoding(out.anon.recoding, max_suppressed_rows=0.95,
+                                  sensitive=["d"], row_order="input")
+    held = np.asarray(new["age"].array.contains(feb["age"]), dtype=bool)
+    assert (held | new["age"].isna().to_numpy()).all()
+    assert pdanon.metrics.k_anonymity(new, ["age", "zone"]) >= 5

@@ -177,6 +177,13 @@ def test_widen_published_by_hand():
         [0, 0, 1, 1, 1], [1, 1, 2, 2, 2], kind="ordered", categories=["low", "mid", "high"]))
     out, n = widen_published(cells, edu, 2)
     assert out.astype(str).tolist() == ["[low, mid]"] * 2 + ["[mid, top]"] * 3
+    # categories read off the data (no declared order): no domain to widen to, the cell is
+    # withheld (its '*'); a range whose bounds are common stays
+    codes = pd.Series(["p", "p", "q", "q", "r"])
+    cells = pd.Series(GeneralizationArray.from_bounds(
+        [0, 0, 1, 1, 1], [1, 1, 2, 2, 2], kind="ordered", categories=["p", "q", "r"]))
+    out, n = widen_published(cells, codes, 2)
+    assert out[:2].astype(str).tolist() == ["[p, q]"] * 2 and out[2:].isna().all() and n == 3
 
 
 def test_mondrian_birth_dates_end_on_common_dates_or_year_boundaries():

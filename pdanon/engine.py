@@ -137,6 +137,10 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     bar (every partitioner has one) for long runs in a terminal or notebook, ``True`` always,
     ``False`` never (see :mod:`pdanon.progress`).
 
+    A local recoding's ranges (``method="generalize"``) end on no value held by fewer than
+    k rows of its column: such a bound is widened (:func:`pdanon.bounds.widen_published`)
+    unless ``options={"exact_bounds": True}``; ``info["bounds"]`` says which rule applied.
+
     Before returning, every column published unchanged is tested as a channel
     (:func:`pdanon.channels.guard`): one whose value determines a quasi-identifier the
     release hid raises :class:`~pdanon.ChannelError`, unless ``allow_channels`` names it.

@@ -27,6 +27,7 @@ from pdanon._errors import (
     UnknownColumnError,
     VerificationError,
 )
+from pdanon.bounds import ExactBoundsWarning
 from pdanon.dtype import GeneralizationArray, GeneralizationDtype, GeneralizationRange
 from pdanon import accessor as _accessor  # noqa: F401  (registers df.anon)
 from pdanon import accessor_series as _accessor_series  # noqa: F401  (registers s.anon)
@@ -74,6 +75,7 @@ __all__ = [
     "InvalidInputError",
     "KindError",
     "KindWarning",
+    "ExactBoundsWarning",
     "NoProgressError",
     "Policy",
     "Publication",

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon import progress as _progress
-from pdanon import recode
+from pdanon import bounds, recode
 from pdanon.encode import encode_table
 from pdanon._errors import InvalidInputError, KindError, SingleClassWarning, user_stacklevel
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
@@ -137,6 +137,10 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     bar (every partitioner has one) for long runs in a terminal or notebook, ``True`` always,
     ``False`` never (see :mod:`pdanon.progress`).
 
+    A local recoding's ranges (``method="generalize"``) end on no value held by fewer than
+    k rows of its column: such a bound is widened (:func:`pdanon.bounds.widen_published`)
+    unless ``options={"exact_bounds": True}``; ``info["bounds"]`` says which rule applied.
+
     Before returning, every column published unchanged is tested as a channel
     (:func:`pdanon.channels.guard`): one whose value determines a quasi-identifier the
     release hid raises :class:`~pdanon.ChannelError`, unless ``allow_channels`` names it.
@@ -178,6 +182,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         df = df.copy(deep=False)
         df.attrs = {}
     calendar = options.pop("calendar", None) or {}
+    exact_bounds = _check_exact_bounds(options.pop("exact_bounds", False))
     seen = df
     if calendar:  # the partitioner sees each date as its unit's first day (pdanon.calendar)
         from pdanon import calendar as _calendar
@@ -193,7 +198,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
             f"group_join, ...), not {run.algorithm!r}; with algorithm='optimal' "
             f"or generalize, use the dates() hierarchy, which publishes whole units")
     enc, context, result = run.encoded, run.context, run.result
-    if isinstance(result, Partition) and method == "generalize":
+    if isinstance(result, Partition) and method == "generalize" and exact_bounds:
         _warn_exact_birth_dates(df, roles, calendar)
     if run.reason:
         info["algorithm"] = run.algorithm
@@ -217,14 +222,24 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     else:
         groups: Partition = result
         changed = 0
+        widened: dict = {}
+        req = model.requirements()
+        bound_k = max(req.min_size, req.min_distinct)
         for col in enc.columns:
             new, count = recode.recode_column(method, seen[col.name], col, groups.labels,
                                               groups.order)
             if col.name in calendar:  # whole units; no cell keeps a record's own date
                 new = _calendar.widen_to_units(new, df[col.name], calendar[col.name])
                 count = int(df[col.name].notna().sum())
+            elif method == "generalize" and not col.generalized and not exact_bounds:
+                # no bound held by fewer than k rows of the column (pdanon.bounds)
+                new, grown = bounds.widen_published(new, seen[col.name], bound_k)
+                if grown:
+                    widened[col.name] = grown
             out[col.name] = new
             changed += count
+        if method == "generalize":
+            info["bounds"] = _bounds_info(exact_bounds, bound_k, widened)
         if groups.suppressed is not None and groups.suppressed.any():
             rows = groups.suppressed
             for c in roles.qi:
@@ -284,10 +299,31 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     return out, info
 
 
+def _check_exact_bounds(value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"exact_bounds must be True or False, got {value!r} (options={{'exact_bounds': "
+            f"True}} keeps bounds held by fewer than k rows; see pdanon.bounds)")
+    return bool(value)
+
+
+def _bounds_info(exact: bool, k: int, widened: dict) -> dict:
+    """``info["bounds"]``: which rule the published ranges' bounds follow (pdanon.bounds)."""
+    if exact:
+        warnings.warn(
+            "exact_bounds=True: the published ranges end on exact values of the data, some "
+            f"held by fewer than {k} rows (a column's extremes are often one person's value); "
+            "leave the option out to widen them (pdanon.bounds)", bounds.ExactBoundsWarning,
+            stacklevel=user_stacklevel())
+        return {"rule": "exact", "k": k}
+    return {"rule": f"no bound held by fewer than {k} rows", "k": k,
+            "widened_cells": {c: int(n) for c, n in widened.items()}}
+
+
 def _warn_exact_birth_dates(df: pd.DataFrame, roles: Roles, calendar: dict) -> None:
-    """A date of birth that a local recoding publishes as ranges shows exact dates as their
-    bounds (each class's first and last birthday): say so, with the fixes, unless calendar
-    cuts publish whole units."""
+    """A date of birth that a local recoding publishes as ranges with ``exact_bounds``
+    shows exact dates as their bounds (each class's first and last birthday): say so, with
+    the fixes, unless calendar cuts publish whole units."""
     from pdanon.screening import BIRTH_WORDS, words
 
     found = [c for c in roles.quasi_identifiers if c not in calendar and words(c) & BIRTH_WORDS

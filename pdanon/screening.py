@@ -392,8 +392,8 @@ _CONTENT = {"person names": ("identifier", "holds person names"),
 
 def _birth_advice(name) -> str:
     return (f"publish the year instead, df[{name!r}].dt.year, or a quasi-identifier with a "
-            f"dates() hierarchy and algorithm='optimal': a range of a local recoding shows "
-            f"exact dates as its bounds")
+            f"dates() hierarchy and algorithm='optimal', which publishes whole months, years "
+            f"or decades")
 
 
 def _suspect(name, count: int, distinct: int, text, ranges: bool,

@@ -146,8 +146,18 @@ def test_a_date_of_birth_published_as_exact_bounds_warns_with_the_fix():
                        "d": ["a", "b"] * 30})
     roles = dict(quasi_identifiers={"birth_date": "ordered"}, sensitive=["d"])
     with pytest.warns(pdanon.KindWarning, match=r"looks like a date of birth.*calendar"):
-        df.anon.k_anonymize(5, algorithm="mondrian", **roles)
+        df.anon.k_anonymize(5, algorithm="mondrian", options={"exact_bounds": True}, **roles)
     import warnings
+
+    # by default no bound is a birthday held by fewer than 5 rows (pdanon.bounds): here
+    # every date is one person's, so every bound is a year's first or last day
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.KindWarning)
+        widened = df.anon.k_anonymize(5, algorithm="mondrian", **roles)
+    cells = widened["birth_date"].array
+    ranged = cells.lo != cells.hi
+    ends = list(cells.categories[cells.lo[ranged]]) + list(cells.categories[cells.hi[ranged]])
+    assert ends and all((t.month, t.day) in ((1, 1), (12, 31)) for t in ends)
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", pdanon.KindWarning)

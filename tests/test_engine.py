@@ -34,8 +34,11 @@ def test_info_of_a_hand_checked_run():
     df = people()
     out, info = engine.anonymize(df, roles(df), model=KAnonymity(2), method="generalize",
                                  algorithm="nearest")
-    assert out["age"].astype(str).tolist() == ["[30, 31]"] * 2 + ["[40, 42]"] * 2 + \
-        ["[50, 52]"] * 2
+    # the classes are {30, 31}, {40, 42}, {50, 52}; every age is one person's, so every bound
+    # goes to the grid of 10 (the ages spread over 22): down for a class's least, up for its
+    # greatest (pdanon.bounds)
+    assert out["age"].astype(str).tolist() == ["[30, 40]"] * 2 + ["[40, 50]"] * 2 + \
+        ["[50, 60]"] * 2
     assert list(out.columns) == ["age", "sex", "d"] and out.index.equals(df.index)
     seconds = info.pop("seconds")
     assert 0 <= seconds < 60
@@ -45,6 +48,8 @@ def test_info_of_a_hand_checked_run():
                     "dropped_identifiers": ["name"], "rows": 6, "groups": 3,
                     "changed_cells": 6, "suppressed_rows": 0, "suppressed_cells": 0,
                     "partitions": 3,
+                    "bounds": {"rule": "no bound held by fewer than 2 rows", "k": 2,
+                               "widened_cells": {"age": 6}},
                     "achieved": {"k": 2}}
 
 

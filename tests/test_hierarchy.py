@@ -32,8 +32,9 @@ def test_intervals_labels_and_ranges_by_hand():
                                    GeneralizationRange(40, 49, "real"),
                                    GeneralizationRange(20, 29, "real"),
                                    GeneralizationRange(20, 29, "real")]
-    # the top covers the column
-    assert cl.cells(4).astype(str).tolist() == ["[20, 41]"] * 4
+    # the top covers the column with the widest bands ([20, 39] and [40, 59]), never the
+    # column's least and greatest values (20 is a band's start here, 41 is no bound)
+    assert cl.cells(4).astype(str).tolist() == ["[20, 59]"] * 4
 
 
 def test_intervals_start_and_floats():
@@ -300,8 +301,9 @@ def test_float_bands_publish_what_their_labels_say():
     assert [35.0 in r for r in published] == [False, True]
     assert cells.contains(s).all()
     assert not cl.cells(1)[:1].contains([35.0])[0]
-    # the top covers the column with a closed range: both ends are values
-    assert cl.cells(3).to_text().tolist() == ["[30, 36.5]"] * 4
+    # the top covers the column with the widest band, half-open as the bands (never the
+    # column's greatest value 36.5)
+    assert cl.cells(3).to_text().tolist() == ["[30, 40)"] * 4
     # integer columns keep closed integer bands, labelled alike
     ci = hh.column_levels(intervals([5]), pd.Series([30, 35, 34]), "real")
     assert ci.cells(1).to_text().tolist() == ["[30, 34]", "[35, 39]", "[30, 34]"]

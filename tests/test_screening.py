@@ -49,8 +49,7 @@ def test_identifier_names(name):
 def test_birth_names(name):
     s = screening.examine(pd.Series(pd.to_datetime(["1990-01-02", "1991-05-03"])), name)
     assert s is not None and s.what == "date of birth"
-    # the advice says how: the year, or a dates() hierarchy (a local recoding's range shows
-    # exact dates as its bounds)
+    # the advice says how: the year, or a dates() hierarchy (whole units)
     assert f"df[{name!r}].dt.year" in s.evidence and "dates() hierarchy" in s.evidence
 
 

@@ -5,7 +5,9 @@ Labels and published cells agree: a band of a column whose values are all intege
 width and start are integers) is labelled ``30-34`` and published as the closed range
 ``[30, 34]``; any other band is labelled ``[30, 35)`` and published as the half-open range
 ``[30, 35)``, so a value on a boundary (35.0) lies in exactly one published band. The top
-node ``*`` publishes ``[min, max]`` of the column (closed: both ends are values of the column).
+node ``*`` never publishes the column's least and greatest values (one person's each): an
+interval top is the union of the widest bands, a date top whole decades (centuries above
+decades) that no date present bounds, or the ``domain=`` declared (:mod:`pdanon.bounds`).
 
 >>> import pandas as pd
 >>> intervals([5]).map(pd.Series([31, 35.5]), 1).tolist()
@@ -32,7 +34,7 @@ class IntervalHierarchy(Hierarchy):
     """Numeric bands: level j groups values into bands of ``widths[j-1]`` starting at
     ``start``; the last level is ``top``."""
 
-    def __init__(self, widths: Sequence, *, start=0, top=TOP):
+    def __init__(self, widths: Sequence, *, start=0, top=TOP, domain=None):
         widths = list(widths)
         if not widths:
             raise InvalidInputError("intervals() needs at least one width, e.g. [5, 10, 20]")
@@ -52,6 +54,7 @@ class IntervalHierarchy(Hierarchy):
         self.widths = widths
         self.start = start
         self.top = top
+        self.domain = _numeric_domain(domain)
         #: Integer bands (``30-34``)? ``None``: when the values, width and start are integers;
         #: ``True``/``False`` fixes it (``algorithm="safepub"`` does, from the column's dtype:
         #: one non-integer value must not change every published band)
@@ -88,6 +91,13 @@ class IntervalHierarchy(Hierarchy):
 
     def _labels(self, values, name):
         x = self._numbers(values, name)
+        if self.domain is not None and len(x) and (x.min() < self.domain[0]
+                                                   or x.max() > self.domain[1]):
+            bad = x[(x < self.domain[0]) | (x > self.domain[1])][0]
+            raise InvalidInputError(
+                f"interval hierarchy{'' if name is None else f' for column {name!r}'}: value "
+                f"{bad:g} lies outside its declared domain [{self.domain[0]:g}, "
+                f"{self.domain[1]:g}]; widen domain= or leave it out")
         out = []
         for w in self.widths:
             lo, hi, integral = self._bands(x, w)
@@ -113,13 +123,25 @@ class IntervalHierarchy(Hierarchy):
             lo_levels.append(lo_n)
             hi_levels.append(hi_n)
         if self.top is not None:
-            lo_levels.append(np.array([x.min()]) if len(x) else np.array([np.nan]))
-            hi_levels.append(np.array([x.max()]) if len(x) else np.array([np.nan]))
+            lo, hi = self._top_range(x)
+            lo_levels.append(np.array([lo]))
+            hi_levels.append(np.array([hi]))
         return lo_levels, hi_levels
 
+    def _top_range(self, x: np.ndarray) -> tuple[float, float]:
+        """The top's range: the declared ``domain``, else the union of the widest bands
+        (the hierarchy's own grid), never the column's least and greatest values."""
+        if self.domain is not None:
+            return self.domain
+        if not len(x):
+            return np.nan, np.nan
+        lo, _, _ = self._bands(x[[np.argmin(x)]], self.widths[-1])
+        _, hi, _ = self._bands(x[[np.argmax(x)]], self.widths[-1])
+        return float(lo[0]), float(hi[0])
+
     def _declared(self, levels: int) -> list:
-        # the bands are the hierarchy's; the top spans the column's values
-        return [False] + [True] * len(self.widths) + [False] * (levels - 1 - len(self.widths))
+        # the bands are the hierarchy's, and so is the top: a domain or a union of bands
+        return [False] + [True] * (levels - 1)
 
     def _closed(self, values, labels):
         x = self._numbers(values, None)
@@ -127,8 +149,9 @@ class IntervalHierarchy(Hierarchy):
         for j, w in enumerate(self.widths, start=1):
             out.append(None if self._integral(x, w) else np.full(len(labels[j]), "left",
                                                                   dtype=object))
-        if self.top is not None:
-            out.append(None)  # [min, max] of the column: both ends are values
+        if self.top is not None:  # a declared domain is closed; bands' union as the bands
+            out.append(None if self.domain is not None or self._integral(x, self.widths[-1])
+                       else np.full(len(labels[-1]), "left", dtype=object))
         return out if any(c is not None for c in out) else None
 
     def bind(self, values, *, name=None, na: bool = False) -> Bound:
@@ -222,7 +245,7 @@ class DateHierarchy(Hierarchy):
     """Dates: day → month → year (or any increasing subset of month, quarter, year,
     decade) → ``top``."""
 
-    def __init__(self, levels=("month", "year"), *, top=TOP):
+    def __init__(self, levels=("month", "year"), *, top=TOP, domain=None):
         levels = list(levels)
         for lv in levels:
             if lv not in _DATE_LEVELS:
@@ -235,13 +258,24 @@ class DateHierarchy(Hierarchy):
                 f"got {levels}")
         self.date_levels = levels
         self.top = top
+        self.domain = None
+        if domain is not None:
+            try:
+                first, last = (pd.Timestamp(d) for d in domain)
+            except (TypeError, ValueError) as exc:
+                raise InvalidInputError(
+                    f"dates() domain must be (first, last) dates, got {domain!r} ({exc})"
+                ) from None
+            if not first <= last:
+                raise InvalidInputError(f"dates() domain {domain!r}: first comes after last")
+            self.domain = (first, last)
         self.height = len(levels) + (1 if top is not None else 0)
         self.description = "dates " + " → ".join(["day", *levels] + ([top] if top else []))
 
     def _declared(self, levels: int) -> list:
-        # a month, quarter, year or decade node publishes its whole unit, not the dates present
-        date_levels = len(self.date_levels)
-        return [False] + [True] * date_levels + [False] * (levels - 1 - date_levels)
+        # a month, quarter, year or decade node publishes its whole unit, not the dates
+        # present; the top its declared domain or whole decades (centuries above decades)
+        return [False] + [True] * (levels - 1)
 
     def unit_bounds(self, values: pd.Index, labels: list) -> dict:
         """``{level: (first, last)}``: per node of each date level the unit's first day and
@@ -259,8 +293,39 @@ class DateHierarchy(Hierarchy):
         """
         from pdanon.calendar import label_bounds
 
-        return {level: label_bounds(labels[level], values)
-                for level in range(1, len(self.date_levels) + 1)}
+        out = {level: label_bounds(labels[level], values)
+               for level in range(1, len(self.date_levels) + 1)}
+        if self.top is not None and len(labels) > len(self.date_levels) + 1:
+            top = len(self.date_levels) + 1
+            first, last = self._top_bounds(values)
+            out[top] = ([None if lab is None else first for lab in labels[top]],
+                        [None if lab is None else last for lab in labels[top]])
+        return out
+
+    def _top_bounds(self, values: pd.Index):
+        """The top node's first and last instant: the declared domain, else the decades
+        (centuries, when the hierarchy has decades) around the dates, one unit further out
+        where a bound would be a date present: never the first or last date itself."""
+        from pdanon.calendar import label_bounds
+
+        ts = pd.DatetimeIndex(pd.to_datetime(list(values))) if not isinstance(
+            values, pd.DatetimeIndex) else values
+        if self.domain is not None:
+            first, last = self.domain
+            if len(ts) and (ts.min() < _like(first, ts) or ts.max() > _like(last, ts)):
+                raise InvalidInputError(
+                    f"dates() domain [{first}, {last}] does not hold every date of the column "
+                    f"({ts.min()} .. {ts.max()}); widen domain= or leave it out")
+            return _as_values(first, values), _as_values(last, values)
+        span = 100 if "decade" in self.date_levels else 10
+        lo_y, hi_y = (ts.min().year // span) * span, (ts.max().year // span) * span
+        first = label_bounds([f"{lo_y}s"], values)[0][0]  # its first decade's start
+        if first is not None and _like(first, ts) >= ts.min():  # a date present: one out
+            first = label_bounds([f"{lo_y - span}s"], values)[0][0] or first
+        last = label_bounds([f"{hi_y + span - 10}s"], values)[1][0]  # its last decade's end
+        if last is not None and _like(last, ts) <= ts.max():
+            last = label_bounds([f"{hi_y + 2 * span - 10}s"], values)[1][0] or last
+        return first, last
 
     def _missing_labels(self, labels):
         if self.top is None:  # no top node: the missing value is its own node at every level
@@ -293,7 +358,7 @@ class DateHierarchy(Hierarchy):
 # --------------------------------------------------------------------------- builders
 
 
-def intervals(widths: Sequence, *, start=0, top=TOP) -> Hierarchy:
+def intervals(widths: Sequence, *, start=0, top=TOP, domain=None) -> Hierarchy:
     """Numeric bands, one width per level, then ``top`` (``None``: no top level).
 
     Bands start at ``start`` (a band is ``[start + i·w, start + (i+1)·w)``); each width must
@@ -302,10 +367,18 @@ def intervals(widths: Sequence, *, start=0, top=TOP) -> Hierarchy:
     integers, a band is labelled ``20-29`` and published as the closed range ``[20, 29]``;
     otherwise it is labelled ``[20.5, 30.5)`` and published as the half-open range
     ``[20.5, 30.5)`` (a value on a boundary lies in one band only). Missing values are their
-    own node below the top.
+    own node below the top. The top publishes the union of the widest bands over the column
+    (never its least and greatest values), or ``domain=(lo, hi)`` when given (a value outside
+    it is refused).
 
     Example
     -------
+    >>> from pdanon.hierarchy import column_levels
+    >>> ages = pd.Series([17, 23, 90], name="age")
+    >>> column_levels(intervals([10, 20]), ages, "real").cells(3).tolist()
+    [[0, 99], [0, 99], [0, 99]]
+    >>> column_levels(intervals([10, 20], domain=(0, 120)), ages, "real").cells(3).tolist()
+    [[0, 120], [0, 120], [0, 120]]
     >>> intervals([5, 10, 20]).levels_table([23, 41])
        value level1 level2 level3 level4
     0     23  20-24  20-29  20-39      *
@@ -316,7 +389,7 @@ def intervals(widths: Sequence, *, start=0, top=TOP) -> Hierarchy:
     1   35.0  [35, 40)      *
     2   36.5  [35, 40)      *
     """
-    return IntervalHierarchy(widths, start=start, top=top)
+    return IntervalHierarchy(widths, start=start, top=top, domain=domain)
 
 
 def masking(*, char: str = "*", steps: Sequence[int] | None = None, top: str | None = TOP
@@ -340,14 +413,57 @@ def masking(*, char: str = "*", steps: Sequence[int] | None = None, top: str | N
     return MaskingHierarchy(char=char, steps=steps, top=top)
 
 
-def dates(levels: Sequence[str] = ("month", "year"), *, top: str | None = TOP) -> Hierarchy:
+def _like(t, ts: pd.DatetimeIndex) -> pd.Timestamp:
+    """``t`` (a Timestamp or date) comparable with ``ts`` (its time zone)."""
+    t = pd.Timestamp(t)
+    if ts.tz is not None and t.tz is None:
+        return t.tz_localize(ts.tz)
+    return t
+
+
+def _as_values(t: pd.Timestamp, values):
+    """A declared bound as a value of the column's type (a date for ``datetime.date``)."""
+    import datetime as _dt
+
+    if isinstance(values, pd.DatetimeIndex):
+        t = _like(t, values)
+        return t.as_unit(values.unit)
+    if len(values) and isinstance(values[0], _dt.date) and not isinstance(values[0],
+                                                                         _dt.datetime):
+        return t.date()
+    return t
+
+
+def _numeric_domain(domain):
+    """``(lo, hi)`` as floats, or None; a clear error for anything else."""
+    if domain is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in domain)
+    except (TypeError, ValueError):
+        raise InvalidInputError(
+            f"intervals() domain must be (lo, hi) numbers, got {domain!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+        raise InvalidInputError(f"intervals() domain {domain!r}: need finite lo <= hi")
+    return lo, hi
+
+
+def dates(levels: Sequence[str] = ("month", "year"), *, top: str | None = TOP,
+          domain=None) -> Hierarchy:
     """Dates generalized to month, quarter, year or decade (an increasing subset), then
-    ``top``; missing dates (NaT) are their own node below the top.
+    ``top``; missing dates (NaT) are their own node below the top. Every level publishes
+    whole units, never the first or last dates present: the top, whole decades (centuries
+    when ``"decade"`` is a level) one decade further out where a date present would be the
+    boundary, or ``domain=(first, last)`` when given (a date outside it is refused).
 
     Example
     -------
     >>> dates().levels_table(pd.to_datetime(["2024-03-05"]))
            value   level1 level2 level3
     0 2024-03-05  2024-03   2024      *
+    >>> from pdanon.hierarchy import column_levels
+    >>> dob = pd.Series(pd.to_datetime(["1924-07-09", "2009-06-29"]), name="DOB")
+    >>> column_levels(dates(), dob, "ordered").cells(3).astype(str).tolist()
+    ['[1920-01-01, 2009-12-31]', '[1920-01-01, 2009-12-31]']
     """
-    return DateHierarchy(levels, top=top)
+    return DateHierarchy(levels, top=top, domain=domain)

@@ -69,8 +69,10 @@ def test_hand_checked_generalization():
     # ages 20, 21 | 40, 41 | 60, 62: merging neighbours is always cheapest
     df = pd.DataFrame({"age": [60, 20, 40, 21, 62, 41]})
     roles = resolve_roles(df, quasi_identifiers={"age": "real"})
-    out, info = anonymize(df, roles, model=KAnonymity(2), method="generalize",
-                          algorithm="group_join", seed=0)
+    # the data's own bounds (the default widens these one-person bounds: tests/test_bounds.py)
+    with pytest.warns(pdanon.ExactBoundsWarning):
+        out, info = anonymize(df, roles, model=KAnonymity(2), method="generalize",
+                              algorithm="group_join", seed=0, exact_bounds=True)
     assert out["age"].astype(str).tolist() == ["[60, 62]", "[20, 21]", "[40, 41]", "[20, 21]",
                                               "[60, 62]", "[40, 41]"]
     # each pair costs |a - b| / (62 - 20): (1 + 1 + 2) / 42
@@ -486,8 +488,12 @@ def test_seed_goes_to_the_algorithms_that_declare_it_and_deterministic_ones_igno
         a = df.anon.k_anonymize(2, algorithm=algorithm, seed=7, quasi_identifiers=["age"], row_order="input")
         b = df.anon.k_anonymize(2, algorithm=algorithm, quasi_identifiers=["age"], row_order="input")
         pd.testing.assert_frame_equal(a, b)
-    out = df.anon.l_diversify(2, algorithm="group_join", seed=1, quasi_identifiers=["age"],
-                              sensitive=["d"], row_order="input")
+    # the data's own bounds: widened, the two classes' one-person bounds meet on one grid
+    # range and the classes merge (tests/test_bounds.py)
+    with pytest.warns(pdanon.ExactBoundsWarning):
+        out = df.anon.l_diversify(2, algorithm="group_join", seed=1, quasi_identifiers=["age"],
+                                  sensitive=["d"], row_order="input",
+                                  options={"exact_bounds": True})
     assert out.anon.info["achieved"] == {"k": 2, "l": 2, "l_variant": "distinct"}
     out = df.anon.t_close(0.5, algorithm="group_join", seed=1, quasi_identifiers=["age"],
                           sensitive=["d"], row_order="input")

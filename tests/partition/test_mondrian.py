@@ -18,6 +18,11 @@ from pdanon.roles import resolve_roles
 from tests._helpers.frames import SURVEY_QI, skewed_survey
 from tests._helpers.memory import run_measured
 
+# the hand-checked tables below test the partitioning: they read the data's own bounds
+# (options EXACT); the default widening of rare bounds is tested in tests/test_bounds.py
+EXACT = {"exact_bounds": True}
+pytestmark = pytest.mark.filterwarnings("ignore::pdanon.ExactBoundsWarning")
+
 
 def cells(series: pd.Series) -> list:
     """Output cells as plain Python: (min, max) for ranges, frozenset for sets."""
@@ -45,7 +50,7 @@ def partition(df, model, qi=None, sensitive=None, **kw):
 
 def test_seed_example():
     df = pd.DataFrame([[1, 1, 1, 1], [1, 1, 1, 1], [2, 2, 2, 2], [2, 2, 2, 3]], columns=list("abcd"))
-    out = df.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers={c: "real" for c in "abcd"}, row_order="input")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", quasi_identifiers={c: "real" for c in "abcd"}, row_order="input", options=EXACT)
     assert cells(out["a"]) == [1, 1, 2, 2]
     assert cells(out["d"]) == [1, 1, (2, 3), (2, 3)]
     assert out.anon.info["changed_cells"] == 2
@@ -57,7 +62,7 @@ def test_seed_example():
 
 def test_one_column_splits_at_the_median_until_pairs():
     df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
-    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input", options=EXACT)
     assert cells(out["age"]) == [(21, 22), (21, 22), (23, 24), (23, 24),
                                  (50, 51), (50, 51), (52, 53), (52, 53)]
     assert out.anon.info["groups"] == 4
@@ -66,7 +71,7 @@ def test_one_column_splits_at_the_median_until_pairs():
 def test_equal_values_never_straddle_a_cut():
     # median value 1: cutting before it leaves an empty half, so the cut goes after it
     df = pd.DataFrame({"x": [1, 1, 1, 1, 1, 2, 3, 4]})
-    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input", options=EXACT)
     assert cells(out["x"]) == [1, 1, 1, 1, 1, (2, 4), (2, 4), (2, 4)]
 
 
@@ -81,7 +86,7 @@ def test_cut_nearer_the_middle_is_chosen():
 def test_next_widest_column_when_the_widest_cannot_be_split():
     # x and y both have normalized width 1; x (first) would leave 6|2 < k=3, so y is cut
     df = pd.DataFrame({"x": [0, 0, 0, 0, 0, 0, 10, 10], "y": [1, 2, 3, 4, 5, 6, 7, 8]})
-    out = df.anon.k_anonymize(3, algorithm="mondrian", row_order="input")
+    out = df.anon.k_anonymize(3, algorithm="mondrian", row_order="input", options=EXACT)
     assert cells(out["x"]) == [0, 0, 0, 0, (0, 10), (0, 10), (0, 10), (0, 10)]
     assert cells(out["y"]) == [(1, 4)] * 4 + [(5, 8)] * 4
 
@@ -99,7 +104,7 @@ def test_ordered_width_uses_ranks():
     levels = ["lo", "mid", "hi"]
     df = pd.DataFrame({"o": pd.Categorical(["lo", "lo", "mid", "hi"], categories=levels,
                                            ordered=True)})
-    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input")
+    out = df.anon.k_anonymize(2, algorithm="mondrian", row_order="input", options=EXACT)
     assert out["o"].astype(str).tolist() == ["lo", "lo", "[mid, hi]", "[mid, hi]"]
 
 
@@ -127,10 +132,12 @@ def test_unordered_frequency_order_cuts_in_frequency_order():
 
 def test_l_diversity_blocks_splits():
     df = pd.DataFrame({"age": [1, 2, 3, 4, 5, 6, 7, 8], "d": list("aabbaabb")})
-    out = df.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian", row_order="input")
+    out = df.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian", row_order="input",
+                              options=EXACT)
     assert cells(out["age"]) == [(1, 4)] * 4 + [(5, 8)] * 4
     df2 = df.assign(d=list("abababab"))
-    out2 = df2.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian", row_order="input")
+    out2 = df2.anon.l_diversify(2, sensitive=["d"], algorithm="mondrian", row_order="input",
+                                options=EXACT)
     assert cells(out2["age"]) == [(1, 2), (1, 2), (3, 4), (3, 4), (5, 6), (5, 6), (7, 8), (7, 8)]
 
 
@@ -186,7 +193,8 @@ def test_other_cuts_are_bounded(monkeypatch):
 def test_entropy_and_recursive_variants():
     df = pd.DataFrame({"age": range(12), "d": list("abcabcaabbcc")})
     for variant, c in (("entropy", None), ("recursive", 2)):
-        out = df.anon.l_diversify(2, variant=variant, c=c, sensitive=["d"], algorithm="mondrian")
+        out = df.anon.l_diversify(2, variant=variant, c=c, sensitive=["d"], algorithm="mondrian",
+                                  options=EXACT)
         assert out.anon.l_diversity(variant=variant, c=c) >= 2
         assert out.anon.info["groups"] >= 2
 
@@ -408,7 +416,8 @@ def test_engine_output_properties(table, method):
     before = df.copy()
     qi = {"a": "real", "b": "unordered", "c": kind_c}
     out = df.anon.k_anonymize(k, algorithm="mondrian", method=method, quasi_identifiers=qi,
-                              sensitive=["s"], options={"unordered_split": how}, row_order="input")
+                              sensitive=["s"], options={"unordered_split": how, **EXACT},
+                              row_order="input")
     pd.testing.assert_frame_equal(df, before)
     assert out.index.equals(df.index)
     assert out["s"].tolist() == s

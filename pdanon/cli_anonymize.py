@@ -196,7 +196,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "admission_date=dates:month,quarter,year, or COL=arx_file.csv "
                         "(repeat the flag)")
     r.add_argument("--labels", action="store_const", const=True,
-                   help="publish hierarchy labels (2024-Q4, 100XX) instead of ranges")
+                   help="publish hierarchy labels (2024Q4, 100XX) instead of ranges")
     r.add_argument("--max-suppressed", metavar="N", help="suppression budget: rows (10) or a "
                    "fraction (0.02, 2%%)")
     r.add_argument("--objective", choices=["loss", "precision", "discernibility", "entropy"])

@@ -58,8 +58,8 @@ import time
 import warnings
 
 from pdanon import progress
-from pdanon.cli_common import (LEADING_ZERO, is_parquet, numbers_column, one_line, same_file,
-                               unreadable, warning_lines)
+from pdanon.cli_common import (LEADING_ZERO, is_parquet, numbers_column, one_line, read_error,
+                               same_file, unreadable, warning_lines)
 
 PROG = "depersonalize"
 ALGORITHMS = ("baseline", "time_optimal", "datafly", "greedy", "group_join", "hasher",
@@ -437,7 +437,7 @@ def read_table(path: str, header: bool, text_columns=None):
     except pd.errors.EmptyDataError:
         raise CliError(f"cannot read {path!r}: the file is empty") from None
     except Exception as exc:  # parser, encoding, permission, Arrow errors
-        raise CliError(f"cannot read {path!r}: {one_line(exc)}") from None
+        raise CliError(read_error(path, exc, flag=None)) from None
     if df.shape[1] == 0:
         raise CliError(f"cannot read {path!r}: no columns found")
     return df

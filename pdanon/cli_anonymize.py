@@ -49,8 +49,8 @@ import time
 import warnings
 
 from pdanon.cli_common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_POLICY_FAILED,
-                               LEADING_ZERO, is_parquet, numbers_column, one_line, same_file,
-                               unreadable, warning_lines)
+                               LEADING_ZERO, is_parquet, numbers_column, one_line, read_error,
+                               same_file, unreadable, warning_lines)
 from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, check_config_values,
                                hierarchy_spec, is_builder,
                                parse_columns, parse_policy, policy_table, read_config, side_limit,
@@ -198,7 +198,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "admission_date=dates:month,quarter,year, or COL=arx_file.csv "
                         "(repeat the flag)")
     r.add_argument("--labels", action="store_const", const=True,
-                   help="publish hierarchy labels (2024-Q4, 100XX) instead of ranges")
+                   help="publish hierarchy labels (2024Q4, 100XX) instead of ranges")
     r.add_argument("--max-suppressed", metavar="N", help="suppression budget: rows (10) or a "
                    "fraction (0.02, 2%%)")
     r.add_argument("--objective", choices=["loss", "precision", "discernibility", "entropy"])
@@ -384,7 +384,7 @@ def read_input(path: str, s: dict, text_columns) -> "pd.DataFrame":
     except pd.errors.EmptyDataError:
         raise CliError(f"cannot read {path!r}: the file is empty") from None
     except Exception as exc:  # noqa: BLE001 - parser, encoding, permission, Arrow errors
-        raise CliError(f"cannot read {path!r}: {one_line(exc)}") from None
+        raise CliError(read_error(path, exc, s["encoding"])) from None
 
 
 def _header(path: str, s: dict) -> list:

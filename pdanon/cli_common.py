@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import os
 
+from pdanon import csvcodes
+
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: a number written with a leading zero (``04777``, ``-05``): a code, whose zero a number loses
-LEADING_ZERO = r"^[+-]?0\d"
+#: (one rule for the command lines and :func:`pdanon.read_csv`)
+LEADING_ZERO = csvcodes.LEADING_ZERO
 
 #: exit codes of both command lines
 EXIT_OK, EXIT_BAD_INPUT, EXIT_POLICY_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -37,6 +40,28 @@ def one_line(exc: BaseException) -> str:
     if isinstance(exc, KeyError) and text.startswith("'") and text.endswith("'"):
         text = text[1:-1]
     return " ".join(text.split())
+
+
+def read_error(path: str, exc: BaseException, encoding=None,
+               flag: str | None = "--encoding") -> str:
+    """The one-line error for a table that cannot be read: a byte that is not text in
+    ``encoding`` names its line and the fix, ``flag`` (the option that sets the encoding) or
+    saving the file as UTF-8 when the command has no such option.
+
+    Example
+    -------
+    >>> read_error("x.csv", OSError("disk on fire"))
+    "cannot read 'x.csv': disk on fire"
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        from pdanon.io import decode_error
+
+        exc = decode_error(path, exc, encoding)
+    if isinstance(exc, csvcodes.UndecodableError):
+        exc.name = path
+        return exc.text(f"give {flag} {exc.suggested}" if flag else
+                        f"save it as UTF-8 first (iconv -f {exc.suggested} -t utf-8 IN > OUT)")
+    return f"cannot read {path!r}: {one_line(exc)}"
 
 
 def unreadable(path: str) -> str | None:

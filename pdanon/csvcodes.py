@@ -5,13 +5,16 @@
   as 7. A column that pandas took as numbers, whose kind no schema gives (or gives as
   ``ordered`` without categories), stays text when one of its cells is a number written
   with a leading zero (``04777``, ``-05``: the command line's rule,
-  :data:`pdanon.cli_common.LEADING_ZERO`); a ``real`` column keeps its numbers and warns.
+  :data:`LEADING_ZERO`); a ``real`` column keeps its numbers and warns.
 * **A value that pandas takes for a missing cell stays a value.** ``NA`` (Namibia),
   ``None`` (an answer) or ``null`` are values when the schema lists them among a column's
   categories, or records the column as text (``df.anon.schema`` does): a file written from
   that frame holds its missing cells as empty fields.
 * **One name, one column.** A header that names a column twice (pandas would rename the
   second ``zip.1`` and publish it unprotected) is refused.
+* **A byte that is not text names its line.** A file in another encoding than the one
+  asked (a cp1252 export read as UTF-8) is an :class:`UndecodableError` naming the line, the
+  byte and the ``encoding=`` that reads it, not a bare ``UnicodeDecodeError``.
 * **Blank is missing.** A blank field of a column pandas could not read as numbers (integers
   beyond 2**64) comes back as missing, not as the empty text ``""``.
 
@@ -33,13 +36,15 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindWarning, user_stacklevel
-from pdanon.cli_common import LEADING_ZERO
 
-__all__ = ["ISO_DATE", "PANDAS_NA_TEXTS", "TEXT_DTYPES", "codes_as_text", "complete_lines",
-           "field_names", "first_bad_date", "header_names", "integer_texts_beyond_float",
-           "leading_zero_cells", "na_values_for", "refuse_beyond_float",
-           "refuse_repeated_names", "start_of", "zero_led_fields"]
+__all__ = ["ISO_DATE", "LEADING_ZERO", "PANDAS_NA_TEXTS", "TEXT_DTYPES", "UndecodableError",
+           "codes_as_text", "complete_lines", "field_names", "first_bad_date", "header_names",
+           "integer_texts_beyond_float", "leading_zero_cells", "na_values_for",
+           "refuse_beyond_float", "refuse_repeated_names", "start_of", "undecodable",
+           "zero_led_fields"]
 
+#: a number written with a leading zero (``04777``, ``-05``): a code, whose zero a number loses
+LEADING_ZERO = r"^[+-]?0\d"
 #: an ISO 8601 date or date-time, as to_csv writes datetimes
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
                       r"(Z|[+-]\d{2}:?\d{2})?$")
@@ -171,10 +176,11 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
     if given is not None and not isinstance(given, dict):
         return _blank_is_missing(df, kwargs)
     given = given or {}
+    told = _told(kwargs, names if names is not None else list(df.columns))
     candidates, real = [], []
     for c in df.columns:
         dtype = df[c].dtype
-        if c in given or c in (kwargs.get("converters") or {}) or not (
+        if c in told or not (
                 pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_float_dtype(dtype)):
             continue
         spec = specs.get(c) or {}
@@ -201,6 +207,9 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
         index_col = kwargs.get("index_col")
         if kwargs.get("usecols") is None and (index_col is None or index_col is False):
             again["usecols"] = list(candidates + real)
+            # only numbers are read again: what names other columns stays out (parse_dates=
+            # naming a column left out is an error, a position would name another column)
+            again = {k: v for k, v in again.items() if k not in _OTHER_COLUMNS}
         text = reader(path, again)
         for c in candidates + real:
             if c in rounded and \
@@ -221,6 +230,27 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
                 continue
             df[c] = text[c].set_axis(df.index)
     return _blank_is_missing(df, kwargs)
+
+
+#: read_csv keywords that say how particular columns are read, none of them the numbers
+#: that :func:`codes_as_text` reads again
+_OTHER_COLUMNS = ("parse_dates", "date_format", "dayfirst", "converters", "true_values",
+                  "false_values")
+
+
+def _told(kwargs: dict, names: list) -> set:
+    """The columns whose reading the caller chose (``dtype``, ``converters``, ``parse_dates``
+    keys, by name or by position in ``names``): pdanon leaves them as pandas read them."""
+    told = set()
+    for key in ("dtype", "converters", "parse_dates"):
+        given = kwargs.get(key)
+        if not isinstance(given, (dict, list, tuple)):
+            continue
+        for c in given:
+            told.add(c)
+            if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(names):
+                told.add(names[c])
+    return told
 
 
 def leading_zero_cells(values) -> pd.Series:
@@ -352,3 +382,106 @@ def refuse_beyond_float(col, row, kind: str, text=None) -> None:
         f"numbers ({kind}) rounds (neighbouring values merge, as 98765432109876543210 and "
         f"98765432109876543211 do); if the column holds codes or identifiers, give the "
         f"schema the kind 'unordered' (read as text)")
+
+
+#: encodings an export is often in, tried in this order for the advice of an undecodable file
+_LIKELY_ENCODINGS = ("utf-8", "cp1252", "latin-1")
+_SCAN_BLOCK = 1 << 22
+
+
+class UndecodableError(InvalidInputError):
+    """A CSV file holds a byte that is not text in the encoding it was read with (a
+    ``ValueError``, as ``UnicodeDecodeError`` is). ``line`` (1 for the header; None when
+    unknown), ``byte``, ``encoding`` and ``suggested`` (an encoding that reads the line)
+    say where and what; the message says the fix in Python (``encoding=``),
+    :meth:`text` in another's words (the command line's ``--encoding``)."""
+
+    def __init__(self, name, line, byte, encoding, excerpt, suggested):
+        self.name, self.line, self.byte, self.encoding = name, line, byte, encoding
+        self.excerpt, self.suggested = excerpt, suggested
+        super().__init__(self.text(f"read it with encoding={suggested!r}, or save it as UTF-8"))
+
+    def text(self, fix: str) -> str:
+        """The message with ``fix`` as the way to read the file."""
+        where = f"line {self.line}" if self.line is not None else "the file"
+        near = f" in {self.excerpt!r}" if self.excerpt else ""
+        byte = f"byte 0x{self.byte:02x}" if self.byte is not None else "a byte"
+        name = repr(self.name) if self.name else "the file"
+        return (f"cannot read {name}: {where} is not {self.encoding} text ({byte}{near}); "
+                f"the file was written in another encoding (cp1252 and latin-1 are usual for "
+                f"Windows and Western European exports): {fix}")
+
+
+def undecodable(opener, encoding: str, exc: UnicodeDecodeError, name=None) -> UndecodableError:
+    """The :class:`UndecodableError` for ``exc``: the first byte of the file (``opener()``: a
+    context manager giving its bytes, as :func:`pdanon.io.check_field_counts` opens it; None
+    when the bytes cannot be read again) that is not ``encoding`` text, found in one pass in
+    blocks, and its line.
+
+    Example
+    -------
+    >>> import io
+    >>> data = b"name,age\\nAnn,30\\nC\\xf4te,52\\n"
+    >>> try:
+    ...     data.decode("utf-8")
+    ... except UnicodeDecodeError as exc:
+    ...     error = undecodable(lambda: io.BytesIO(data), "utf-8", exc, "people.csv")
+    >>> error.line, error.suggested
+    (3, 'cp1252')
+    >>> print(error)  # doctest: +NORMALIZE_WHITESPACE
+    cannot read 'people.csv': line 3 is not utf-8 text (byte 0xf4 in 'C\ufffdte,52'); the
+    file was written in another encoding (cp1252 and latin-1 are usual for Windows and Western
+    European exports): read it with encoding='cp1252', or save it as UTF-8
+    """
+    import codecs
+
+    found = _first_bad_byte(opener, encoding) if opener is not None else None
+    if found is None:  # the error as raised: its bytes, without the line
+        data, at, line = exc.object, exc.start, None
+    else:
+        data, at, line = found
+    data = bytes(data)
+    begin = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    row = data[begin:end if end >= 0 else len(data)].rstrip(b"\r")
+    excerpt = row[max(0, at - begin - 30):at - begin + 30].decode(encoding, "replace")
+    given = codecs.lookup(encoding).name
+    suggested = next((e for e in _LIKELY_ENCODINGS if codecs.lookup(e).name != given
+                      and _decodes(row, e)), "latin-1")
+    return UndecodableError(name, line, data[at] if at < len(data) else None, encoding,
+                            excerpt.strip(), suggested)
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _first_bad_byte(opener, encoding: str):
+    """``(bytes, position, line)`` of the first byte of the stream that is not ``encoding``
+    text (``bytes`` the block that holds it), or None when every byte decodes."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    lines = 0
+    try:
+        with opener() as raw:
+            if raw is None:
+                return None
+            while True:
+                block = raw.read(_SCAN_BLOCK)
+                try:
+                    decoder.decode(block, final=not block)
+                except UnicodeDecodeError as exc:
+                    # exc.object: the bytes kept from the block before (part of one
+                    # character, never a line break) and this block
+                    return exc.object, exc.start, lines + exc.object.count(b"\n", 0,
+                                                                           exc.start) + 1
+                if not block:
+                    return None
+                lines += block.count(b"\n")
+    except (OSError, EOFError, ValueError):
+        return None

@@ -46,8 +46,8 @@ from pdanon.dtype.text import MAX_CELL_LENGTH, ParsedSets, has_syntax, parse_tex
 from pdanon.dtype._common import categories_from_plain, dates_in_order
 from pdanon.roles import schema_block
 
-__all__ = ["parse_generalized", "read_csv", "check_field_counts", "leading_zero_fields",
-           "MAX_CELL_LENGTH"]
+__all__ = ["parse_generalized", "read_csv", "check_field_counts", "decode_error",
+           "leading_zero_fields", "MAX_CELL_LENGTH"]
 
 
 def parse_generalized(strings, kind: str, categories=None, *,
@@ -605,6 +605,8 @@ def _pandas_read(path, kwargs: dict) -> pd.DataFrame:
 
     if kwargs.get("index_col") is None and kwargs.get("engine") != "pyarrow":
         kwargs = {**kwargs, "index_col": False}  # (the pyarrow engine refuses False)
+        if kwargs.get("parse_dates") is True:  # "parse the index": there is none
+            kwargs.pop("parse_dates")
     name = path if isinstance(path, str) else "the file"
     try:
         with warnings.catch_warnings():
@@ -754,11 +756,41 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     ...
     pdanon._errors.InvalidInputError: column 'age', row 1: cannot parse '35)' as a number or a range '[min, max]' (a range split in two by an unquoted comma? write the file with df.to_csv(), which quotes cells that hold commas)
     """
-    from pdanon import csvcodes
     from pdanon.sidefiles import check_regular
 
     if isinstance(path, (str, os.PathLike)) and os.path.exists(path):  # read more than once:
         check_regular(path, what="read_csv: the table")  # a FIFO would block the second read
+    if read_csv_kwargs.get("chunksize") is not None or read_csv_kwargs.get("iterator"):
+        raise InvalidInputError(
+            "read_csv reads the whole table (its checks need every row): leave out chunksize= "
+            "and iterator=; for a table larger than memory, use pdanon.dask (docs/dask.md)")
+    start = path.tell() if hasattr(path, "seekable") and path.seekable() else None
+    try:
+        return _read_csv(path, schema, max_cell_length, read_csv_kwargs)
+    except UnicodeDecodeError as exc:
+        if start is not None:
+            path.seek(start)
+        raise decode_error(path, exc, read_csv_kwargs.get("encoding"),
+                           read_csv_kwargs.get("compression", "infer")) from None
+
+
+def decode_error(source, exc: UnicodeDecodeError, encoding=None, compression="infer"):
+    """The :class:`pdanon.csvcodes.UndecodableError` for ``exc``, raised while reading the
+    CSV ``source`` in ``encoding`` (default UTF-8): it names the line of the first byte that
+    is not text in that encoding, and the ``encoding=`` that reads the file."""
+    from pdanon.csvcodes import undecodable
+
+    try:
+        opener, text = _binary_opener(source, compression)
+    except (OSError, ValueError):
+        opener, text = None, False
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+    return undecodable(None if text else opener, encoding or "utf-8", exc, name)
+
+
+def _read_csv(path, schema, max_cell_length: int, read_csv_kwargs: dict) -> pd.DataFrame:
+    from pdanon import csvcodes
+
     specs = _column_specs(schema)
     read_csv_kwargs = _codes_as_text(specs, read_csv_kwargs)
     source = _checked(path, read_csv_kwargs)

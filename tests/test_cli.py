@@ -97,6 +97,7 @@ def test_default_is_group_join_suppression_on_stdout(csv_with_header):
     ("baseline", []), ("baseline", ["-m", "l", "-l", 2]),
     ("baseline", ["-m", "t", "-t", 0.5, "--s_types", "u"]),
 ])
+@pytest.mark.slow
 def test_anonymizing_algorithms(csv_with_header, algorithm, extra):
     proc = run("-i", csv_with_header, "-f", "-a", algorithm, "-k", 2, "--i_ids", 0,
                "--s_ids", 4, "--types", "roo" if algorithm != "baseline" else "uuu", "-s", 3,
@@ -121,6 +122,7 @@ def test_types_letters_and_generalized_text(csv_with_header):
     assert out["sex"].tolist()[0] == "F"
 
 
+@pytest.mark.slow
 def test_without_header_and_left(csv_plain):
     proc = run("--row-order", "input", "-i", csv_plain, "-a", "time_optimal", "-k", 3, "--i_ids", 0, "--qi_ids", "1,2",
                "--s_ids", "left")
@@ -130,6 +132,7 @@ def test_without_header_and_left(csv_plain):
     assert out[3].tolist() == PEOPLE["disease"].tolist()
 
 
+@pytest.mark.slow
 def test_perturbations(csv_with_header):
     hashed = read_out(run("--row-order", "input", "-i", csv_with_header, "-f", "-a", "hasher", "--i_ids", 0,
                           "--s_ids", 4).stdout)
@@ -175,6 +178,7 @@ def test_unkeyed_hasher_warns_and_points_to_key_file(csv_with_header):
     assert out["name"][0] == hashlib.sha256(b"['ann']").hexdigest()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [KEY, KEY + b"\n", KEY + b"\r\n"])
 def test_key_file_gives_hmac_pseudonyms_without_warning(tmp_path, csv_with_header, content):
     key_file = tmp_path / "key"
@@ -191,6 +195,7 @@ def test_key_file_gives_hmac_pseudonyms_without_warning(tmp_path, csv_with_heade
     assert out["disease"].tolist() == PEOPLE["disease"].tolist()
 
 
+@pytest.mark.slow
 def test_key_file_with_column_context(tmp_path, csv_with_header, csv_plain):
     key_file = tmp_path / "key"
     key_file.write_bytes(KEY + b"\n")
@@ -236,6 +241,7 @@ def test_short_key_file_warns_in_one_line(tmp_path, csv_with_header):
     (None, ["--hash-context", "column"], "--hash-context needs --key-file"),
     ("ok", ["--hash-context", "row"], "invalid choice"),
 ])
+@pytest.mark.slow
 def test_key_file_errors(tmp_path, csv_with_header, setup, extra, fragment):
     paths = {"missing": tmp_path / "nope", "empty": tmp_path / "empty",
              "newline": tmp_path / "newline", "dir": tmp_path, "ok": tmp_path / "ok"}
@@ -368,6 +374,7 @@ def test_output_files_csv_and_parquet(tmp_path, csv_with_header):
      "an identifier"),
     (["-i", "{csv}", "-k", "2", "-a", "datafly", "-o", "{dir}/x/y/z.csv"], "cannot write"),
 ])
+@pytest.mark.slow
 def test_errors_are_one_line_with_exit_code_2(tmp_path, csv_with_header, args, fragment):
     (tmp_path / "empty.csv").write_text("")
     (tmp_path / "bad.parquet").write_bytes(b"not a parquet file")
@@ -434,6 +441,7 @@ def test_progress_spinner_on_long_runs(big_csv, tmp_path, monkeypatch, capsys):
     assert "done in" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_progress_bar_with_tqdm(big_csv, tmp_path):
     pytest.importorskip("tqdm")
     args = ["-i", big_csv, "-f", "-a", "time_optimal", "-r", "g", "-k", 5, "--types", "rrr",
@@ -447,6 +455,7 @@ def test_progress_bar_with_tqdm(big_csv, tmp_path):
         assert quiet.returncode == 0 and "nearest:" not in quiet.stderr, quiet.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm, desc", [("greedy", "equal_groups: group size"),
                                              ("datafly", "datafly: generalization steps")])
 def test_progress_bar_of_greedy_and_datafly(big_csv, tmp_path, algorithm, desc):
@@ -526,6 +535,7 @@ def out_l_t(out: pd.DataFrame, qis) -> tuple[int, float]:
     return l, t
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["datafly", "greedy"])
 def test_datafly_and_greedy_enforce_l_and_t(csv_pairs, algorithm):
     base = ["-i", csv_pairs, "-f", "-a", algorithm, "-k", 2, "--i_ids", 0, "--qi_ids", "1,2",
@@ -565,6 +575,7 @@ COMBINATIONS = ("-m k works with -a baseline, time_optimal, datafly, greedy, gro
     (["-a", "greedy", "-k", "2", "-m", "l", "-t", "0.2"],
      "-t is the t of t-closeness: add -m t (got -m l)"),
 ])
+@pytest.mark.slow
 def test_ignored_privacy_flags_are_errors(csv_pairs, args, message):
     proc = run("-i", csv_pairs, "-f", *args, check_one_line_error=True)
     assert proc.stderr == f"depersonalize: error: {message}\n"
@@ -590,6 +601,7 @@ def test_columns_without_a_role_are_kept(csv_pairs):
     assert out["zip"].tolist() == [str(z) for z in PAIRS["zip"]]
 
 
+@pytest.mark.slow
 def test_header_line_without_f_warns(csv_pairs, csv_plain):
     proc = run("-i", csv_pairs, "-a", "datafly", "-k", 2, "--i_ids", 0, "--qi_ids", "1,2",
                "--s_ids", 3)
@@ -636,6 +648,7 @@ def test_blank_cells_are_data_and_integer_codes_keep_their_text(tmp_path):
 # ============================================================================ --report
 
 
+@pytest.mark.slow
 def test_report_flag_writes_the_release_report(tmp_path):
     from tests._helpers.html_checks import accessibility_problems, external_urls
 
@@ -687,6 +700,7 @@ def _refused(*args):
     ("-1", "--cols2shuffle: column numbers are 0 (the first column) or more, got -1"),
     ("1,1", "--cols2shuffle names column 1 twice"),
 ])
+@pytest.mark.slow
 def test_cols2shuffle_outside_the_table_is_refused(csv_with_header, cols, message):
     # before: exit 0 and the input byte for byte (nothing shuffled)
     for algorithm in ("shuffler", "batch_shuffler"):
@@ -694,6 +708,7 @@ def test_cols2shuffle_outside_the_table_is_refused(csv_with_header, cols, messag
                         "-s", 1) == message
 
 
+@pytest.mark.slow
 def test_cols2shuffle_must_name_a_column_the_shuffler_sees(csv_with_header):
     # column 2 has no role: it is kept unchanged, so shuffling it would silently do nothing
     assert _refused("-i", csv_with_header, "-f", "-a", "shuffler", "--qi_ids", "1",
@@ -720,6 +735,7 @@ def test_cols2shuffle_must_name_a_column_the_shuffler_sees(csv_with_header):
      "--s_ids names column 5, but the table has 5 columns (0..4)"),
     (["--qi_ids", "1,7"], "--qi_ids names column 7, but the table has 5 columns (0..4)"),
 ])
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["datafly", "time_optimal", "shuffler"])
 def test_roles_that_overlap_or_leave_the_table_are_refused(csv_with_header, roles, message,
                                                            algorithm):
@@ -736,6 +752,7 @@ def test_left_still_takes_the_other_columns(csv_with_header):
     assert list(read_out(proc.stdout).columns) == ["age", "edu", "sex", "disease"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["same", "symlink", "relative", "hardlink", "report=input",
                                   "report=output", "report=output-symlink", "output=key",
                                   "report=key"])
@@ -776,6 +793,7 @@ def test_outputs_never_overwrite_an_input_or_each_other(tmp_path, monkeypatch, c
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_output_and_report_messages(tmp_path):
     src = tmp_path / "people.csv"
     PEOPLE.to_csv(src, index=False)
@@ -791,6 +809,7 @@ def test_output_and_report_messages(tmp_path):
 MAX_KEY = 4096
 
 
+@pytest.mark.slow
 def test_key_file_bound(tmp_path, csv_with_header):
     from pdanon.cli import MAX_KEY_FILE_BYTES
 
@@ -883,6 +902,7 @@ def test_trailing_commas_are_refused_with_the_line_number(tmp_path):
     ("1,2,3\n4,5,6\n7,8,9,10\n", False, "line 3 has 4 fields, but line 1 has 3"),
     ("1,2,3\n4,5\n", False, "line 2 has 2 fields, but line 1 has 3"),
 ])
+@pytest.mark.slow
 def test_ragged_lines_name_the_line(tmp_path, text, header, message):
     path = tmp_path / "r.csv"
     path.write_text(text)
@@ -941,6 +961,7 @@ def _rows_never_start_a_formula(text: str, n_rows: int, note_values=None) -> Non
             assert not rest.startswith(FORMULA_START), repr(line)
 
 
+@pytest.mark.slow
 def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
     # before: a bare \r before =HYPERLINK(...) was written unquoted; CSV readers split the
     # line there and the formula started a new row, past the ' guard
@@ -1002,6 +1023,7 @@ def test_undecided_identifiers_are_refused_and_decided_ones_published(tmp_path):
     assert not set(d["name"]) & set(published.stack())
 
 
+@pytest.mark.slow
 def test_roles_chosen_for_unnamed_columns_are_noted(csv_with_header):
     proc = run("-i", csv_with_header, "-f", "-a", "datafly", "-k", 2, "--i_ids", 0,
                "--s_ids", 4)
@@ -1017,6 +1039,7 @@ def test_roles_chosen_for_unnamed_columns_are_noted(csv_with_header):
 # ============================================================================ printed figures
 
 
+@pytest.mark.slow
 def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
     """With -o: a summary line, then one `key value` line per figure, keyed as
     pdanon.metrics.FIGURES (no unlabeled number)."""

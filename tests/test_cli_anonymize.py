@@ -510,3 +510,31 @@ def test_the_schema_beside_a_reordered_release_refuses_row_by_row_comparisons(tm
     assert back.anon.info["rows_match_input"] is False
     with pytest.raises(pdanon.InvalidInputError, match="random order"):
         back.anon.metrics(original=pdanon.read_csv(discharges, dtype={"zip": str}))
+
+
+def test_the_synopsis_in_cli_md_names_every_option():
+    """docs/cli.md opens with the command's synopsis: every option of the parser is in it."""
+    import argparse
+    import pathlib
+
+    from pdanon.cli_anonymize import add_parser
+
+    parser = add_parser(argparse.ArgumentParser().add_subparsers())
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(
+        encoding="utf-8")
+    synopsis = text.split("## `pdanon anonymize`", 1)[1].split("```", 2)[1]
+    words = set(synopsis.replace("[", " ").replace("]", " ").replace("(", " ").split())
+    missing = [max(a.option_strings, key=len) for a in parser._actions
+               if a.option_strings and not set(a.option_strings) & words
+               and "--help" not in a.option_strings]
+    assert missing == []
+
+
+def test_help_shows_labels_as_the_hierarchy_writes_them(capsys):
+    label = pdanon.hierarchy.dates(["month", "quarter", "year"]).map(
+        pd.Series(pd.to_datetime(["2024-11-03"])), 2).iloc[0]
+    assert label == "2024Q4"
+    with pytest.raises(SystemExit):
+        main(["anonymize", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"labels ({label}, 100XX)" in shown

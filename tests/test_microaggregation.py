@@ -181,6 +181,7 @@ def test_exact_limb_sums_give_fsum_means_and_refuse_wide_exponents():
                           naive_mdav(wide, np.zeros((0, 7), np.int64), 2))
 
 
+@pytest.mark.slow
 def test_mdav_matches_the_naive_reference_group_for_group_on_10000_rows():
     rng = np.random.default_rng(17)
     num = rng.normal(size=(4, 10_000)) * [[1.0], [3.0], [0.5], [10.0]]

@@ -317,6 +317,7 @@ def test_parties_run_party_bar(owners, capfd):
         run_party(a, SocketChannel(s1), first=True, progress="yes")
 
 
+@pytest.mark.slow
 @needs_tqdm
 def test_report_bar_over_its_steps_and_the_linkage_attack(capfd):
     """The report draws one bar over its steps (and the linkage attack's models inside

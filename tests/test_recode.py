@@ -193,6 +193,7 @@ def test_published_categories_of_sets_keep_the_members_of_published_cells():
         recode.restrict_categories(s, np.array([True, True, False, True]))
 
 
+@pytest.mark.slow
 def test_generalize_generalized_sets_of_many_categories_is_sparse():
     got = run_measured("""
         import numpy as np, pandas as pd

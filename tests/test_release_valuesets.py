@@ -77,6 +77,7 @@ def test_counting_is_done_in_bounded_chunks(monkeypatch):
     assert counts.tolist() == [3, 3, 1, 6, -1]
 
 
+@pytest.mark.slow
 def test_two_releases_of_120000_distinct_values_stay_under_1_gb():
     """The case that ended in MemoryError at 3.6 GB with a bit per person per value."""
     import tracemalloc

@@ -246,6 +246,7 @@ def test_repr_html_and_save(releases, tmp_path):
     assert frag.startswith("<style>") and "<html" not in frag and "<h1>" in frag
 
 
+@pytest.mark.slow
 def test_tradeoff_and_ml_utility():
     from pdanon.plot import tradeoff_table
 

@@ -23,6 +23,8 @@ import pytest
 import pdanon
 from tests._helpers.html_checks import accessibility_problems
 
+#: a headless browser per test: the exhaustive suite's (``pytest --full``, conftest.py)
+pytestmark = pytest.mark.slow
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
          "--no-first-run", "--disable-background-networking", "--disable-component-update",

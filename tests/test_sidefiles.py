@@ -29,6 +29,7 @@ def _cli(tmp_path, *argv, timeout=60):
     return done.returncode, done.stderr
 
 
+@pytest.mark.slow
 @fifo_only
 @pytest.mark.parametrize("flag", ["--config", "--policy", "--recoding", "--hierarchy",
                                   "--population", "input"])
@@ -50,6 +51,7 @@ def test_a_fifo_without_a_writer_is_refused_at_once(tmp_path, flag):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--config", "--policy", "--recoding", "--hierarchy"])
 def test_dev_zero_is_refused_at_once(tmp_path, flag):
     value = "age=/dev/zero" if flag == "--hierarchy" else "/dev/zero"

@@ -71,6 +71,7 @@ def tables(draw):
     return pd.DataFrame({"age": np.asarray(age, dtype=float), "zip": zip_, "d": d})
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(df=tables())
 @pytest.mark.parametrize("first", sorted(FIRST))

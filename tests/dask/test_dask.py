@@ -575,6 +575,7 @@ def client():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_on_a_local_cluster(client, adult, adult_anon, tmp_path):
     with dask.config.set(scheduler=client):
         ddf = ddf_of(adult_anon, 4)

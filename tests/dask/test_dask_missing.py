@@ -68,6 +68,7 @@ def test_value_mode_metrics_with_missing_cells_equal_pandas(parts):
     assert sorted(pdd.class_sizes(ddf, QIS).compute().tolist()) == [1, 1, 1, 1, 2]
 
 
+@pytest.mark.slow
 def test_generalized_cells_under_wildcard():
     df = pd.DataFrame({
         "a": pd.Series([R(1, 3, "real"), R(1, 3, "real"), None, 2, None],
@@ -112,6 +113,7 @@ def tables(draw):
                                             dtype=object) for j in range(q)})
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.integers(1, 3))
 def test_wildcard_k_equals_pandas(df, parts):

@@ -282,6 +282,7 @@ def test_top_cuts_are_the_first_cuts_of_single_machine_mondrian_with_missing(
 values = st.one_of(st.none(), st.integers(0, 4))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=st.lists(st.tuples(values, values, values, values), min_size=4, max_size=24),
        k=st.integers(1, 3), max_rows=st.integers(3, 12), npartitions=st.integers(1, 3),

@@ -77,6 +77,7 @@ def test_one_part_gives_exactly_the_pandas_result(adult, method, model_of):
     assert info["verified"]["rows"] == len(adult)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("order", ["input", "part"])
 def test_many_parts_are_verified_and_follow_the_recoding_rules(adult, method, order):
@@ -165,6 +166,7 @@ rows = st.lists(st.tuples(st.integers(18, 70), st.sampled_from(["a", "b", "c", N
                 min_size=4, max_size=40)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pdanon.SingleClassWarning")
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=rows, k=st.integers(1, 4), method=st.sampled_from(METHODS),

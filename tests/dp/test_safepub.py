@@ -234,6 +234,7 @@ _D = pd.DataFrame({"sex": list("FFFFFFMMMM"), "smoker": list("yynnnnyynn")})
 _D2 = _D.iloc[1:].reset_index(drop=True)  # the neighbour: one person fewer
 
 
+@pytest.mark.slow
 def test_output_distribution_of_neighbours_within_epsilon_delta():
     """(ε, δ)-DP on counted events: for a table D and its neighbour D' (one row removed),
     P[M(D) ∈ S] <= e^ε P[M(D') ∈ S] + δ and the reverse, for every event S of
@@ -251,6 +252,7 @@ def test_output_distribution_of_neighbours_within_epsilon_delta():
     assert runs - a.get(("size", 0), 0) > runs // 10
 
 
+@pytest.mark.slow
 def test_the_statistical_test_catches_a_release_without_sampling(monkeypatch):
     """The same test on a broken mechanism (every row kept: β = 1) finds the violation."""
     init = EDDifferentialPrivacy.__init__

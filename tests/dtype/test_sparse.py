@@ -31,6 +31,7 @@ assert 3.5e6 < len(text) < 5e6
 """
 
 
+@pytest.mark.slow
 def test_read_csv_of_many_two_member_sets_is_sparse():
     got = run_measured(_SET_FILE, """
         df = pdanon.read_csv(io.StringIO(text), schema={"s": "unordered"})
@@ -42,6 +43,7 @@ def test_read_csv_of_many_two_member_sets_is_sparse():
     assert got["peak"] < 400 * MB, got
 
 
+@pytest.mark.slow
 def test_parquet_round_trip_of_many_sets_is_sparse(tmp_path):
     path = tmp_path / "sets.parquet"
     got = run_measured(_SET_FILE + f"""
@@ -70,6 +72,7 @@ s = pd.Series(arr)
 """
 
 
+@pytest.mark.slow
 def test_column_operations_on_many_categories_are_sparse():
     got = run_measured(_BIG_COLUMN, """
         eq = arr == arr[0]

@@ -496,6 +496,7 @@ def hard_frames(draw):
     return o, p
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(hard_frames(), st.data())
 def test_every_figure_is_exactly_invariant_to_row_order(pair, data):

@@ -611,6 +611,7 @@ def test_pipe_channel_and_abort_reach_the_other_owner():
     assert len(errors) == 1 and isinstance(errors[0], InvalidInputError)
 
 
+@pytest.mark.slow
 def test_large_messages_do_not_deadlock_over_a_pipe():
     n = 3000  # ~100 kB of points each way: more than a pipe buffer
     a = DataOwner(pd.DataFrame({"x": np.arange(n) % 50}), k=5, backend=FAST, seed=0)

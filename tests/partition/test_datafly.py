@@ -382,6 +382,7 @@ def distinct_table(d, kind, seed=0):
     return pd.DataFrame({"c": c, "s": rng.integers(0, 3, 2 * d)})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["unordered", "real"])
 def test_large_column_is_fast_and_equals_the_reference(kind, monkeypatch):
     df = distinct_table(3000, kind)

@@ -153,6 +153,7 @@ def test_t_closeness_distances_match_the_direct_rule(distance, sens_kind):
         assert stats["loss"] == pytest.approx(total)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["generalize", "suppress", "aggregate"])
 def test_candidate_restriction_quality_300_rows(method):
     """partners="near" (defaults, and a deliberately small window) against the direct

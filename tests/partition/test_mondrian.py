@@ -499,6 +499,7 @@ df = pd.DataFrame({{"q": [f"v{{i}}" for i in rng.permutation(n)], "s": rng.integ
 """
 
 
+@pytest.mark.slow
 def test_unordered_column_with_many_distinct_values_is_sparse():
     # issue 27: 20k rows took 0.55 GB, 50k 2.3 GB, 100k died in numpy under 6 GB
     got = run_measured(_DISTINCT.format(n=50_000), """
@@ -512,6 +513,7 @@ def test_unordered_column_with_many_distinct_values_is_sparse():
     assert got["peak"] < 150 * 2**20, got
 
 
+@pytest.mark.slow
 def test_balanced_split_of_many_distinct_values_is_fast():
     # the greedy split walked one category at a time: quadratic in the distinct values
     got = run_measured(_DISTINCT.format(n=200_000) + """

@@ -245,6 +245,7 @@ def _kinds(df):
     return {c: pdanon.datasets.ADULT_QUASI_IDENTIFIERS[c] for c in ADULT_QIS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("objective", ["loss", "precision", "entropy", "discernibility"])
 @pytest.mark.parametrize("k,budget", [(5, 0), (5, 40), (20, 100)])
 def test_k_optimal_matches_exhaustive(adult2000, objective, k, budget):
@@ -262,6 +263,7 @@ def test_k_optimal_matches_exhaustive(adult2000, objective, k, budget):
     assert info["nodes_evaluated"] < info["nodes_total"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("budget", [0, 60])
 def test_l_and_t_optimal_match_exhaustive(adult2000, budget):
     h = {c: arx(c) for c in ADULT_QIS}
@@ -314,6 +316,7 @@ def tables(draw):
     return pd.DataFrame({"age": ages, "zip": zips, "s": sens})
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(df=tables(), k=st.integers(1, 5), budget=st.integers(0, 6),
        objective=st.sampled_from(["loss", "precision", "entropy", "discernibility"]),

@@ -341,7 +341,8 @@ def _report(back: dict, frame, release, original, policy, title, files, forced, 
             **(held.facts() if hasattr(held, "facts") else {}),
             "step_rows": pd.Series(np.arange(len(shown)), index=shown.index),
             "step_index": matched.index})
-    rep = build_report(shown, matched, title=title, policy=policy)
+    rep = build_report(shown, matched, title=title, policy=policy,
+                       weights=getattr(policy, "weights", None))
     rep.parameters["files"] = [{"name": n, "bytes": f["bytes"], "sha256": f["sha256"]}
                                for n, f in files.items()]
     if forced and not verdict.passed:

@@ -1,0 +1,163 @@
+"""``pdanon anonymize`` for a survey publisher (pdanon/cli_survey.py): dates as the file writes
+them (``--date-format``, ``--dayfirst``), sampling weights (``--weights``) reaching the policy,
+the report, the closing lines and the exit code, ``--levels`` (Python's ``levels=``), and
+refusals in the flags' words."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon
+from pdanon.__main__ import main
+from pdanon.cli_survey import levels, levels_text
+
+
+def _run(capsys, *argv):
+    code = main(["anonymize", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def survey(n=240, seed=3):
+    rng = np.random.default_rng(seed)
+    dob = pd.Timestamp("1950-01-01") + pd.to_timedelta(rng.integers(0, 20000, n), unit="D")
+    return pd.DataFrame({"id": np.arange(n), "dob": dob, "sex": rng.choice(["F", "M"], n),
+                         "age": rng.integers(18, 90, n), "w": rng.uniform(50, 500, n).round(1),
+                         "income": rng.integers(1000, 9000, n)})
+
+
+@pytest.fixture
+def us_dates(tmp_path):
+    df = survey()
+    path = tmp_path / "s.csv"
+    df.assign(dob=df["dob"].dt.strftime("%m/%d/%Y")).to_csv(path, index=False)
+    return df, path
+
+
+def test_us_and_day_first_dates_are_read_as_dates(tmp_path, us_dates, capsys):
+    df, path = us_dates
+    flags = ["--qi", "dob:date,sex", "--identifiers", "id,age", "--sensitive", "income",
+             "--insensitive", "w", "-k", 5, "-a", "optimal",
+             "--hierarchy", "dob=dates:month,year,decade"]
+    code, _, err = _run(capsys, path, "-o", tmp_path / "no.csv", *flags)
+    assert code == 2, err
+    assert "--date-format" in err  # the refusal names the flag that reads them
+    out = tmp_path / "r.parquet"
+    code, _, err = _run(capsys, path, "-o", out, "--date-format", "%m/%d/%Y", *flags)
+    assert code == 0, err
+    back = pd.read_parquet(out)
+    assert back.anon.k_anonymity() >= 5
+    # every published cell holds the birth dates of its rows (read as the month/day/year
+    # the file wrote): the release is a generalization of the real dates
+    assert str(back["dob"].dtype).startswith("generalization")
+    day_first = tmp_path / "d.csv"
+    df.assign(dob=df["dob"].dt.strftime("%d/%m/%Y")).to_csv(day_first, index=False)
+    code, _, err = _run(capsys, day_first, "-o", tmp_path / "d.parquet", "--dayfirst", *flags)
+    assert code == 0, err
+    a = pd.read_parquet(out).anon.info["levels"]
+    b = pd.read_parquet(tmp_path / "d.parquet").anon.info["levels"]
+    assert a == b  # the same dates, read from either spelling
+
+
+def test_a_cell_not_in_the_date_format_is_refused_by_name(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"dob": ["08/15/1971", "1971-08-16", "08/17/1971"],
+                  "sex": ["F", "F", "F"]}).to_csv(path, index=False)
+    code, _, err = _run(capsys, path, "--qi", "dob:date,sex", "-k", 2,
+                        "--date-format", "%m/%d/%Y")
+    assert code == 2
+    assert "column 'dob'" in err and "'1971-08-16'" in err and "data row 2" in err
+
+
+def _survey_csv(tmp_path):
+    df = survey()
+    path = tmp_path / "w.csv"
+    df.drop(columns=["dob"]).to_csv(path, index=False)
+    return df.drop(columns=["dob"]), path
+
+
+def test_weights_reach_the_policy_the_exit_code_and_the_report(tmp_path, capsys):
+    df, path = _survey_csv(tmp_path)
+    flags = ["--qi", "sex,age", "--identifiers", "id", "--sensitive", "income", "-k", 5,
+             "--weights", "w", "--row-order", "input"]
+    out, report = tmp_path / "r.parquet", tmp_path / "r.html"
+    code, _, err = _run(capsys, path, "-o", out, *flags, "--policy",
+                        "k=5,max_global_risk=0.5,random_order=0", "--report", report)
+    assert code == 0, err
+    release = pd.read_parquet(out)
+    assert release["w"].tolist() == df["w"].tolist()  # published as it is, in input order
+    # the closing line and the verdict measure what Python measures on the release
+    expected = release.anon.risk_summary(weights="w")
+    assert f"global {expected['global_risk']:.4g}" in err
+    assert "global_risk" in report.read_text()
+    # a limit the release does not meet: exit code 3, nothing written
+    code, _, err = _run(capsys, path, "-o", tmp_path / "no.csv", *flags, "--policy",
+                        f"k=5,max_global_risk={expected['global_risk'] / 2},random_order=0")
+    assert code == 3 and "global_risk" in err
+    assert not (tmp_path / "no.csv").exists()
+
+
+def test_a_weighted_criterion_without_weights_gives_the_flag(tmp_path, capsys):
+    _, path = _survey_csv(tmp_path)
+    code, _, err = _run(capsys, path, "--qi", "sex,age", "--identifiers", "id",
+                        "--insensitive", "w", "--sensitive", "income", "-k", 5,
+                        "--policy", "max_global_risk=0.1")
+    assert code == 2 and "--weights COL" in err and "check(" not in err
+
+
+def test_unknown_policy_criterion_says_did_you_mean(tmp_path, capsys):
+    _, path = _survey_csv(tmp_path)
+    code, _, err = _run(capsys, path, "--qi", "sex,age", "--identifiers", "id", "-k", 5,
+                        "--weights", "w", "--sensitive", "income",
+                        "--policy", "max_global_rsk=0.1")
+    assert code == 2 and "max_global_risk" in err
+
+
+def test_levels_restrict_the_search_as_in_python(tmp_path, capsys):
+    df, path = _survey_csv(tmp_path)
+    out = tmp_path / "r.parquet"
+    config = tmp_path / "run.toml"
+    code, _, err = _run(capsys, path, "-o", out, "--qi", "sex,age", "--identifiers", "id",
+                        "--insensitive", "w", "--sensitive", "income", "-k", 3,
+                        "-a", "optimal", "--hierarchy", "age=intervals:5,10,20",
+                        "--levels", "age=2:3", "--write-config", config)
+    assert code == 0, err
+    got = pd.read_parquet(out).anon.info["levels"]
+    python = df.anon.k_anonymize(
+        3, algorithm="optimal", hierarchies={"age": pdanon.hierarchy.intervals([5, 10, 20])},
+        levels={"age": (2, 3)}, quasi_identifiers=["sex", "age"], identifiers=["id"],
+        insensitive=["w"], sensitive=["income"]).anon.info["levels"]
+    assert got == python and 2 <= got["age"] <= 3
+    free = df.anon.k_anonymize(
+        3, algorithm="optimal", hierarchies={"age": pdanon.hierarchy.intervals([5, 10, 20])},
+        quasi_identifiers=["sex", "age"], identifiers=["id"], insensitive=["w"],
+        sensitive=["income"]).anon.info["levels"]
+    assert free["age"] not in (2, 3)  # the flag, not the data, chose the level
+    assert 'levels = "age=2:3"' in config.read_text()  # the config repeats it
+    code, _, err = _run(capsys, "--config", config, "-o", tmp_path / "again.parquet")
+    assert code == 0, err
+    assert pd.read_parquet(tmp_path / "again.parquet").anon.info["levels"] == got
+
+
+def test_levels_parse():
+    assert levels(["age=1:3", "zip=2, sex=0"]) == {"age": (1, 3), "zip": 2, "sex": 0}
+    assert levels_text("age=1:3") == "age=1:3"
+    with pytest.raises(pdanon.InvalidInputError, match="COL=N or COL=MIN:MAX"):
+        levels(["age"])
+
+
+def test_date_of_birth_refusal_gives_flags_not_python(tmp_path, capsys):
+    df = survey()
+    path = tmp_path / "b.csv"
+    df.rename(columns={"dob": "date_of_birth"}).to_csv(path, index=False)
+    code, _, err = _run(capsys, path, "--qi", "sex,age", "--identifiers", "id",
+                        "--weights", "w", "--sensitive", "income", "-k", 5)
+    assert code == 2
+    assert ".dt.year" not in err and "algorithm='optimal'" not in err
+    assert "--calendar date_of_birth=year" in err and "-a optimal" in err
+    with pytest.raises(pdanon.RoleError, match=r"\.dt\.year"):  # Python keeps its own
+        df.rename(columns={"dob": "date_of_birth"}).anon.k_anonymize(
+            5, quasi_identifiers=["sex", "age"], identifiers=["id"], insensitive=["w"],
+            sensitive=["income"])

@@ -770,6 +770,8 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
     df = csvcodes.codes_as_text(df, source, read_csv_kwargs, specs, _pandas_read, start,
                                 scan=leading_zero_fields,
                                 names=csvcodes.field_names(names, df, read_csv_kwargs))
+    df = csvcodes.whole_numbers_with_blanks(df, source, read_csv_kwargs, specs, _pandas_read,
+                                            start)
     df = _unguarded(df, schema)
     _check_present(df, specs, read_csv_kwargs)
     for col, spec in specs.items():

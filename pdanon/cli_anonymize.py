@@ -54,7 +54,8 @@ from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, check_co
                                parse_columns, parse_policy, policy_table, read_config, side_limit,
                                to_toml)
 from pdanon._errors import InvalidInputError
-from pdanon import cli_household, cli_survey
+from pdanon.roles import looks_like_codes
+from pdanon import cli_household, cli_plan, cli_survey
 from pdanon.cli_words import cli_words
 from pdanon.sidefiles import HIERARCHY_LIMIT, read_side_text
 from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as text
@@ -211,6 +212,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="an algorithm's own knob, e.g. unordered_split=frequency")
     r.add_argument("--progress", choices=["auto", "always", "never"])
     cli_survey.add_arguments(files, cols, r)
+    cli_plan.add_arguments(files)
     a("--policy", help="criteria the release must meet, e.g. k=5,l=2,max_records_at_risk=0.05 "
       "(or a TOML/JSON file); exit code 3 when one fails")
     _ACTIONS.update({action.dest: action for action in p._actions})
@@ -437,7 +439,9 @@ def convert_column(series, name: str, kind):
     ``date``: ISO dates (time zone kept; mixed offsets become UTC); ``ordered``: numbers when
     every cell is a plain number without a leading zero, dates when every cell is an ISO
     date, else text; ``unordered``: text. Without a kind: numbers (``real``) or dates when
-    every cell is one, else text (``unordered``); a leading zero keeps a column text, and so do
+    every cell is one, else text (``unordered``), and small whole-number codes (race 1-4:
+    :func:`pdanon.roles.looks_like_codes`) ``unordered``, as Python infers; a leading zero
+    keeps a column text, and so do
     two spellings of one number (``250.0``, ``250.00``) and, without a kind, an integer
     beyond 2**53.
 
@@ -469,7 +473,8 @@ def convert_column(series, name: str, kind):
     distinct = pd.Series(pd.unique(text.to_numpy(dtype=object)), dtype=object)  # codes repeat
     if len(distinct) and distinct.str.match(_PLAIN_NUMBER).all() and not distinct.str.match(
             LEADING_ZERO).any() and not _codes_of_numbers(distinct, kind):
-        return _numbers(series, present, text, name), kind or "real"
+        column = _numbers(series, present, text, name)
+        return column, kind or ("unordered" if looks_like_codes(column) else "real")
     if len(distinct) and distinct.str.match(_ISO_DATE).all():
         return _dates(series, present, text, name), kind or "date"
     return series, kind or "unordered"
@@ -661,6 +666,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
     s = settings(args)
     s["_config"], s["write_config"] = args.config, args.write_config
     cli_survey.with_weights(s)
+    cli_plan.refuse_beside(s)
     s["levels"] = cli_survey.levels_text(s.get("levels"))
     check_files(s)
     qi, sens = dict(s.get("qi") or {}), dict(s.get("sensitive") or {})
@@ -713,8 +719,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
     else:
         model = build_model(s, population,
                             {c: h for c, h in hierarchies.items() if c in sens})
-        out = df.anon.anonymize(
-            model, method=s["method"], algorithm=s["algorithm"],
+        fresh = dict(
+            method=s["method"], algorithm=s["algorithm"],
             max_suppressed_rows=_budget(s.get("max_suppressed")),
             hierarchies=hierarchies or None, labels=bool(s["labels"]),
             levels=cli_survey.levels(s.get("levels")),
@@ -726,6 +732,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
             sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep,
             allow_channels=list(s.get("allow_channels") or []) or None,
             **cli_household.keywords(s))
+        if s.get("dry_run"):  # the plan of this run, nothing written
+            return cli_plan.show(df, model, fresh, PROG, caught)
+        out = df.anon.anonymize(model, **fresh)
     # a DP release is a shuffled sample: nothing compares it with the input row by row. The
     # others come in a random order (unless --row-order input) with the way back to the
     # input's rows kept in this process only: checked and reported against the input, and

@@ -11,7 +11,6 @@ import pytest
 
 import pdanon
 from pdanon.__main__ import main
-from pdanon.cli_survey import levels, levels_text
 
 
 def _run(capsys, *argv):
@@ -142,6 +141,8 @@ def test_levels_restrict_the_search_as_in_python(tmp_path, capsys):
 
 
 def test_levels_parse():
+    from pdanon.cli_survey import levels, levels_text
+
     assert levels(["age=1:3", "zip=2, sex=0"]) == {"age": (1, 3), "zip": 2, "sex": 0}
     assert levels_text("age=1:3") == "age=1:3"
     with pytest.raises(pdanon.InvalidInputError, match="COL=N or COL=MIN:MAX"):
@@ -161,3 +162,58 @@ def test_date_of_birth_refusal_gives_flags_not_python(tmp_path, capsys):
         df.rename(columns={"dob": "date_of_birth"}).anon.k_anonymize(
             5, quasi_identifiers=["sex", "age"], identifiers=["id"], insensitive=["w"],
             sensitive=["income"])
+
+
+def _coded(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 400
+    df = pd.DataFrame({"id": np.arange(n), "race": pd.array(rng.integers(1, 5, n), "Int64"),
+                       "sex": rng.choice(["F", "M"], n), "age": rng.integers(18, 90, n),
+                       "income": rng.integers(1000, 9000, n)})
+    df.loc[rng.choice(n, 30, replace=False), "race"] = pd.NA  # blanks in the file
+    path = tmp_path / "coded.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "mondrian"])
+def test_python_and_the_cli_publish_the_same_cells(tmp_path, capsys, algorithm):
+    from pdanon.csvsafe import write_csv
+
+    path = _coded(tmp_path)
+    df = pdanon.read_csv(path)
+    out = df.anon.k_anonymize(5, algorithm=algorithm, quasi_identifiers=["race", "sex", "age"],
+                              identifiers=["id"], sensitive=["income"], row_order="input")
+    assert out.anon.roles().quasi_identifiers["race"] == "unordered"  # codes, not numbers
+    write_csv(out, tmp_path / "python.csv")
+    code, _, err = _run(capsys, path, "-o", tmp_path / "cli.csv", "--qi", "race,sex,age",
+                        "--identifiers", "id", "--sensitive", "income", "-k", 5,
+                        "-a", algorithm, "--row-order", "input",
+                        "--policy", "k=5,random_order=0")
+    assert code == 0, err
+    assert "race unordered" in err
+    python, cli = (pd.read_csv(tmp_path / f, dtype=str, keep_default_na=False)
+                   for f in ("python.csv", "cli.csv"))
+    pd.testing.assert_frame_equal(python, cli)  # the same cells, read as text
+    race = python["race"]
+    assert not race.str.contains(r"\.0").any()  # 2, not 2.0
+    assert not race.str.match(r"^\[").any()  # no range of codes such as [1, 3]
+
+
+def test_codes_rule_is_one_rule():
+    from pdanon.cli_anonymize import convert_column
+    from pdanon.roles import looks_like_codes
+
+    codes = pd.Series(["1", "2", None, "4"] * 6)
+    assert convert_column(codes, "race", None)[1] == "unordered"
+    assert convert_column(codes, "race", "real")[1] == "real"  # declared: numbers
+    assert convert_column(pd.Series(["30", "41", "52"] * 8), "age", None)[1] == "real"
+    frame = pd.DataFrame({"race": [1.0, 2.0, np.nan, 4.0] * 6, "age": [30, 41, 52] * 8})
+    r = pdanon.roles.resolve_roles(frame, quasi_identifiers=["race", "age"])
+    assert r.quasi_identifiers == {"race": "unordered", "age": "real"}
+    declared = pdanon.roles.resolve_roles(frame, quasi_identifiers={"race": "real"})
+    assert declared.quasi_identifiers == {"race": "real"}
+    assert not looks_like_codes(pd.Series([0.5, 1.0] * 10))  # not whole numbers
+    assert not looks_like_codes(pd.Series([1, 2, 3]))  # too few rows to tell
+    back = pdanon.read_csv(__import__("io").StringIO("race,x\n1,1.0\n,2.0\n3,\n"))
+    assert str(back["race"].dtype) == "Int64" and str(back["x"].dtype) == "float64"

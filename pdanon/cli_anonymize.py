@@ -815,7 +815,7 @@ _FRESH_ONLY = (("algorithm", "--algorithm"), ("method", "--method"),
                ("option", "--option"), ("seed", "--seed"), ("population", "--population"),
                ("save_recoding", "--save-recoding"), ("epsilon", "--epsilon"),
                ("dp_delta", "--dp-delta"), ("quality", "--quality"), ("target", "--target"),
-               ("steps", "--steps"))
+               ("steps", "--steps"), ("levels", "--levels"))
 
 
 def _kept_recoding(s: dict, args):

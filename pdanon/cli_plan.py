@@ -12,7 +12,7 @@ Example
 >>> refuse_beside({"dry_run": True, "epsilon": 1.0})
 Traceback (most recent call last):
 ...
-pdanon._errors.InvalidInputError: --dry-run plans a fresh anonymization: not with --epsilon (a differentially private run draws its sample anew each time)
+pdanon._errors.InvalidInputError: --dry-run plans a fresh anonymization: not with --epsilon (each run draws anew)
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ def refuse_beside(s: dict) -> None:
         raise InvalidInputError("--dry-run plans a fresh anonymization: not with --recoding "
                                 "(a kept recoding is applied as recorded)")
     if s.get("epsilon") is not None or s.get("dp_delta") is not None:
-        raise InvalidInputError("--dry-run plans a fresh anonymization: not with --epsilon (a "
-                                "differentially private run draws its sample anew each time)")
+        raise InvalidInputError("--dry-run plans a fresh anonymization: not with --epsilon "
+                                "(each run draws anew)")
 
 
 def show(df, model, keywords: dict, prog: str, caught: list) -> int:

@@ -56,6 +56,8 @@ def cli_words(text: str) -> str:
     text = text.replace("leave the column out of the release (identifiers=)",
                         "leave the column out of the release (--identifiers)")
     text = text.replace("or use algorithm='mondrian'", "or use -a mondrian")
+    text = re.sub(r"\balgorithm='(\w+)'", r"-a \1", text)
+    text = text.replace("does not take option(s) ['levels']", "does not take --levels")
     text = text.replace(  # pdanon.recoding's failure
         "Anonymize the batch afresh (e.g. df.anon.k_anonymize(...)), or raise "
         "max_suppressed_rows (a row count or a share such as 0.1)",

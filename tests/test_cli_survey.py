@@ -217,3 +217,12 @@ def test_codes_rule_is_one_rule():
     assert not looks_like_codes(pd.Series([1, 2, 3]))  # too few rows to tell
     back = pdanon.read_csv(__import__("io").StringIO("race,x\n1,1.0\n,2.0\n3,\n"))
     assert str(back["race"].dtype) == "Int64" and str(back["x"].dtype) == "float64"
+
+
+def test_levels_with_an_algorithm_that_searches_none_speaks_in_flags(tmp_path, capsys):
+    _, path = _survey_csv(tmp_path)
+    code, _, err = _run(capsys, path, "--qi", "sex,age", "--identifiers", "id",
+                        "--weights", "w", "--sensitive", "income", "-k", 5, "-a", "nearest",
+                        "--levels", "age=1")
+    assert code == 2 and "-a nearest does not take --levels" in err
+    assert "algorithm='" not in err

@@ -906,7 +906,7 @@ def _publish(published, s, verdict, original, title: str) -> set:
     try:
         publish_files(published, paths, policy=verdict.policy, original=original,
                       overwrite=True, csv_escape=s["csv_escape"], title=title,
-                      verdict=verdict)
+                      verdict=verdict, survey=cli_survey.report_keywords(s))
     except OSError as exc:
         raise CliError(f"cannot write the release: {one_line(exc)}") from None
     return {k for k in _PUBLISHED if s.get(k) is not None}

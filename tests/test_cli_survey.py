@@ -226,3 +226,20 @@ def test_levels_with_an_algorithm_that_searches_none_speaks_in_flags(tmp_path, c
                         "--levels", "age=1")
     assert code == 2 and "-a nearest does not take --levels" in err
     assert "algorithm='" not in err
+
+
+def test_the_published_report_measures_weighted_and_household_risk(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    n = 600
+    df = pd.DataFrame({"hh": np.repeat(np.arange(300), 2), "sex": rng.choice(["F", "M"], n),
+                       "age": rng.integers(18, 90, n), "w": rng.uniform(50, 500, n).round(1),
+                       "income": rng.integers(1000, 9000, n)})
+    path = tmp_path / "hh.csv"
+    df.to_csv(path, index=False)
+    report = tmp_path / "r.html"
+    code, _, err = _run(capsys, path, "-o", tmp_path / "r.csv", "--qi", "sex,age",
+                        "--sensitive", "income", "-k", 3, "--household", "hh",
+                        "--weights", "w", "--report", report)
+    assert code == 0, err
+    page = report.read_text()
+    assert "global risk (survey weights)" in page and "household risk (mean)" in page

@@ -56,7 +56,6 @@ def cli_words(text: str) -> str:
     text = text.replace("leave the column out of the release (identifiers=)",
                         "leave the column out of the release (--identifiers)")
     text = text.replace("or use algorithm='mondrian'", "or use -a mondrian")
-    text = re.sub(r"\balgorithm='(\w+)'", r"-a \1", text)
     text = text.replace("does not take option(s) ['levels']", "does not take --levels")
     text = text.replace(  # pdanon.recoding's failure
         "Anonymize the batch afresh (e.g. df.anon.k_anonymize(...)), or raise "
@@ -66,6 +65,7 @@ def cli_words(text: str) -> str:
     text = text.replace(" (or df.anon.hash_identifiers pseudonymizes them)", "").replace(
         " (or df.anon.hash_identifiers pseudonymizes it)", "")
     text = cli_survey.flag_words(cli_household.flag_words(text))
+    text = re.sub(r"\balgorithm='(\w+)'", r"-a \1", text)
     return re.sub(r"\b(quasi_identifiers|identifiers|insensitive|sensitive|allow_channels)"
                   r"=\[([^\]]*)\]",
                   repl, text)

@@ -243,3 +243,10 @@ def test_the_published_report_measures_weighted_and_household_risk(tmp_path, cap
     assert code == 0, err
     page = report.read_text()
     assert "global risk (survey weights)" in page and "household risk (mean)" in page
+
+
+def test_policy_text_names_the_weight_column():
+    from pdanon.cli_config import parse_policy
+
+    policy = parse_policy("k=5,max_global_risk=0.01,weights=w")
+    assert policy.weights == "w" and policy.max_global_risk == 0.01

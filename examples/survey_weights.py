@@ -5,7 +5,8 @@ survey sample: its ``weight`` column says how many people each row stands for, a
 household id groups the rows. The individual risk of sdcMicro's ``measure_risk`` (from the
 sampling weights), the global risk, the expected number of re-identifications and the
 household risk are measured on the raw table and on a 5-anonymous release (docs/risk.md,
-"Survey weights").
+"Survey weights"), checked against a policy on the weighted risk, and planned by a dry run
+(``df.anon.plan``) before anonymizing.
 """
 
 import warnings
@@ -52,3 +53,19 @@ print(rows.sort_values("individual", ascending=False).head(3)[
 # 4. The report carries the same figures
 report = release.anon.report(raw, weights="weight", household="household")
 assert report.privacy["risk_summary"]["global_risk"] == after["global_risk"]
+
+# 5. A policy on the weighted risk: a verdict (and, from the command line, an exit code)
+policy = pdanon.Policy(k=5, max_global_risk=0.05, max_individual_risk=0.5, weights="weight")
+verdict = release.anon.check(policy)
+print(verdict.criteria[["criterion", "measured", "threshold", "passed"]])
+assert verdict.criteria.set_index("criterion").loc["global_risk", "measured"] == \
+    after["global_risk"]
+
+# 6. A dry run before anonymizing: the roles, the algorithm, the expected classes and
+# suppressed rows (the anonymizer run in memory, nothing published)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    plan = raw.anon.plan(k=5, algorithm="mondrian",
+                         options={"calendar": {"birth_date": "year"}}, **roles)
+print(plan)
+assert plan.ok and plan.expected_classes == release.anon.info["groups"]

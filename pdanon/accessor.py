@@ -417,7 +417,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
     @checked
     def check(self, policy=None, *, original: pd.DataFrame | None = None, household=None,
-              **roles):
+              weights=None, **roles):
         """Check this release against a :class:`pdanon.Policy` (default: the release's own
         request, from ``info["models"]``): a :class:`pdanon.policy.CheckResult` with
         ``passed``, one row per criterion (measured value, threshold, passed, meaning) and the
@@ -425,7 +425,10 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         share of suppressed rows, a nearly unique sensitive column). Usable in an ETL script
         (``if not out.anon.check(policy): ...``). ``household``: a column whose rows belong
         together (default: the one the release records), measured as the criterion
-        ``household_k`` (:mod:`pdanon.households`). See :mod:`pdanon.policy`.
+        ``household_k`` (:mod:`pdanon.households`). ``weights``: the column of sampling
+        weights read by the policy's weighted criteria (``max_global_risk``,
+        ``max_expected_reidentifications``, ``max_individual_risk``; default the policy's
+        ``weights``). See :mod:`pdanon.policy`.
 
         Example
         -------
@@ -438,7 +441,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         """
         from pdanon.policy import check
 
-        return check(self._df, policy, original=original, household=household, **roles)
+        return check(self._df, policy, original=original, household=household,
+                     weights=weights, **roles)
 
     def in_random_order(self, *, seed=None) -> pd.DataFrame:
         """This frame with its rows in a random order (the operating system's CSPRNG) under

@@ -286,6 +286,25 @@ class AnonymizeMethods:
         """
         return self._from_keywords(locals())
 
+    def plan(self, model=None, **keywords):
+        """A dry run: what ``anonymize(model, **keywords)`` (or, without a model,
+        ``k_anonymize(k, **keywords)``) would do, publishing nothing — the roles (given and
+        inferred, with their kinds), what would be refused and why, the algorithm
+        ``"auto"`` resolves to, the hierarchies and levels searched, and the expected numbers
+        of classes and suppressed rows. It runs the anonymizer itself in memory and discards
+        the release, so the figures are the real call's (:mod:`pdanon.plan`).
+
+        Example
+        -------
+        >>> df = pd.DataFrame({"age": [30, 31, 40, 42], "zip": ["a", "a", "b", "b"]})
+        >>> p = df.anon.plan(k=2, quasi_identifiers=["age", "zip"])
+        >>> p.ok, p.algorithm, p.expected_classes
+        (True, 'nearest', 2)
+        """
+        from pdanon.plan import plan
+
+        return plan(self._df, model, keywords)
+
     # ------------------------------------------------------------------ shared path
     def _from_keywords(self, params: dict, always_k: bool = True) -> pd.DataFrame:
         """Run a face with its keywords (``locals()`` of the face): the model asked for (or

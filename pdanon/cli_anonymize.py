@@ -39,11 +39,9 @@ pdanon anonymize: error: cannot read 'missing.csv': file not found
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import os
 import re
-import shlex
 import sys
 import time
 import warnings
@@ -56,7 +54,9 @@ from pdanon.cli_config import (CLI_KINDS, ConfigError, build_hierarchy, check_co
                                parse_columns, parse_policy, policy_table, read_config, side_limit,
                                to_toml)
 from pdanon._errors import InvalidInputError
-from pdanon import cli_household
+from pdanon.roles import looks_like_codes
+from pdanon import cli_household, cli_plan, cli_survey
+from pdanon.cli_words import cli_words
 from pdanon.sidefiles import HIERARCHY_LIMIT, read_side_text
 from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as text
 
@@ -77,6 +77,8 @@ SECTIONS = {
     "anonymize": ("algorithm", "method", "labels", "max_suppressed", "objective", "seed",
                   "progress", "quality", "target", "steps"),
 }
+for _section, _keys in cli_survey.CONFIG.items():  # --date-format, --weights, --levels
+    SECTIONS[_section] += _keys
 #: settings that are file names (a config file's are relative to its folder)
 PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema",
              "recoding", "save_recoding", "population")
@@ -209,6 +211,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     r.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="an algorithm's own knob, e.g. unordered_split=frequency")
     r.add_argument("--progress", choices=["auto", "always", "never"])
+    cli_survey.add_arguments(files, cols, r)
+    cli_plan.add_arguments(files)
     a("--policy", help="criteria the release must meet, e.g. k=5,l=2,max_records_at_risk=0.05 "
       "(or a TOML/JSON file); exit code 3 when one fails")
     _ACTIONS.update({action.dest: action for action in p._actions})
@@ -435,7 +439,9 @@ def convert_column(series, name: str, kind):
     ``date``: ISO dates (time zone kept; mixed offsets become UTC); ``ordered``: numbers when
     every cell is a plain number without a leading zero, dates when every cell is an ISO
     date, else text; ``unordered``: text. Without a kind: numbers (``real``) or dates when
-    every cell is one, else text (``unordered``); a leading zero keeps a column text, and so do
+    every cell is one, else text (``unordered``), and small whole-number codes (race 1-4:
+    :func:`pdanon.roles.looks_like_codes`) ``unordered``, as Python infers; a leading zero
+    keeps a column text, and so do
     two spellings of one number (``250.0``, ``250.00``) and, without a kind, an integer
     beyond 2**53.
 
@@ -467,7 +473,8 @@ def convert_column(series, name: str, kind):
     distinct = pd.Series(pd.unique(text.to_numpy(dtype=object)), dtype=object)  # codes repeat
     if len(distinct) and distinct.str.match(_PLAIN_NUMBER).all() and not distinct.str.match(
             LEADING_ZERO).any() and not _codes_of_numbers(distinct, kind):
-        return _numbers(series, present, text, name), kind or "real"
+        column = _numbers(series, present, text, name)
+        return column, kind or ("unordered" if looks_like_codes(column) else "real")
     if len(distinct) and distinct.str.match(_ISO_DATE).all():
         return _dates(series, present, text, name), kind or "date"
     return series, kind or "unordered"
@@ -518,7 +525,8 @@ def _dates(series, present, text, name):
         row, bad = first_bad_date(series) or (text.index[0], text.iloc[0])
         raise CliError(f"column {name!r} is date but holds {bad!r} (data row {row + 1}): "
                        f"write dates as ISO 8601 (2024-12-31, 2024-12-31T08:30) naming a "
-                       f"real day, or give it another kind")
+                       f"real day, say how they are written (--date-format %m/%d/%Y, "
+                       f"--dayfirst), or give it another kind")
     return parsed
 
 
@@ -657,6 +665,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
     started = time.perf_counter()
     s = settings(args)
     s["_config"], s["write_config"] = args.config, args.write_config
+    cli_survey.with_weights(s)
+    cli_plan.refuse_beside(s)
+    s["levels"] = cli_survey.levels_text(s.get("levels"))
     check_files(s)
     qi, sens = dict(s.get("qi") or {}), dict(s.get("sensitive") or {})
     ids, keep = list(s.get("identifiers") or []), list(s.get("insensitive") or [])
@@ -672,7 +683,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
     check_named(df, s)
     if not qi:
         raise CliError("no quasi-identifiers: name them with --qi (e.g. --qi age:real,zip5)")
-    df = df.copy()
+    df = cli_survey.prepare(df.copy(), qi, sens, s)
     for roles in (qi, sens):
         for col, kind in list(roles.items()):
             column, roles[col] = convert_column(df[col], col, kind)
@@ -685,8 +696,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
         for col in qi:
             if col in population.columns:
                 population[col] = convert_column(population[col], col, qi[col])[0]
-    policy = (parse_policy(s["policy"], max_bytes=side_limit(s))
-              if s.get("policy") is not None else None)
+    policy = cli_survey.policy_with_weights(parse_policy(s["policy"], max_bytes=side_limit(
+        s)) if s.get("policy") is not None else None, s)
     progress = {"auto": None, "always": True, "never": False}[s["progress"]]
     if recoding is not None:
         model = build_model(s) if any(s.get(key) is not None for key in MODEL_KEYS) else None
@@ -708,10 +719,11 @@ def run(args: argparse.Namespace, caught: list) -> int:
     else:
         model = build_model(s, population,
                             {c: h for c, h in hierarchies.items() if c in sens})
-        out = df.anon.anonymize(
-            model, method=s["method"], algorithm=s["algorithm"],
+        fresh = dict(
+            method=s["method"], algorithm=s["algorithm"],
             max_suppressed_rows=_budget(s.get("max_suppressed")),
             hierarchies=hierarchies or None, labels=bool(s["labels"]),
+            levels=cli_survey.levels(s.get("levels")),
             objective=s.get("objective"), seed=s.get("seed"), progress=progress,
             options={**(s.get("option") or {}), **({"calendar": dict(s["calendar"])}
                                                      if s.get("calendar") else {})} or None,
@@ -720,6 +732,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
             sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep,
             allow_channels=list(s.get("allow_channels") or []) or None,
             **cli_household.keywords(s))
+        if s.get("dry_run"):  # the plan of this run, nothing written
+            return cli_plan.show(df, model, fresh, PROG, caught)
+        out = df.anon.anonymize(model, **fresh)
     # a DP release is a shuffled sample: nothing compares it with the input row by row. The
     # others come in a random order (unless --row-order input) with the way back to the
     # input's rows kept in this process only: checked and reported against the input, and
@@ -761,10 +776,12 @@ def run(args: argparse.Namespace, caught: list) -> int:
         _write_text(s["schema"], schema_to_yaml(sch))
         written.append(("schema", s["schema"]))
     if s.get("report") is not None and "report" not in published_with:
-        out.anon.report(original, s["report"], policy=policy, title=title)
+        out.anon.report(original, s["report"], policy=policy, title=title,
+                        **cli_survey.report_keywords(s))
         written.append(("report", s["report"]))
     if s.get("internal_report") is not None:
         out.anon.report(original, s["internal_report"], policy=policy, internal=True,
+                        **cli_survey.report_keywords(s),
                         title=f"{PROG}: {os.path.basename(str(s['input']))} (internal)")
         written.append(("internal report", s["internal_report"]))
     if s.get("explain") is not None:
@@ -778,8 +795,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
     for line in warning_lines(PROG, caught):  # before the closing lines, each once
         print(cli_words(line), file=sys.stderr)
     caught.clear()
-    for label, value in closing_lines(s, df, out, qi, verdict, policy, written,
-                                      time.perf_counter() - started):
+    for label, value in closing_lines(s, df, out, qi, verdict, policy, written, time.perf_counter(
+            ) - started) + cli_survey.survey_lines(out, qi, s):
         print(f"{label:<16}{value}", file=sys.stderr)
     if not passed:
         print(f"{PROG}: error: the release fails the policy ({_failed(verdict)}); nothing was "
@@ -798,7 +815,7 @@ _FRESH_ONLY = (("algorithm", "--algorithm"), ("method", "--method"),
                ("option", "--option"), ("seed", "--seed"), ("population", "--population"),
                ("save_recoding", "--save-recoding"), ("epsilon", "--epsilon"),
                ("dp_delta", "--dp-delta"), ("quality", "--quality"), ("target", "--target"),
-               ("steps", "--steps"))
+               ("steps", "--steps"), ("levels", "--levels"))
 
 
 def _kept_recoding(s: dict, args):
@@ -889,7 +906,7 @@ def _publish(published, s, verdict, original, title: str) -> set:
     try:
         publish_files(published, paths, policy=verdict.policy, original=original,
                       overwrite=True, csv_escape=s["csv_escape"], title=title,
-                      verdict=verdict)
+                      verdict=verdict, survey=cli_survey.report_keywords(s))
     except OSError as exc:
         raise CliError(f"cannot write the release: {one_line(exc)}") from None
     return {k for k in _PUBLISHED if s.get(k) is not None}
@@ -1012,62 +1029,6 @@ def config_text(s: dict, out, qi: dict, sens: dict, policy) -> str:
 
 
 # ============================================================================ entry point
-
-
-def cli_words(text: str) -> str:
-    """A library message in the flags' words: ``identifiers=['a', 'b']`` -> ``--identifiers
-    a,b`` (also for quasi_identifiers, sensitive, insensitive).
-
-    Example
-    -------
-    >>> cli_words("insensitive=['note', 'charges'] publishes them")
-    '--insensitive note,charges publishes them'
-    >>> names = ["MRN", "Patient Name", "O'Hara"]
-    >>> print(cli_words(f"identifiers={names!r} drops them"))
-    --identifiers 'MRN,Patient Name,O'"'"'Hara' drops them
-    """
-    flags = {"identifiers": "--identifiers", "quasi_identifiers": "--qi",
-             "sensitive": "--sensitive", "insensitive": "--insensitive",
-             "allow_channels": "--allow-channels"}
-
-    def repl(m):
-        try:
-            names = [str(n) for n in ast.literal_eval(f"[{m.group(2)}]")]
-        except (ValueError, SyntaxError):
-            names = re.findall(r"'([^']*)'", m.group(2))
-        listed = ",".join(f'"{n}"' if "," in n or '"' in n else n for n in names)
-        return f"{flags[m.group(1)]} {shlex.quote(listed)}"
-
-    text = text.replace(
-        "Pass roles to decide yourself (identifiers=, quasi_identifiers=, sensitive=, "
-        "insensitive=, or df.anon.with_schema(pdanon.schema(...))).",
-        "Name them with --identifiers, --qi, --sensitive or --insensitive to decide yourself.")
-    builders = {"dates": "dates", "masking": "mask", "intervals": "intervals:..."}
-    text = re.sub(r"Pass hierarchies=\{'([^']+)': (\w+)\(\)\}",
-                  lambda m: f"Pass --hierarchy {m.group(1)}={builders.get(m.group(2), '...')}",
-                  text)
-    cli_builders = {"dates": "dates:month,year", "masking": "mask:1,2,3",
-                    "intervals": "intervals:5,10,20", "tree": "FILE.csv (an ARX hierarchy file)"}
-    text = re.sub(r"Pass hierarchies=\{(.*?)\} \(builders of pdanon\.hierarchy: [^)]*\)",
-                  lambda m: "Pass " + ", ".join(
-                      f"--hierarchy {c}={cli_builders.get(b, 'FILE.csv')}"
-                      for c, b in re.findall(r"'([^']+)': (\w+)\(", m.group(1)))
-                  + " (mask: codes such as ZIPs, intervals: numbers, dates: dates, an ARX "
-                    "hierarchy file: categories)", text)
-    text = text.replace("leave the column out of the release (identifiers=)",
-                        "leave the column out of the release (--identifiers)")
-    text = text.replace("or use algorithm='mondrian'", "or use -a mondrian")
-    text = text.replace(  # pdanon.recoding's failure
-        "Anonymize the batch afresh (e.g. df.anon.k_anonymize(...)), or raise "
-        "max_suppressed_rows (a row count or a share such as 0.1)",
-        "Anonymize the batch afresh (without --recoding), or raise --max-suppressed (rows, "
-        "or a share such as 0.1)")
-    text = text.replace(" (or df.anon.hash_identifiers pseudonymizes them)", "").replace(
-        " (or df.anon.hash_identifiers pseudonymizes it)", "")
-    text = cli_household.flag_words(text)
-    return re.sub(r"\b(quasi_identifiers|identifiers|insensitive|sensitive|allow_channels)"
-                  r"=\[([^\]]*)\]",
-                  repl, text)
 
 
 def main(args: argparse.Namespace) -> int:

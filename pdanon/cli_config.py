@@ -227,7 +227,7 @@ def parse_policy(spec, *, max_bytes: int = TEXT_LIMIT):
 
 
 def _policy_value(key, value, names):
-    if key in ("l_variant", "t_distance", "missing_sensitive"):
+    if key in ("l_variant", "t_distance", "missing_sensitive", "weights"):
         return value
     if key in ("random_order", "channels"):  # yes/no criteria
         words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}

@@ -41,7 +41,7 @@ __all__ = ["ISO_DATE", "LEADING_ZERO", "PANDAS_NA_TEXTS", "TEXT_DTYPES", "Undeco
            "codes_as_text", "complete_lines", "field_names", "first_bad_date", "header_names",
            "integer_texts_beyond_float", "leading_zero_cells", "na_values_for",
            "refuse_beyond_float", "refuse_repeated_names", "start_of", "undecodable",
-           "zero_led_fields"]
+           "whole_numbers_with_blanks", "zero_led_fields"]
 
 #: a number written with a leading zero (``04777``, ``-05``): a code, whose zero a number loses
 LEADING_ZERO = r"^[+-]?0\d"
@@ -251,6 +251,44 @@ def _told(kwargs: dict, names: list) -> set:
             if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(names):
                 told.add(names[c])
     return told
+
+
+def whole_numbers_with_blanks(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
+                              start: int | None = None) -> pd.DataFrame:
+    """``df`` with every column of whole numbers that pandas read as floats only because a
+    field is blank (``1,,3``: ``1.0, NaN, 3.0``) read as ``Int64`` (``1, <NA>, 3``), as the
+    command line reads it (:func:`pdanon.cli_common.numbers_column`): a release then writes
+    ``2``, not ``2.0``, from either face. Only columns the caller gave no ``dtype`` or
+    converter and the schema no description, whose text holds no ``.`` or exponent (a field
+    written ``2.0`` keeps the column float), read again as text once, for those columns."""
+    given = kwargs.get("dtype")
+    if given is not None and not isinstance(given, dict):
+        return df
+    given = given or {}
+    skip = set(given) | set(kwargs.get("converters") or {}) | set(specs)
+    candidates = []
+    for c in df.columns:
+        if c in skip or not pd.api.types.is_float_dtype(df[c].dtype):
+            continue
+        v = df[c].to_numpy(dtype=np.float64, na_value=np.nan)
+        known = np.isfinite(v)
+        if known.all() or not known.any() or np.isinf(v).any():
+            continue
+        if np.all(v[known] == np.round(v[known])) and np.abs(v[known]).max() < 2.0 ** 53:
+            candidates.append(c)
+    if not candidates or _repeated(df.columns) or not _rewind(path, start):
+        return df
+    again = dict(kwargs, dtype={**given, **{c: str for c in candidates}})
+    index_col = kwargs.get("index_col")
+    if kwargs.get("usecols") is None and (index_col is None or index_col is False):
+        again["usecols"] = list(candidates)
+    text = reader(path, again)
+    for c in candidates:
+        cells = text[c].dropna().to_numpy(dtype=object)  # read as text: str cells
+        joined = "\x00".join(map(str, cells))  # one pass in C, no per-cell regex
+        if not any(mark in joined for mark in ".eE"):
+            df[c] = df[c].astype("Int64")
+    return df
 
 
 def leading_zero_cells(values) -> pd.Series:

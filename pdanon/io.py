@@ -802,6 +802,8 @@ def _read_csv(path, schema, max_cell_length: int, read_csv_kwargs: dict) -> pd.D
     df = csvcodes.codes_as_text(df, source, read_csv_kwargs, specs, _pandas_read, start,
                                 scan=leading_zero_fields,
                                 names=csvcodes.field_names(names, df, read_csv_kwargs))
+    df = csvcodes.whole_numbers_with_blanks(df, source, read_csv_kwargs, specs, _pandas_read,
+                                            start)
     df = _unguarded(df, schema)
     _check_present(df, specs, read_csv_kwargs)
     for col, spec in specs.items():

@@ -105,6 +105,17 @@ class Policy:
         and its members' published quasi-identifier combinations,
         :mod:`pdanon.households`) is shared by at least this many households (criterion
         ``household_k``). Default: the policy's k (at least 2; at least l).
+    max_global_risk, max_individual_risk : float in [0, 1]
+        Survey microdata with sampling weights (``weights``): the global risk (the mean
+        individual risk of sdcMicro's ``measure_risk``) and the highest individual risk of a
+        row (:mod:`pdanon.metrics.survey`; criteria ``global_risk`` and
+        ``highest_individual_risk``).
+    max_expected_reidentifications : float >= 0
+        The expected number of re-identifications (the sum of the individual risks:
+        criterion ``expected_reidentifications``).
+    weights : str, optional
+        The column of sampling weights (people per row) the weighted criteria read; the
+        ``weights=`` of :func:`check` wins. A weighted criterion without weights is refused.
     missing_sensitive : {"unknown", "value"}
         How l, t, β and δ read a blank sensitive cell: ``"unknown"`` (default) - no value,
         so a class of 5 x hiv and 5 blanks has l = 1; ``"value"`` - one more value (the rule
@@ -137,6 +148,10 @@ class Policy:
     random_order: bool = True
     channels: bool = True
     household_k: int | None = None
+    max_global_risk: float | None = None
+    max_expected_reidentifications: float | None = None
+    max_individual_risk: float | None = None
+    weights: str | None = None
     missing_sensitive: str = "unknown"
 
     def __post_init__(self):
@@ -170,8 +185,17 @@ class Policy:
         _fraction(self.risk_threshold, "risk_threshold")
         for name in ("max_highest_risk", "max_average_risk"):
             _fraction(getattr(self, name), name)
-        for name in ("max_records_at_risk", "max_sample_uniques", "max_suppressed_share"):
+        for name in ("max_records_at_risk", "max_sample_uniques", "max_suppressed_share",
+                     "max_global_risk", "max_individual_risk"):
             _fraction(getattr(self, name), name, zero=True)
+        expected = self.max_expected_reidentifications
+        if expected is not None and (isinstance(expected, bool) or not isinstance(
+                expected, numbers.Real) or not math.isfinite(expected) or expected < 0):
+            raise InvalidInputError(f"max_expected_reidentifications is a number of rows >= 0 "
+                                    f"(the sum of the individual risks), got {expected!r}")
+        if self.weights is not None and not isinstance(self.weights, str):
+            raise InvalidInputError(f"weights names the column of sampling weights, e.g. "
+                                    f"weights='w', got {self.weights!r}")
         if not isinstance(self.random_order, (bool, np.bool_)):
             raise InvalidInputError(f"random_order must be True or False, got "
                                     f"{self.random_order!r}")
@@ -300,6 +324,31 @@ class Policy:
         return (self.k is not None and self.k > 1) or (self.l is not None and self.l > 1)
 
 
+def _checked_init(init):
+    """``Policy.__init__`` refusing an unknown criterion with a "did you mean", as the
+    anonymizers refuse an unknown keyword (:func:`pdanon.keywords.refuse_unknown`)."""
+    import functools
+
+    from pdanon.keywords import refuse_unknown
+
+    takes = [f.name for f in fields(Policy)]
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if not set(takes).issuperset(kwargs):
+            refuse_unknown("Policy", kwargs, takes)
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
+Policy.__init__ = _checked_init(Policy.__init__)
+
+#: the criteria read from sampling weights
+WEIGHTED_CRITERIA = ("max_global_risk", "max_expected_reidentifications",
+                     "max_individual_risk")
+
+
 @dataclass
 class CheckResult:
     """What :func:`check` found: ``passed`` (every criterion held), ``criteria`` (a frame:
@@ -363,12 +412,15 @@ def _fmt(v) -> str:
 
 
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
-          quasi_identifiers=None, sensitive=None, household=None) -> CheckResult:
+          quasi_identifiers=None, sensitive=None, household=None,
+          weights=None) -> CheckResult:
     """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
     ``info``: the release's own request, and the default risk limit when it bounds no class's
     size). Roles come from the keywords, else those the release remembers. ``household``: a
     column whose rows belong together (default: the one ``info["household"]`` records), whose
-    household k is then a criterion (:mod:`pdanon.households`). ``original``
+    household k is then a criterion (:mod:`pdanon.households`). ``weights``: the column of
+    sampling weights the policy's weighted criteria read (default: the policy's ``weights``).
+    ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
     See :meth:`df.anon.check <pdanon.accessor.AnonAccessor.check>`. A frame holding the
@@ -465,6 +517,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
              "share of rows unique on the quasi-identifiers")):
         if limit is not None:
             add(key, float(risk[key]) if risk is not None else 0.0, "<=", limit, meaning)
+    _weighted_criteria(release, qi, policy, weights, missing, add)
     suppressed = _suppressed_rows(release, original, qi, info)
     if policy.max_suppressed_share is not None:
         add("suppressed_share", suppressed / n if n else 0.0, "<=", policy.max_suppressed_share,
@@ -491,6 +544,36 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         hazards += _channel_hazards(found, k_stake)
         known = k_if_known(release, qi)
     return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy, known)
+
+
+def _weighted_criteria(release, qi, policy, weights, missing, add) -> None:
+    """The criteria on the risk estimated from sampling weights (:mod:`pdanon.metrics.survey`):
+    ``global_risk``, ``expected_reidentifications`` and ``highest_individual_risk``."""
+    asked = [name for name in WEIGHTED_CRITERIA if getattr(policy, name) is not None]
+    if not asked:
+        return
+    column = weights if weights is not None else policy.weights
+    if column is None:
+        raise InvalidInputError(
+            f"the policy asks for {asked[0]}, a risk estimated from sampling weights: name the "
+            f"weight column (check(..., weights='w') or Policy(..., weights='w'))")
+    from pdanon.metrics.reidentification import record_risk
+
+    risk = (record_risk(release, qi, weights=column, missing=missing)["individual"].to_numpy()
+            if len(release) else np.zeros(0))
+    figures = {"max_global_risk": float(risk.mean()) if len(risk) else 0.0,
+               "max_expected_reidentifications": float(risk.sum()),
+               "max_individual_risk": float(risk.max()) if len(risk) else 0.0}
+    for name, key, meaning in (
+            ("max_global_risk", "global_risk",
+             f"the mean individual risk estimated from the sampling weights {column!r}"),
+            ("max_expected_reidentifications", "expected_reidentifications",
+             f"the rows an attacker is expected to re-identify (sum of the individual risks "
+             f"from the weights {column!r})"),
+            ("max_individual_risk", "highest_individual_risk",
+             f"the highest individual risk of a row (from the weights {column!r})")):
+        if getattr(policy, name) is not None:
+            add(key, figures[name], "<=", getattr(policy, name), meaning)
 
 
 def _household_criterion(release, qi, policy, household, add) -> list:

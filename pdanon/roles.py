@@ -24,6 +24,7 @@ from typing import Iterable, Mapping
 import re
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from pdanon._errors import (InvalidInputError, KindError, KindWarning, RoleError, RoleWarning,
@@ -119,6 +120,48 @@ def infer_kind(series: pd.Series) -> str:
     return "unordered"
 
 
+#: the largest code of a column of small whole numbers read as codes (race 1-4, region 1-9)
+CODE_MAX = 9
+#: how many rows per distinct value such a column holds at least (its values repeat: codes,
+#: not a handful of measurements)
+CODE_REPEATS = 5
+
+
+def looks_like_codes(series: pd.Series) -> bool:
+    """Does a numeric column hold codes rather than quantities: whole numbers from 0 to
+    :data:`CODE_MAX` only (race 1-4, sex 1-2, region 1-9; blanks allowed), each distinct
+    value repeated on average at least :data:`CODE_REPEATS` times? Such a column, given
+    no kind, is a quasi-identifier or sensitive column of kind ``unordered`` (a range
+    ``[1, 3]`` of race codes means nothing); declare ``real`` (or ``ordered``) for counts.
+    The command line applies the same rule (:func:`pdanon.cli_anonymize.convert_column`).
+
+    Example
+    -------
+    >>> looks_like_codes(pd.Series([1, 2, 3, 4, None] * 5))
+    True
+    >>> looks_like_codes(pd.Series([30, 41, 52] * 10)), looks_like_codes(pd.Series([1, 2]))
+    (False, False)
+    """
+    dtype = series.dtype
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype) or \
+            type(dtype).__name__ == "GeneralizationDtype":
+        return False
+    values = pd.unique(series.dropna().to_numpy())
+    present = int(series.notna().sum())
+    if not len(values) or present < CODE_REPEATS * len(values) or len(values) > CODE_MAX + 1:
+        return False
+    values = np.asarray(values, dtype=np.float64)
+    return bool(np.all(values == np.round(values)) and values.min() >= 0
+                and values.max() <= CODE_MAX)
+
+
+def role_kind(series: pd.Series) -> str:
+    """The kind a quasi-identifier or sensitive column named without one gets:
+    :func:`infer_kind`, but ``unordered`` for codes (:func:`looks_like_codes`)."""
+    kind = infer_kind(series)
+    return "unordered" if kind == "real" and looks_like_codes(series) else kind
+
+
 def _holds_dates(series: pd.Series) -> bool:
     """An object column of ``datetime.date`` values (and missing cells): dates, in order."""
     head = series.head(1000).dropna()
@@ -170,7 +213,7 @@ def _kinds_for(df: pd.DataFrame, spec, what: str, listed: list | None = None) ->
     out = {}
     for col, kind in items:
         if kind is None:
-            kind = infer_kind(df[col])
+            kind = role_kind(df[col])
             if listed is not None:
                 listed.append(col)
         if kind not in KINDS:
@@ -446,9 +489,9 @@ def resolve_roles(
         sens = dict(sens)
         for c in rest:  # a column that sounds sensitive is never made a quasi-identifier
             if looks_sensitive(c):
-                sens[c] = infer_kind(df[c])
+                sens[c] = role_kind(df[c])
                 inferred[c] = "sensitive"
-        qis = {c: infer_kind(df[c]) for c in rest if c not in sens}
+        qis = {c: role_kind(df[c]) for c in rest if c not in sens}
         inferred.update({c: "quasi_identifier" for c in qis})
     seen: dict = {}
     for role, cols in (("identifier", ids), ("quasi_identifier", qis), ("sensitive", sens),

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import pdanon
 from pdanon import Policy
+from pdanon.keywords import UnknownKeywordError
 from pdanon.models import AllOf, KAnonymity, LDiversity, TCloseness
 
 ROLES = dict(quasi_identifiers={"age": "real", "zip": "unordered"}, sensitive=["d"])
@@ -284,3 +285,50 @@ def test_a_csv_read_back_with_its_schema_gets_the_releases_verdict(tmp_path):
             assert a.passed == b.passed
             assert a.criteria["measured"].tolist() == b.criteria["measured"].tolist()
     assert back.anon.info["missing"] == "wildcard"
+
+
+def survey_release(weights):
+    # classes a (3 rows), b (3), c (4) by zip, as release(); w: sampling weights
+    return table().assign(w=weights).anon.with_schema(pdanon.schema(
+        quasi_identifiers={"zip": "unordered"}, sensitive={"d": "unordered"},
+        insensitive=["age", "w"]))
+
+
+def test_weighted_risk_criteria_by_hand():
+    # every weight 1: the sample is the population, so each row's individual risk is 1 / f:
+    # 1/3 in classes a and b, 1/4 in c; global risk 3 / 10, expected re-identifications 3
+    out = survey_release([1.0] * 10)
+    policy = Policy(max_global_risk=0.3, max_expected_reidentifications=3,
+                    max_individual_risk=0.34, weights="w")
+    result = out.anon.check(policy)
+    got = result.criteria.set_index("criterion")
+    assert got.loc["global_risk", "measured"] == pytest.approx(0.3)
+    assert got.loc["expected_reidentifications", "measured"] == pytest.approx(3.0)
+    assert got.loc["highest_individual_risk", "measured"] == pytest.approx(1 / 3)
+    assert result.passed
+    assert not out.anon.check(Policy(max_individual_risk=0.3, weights="w")).passed
+    # f = 3, F = 30 (p = 0.1): r ~ p / (f - (1 - p)) = 0.1 / 2.1 (sdcMicro's approximation)
+    heavy = survey_release([10.0] * 6 + [1.0] * 4)
+    measured = heavy.anon.check(Policy(max_individual_risk=1.0), weights="w").criteria
+    assert measured["measured"].iloc[0] == pytest.approx(0.25)  # class c: weights 1, 1/4
+    glob = heavy.anon.check(Policy(max_global_risk=1.0, weights="w")).criteria
+    assert glob["measured"].iloc[0] == pytest.approx((6 * 0.1 / 2.1 + 4 * 0.25) / 10)
+
+
+def test_weighted_risk_needs_weights_and_reaches_the_report():
+    out = survey_release([1.0] * 10)
+    with pytest.raises(pdanon.InvalidInputError, match="weights='w'"):
+        out.anon.check(Policy(max_global_risk=0.1))
+    with pytest.raises(pdanon.InvalidInputError, match="max_expected_reidentifications"):
+        Policy(max_expected_reidentifications=-1)
+    rep = out.anon.report(policy=Policy(max_global_risk=0.1), weights="w")
+    rows = {c["criterion"]: c for c in rep.verdict["criteria"]}
+    assert rows["global_risk"]["measured"] == pytest.approx(0.3)
+    assert rows["global_risk"]["passed"] is False
+
+
+def test_unknown_policy_keyword_says_did_you_mean():
+    with pytest.raises(TypeError, match=r"did you mean max_global_risk="):
+        Policy(max_global_rsk=0.01)
+    with pytest.raises(UnknownKeywordError, match="did you mean k="):
+        Policy(kk=5)

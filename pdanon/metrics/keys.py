@@ -132,6 +132,8 @@ global_risk | global risk (survey weights) | lower | risk
     mean individual risk from the sampling weights (sdcMicro's measure_risk)
 expected_reidentifications | expected re-identifications | lower | risk
     sum of the individual risks: rows an attacker is expected to re-identify
+highest_individual_risk | highest individual risk (survey weights) | lower | risk
+    the highest individual risk of a row from the sampling weights
 household_global_risk | household risk (mean) | lower | risk
     mean over rows of 1 - prod(1 - r) over the row's household
 household_expected_reidentifications | expected household re-identifications | lower | risk

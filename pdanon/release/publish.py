@@ -191,13 +191,14 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
                   original: pd.DataFrame | None = None, force: bool = False,
                   overwrite: bool = False, csv_escape: bool = True,
                   title: str = "pdanon release report", folder: str | None = None,
-                  verdict=None) -> Publication:
+                  verdict=None, survey: dict | None = None) -> Publication:
     """:func:`publish` with a path per file: ``paths`` maps ``"parquet"`` / ``"csv"`` (the
     data, at least one), ``"schema"``, ``"report"``, ``"report_json"`` and ``"recoding"`` to
     where each goes (a key left out is not written: a CSV is read back with the schema in
     memory, and the report is built when either of its files is asked for). The command
     line's ``pdanon anonymize`` writes through it. ``verdict`` is a check already made with
-    ``policy`` (not made again before writing)."""
+    ``policy`` (not made again before writing). ``survey``: the report's ``weights`` and
+    ``household`` columns (default: the policy's weights)."""
     from pdanon.policy import check
     from pdanon.roles import ATTRS_KEY
 
@@ -261,7 +262,7 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         rep = None
         if "report" in paths or "report_json" in paths:
             rep = _report(back, frame, release, original, verdict.policy, title, files, force,
-                          verdict)
+                          verdict, survey)
             if "report" in paths:
                 _write_text(paths["report"], rep.to_html(), written)
             if "report_json" in paths:
@@ -317,7 +318,8 @@ def _write_data(frame: pd.DataFrame, chosen, paths: dict, csv_escape: bool,
     return back
 
 
-def _report(back: dict, frame, release, original, policy, title, files, forced, verdict):
+def _report(back: dict, frame, release, original, policy, title, files, forced, verdict,
+            survey=None):
     """The report of the file read back (Parquet's when written), rows named by their place
     in the file, with the files' digests."""
     from pdanon.metrics._common import aligned
@@ -341,7 +343,8 @@ def _report(back: dict, frame, release, original, policy, title, files, forced, 
             **(held.facts() if hasattr(held, "facts") else {}),
             "step_rows": pd.Series(np.arange(len(shown)), index=shown.index),
             "step_index": matched.index})
-    rep = build_report(shown, matched, title=title, policy=policy)
+    survey = {"weights": getattr(policy, "weights", None), **(survey or {})}
+    rep = build_report(shown, matched, title=title, policy=policy, **survey)
     rep.parameters["files"] = [{"name": n, "bytes": f["bytes"], "sha256": f["sha256"]}
                                for n, f in files.items()]
     if forced and not verdict.passed:

@@ -318,7 +318,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
             raise InvalidInputError(f"original lacks the quasi-identifier column(s) {missing}: "
                                     f"pass the frame that was anonymized")
     bar.set_description("report: verdict")
-    verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens)
+    verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens, survey["weights"])
     if why:
         notes.append(why)
     if threshold is None:
@@ -391,14 +391,14 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     return report
 
 
-def _verdict(anonymized, policy, orig, qis: dict, sens: dict):
+def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None):
     """(the verdict as a dict, or None; a note saying why there is none; the policy
     checked, or None)."""
     from pdanon.policy import check
 
     try:
         result = check(anonymized, policy, original=orig, quasi_identifiers=dict(qis),
-                       sensitive=dict(sens))
+                       sensitive=dict(sens), weights=weights)
     except InvalidInputError as exc:
         if policy is not None:
             raise

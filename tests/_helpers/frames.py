@@ -35,8 +35,10 @@ def seed_l() -> pd.DataFrame:
     return pd.DataFrame(SEED_L, columns=list("abcds"))
 
 
-#: quasi-identifiers of :func:`skewed_survey`
-SURVEY_QI = ["age", "yrs_married", "children", "religious", "educ"]
+#: quasi-identifiers of :func:`skewed_survey`, with their kinds: ``religious`` (1-4) is a
+#: scale, declared real (without a kind its small whole numbers would be read as codes)
+SURVEY_QI = {"age": "real", "yrs_married": "real", "children": "real", "religious": "real",
+             "educ": "real"}
 
 
 def skewed_survey(n: int = 6000, seed: int = 0) -> pd.DataFrame:

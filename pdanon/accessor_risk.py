@@ -10,7 +10,6 @@ from __future__ import annotations
 import pandas as pd
 
 from pdanon.keywords import checked
-from pdanon.metrics.survey import survey_roles
 
 
 class RiskMethods:
@@ -40,6 +39,8 @@ class RiskMethods:
         """
         from pdanon.metrics.reidentification import record_risk
 
+        from pdanon.metrics.survey import survey_roles
+
         roles = survey_roles(roles, weights, household)
         return record_risk(self._df, self._measured_roles(roles).quasi_identifiers,
                            population=population, sampling_fraction=sampling_fraction,
@@ -64,6 +65,8 @@ class RiskMethods:
         0.5
         """
         from pdanon.metrics.reidentification import risk_summary
+
+        from pdanon.metrics.survey import survey_roles
 
         roles = survey_roles(roles, weights, household)
         return risk_summary(self._df, self._measured_roles(roles).quasi_identifiers,

@@ -203,14 +203,8 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
             candidates = [c for c in candidates if c in keep]
             real = [c for c in real if c in keep]
     if (candidates or real) and _rewind(path, start) and not _repeated(df.columns):
-        again = dict(kwargs, dtype={**given, **{c: str for c in candidates + real}})
-        index_col = kwargs.get("index_col")
-        if kwargs.get("usecols") is None and (index_col is None or index_col is False):
-            again["usecols"] = list(candidates + real)
-            # only numbers are read again: what names other columns stays out (parse_dates=
-            # naming a column left out is an error, a position would name another column)
-            again = {k: v for k, v in again.items() if k not in _OTHER_COLUMNS}
-        text = reader(path, again)
+        text = reader(path, _read_again(kwargs, {**given, **{c: str for c in candidates + real}},
+                                        candidates + real))
         for c in candidates + real:
             if c in rounded and \
                     integer_texts_beyond_float(text[c].to_numpy(dtype=object)) is not None:
@@ -236,6 +230,19 @@ def codes_as_text(df: pd.DataFrame, path, kwargs: dict, specs: dict, reader,
 #: that :func:`codes_as_text` reads again
 _OTHER_COLUMNS = ("parse_dates", "date_format", "dayfirst", "converters", "true_values",
                   "false_values")
+
+
+def _read_again(kwargs: dict, dtype: dict, columns: list) -> dict:
+    """The read_csv keywords that read ``columns`` again with ``dtype``: only those columns
+    when the caller chose none (``usecols``, ``index_col``), and then without the keywords
+    that name other columns (``parse_dates=`` naming a column left out is an error, a
+    position would name another column)."""
+    again = dict(kwargs, dtype=dtype)
+    index_col = kwargs.get("index_col")
+    if kwargs.get("usecols") is None and (index_col is None or index_col is False):
+        again["usecols"] = list(columns)
+        again = {k: v for k, v in again.items() if k not in _OTHER_COLUMNS}
+    return again
 
 
 def _told(kwargs: dict, names: list) -> set:
@@ -278,11 +285,8 @@ def whole_numbers_with_blanks(df: pd.DataFrame, path, kwargs: dict, specs: dict,
             candidates.append(c)
     if not candidates or _repeated(df.columns) or not _rewind(path, start):
         return df
-    again = dict(kwargs, dtype={**given, **{c: str for c in candidates}})
-    index_col = kwargs.get("index_col")
-    if kwargs.get("usecols") is None and (index_col is None or index_col is False):
-        again["usecols"] = list(candidates)
-    text = reader(path, again)
+    text = reader(path, _read_again(kwargs, {**given, **{c: str for c in candidates}},
+                                    candidates))
     for c in candidates:
         cells = text[c].dropna().to_numpy(dtype=object)  # read as text: str cells
         joined = "\x00".join(map(str, cells))  # one pass in C, no per-cell regex

@@ -59,7 +59,9 @@ def _write(path, *, zeros: bool, day_first: bool, sep: str, encoding: str) -> No
        zeros=st.booleans())
 def test_read_csv_takes_pandas_keywords_beside_codes(tmp_path_factory, dates, others, zeros):
     """Any mix of the keywords: the frame pandas reads with them, except that a code column
-    with leading zeros is text (as ``dtype={"zip": str}`` reads it), and a date column is a
+    with leading zeros is text (as ``dtype={"zip": str}`` reads it), a column of whole numbers
+    that pandas reads as floats only because a field is blank is ``Int64`` (as ``dtype=
+    {"age": "Int64"}`` reads it, unless the caller gave age a dtype), and a date column is a
     datetime."""
     kwargs = dict(DATES[dates])
     for name in sorted(others):
@@ -75,6 +77,8 @@ def test_read_csv_takes_pandas_keywords_beside_codes(tmp_path_factory, dates, ot
     expected_kwargs = {"index_col": False, **kwargs}
     if zeros:
         expected_kwargs["dtype"] = {**kwargs.get("dtype", {}), "zip": str}
+    if "dtype" not in others and "skiprows" not in others:  # the blank age is read (row 2)
+        expected_kwargs["dtype"] = {**expected_kwargs.get("dtype", {}), "age": "Int64"}
     expected = pd.read_csv(path, **expected_kwargs)
     tm.assert_frame_equal(got, expected)
     if zeros:

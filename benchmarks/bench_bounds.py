@@ -1,4 +1,4 @@
-"""What widening rare bounds costs (pdanon.bounds, issue 47 point 4): Mondrian on UCI Adult,
+"""What widening rare bounds costs (pdanon.recode.bounds, issue 47 point 4): Mondrian on UCI Adult,
 with the default rule (no published bound held by fewer than k rows of its column) and with
 ``options={"exact_bounds": True}`` (the data's own bounds, as before).
 

@@ -103,7 +103,7 @@ print("\nfind_k_anonimus:", find_k_anonimus(qi), " find_l_diverse:",
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "people.csv"
     people.to_csv(path, index=False)
-    cmd = [sys.executable, "-m", "pdanon.cli", "-i", str(path), "-f", "-a", "datafly",
+    cmd = [sys.executable, "-m", "pdanon.cli.depersonalize", "-i", str(path), "-f", "-a", "datafly",
            "-k", "2", "--i_ids", "0", "--s_ids", "4", "--types", "rou"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     print("\n$ depersonalize -i people.csv -f -a datafly -k 2 --i_ids 0 --s_ids 4 --types rou")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 import pdanon
-from pdanon import households
+from pdanon.screening import households
 from pdanon.hierarchy import intervals
 
 rng = np.random.default_rng(7)

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--algorithm", default="auto",
                       help="partitioning algorithm (auto, nearest, mondrian, datafly, ...)")
     demo.add_argument("--rows", type=int, default=None, help="use only the first N rows")
-    from pdanon import cli_anonymize
+    from pdanon.cli import anonymize as cli_anonymize
 
     cli_anonymize.add_parser(sub)
     args = parser.parse_args(argv)

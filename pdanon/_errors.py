@@ -61,7 +61,7 @@ class ChannelError(RoleError):
     knows the dependency reads the exact value the release hid. The message names the
     column, the quasi-identifier, the rows it narrows, the k with it and the fixes (make it a
     quasi-identifier, drop or generalize it, perturb it, or ``allow_channels=[...]`` for a
-    column judged safe); see :mod:`pdanon.channels`."""
+    column judged safe); see :mod:`pdanon.screening.channels`."""
 
 
 class KindWarning(UserWarning):

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from pdanon import progress as _progress
-from pdanon import bounds, recode
+from pdanon import recode
+from pdanon.recode import bounds
 from pdanon.encode import encode_table
 from pdanon._errors import InvalidInputError, KindError, SingleClassWarning, user_stacklevel
 from pdanon.models import AllOf, KAnonymity, PrivacyModel
@@ -138,11 +139,11 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     ``False`` never (see :mod:`pdanon.progress`).
 
     A local recoding's ranges (``method="generalize"``) end on no value held by fewer than
-    k rows of its column: such a bound is widened (:func:`pdanon.bounds.widen_published`)
+    k rows of its column: such a bound is widened (:func:`pdanon.recode.bounds.widen_published`)
     unless ``options={"exact_bounds": True}``; ``info["bounds"]`` says which rule applied.
 
     Before returning, every column published unchanged is tested as a channel
-    (:func:`pdanon.channels.guard`): one whose value determines a quasi-identifier the
+    (:func:`pdanon.screening.channels.guard`): one whose value determines a quasi-identifier the
     release hid raises :class:`~pdanon.ChannelError`, unless ``allow_channels`` names it.
     """
     started = time.perf_counter()
@@ -232,7 +233,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
                 new = _calendar.widen_to_units(new, df[col.name], calendar[col.name])
                 count = int(df[col.name].notna().sum())
             elif method == "generalize" and not col.generalized and not exact_bounds:
-                # no bound held by fewer than k rows of the column (pdanon.bounds)
+                # no bound held by fewer than k rows of the column (pdanon.recode.bounds)
                 new, grown = bounds.widen_published(new, seen[col.name], bound_k)
                 if grown:
                     widened[col.name] = grown
@@ -284,7 +285,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     if len(sizes) == 1:
         _warn_single_class(int(sizes[0]), model, enc, run.algorithm, method,
                            info.get("partitions", 1))
-    from pdanon import channels
+    from pdanon.screening import channels
 
     req = model.requirements()
     channels.guard(source_rows, out, roles.qi, info, k=max(req.min_size, req.min_distinct),
@@ -303,17 +304,17 @@ def _check_exact_bounds(value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise InvalidInputError(
             f"exact_bounds must be True or False, got {value!r} (options={{'exact_bounds': "
-            f"True}} keeps bounds held by fewer than k rows; see pdanon.bounds)")
+            f"True}} keeps bounds held by fewer than k rows; see pdanon.recode.bounds)")
     return bool(value)
 
 
 def _bounds_info(exact: bool, k: int, widened: dict) -> dict:
-    """``info["bounds"]``: which rule the published ranges' bounds follow (pdanon.bounds)."""
+    """``info["bounds"]``: which rule the published ranges' bounds follow (pdanon.recode.bounds)."""
     if exact:
         warnings.warn(
             "exact_bounds=True: the published ranges end on exact values of the data, some "
             f"held by fewer than {k} rows (a column's extremes are often one person's value); "
-            "leave the option out to widen them (pdanon.bounds)", bounds.ExactBoundsWarning,
+            "leave the option out to widen them (pdanon.recode.bounds)", bounds.ExactBoundsWarning,
             stacklevel=user_stacklevel())
         return {"rule": "exact", "k": k}
     return {"rule": f"no bound held by fewer than {k} rows", "k": k,

@@ -104,7 +104,7 @@ FOR_PUBLISHER = ("pdanon explanation, for the publisher only: with the release i
 
 def explanation_columns(frame) -> list:
     """The columns of ``frame`` that come from an explanation (``out.anon.explain(df)``):
-    every column of an :class:`~pdanon.explain.Explanation`, and in any other frame (a
+    every column of an :class:`~pdanon.report.explain.Explanation`, and in any other frame (a
     release joined, merged, concatenated or assigned with one: pandas keeps neither the type
     nor the attrs then) the :data:`EXPLANATION_COLUMNS` it holds when it holds two or more.
     A single such column copied under its own name is not recognised.
@@ -191,7 +191,7 @@ def guarded_writer(name: str, method):
 def guard_pandas_writers() -> None:
     """Make pandas' own writers (:data:`WRITERS`) of a DataFrame warn with
     :class:`~pdanon.PublisherOnlyWarning` when the frame holds explanation columns
-    (:func:`explanation_columns`): an :class:`~pdanon.explain.Explanation`, or a release
+    (:func:`explanation_columns`): an :class:`~pdanon.report.explain.Explanation`, or a release
     joined with one (``out.join(ex).to_parquet(...)``). pandas' writers cannot be stopped,
     only made to warn; pdanon's own writers refuse (:func:`refuse_explanation`). Called once
     by ``import pdanon``; the check reads the column names only."""
@@ -228,7 +228,7 @@ def positions_at(rows, labels):
 
 def input_rows(release, original):
     """Positions in ``original`` of the rows ``release`` was made from, read from the
-    publisher-only way back that :func:`pdanon.row_order.publish_order` keeps (``original``
+    publisher-only way back that :func:`pdanon.checks.row_order.publish_order` keeps (``original``
     is the first input, or the step's own input); None when the release holds none for that
     frame (a file read back, a frame made elsewhere) or some row is not found. The metrics,
     ``explain`` and the report pair a release's rows with the original's through it."""

@@ -133,7 +133,7 @@ def looks_like_codes(series: pd.Series) -> bool:
     value repeated on average at least :data:`CODE_REPEATS` times? Such a column, given
     no kind, is a quasi-identifier or sensitive column of kind ``unordered`` (a range
     ``[1, 3]`` of race codes means nothing); declare ``real`` (or ``ordered``) for counts.
-    The command line applies the same rule (:func:`pdanon.cli_anonymize.convert_column`).
+    The command line applies the same rule (:func:`pdanon.cli.anonymize.convert_column`).
 
     Example
     -------
@@ -281,11 +281,11 @@ def _screen(df: pd.DataFrame, roles: "Roles", mode: str, decided=(),
 
 def _declared_groupings(df: pd.DataFrame, roles: "Roles", skip: set) -> None:
     """Warn about the columns declared insensitive that are named like a household, family
-    or case id and group rows (:func:`pdanon.households.grouping`): published unchanged on
+    or case id and group rows (:func:`pdanon.screening.households.grouping`): published unchanged on
     the caller's decision, they link a household's rows, which ``household=`` would verify.
     (A declared column whose name says nothing is not examined: every role given means
     nothing is said; ``check()`` names it among its hazards.)"""
-    from pdanon import households
+    from pdanon.screening import households
 
     found = {}
     for c in roles.insensitive:
@@ -574,7 +574,7 @@ def schema(
     from the frame), so that :func:`pdanon.read_csv` can restore the column exactly.
 
     Each quasi-identifier and sensitive column gets a ``pdanon_kind`` check
-    (:mod:`pdanon.schema_checks`): a ``real`` column holds numbers, dates or generalized
+    (:mod:`pdanon.dtype.schema_checks`): a ``real`` column holds numbers, dates or generalized
     ranges (a ``birth_year`` of strings fails, naming ``pd.to_numeric``); a column whose
     categories are given holds only them, in their order when ``ordered``. Missing cells
     always pass. ``df.anon.with_schema`` reports failures one line each.
@@ -599,7 +599,7 @@ def schema(
     """
     import pandera.pandas as pa
 
-    from pdanon import schema_checks
+    from pdanon.dtype import schema_checks
 
     def as_kinds(spec, what):
         if isinstance(spec, Mapping):
@@ -873,7 +873,7 @@ def schema_from_yaml(source):
     import pandera.pandas as pa
     import yaml
 
-    from pdanon import schema_checks
+    from pdanon.dtype import schema_checks
 
     schema_checks.register()  # the pdanon_kind checks in the YAML
     text = source

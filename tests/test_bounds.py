@@ -1,4 +1,4 @@
-"""No published bound is one person's exact value (pdanon.bounds, issue 47 point 4).
+"""No published bound is one person's exact value (pdanon.recode.bounds, issue 47 point 4).
 
 Hand-checked tables: a dates() hierarchy's top never ends on the first or last birthday; an
 intervals() top is the union of its widest bands (or a declared domain); Mondrian's class
@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon.bounds import ExactBoundsWarning, round_step, widen_published
+from pdanon.recode.bounds import ExactBoundsWarning, round_step, widen_published
 from pdanon.dtype import GeneralizationArray
 from pdanon.hierarchy import dates, intervals
 

@@ -149,7 +149,7 @@ def test_a_date_of_birth_published_as_exact_bounds_warns_with_the_fix():
         df.anon.k_anonymize(5, algorithm="mondrian", options={"exact_bounds": True}, **roles)
     import warnings
 
-    # by default no bound is a birthday held by fewer than 5 rows (pdanon.bounds): here
+    # by default no bound is a birthday held by fewer than 5 rows (pdanon.recode.bounds): here
     # every date is one person's, so every bound is a year's first or last day
     with warnings.catch_warnings():
         warnings.simplefilter("error", pdanon.KindWarning)

@@ -48,7 +48,7 @@ from hypothesis import strategies as st
 import pdanon
 from pdanon.hierarchy import intervals, tree
 from pdanon.models import KAnonymity
-from pdanon.row_order import input_rows
+from pdanon.checks.row_order import input_rows
 
 TOKEN = "CNRY"
 EXTREME = 913_570_000  # extremes are EXTREME + j (top) and -(EXTREME + j) (bottom)
@@ -480,7 +480,7 @@ def test_depersonalize_leaks_no_canary(tmp_path_factory, args, hides_zip, n, see
     """``depersonalize``: columns 0-2 (the index, mrn, note) are identifiers; zip is hidden
     where the algorithm suppresses (the classic aggregation and generalization publish a
     group's values, or a set of them)."""
-    from pdanon.cli import main
+    from pdanon.cli.depersonalize import main
 
     folder = tmp_path_factory.mktemp("dep")
     df, numbers = _table(n, seed, zip_canary=hides_zip)

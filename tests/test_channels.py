@@ -1,4 +1,4 @@
-"""Columns published unchanged as channels (pdanon.channels): a column whose value determines
+"""Columns published unchanged as channels (pdanon.screening.channels): a column whose value determines
 a generalized quasi-identifier is refused by every anonymizer unless allowed; check() fails
 on it; a merely correlated column passes. Hand-checked tables and a property against a
 straightforward reference (pandas group-bys)."""
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon import channels
+from pdanon.screening import channels
 from pdanon.dtype import GeneralizationDtype
 
 QI = ["age", "zip", "sex"]

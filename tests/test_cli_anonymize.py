@@ -9,8 +9,8 @@ import pytest
 
 import pdanon
 from pdanon.__main__ import main
-from pdanon.cli_anonymize import CliError, build_model, cli_words, convert_column
-from pdanon.cli_config import ConfigError, build_hierarchy, parse_columns, parse_policy, \
+from pdanon.cli.anonymize import CliError, build_model, cli_words, convert_column
+from pdanon.cli.config import ConfigError, build_hierarchy, parse_columns, parse_policy, \
     read_config, to_toml
 
 ROLE_FLAGS = ["--identifiers", "patient_id,name,note",
@@ -341,7 +341,7 @@ def test_cli_words():
 
 
 def test_depersonalize_warnings_use_the_one_format(tmp_path, capsys):
-    from pdanon.cli import main as depersonalize
+    from pdanon.cli.depersonalize import main as depersonalize
 
     path = tmp_path / "t.csv"
     pd.DataFrame({"age": range(30, 42), "h": range(150, 162), "d": list("ab") * 6}).to_csv(
@@ -517,7 +517,7 @@ def test_the_synopsis_in_cli_md_names_every_option():
     import argparse
     import pathlib
 
-    from pdanon.cli_anonymize import add_parser
+    from pdanon.cli.anonymize import add_parser
 
     parser = add_parser(argparse.ArgumentParser().add_subparsers())
     text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(

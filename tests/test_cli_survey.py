@@ -1,4 +1,4 @@
-"""``pdanon anonymize`` for a survey publisher (pdanon/cli_survey.py): dates as the file writes
+"""``pdanon anonymize`` for a survey publisher (pdanon/cli/survey.py): dates as the file writes
 them (``--date-format``, ``--dayfirst``), sampling weights (``--weights``) reaching the policy,
 the report, the closing lines and the exit code, ``--levels`` (Python's ``levels=``), and
 refusals in the flags' words."""
@@ -141,7 +141,7 @@ def test_levels_restrict_the_search_as_in_python(tmp_path, capsys):
 
 
 def test_levels_parse():
-    from pdanon.cli_survey import levels, levels_text
+    from pdanon.cli.survey import levels, levels_text
 
     assert levels(["age=1:3", "zip=2, sex=0"]) == {"age": (1, 3), "zip": 2, "sex": 0}
     assert levels_text("age=1:3") == "age=1:3"
@@ -178,7 +178,7 @@ def _coded(tmp_path):
 
 @pytest.mark.parametrize("algorithm", ["auto", "mondrian"])
 def test_python_and_the_cli_publish_the_same_cells(tmp_path, capsys, algorithm):
-    from pdanon.csvsafe import write_csv
+    from pdanon.io.csvsafe import write_csv
 
     path = _coded(tmp_path)
     df = pdanon.read_csv(path)
@@ -201,7 +201,7 @@ def test_python_and_the_cli_publish_the_same_cells(tmp_path, capsys, algorithm):
 
 
 def test_codes_rule_is_one_rule():
-    from pdanon.cli_anonymize import convert_column
+    from pdanon.cli.anonymize import convert_column
     from pdanon.roles import looks_like_codes
 
     codes = pd.Series(["1", "2", None, "4"] * 6)
@@ -246,7 +246,7 @@ def test_the_published_report_measures_weighted_and_household_risk(tmp_path, cap
 
 
 def test_policy_text_names_the_weight_column():
-    from pdanon.cli_config import parse_policy
+    from pdanon.cli.config import parse_policy
 
     policy = parse_policy("k=5,max_global_risk=0.01,weights=w")
     assert policy.weights == "w" and policy.max_global_risk == 0.01

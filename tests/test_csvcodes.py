@@ -1,5 +1,5 @@
 """``pdanon.read_csv`` with pandas' own keywords beside the code-column scan
-(:mod:`pdanon.csvcodes`), and a file in another encoding than the one asked."""
+(:mod:`pdanon.io.csvcodes`), and a file in another encoding than the one asked."""
 
 import gzip
 import io
@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon import csvcodes
+from pdanon.io import csvcodes
 from pdanon.__main__ import main as pdanon_main
-from pdanon.cli import main as depersonalize_main
+from pdanon.cli.depersonalize import main as depersonalize_main
 
 #: pandas.read_csv keywords a newcomer passes, each with the file it reads: dates written
 #: ``day/month/year`` for date_format= and dayfirst=, the file in cp1252 for encoding=

@@ -1,4 +1,4 @@
-"""Tests of pdanon.csvsafe.neutralize_formulas (CSV formula injection)."""
+"""Tests of pdanon.io.csvsafe.neutralize_formulas (CSV formula injection)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import pdanon  # noqa: F401  (registers the generalization dtype)
 from pdanon._errors import InvalidInputError
-from pdanon.csvsafe import FORMULA_PREFIXES, neutralize_formulas
+from pdanon.io.csvsafe import FORMULA_PREFIXES, neutralize_formulas
 from pdanon.dtype import GeneralizationRange
 
 
@@ -127,7 +127,7 @@ def test_not_a_frame():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from pdanon.csvsafe import LINE_BREAKS, write_csv  # noqa: E402
+from pdanon.io.csvsafe import LINE_BREAKS, write_csv  # noqa: E402
 
 SPLITLINES = ("\r", "\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
@@ -271,7 +271,7 @@ from hypothesis import strategies as st  # noqa: E402
 def test_restore_formulas_undoes_the_guard_exactly(cells):
     """Every text cell comes back as it was: a cell that began with a quote and a formula was
     guarded once more, so removing one quote is never ambiguous."""
-    from pdanon.csvsafe import restore_formulas
+    from pdanon.io.csvsafe import restore_formulas
 
     series = pd.Series(cells, dtype=object)
     guarded = neutralize_formulas(series.to_frame("c"), header=False)["c"]

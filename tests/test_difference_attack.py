@@ -1,5 +1,5 @@
 """The difference attack on releases made with one recoding, and m-invariance against it
-(pdanon.releases, pdanon.difference, pdanon.recoding; docs/republication.md).
+(pdanon.republication.releases, pdanon.republication.difference, pdanon.republication.recoding; docs/republication.md).
 
 The attacker here is written independently of pdanon: it reads only the published frames
 (cells, sensitive values, the published number of counterfeit rows per class) and the
@@ -175,7 +175,7 @@ def test_the_12_of_12_scenario_is_measured():
 
 def test_beyond_the_triples_bound_the_attack_is_not_run_and_candidates_still_are(
         monkeypatch):
-    from pdanon import difference
+    from pdanon.republication import difference
 
     jan, feb = _scenario()
     first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())

@@ -36,7 +36,7 @@ def test_info_of_a_hand_checked_run():
                                  algorithm="nearest")
     # the classes are {30, 31}, {40, 42}, {50, 52}; every age is one person's, so every bound
     # goes to the grid of 10 (the ages spread over 22): down for a class's least, up for its
-    # greatest (pdanon.bounds)
+    # greatest (pdanon.recode.bounds)
     assert out["age"].astype(str).tolist() == ["[30, 40]"] * 2 + ["[40, 50]"] * 2 + \
         ["[50, 60]"] * 2
     assert list(out.columns) == ["age", "sex", "d"] and out.index.equals(df.index)

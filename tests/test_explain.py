@@ -1,4 +1,4 @@
-"""df.anon.explain (pdanon/explain.py): consistent with the output on every algorithm and
+"""df.anon.explain (pdanon/report/explain.py): consistent with the output on every algorithm and
 method, checked against a cell-by-cell comparison written with plain Python loops."""
 
 from __future__ import annotations

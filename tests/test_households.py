@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdanon
-from pdanon import households
+from pdanon.screening import households
 from pdanon.datasets import load_adult, make_discharges, make_patients
 
 QI = ["age", "sex", "region"]

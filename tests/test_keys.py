@@ -1,4 +1,4 @@
-"""Numbering person keys (pdanon._keys.number_keys): the same partition as pandas' hash pass
+"""Numbering person keys (pdanon.republication._keys.number_keys): the same partition as pandas' hash pass
 for every kind of key, and the packed path taken where the keys' shape allows."""
 
 import numpy as np
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdanon import _keys
-from pdanon._keys import number_keys
+from pdanon.republication import _keys
+from pdanon.republication._keys import number_keys
 
 
 def _assert_numbering(keys: pd.Series, codes, persons):

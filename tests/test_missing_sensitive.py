@@ -78,7 +78,7 @@ def test_the_old_rule_publishes_the_hiv_class_and_check_names_it(algorithm):
 
 def test_check_of_an_unanonymized_table_with_blanks():
     df = pd.DataFrame({"zip": [1] * 10 + [2] * 4, "d": ["hiv"] * 5 + [None] * 5 + list("abab")})
-    from pdanon.policy import check
+    from pdanon.checks.policy import check
 
     res = check(df, pdanon.Policy(l=2), quasi_identifiers=["zip"], sensitive=["d"])
     assert not res.passed

@@ -1,4 +1,4 @@
-"""A dry run (pdanon/plan.py, pdanon/cli_plan.py): ``df.anon.plan(...)`` and ``pdanon
+"""A dry run (pdanon/accessor/plan.py, pdanon/cli/plan.py): ``df.anon.plan(...)`` and ``pdanon
 anonymize --dry-run`` show the roles, the refusals, the algorithm, the hierarchies and levels,
 and the classes and suppressed rows the real call gives — writing nothing."""
 

@@ -1,4 +1,4 @@
-"""pdanon.Policy and out.anon.check (pdanon/policy.py): criteria measured on the release's
+"""pdanon.Policy and out.anon.check (pdanon/checks/policy.py): criteria measured on the release's
 classes (the suppressed rows' too), by hand; the release's own request as the default policy,
 which every verified output passes; hazards in plain words; nonsense refused."""
 
@@ -144,7 +144,7 @@ def test_a_request_that_bounds_no_class_is_checked_with_the_default_risk_limit()
     """The default verdict: the release's own request, and when it bounds no class's size
     (t-closeness alone), at most 5 % of the rows at risk (classes of fewer than 5 rows): a
     t-close release of small classes fails it, in words, and the report says the same."""
-    from pdanon.policy import DEFAULT_MAX_RECORDS_AT_RISK
+    from pdanon.checks.policy import DEFAULT_MAX_RECORDS_AT_RISK
 
     df = pd.DataFrame({"age": [20, 21, 30, 31, 40, 41, 50, 51],
                        "d": ["a", "b", "a", "b", "a", "b", "a", "b"]})

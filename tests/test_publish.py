@@ -192,7 +192,7 @@ def test_the_file_read_back_the_report_and_check_list_the_same_criteria(tmp_path
     # file alone does not show it. The publication's verdict and the report, made from the
     # file read back, listed two criteria where check() in memory listed three; they must list
     # the same criteria with the same figures.
-    from pdanon.channels import learned
+    from pdanon.screening.channels import learned
 
     df = _households()
     out = _quiet(df.anon.k_anonymize, 5, quasi_identifiers={"age": "real", "zip": "unordered",

@@ -12,7 +12,7 @@ import pytest
 
 import pdanon
 from pdanon.models import KAnonymity
-from pdanon.row_order import fresh_index, in_release_order, input_rows
+from pdanon.checks.row_order import fresh_index, in_release_order, input_rows
 
 ROLES = dict(quasi_identifiers={"age": "real", "zip": "unordered"}, sensitive=["dx"],
              insensitive=["income"])
@@ -193,7 +193,7 @@ def test_fresh_index_avoids_the_inputs_labels():
 
 
 def test_depersonalize_writes_rows_in_a_random_order(tmp_path):
-    from pdanon.cli import main
+    from pdanon.cli.depersonalize import main
 
     df = _table(n=300, seed=8).drop(columns=["income"])
     src = tmp_path / "in.csv"

@@ -65,7 +65,7 @@ def test_joined_file_gives_every_original_back_and_pandas_warns(tmp_path, releas
 
 @pytest.mark.parametrize("how", ["join", "merge", "concat", "assign", "setitem", "plain copy"])
 def test_every_derived_frame_warns_in_pandas_and_is_refused_by_pdanon(tmp_path, released, how):
-    from pdanon.csvsafe import write_csv
+    from pdanon.io.csvsafe import write_csv
     from pdanon.report import build_report
 
     _, out, ex = released
@@ -77,7 +77,7 @@ def test_every_derived_frame_warns_in_pandas_and_is_refused_by_pdanon(tmp_path, 
         with pytest.warns(PublisherOnlyWarning):
             getattr(frame, writer)(arg)
     with pytest.raises(PublisherOnlyError, match="explanation columns"):
-        pdanon.policy.check(frame.assign(**{"age": out["age"]}) if how == "plain copy"
+        pdanon.checks.policy.check(frame.assign(**{"age": out["age"]}) if how == "plain copy"
                             else frame)
     with pytest.raises(PublisherOnlyError, match="publisher_only=True"):
         write_csv(frame, tmp_path / "refused.csv")
@@ -137,7 +137,7 @@ def test_two_explanation_columns_mark_a_frame(names, others):
 
 
 def test_cli_refuses_an_input_joined_with_its_explanation(tmp_path, released, capsys):
-    from pdanon.cli_anonymize import CliError, write_release
+    from pdanon.cli.anonymize import CliError, write_release
 
     _, out, ex = released
     joined = out.join(ex)

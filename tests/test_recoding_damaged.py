@@ -1,6 +1,6 @@
 """A damaged recoding JSON (keys dropped, types changed, lists cut, wrong numbers) is refused
 with one of pdanon's errors naming the field's JSON path and the fix, never a bare KeyError /
-TypeError / AttributeError (pdanon.recoding_check), in Python and on the command line."""
+TypeError / AttributeError (pdanon.republication.recoding_check), in Python and on the command line."""
 
 from __future__ import annotations
 
@@ -192,7 +192,7 @@ def test_a_damaged_config_names_the_field(tmp_path, capsys, text, message):
     ('{"k": "x"}', "k must be an integer >= 1, got 'x'"),
 ])
 def test_a_damaged_policy_file_names_the_field(tmp_path, content, message):
-    from pdanon.cli_config import ConfigError, parse_policy
+    from pdanon.cli.config import ConfigError, parse_policy
 
     path = tmp_path / "p.json"
     path.write_text(content)
@@ -205,7 +205,7 @@ def test_a_damaged_policy_file_names_the_field(tmp_path, content, message):
     ([5], "AttributeError"),
 ])
 def test_a_release_with_damaged_models_is_refused_by_the_policy(models, message):
-    from pdanon.policy import Policy
+    from pdanon.checks.policy import Policy
 
     with pytest.raises(InvalidInputError, match=r"info\['models'\] is damaged \(" + message):
         Policy.of_release({"models": models})

@@ -1,4 +1,4 @@
-"""The composition attack's value sets kept once per class (pdanon.valuesets): the same
+"""The composition attack's value sets kept once per class (pdanon.republication.valuesets): the same
 counts as intersecting per person's sets by hand, in memory linear in the rows."""
 
 import numpy as np
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import pdanon
-from pdanon import valuesets
-from pdanon.valuesets import ValueSets, common_counts
+from pdanon.republication import valuesets
+from pdanon.republication.valuesets import ValueSets, common_counts
 
 
 def _reference(releases, keys, qi, sensitive, known_only=False):

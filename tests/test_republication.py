@@ -1,5 +1,5 @@
 """Publishing again: a release's recoding kept as JSON and applied to new batches, and several
-releases checked together (pdanon.recoding, pdanon.releases; docs/republication.md)."""
+releases checked together (pdanon.republication.recoding, pdanon.republication.releases; docs/republication.md)."""
 
 from __future__ import annotations
 
@@ -500,7 +500,7 @@ def test_invariance_errors():
     state = old._state()
     for field in ("signature", "signature_sets", "signature_ids", "invariant"):
         state.pop(field)
-    from pdanon.releases import _history_from_state
+    from pdanon.republication.releases import _history_from_state
 
     assert _history_from_state(state).invariant == [0]
     state = history._state()
@@ -514,7 +514,7 @@ def test_invariance_errors():
 
 
 def test_mondrian_release_is_kept_by_its_classes_and_places_its_own_rows_back():
-    from pdanon import recoding_boxes
+    from pdanon.republication import boxes as recoding_boxes
 
     df = make_discharges(1200, seed=1)
     jan = df.iloc[:600].reset_index(drop=True)
@@ -554,7 +554,7 @@ def test_mondrian_release_is_kept_by_its_classes_and_places_its_own_rows_back():
 
 
 def test_nearest_groupings_place_rows_in_the_nearest_enclosing_class(monkeypatch):
-    from pdanon import recoding_boxes
+    from pdanon.republication import boxes as recoding_boxes
 
     df = make_discharges(600, seed=1)
     out = df.anon.k_anonymize(5, algorithm="nearest", **DISCHARGE_ROLES, row_order="input")
@@ -572,7 +572,7 @@ def test_nearest_groupings_place_rows_in_the_nearest_enclosing_class(monkeypatch
 
 
 def test_a_bag_takes_the_first_class_holding_all_values_else_the_most():
-    from pdanon.recoding_boxes import build_tree, route
+    from pdanon.republication.boxes import build_tree, route
 
     # two classes overlapping in both columns: no split, one bag
     lo, hi = {"a": np.array([0.0, 5.0])}, {"a": np.array([10.0, 20.0])}

@@ -1,4 +1,4 @@
-"""The order of a release's rows (pdanon/row_order.py): the hazard of an order sorted on a
+"""The order of a release's rows (pdanon/checks/row_order.py): the hazard of an order sorted on a
 quasi-identifier, and publishing in a random order."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import pdanon
-from pdanon.row_order import in_random_order, sorted_columns
+from pdanon.checks.row_order import in_random_order, sorted_columns
 
 QIS = {"zip": "unordered", "age": "real"}
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import pdanon
-from pdanon import schema_checks
+from pdanon.dtype import schema_checks
 
 REAL = pdanon.schema(quasi_identifiers={"x": "real"})
 

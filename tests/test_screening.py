@@ -443,7 +443,7 @@ def test_the_index_is_not_examined_by_the_measures():
 
 
 # ----------------------------------------------------------------------------- by content
-# (pdanon/content.py, pdanon/names.py: what the cells hold, whatever the column is called)
+# (pdanon/screening/content.py, pdanon/screening/names.py: what the cells hold, whatever the column is called)
 
 
 GIVEN = ["Ann", "John", "Maria", "Peter", "Mary", "James", "Laura", "Karen", "David", "Susan"]

@@ -1,5 +1,5 @@
 """Identifiers are recognised by what the cells hold, not only by the column's name
-(pdanon/content.py, pdanon/names.py, pdanon/screening.py; issue 47, point 3).
+(pdanon/screening/content.py, pdanon/screening/names.py, pdanon/screening.py; issue 47, point 3).
 
 A battery of probes - person names, dates of birth, e-mail addresses, national-id-like
 numbers, notes and record-number indexes, most of them under neutral or foreign column names -

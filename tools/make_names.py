@@ -1,4 +1,4 @@
-"""Derive pdanon/data/names.txt.gz (the person-name list of pdanon.names) from the US Census
+"""Derive pdanon/data/names.txt.gz (the person-name list of pdanon.screening.names) from the US Census
 Bureau's 1990 name frequency files (public domain), as shipped by the PyPI package ``names``
 0.3.0 (MIT): ``pip download --no-deps names==0.3.0 -d /tmp/names``, then
 ``python tools/make_names.py /tmp/names/names-0.3.0.tar.gz``.

@@ -408,7 +408,7 @@ class DaskAnonAccessor:
             from the OS's CSPRNG, under a fresh index ``r..`` that shares no label with the
             input's (:mod:`pdanon.dask._order`); no way back to the input rows is kept.
             ``"input"``: the input's index and order (to compare with the input row by row);
-            ``info["row_order"]`` records it and :func:`pdanon.policy.check`'s default policy fails
+            ``info["row_order"]`` records it and :func:`pdanon.checks.policy.check`'s default policy fails
             such a release.
         unordered_split : {"balanced", "frequency", "appearance", "sensitive"}
             As in the single-machine Mondrian.
@@ -480,7 +480,7 @@ class DaskAnonAccessor:
         (['[30, 34]', '[30, 34]', '[35, 39]', '[35, 39]'], 2)
         """
         from pdanon.dask._recoding import apply_recoding
-        from pdanon.recoding import Recoding
+        from pdanon.republication.recoding import Recoding
 
         recoding = Recoding.check(recoding)
         r = self._publishing_roles(recoding.role_keywords(roles, self._ddf.columns))

@@ -70,7 +70,7 @@ from pdanon.dask._recode import publish_categoricals, recode_graph
 from pdanon.dask._plan import (Plan, QIColumn, binned_column, code_dtype, encode_partition,
                                encoded_meta, order_keys, qi_column, value_table_capped)
 from pdanon.roles import foreign_attrs
-from pdanon.row_order import check_row_order
+from pdanon.checks.row_order import check_row_order
 
 __all__ = ["BINS", "DEFAULT_MAX_ROWS_PER_PART", "EXACT_CODES_LIMIT", "ORDERS", "Plan",
            "QIColumn", "Tree", "anonymize", "code_dtype", "groups_ok_from_counts", "plan_cuts",

@@ -58,7 +58,7 @@ from pdanon.dask._plan import merge_tables, value_table_capped
 from pdanon.dask._recode import publish_categoricals
 from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.roles import foreign_attrs
-from pdanon.row_order import check_row_order
+from pdanon.checks.row_order import check_row_order
 
 __all__ = ["OPTIMAL_OPTIONS", "anonymize_optimal", "combo_table", "merge_combos",
            "publish_partition"]

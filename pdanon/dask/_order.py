@@ -1,5 +1,5 @@
 """The order a Dask release publishes its rows in: uniformly random across partitions, drawn
-from the operating system's CSPRNG, under a fresh index (as :mod:`pdanon.row_order` does for
+from the operating system's CSPRNG, under a fresh index (as :mod:`pdanon.checks.row_order` does for
 pandas frames).
 
 The permutation is made in two steps that never bring the rows to one worker:
@@ -21,7 +21,7 @@ Dask keeps **no way back** to the input's rows (the pandas faces keep one in mem
 publisher-only): Dask's metrics, risk and verification read the release alone. To compare a
 Dask release with its input row by row, make it with ``row_order="input"``: it keeps the
 input's partitions, index and order, records ``info["row_order"] = "input"``, and
-:func:`pdanon.policy.check`'s default policy fails it by that fact (criterion ``random_row_order``).
+:func:`pdanon.checks.policy.check`'s default policy fails it by that fact (criterion ``random_row_order``).
 
 Example
 -------
@@ -39,7 +39,7 @@ import secrets
 import numpy as np
 import pandas as pd
 
-from pdanon.row_order import check_row_order
+from pdanon.checks.row_order import check_row_order
 
 __all__ = ["KEY", "publish_order", "shuffled_info"]
 

@@ -1,10 +1,10 @@
-"""``ddf.anon.apply_recoding``: a kept recoding (:mod:`pdanon.recoding`) applied to a Dask
+"""``ddf.anon.apply_recoding``: a kept recoding (:mod:`pdanon.republication.recoding`) applied to a Dask
 frame, with the pandas face's rules and the model verified on the whole frame (global
 recodings looked up column by column, local ones placed by their classes' tree, in every
 partition alike).
 
 1. one pass: in every partition each recoded column's values are looked up
-   (:meth:`pdanon.recoding.ColumnRecoding.lookup`, the pandas code), and the partition
+   (:meth:`pdanon.republication.recoding.ColumnRecoding.lookup`, the pandas code), and the partition
    returns the distinct tuples of cell positions with their row counts (and, for a model that
    reads sensitive columns, their counts per sensitive value) and the unseen values per column;
 2. on the driver the tuples are the published classes: the model answers on their counts
@@ -30,7 +30,7 @@ from pdanon.dask._local import with_attrs
 from pdanon.dask._models import groups_ok_from_counts, verify_output
 from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.roles import foreign_attrs
-from pdanon.row_order import check_row_order
+from pdanon.checks.row_order import check_row_order
 
 __all__ = ["apply_recoding"]
 
@@ -106,7 +106,7 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None,
     from pdanon.dask._metrics import sensitive_columns
     from pdanon.dask._models import check_feasible
     from pdanon.partition.common import check_suppression_budget, suppression_budget
-    from pdanon.recoding import DEFAULT_SUPPRESSED_SHARE, infeasible_message, record_or_empty
+    from pdanon.republication.recoding import DEFAULT_SUPPRESSED_SHARE, infeasible_message, record_or_empty
 
     started = time.perf_counter()
     check_row_order(row_order)

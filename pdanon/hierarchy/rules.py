@@ -7,7 +7,7 @@ width and start are integers) is labelled ``30-34`` and published as the closed 
 ``[30, 35)``, so a value on a boundary (35.0) lies in exactly one published band. The top
 node ``*`` never publishes the column's least and greatest values (one person's each): an
 interval top is the union of the widest bands, a date top whole decades (centuries above
-decades) that no date present bounds, or the ``domain=`` declared (:mod:`pdanon.bounds`).
+decades) that no date present bounds, or the ``domain=`` declared (:mod:`pdanon.recode.bounds`).
 
 >>> import pandas as pd
 >>> intervals([5]).map(pd.Series([31, 35.5]), 1).tolist()

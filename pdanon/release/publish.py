@@ -7,9 +7,9 @@ data back and measure it again.
    :meth:`pdanon.Policy.default`) with the original when given; a failing verdict writes
    nothing (:class:`PublishError`) unless ``force=True``, which the report then states;
 2. **write** the rows as they are (a pdanon release is already in a random order under a fresh
-   index, :mod:`pdanon.row_order`), without the index: ``release.parquet`` (roles and ``info``
+   index, :mod:`pdanon.checks.row_order`), without the index: ``release.parquet`` (roles and ``info``
    in its metadata; publisher-only facts serialize as ``{}``) and/or ``release.csv``
-   (formula-guarded, :func:`pdanon.csvsafe.write_csv`), and ``release.schema.yaml`` (roles,
+   (formula-guarded, :func:`pdanon.io.csvsafe.write_csv`), and ``release.schema.yaml`` (roles,
    kinds, categories, the CSV guard), so that ``pdanon.read_csv(path, schema=...)`` restores
    the frame;
 3. **read back** every data file and check it again with the same policy: the verdict and
@@ -63,7 +63,7 @@ class PublishError(InvalidInputError):
 @dataclass(frozen=True)
 class Publication:
     """What :func:`publish` wrote: ``folder``; ``files`` (name -> ``{"path", "bytes",
-    "sha256"}``); the ``verdict`` (a :class:`pdanon.policy.CheckResult`, of the files read
+    "sha256"}``); the ``verdict`` (a :class:`pdanon.checks.policy.CheckResult`, of the files read
     back); the ``report`` (a :class:`pdanon.report.ReleaseReport`, or None); ``forced``
     (written although the verdict failed)."""
 
@@ -199,7 +199,7 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
     line's ``pdanon anonymize`` writes through it. ``verdict`` is a check already made with
     ``policy`` (not made again before writing). ``survey``: the report's ``weights`` and
     ``household`` columns (default: the policy's weights)."""
-    from pdanon.policy import check
+    from pdanon.checks.policy import check
     from pdanon.roles import ATTRS_KEY
 
     if not isinstance(release, pd.DataFrame):
@@ -295,7 +295,7 @@ def _write_text(path: str, text: str, written: list) -> None:
 def _write_data(frame: pd.DataFrame, chosen, paths: dict, csv_escape: bool,
                 written: list) -> dict:
     """Write the data files and the schema; return each data file read back."""
-    from pdanon.csvsafe import write_csv
+    from pdanon.io.csvsafe import write_csv
     from pdanon.io import read_csv
     from pdanon.roles import schema_to_yaml
 

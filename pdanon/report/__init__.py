@@ -81,7 +81,7 @@ class ReleaseReport:
         The candidates tried (e.g. the table of :func:`pdanon.plot.tradeoff`).
     notes : list of str
     verdict : dict or None
-        :func:`pdanon.policy.check` of the release (``passed``, ``criteria``, ``hazards``,
+        :func:`pdanon.checks.policy.check` of the release (``passed``, ``criteria``, ``hazards``,
         ``policy``, ``policy_given``); :attr:`passed` reads it.
     internal : bool
         The publisher's own report (``internal=True``): it also holds ``distributions`` and
@@ -235,7 +235,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         ``risk_threshold``, 0.2), so that the verdict and the risk figures agree.
     policy : pdanon.Policy, optional
         The verdict the page opens with: every criterion measured, with its threshold and
-        whether it holds, and the hazards seen (:func:`pdanon.policy.check`). Default
+        whether it holds, and the hazards seen (:func:`pdanon.checks.policy.check`). Default
         :meth:`pdanon.Policy.default`: the release's own request (``info["models"]``), and
         a limit on the records at risk when it bounds no class's size.
     internal : bool
@@ -394,7 +394,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
 def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None):
     """(the verdict as a dict, or None; a note saying why there is none; the policy
     checked, or None)."""
-    from pdanon.policy import check
+    from pdanon.checks.policy import check
 
     try:
         result = check(anonymized, policy, original=orig, quasi_identifiers=dict(qis),

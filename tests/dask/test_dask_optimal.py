@@ -51,7 +51,7 @@ def assert_same(pandas_out, dask_out, qis):
     a, b = pandas_out.anon.info, dask_out.anon.info
     for key in SAME_INFO:
         assert a[key] == b[key], key
-    # (pandas also records the channels it tested, pdanon.channels; Dask tests none yet)
+    # (pandas also records the channels it tested, pdanon.screening.channels; Dask tests none yet)
     assert {k: v for k, v in a["publisher_only"].facts().items() if k != "channels"} == \
         b["publisher_only"].facts()
     # every row is verified: the suppressed (blank) rows are one of the classes
@@ -75,7 +75,7 @@ def test_l_diversity_and_t_closeness_equal_pandas(adult, hierarchies):
     roles = dict(quasi_identifiers=qi, sensitive=["occupation"])
     ddf = dd.from_pandas(adult, npartitions=3)
     kw = dict(algorithm="optimal", hierarchies=h, max_suppressed_rows=0.05)
-    # native-country, published unchanged, pins race in a few rows (pdanon.channels): judged
+    # native-country, published unchanged, pins race in a few rows (pdanon.screening.channels): judged
     # here, as the Dask face does not test channels yet
     kw_pd = dict(row_order="input", allow_channels=["native-country"])
     a = adult.anon.l_diversify(3, k=2, **kw, **roles, **kw_pd)

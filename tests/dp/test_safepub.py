@@ -65,7 +65,7 @@ def test_release_holds_classes_of_k_and_every_column_generalized_or_kept():
     assert list(out.columns) == ["age", "sex", "diagnosis"]  # the identifier dropped
     assert out.anon.roles().qi == ["age", "sex", "diagnosis"]  # every column a QI
     assert len(out) == 0 or out.anon.k_anonymity() >= k
-    assert out.index.equals(pdanon.row_order.fresh_index(len(out)))  # no input label
+    assert out.index.equals(pdanon.checks.row_order.fresh_index(len(out)))  # no input label
     assert out.anon.check().passed
 
 

@@ -1,4 +1,4 @@
-"""``cp2025.depersonalize``: the command line (:func:`pdanon.cli.main`) and the reference's
+"""``cp2025.depersonalize``: the command line (:func:`pdanon.cli.depersonalize.main`) and the reference's
 ``AlgorithmRunner`` helper.
 
 Example
@@ -11,7 +11,7 @@ Example
 from __future__ import annotations
 
 from pdanon.algorithms import *  # noqa: F401,F403
-from pdanon.cli import main  # noqa: F401
+from pdanon.cli.depersonalize import main  # noqa: F401
 
 __all__ = ["AlgorithmRunner", "main"]
 

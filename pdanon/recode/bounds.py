@@ -1,0 +1,312 @@
+"""Published bounds: no range a release publishes ends on one person's value.
+
+A range cell ``[lo, hi]`` read off the rows of a class (Mondrian, nearest, group_join: local
+recoding) ends on values of the data, and the extremes of a column are usually held by one
+person each: a class ``[67, 103]`` says that someone in the table is 103, and to whoever knows
+the oldest participant, that he is in this class. The rule, applied to every range a local
+recoding publishes (:func:`widen_published`, called by :func:`pdanon.engine.anonymize`):
+
+* a bound held by ``k`` or more rows of the whole column stays (it is no one's own value);
+* a bound held by 1 .. k-1 rows moves outward to the nearer of: the closest value held by at
+  least ``k`` rows of the column, and the grid point at or beyond it. The grid of numbers is
+  the multiples of :func:`round_step` (the largest power of ten within the column's spread:
+  10 for ages), the grid of dates the years' first and last days. A grid point is published
+  for every bound between it and the next point, so it tells no more than that interval, even
+  where it is someone's value itself. The extremes of a column, held by few, so end on the grid
+  (an oldest participant of 103 gives ``[.., 110]``);
+* an ordered column of categories has no grid: a rare bound moves to the closest common
+  category outward, else to the first/last category a Categorical column declares (its
+  domain), else the cell is withheld (published missing: its ``*``).
+
+Widening only makes cells larger: every cell still holds its rows' values, every class keeps
+its rows, and two classes whose cells become equal merge into one (the engine verifies the
+model on the published classes afterwards, as always). ``options={"exact_bounds": True}``
+keeps the exact bounds, with an :class:`ExactBoundsWarning`, and ``info["bounds"]`` records
+which rule was applied. Hierarchies follow the same rule at their top
+(:mod:`pdanon.hierarchy.rules`); their bands and calendar units are a grid of their own.
+
+Example
+-------
+>>> import pandas as pd
+>>> from pdanon.dtype import GeneralizationArray
+>>> ages = pd.Series([20, 20, 30, 30, 41, 99])          # 99 and 41: one person each
+>>> cells = pd.Series(GeneralizationArray.from_bounds([20, 20, 30, 30, 30, 30],
+...                                                   [30, 30, 99, 99, 99, 99], kind="real"))
+>>> widened, n = widen_published(cells, ages, 2)
+>>> widened.astype(str).tolist(), n
+(['[20, 30]', '[20, 30]', '[30, 100]', '[30, 100]', '[30, 100]', '[30, 100]'], 4)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ExactBoundsWarning", "round_step", "grid_outside", "decade_grid",
+           "year_boundary", "widen_published"]
+
+
+class ExactBoundsWarning(UserWarning):
+    """A release publishes ranges whose bounds are exact values of the data, some held by
+    fewer than k rows (``options={"exact_bounds": True}``): such a bound can be one person's
+    value (the oldest participant's age). See :mod:`pdanon.recode.bounds`."""
+
+
+def round_step(lo: float, hi: float) -> float:
+    """The grid step for values spread over ``[lo, hi]``: the largest power of ten not above
+    the spread (1 when all are equal and 0).
+
+    >>> round_step(17, 90), round_step(0.2, 0.9), round_step(5, 5)
+    (10.0, 0.1, 1.0)
+    """
+    spread = float(hi) - float(lo)
+    if not spread > 0:
+        spread = max(abs(float(lo)), abs(float(hi)))
+    if not spread > 0 or not math.isfinite(spread):
+        return 1.0
+    return float(10.0 ** math.floor(math.log10(spread)))
+
+
+def grid_outside(lo: float, hi: float, step: float | None = None) -> tuple[float, float]:
+    """Grid bounds strictly outside ``[lo, hi]`` (the column's least and greatest values):
+    ``lo`` rounded down and ``hi`` rounded up to multiples of ``step`` (:func:`round_step` by
+    default), one step further when the rounding lands on the value itself.
+
+    >>> grid_outside(17, 90), grid_outside(20, 90)
+    ((10.0, 100.0), (10.0, 100.0))
+    """
+    step = round_step(lo, hi) if step is None else float(step)
+    a = math.floor(lo / step) * step
+    b = math.ceil(hi / step) * step
+    if a >= lo:
+        a -= step
+    if b <= hi:
+        b += step
+    return _tidy(a, step), _tidy(b, step)
+
+
+def _tidy(x: float, step: float) -> float:
+    """``x`` without float noise (0.30000000000000004 -> 0.3)."""
+    digits = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
+    return float(round(x, digits + 1))
+
+
+def decade_grid(first: pd.Timestamp, last: pd.Timestamp, years: int = 10):
+    """The first day of the decade (``years``) at or before ``first`` and the last day of the
+    one at or after ``last``, one unit further when a bound would be the date itself (at the
+    dates' unit and time zone).
+
+    >>> a, b = decade_grid(pd.Timestamp("1924-07-09"), pd.Timestamp("2009-06-29"))
+    >>> str(a.date()), str(b.date())
+    ('1920-01-01', '2009-12-31')
+    >>> a, b = decade_grid(pd.Timestamp("1920-01-01"), pd.Timestamp("2009-12-31"))
+    >>> str(a.date()), str(b.date())
+    ('1910-01-01', '2019-12-31')
+    """
+    y0 = (first.year // years) * years
+    y1 = (last.year // years) * years + years - 1
+    a = pd.Timestamp(year=y0, month=1, day=1, tz=first.tz)
+    b = pd.Timestamp(year=y1, month=12, day=31, tz=last.tz)
+    if a >= first:
+        a = pd.Timestamp(year=y0 - years, month=1, day=1, tz=first.tz)
+    if b <= last:
+        b = pd.Timestamp(year=y1 + years, month=12, day=31, tz=last.tz)
+    return a, b
+
+
+def _counts(original: pd.Series):
+    """The column's distinct non-missing values (sorted) and how many rows hold each."""
+    vc = original.dropna().value_counts(sort=False)
+    vc = vc.sort_index()
+    return vc.index, vc.to_numpy(dtype=np.int64)
+
+
+def _outward(bound: np.ndarray, common: np.ndarray, up: bool):
+    """Per bound: the nearest common value (``common``, sorted) at or beyond it (below for a
+    lower bound, above for ``up``), and whether there is one."""
+    if up:
+        j = np.searchsorted(common, bound, side="left")
+        ok = j < len(common)
+        return np.where(ok, common[np.minimum(j, max(len(common) - 1, 0))] if len(common)
+                        else bound, bound), ok
+    j = np.searchsorted(common, bound, side="right") - 1
+    ok = j >= 0
+    return np.where(ok, common[np.maximum(j, 0)] if len(common) else bound, bound), ok
+
+
+def widen_published(new: pd.Series, original: pd.Series, k: int) -> tuple[pd.Series, int]:
+    """``new`` (a published column of ranges) with every bound held by 1 .. k-1 rows of
+    ``original`` widened as :mod:`pdanon.recode.bounds` says, and the number of cells widened.
+    Columns of sets, plain values and missing cells are left as they are."""
+    from pdanon.dtype import GeneralizationArray, GeneralizationDtype
+    from pdanon.recode import published_categories
+
+    dtype = new.dtype
+    if k <= 1 or not isinstance(dtype, GeneralizationDtype) or dtype.column_type == "unordered":
+        return new, 0
+    arr = new.array
+    mask = np.asarray(arr.isna(), dtype=bool)
+    if mask.all():
+        return new, 0
+    values, counts = _counts(original)
+    if not len(values):
+        return new, 0
+    if dtype.categories is None:
+        lo, hi, grow = _widen_numbers(np.asarray(arr.lo, dtype=np.float64),
+                                      np.asarray(arr.hi, dtype=np.float64), mask,
+                                      np.asarray(values, dtype=np.float64), counts, k)
+        if not grow.any():
+            return new, 0
+        closed = np.where(grow, "both", arr.closed)
+        integer = arr.is_integer and bool(np.all(np.mod(lo[~mask], 1) == 0)) and bool(
+            np.all(np.mod(hi[~mask], 1) == 0))
+        out = GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type, mask=mask,
+                                              integer=integer, closed=closed)
+    else:
+        out, grow = _widen_categories(arr, mask, original, values, counts, k)
+        if out is None:
+            return new, 0
+    series = pd.Series(out, index=new.index, name=new.name)
+    return published_categories(series), int(grow.sum())
+
+
+def _rare_at(bound: np.ndarray, rare_values: np.ndarray) -> np.ndarray:
+    """Per bound: is it one of ``rare_values`` (sorted)?"""
+    if not len(rare_values):
+        return np.zeros(len(bound), dtype=bool)
+    j = np.minimum(np.searchsorted(rare_values, bound), len(rare_values) - 1)
+    return rare_values[j] == bound
+
+
+def _grid_outward(bound: np.ndarray, step: float, up: bool) -> np.ndarray:
+    """Per bound: the multiple of ``step`` at or beyond it (above for ``up``). A grid point
+    is published for every bound between it and the next one, so it tells no more than
+    that interval, even where someone's value is the point itself."""
+    return (np.ceil(bound / step) if up else np.floor(bound / step)) * step
+
+
+def _widen_numbers(lo, hi, mask, values, counts, k):
+    """Numeric bounds: a rare one moves to the nearer of the closest common value outward
+    and the grid point at or beyond it (:func:`round_step` of the column's spread)."""
+    common = values[counts >= k]
+    rare_values = values[counts < k]
+    ranged = ~mask & (lo < hi)
+    rare_lo = ranged & _rare_at(np.where(mask, np.nan, lo), rare_values)
+    rare_hi = ranged & _rare_at(np.where(mask, np.nan, hi), rare_values)
+    step = round_step(values[0], values[-1])
+    grid_lo = _grid_outward(np.where(rare_lo, lo, 0.0), step, up=False)
+    grid_hi = _grid_outward(np.where(rare_hi, hi, 0.0), step, up=True)
+    c_lo, ok_lo = _outward(lo, common, up=False)
+    c_hi, ok_hi = _outward(hi, common, up=True)
+    new_lo = np.where(ok_lo, np.maximum(c_lo, grid_lo), grid_lo)
+    new_hi = np.where(ok_hi, np.minimum(c_hi, grid_hi), grid_hi)
+    lo = np.where(rare_lo, _tidy_all(new_lo, step), lo)
+    hi = np.where(rare_hi, _tidy_all(new_hi, step), hi)
+    return lo, hi, rare_lo | rare_hi
+
+
+def _tidy_all(x: np.ndarray, step: float) -> np.ndarray:
+    digits = max(0, -int(math.floor(math.log10(step)))) + 1 if step < 1 else 0
+    return np.round(x, digits) if digits else x
+
+
+def _widen_categories(arr, mask, original, values, counts, k):
+    """Ordered categories (positions): a rare bound moves to the closest common category
+    outward or, for dates, the nearer year boundary outward; with none outward, to the
+    declared first/last category of a Categorical column, or the cell is withheld."""
+    from pdanon.dtype import GeneralizationArray
+
+    cats = arr.dtype.categories
+    cat_counts = pd.Series(counts, index=values).reindex(cats).fillna(0).to_numpy(np.int64)
+    lo = np.where(mask, 0, arr.lo).astype(np.int64)
+    hi = np.where(mask, 0, arr.hi).astype(np.int64)
+    ranged = ~mask & (lo < hi)
+    rare_lo = ranged & (cat_counts[lo] > 0) & (cat_counts[lo] < k)
+    rare_hi = ranged & (cat_counts[hi] > 0) & (cat_counts[hi] < k)
+    grow = rare_lo | rare_hi
+    if not grow.any():
+        return None, grow
+    common = np.flatnonzero(cat_counts >= k)
+    c_lo, ok_lo = _outward(lo, common, up=False)
+    c_hi, ok_hi = _outward(hi, common, up=True)
+    dates = arr.dtype.dates_by_value and isinstance(cats, pd.DatetimeIndex)
+    if dates:  # compare with the year boundaries, as values; add the chosen ones
+        new_lo = _date_bounds(cats, lo, rare_lo, c_lo, ok_lo, up=False)
+        new_hi = _date_bounds(cats, hi, rare_hi, c_hi, ok_hi, up=True)
+        merged = cats.union(pd.DatetimeIndex(list(new_lo.values()) + list(new_hi.values()))
+                            .as_unit(cats.unit)).unique().sort_values()
+        pos = merged.get_indexer(cats)
+        lo, hi = pos[lo], pos[hi]
+        lo = _replace(lo, rare_lo, merged, new_lo, cats_of=arr.lo, old=cats)
+        hi = _replace(hi, rare_hi, merged, new_hi, cats_of=arr.hi, old=cats)
+        return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
+                                               kind="ordered", categories=merged,
+                                               mask=mask), grow
+    lo = np.where(rare_lo & ok_lo, c_lo, lo)
+    hi = np.where(rare_hi & ok_hi, c_hi, hi)
+    to_lo, to_hi = rare_lo & ~ok_lo, rare_hi & ~ok_hi  # none outward: the declared domain
+    if not (to_lo.any() or to_hi.any()):
+        return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
+                                               kind="ordered", categories=cats,
+                                               mask=mask), grow
+    if not isinstance(original.dtype, pd.CategoricalDtype):  # no domain: withheld (its '*')
+        mask = mask | to_lo | to_hi
+        return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
+                                               kind="ordered", categories=cats,
+                                               mask=mask), grow
+    declared = original.dtype.categories
+    first, last = declared[0], declared[-1]
+    keep = declared.isin(cats) | declared.isin([first, last])
+    merged = pd.Index(np.asarray(declared[keep]))
+    pos = merged.get_indexer(cats)
+    lo = np.where(to_lo, merged.get_loc(first), pos[lo])
+    hi = np.where(to_hi, merged.get_loc(last), pos[hi])
+    return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
+                                           kind="ordered", categories=merged, mask=mask), grow
+
+
+def year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool):
+    """The first instant of ``t``'s year, or its last (Dec 31 for dates, the year's last
+    instant at ``unit`` otherwise); None beyond the calendar pandas holds. Like a numeric
+    grid point, a boundary is published for every date of its year, itself included.
+
+    >>> str(year_boundary(pd.Timestamp("2009-06-29"), True, "s", True).date())
+    '2009-12-31'
+    >>> str(year_boundary(pd.Timestamp("1930-01-01"), False, "s", True).date())
+    '1930-01-01'
+    """
+    try:
+        if not up:
+            return pd.Timestamp(year=t.year, month=1, day=1, tz=t.tz).as_unit(unit)
+        end = pd.Timestamp(year=t.year + 1, month=1, day=1, tz=t.tz).as_unit(unit)
+        return end - (pd.Timedelta(days=1) if midnight else pd.Timedelta(1, unit=unit))
+    except (ValueError, OverflowError):  # beyond the calendar pandas can hold (year 9999)
+        return None
+
+
+def _date_bounds(cats, pos, rare, c_pos, ok, up: bool) -> dict:
+    """{position of a rare bound: its new date} (one entry per distinct rare bound)."""
+    midnight = bool((cats == cats.normalize()).all())
+    out = {}
+    for p, c, has in zip(*(np.unique(np.stack([pos[rare], c_pos[rare], ok[rare]]), axis=1))):
+        t = cats[int(p)]
+        g = year_boundary(t, up, cats.unit, midnight)
+        if has:
+            c = cats[int(c)]
+            g = c if g is None else min(g, c) if up else max(g, c)
+        out[int(p)] = t if g is None else g  # None: the calendar's end, nothing beyond
+    return out
+
+
+def _replace(new_pos, rare, merged, chosen: dict, cats_of, old) -> np.ndarray:
+    """Positions in ``merged`` with each rare bound replaced by its chosen date."""
+    if not chosen:
+        return new_pos
+    keys = np.fromiter(chosen.keys(), dtype=np.int64)
+    targets = merged.get_indexer(pd.DatetimeIndex(list(chosen.values())).as_unit(merged.unit))
+    table = np.full(len(old), -1, dtype=np.int64)
+    table[keys] = targets
+    src = np.where(rare, np.asarray(cats_of), 0)
+    return np.where(rare, table[src], new_pos)

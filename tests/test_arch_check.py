@@ -44,11 +44,37 @@ def test_cycles_private_imports_and_repeats(tmp_path):
     assert arch_check.main(["--root", str(tmp_path)]) == 1
 
 
-def test_a_clean_package_passes(tmp_path):
-    write(tmp_path, {"__init__.py": "from pdanon import a\n", "a.py": "def f():\n    return 1\n"})
+def test_a_clean_package_passes(tmp_path, monkeypatch):
+    monkeypatch.setattr(arch_check, "LAYERS", {"low": ["a"], "faces": ["accessor"]})
+    write(tmp_path, {"__init__.py": '"""doc"""\nfrom pdanon import a\n',
+                     "a.py": "def f():\n    return 1\n"})
     f = arch_check.figures(tmp_path)
     assert not f["cycles"] and not f["private_imports"] and not f["repeated"]
     assert arch_check.main(["--root", str(tmp_path)]) == 0
+
+
+def test_layers_loose_modules_docstrings_and_moved_paths(tmp_path, monkeypatch):
+    """An import up the layer map, a unit the map does not place, a package without a
+    docstring, more loose modules than allowed and an import by a moved path all fail."""
+    monkeypatch.setattr(arch_check, "LAYERS", {"low": ["low"], "high": ["high"],
+                                               "faces": ["accessor"]})
+    monkeypatch.setattr(arch_check, "MAX_LOOSE", 2)
+    write(tmp_path, {
+        "__init__.py": '"""doc"""\n_MOVED = {"pdanon.old": "pdanon.high.mod"}\n',
+        "low/__init__.py": '"""low"""\n',
+        "low/a.py": "def f():\n    from pdanon.high.mod import g\n    return g()\n",
+        "high/__init__.py": "",
+        "high/mod.py": "def g():\n    return 1\n",
+        "stray.py": "from pdanon.old import g\n",
+        "x.py": "", "y.py": "",
+    })
+    f = arch_check.figures(tmp_path)
+    assert any("pdanon.low.a (low) imports pdanon.high.mod (high)" in p for p in f["layers"])
+    assert any(p.startswith("pdanon.stray is in no layer") for p in f["layers"])
+    assert f["undocumented"] == ["pdanon.high"]
+    assert f["loose"] == ["stray", "x", "y"]
+    assert f["old_paths"] == ["pdanon.stray:1 imports pdanon.old (moved: pdanon.high.mod)"]
+    assert arch_check.main(["--root", str(tmp_path)]) == 1
 
 
 def test_the_repository_passes():

@@ -249,6 +249,109 @@ def repeated_blocks(modules: dict, window: int = WINDOW) -> list[tuple]:
 # ============================================================================ report
 
 
+# ============================================================================ layers
+
+#: The layer map, bottom to top: a module may import only from its own layer and those below.
+#: Each entry is a top-level unit of ``pdanon`` (a loose module or a package with everything
+#: in it); ``pdanon`` itself (``__init__``, ``__main__``) belongs to the faces (a face may read
+#: ``pdanon.__version__``). docs/architecture.md shows this map (a test checks they agree).
+LAYERS = {
+    "foundation": ["_errors", "keywords", "progress", "publisher_only", "sidefiles", "dtype"],
+    "columns": ["encode", "_groups", "recode", "calendar", "screening", "roles",
+                "distributions", "losses", "containment"],
+    "engine": ["hierarchy", "models", "dp", "perturb", "partition", "metrics", "attacks",
+               "engine"],
+    "checks": ["checks"],
+    "outputs": ["report", "io", "republication"],
+    "release": ["release"],
+    "faces": ["accessor", "cli", "dask", "algorithms", "parties", "compat", "datasets", "plot"],
+}
+#: at most this many loose modules in ``pdanon/`` (``__init__`` and ``__main__`` not counted)
+MAX_LOOSE = 15
+
+
+def unit_of(module: str) -> str:
+    """``pdanon.screening.channels`` -> ``screening``; ``pdanon`` and ``pdanon.__main__`` ->
+    ``pdanon``."""
+    parts = module.split(".")
+    return "pdanon" if len(parts) == 1 or parts[1] == "__main__" else parts[1]
+
+
+def layer_rank() -> dict:
+    return {u: i for i, (_, units) in enumerate(LAYERS.items()) for u in units}
+
+
+def layer_problems(modules: dict, edges: dict) -> list[str]:
+    """Imports that go up the layer map, and units the map does not place."""
+    rank = layer_rank()
+    top = rank["accessor"]  # pdanon itself: the faces' layer
+    out = []
+    units = {unit_of(m) for m in modules} - {"pdanon"}
+    for u in sorted(units - set(rank)):
+        out.append(f"pdanon.{u} is in no layer: add it to LAYERS in tools/arch_check.py "
+                   f"(and to docs/architecture.md)")
+    for mod, targets in edges.items():
+        a = unit_of(mod)
+        ra = top if a == "pdanon" else rank.get(a)
+        for t in targets:
+            b = unit_of(t)
+            rb = top if b == "pdanon" else rank.get(b)
+            if a != b and ra is not None and rb is not None and rb > ra:
+                out.append(f"{mod} ({_layer_name(ra)}) imports {t} ({_layer_name(rb)}), "
+                           f"a layer above")
+    return sorted(set(out))
+
+
+def _layer_name(rank: int) -> str:
+    return list(LAYERS)[rank]
+
+
+def loose_modules(root: Path = ROOT) -> list[str]:
+    return sorted(p.stem for p in (root / PACKAGE).glob("*.py")
+                  if p.name not in ("__init__.py", "__main__.py"))
+
+
+def undocumented_packages(root: Path = ROOT) -> list[str]:
+    """Packages whose ``__init__`` has no docstring (each says what it is for and what it may
+    import)."""
+    out = []
+    for init in sorted((root / PACKAGE).rglob("__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        if not ast.get_docstring(tree):
+            out.append(".".join(init.relative_to(root).parent.parts))
+    return out
+
+
+def moved_paths(root: Path = ROOT) -> dict:
+    """``{old dotted path: new}`` from ``_MOVED`` in ``pdanon/__init__.py`` (old import paths
+    kept working for users; pdanon's own code uses the new ones)."""
+    tree = ast.parse((root / PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "_MOVED" for t in targets):
+                return ast.literal_eval(node.value)
+    return {}
+
+
+def old_path_imports(modules: dict, root: Path = ROOT) -> list[str]:
+    """pdanon modules that import a module by its old (moved) path."""
+    moved = moved_paths(root)
+    out = []
+    for mod, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for n in names:
+                if n in moved:
+                    out.append(f"{mod}:{node.lineno} imports {n} (moved: {moved[n]})")
+    return out
+
+
 def figures(root: Path = ROOT) -> dict:
     modules = module_files(root)
     edges, private = import_graph(modules)
@@ -262,6 +365,10 @@ def figures(root: Path = ROOT) -> dict:
         "private_imports": private,
         "largest": (largest, sizes[largest]),
         "repeated": repeated_blocks(modules),
+        "layers": layer_problems(modules, edges),
+        "loose": loose_modules(root),
+        "undocumented": undocumented_packages(root),
+        "old_paths": old_path_imports(modules, root),
     }
 
 
@@ -277,6 +384,10 @@ def main(argv=None) -> int:
     print(f"private-name imports    {len(f['private_imports'])}")
     print(f"largest file            {lines} lines ({largest}; limit {MAX_LINES})")
     print(f"repeated blocks (>= {WINDOW} lines) {len(f['repeated'])}")
+    print(f"layer map violations    {len(f['layers'])}")
+    print(f"loose modules           {len(f['loose'])} (limit {MAX_LOOSE}: {' '.join(f['loose'])})")
+    print(f"packages without docs   {len(f['undocumented'])}")
+    print(f"imports by a moved path {len(f['old_paths'])}")
     if args.verbose or f["cycles"]:
         for comp in f["cycles"]:
             print("  cycle: " + " <-> ".join(comp))
@@ -286,7 +397,12 @@ def main(argv=None) -> int:
     if args.verbose or f["repeated"]:
         for a, b in f["repeated"]:
             print(f"  repeated: {a[0]}:{a[1]}-{a[2]} ~ {b[0]}:{b[1]}-{b[2]}")
-    ok = not f["cycles"] and not f["private_imports"] and lines <= MAX_LINES and not f["repeated"]
+    for key in ("layers", "undocumented", "old_paths"):
+        for problem in f[key] if (args.verbose or f[key]) else ():
+            print(f"  {key}: {problem}")
+    ok = (not f["cycles"] and not f["private_imports"] and lines <= MAX_LINES
+          and not f["repeated"] and not f["layers"] and len(f["loose"]) <= MAX_LOOSE
+          and not f["undocumented"] and not f["old_paths"])
     print("OK" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -112,3 +112,18 @@ def test_dry_run_refusal_speaks_in_flags(tmp_path, capsys):
     code = main(["anonymize", str(path), "--qi", "age", "--epsilon", "1", "--dp-delta",
                  "1e-5", "--dry-run"])
     assert code == 2 and "--dry-run" in capsys.readouterr().err
+
+
+def test_a_household_column_declared_with_household_is_planned_not_refused():
+    # household= takes the column out of the screening and puts it back renumbered: the plan
+    # refused it as an undecided grouping column where the real call publishes
+    rng = np.random.default_rng(3)
+    hh = np.repeat(np.arange(150), 2)
+    df = people(300).assign(hh=[f"H{h:04d}" for h in hh], zip=rng.choice(["02139"], 300))
+    p = df.anon.plan(k=2, household="hh", **ROLES)
+    out = df.anon.k_anonymize(2, household="hh", **ROLES)
+    assert p.ok and p.refusals == [], p.refusals
+    assert p.expected_classes == out.anon.info["groups"]
+    with pytest.raises(pdanon.RoleError):  # without household= the column is refused
+        df.anon.k_anonymize(2, **ROLES)
+    assert not df.anon.plan(k=2, **ROLES).ok

@@ -122,8 +122,12 @@ def plan(df: pd.DataFrame, model=None, keywords: dict | None = None) -> Plan:
     shown = _roles(df, roles, kw)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:  # the screening of the columns nobody named, as the anonymizer runs it
-            resolve_roles(df, screen="refuse", **roles)
+        # the screening of the columns nobody named, as the anonymizer runs it: without the
+        # household column (household= takes it out before, and puts it back renumbered)
+        screened = df.drop(columns=[kw["household"]]) if kw.get("household") in df.columns \
+            else df
+        try:
+            resolve_roles(screened, screen="refuse", **roles)
         except RoleError as exc:
             refusals.append(str(exc))
         except Exception:  # noqa: BLE001 - the run below says it, once

@@ -73,7 +73,7 @@ class AnonymizeMethods:
         >>> out = df.anon.anonymize(AllOf(KAnonymity(2), LDiversity(2)), sensitive=["d"],
         ...                         algorithm="mondrian")
         >>> sorted(out["age"].astype(str)), out.anon.info["model"]   # rows in a random order
-        (['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]'], 'k-anonymity + l-diversity')
+        (['[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]'], 'k-anonymity + l-diversity')
         """
         return self._from_keywords(locals())
 
@@ -192,7 +192,11 @@ class AnonymizeMethods:
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> out = df.anon.k_anonymize(2, method="generalize", quasi_identifiers=["age"])
         >>> sorted(out["age"].astype(str))   # the rows come in a random order
-        ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
+        ['[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]']
+
+        Every age here is one person's, so no range ends on one: the bounds move out to the
+        grid of tens (:mod:`pdanon.bounds`; ``options={"exact_bounds": True}`` keeps
+        ``[30, 31]`` and ``[40, 42]``, with an :class:`~pdanon.ExactBoundsWarning`).
         """
         return self._from_keywords(locals(), always_k=False)
 

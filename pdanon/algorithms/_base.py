@@ -28,12 +28,15 @@ Example
 from __future__ import annotations
 
 import numbers
+import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
 import pandas as pd
 
-from pdanon._errors import InfeasibleError, InvalidInputError, KindError
+from pdanon import bounds
+from pdanon._errors import InfeasibleError, InvalidInputError, KindError, user_stacklevel
+from pdanon.bounds import ExactBoundsWarning
 
 KINDS = ("real", "ordered", "unordered")
 
@@ -502,9 +505,12 @@ def run_engine(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_f
     frame, roles, cols = block_frame(quasi, sensitive, kinds, sensitive_kinds, qi_positions,
                                      s_positions)
     model = model_for(sensitive.shape[1] > 0)
-    out, info = engine.anonymize(frame, roles, model=model, method=method, algorithm=algorithm,
-                                 **options)
+    with warnings.catch_warnings():  # the classic API's own warning below says it in its words
+        warnings.simplefilter("ignore", ExactBoundsWarning)
+        out, info = engine.anonymize(frame, roles, model=model, method=method,
+                                     algorithm=algorithm, exact_bounds=True, **options)
     q = quasi.shape[1]
+    _warn_rare_bounds(frame, out, q, info)
     labels = class_labels(out, list(range(q)))
     block = np.empty(quasi.shape, dtype=object)
     changed = 0
@@ -513,6 +519,24 @@ def run_engine(quasi: np.ndarray, sensitive: np.ndarray, *, kinds: list, model_f
         changed += int(mask.sum())
     info["classes"] = _classes(labels)
     return block, changed, info
+
+
+def _warn_rare_bounds(frame: pd.DataFrame, out: pd.DataFrame, q: int, info: dict) -> None:
+    """The classic API publishes the reference's ranges, ``[min, max]`` of each class's own
+    values (``exact_bounds``, docs/compat.md): warn when one of those bounds is held by fewer
+    than k rows of its column (one person's value, e.g. the oldest participant's age), and
+    point to ``df.anon``, which widens such bounds (:mod:`pdanon.bounds`)."""
+    rule = info.get("bounds")
+    if not rule or rule.get("rule") != "exact":
+        return
+    k = int(rule["k"])
+    rare = [j for j in range(q) if bounds.widen_published(out[j], frame[j], k)[1]]
+    if rare:
+        warnings.warn(
+            f"the classic API publishes the reference's exact ranges: quasi-identifier(s) at "
+            f"position(s) {rare} show bounds held by fewer than {k} rows (a column's extremes "
+            f"are often one person's value); df.anon.k_anonymize(...) widens them "
+            f"(pdanon.bounds, docs/compat.md)", ExactBoundsWarning, stacklevel=user_stacklevel())
 
 
 def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):

@@ -277,6 +277,8 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     timings = info.pop("timings")
     info["method"] = method
     info["order"] = order
+    if method == "generalize":
+        info["bounds"] = exact_bounds_info(model)
     shuffled_info(info, row_order)
     attrs = plan.attrs
     out_roles = roles.restricted_to(plan.keep)
@@ -330,6 +332,26 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     meta.attrs = final_attrs
     result = result.map_partitions(with_attrs, final_attrs, meta=meta)
     return result, info
+
+
+def exact_bounds_info(model) -> dict:
+    """``info["bounds"]`` of a Dask Mondrian release, which keeps the parts' exact bounds (the
+    pandas engine widens a bound held by fewer than k rows, :mod:`pdanon.bounds`; Dask does
+    not yet, docs/dask.md): say so with an :class:`~pdanon.bounds.ExactBoundsWarning`."""
+    import warnings
+
+    from pdanon._errors import user_stacklevel
+    from pdanon.bounds import ExactBoundsWarning
+
+    req = model.requirements()
+    k = max(req.min_size, req.min_distinct)
+    warnings.warn(
+        f"Mondrian on Dask publishes ranges that end on exact values of the data, some held "
+        f"by fewer than {k} rows (a column's extremes are often one person's value): the "
+        f"pandas engine widens them (pdanon.bounds), Dask does not yet (docs/dask.md); "
+        f"compute() the frame and use df.anon, or algorithm='optimal' with hierarchies",
+        ExactBoundsWarning, stacklevel=user_stacklevel())
+    return {"rule": "exact", "k": k, "note": "Dask keeps exact bounds (docs/dask.md)"}
 
 
 def _wait(collection) -> None:

@@ -12,8 +12,10 @@ Example
 >>> import pandas as pd, pdanon
 >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
 >>> out = df.anon.k_anonymize(2, algorithm="mondrian")
->>> round(published_loss(out, df, {"age": "real"}), 12)  # (1 + 1 + 2 + 2) / 12 / 4 rows
-0.125
+>>> out["age"].astype(str).sort_values().tolist()   # every age is one person's: widened
+['[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]']
+>>> round(published_loss(out, df, {"age": "real"}), 12)  # (10 + 10 + 10 + 10) / 20 / 4 rows
+0.5
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ Example
 >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
 >>> out = df.anon.k_anonymize(2, algorithm="mondrian")
 >>> facts = column_facts(out, df, {"age": "real"}, out.anon.info)[0]
->>> facts["mean_width"], facts["relative_width"]     # ranges [30, 31], [40, 42] of 30..42
-(1.5, 0.125)
->>> round(published_loss(out, df, {"age": "real"}), 12)  # (1 + 1 + 2 + 2) / 12 / 4 rows
-0.125
+>>> facts["mean_width"], facts["relative_width"]     # ranges [30, 40], [40, 50] of 30..50
+(10.0, 0.5)
+>>> round(published_loss(out, df, {"age": "real"}), 12)  # (10 + 10 + 10 + 10) / 20 / 4 rows
+0.5
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ Example
 ...                           insensitive=["zip"])
 >>> d = distribution(df["age"], out["age"], "real")
 >>> d["bins"][:3], d["before"][:3], d["after"][:3]
-(['30-31', '32-33', '34-35'], [2.0, 0.0, 0.0], [2.0, 0.0, 0.0])
+(['30-31', '32-33', '34-35'], [2.0, 0.0, 0.0], [0.363636, 0.363636, 0.363636])
 >>> round(association(df, out, ["age", "zip"])[0]["before"], 3)
 0.0
 """

@@ -40,9 +40,12 @@ def test_output_type_follows_input(kind):
     data = {"list": [list(r) for r in PEOPLE], "ndarray": np.array(PEOPLE, dtype=object),
             "frame": pd.DataFrame(PEOPLE, columns=["name", "age", "sex", "d"],
                                   index=[10, 11, 12, 13])}[kind]
-    out, count = A.GeneralizationKAnonymityTimeOptimal(2, ["real", "unordered"]).depersonalize(
-        data, identifiers_ids=[0], sensitives_ids=[3])
-    # row 0 (30, F) is nearest to row 3 (42, F): 12/12 + 0 < 1/12 + 1 (to row 1)
+    with pytest.warns(pdanon.ExactBoundsWarning, match=r"position\(s\) \[0\].* fewer than 2"):
+        out, count = A.GeneralizationKAnonymityTimeOptimal(2, ["real", "unordered"]
+                                                           ).depersonalize(
+            data, identifiers_ids=[0], sensitives_ids=[3])
+    # row 0 (30, F) is nearest to row 3 (42, F): 12/12 + 0 < 1/12 + 1 (to row 1); the
+    # reference's exact ranges, though every age is one person's (docs/compat.md)
     expected = [[GR(30, 42, "real"), "F", "flu"], [GR(31, 40, "real"), "M", "hiv"],
                 [GR(31, 40, "real"), "M", "flu"], [GR(30, 42, "real"), "F", "cold"]]
     assert count == 4
@@ -176,6 +179,29 @@ def test_empty_table_is_returned_as_is():
     assert out[0] is empty and out[1:] == (0,)
     assert A.IdentifierHasher().depersonalize([]) == ([],)
     assert A.RandomizationBaselineDepersonalizator().depersonalize([]) == ([], 0)
+
+
+def test_classic_ranges_are_the_references_and_a_rare_bound_is_warned_about():
+    """The classic API keeps the reference's [min, max] (no widening, pdanon.bounds) and warns
+    only where a published bound is held by fewer than k rows."""
+    import warnings
+
+    common = [[30, "a"], [40, "a"], [30, "b"], [40, "b"]]  # 30 and 40: two rows each
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.ExactBoundsWarning)
+        out, _ = A.GeneralizationKAnonymityTimeOptimal(2, ["real", "unordered"]).depersonalize(
+            common)
+    assert out == [[GR(30, 40, "real"), "a"]] * 2 + [[GR(30, 40, "real"), "b"]] * 2
+    rare = common + [[97, "b"]]  # the oldest: one person; the accessor publishes [30, 100]
+    with pytest.warns(pdanon.ExactBoundsWarning, match="df.anon"):
+        out, _ = A.GeneralizationKAnonymityTimeOptimal(2, ["real", "unordered"]).depersonalize(
+            rare)
+    assert GR(40, 97, "real") in [r[0] for r in out] or GR(30, 97, "real") in [r[0] for r in out]
+    df = pd.DataFrame(rare, columns=["age", "g"])
+    widened = df.anon.k_anonymize(2, algorithm="nearest", quasi_identifiers={
+        "age": "real", "g": "unordered"}, row_order="input")
+    assert 97 not in {b for c in widened["age"].array if c is not None and not pd.isna(c)
+                      for b in (c.min, c.max)}
 
 
 # ============================================================================ hand-checked outputs
@@ -575,6 +601,11 @@ ROLES = dict(identifiers=["name"], quasi_identifiers={"age": "real", "sex": "uno
              sensitive=["disease"])
 
 
+#: the classic API publishes the reference's exact ranges (docs/compat.md); the accessor widens
+#: bounds held by fewer than k rows unless asked for the exact ones
+EXACT = {"exact_bounds": True}
+
+
 def _classic(alg, **kw):
     return alg.depersonalize(ADULTISH, identifiers_ids=[0], sensitives_ids=[3], **kw)[0]
 
@@ -586,11 +617,13 @@ def _same_frame(classic: pd.DataFrame, accessor: pd.DataFrame) -> bool:
 
 @pytest.mark.parametrize("alg, call", [
     (A.GeneralizationKAnonymityTimeOptimal(3, ["real", "unordered"]),
-     lambda df: df.anon.k_anonymize(3, method="generalize", algorithm="nearest", **ROLES, row_order="input")),
+     lambda df: df.anon.k_anonymize(3, method="generalize", algorithm="nearest", **ROLES,
+                                    options=EXACT, row_order="input")),
     (A.AggregationKAnonymityTimeOptimal(3, ["real", "unordered"]),
      lambda df: df.anon.k_anonymize(3, method="aggregate", algorithm="nearest", **ROLES, row_order="input")),
     (A.GeneralizationLDiversityTimeOptimal(3, 2, ["real", "unordered"]),
-     lambda df: df.anon.l_diversify(2, k=3, method="generalize", algorithm="nearest", **ROLES, row_order="input")),
+     lambda df: df.anon.l_diversify(2, k=3, method="generalize", algorithm="nearest", **ROLES,
+                                    options=EXACT, row_order="input")),
     (A.Datafly(3, ["real", "unordered"]),
      lambda df: df.anon.k_anonymize(3, algorithm="datafly", max_suppressed_rows=2, **ROLES, row_order="input")),
     (A.GeneralizationGreedyByOneEqualSizedGroups(3, ["real", "unordered"]),
@@ -598,7 +631,8 @@ def _same_frame(classic: pd.DataFrame, accessor: pd.DataFrame) -> bool:
                                     options={"unordered_order": "appearance"}, **ROLES, row_order="input")),
     (A.GroupJoinDepersonalizator(A.GroupJoinGeneralization(["real", "unordered"]),
                                  A.GroupJoinKAnonymity(3, seed=1)),
-     lambda df: df.anon.k_anonymize(3, algorithm="group_join", seed=1, **ROLES, row_order="input")),
+     lambda df: df.anon.k_anonymize(3, algorithm="group_join", seed=1, **ROLES, options=EXACT,
+                                    row_order="input")),
     (A.GroupJoinDepersonalizator(A.GroupJoinAggregation(["real", "unordered"]),
                                  A.GroupJoinLDiversity(3, 2, seed=2)),
      lambda df: df.anon.l_diversify(2, k=3, method="aggregate", algorithm="group_join",

@@ -34,7 +34,10 @@ from pdanon.models import LDiversity, TCloseness  # noqa: E402
 QIS = dict(pdanon.datasets.ADULT_QUASI_IDENTIFIERS)
 
 # dask's Parquet reader still calls set_index(inplace=True), which pandas 3.1 deprecates
-pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword")
+# Mondrian on Dask keeps exact bounds (docs/dask.md) and says so; comparisons with pandas
+# ask pandas for the same (exact_bounds)
+pytestmark = [pytest.mark.filterwarnings("ignore:The inplace keyword"),
+              pytest.mark.filterwarnings("ignore::pdanon.ExactBoundsWarning")]
 
 
 @pytest.fixture(autouse=True)
@@ -355,7 +358,7 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
 
     roles = adult.anon.roles()
     ref, _ = engine.anonymize(adult, roles, model=model_of(), method="generalize",
-                              algorithm="mondrian")
+                              algorithm="mondrian", exact_bounds=True)
     out, info = M.anonymize(ddf_of(adult), roles, model=model_of(), max_rows_per_part=10**9,
                             row_order="input")
     got = out.compute()
@@ -364,6 +367,25 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
     for c in QIS:
         assert got[c].dtype == ref[c].dtype
         assert as_text(got[c]) == as_text(ref[c])
+
+
+def test_dask_mondrian_says_it_keeps_exact_bounds():
+    """The pandas engine widens a bound held by fewer than k rows (pdanon.bounds); Mondrian
+    on Dask does not yet, and says so: an ExactBoundsWarning and info["bounds"]."""
+    df = pd.DataFrame({"age": [20, 20, 20, 30, 30, 30, 97]})  # 97: one person
+    with pytest.warns(pdanon.ExactBoundsWarning, match="Dask does not yet"):
+        out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"age": "real"},
+                                             row_order="input")
+    assert out.anon.info["bounds"]["rule"] == "exact" and out.anon.info["bounds"]["k"] == 3
+    assert "[30, 97]" in as_text(out.compute()["age"])  # what pandas widens to [30, 100]
+    widened = df.anon.k_anonymize(3, quasi_identifiers={"age": "real"}, algorithm="mondrian",
+                                  row_order="input")
+    assert "[30, 100]" in as_text(widened["age"])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.ExactBoundsWarning)
+        ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"age": "real"}, method="suppress")
 
 
 @pytest.mark.parametrize("max_rows", [400, 1100])

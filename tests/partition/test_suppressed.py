@@ -285,7 +285,7 @@ def test_elimination_attack_on_dask_optimal():
               quasi_identifiers={"zipcode": "unordered", "age": "real", "gender": "unordered"},
               sensitive=["disease"])
     a = df.anon.k_anonymize(5, **kw, row_order="input")
-    b = dd.from_pandas(df, npartitions=3).anon.k_anonymize(5, **kw)
+    b = dd.from_pandas(df, npartitions=3).anon.k_anonymize(5, **kw, row_order="input")
     got = b.compute()
     pd.testing.assert_frame_equal(a[["zipcode", "age", "gender"]],
                                   got[["zipcode", "age", "gender"]])

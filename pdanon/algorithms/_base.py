@@ -34,9 +34,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 import pandas as pd
 
-from pdanon import bounds
+from pdanon.recode import bounds
 from pdanon._errors import InfeasibleError, InvalidInputError, KindError, user_stacklevel
-from pdanon.bounds import ExactBoundsWarning
+from pdanon.recode.bounds import ExactBoundsWarning
 
 KINDS = ("real", "ordered", "unordered")
 
@@ -525,7 +525,7 @@ def _warn_rare_bounds(frame: pd.DataFrame, out: pd.DataFrame, q: int, info: dict
     """The classic API publishes the reference's ranges, ``[min, max]`` of each class's own
     values (``exact_bounds``, docs/compat.md): warn when one of those bounds is held by fewer
     than k rows of its column (one person's value, e.g. the oldest participant's age), and
-    point to ``df.anon``, which widens such bounds (:mod:`pdanon.bounds`)."""
+    point to ``df.anon``, which widens such bounds (:mod:`pdanon.recode.bounds`)."""
     rule = info.get("bounds")
     if not rule or rule.get("rule") != "exact":
         return
@@ -536,7 +536,7 @@ def _warn_rare_bounds(frame: pd.DataFrame, out: pd.DataFrame, q: int, info: dict
             f"the classic API publishes the reference's exact ranges: quasi-identifier(s) at "
             f"position(s) {rare} show bounds held by fewer than {k} rows (a column's extremes "
             f"are often one person's value); df.anon.k_anonymize(...) widens them "
-            f"(pdanon.bounds, docs/compat.md)", ExactBoundsWarning, stacklevel=user_stacklevel())
+            f"(pdanon.recode.bounds, docs/compat.md)", ExactBoundsWarning, stacklevel=user_stacklevel())
 
 
 def recode_groups(groups, quasi: np.ndarray, kinds: list, method: str):

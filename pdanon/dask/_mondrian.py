@@ -336,19 +336,19 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
 
 def exact_bounds_info(model) -> dict:
     """``info["bounds"]`` of a Dask Mondrian release, which keeps the parts' exact bounds (the
-    pandas engine widens a bound held by fewer than k rows, :mod:`pdanon.bounds`; Dask does
-    not yet, docs/dask.md): say so with an :class:`~pdanon.bounds.ExactBoundsWarning`."""
+    pandas engine widens a bound held by fewer than k rows, :mod:`pdanon.recode.bounds`; Dask does
+    not yet, docs/dask.md): say so with an :class:`~pdanon.recode.bounds.ExactBoundsWarning`."""
     import warnings
 
     from pdanon._errors import user_stacklevel
-    from pdanon.bounds import ExactBoundsWarning
+    from pdanon.recode.bounds import ExactBoundsWarning
 
     req = model.requirements()
     k = max(req.min_size, req.min_distinct)
     warnings.warn(
         f"Mondrian on Dask publishes ranges that end on exact values of the data, some held "
         f"by fewer than {k} rows (a column's extremes are often one person's value): the "
-        f"pandas engine widens them (pdanon.bounds), Dask does not yet (docs/dask.md); "
+        f"pandas engine widens them (pdanon.recode.bounds), Dask does not yet (docs/dask.md); "
         f"compute() the frame and use df.anon, or algorithm='optimal' with hierarchies",
         ExactBoundsWarning, stacklevel=user_stacklevel())
     return {"rule": "exact", "k": k, "note": "Dask keeps exact bounds (docs/dask.md)"}

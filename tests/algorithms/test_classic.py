@@ -182,7 +182,7 @@ def test_empty_table_is_returned_as_is():
 
 
 def test_classic_ranges_are_the_references_and_a_rare_bound_is_warned_about():
-    """The classic API keeps the reference's [min, max] (no widening, pdanon.bounds) and warns
+    """The classic API keeps the reference's [min, max] (no widening, pdanon.recode.bounds) and warns
     only where a published bound is held by fewer than k rows."""
     import warnings
 

@@ -370,7 +370,7 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
 
 
 def test_dask_mondrian_says_it_keeps_exact_bounds():
-    """The pandas engine widens a bound held by fewer than k rows (pdanon.bounds); Mondrian
+    """The pandas engine widens a bound held by fewer than k rows (pdanon.recode.bounds); Mondrian
     on Dask does not yet, and says so: an ExactBoundsWarning and info["bounds"]."""
     df = pd.DataFrame({"age": [20, 20, 20, 30, 30, 30, 97]})  # 97: one person
     with pytest.warns(pdanon.ExactBoundsWarning, match="Dask does not yet"):

@@ -1,0 +1,102 @@
+"""Nearest release rows of a block of targets, vectorized and chunked.
+
+The release is first reduced to its distinct cell combinations over the attacked columns
+(``U`` of them); the distances of a chunk of targets to every combination are summed over the
+columns (Gower's rule, :mod:`pdanon.attacks._columns`), then spread to the release's rows. Ties
+among equally near rows are broken by a random priority per row (the attacker has nothing to
+prefer one over the other), drawn once per attack half. Work: O(targets × (U × columns +
+rows)); memory: at most ``BUDGET`` (target, row) pairs at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pdanon.attacks._columns import Column
+
+#: (target, release row) pairs held at once
+BUDGET = 1 << 22
+
+
+class Side:
+    """The release seen through some columns: its distinct combinations and their cells."""
+
+    def __init__(self, release: pd.DataFrame, original: pd.DataFrame, control: pd.DataFrame,
+                 cols, missing: str):
+        from pdanon._groups import class_labels
+
+        self.cols = list(cols)
+        self.n = len(release)
+        labels = class_labels(release, self.cols)
+        n_u = int(labels.max()) + 1 if len(labels) else 0
+        first = np.full(n_u, self.n, dtype=np.int64)
+        np.minimum.at(first, labels, np.arange(self.n, dtype=np.int64))
+        self.inverse = labels
+        self.columns = [Column(c, original[c], release[c], [control[c]], missing=missing)
+                        for c in self.cols]
+        reps = release.iloc[first]
+        self.cells = [col.release_cells(reps[c]) for col, c in zip(self.columns, self.cols)]
+
+    def values(self, df: pd.DataFrame, rows) -> list:
+        part = df.iloc[rows]
+        return [col.values(part[c]) for col, c in zip(self.columns, self.cols)]
+
+    def chunks(self, values: list):
+        """Yield ``(t0, t1, D)``: D the (t1 - t0) × release-rows distance matrix."""
+        t = len(values[0]) if values else 0
+        step = max(1, BUDGET // max(self.n, 1))
+        for t0 in range(0, t, step):
+            t1 = min(t, t0 + step)
+            du = None
+            for col, cells, v in zip(self.columns, self.cells, values):
+                d = col.distance(v[t0:t1], cells)
+                du = d if du is None else du + d
+            yield t0, t1, du[:, self.inverse]
+
+
+def nearest(side: Side, values: list, k: int, prio: np.ndarray) -> np.ndarray:
+    """targets × k: the k nearest release rows of every target (ties: lowest ``prio``)."""
+    t = len(values[0])
+    out = np.empty((t, k), dtype=np.int64)
+    big = np.iinfo(np.int64).max
+    for t0, t1, d in side.chunks(values):
+        if k == 1:
+            m = d.min(axis=1)
+            out[t0:t1, 0] = np.where(d == m[:, None], prio[None, :], big).argmin(axis=1)
+            continue
+        thr = np.partition(d, k - 1, axis=1)[:, k - 1]
+        less = d < thr[:, None]
+        tied = d == thr[:, None]
+        need = k - less.sum(axis=1)
+        tp = np.where(tied, prio[None, :], big)
+        small = np.sort(np.partition(tp, k - 1, axis=1)[:, :k], axis=1)
+        cut = small[np.arange(t1 - t0), need - 1]
+        chosen = less | (tied & (prio[None, :] <= cut[:, None]))
+        rows, cols = np.nonzero(chosen)
+        out[t0:t1] = cols.reshape(t1 - t0, k)
+    return out
+
+
+def matches(side: Side, values: list):
+    """Every target's nearest release rows (all those at its least distance), as pairs
+    ``(target, row)`` sorted by target, and the least distance per target."""
+    ts, rs, best = [], [], []
+    for t0, t1, d in side.chunks(values):
+        m = d.min(axis=1)
+        t, r = np.nonzero(d == m[:, None])
+        ts.append(t + t0)
+        rs.append(r)
+        best.append(m)
+    cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+    return cat(ts), cat(rs), cat(best)
+
+
+def random_sets(rng: np.random.Generator, n_rows: int, t: int, k: int) -> np.ndarray:
+    """t × k: k distinct rows of ``n_rows`` per target, uniformly (Floyd's sampling)."""
+    out = np.empty((t, k), dtype=np.int64)
+    for j, top in enumerate(range(n_rows - k, n_rows)):
+        draw = rng.integers(0, top + 1, size=t)
+        dup = (out[:, :j] == draw[:, None]).any(axis=1) if j else np.zeros(t, dtype=bool)
+        out[:, j] = np.where(dup, top, draw)
+    return out

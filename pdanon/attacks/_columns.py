@@ -12,6 +12,8 @@ control set:
 * ``cat``: anything else (``unordered``): a cell is a plain value or a set of values; the
   distance is 0 when the cell contains the value, else 1.
 
+A plain ``*`` published in a column of categories is the top of a hierarchy (pdanon's mark of
+a column generalized away): it contains every value, unless the original itself holds ``*``.
 A missing cell contains only missing values (``missing="value"``); with
 ``missing="wildcard"`` (local suppression) a missing release cell contains every value. A
 missing value is at distance 1 from every cell that does not contain it.
@@ -31,6 +33,8 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError, KindError
 
+#: a plain published "*": the top of a hierarchy, any value (unless the original holds "*")
+STAR = "*"
 #: the distance of a value to a cell whose open end it sits on (not contained, not apart)
 EDGE = 1e-9
 
@@ -104,6 +108,8 @@ class Column:
         self.missing = missing
         kind = infer_kind(original)
         self.categories = None
+        self.star_is_value = any(bool((o.astype(object) == STAR).any())
+                                 for o in [original, *others] if not _is_generalized(o))
         if isinstance(original.dtype, pd.CategoricalDtype) and original.dtype.ordered:
             self.space = "pos"
             self.categories = pd.Index(original.dtype.categories)
@@ -124,7 +130,7 @@ class Column:
                 return
         self.space = "cat"
         self.scale = 1.0
-        seen = [original, release] + list(others)
+        seen = [original, release] + list(others)  # "*" included: harmless as a category
         pieces = []
         for s in seen:
             if _is_generalized(s):
@@ -170,6 +176,13 @@ class Column:
         na = s.isna().to_numpy()
         wild = na if self.missing == "wildcard" else np.zeros(n, dtype=bool)
         gen = _is_generalized(s)
+        if not gen and self.space != "num":
+            star = (s.astype(object) == STAR).to_numpy(dtype=bool)
+            if star.any() and not self.star_is_value:  # pdanon's mark of a column generalized to its top: any value
+                cells = self.release_cells(s.astype(object).where(~star, None))
+                cells.wild = cells.wild | star
+                cells.na = cells.na & ~star
+                return cells
         if self.space in ("num", "pos"):
             olo = np.zeros(n, dtype=bool)
             ohi = np.zeros(n, dtype=bool)

@@ -3,8 +3,8 @@
 The release is first reduced to its distinct cell combinations over the attacked columns
 (``U`` of them); the distances of a chunk of targets to every combination are summed over the
 columns (Gower's rule, :mod:`pdanon.attacks._columns`), then spread to the release's rows. Ties
-among equally near rows are broken by a random priority per row (the attacker has nothing to
-prefer one over the other), drawn once per attack half. Work: O(targets × (U × columns +
+among equally near rows are broken at random, independently per target and per half (the
+attacker has nothing to prefer one over the other). Work: O(targets × (U × columns +
 rows)); memory: at most ``BUDGET`` (target, row) pairs at once.
 """
 
@@ -55,24 +55,25 @@ class Side:
             yield t0, t1, du[:, self.inverse]
 
 
-def nearest(side: Side, values: list, k: int, prio: np.ndarray) -> np.ndarray:
-    """targets × k: the k nearest release rows of every target (ties: lowest ``prio``)."""
+def nearest(side: Side, values: list, k: int, rng: np.random.Generator) -> np.ndarray:
+    """targets × k: the k nearest release rows of every target; rows tied at the boundary
+    are taken in a random order drawn per target (the attacker has nothing to prefer one by)."""
     t = len(values[0])
     out = np.empty((t, k), dtype=np.int64)
-    big = np.iinfo(np.int64).max
     for t0, t1, d in side.chunks(values):
+        prio = rng.random(d.shape)
         if k == 1:
             m = d.min(axis=1)
-            out[t0:t1, 0] = np.where(d == m[:, None], prio[None, :], big).argmin(axis=1)
+            out[t0:t1, 0] = np.where(d == m[:, None], prio, 2.0).argmin(axis=1)
             continue
         thr = np.partition(d, k - 1, axis=1)[:, k - 1]
         less = d < thr[:, None]
         tied = d == thr[:, None]
         need = k - less.sum(axis=1)
-        tp = np.where(tied, prio[None, :], big)
+        tp = np.where(tied, prio, 2.0)
         small = np.sort(np.partition(tp, k - 1, axis=1)[:, :k], axis=1)
         cut = small[np.arange(t1 - t0), need - 1]
-        chosen = less | (tied & (prio[None, :] <= cut[:, None]))
+        chosen = less | (tied & (tp <= cut[:, None]))
         rows, cols = np.nonzero(chosen)
         out[t0:t1] = cols.reshape(t1 - t0, k)
     return out

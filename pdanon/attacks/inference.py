@@ -5,7 +5,8 @@ nearest to them (those whose cells contain the values; else the nearest by Gower
 :mod:`pdanon.attacks._columns`). Its guess of the ``secret``: the most frequent secret among
 those rows for categories (ties at random); for numbers, the median of the rows' secrets (a
 published range counts as its midpoint). Success: the guess equals the target's secret
-(categories; missing equals missing) or lies within ``tolerance`` × |secret| of it (numbers).
+(categories: a published set shares its row's vote among its members; missing equals
+missing) or lies within ``tolerance`` × |secret| of it (numbers).
 Targets come from the original (main) and the control; the naive attacker guesses the secret of
 a random release row.
 """
@@ -24,26 +25,50 @@ from pdanon.attacks._result import LEVEL, AttackResult, rate, rng_of
 WHAT = "inference"
 
 
-def _secret_values(col: Column, release: pd.Series) -> np.ndarray:
-    """One value per release row in the secret's space: a key (categories) or a number."""
+def _secret_values(col: Column, release: pd.Series):
+    """The secret of every release row: a number (``num``: a range's midpoint; ``pos``: the
+    middle category's position) or, for categories, its members as CSR ``(offsets, keys)``
+    (a plain value has one; a set several, each worth an equal share of the row's vote; a
+    wildcard none)."""
     cells = col.release_cells(release)
     if col.space == "num":
-        return np.where(cells.na, np.nan, (cells.lo + cells.hi) / 2)
-    if col.space == "pos":
-        return np.where(cells.na, np.nan, np.floor((cells.lo + cells.hi) / 2))
-    if (cells.key < 0).any():
-        raise KindError(f"{WHAT}: the secret {col.name!r} is published as sets of values; "
-                        f"attack a secret published as plain values")
-    return cells.key
+        return np.where(cells.na | cells.wild, np.nan, (cells.lo + cells.hi) / 2)
+    if col.space == "pos":  # a range of categories: each of them a member
+        lo = np.where(cells.na, col.missing_key, np.nan_to_num(cells.lo)).astype(np.int64)
+        hi = np.where(cells.na, col.missing_key, np.nan_to_num(cells.hi)).astype(np.int64)
+        lo = lo + (cells.olo & ~cells.na)
+        hi = hi - (cells.ohi & ~cells.na)
+        lens = np.where(cells.wild, 0, np.maximum(hi - lo + 1, 0))
+        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        start = np.repeat(lo - offsets[:-1], lens)
+        return offsets, start + np.arange(int(offsets[-1]))
+    n = len(cells)
+    if cells.offsets is None:
+        lens = (~cells.wild).astype(np.int64)
+        return np.concatenate([[0], np.cumsum(lens)]), cells.key[~cells.wild]
+    lens = np.where(cells.key >= 0, 1, np.diff(cells.offsets))
+    lens = np.where(cells.wild, 0, lens)
+    offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    members = np.empty(int(offsets[-1]), dtype=np.int64)
+    plain = (cells.key >= 0) & ~cells.wild
+    members[offsets[:-1][plain]] = cells.key[plain]
+    sets = np.flatnonzero((cells.key < 0) & ~cells.wild)
+    if len(sets):
+        src = np.concatenate([np.arange(cells.offsets[i], cells.offsets[i + 1]) for i in sets])
+        dst = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in sets])
+        members[dst] = cells.members[src]
+    del n
+    return offsets, members
 
 
 def _vote(t, r, secret, n_targets, rng, numeric):
-    """Per target, the guess from its matched rows."""
+    """Per target, the guess from its matched rows: the median (numbers) or the category
+    with the most votes (a row's vote shared among its cell's members; ties at random)."""
     guess = np.full(n_targets, np.nan)
     if not len(t):
         return guess
-    s = secret[r]
     if numeric:
+        s = secret[r]
         keep = ~np.isnan(s)
         t, s = t[keep], s[keep]
         order = np.lexsort((s, t))
@@ -55,16 +80,35 @@ def _vote(t, r, secret, n_targets, rng, numeric):
         hi = start + counts // 2
         guess[have] = (s[lo[have]] + s[hi[have]]) / 2
         return guess
-    s = np.nan_to_num(s.astype(np.float64), nan=-1.0)
-    pairs = np.stack([t.astype(np.float64), s], axis=1)
-    uniq, votes = np.unique(pairs, axis=0, return_counts=True)
-    score = votes + rng.random(len(votes)) * 0.5  # ties at random
-    order = np.lexsort((-score, uniq[:, 0]))
+    offsets, members = secret
+    lens = np.diff(offsets)[r]
+    tt = np.repeat(t, lens)
+    at = np.repeat(offsets[:-1][r] - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+    mm = members[at + np.arange(int(lens.sum()))]
+    if not len(tt):
+        return guess
+    width = int(members.max()) + 1
+    uniq, inv = np.unique(tt * width + mm, return_inverse=True)
+    score = np.bincount(inv.reshape(-1), weights=np.repeat(1.0 / lens, lens))
+    score = score + rng.random(len(score)) * 1e-9  # ties at random
+    ut = uniq // width
+    order = np.lexsort((-score, ut))
     first = np.ones(len(order), dtype=bool)
-    first[1:] = uniq[order[1:], 0] != uniq[order[:-1], 0]
+    first[1:] = ut[order[1:]] != ut[order[:-1]]
     best = order[first]
-    guess[uniq[best, 0].astype(np.int64)] = uniq[best, 1]
-    return np.where(guess == -1.0, np.nan, guess)
+    guess[ut[best]] = uniq[best] % width
+    return guess
+
+
+def _truth(col: Column, values: pd.Series) -> np.ndarray:
+    """Targets' secrets as floats: numbers, or category keys (NaN for missing)."""
+    v = col.values(values).astype(np.float64)
+    return np.where(v == col.missing_key, np.nan, v) if col.space == "cat" else v
+
+
+def _fix(guess: np.ndarray, col: Column) -> np.ndarray:
+    """A guess of the missing key is a guess of "missing" (NaN)."""
+    return guess if col.space == "num" else np.where(guess == col.missing_key, np.nan, guess)
 
 
 def _hits(guess, truth, numeric, tolerance):
@@ -111,23 +155,20 @@ def inference(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Data
     n, main_t, ctrl_t = _checks.draw_targets(n_attacks, original, control, rng, what=WHAT)
     scol = Column(secret, original[secret], release[secret], [control[secret]])
     numeric = scol.space == "num"
-    svals = _secret_values(scol, release[secret]).astype(np.float64)
+    svals = _secret_values(scol, release[secret])
     side = Side(release, original, control, aux, missing)
     out = {}
     for name, df, rows in (("main", original, main_t), ("control", control, ctrl_t)):
         t, r, dist = matches(side, side.values(df, rows))
-        guess = _vote(t, r, svals, n, rng, numeric)
-        truth = scol.values(df[secret].iloc[rows]).astype(np.float64)
-        if scol.space == "cat":
-            truth = np.where(truth == scol.missing_key, np.nan, truth)
-            guess = np.where(guess == scol.missing_key, np.nan, guess)
+        guess = _fix(_vote(t, r, svals, n, rng, numeric), scol)
+        truth = _truth(scol, df[secret].iloc[rows])
         out[name] = (_hits(guess, truth, numeric, tolerance), guess,
                      np.bincount(t, minlength=n), dist)
-    base_guess = svals[rng.integers(0, len(release), size=n)]
-    truth = scol.values(original[secret].iloc[main_t]).astype(np.float64)
-    if scol.space == "cat":
-        truth = np.where(truth == scol.missing_key, np.nan, truth)
-        base_guess = np.where(base_guess == scol.missing_key, np.nan, base_guess)
+    pick = rng.integers(0, len(release), size=n)
+    base_guess = svals[pick] if numeric else _vote(
+        np.arange(n), pick, svals, n, rng, False)
+    truth = _truth(scol, original[secret].iloc[main_t])
+    base_guess = _fix(base_guess, scol)
     base_ok = _hits(base_guess, truth, numeric, tolerance)
     ok, guess, count, dist = out["main"]
     ctrl_ok = out["control"][0]

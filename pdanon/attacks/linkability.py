@@ -56,9 +56,8 @@ def linkability(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Da
     picks = {}
     for half, cols in (("a", cols_a), ("b", cols_b)):
         side = Side(release, original, control, cols, missing)
-        prio = rng.permutation(len(release))
-        picks[half] = (nearest(side, side.values(original, main_t), n_neighbors, prio),
-                       nearest(side, side.values(control, ctrl_t), n_neighbors, prio))
+        picks[half] = (nearest(side, side.values(original, main_t), n_neighbors, rng),
+                       nearest(side, side.values(control, ctrl_t), n_neighbors, rng))
 
     def linked(x, y):
         return (x[:, :, None] == y[:, None, :]).any(axis=(1, 2))

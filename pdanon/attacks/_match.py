@@ -33,6 +33,9 @@ class Side:
         first = np.full(n_u, self.n, dtype=np.int64)
         np.minimum.at(first, labels, np.arange(self.n, dtype=np.int64))
         self.inverse = labels
+        self.weights = np.bincount(labels, minlength=n_u)
+        self.order = np.argsort(labels, kind="stable")  # rows grouped by combination
+        self.offsets = np.concatenate([[0], np.cumsum(self.weights)]).astype(np.int64)
         self.columns = [Column(c, original[c], release[c], [control[c]], missing=missing)
                         for c in self.cols]
         reps = release.iloc[first]
@@ -42,17 +45,18 @@ class Side:
         part = df.iloc[rows]
         return [col.values(part[c]) for col, c in zip(self.columns, self.cols)]
 
-    def chunks(self, values: list):
-        """Yield ``(t0, t1, D)``: D the (t1 - t0) × release-rows distance matrix."""
+    def chunks(self, values: list, rows: bool = True):
+        """Yield ``(t0, t1, D)``: D the (t1 - t0) × release-rows distance matrix (``rows=False``:
+        × distinct combinations)."""
         t = len(values[0]) if values else 0
-        step = max(1, BUDGET // max(self.n, 1))
+        step = max(1, BUDGET // max(self.n if rows else len(self.weights), 1))
         for t0 in range(0, t, step):
             t1 = min(t, t0 + step)
             du = None
             for col, cells, v in zip(self.columns, self.cells, values):
                 d = col.distance(v[t0:t1], cells)
                 du = d if du is None else du + d
-            yield t0, t1, du[:, self.inverse]
+            yield t0, t1, (du[:, self.inverse] if rows else du)
 
 
 def nearest(side: Side, values: list, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -60,12 +64,16 @@ def nearest(side: Side, values: list, k: int, rng: np.random.Generator) -> np.nd
     are taken in a random order drawn per target (the attacker has nothing to prefer one by)."""
     t = len(values[0])
     out = np.empty((t, k), dtype=np.int64)
+    if k == 1:  # on the combinations: the first of a combination's w rows to come ~ 1 - U^(1/w)
+        for t0, t1, d in side.chunks(values, rows=False):
+            m = d.min(axis=1)
+            first = 1.0 - rng.random(d.shape) ** (1.0 / side.weights[None, :])
+            u = np.where(d == m[:, None], first, 2.0).argmin(axis=1)
+            at = side.offsets[u] + (rng.random(t1 - t0) * side.weights[u]).astype(np.int64)
+            out[t0:t1, 0] = side.order[np.minimum(at, side.offsets[u + 1] - 1)]
+        return out
     for t0, t1, d in side.chunks(values):
         prio = rng.random(d.shape)
-        if k == 1:
-            m = d.min(axis=1)
-            out[t0:t1, 0] = np.where(d == m[:, None], prio, 2.0).argmin(axis=1)
-            continue
         thr = np.partition(d, k - 1, axis=1)[:, k - 1]
         less = d < thr[:, None]
         tied = d == thr[:, None]
@@ -82,15 +90,20 @@ def nearest(side: Side, values: list, k: int, rng: np.random.Generator) -> np.nd
 def matches(side: Side, values: list):
     """Every target's nearest release rows (all those at its least distance), as pairs
     ``(target, row)`` sorted by target, and the least distance per target."""
-    ts, rs, best = [], [], []
-    for t0, t1, d in side.chunks(values):
+    ts, us, best = [], [], []
+    for t0, t1, d in side.chunks(values, rows=False):
         m = d.min(axis=1)
-        t, r = np.nonzero(d == m[:, None])
+        t, u = np.nonzero(d == m[:, None])
         ts.append(t + t0)
-        rs.append(r)
+        us.append(u)
         best.append(m)
-    cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
-    return cat(ts), cat(rs), cat(best)
+    if not ts:
+        return (np.zeros(0, dtype=np.int64),) * 3
+    t, u = np.concatenate(ts), np.concatenate(us)
+    lens = side.weights[u]
+    starts = side.offsets[u]
+    at = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
+    return np.repeat(t, lens), side.order[at], np.concatenate(best)
 
 
 def random_sets(rng: np.random.Generator, n_rows: int, t: int, k: int) -> np.ndarray:

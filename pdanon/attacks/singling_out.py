@@ -121,7 +121,11 @@ class _Table:
             return out
         tables = []
         for col, u, cells, ng in zip(columns, self.uniq, preds.cells, preds.neg):
-            tables.append(col.contains(u, cells) ^ (ng[None, :] & ~cells.wild[None, :]))
+            tab = np.ones((len(u), q), dtype=bool)
+            used = np.flatnonzero(~cells.wild)
+            if len(used):
+                tab[:, used] = col.contains(u, cells.take(used)) ^ ng[None, used]
+            tables.append(tab)
         for r0, r1, hit in _hits(tables, self.inv, self.n, q):
             w = np.ones((r1 - r0, 1)) if weights is None else weights[r0:r1]
             out += hit.T.astype(np.float64) @ w
@@ -133,22 +137,38 @@ class _Release:
     row's cell among them (``full``: the cells of every row, for building predicates)."""
 
     def __init__(self, columns: list, release: pd.DataFrame):
-        from pdanon._groups import column_codes
+        from pdanon._groups import column_codes, combine_codes
 
-        self.n = len(release)
+        n = len(release)
         self.full = [col.release_cells(release[col.name]) for col in columns]
-        self.distinct, self.inv = [], []
+        self.distinct, codes = [], []
         for col, full in zip(columns, self.full):
-            codes, m = column_codes(release[col.name].array)
-            first = np.full(m, self.n, dtype=np.int64)
-            np.minimum.at(first, codes, np.arange(self.n, dtype=np.int64))
+            c, m = column_codes(release[col.name].array)
+            first = np.full(m, n, dtype=np.int64)
+            np.minimum.at(first, c, np.arange(n, dtype=np.int64))
             self.distinct.append(full.take(first))
-            self.inv.append(codes)
+            codes.append(c)
+        # rows sharing every cell are counted once, with their number
+        labels = combine_codes(codes, n)
+        self.weights = np.bincount(labels).astype(np.float64)
+        first = np.full(len(self.weights), n, dtype=np.int64)
+        np.minimum.at(first, labels, np.arange(n, dtype=np.int64))
+        self.inv = [c[first] for c in codes]
+        self.n = len(self.weights)
+
+    @classmethod
+    def inside(cls, col: Column, cells: Cells, preds: Cells) -> np.ndarray:
+        """cells × predicates: the cell lies in the predicate (a set: when every member
+        does; a missing cell under ``missing="wildcard"``: always, it may hold anything).
+        Only the predicates that use the column are computed."""
+        used = np.flatnonzero(~preds.wild)
+        out = np.ones((len(cells), len(preds)), dtype=bool)
+        if len(used):
+            out[:, used] = cls._inside(col, cells, preds.take(used))
+        return out
 
     @staticmethod
-    def inside(col: Column, cells: Cells, preds: Cells) -> np.ndarray:
-        """cells × predicates: the cell lies in the predicate (a set: when every member
-        does; a missing cell under ``missing="wildcard"``: always, it may hold anything)."""
+    def _inside(col: Column, cells: Cells, preds: Cells) -> np.ndarray:
         wild = preds.wild[None, :] | cells.wild[:, None]
         na = cells.na[:, None] & preds.na[None, :]
         if col.space != "cat":
@@ -161,10 +181,13 @@ class _Release:
             return wild | na | (ok & strict & ~cells.na[:, None])
         vals = cells.key if cells.offsets is None else np.where(cells.key >= 0, cells.key, -1)
         out = col.contains(vals, preds)
-        if cells.offsets is not None:
-            for i in np.flatnonzero(cells.key < 0):  # one per distinct published set
-                mem = cells.members[cells.offsets[i]:cells.offsets[i + 1]]
-                out[i] = col.contains(mem, preds).all(axis=0)
+        sets = np.flatnonzero(cells.key < 0) if cells.offsets is not None else []
+        if len(sets):  # a set lies in the predicate when every member does
+            lens = np.diff(cells.offsets)[sets]
+            at = np.repeat(cells.offsets[:-1][sets] - (np.cumsum(lens) - lens), lens)
+            mem = cells.members[at + np.arange(int(lens.sum()))]
+            inner = col.contains(mem, preds)
+            out[sets] = np.logical_and.reduceat(inner, np.cumsum(lens) - lens, axis=0)
         return wild | out
 
     def counts(self, columns: list, preds: _Predicates) -> np.ndarray:
@@ -175,8 +198,8 @@ class _Release:
             return out
         tables = [self.inside(col, d, pc) for col, d, pc in
                   zip(columns, self.distinct, preds.cells)]
-        for _, _, hit in _hits(tables, self.inv, self.n, q):
-            out += hit.sum(axis=0)
+        for r0, r1, hit in _hits(tables, self.inv, self.n, q):
+            out += self.weights[r0:r1] @ hit
         return out
 
 

@@ -292,7 +292,8 @@ class RiskMethods:
     @checked
     def attacks(self, original: pd.DataFrame, *, control: pd.DataFrame, columns=None,
                 aux_cols=None, secret=None, n_attacks: int | None = None, seed=None,
-                level: float = 0.95, missing: str | None = None, **roles) -> dict:
+                level: float = 0.95, missing: str | None = None, hierarchies=None,
+                **roles) -> dict:
         """Singling out, linkability and inference on this release (see
         :mod:`pdanon.attacks` and docs/attacks.md): ``{"singling_out": result,
         "linkability": result, "inference": result}``, each an
@@ -305,7 +306,8 @@ class RiskMethods:
         ``aux_cols``: linkability's two halves (default: the quasi-identifiers dealt
         alternately); ``secret``: inference's target (default: the first sensitive column;
         without one, no inference is run), guessed from the quasi-identifiers.
-        ``missing``: as in :meth:`frequencies` (default: the release's own rule).
+        ``missing``: as in :meth:`frequencies` (default: the release's own rule);
+        ``hierarchies``: ``{column: hierarchy}`` to read published hierarchy labels.
 
         Example
         -------
@@ -326,18 +328,18 @@ class RiskMethods:
         cols = list(columns) if columns is not None else (qi + sens or None)
         out = {"singling_out": singling_out(self._df, original, control=control,
                                             columns=cols, seed=seed, level=level,
-                                            missing=rule,
+                                            missing=rule, hierarchies=hierarchies,
                                             **({} if n_attacks is None else
                                                {"n_attacks": n_attacks}))}
         if aux_cols is None:
             aux_cols = (qi[0::2], qi[1::2])
         out["linkability"] = linkability(self._df, original, control=control, aux_cols=aux_cols,
                                          n_attacks=n_attacks, seed=seed, level=level,
-                                         missing=rule)
+                                         missing=rule, hierarchies=hierarchies)
         secret = secret if secret is not None else (sens[0] if sens else None)
         if secret is not None:
             aux = [c for c in qi if c != secret]
             out["inference"] = inference(self._df, original, control=control, aux_cols=aux,
                                          secret=secret, n_attacks=n_attacks, seed=seed,
-                                         level=level, missing=rule)
+                                         level=level, missing=rule, hierarchies=hierarchies)
         return out

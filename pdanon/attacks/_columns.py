@@ -101,11 +101,13 @@ class Column:
     """One attacked column: its space (from the original) and the conversions into it."""
 
     def __init__(self, name, original: pd.Series, release: pd.Series, others=(),
-                 missing: str = "value"):
+                 missing: str = "value", hierarchy=None):
         from pdanon.roles import infer_kind
 
         self.name = name
         self.missing = missing
+        self.hierarchy = hierarchy
+        self._seen = [original, *others]
         kind = infer_kind(original)
         self.categories = None
         self.star_is_value = any(bool((o.astype(object) == STAR).any())
@@ -178,11 +180,14 @@ class Column:
         gen = _is_generalized(s)
         if not gen and self.space != "num":
             star = (s.astype(object) == STAR).to_numpy(dtype=bool)
-            if star.any() and not self.star_is_value:  # pdanon's mark of a column generalized to its top: any value
+            if star.any() and not self.star_is_value:  # the top of a hierarchy: any value
                 cells = self.release_cells(s.astype(object).where(~star, None))
                 cells.wild = cells.wild | star
                 cells.na = cells.na & ~star
                 return cells
+            labels = self._labels(s)
+            if labels is not None:
+                return self._label_cells(s, labels, wild)
         if self.space in ("num", "pos"):
             olo = np.zeros(n, dtype=bool)
             ohi = np.zeros(n, dtype=bool)
@@ -224,6 +229,79 @@ class Column:
         order = np.lexsort((members, np.repeat(np.arange(n), lens)))
         return Cells(na, wild, key=key, offsets=offsets.astype(np.int64),
                      members=members[order].astype(np.int64))
+
+    def _labels(self, s: pd.Series):
+        """Plain published values that are no value of the original: hierarchy labels
+        (``{label: [values it covers]}`` read from ``hierarchy``), or None when there are
+        none. Without a hierarchy an unseen value of an unordered column is a value of its
+        own, and one of an ordered column (no place in its order) is refused."""
+        obj = pd.Index(pd.unique(s.dropna().astype(object)), dtype=object, tupleize_cols=False)
+        known = pd.Index(pd.unique(pd.concat([o.dropna().astype(object) for o in self._seen])),
+                         dtype=object, tupleize_cols=False)
+        unknown = obj[~obj.isin(known)]
+        if self.space == "cat" and len(unknown) == 0:
+            return None
+        if self.space == "pos":
+            unknown = obj[self.categories.get_indexer(obj) < 0]
+        if len(unknown) == 0 or (self.hierarchy is None and self.space == "cat"):
+            return None  # unordered: an unseen value is a value of its own
+        if self.hierarchy is None:
+            raise InvalidInputError(
+                f"column {self.name!r}: the release publishes {unknown[0]!r}, which is no value "
+                f"of the original; if it is a hierarchy label, pass hierarchies={{"
+                f"{self.name!r}: <the hierarchy the release was made with>}} so that the "
+                f"attack reads which values it covers")
+        table = self.hierarchy.levels_table(known.to_numpy())
+        covers = {}
+        for level in [c for c in table.columns if c != "value"]:
+            for label, values in table.groupby(level, sort=False)["value"]:
+                covers.setdefault(label, set()).update(v for v in values if not pd.isna(v))
+        missing = [u for u in unknown if u not in covers]
+        if missing:
+            raise InvalidInputError(
+                f"column {self.name!r}: the release publishes {missing[0]!r}, neither a value "
+                f"of the original nor a label of the hierarchy given for it")
+        return {u: sorted(covers[u], key=str) for u in unknown}
+
+    def _label_cells(self, s: pd.Series, labels: dict, wild: np.ndarray) -> Cells:
+        """Cells of a column that holds hierarchy labels: each label the set (``cat``) or
+        the range of positions (``pos``) of the values it covers."""
+        obj = s.astype(object)
+        is_label = obj.isin(list(labels)).to_numpy(dtype=bool)
+        base = self.release_cells(obj.where(~is_label, None))
+        base.wild = wild | base.wild
+        base.na = base.na & ~is_label
+        names = list(labels)
+        which = pd.Index(names, dtype=object, tupleize_cols=False).get_indexer(
+            pd.Index(obj[is_label].to_numpy(), dtype=object, tupleize_cols=False))
+        if self.space == "pos":
+            pos = [self.categories.get_indexer(pd.Index(labels[u], dtype=object)) for u in names]
+            base.lo[is_label] = np.array([float(p[p >= 0].min()) for p in pos])[which]
+            base.hi[is_label] = np.array([float(p[p >= 0].max()) for p in pos])[which]
+            return base
+        # every label's member keys once (CSR over labels), then gathered per row
+        per = [np.sort(self.categories.get_indexer(pd.Index(labels[u], dtype=object,
+                                                            tupleize_cols=False)))
+               for u in names]
+        l_len = np.array([len(p) for p in per], dtype=np.int64)
+        l_off = np.concatenate([[0], np.cumsum(l_len)]).astype(np.int64)
+        l_mem = np.concatenate(per).astype(np.int64) if per else np.zeros(0, dtype=np.int64)
+        lens = np.where(base.na | base.wild, 0, 1).astype(np.int64)
+        lens[is_label] = l_len[which]
+        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        members = np.empty(int(offsets[-1]), dtype=np.int64)
+        plain = (lens == 1) & ~is_label
+        members[offsets[:-1][plain]] = base.key[plain]
+        rows = np.flatnonzero(is_label)
+        take = np.repeat(l_off[which] - (np.cumsum(l_len[which]) - l_len[which]), l_len[which])
+        src = take + np.arange(int(l_len[which].sum()))
+        dst = np.repeat(offsets[rows] - (np.cumsum(lens[rows]) - lens[rows]), lens[rows]) \
+            + np.arange(int(lens[rows].sum()))
+        members[dst] = l_mem[src]
+        key = np.where(is_label, -1, base.key)
+        single = is_label & (lens == 1)
+        key[single] = members[offsets[:-1][single]]
+        return Cells(base.na, base.wild, key=key, offsets=offsets, members=members)
 
     def _category_values(self, categories) -> np.ndarray:
         """Published categories of an ordered range in this space (positions or numbers)."""

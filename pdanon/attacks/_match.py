@@ -23,7 +23,7 @@ class Side:
     """The release seen through some columns: its distinct combinations and their cells."""
 
     def __init__(self, release: pd.DataFrame, original: pd.DataFrame, control: pd.DataFrame,
-                 cols, missing: str):
+                 cols, missing: str, hierarchies=None):
         from pdanon._groups import class_labels
 
         self.cols = list(cols)
@@ -36,8 +36,9 @@ class Side:
         self.weights = np.bincount(labels, minlength=n_u)
         self.order = np.argsort(labels, kind="stable")  # rows grouped by combination
         self.offsets = np.concatenate([[0], np.cumsum(self.weights)]).astype(np.int64)
-        self.columns = [Column(c, original[c], release[c], [control[c]], missing=missing)
-                        for c in self.cols]
+        h = hierarchies or {}
+        self.columns = [Column(c, original[c], release[c], [control[c]], missing=missing,
+                               hierarchy=h.get(c)) for c in self.cols]
         reps = release.iloc[first]
         self.cells = [col.release_cells(reps[c]) for col, c in zip(self.columns, self.cols)]
 

@@ -122,14 +122,16 @@ def _hits(guess, truth, numeric, tolerance):
 
 def inference(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.DataFrame,
               aux_cols, secret, n_attacks: int | None = None, tolerance: float = 0.05,
-              seed=None, level: float = LEVEL, missing: str = "value") -> AttackResult:
+              seed=None, level: float = LEVEL, missing: str = "value",
+              hierarchies=None) -> AttackResult:
     """Inference risk of ``secret`` in ``release`` for records of ``original`` given their
     ``aux_cols`` (see the module docstring and docs/attacks.md).
 
     ``tolerance``: a numeric guess succeeds within ``tolerance × |secret|``; ``n_attacks``:
     targets drawn from the original and the control (default ``min(2000, rows)``); ``seed``:
     for tests (else a CSPRNG); ``missing="wildcard"``: a missing release cell contains every
-    value. ``detail``: per main target, its row in ``original``, ``guess`` (a number, or the
+    value; ``hierarchies``: ``{column: hierarchy}`` to read published hierarchy labels.
+    ``detail``: per main target, its row in ``original``, ``guess`` (a number, or the
     position of the category among the secret's values), ``matches`` (rows at the least
     distance), ``distance`` and ``success``.
 
@@ -153,10 +155,11 @@ def inference(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Data
                                         f"{tolerance!r}")
     rng = rng_of(seed)
     n, main_t, ctrl_t = _checks.draw_targets(n_attacks, original, control, rng, what=WHAT)
-    scol = Column(secret, original[secret], release[secret], [control[secret]])
+    scol = Column(secret, original[secret], release[secret], [control[secret]],
+                  hierarchy=(hierarchies or {}).get(secret))
     numeric = scol.space == "num"
     svals = _secret_values(scol, release[secret])
-    side = Side(release, original, control, aux, missing)
+    side = Side(release, original, control, aux, missing, hierarchies)
     out = {}
     for name, df, rows in (("main", original, main_t), ("control", control, ctrl_t)):
         t, r, dist = matches(side, side.values(df, rows))

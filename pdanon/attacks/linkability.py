@@ -23,7 +23,8 @@ WHAT = "linkability"
 
 def linkability(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.DataFrame,
                 aux_cols, n_neighbors: int = 1, n_attacks: int | None = None, seed=None,
-                level: float = LEVEL, missing: str = "value") -> AttackResult:
+                level: float = LEVEL, missing: str = "value",
+                hierarchies=None) -> AttackResult:
     """Linkability risk of ``release`` for records of ``original`` (see the module docstring
     and docs/attacks.md).
 
@@ -31,7 +32,8 @@ def linkability(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Da
     many nearest release rows each half may point to; ``n_attacks``: targets drawn from the
     original and from the control (default ``min(2000, rows)``); ``seed``: for tests (else a
     CSPRNG); ``missing="wildcard"``: a missing release cell contains every value (local
-    suppression). ``detail``: per target of the main attack, its row in ``original``
+    suppression); ``hierarchies``: ``{column: hierarchy}`` to read published hierarchy labels
+    (docs/attacks.md). ``detail``: per target of the main attack, its row in ``original``
     (``target``), the release rows each half chose and ``success``.
 
     Example
@@ -55,7 +57,7 @@ def linkability(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Da
     n, main_t, ctrl_t = _checks.draw_targets(n_attacks, original, control, rng, what=WHAT)
     picks = {}
     for half, cols in (("a", cols_a), ("b", cols_b)):
-        side = Side(release, original, control, cols, missing)
+        side = Side(release, original, control, cols, missing, hierarchies)
         picks[half] = (nearest(side, side.values(original, main_t), n_neighbors, rng),
                        nearest(side, side.values(control, ctrl_t), n_neighbors, rng))
 

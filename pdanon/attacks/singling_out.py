@@ -312,7 +312,8 @@ def _size_correction(columns, table: _Table, preds: _Predicates, n_target: int, 
 def singling_out(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.DataFrame,
                  n_attacks: int = 2000, mode: str = "multivariate", n_cols: int | None = None,
                  columns=None, max_attempts: int | None = None, seed=None,
-                 level: float = LEVEL, missing: str = "value") -> AttackResult:
+                 level: float = LEVEL, missing: str = "value",
+                 hierarchies=None) -> AttackResult:
     """Singling-out risk of ``release`` for records of ``original`` (module docstring;
     docs/attacks.md).
 
@@ -320,7 +321,8 @@ def singling_out(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.D
     ``columns``: the columns the attacker reads (default: every column the three tables
     share); ``n_attacks``: predicates asked for; ``max_attempts``: tries of the multivariate
     search (default ``20 × n_attacks``); ``seed``: for tests (else a CSPRNG);
-    ``missing="wildcard"``: a missing release cell stands for any value. ``detail``: per
+    ``missing="wildcard"``: a missing release cell stands for any value; ``hierarchies``:
+    ``{column: hierarchy}`` to read published hierarchy labels. ``detail``: per
     predicate, ``predicate`` (text), ``original_matches``, ``control_matches``, ``success``.
 
     Example
@@ -354,7 +356,9 @@ def singling_out(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.D
             f"{WHAT}: n_cols must be an integer in 1..{len(cols)} (the attacked columns), got "
             f"{n_cols!r}")
     rng = rng_of(seed)
-    columns_ = [Column(c, original[c], release[c], [control[c]], missing=missing) for c in cols]
+    h = hierarchies or {}
+    columns_ = [Column(c, original[c], release[c], [control[c]], missing=missing,
+                       hierarchy=h.get(c)) for c in cols]
     rel = _Release(columns_, release)
     if mode == "univariate":
         cand = _univariate(columns_, release, rel, missing)

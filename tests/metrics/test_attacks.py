@@ -326,3 +326,27 @@ def test_inference_a_published_set_shares_its_vote_and_a_star_matches_anything()
     # "*" holds every zip: all three rows match; votes x 1.5, y 1, z 0.5: the guess is x
     assert set(r.detail["matches"]) == {3}
     assert r.main_rate == pytest.approx(2 / 3) and r.control_rate == pytest.approx(1 / 3)
+
+
+def test_a_published_hierarchy_label_covers_its_values_and_needs_the_hierarchy():
+    edu = pdanon.datasets.EDUCATION_ORDER
+    h = read_arx_csv(pdanon.datasets.adult_hierarchy_path("education"))
+    cat = pd.CategoricalDtype(edu, ordered=True)
+    original = pd.DataFrame({"education": pd.Series(["HS-grad", "11th", "Masters"], dtype=cat),
+                             "s": ["x", "x", "y"]})
+    control = pd.DataFrame({"education": pd.Series(["9th", "Doctorate", "12th"], dtype=cat),
+                            "s": ["x", "y", "y"]})
+    labels = pd.CategoricalDtype(list(edu) + ["High School"], ordered=True)
+    release = pd.DataFrame({"education": pd.Series(["High School", "High School", "Masters"],
+                                                   dtype=labels), "s": ["x", "x", "y"]})
+    with pytest.raises(InvalidInputError, match="hierarchies="):
+        attacks.inference(release, original, control=control, aux_cols=["education"],
+                          secret="s", seed=0)
+    r = attacks.inference(release, original, control=control, aux_cols=["education"],
+                          secret="s", seed=0, hierarchies={"education": h})
+    # "High School" holds HS-grad, 11th, 9th and 12th: those targets match its two rows (x)
+    assert r.main_rate == 1.0
+    assert sorted(r.detail["matches"]) == [1, 2, 2]
+    # control: 9th -> High School -> x (right); Doctorate -> nearest by position, Masters -> y
+    # (right); 12th -> High School -> x (wrong)
+    assert r.control_rate == pytest.approx(2 / 3)

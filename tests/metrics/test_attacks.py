@@ -350,3 +350,23 @@ def test_a_published_hierarchy_label_covers_its_values_and_needs_the_hierarchy()
     # control: 9th -> High School -> x (right); Doctorate -> nearest by position, Masters -> y
     # (right); 12th -> High School -> x (wrong)
     assert r.control_rate == pytest.approx(2 / 3)
+
+
+def test_a_weight_column_published_unchanged_shows_up_as_inference_risk():
+    # the leak of a survey weight kept beside a k-anonymous release: the weight is unique per
+    # person, so whoever holds a target's weight finds its row and reads its salary
+    adult = pdanon.datasets.load_adult(nrows=3000)
+    rng = np.random.default_rng(5)
+    adult = adult.assign(w=rng.uniform(50, 5000, len(adult)).round(2))
+    original, control = adult.iloc[:1500], adult.iloc[1500:].reset_index(drop=True)
+    qi = list(pdanon.datasets.ADULT_QUASI_IDENTIFIERS)
+    safe = original.drop(columns="w").anon.k_anonymize(5, row_order="input")
+    leaky = safe.assign(w=original["w"].to_numpy())
+    r = attacks.inference(leaky, original, control=control, aux_cols=["w"],
+                          secret="salary-class", n_attacks=500, seed=0)
+    assert r.main_rate == 1.0 and r.ci[0] > 0.5
+    # the same release without the weight: the quasi-identifiers' classes say little more
+    # than the control
+    r = attacks.inference(safe, original, control=control, aux_cols=qi,
+                          secret="salary-class", n_attacks=500, seed=0)
+    assert r.risk < 0.5

@@ -13,7 +13,8 @@ microaggregated, perturbed, DP samples, tables read back from files.
 
 * :func:`singling_out` -- predicates read off the release that isolate one original record;
 * :func:`linkability` -- two disjoint halves of a record joined through the release;
-* :func:`inference` -- a secret column guessed from the release rows nearest to the rest.
+* :func:`inference` -- a secret column guessed from the release rows nearest to the rest;
+* :func:`holdout` -- the control set, held out (stratified if asked) before anonymizing.
 
 Each returns an :class:`AttackResult` (``risk``, ``ci``, ``main_rate``, ``control_rate``,
 ``baseline_rate``, ``n_attacks``, per-attack ``detail``). ``df.anon.attacks(original,
@@ -38,8 +39,10 @@ Example
 from __future__ import annotations
 
 from pdanon.attacks._result import LEVEL, AttackResult, wilson
+from pdanon.attacks._split import SHARE, holdout
 from pdanon.attacks.inference import inference
 from pdanon.attacks.linkability import linkability
 from pdanon.attacks.singling_out import singling_out
 
-__all__ = ["singling_out", "linkability", "inference", "AttackResult", "wilson", "LEVEL"]
+__all__ = ["singling_out", "linkability", "inference", "holdout", "AttackResult", "wilson",
+           "LEVEL", "SHARE"]

@@ -370,3 +370,19 @@ def test_a_weight_column_published_unchanged_shows_up_as_inference_risk():
     r = attacks.inference(safe, original, control=control, aux_cols=qi,
                           secret="salary-class", n_attacks=500, seed=0)
     assert r.risk < 0.5
+
+
+def test_holdout_keeps_each_strata_share_and_refuses_an_empty_part():
+    df = pd.DataFrame({"s": ["a"] * 50 + ["b"] * 30 + ["c"] * 3, "x": range(83)})
+    before = df.copy()
+    original, control = attacks.holdout(df, 0.2, stratify="s", seed=1)
+    assert control["s"].value_counts().to_dict() == {"a": 10, "b": 6, "c": 1}
+    assert len(original) + len(control) == 83
+    assert not set(original.index) & set(control.index)
+    pd.testing.assert_frame_equal(df, before)
+    # the split feeds the attacks: no row of the control is a row of the original
+    attacks.linkability(original, original, control=control, aux_cols=(["s"], ["x"]), seed=0)
+    with pytest.raises(InvalidInputError, match="no control row"):
+        attacks.holdout(df.iloc[:2], 0.2)
+    with pytest.raises(InvalidInputError, match="between 0 and 1"):
+        attacks.holdout(df, 1.0)

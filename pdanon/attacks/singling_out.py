@@ -52,30 +52,80 @@ def _concat(cells: list) -> Cells:
     return out
 
 
-def _hits(tables: list, inverses: list, n: int, q: int):
-    """Yield ``(r0, r1, hit)``: rows r0..r1-1 × predicates, every column's table (distinct
-    cells × predicates) read at the rows' cells and combined with "and"."""
-    step = max(1, BUDGET // max(q, 1))
-    for r0 in range(0, n, step):
-        r1 = min(n, r0 + step)
-        hit = np.ones((r1 - r0, q), dtype=bool)
-        for tab, inv in zip(tables, inverses):
-            hit &= tab[inv[r0:r1]]
-        yield r0, r1, hit
+class _Patterns:
+    """Counts of predicates over rows, by the columns each predicate uses.
+
+    Rows (``inv``: per column, every row's distinct cell; ``weights``: what each row counts)
+    are grouped, per set of used columns, into their distinct combinations over those columns
+    only (kept for the next batch): a predicate over 3 of 9 columns is read on the few
+    combinations of its 3, not on every row."""
+
+    def __init__(self, inv: list, weights: np.ndarray):
+        self.inv = inv
+        self.weights = weights  # (rows,) or (rows, m)
+        self.cache = {}
+
+    def _groups(self, cols: tuple):
+        if cols not in self.cache:
+            from pdanon._groups import combine_codes
+
+            n = len(self.inv[0])
+            labels = combine_codes([self.inv[j] for j in cols], n)
+            g = int(labels.max()) + 1 if n else 0
+            first = np.full(g, n, dtype=np.int64)
+            np.minimum.at(first, labels, np.arange(n, dtype=np.int64))
+            w = self.weights
+            if w.ndim == 1:
+                cw = np.bincount(labels, weights=w, minlength=g)[:, None]
+            else:
+                cw = np.stack([np.bincount(labels, weights=w[:, k], minlength=g)
+                               for k in range(w.shape[1])], axis=1)
+            self.cache[cols] = ([self.inv[j][first] for j in cols], cw)
+        return self.cache[cols]
+
+    def counts(self, tables: list, used: np.ndarray) -> np.ndarray:
+        """(predicates × m) weighted counts; ``tables[j]``: column j's distinct cells ×
+        predicates; ``used``: predicates × columns."""
+        q = used.shape[0]
+        m = 1 if self.weights.ndim == 1 else self.weights.shape[1]
+        out = np.zeros((q, m))
+        if not q or not len(self.inv[0]):
+            return out
+        patterns, which = np.unique(used, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        for p, pattern in enumerate(patterns):
+            preds = np.flatnonzero(which == p)
+            cols = tuple(np.flatnonzero(pattern).tolist())
+            if not cols:
+                out[preds] = self.weights.sum(axis=0)
+                continue
+            codes, cw = self._groups(cols)
+            subs = [tables[j][:, preds] for j in cols]  # distinct cells × these predicates
+            step = max(1, BUDGET // len(preds))
+            for g0 in range(0, len(cw), step):
+                g1 = min(len(cw), g0 + step)
+                hit = subs[0][codes[0][g0:g1]]
+                for sub, c in zip(subs[1:], codes[1:]):
+                    hit &= sub[c[g0:g1]]
+                out[preds] += hit.T.astype(np.float64) @ cw[g0:g1]
+        return out
 
 
 class _Predicates:
     """Q predicates: per column, Cells (``wild`` where the column is not used) and ``neg``."""
 
-    def __init__(self, cells: list, neg: list | None = None):
+    def __init__(self, cells: list, neg: list | None = None, src: list | None = None):
         self.cells = cells
         self.neg = neg if neg is not None else [np.zeros(len(c), dtype=bool) for c in cells]
+        # per column, the release's distinct cell each predicate was read from (or None)
+        self.src = src if src is not None else [None] * len(cells)
 
     def __len__(self):
         return len(self.cells[0]) if self.cells else 0
 
     def take(self, idx):
-        return _Predicates([c.take(idx) for c in self.cells], [n[idx] for n in self.neg])
+        return _Predicates([c.take(idx) for c in self.cells], [n[idx] for n in self.neg],
+                           [None if x is None else x[idx] for x in self.src])
 
     def keys(self) -> list:
         """A hashable identity per predicate (for uniqueness)."""
@@ -111,14 +161,11 @@ class _Table:
             u, inv = np.unique(v, return_inverse=True)
             self.uniq.append(u)
             self.inv.append(inv.reshape(-1))
+        self.patterns = None
 
     def counts(self, columns: list, preds: _Predicates, weights: np.ndarray | None = None):
-        """Per predicate, the rows it matches (or ``rows_weights``-weighted sums: Q × m)."""
+        """Per predicate, the rows it matches (or ``weights``-weighted sums: Q × m)."""
         q = len(preds)
-        m = 1 if weights is None else weights.shape[1]
-        out = np.zeros((q, m))
-        if not q or not self.n:
-            return out
         tables = []
         for col, u, cells, ng in zip(columns, self.uniq, preds.cells, preds.neg):
             tab = np.ones((len(u), q), dtype=bool)
@@ -126,10 +173,11 @@ class _Table:
             if len(used):
                 tab[:, used] = col.contains(u, cells.take(used)) ^ ng[None, used]
             tables.append(tab)
-        for r0, r1, hit in _hits(tables, self.inv, self.n, q):
-            w = np.ones((r1 - r0, 1)) if weights is None else weights[r0:r1]
-            out += hit.T.astype(np.float64) @ w
-        return out
+        if weights is None:
+            if self.patterns is None:
+                self.patterns = _Patterns(self.inv, np.ones(self.n))
+            return self.patterns.counts(tables, _used(preds))
+        return _Patterns(self.inv, weights).counts(tables, _used(preds))
 
 
 class _Release:
@@ -137,7 +185,7 @@ class _Release:
     row's cell among them (``full``: the cells of every row, for building predicates)."""
 
     def __init__(self, columns: list, release: pd.DataFrame):
-        from pdanon._groups import column_codes, combine_codes
+        from pdanon._groups import column_codes
 
         n = len(release)
         self.full = [col.release_cells(release[col.name]) for col in columns]
@@ -148,13 +196,9 @@ class _Release:
             np.minimum.at(first, c, np.arange(n, dtype=np.int64))
             self.distinct.append(full.take(first))
             codes.append(c)
-        # rows sharing every cell are counted once, with their number
-        labels = combine_codes(codes, n)
-        self.weights = np.bincount(labels).astype(np.float64)
-        first = np.full(len(self.weights), n, dtype=np.int64)
-        np.minimum.at(first, labels, np.arange(n, dtype=np.int64))
-        self.inv = [c[first] for c in codes]
-        self.n = len(self.weights)
+        self.codes = codes
+        self.subsets = {}
+        self.patterns = _Patterns(codes, np.ones(n))
 
     @classmethod
     def inside(cls, col: Column, cells: Cells, preds: Cells) -> np.ndarray:
@@ -192,15 +236,26 @@ class _Release:
 
     def counts(self, columns: list, preds: _Predicates) -> np.ndarray:
         """Per predicate, the release rows whose cells lie in it."""
-        q = len(preds)
-        out = np.zeros(q)
-        if not q:
-            return out
-        tables = [self.inside(col, d, pc) for col, d, pc in
-                  zip(columns, self.distinct, preds.cells)]
-        for r0, r1, hit in _hits(tables, self.inv, self.n, q):
-            out += self.weights[r0:r1] @ hit
-        return out
+        tables = [self._table(j, col, pc, src) for j, (col, pc, src) in
+                  enumerate(zip(columns, preds.cells, preds.src))]
+        return self.patterns.counts(tables, _used(preds))[:, 0]
+
+    def _table(self, j: int, col: Column, pc: Cells, src) -> np.ndarray:
+        """distinct cells × predicates of column j; a predicate read off a distinct cell
+        looks up the cells × cells table of the column (made once, when not too large)."""
+        d = self.distinct[j]
+        if src is None or len(d) ** 2 > BUDGET:
+            return self.inside(col, d, pc)
+        if j not in self.subsets:
+            self.subsets[j] = self.inside(col, d, d)
+        return self.subsets[j][:, src] | pc.wild[None, :]
+
+
+def _used(preds: _Predicates) -> np.ndarray:
+    """predicates × columns: the predicate reads the column."""
+    if not preds.cells:
+        return np.zeros((0, 0), dtype=bool)
+    return np.stack([~c.wild for c in preds.cells], axis=1)
 
 
 def _from_rows(columns, release: _Release, rows, chosen, medians, missing) -> _Predicates:
@@ -220,7 +275,9 @@ def _from_rows(columns, release: _Release, rows, chosen, medians, missing) -> _P
         c.wild = ~use
         c.na = c.na & use
         cells.append(c)
-    return _Predicates(cells)
+    src = [release.codes[j][rows] if col.space == "cat" else None
+           for j, col in enumerate(columns)]
+    return _Predicates(cells, src=src)
 
 
 def _univariate(columns, release: pd.DataFrame, rel: _Release, missing) -> _Predicates:

@@ -1,8 +1,9 @@
 """Nearest release rows of a block of targets, vectorized and chunked.
 
 The release is first reduced to its distinct cell combinations over the attacked columns
-(``U`` of them); the distances of a chunk of targets to every combination are summed over the
-columns (Gower's rule, :mod:`pdanon.attacks._columns`), then spread to the release's rows. Ties
+(``U`` of them); per column, the distances of a chunk's distinct values to the column's
+distinct cells are computed once and gathered for every (target, combination), then summed
+over the columns (Gower's rule, :mod:`pdanon.attacks._columns`), then spread to the release's rows. Ties
 among equally near rows are broken at random, independently per target and per half (the
 attacker has nothing to prefer one over the other). Work: O(targets × (U × columns +
 rows)); memory: at most ``BUDGET`` (target, row) pairs at once.
@@ -24,7 +25,7 @@ class Side:
 
     def __init__(self, release: pd.DataFrame, original: pd.DataFrame, control: pd.DataFrame,
                  cols, missing: str, hierarchies=None):
-        from pdanon._groups import class_labels
+        from pdanon._groups import class_labels, column_codes
 
         self.cols = list(cols)
         self.n = len(release)
@@ -40,7 +41,14 @@ class Side:
         self.columns = [Column(c, original[c], release[c], [control[c]], missing=missing,
                                hierarchy=h.get(c)) for c in self.cols]
         reps = release.iloc[first]
-        self.cells = [col.release_cells(reps[c]) for col, c in zip(self.columns, self.cols)]
+        # per column, the distinct cells among the combinations and each combination's one
+        self.cells, self.cell_of = [], []
+        for col, c in zip(self.columns, self.cols):
+            codes, m = column_codes(reps[c].array)
+            one = np.full(m, len(reps), dtype=np.int64)
+            np.minimum.at(one, codes, np.arange(len(reps), dtype=np.int64))
+            self.cells.append(col.release_cells(reps[c].iloc[one]))
+            self.cell_of.append(codes)
 
     def values(self, df: pd.DataFrame, rows) -> list:
         part = df.iloc[rows]
@@ -53,10 +61,11 @@ class Side:
         step = max(1, BUDGET // max(self.n if rows else len(self.weights), 1))
         for t0 in range(0, t, step):
             t1 = min(t, t0 + step)
-            du = None
-            for col, cells, v in zip(self.columns, self.cells, values):
-                d = col.distance(v[t0:t1], cells)
-                du = d if du is None else du + d
+            du = np.zeros((t1 - t0, len(self.weights)))
+            for col, cells, cell_of, v in zip(self.columns, self.cells, self.cell_of, values):
+                # distances of the chunk's distinct values to the distinct cells, gathered
+                uv, inv = np.unique(v[t0:t1], return_inverse=True)
+                du += col.distance(uv, cells)[:, cell_of][inv.reshape(-1)]
             yield t0, t1, (du[:, self.inverse] if rows else du)
 
 

@@ -356,13 +356,24 @@ def _size_correction(columns, table: _Table, preds: _Predicates, n_target: int, 
     def model(n, weight, norm):
         return norm * (1 - (1 - weight) ** n * (1 + n * weight)) / (n + 1)
 
-    try:
-        (wt, nm), _ = curve_fit(model, sizes.astype(float), singled.astype(float),
-                                p0=(1 / n_c, max(singled.max(), 1) * (n_c + 1)),
-                                bounds=((0, 0), (1, np.inf)), maxfev=20000)
-        ratio = model(n_target, wt, nm) / model(n_c, wt, nm)
-    except (RuntimeError, ValueError):
+    x, y = sizes.astype(float), singled.astype(float)
+    best = None
+    # several starts: the curve rises while n·w is small and falls after, and the
+    # predicates were built to single out in a table of about n_target rows
+    for w0 in (0.1 / n_target, 1 / n_target, 10 / n_target, 1 / n_c):
+        w0 = min(w0, 0.5)
+        start = (w0, max(y.max(), 1.0) / max(model(float(n_c), w0, 1.0), 1e-300))
+        try:
+            p, _ = curve_fit(model, x, y, p0=start, bounds=((0, 0), (1, np.inf)),
+                             maxfev=20000)
+        except (RuntimeError, ValueError):
+            continue
+        sse = float(((model(x, *p) - y) ** 2).sum())
+        if best is None or sse < best[0]:
+            best = (sse, p)
+    if best is None:
         return 1.0
+    ratio = model(float(n_target), *best[1]) / model(float(n_c), *best[1])
     return float(ratio) if np.isfinite(ratio) and ratio > 0 else 1.0
 
 

@@ -386,3 +386,16 @@ def test_holdout_keeps_each_strata_share_and_refuses_an_empty_part():
         attacks.holdout(df.iloc[:2], 0.2)
     with pytest.raises(InvalidInputError, match="between 0 and 1"):
         attacks.holdout(df, 1.0)
+
+
+def test_a_seed_repeats_every_draw_baselines_included_and_no_seed_draws_afresh(tables):
+    original, control = tables
+    release = original.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    kw = dict(control=control, aux_cols=(["a"], ["b"]), n_neighbors=3)
+    one = attacks.linkability(release, original, seed=7, **kw)
+    two = attacks.linkability(release, original, seed=7, **kw)
+    assert one.baseline_rate == two.baseline_rate and one.main_rate == two.main_rate
+    assert (one.detail["rows_a"].map(tuple) == two.detail["rows_a"].map(tuple)).all()
+    fresh = [tuple(attacks.linkability(release, original, **kw).detail["target"])
+             for _ in range(2)]
+    assert fresh[0] != fresh[1]  # the CSPRNG: 50 targets in another order (odds 1 in 50!)

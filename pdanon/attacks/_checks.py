@@ -60,7 +60,9 @@ def check_frames(release, original, control, columns, *, what: str) -> None:
 
 
 def _row_hashes(df: pd.DataFrame, cols) -> np.ndarray:
-    return pd.util.hash_pandas_object(df[cols].astype(object), index=False).to_numpy()
+    """One hash per row of its content over ``cols`` (pandas hashes a Categorical by its
+    values, so equal rows hash equally whatever the categories' order)."""
+    return pd.util.hash_pandas_object(df[cols], index=False).to_numpy()
 
 
 def check_disjoint(original: pd.DataFrame, control: pd.DataFrame, *, what: str) -> None:

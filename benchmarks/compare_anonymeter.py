@@ -4,7 +4,8 @@ Anonymeter (Giomi et al., PoPETs 2023; ``pip install anonymeter==1.1.0``) is nev
 here nor by pdanon: it runs in its own virtualenv, through a subprocess, on the same tables
 written to CSV files. Make the environment once::
 
-    python3 -m venv /work/venvs/anonymeter && /work/venvs/anonymeter/bin/pip install anonymeter==1.1.0
+    python3 -m venv /work/venvs/anonymeter
+    /work/venvs/anonymeter/bin/pip install anonymeter==1.1.0
 
 then run ``python benchmarks/compare_anonymeter.py`` (``--python`` names another interpreter;
 ``--attacks`` the attacks per configuration; ``--quick`` fewer configurations). For every
@@ -18,9 +19,9 @@ reported", main/control/risk), with the same Wilson intervals pdanon uses. The d
 
 Tables: ``numeric`` (6 correlated numeric columns and 2 categories: few ties, where the
 two tools' nearest-neighbour searches see the same thing) and ``adult`` (Adult's columns as
-text and age: many ties; de-duplicated before the split). Original and control are disjoint halves of one table, the same
-size, so Anonymeter's control rescaling is not exercised here (docs/attacks.md explains why
-pdanon re-fits it). Singling-out inputs are de-duplicated for both tools (Anonymeter drops
+text and age: many ties; de-duplicated before the split). Original and control are disjoint
+halves of one table, the same size, so Anonymeter's control rescaling is not exercised here
+(docs/attacks.md explains why pdanon re-fits it). Singling-out inputs are de-duplicated for both tools (Anonymeter drops
 duplicate rows before counting).
 """
 

@@ -3,10 +3,10 @@
 The release is first reduced to its distinct cell combinations over the attacked columns
 (``U`` of them); per column, the distances of a chunk's distinct values to the column's
 distinct cells are computed once and gathered for every (target, combination), then summed
-over the columns (Gower's rule, :mod:`pdanon.attacks._columns`), then spread to the release's rows. Ties
-among equally near rows are broken at random, independently per target and per half (the
-attacker has nothing to prefer one over the other). Work: O(targets × (U × columns +
-rows)); memory: at most ``BUDGET`` (target, row) pairs at once.
+over the columns (Gower's rule, :mod:`pdanon.attacks._columns`) and spread to the release's
+rows. Ties among equally near rows are broken at random, independently per target and per
+half (the attacker has nothing to prefer one over the other). Work: O(targets × (U × columns
++ rows)); memory: at most ``BUDGET`` (target, row) pairs at once.
 """
 
 from __future__ import annotations

@@ -385,7 +385,8 @@ def singling_out(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.D
     """Singling-out risk of ``release`` for records of ``original`` (module docstring;
     docs/attacks.md).
 
-    ``mode``: ``"multivariate"`` (predicates over ``n_cols`` columns, default 3 or fewer) or ``"univariate"``;
+    ``mode``: ``"multivariate"`` (predicates over ``n_cols`` columns, default 3 or fewer)
+    or ``"univariate"``;
     ``columns``: the columns the attacker reads (default: every column the three tables
     share); ``n_attacks``: predicates asked for; ``max_attempts``: tries of the multivariate
     search (default ``20 × n_attacks``); ``seed``: for tests (else a CSPRNG);

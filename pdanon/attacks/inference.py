@@ -111,6 +111,17 @@ def _fix(guess: np.ndarray, col: Column) -> np.ndarray:
     return guess if col.space == "num" else np.where(guess == col.missing_key, np.nan, guess)
 
 
+def _as_values(guess: np.ndarray, col: Column):
+    """Guesses as the secret's values (numbers stay numbers; a category key its category;
+    no guess or "missing": None)."""
+    if col.space == "num":
+        return guess
+    have = ~np.isnan(guess)
+    out = np.full(len(guess), None, dtype=object)
+    out[have] = np.asarray(col.categories, dtype=object)[guess[have].astype(np.int64)]
+    return out
+
+
 def _hits(guess, truth, numeric, tolerance):
     both_na = np.isnan(guess) & np.isnan(truth)
     if numeric:
@@ -131,8 +142,8 @@ def inference(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Data
     targets drawn from the original and the control (default ``min(2000, rows)``); ``seed``:
     for tests (else a CSPRNG); ``missing="wildcard"``: a missing release cell contains every
     value; ``hierarchies``: ``{column: hierarchy}`` to read published hierarchy labels.
-    ``detail``: per main target, its row in ``original``, ``guess`` (a number, or the
-    position of the category among the secret's values), ``matches`` (rows at the least
+    ``detail``: per main target, its row in ``original``, ``guess`` (the secret's value it
+    guessed), ``matches`` (rows at the least
     distance), ``distance`` and ``success``.
 
     Example
@@ -175,7 +186,7 @@ def inference(release: pd.DataFrame, original: pd.DataFrame, *, control: pd.Data
     base_ok = _hits(base_guess, truth, numeric, tolerance)
     ok, guess, count, dist = out["main"]
     ctrl_ok = out["control"][0]
-    detail = pd.DataFrame({"target": main_t, "guess": guess, "matches": count,
+    detail = pd.DataFrame({"target": main_t, "guess": _as_values(guess, scol), "matches": count,
                            "distance": dist, "success": ok})
     return AttackResult(WHAT, rate(ok.sum(), n), rate(ctrl_ok.sum(), n), rate(base_ok.sum(), n),
                         n, float(ok.sum()), float(ctrl_ok.sum()), n, level, detail)

@@ -399,3 +399,11 @@ def test_a_seed_repeats_every_draw_baselines_included_and_no_seed_draws_afresh(t
     fresh = [tuple(attacks.linkability(release, original, **kw).detail["target"])
              for _ in range(2)]
     assert fresh[0] != fresh[1]  # the CSPRNG: 50 targets in another order (odds 1 in 50!)
+
+
+def test_inference_detail_names_the_guessed_values():
+    release = pd.DataFrame({"zip": ["a", "a", "b"], "job": ["nurse", "nurse", "cook"]})
+    control = pd.DataFrame({"zip": ["a", "b", "b"], "job": ["cook", "nurse", "cook"]})
+    r = attacks.inference(release, release, control=control, aux_cols=["zip"], secret="job",
+                          seed=0)
+    assert sorted(r.detail["guess"]) == ["cook", "nurse", "nurse"]

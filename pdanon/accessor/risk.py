@@ -279,3 +279,58 @@ class RiskMethods:
 
         return delta_presence(self._df, list(self._measured_roles(roles).quasi_identifiers),
                               population=population, missing=missing)
+
+    @checked
+    def attacks(self, original: pd.DataFrame, *, control: pd.DataFrame, columns=None,
+                aux_cols=None, secret=None, n_attacks: int | None = None, seed=None,
+                level: float = 0.95, missing: str | None = None, hierarchies=None,
+                **roles) -> dict:
+        """Singling out, linkability and inference on this release (see
+        :mod:`pdanon.attacks` and docs/attacks.md): ``{"singling_out": result,
+        "linkability": result, "inference": result}``, each an
+        :class:`pdanon.attacks.AttackResult` (``risk``, ``ci``, ``main_rate``,
+        ``control_rate``, ``baseline_rate``).
+
+        ``original``: the rows the release was made from; ``control``: held-out rows of the
+        same population (required: without them no risk is reported). ``columns``: what the
+        attacker reads (default: the quasi-identifiers and sensitive columns);
+        ``aux_cols``: linkability's two halves (default: the quasi-identifiers dealt
+        alternately); ``secret``: inference's target (default: the first sensitive column;
+        without one, no inference is run), guessed from the quasi-identifiers.
+        ``missing``: as in :meth:`frequencies` (default: the release's own rule);
+        ``hierarchies``: ``{column: hierarchy}`` to read published hierarchy labels.
+
+        Example
+        -------
+        >>> original = pd.DataFrame({"a": range(0, 40, 2), "b": range(0, 40, 2),
+        ...                          "s": ["x", "y"] * 10})
+        >>> control = pd.DataFrame({"a": range(1, 41, 2), "b": range(39, 0, -2),
+        ...                         "s": ["y", "x"] * 10})
+        >>> out = original.anon.attacks(original, control=control, seed=0,
+        ...                             quasi_identifiers=["a", "b"], sensitive=["s"])
+        >>> sorted(out), out["linkability"].main_rate
+        (['inference', 'linkability', 'singling_out'], 1.0)
+        """
+        from pdanon.attacks import inference, linkability, singling_out
+
+        r = self._measured_roles(roles)
+        qi, sens = list(r.quasi_identifiers), list(r.sensitive)
+        rule = self._missing(missing)
+        cols = list(columns) if columns is not None else (qi + sens or None)
+        out = {"singling_out": singling_out(self._df, original, control=control,
+                                            columns=cols, seed=seed, level=level,
+                                            missing=rule, hierarchies=hierarchies,
+                                            **({} if n_attacks is None else
+                                               {"n_attacks": n_attacks}))}
+        if aux_cols is None:
+            aux_cols = (qi[0::2], qi[1::2])
+        out["linkability"] = linkability(self._df, original, control=control, aux_cols=aux_cols,
+                                         n_attacks=n_attacks, seed=seed, level=level,
+                                         missing=rule, hierarchies=hierarchies)
+        secret = secret if secret is not None else (sens[0] if sens else None)
+        if secret is not None:
+            aux = [c for c in qi if c != secret]
+            out["inference"] = inference(self._df, original, control=control, aux_cols=aux,
+                                         secret=secret, n_attacks=n_attacks, seed=seed,
+                                         level=level, missing=rule, hierarchies=hierarchies)
+        return out

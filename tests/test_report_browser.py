@@ -156,18 +156,24 @@ addEventListener("load", () => {
 </script>"""
 
 
-def laid_out(page_path, tmp_path, width: int = 1280) -> dict:
-    """The facts MEASURE logs for ``page_path`` at ``width`` px."""
-    probe = tmp_path / "measured.html"
+def probed(page_path, tmp_path, width: int, script: str, marker: str) -> dict:
+    """What ``script`` (added to a copy of ``page_path``) logs after ``marker`` once the page
+    is laid out at ``width`` px."""
+    probe = tmp_path / f"probed-{marker.strip().lower()}-{width}.html"
     probe.write_text(page_path.read_text(encoding="utf-8").replace("</body>",
-                                                                   MEASURE + "</body>"),
+                                                                   script + "</body>"),
                      encoding="utf-8")
     seen = render(probe, tmp_path, width, 900)
     for line in seen["console"]:
-        if "PDANON-FACTS " in line:
-            text = line.split("PDANON-FACTS ", 1)[1]
+        if marker in line:
+            text = line.split(marker, 1)[1]
             return json.loads(text[: text.rindex("}") + 1])
     pytest.fail(f"the measuring script logged nothing: {seen['console']}")
+
+
+def laid_out(page_path, tmp_path, width: int = 1280) -> dict:
+    """The facts MEASURE logs for ``page_path`` at ``width`` px."""
+    return probed(page_path, tmp_path, width, MEASURE, "PDANON-FACTS ")
 
 
 def _discharge_reports(tmp_path):
@@ -240,15 +246,7 @@ addEventListener("load", () => {
 
 def boxes(page_path, tmp_path, width: int) -> dict:
     """The facts MEASURE_BOXES logs for ``page_path`` at ``width`` px."""
-    probe = tmp_path / f"boxes-{width}.html"
-    probe.write_text(page_path.read_text(encoding="utf-8").replace(
-        "</body>", MEASURE_BOXES + "</body>"), encoding="utf-8")
-    seen = render(probe, tmp_path, width, 900)
-    for line in seen["console"]:
-        if "PDANON-BOXES " in line:
-            text = line.split("PDANON-BOXES ", 1)[1]
-            return json.loads(text[: text.rindex("}") + 1])
-    pytest.fail(f"the measuring script logged nothing: {seen['console']}")
+    return probed(page_path, tmp_path, width, MEASURE_BOXES, "PDANON-BOXES ")
 
 
 def test_the_harness_sees_a_chart_overflowing_its_figure(tmp_path):

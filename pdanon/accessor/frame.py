@@ -417,7 +417,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
     @checked
     def check(self, policy=None, *, original: pd.DataFrame | None = None, household=None,
-              weights=None, **roles):
+              weights=None, control: pd.DataFrame | None = None, n_attacks=None, seed=None,
+              **roles):
         """Check this release against a :class:`pdanon.Policy` (default: the release's own
         request, from ``info["models"]``): a :class:`pdanon.checks.policy.CheckResult` with
         ``passed``, one row per criterion (measured value, threshold, passed, meaning) and the
@@ -428,7 +429,11 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``household_k`` (:mod:`pdanon.screening.households`). ``weights``: the column of sampling
         weights read by the policy's weighted criteria (``max_global_risk``,
         ``max_expected_reidentifications``, ``max_individual_risk``; default the policy's
-        ``weights``). See :mod:`pdanon.checks.policy`.
+        ``weights``). ``control``: held-out rows (:func:`pdanon.attacks.holdout`): with
+        ``original`` the release is attacked (singling out, linkability, inference;
+        ``n_attacks``, ``seed``), the criteria ``max_singling_out``, ``max_linkability``,
+        ``max_inference`` read the upper bound of each risk's interval, and ``attacks``
+        holds the figures (:mod:`pdanon.checks.attack_risks`). See :mod:`pdanon.checks.policy`.
 
         Example
         -------
@@ -442,7 +447,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         from pdanon.checks.policy import check
 
         return check(self._df, policy, original=original, household=household,
-                     weights=weights, **roles)
+                     weights=weights, control=control, n_attacks=n_attacks, seed=seed,
+                     **roles)
 
     def in_random_order(self, *, seed=None) -> pd.DataFrame:
         """This frame with its rows in a random order (the operating system's CSPRNG) under
@@ -519,7 +525,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
                digest_key=None, policy=None, internal: bool = False, progress=None,
-               weights=None, household=None, **roles):
+               weights=None, household=None, control=None, **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) that opens with the verdict (``policy``: a
         :class:`pdanon.Policy`; default the release's own request, see :meth:`check`), then
@@ -530,7 +536,10 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         association kept between columns: it reads the original's values and must not
         travel with the release.
         Returns a :class:`pdanon.report.ReleaseReport` (``to_html()``, ``to_json()``,
-        shown in Jupyter). It never holds an original cell, a seed or a key. See
+        shown in Jupyter). It never holds an original cell, a seed or a key. ``control``:
+        held-out rows (:func:`pdanon.attacks.holdout`): the release is attacked and the
+        section "Singling out, linkability, inference" shows the three risks (figures;
+        criteria when the policy sets ``max_singling_out`` and the like). See
         :func:`pdanon.report.build_report` and docs/report.md.
 
         Example
@@ -543,7 +552,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
                            digest_key=digest_key, policy=policy, internal=internal,
-                           progress=progress, weights=weights, household=household, **roles)
+                           progress=progress, weights=weights, household=household,
+                           control=control, **roles)
         if path is not None:
             rep.save(path)
         return rep

@@ -132,3 +132,25 @@ def test_the_report_has_the_attack_section_with_a_control_set():
     assert "linkability_risk" in [c["criterion"] for c in failed.verdict["criteria"]]
     with pytest.raises(InvalidInputError, match="control="):
         out.anon.report(original, policy=pdanon.Policy(max_linkability=0.2))
+
+
+def test_the_report_and_the_publication_show_the_verdicts_own_draws(tmp_path):
+    # the report attacked again with fresh draws, so its figures could differ from the
+    # verdict's; it shows the verdict's (and the CLI's report goes through publish)
+    import json
+
+    from pdanon.checks.attack_risks import as_dicts
+
+    df, control = holdout(_population(), seed=0)
+    out = df.anon.k_anonymize(2, quasi_identifiers=QI, sensitive=["s"], algorithm="mondrian")
+    policy = pdanon.Policy(k=2, max_linkability=0.99, max_singling_out=0.99)
+    done = out.anon.publish(tmp_path / "rel", original=df, control=control, policy=policy,
+                            formats=("parquet",))
+    with open(tmp_path / "rel" / "report.json", encoding="utf-8") as fh:
+        shown = json.load(fh)
+    assert shown["attacks"] == json.loads(json.dumps(as_dicts(done.verdict.attacks)))
+    reported = {c["criterion"]: c["measured"] for c in shown["verdict"]["criteria"]}
+    measured = done.verdict.criteria.set_index("criterion")["measured"]
+    assert reported["linkability_risk"] == pytest.approx(measured["linkability_risk"])
+    again = out.anon.report(df, policy=policy, attacks=done.verdict.attacks)
+    assert again.attacks == shown["attacks"]

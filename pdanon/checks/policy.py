@@ -441,7 +441,8 @@ def _fmt(v) -> str:
 
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
           quasi_identifiers=None, sensitive=None, household=None,
-          weights=None, control=None, n_attacks=None, seed=None) -> CheckResult:
+          weights=None, control=None, n_attacks=None, seed=None,
+          attacks: dict | None = None) -> CheckResult:
     """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
     ``info``: the release's own request, and the default risk limit when it bounds no class's
     size). Roles come from the keywords, else those the release remembers. ``household``: a
@@ -457,7 +458,9 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     ``min(2000, rows)``; ``seed`` for tests, else a CSPRNG): criteria where the policy sets
     ``max_singling_out``, ``max_linkability`` or ``max_inference`` (the upper bound of the
     risk's interval), figures in ``attacks`` always. A policy setting them without
-    ``control`` is refused, saying why and how to hold one out.
+    ``control`` is refused, saying why and how to hold one out. ``attacks``: the attacks an
+    earlier check of the same release ran (its :attr:`CheckResult.attacks`), read instead of
+    attacking again, so that every verdict and report of one release shows the same draws.
     See :meth:`df.anon.check <pdanon.accessor.frame.AnonAccessor.check>`. A frame holding the
     columns of an explanation (``out.anon.explain(df)``, also joined into the release) is
     refused with :class:`~pdanon.PublisherOnlyError`: it cannot be published."""
@@ -483,7 +486,8 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     from pdanon.checks import attack_risks
 
     wanted = attack_risks.asked(policy)
-    attack_risks.refuse_without_control(wanted, original, control)
+    if attacks is None:
+        attack_risks.refuse_without_control(wanted, original, control)
     if control is not None and original is None:
         raise InvalidInputError("control= is attacked beside the original: pass original=<the "
                                 "rows the release was made from> too")
@@ -498,9 +502,9 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     rule = policy.missing_sensitive  # how l, t, beta and delta read a blank sensitive cell
     n = len(release)
     rows: list = []
-    found = {} if control is None else attack_risks.measure(
-        release, original, control, qi, list(sens), missing=missing, seed=seed,
-        n_attacks=n_attacks, asked=set(wanted))
+    found = dict(attacks) if attacks is not None else {} if control is None else \
+        attack_risks.measure(release, original, control, qi, list(sens), missing=missing,
+                             seed=seed, n_attacks=n_attacks, asked=set(wanted))
 
     def add(key, measured, rule, threshold, meaning):
         figure(key)  # every criterion is a figure of pdanon.metrics.FIGURES

@@ -743,10 +743,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
     # written as they are
     original = None if "dp" in out.anon.info else df
     control = cli_attacks.read_control(s, df, qi, sens, read_input, convert_column)
-    verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
-        else out.anon.check(policy, original=original if control is None else df,
-                            control=control)
-    s["_control"] = control if original is not None else None  # the report's attacks
+    verdict = None if policy is None and control is None and \
+        Policy.of_release(out.anon.info) == Policy() else out.anon.check(
+            policy, original=original if control is None else df, control=control)
     passed = verdict is None or bool(verdict.passed)
     written = []
     title = f"{PROG}: {os.path.basename(str(s['input']))}"
@@ -782,11 +781,12 @@ def run(args: argparse.Namespace, caught: list) -> int:
         written.append(("schema", s["schema"]))
     if s.get("report") is not None and "report" not in published_with:
         out.anon.report(original, s["report"], policy=policy, title=title,
-                        control=s["_control"], **cli_survey.report_keywords(s))
+                        attacks=verdict.attacks if verdict is not None else None,
+                        **cli_survey.report_keywords(s))
         written.append(("report", s["report"]))
     if s.get("internal_report") is not None:
         out.anon.report(original, s["internal_report"], policy=policy, internal=True,
-                        control=s["_control"],
+                        attacks=verdict.attacks if verdict is not None else None,
                         **cli_survey.report_keywords(s),
                         title=f"{PROG}: {os.path.basename(str(s['input']))} (internal)")
         written.append(("internal report", s["internal_report"]))
@@ -908,7 +908,6 @@ def _publish(published, s, verdict, original, title: str) -> set:
 
     keys = {"output": "parquet" if is_parquet(s["output"]) else "csv", "schema": "schema",
             "report": "report", "save_recoding": "recoding"}
-    s = {**s, "report": None} if s.get("_control") is not None else s  # written after
     paths = {keys[k]: s[k] for k in _PUBLISHED if s.get(k) is not None}
     try:
         publish_files(published, paths, policy=verdict.policy, original=original,

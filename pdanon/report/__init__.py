@@ -217,7 +217,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                  tradeoff: pd.DataFrame | None = None, threshold: float | None = None,
                  random_state: int = 0, digest_key=None, policy=None,
                  internal: bool = False, progress=None, weights=None, household=None,
-                 control: pd.DataFrame | None = None, **roles) -> ReleaseReport:
+                 control: pd.DataFrame | None = None, attacks: dict | None = None,
+                 **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
 
@@ -263,6 +264,9 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         section "Singling out, linkability, inference" shows the three risks, their
         intervals and what each means. Figures, unless the policy sets ``max_singling_out``,
         ``max_linkability`` or ``max_inference`` (then criteria of the verdict).
+    attacks : dict, optional
+        The attacks a check of this release already ran (``CheckResult.attacks``): shown
+        instead of attacking again, so the report and the verdict show the same draws.
     progress : bool, optional
         A progress bar over the report's steps (None: for large tables in a terminal or
         notebook; see :mod:`pdanon.progress`).
@@ -310,7 +314,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         report = _gather(anonymized, original, r, qis, sens, title=title, target=target,
                          tradeoff=tradeoff, threshold=threshold, random_state=random_state,
                          digest_key=digest_key, policy=policy, internal=internal, bar=bar,
-                         survey=dict(weights=weights, household=household), control=control)
+                         survey=dict(weights=weights, household=household), control=control,
+                         attacks=attacks)
     return report
 
 
@@ -320,7 +325,7 @@ _STEPS = 6
 
 def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tradeoff,
             threshold, random_state, digest_key, policy, internal, bar,
-            survey, control=None) -> ReleaseReport:
+            survey, control=None, attacks=None) -> ReleaseReport:
     from pdanon.metrics.report import metrics_table
 
     info = copy.deepcopy(anonymized.attrs.get("pdanon", {}).get("info", {}))
@@ -336,7 +341,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
                                     f"pass the frame that was anonymized")
     bar.set_description("report: verdict")
     verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens, survey["weights"],
-                                     control)
+                                     control, attacks)
     if why:
         notes.append(why)
     if threshold is None:
@@ -410,14 +415,16 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     return report
 
 
-def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None, control=None):
+def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None, control=None,
+             attacks=None):
     """(the verdict as a dict, or None; a note saying why there is none; the policy
     checked, or None)."""
     from pdanon.checks.policy import check
 
     try:
         result = check(anonymized, policy, original=orig, quasi_identifiers=dict(qis),
-                       sensitive=dict(sens), weights=weights, control=control)
+                       sensitive=dict(sens), weights=weights, control=control,
+                       attacks=attacks)
     except InvalidInputError as exc:
         if policy is not None or control is not None:
             raise

@@ -417,7 +417,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
     @checked
     def check(self, policy=None, *, original: pd.DataFrame | None = None, household=None,
-              weights=None, **roles):
+              weights=None, control: pd.DataFrame | None = None, n_attacks=None, seed=None,
+              **roles):
         """Check this release against a :class:`pdanon.Policy` (default: the release's own
         request, from ``info["models"]``): a :class:`pdanon.checks.policy.CheckResult` with
         ``passed``, one row per criterion (measured value, threshold, passed, meaning) and the
@@ -428,7 +429,11 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``household_k`` (:mod:`pdanon.screening.households`). ``weights``: the column of sampling
         weights read by the policy's weighted criteria (``max_global_risk``,
         ``max_expected_reidentifications``, ``max_individual_risk``; default the policy's
-        ``weights``). See :mod:`pdanon.checks.policy`.
+        ``weights``). ``control``: held-out rows (:func:`pdanon.attacks.holdout`): with
+        ``original`` the release is attacked (singling out, linkability, inference;
+        ``n_attacks``, ``seed``), the criteria ``max_singling_out``, ``max_linkability``,
+        ``max_inference`` read the upper bound of each risk's interval, and ``attacks``
+        holds the figures (:mod:`pdanon.checks.attack_risks`). See :mod:`pdanon.checks.policy`.
 
         Example
         -------
@@ -442,7 +447,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         from pdanon.checks.policy import check
 
         return check(self._df, policy, original=original, household=household,
-                     weights=weights, **roles)
+                     weights=weights, control=control, n_attacks=n_attacks, seed=seed,
+                     **roles)
 
     def in_random_order(self, *, seed=None) -> pd.DataFrame:
         """This frame with its rows in a random order (the operating system's CSPRNG) under
@@ -491,13 +497,14 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
     def publish(self, where, *, formats=("parquet",), report: bool = True,
                 recoding: bool = False, policy=None, original: pd.DataFrame | None = None,
                 force: bool = False, overwrite: bool = False, csv_escape: bool = True,
-                title: str = "pdanon release report"):
+                title: str = "pdanon release report", control: pd.DataFrame | None = None):
         """Publish this release into the folder ``where``, the one way out: check it
         (``policy``, default its own request; a failing verdict writes nothing unless
         ``force=True``), write the data (``formats``: ``"parquet"`` and/or ``"csv"``), its
         schema, the report (HTML and JSON) and, with ``recoding=True``, the recoding; then
         read the data back and measure it again. The report's digests are the files' bytes,
-        its row labels their places in the file. Returns a
+        its row labels their places in the file. ``control``: held-out rows for the attacks
+        a policy asks for (``max_singling_out`` and the like). Returns a
         :class:`pdanon.release.Publication`. See :func:`pdanon.release.publish` and
         docs/guide.md#publishing-a-release.
 
@@ -513,13 +520,13 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         return publish(self._df, where, formats=formats, report=report, recoding=recoding,
                        policy=policy, original=original, force=force, overwrite=overwrite,
-                       csv_escape=csv_escape, title=title)
+                       csv_escape=csv_escape, title=title, control=control)
 
     @checked
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
                digest_key=None, policy=None, internal: bool = False, progress=None,
-               weights=None, household=None, **roles):
+               weights=None, household=None, control=None, attacks=None, **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) that opens with the verdict (``policy``: a
         :class:`pdanon.Policy`; default the release's own request, see :meth:`check`), then
@@ -530,7 +537,11 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         association kept between columns: it reads the original's values and must not
         travel with the release.
         Returns a :class:`pdanon.report.ReleaseReport` (``to_html()``, ``to_json()``,
-        shown in Jupyter). It never holds an original cell, a seed or a key. See
+        shown in Jupyter). It never holds an original cell, a seed or a key. ``control``:
+        held-out rows (:func:`pdanon.attacks.holdout`): the release is attacked and the
+        section "Singling out, linkability, inference" shows the three risks (figures;
+        criteria when the policy sets ``max_singling_out`` and the like); ``attacks``: those a
+        check already ran (``CheckResult.attacks``), shown as drawn. See
         :func:`pdanon.report.build_report` and docs/report.md.
 
         Example
@@ -543,7 +554,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
 
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
                            digest_key=digest_key, policy=policy, internal=internal,
-                           progress=progress, weights=weights, household=household, **roles)
+                           progress=progress, weights=weights, household=household,
+                           control=control, attacks=attacks, **roles)
         if path is not None:
             rep.save(path)
         return rep

@@ -116,6 +116,14 @@ class Policy:
     weights : str, optional
         The column of sampling weights (people per row) the weighted criteria read; the
         ``weights=`` of :func:`check` wins. A weighted criterion without weights is refused.
+    max_singling_out, max_linkability, max_inference : float in [0, 1]
+        The attacks of :mod:`pdanon.attacks` (criteria ``singling_out_risk``,
+        ``linkability_risk``, ``inference_risk``): the **upper bound** of the risk's 95 %
+        interval, the success the release gives beyond a held-out control set, at most this.
+        They need ``original=`` and ``control=`` in :func:`check` (refused without them,
+        naming :func:`pdanon.attacks.holdout`); see :mod:`pdanon.checks.attack_risks` for the
+        columns attacked and the number of attacks. Without them, a control set given to
+        :func:`check` still shows the three risks as figures (``CheckResult.attacks``).
     missing_sensitive : {"unknown", "value"}
         How l, t, β and δ read a blank sensitive cell: ``"unknown"`` (default) - no value,
         so a class of 5 x hiv and 5 blanks has l = 1; ``"value"`` - one more value (the rule
@@ -152,6 +160,9 @@ class Policy:
     max_expected_reidentifications: float | None = None
     max_individual_risk: float | None = None
     weights: str | None = None
+    max_singling_out: float | None = None
+    max_linkability: float | None = None
+    max_inference: float | None = None
     missing_sensitive: str = "unknown"
 
     def __post_init__(self):
@@ -186,7 +197,8 @@ class Policy:
         for name in ("max_highest_risk", "max_average_risk"):
             _fraction(getattr(self, name), name)
         for name in ("max_records_at_risk", "max_sample_uniques", "max_suppressed_share",
-                     "max_global_risk", "max_individual_risk"):
+                     "max_global_risk", "max_individual_risk", "max_singling_out",
+                     "max_linkability", "max_inference"):
             _fraction(getattr(self, name), name, zero=True)
         expected = self.max_expected_reidentifications
         if expected is not None and (isinstance(expected, bool) or not isinstance(
@@ -363,6 +375,10 @@ class CheckResult:
     #: per column published unchanged, the k measured if an attacker also knew it (a
     #: figure, not a criterion; :func:`pdanon.screening.channels.k_if_known`)
     k_if_known: dict = field(default_factory=dict)
+    #: the attacks run with ``control=`` (:mod:`pdanon.checks.attack_risks`):
+    #: ``{"singling_out": AttackResult, "linkability": ..., "inference": {column: ...}}`` -
+    #: figures; criteria only where the policy sets ``max_singling_out`` and the like
+    attacks: dict = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.passed)
@@ -380,6 +396,11 @@ class CheckResult:
         if self.k_if_known:
             lines.append("  k if an attacker also knew: " + ", ".join(
                 f"{c} {k}" for c, k in self.k_if_known.items()))
+        if self.attacks:
+            from pdanon.checks.attack_risks import lines as attack_lines
+
+            lines.append("  attack risks beyond the control, [95% interval]: "
+                         + "; ".join(attack_lines(self.attacks)))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -400,7 +421,14 @@ class CheckResult:
                              for row in self.criteria.to_dict(orient="records")],
                 "hazards": list(self.hazards),
                 "k_if_known": {str(c): int(k) for c, k in self.k_if_known.items()},
+                "attacks": _attack_dicts(self.attacks),
                 "policy": {f.name: getattr(self.policy, f.name) for f in fields(self.policy)}}
+
+
+def _attack_dicts(found: dict) -> list:
+    from pdanon.checks.attack_risks import as_dicts
+
+    return as_dicts(found) if found else []
 
 
 def _fmt(v) -> str:
@@ -413,7 +441,8 @@ def _fmt(v) -> str:
 
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
           quasi_identifiers=None, sensitive=None, household=None,
-          weights=None) -> CheckResult:
+          weights=None, control=None, n_attacks=None, seed=None,
+          attacks: dict | None = None) -> CheckResult:
     """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
     ``info``: the release's own request, and the default risk limit when it bounds no class's
     size). Roles come from the keywords, else those the release remembers. ``household``: a
@@ -423,6 +452,15 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
+    ``control``: held-out rows of the same population the release was not made from
+    (:func:`pdanon.attacks.holdout`); with ``original`` it runs singling out, linkability and
+    inference (:mod:`pdanon.checks.attack_risks`; ``n_attacks`` per kind, default
+    ``min(2000, rows)``; ``seed`` for tests, else a CSPRNG): criteria where the policy sets
+    ``max_singling_out``, ``max_linkability`` or ``max_inference`` (the upper bound of the
+    risk's interval), figures in ``attacks`` always. A policy setting them without
+    ``control`` is refused, saying why and how to hold one out. ``attacks``: the attacks an
+    earlier check of the same release ran (its :attr:`CheckResult.attacks`), read instead of
+    attacking again, so that every verdict and report of one release shows the same draws.
     See :meth:`df.anon.check <pdanon.accessor.frame.AnonAccessor.check>`. A frame holding the
     columns of an explanation (``out.anon.explain(df)``, also joined into the release) is
     refused with :class:`~pdanon.PublisherOnlyError`: it cannot be published."""
@@ -445,6 +483,14 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
                 "the frame records no anonymization request to check against (it is not the "
                 "output of a pdanon anonymizer, or was read back without its attrs): pass a "
                 "policy, e.g. pdanon.Policy(k=5, l=2)")
+    from pdanon.checks import attack_risks
+
+    wanted = attack_risks.asked(policy)
+    if attacks is None:
+        attack_risks.refuse_without_control(wanted, original, control)
+    if control is not None and original is None:
+        raise InvalidInputError("control= is attacked beside the original: pass original=<the "
+                                "rows the release was made from> too")
     keywords = {key: v for key, v in (("quasi_identifiers", quasi_identifiers),
                                       ("sensitive", sensitive)) if v is not None}
     r = resolve_roles(release, screen="warn", **keywords)
@@ -456,6 +502,9 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     rule = policy.missing_sensitive  # how l, t, beta and delta read a blank sensitive cell
     n = len(release)
     rows: list = []
+    found = dict(attacks) if attacks is not None else {} if control is None else \
+        attack_risks.measure(release, original, control, qi, list(sens), missing=missing,
+                             seed=seed, n_attacks=n_attacks, asked=set(wanted))
 
     def add(key, measured, rule, threshold, meaning):
         figure(key)  # every criterion is a figure of pdanon.metrics.FIGURES
@@ -518,7 +567,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
         if limit is not None:
             add(key, float(risk[key]) if risk is not None else 0.0, "<=", limit, meaning)
     _weighted_criteria(release, qi, policy, weights, missing, add)
-    suppressed = _suppressed_rows(release, original, qi, info)
+    suppressed = _suppressed_rows(release, original, qi, info, loose=control is not None)
     if policy.max_suppressed_share is not None:
         add("suppressed_share", suppressed / n if n else 0.0, "<=", policy.max_suppressed_share,
             "share of rows whose every quasi-identifier was suppressed")
@@ -527,6 +576,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
             "the rows were published in the input's order (row_order='input'): a sorted "
             "export lets neighbouring rows give hidden cells back; publish the default random "
             "order (out.anon.in_random_order())")
+    attack_risks.criteria(found, wanted, add)
     grouped = _household_criterion(release, qi, policy, household, add)
     criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
                                            "passed", "meaning"])
@@ -537,13 +587,14 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     if n:
         from pdanon.screening.channels import k_if_known
 
-        found, k_stake = _channels(release, qi, sens, info, policy)
-        if policy.channels and not found["sensitive"].all():  # a row only where one is seen
-            rows.append(_channel_criterion(found, k_stake))
+        channels, k_stake = _channels(release, qi, sens, info, policy)
+        if policy.channels and not channels["sensitive"].all():  # a row only where one is seen
+            rows.append(_channel_criterion(channels, k_stake))
             criteria = pd.DataFrame(rows, columns=criteria.columns)
-        hazards += _channel_hazards(found, k_stake)
+        hazards += _channel_hazards(channels, k_stake)
         known = k_if_known(release, qi)
-    return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy, known)
+    return CheckResult(bool(criteria["passed"].all()), criteria, hazards, policy, known,
+                       found)
 
 
 def _weighted_criteria(release, qi, policy, weights, missing, add) -> None:
@@ -669,13 +720,20 @@ def _order_hazard(release, qi) -> list:
             f"random order, numbered anew)"]
 
 
-def _suppressed_rows(release, original, qi, info) -> int:
+def _suppressed_rows(release, original, qi, info, loose: bool = False) -> int:
+    """Rows whose every quasi-identifier was suppressed: counted against ``original`` row by
+    row; ``loose`` (the original given for the attacks, which need no alignment: a DP sample,
+    a synthetic table): from ``info`` when the rows cannot be matched."""
     blank = release[qi].isna().all(axis=1).to_numpy()
     if original is not None:
         from pdanon.metrics._common import aligned
 
-        before = aligned(original, release)[qi].isna().all(axis=1).to_numpy()
-        return int((blank & ~before).sum())
+        try:
+            before = aligned(original, release)[qi].isna().all(axis=1).to_numpy()
+            return int((blank & ~before).sum())
+        except InvalidInputError:
+            if not loose:
+                raise
     return int(info.get("suppressed_rows", blank.sum()))
 
 

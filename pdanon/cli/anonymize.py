@@ -56,6 +56,7 @@ from pdanon.cli.config import (CLI_KINDS, ConfigError, build_hierarchy, check_co
 from pdanon._errors import InvalidInputError
 from pdanon.roles import looks_like_codes
 from pdanon.cli import household as cli_household, plan as cli_plan, survey as cli_survey
+from pdanon.cli import attacks as cli_attacks
 from pdanon.cli.words import cli_words
 from pdanon.sidefiles import HIERARCHY_LIMIT, read_side_text
 from pdanon.io import ISO_DATE as _ISO_DATE  # one rule for dates written as text
@@ -77,11 +78,11 @@ SECTIONS = {
     "anonymize": ("algorithm", "method", "labels", "max_suppressed", "objective", "seed",
                   "progress", "quality", "target", "steps"),
 }
-for _section, _keys in cli_survey.CONFIG.items():  # --date-format, --weights, --levels
-    SECTIONS[_section] += _keys
+for _section, _keys in [*cli_survey.CONFIG.items(), *cli_attacks.CONFIG.items()]:
+    SECTIONS[_section] += _keys  # --date-format, --weights, --levels; --attacks
 #: settings that are file names (a config file's are relative to its folder)
 PATH_KEYS = ("input", "output", "report", "internal_report", "explain", "schema",
-             "recoding", "save_recoding", "population")
+             "recoding", "save_recoding", "population", "attacks")
 DEFAULTS = {"sep": ",", "encoding": "utf-8", "csv_escape": True, "row_order": "random",
             "algorithm": "auto",
             "method": "generalize", "labels": False, "progress": "auto"}
@@ -212,6 +213,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="an algorithm's own knob, e.g. unordered_split=frequency")
     r.add_argument("--progress", choices=["auto", "always", "never"])
     cli_survey.add_arguments(files, cols, r)
+    cli_attacks.add_arguments(files)
     cli_plan.add_arguments(files)
     a("--policy", help="criteria the release must meet, e.g. k=5,l=2,max_records_at_risk=0.05 "
       "(or a TOML/JSON file); exit code 3 when one fails")
@@ -740,8 +742,10 @@ def run(args: argparse.Namespace, caught: list) -> int:
     # input's rows kept in this process only: checked and reported against the input, and
     # written as they are
     original = None if "dp" in out.anon.info else df
-    verdict = None if policy is None and Policy.of_release(out.anon.info) == Policy() \
-        else out.anon.check(policy, original=original)
+    control = cli_attacks.read_control(s, df, qi, sens, read_input, convert_column)
+    verdict = None if policy is None and control is None and \
+        Policy.of_release(out.anon.info) == Policy() else out.anon.check(
+            policy, original=original if control is None else df, control=control)
     passed = verdict is None or bool(verdict.passed)
     written = []
     title = f"{PROG}: {os.path.basename(str(s['input']))}"
@@ -777,10 +781,12 @@ def run(args: argparse.Namespace, caught: list) -> int:
         written.append(("schema", s["schema"]))
     if s.get("report") is not None and "report" not in published_with:
         out.anon.report(original, s["report"], policy=policy, title=title,
+                        attacks=verdict.attacks if verdict is not None else None,
                         **cli_survey.report_keywords(s))
         written.append(("report", s["report"]))
     if s.get("internal_report") is not None:
         out.anon.report(original, s["internal_report"], policy=policy, internal=True,
+                        attacks=verdict.attacks if verdict is not None else None,
                         **cli_survey.report_keywords(s),
                         title=f"{PROG}: {os.path.basename(str(s['input']))} (internal)")
         written.append(("internal report", s["internal_report"]))
@@ -796,7 +802,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
         print(cli_words(line), file=sys.stderr)
     caught.clear()
     for label, value in closing_lines(s, df, out, qi, verdict, policy, written, time.perf_counter(
-            ) - started) + cli_survey.survey_lines(out, qi, s):
+            ) - started) + cli_survey.survey_lines(out, qi, s) + cli_attacks.risk_line(verdict):
         print(f"{label:<16}{value}", file=sys.stderr)
     if not passed:
         print(f"{PROG}: error: the release fails the policy ({_failed(verdict)}); nothing was "

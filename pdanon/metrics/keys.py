@@ -116,6 +116,12 @@ household_k | household k | higher | risk
     fewest households sharing a signature (size and members' published quasi-identifiers)
 channel_share | channel share | lower | risk
     largest share of a quasi-identifier's hidden cells a column published unchanged gives back
+singling_out_risk | singling-out risk | lower | risk
+    upper bound of the singling-out attack's risk beyond the control set (pdanon.attacks)
+linkability_risk | linkability risk | lower | risk
+    upper bound of the linkability attack's risk beyond the control set (pdanon.attacks)
+inference_risk | inference risk | lower | risk
+    upper bound of the inference attack's risk beyond the control set, worst sensitive column
 marketer_risk | marketer risk | lower | risk
     expected share of rows re-identified when all are matched
 highest_journalist_risk | highest journalist risk | lower | risk

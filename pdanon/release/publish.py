@@ -102,12 +102,25 @@ def _failed(verdict) -> str:
                      for r in rows.itertuples(index=False))
 
 
+def _without_attacks(policy):
+    """``policy`` without the attack limits (:mod:`pdanon.checks.attack_risks`)."""
+    from dataclasses import replace
+
+    from pdanon.checks.attack_risks import ASKED
+
+    return replace(policy, **{name: None for name in ASKED})
+
+
 def _same_verdict(first, again) -> bool:
     """Does the file read back (``again``) measure what the frame did (``first``)? The same
-    verdict, the same criteria, each with the same figure."""
-    if bool(first.passed) != bool(again.passed):
+    criteria (but the attacks'), each with the same figure, and so the same verdict."""
+    from pdanon.checks.attack_risks import ASKED
+
+    attacks = {key for _, key, _ in ASKED.values()}
+    kept = first.criteria[~first.criteria["criterion"].isin(attacks)]
+    if bool(kept["passed"].all()) != bool(again.passed):
         return False
-    a = first.criteria.set_index("criterion")["measured"]
+    a = kept.set_index("criterion")["measured"]
     b = again.criteria.set_index("criterion")["measured"]
     if sorted(a.index) != sorted(b.index):
         return False
@@ -138,7 +151,8 @@ def _as_publisher_sees(again: pd.DataFrame, release: pd.DataFrame) -> pd.DataFra
 def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool = True,
             recoding: bool = False, policy=None, original: pd.DataFrame | None = None,
             force: bool = False, overwrite: bool = False, csv_escape: bool = True,
-            title: str = "pdanon release report") -> Publication:
+            title: str = "pdanon release report",
+            control: pd.DataFrame | None = None) -> Publication:
     """Check ``release``, write it with its schema, report and recoding into the folder
     ``where``, read the data back and measure it again (module docstring).
 
@@ -170,6 +184,10 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
         ``pdanon.read_csv`` with it removes the guard).
     title : str
         The report's title.
+    control : DataFrame, optional
+        Held-out rows (:func:`pdanon.attacks.holdout`) for the attacks a policy asks for
+        (``max_singling_out``, ``max_linkability``, ``max_inference``); the report shows the
+        verdict's attacks as they were drawn.
     """
     chosen = _formats(formats)
     folder = os.fspath(where)
@@ -184,20 +202,23 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
         paths["recoding"] = os.path.join(folder, NAMES["recoding"])
     return publish_files(release, paths, policy=policy, original=original, force=force,
                          overwrite=overwrite, csv_escape=csv_escape, title=title,
-                         folder=folder)
+                         folder=folder, control=control)
 
 
 def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
                   original: pd.DataFrame | None = None, force: bool = False,
                   overwrite: bool = False, csv_escape: bool = True,
                   title: str = "pdanon release report", folder: str | None = None,
-                  verdict=None, survey: dict | None = None) -> Publication:
+                  verdict=None, survey: dict | None = None,
+                  control: pd.DataFrame | None = None) -> Publication:
     """:func:`publish` with a path per file: ``paths`` maps ``"parquet"`` / ``"csv"`` (the
     data, at least one), ``"schema"``, ``"report"``, ``"report_json"`` and ``"recoding"`` to
     where each goes (a key left out is not written: a CSV is read back with the schema in
     memory, and the report is built when either of its files is asked for). The command
     line's ``pdanon anonymize`` writes through it. ``verdict`` is a check already made with
-    ``policy`` (not made again before writing). ``survey``: the report's ``weights`` and
+    ``policy`` (not made again before writing; its attacks are the report's). ``control``:
+    held-out rows for the attacks a policy may ask for (``max_singling_out`` and the like;
+    :func:`pdanon.attacks.holdout`), when no verdict is given. ``survey``: the report's ``weights`` and
     ``household`` columns (default: the policy's weights)."""
     from pdanon.checks.policy import check
     from pdanon.roles import ATTRS_KEY
@@ -226,7 +247,7 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         raise PublishError(f"{present} already exist: publish into a new folder, or pass "
                            f"overwrite=True to replace them")
     if verdict is None:
-        verdict = check(release, policy, original=original)
+        verdict = check(release, policy, original=original, control=control)
     if not verdict.passed and not force:
         raise PublishError(f"the release fails its policy ({_failed(verdict)}); nothing was "
                            f"written. Anonymize further, or pass force=True to write it "
@@ -247,8 +268,11 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         # each file read back is checked as its publisher sees it: the release's publisher-only
         # facts (the channels measured against the original, the way back) and the original,
         # so its verdict lists the criteria the frame's did, with the same figures
-        measured_back = {fmt: check(_as_publisher_sees(again, release), verdict.policy,
-                                    original=original) for fmt, again in back.items()}
+        # (the attacks' criteria are the frame's: they are drawn at random, and read the
+        # same cells the other criteria compare)
+        measured_back = {fmt: check(_as_publisher_sees(again, release),
+                                    _without_attacks(verdict.policy), original=original)
+                         for fmt, again in back.items()}
         for fmt, measured in measured_back.items():
             if not _same_verdict(verdict, measured):
                 raise PublishError(
@@ -281,7 +305,10 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
         raise
     files.update({names[key]: _sha256(final_paths[key]) for key in ("report", "report_json")
                   if key in final_paths})
-    return Publication(folder=folder, files=files, verdict=next(iter(measured_back.values())),
+    # the files' verdict; the frame's where it ran attacks (drawn once: the file read back
+    # matched it on every other criterion)
+    shown = verdict if getattr(verdict, "attacks", None) else next(iter(measured_back.values()))
+    return Publication(folder=folder, files=files, verdict=shown,
                        report=rep,
                        forced=bool(force and not verdict.passed))
 
@@ -344,7 +371,9 @@ def _report(back: dict, frame, release, original, policy, title, files, forced, 
             "step_rows": pd.Series(np.arange(len(shown)), index=shown.index),
             "step_index": matched.index})
     survey = {"weights": getattr(policy, "weights", None), **(survey or {})}
-    rep = build_report(shown, matched, title=title, policy=policy, **survey)
+    # the attacks the verdict ran are shown as drawn (attacking again would draw anew)
+    rep = build_report(shown, matched, title=title, policy=policy,
+                       attacks=getattr(verdict, "attacks", None) or None, **survey)
     rep.parameters["files"] = [{"name": n, "bytes": f["bytes"], "sha256": f["sha256"]}
                                for n, f in files.items()]
     if forced and not verdict.passed:

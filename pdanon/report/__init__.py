@@ -93,6 +93,12 @@ class ReleaseReport:
     association : list of dict
         Internal only: the most associated pairs of columns, Cramer's V before and after
         (:func:`pdanon.report.distributions.association`).
+    attacks : list of dict
+        With ``control=``: singling out, linkability and inference on the release
+        (:mod:`pdanon.checks.attack_risks`), one row per attack (inference: per sensitive
+        column): ``attack``, ``secret``, ``risk``, ``ci_low``, ``ci_high``, ``level``,
+        ``main_rate``, ``control_rate``, ``baseline_rate``, ``n_attacks``. Figures; criteria
+        of the verdict only where the policy sets ``max_singling_out`` and the like.
     """
 
     title: str
@@ -110,6 +116,7 @@ class ReleaseReport:
     internal: bool = False
     distributions: list = field(default_factory=list)
     association: list = field(default_factory=list)
+    attacks: list = field(default_factory=list)
 
     @property
     def passed(self) -> bool | None:
@@ -129,7 +136,7 @@ class ReleaseReport:
                              "original_given": self.original_given,
                              "left_out": self.left_out, "internal": self.internal,
                              "distributions": self.distributions,
-                             "association": self.association})
+                             "association": self.association, "attacks": self.attacks})
 
     def to_json(self, indent: int | None = 1) -> str:
         """The facts as JSON (:meth:`to_dict`; strict JSON: no NaN)."""
@@ -210,6 +217,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                  tradeoff: pd.DataFrame | None = None, threshold: float | None = None,
                  random_state: int = 0, digest_key=None, policy=None,
                  internal: bool = False, progress=None, weights=None, household=None,
+                 control: pd.DataFrame | None = None, attacks: dict | None = None,
                  **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
@@ -249,6 +257,16 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         figures add the global risk and the expected re-identifications of sdcMicro's
         ``measure_risk``, and the household figures (:mod:`pdanon.metrics.survey`). Both
         columns are never quasi-identifiers.
+    control : DataFrame, optional
+        Held-out rows of the same population the release was not made from
+        (:func:`pdanon.attacks.holdout`; needs ``original``): the release is attacked
+        (singling out, linkability, inference, :mod:`pdanon.checks.attack_risks`) and the
+        section "Singling out, linkability, inference" shows the three risks, their
+        intervals and what each means. Figures, unless the policy sets ``max_singling_out``,
+        ``max_linkability`` or ``max_inference`` (then criteria of the verdict).
+    attacks : dict, optional
+        The attacks a check of this release already ran (``CheckResult.attacks``): shown
+        instead of attacking again, so the report and the verdict show the same draws.
     progress : bool, optional
         A progress bar over the report's steps (None: for large tables in a terminal or
         notebook; see :mod:`pdanon.progress`).
@@ -270,6 +288,9 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
     if internal and original is None:
         raise InvalidInputError("internal=True compares the release with the original's "
                                 "values: pass original=<the frame before anonymization>")
+    if control is not None and original is None:
+        raise InvalidInputError("control= is attacked beside the original: pass the original "
+                                "(the rows the release was made from) too")
     if original is not None:
         from pdanon.metrics._common import check_order
 
@@ -293,7 +314,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         report = _gather(anonymized, original, r, qis, sens, title=title, target=target,
                          tradeoff=tradeoff, threshold=threshold, random_state=random_state,
                          digest_key=digest_key, policy=policy, internal=internal, bar=bar,
-                         survey=dict(weights=weights, household=household))
+                         survey=dict(weights=weights, household=household), control=control,
+                         attacks=attacks)
     return report
 
 
@@ -303,7 +325,7 @@ _STEPS = 6
 
 def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tradeoff,
             threshold, random_state, digest_key, policy, internal, bar,
-            survey) -> ReleaseReport:
+            survey, control=None, attacks=None) -> ReleaseReport:
     from pdanon.metrics.report import metrics_table
 
     info = copy.deepcopy(anonymized.attrs.get("pdanon", {}).get("info", {}))
@@ -318,7 +340,8 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
             raise InvalidInputError(f"original lacks the quasi-identifier column(s) {missing}: "
                                     f"pass the frame that was anonymized")
     bar.set_description("report: verdict")
-    verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens, survey["weights"])
+    verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens, survey["weights"],
+                                     control, attacks)
     if why:
         notes.append(why)
     if threshold is None:
@@ -383,7 +406,8 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
         tradeoff=None if tradeoff is None else _candidates(tradeoff),
         notes=notes + _notes(original, target, info, sens, left_out),
         original_given=orig is not None, left_out=left_out, internal=internal,
-        distributions=_facts.plain(distributions), association=_facts.plain(association))
+        distributions=_facts.plain(distributions), association=_facts.plain(association),
+        attacks=(verdict or {}).get("attacks") or [])
     if full.any():
         report.notes.insert(0, f"the {int(full.sum()):,} rows published with every "
                             f"quasi-identifier blank form one class of their own, measured "
@@ -391,16 +415,18 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     return report
 
 
-def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None):
+def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None, control=None,
+             attacks=None):
     """(the verdict as a dict, or None; a note saying why there is none; the policy
     checked, or None)."""
     from pdanon.checks.policy import check
 
     try:
         result = check(anonymized, policy, original=orig, quasi_identifiers=dict(qis),
-                       sensitive=dict(sens), weights=weights)
+                       sensitive=dict(sens), weights=weights, control=control,
+                       attacks=attacks)
     except InvalidInputError as exc:
-        if policy is not None:
+        if policy is not None or control is not None:
             raise
         return None, f"no verdict: {exc}", None
     return (_facts.plain({**result.to_dict(), "policy_given": policy is not None}), "",

@@ -506,6 +506,48 @@ def _suppressed(rep) -> list:
     return out
 
 
+#: what each attack's risk means, in words (the report's section on attacks)
+ATTACK_WORDS = {
+    "singling_out": "Singling out: how much more often than on held-out rows of the same "
+                    "population a condition read off the release (a published range, set "
+                    "or value per column) fits exactly one real person.",
+    "linkability": "Linkability: how much more often than on held-out rows an attacker "
+                   "holding two halves of a person's record (the quasi-identifiers split in "
+                   "two, as from two other sources) joins them through the same release row.",
+    "inference": "Inference: how much more often than on held-out rows an attacker who knows "
+                 "a person's quasi-identifiers guesses their sensitive value from the matching "
+                 "release rows.",
+}
+
+
+def _attacks(rep) -> list:
+    rows = getattr(rep, "attacks", None) or []
+    if not rows:
+        return []
+    out = ["<h2>Singling out, linkability, inference</h2>",
+           _p("Three attacks on the release (EU Article 29 Working Party, Opinion 05/2014), "
+              "each run against the original and against held-out control rows the release "
+              "never saw. The risk is the success the release gives beyond the control, "
+              "(main - control) / (1 - control): 0 means the release tells an attacker no "
+              "more than any table of the same population would, 1 that every attack "
+              "succeeds because of the release. The interval is the risk's at the level "
+              "shown; a policy limit (max_singling_out, max_linkability, max_inference) is "
+              "held by its upper bound. An attack can only show a risk, never prove its "
+              "absence (docs/attacks.md, limits).")]
+    table_rows = []
+    for r in rows:
+        name = r["attack"].replace("_", " ") + (f" of {r['secret']}" if r.get("secret") else "")
+        table_rows.append([name, r["risk"], f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] at "
+                           f"{fmt(100 * r['level'])} %", r["main_rate"], r["control_rate"],
+                           r["baseline_rate"], r["n_attacks"]])
+    out.append(table(table_rows, ["attack", "risk", "interval", "success on the original",
+                                  "success on the control", "naive attacker", "attacks"],
+                     caption="Attack risks beyond the control set", numeric=(1, 3, 4, 5, 6)))
+    out.append("<ul>" + "".join(f"<li>{escape(ATTACK_WORDS[a])}</li>" for a in ATTACK_WORDS
+                                if any(r["attack"] == a for r in rows)) + "</ul>")
+    return out
+
+
 def _tradeoff(rep) -> list:
     t = rep.tradeoff
     name = t.columns[0]
@@ -541,7 +583,7 @@ def body(rep) -> str:
                         "figure from which a value the release hides could be recomputed: "
                         "figures are counts and summaries of what is published, and rows are "
                         "named by their index label only."))
-    for section in (_lost, _privacy, _suppressed, _parameters):
+    for section in (_lost, _privacy, _attacks, _suppressed, _parameters):
         parts += section(rep)
     if rep.tradeoff is not None:
         parts += _tradeoff(rep)

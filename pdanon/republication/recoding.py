@@ -629,6 +629,7 @@ class Recoding:
             "max_suppressed_rows": budget,
             **({} if inv is None else {"invariance": {
                 "m": inv[0], "people_seen_before": int((history.rows_of(inv[1]) >= 0).sum()),
+                "missing_sensitive": history.missing_sensitive,
                 "rows_suppressed_for_it": narrowed,
                 "counterfeit_rows": int(sum(fakes.values())),
                 "counterfeits_by_class": fakes}}),

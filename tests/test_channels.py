@@ -307,3 +307,72 @@ def test_generalize_refuses_a_channel_too():
     out = df.anon.generalize(levels, allow_channels=["weight"], **kw)
     assert out.anon.info["channels_allowed"] == ["weight"]
     assert out["zip"].nunique() == 1
+
+
+# ------------------------------------------- the other faces: recoding, suppression, MDAV
+def test_apply_recoding_refuses_a_weight_that_pins_the_recoded_zip():
+    from pdanon.hierarchy import intervals, masking
+    from pdanon.models import KAnonymity
+
+    kw = dict(hierarchies={"zip": masking(), "age": intervals([10])},
+              quasi_identifiers={"zip": "unordered", "age": "real", "sex": "unordered"})
+    # January without the weight: ZIP published as {10001, 10002, 10003}
+    first = stratified().drop(columns="weight").anon.generalize({"zip": 5, "age": 1}, **kw)
+    batch = stratified(seed=2)  # February's batch publishes its stratum weight
+    with pytest.raises(pdanon.ChannelError,
+                       match="column 'weight'.*quasi-identifier 'zip'.*allow_channels"):
+        batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(5),
+                                  insensitive=["weight"], max_suppressed_rows=0.3)
+    # the weight pins every ZIP cell: 60 of 60 narrowed
+    out = batch.anon.apply_recoding(first.anon.recoding, model=KAnonymity(5),
+                                    insensitive=["weight"], allow_channels=["weight"],
+                                    max_suppressed_rows=0.3)
+    info = out.anon.info
+    assert info["channels_allowed"] == ["weight"]
+    found = info["publisher_only"]["channels"]
+    assert [(f["column"], f["quasi_identifier"], f["narrowed"], f["hidden"]) for f in found] \
+        == [("weight", "zip", 60, 60)]
+    # no weight, no refusal
+    plain = batch.drop(columns="weight").anon.apply_recoding(
+        first.anon.recoding, model=KAnonymity(5), max_suppressed_rows=0.3)
+    assert "channels_allowed" not in plain.anon.info
+
+
+def _ages(seed: int = 0) -> pd.DataFrame:
+    """15 ages of 4 rows each, one weight per age (the age is the stratum)."""
+    rng = np.random.default_rng(seed)
+    age = np.repeat(np.arange(30, 45), 4)
+    return pd.DataFrame({"age": age, "sex": rng.choice(["F", "M"], len(age)),
+                         "weight": 100.0 + 7.5 * (age - 30)})
+
+
+def test_microaggregate_refuses_a_weight_that_gives_the_ages_back():
+    df = _ages()
+    # groups of at least 5 rows share their mean age; the weight names each row's age,
+    # whose 4 rows are fewer than k = 5
+    with pytest.raises(pdanon.ChannelError, match="column 'weight'.*quasi-identifier 'age'"):
+        df.anon.microaggregate(5, quasi_identifiers=["age"], insensitive=["weight", "sex"])
+    out = df.anon.microaggregate(5, quasi_identifiers=["age"], insensitive=["weight", "sex"],
+                                 allow_channels=["weight"])
+    assert out.anon.info["channels_allowed"] == ["weight"]
+    assert out.anon.info["publisher_only"]["channels"][0]["k_with"] == 4
+    # a weight that mixes ages pins nothing
+    mixed = df.assign(weight=np.tile([1.0, 2.0], len(df) // 2))
+    assert "channels_allowed" not in mixed.anon.microaggregate(
+        5, quasi_identifiers=["age"], insensitive=["weight", "sex"]).anon.info
+
+
+def test_local_suppression_refuses_a_weight_that_gives_the_suppressed_zip_back():
+    # 10 rows per ZIP of age 30, sex F, and one lone row per ZIP (age 50, M): to reach k = 3
+    # the lone rows lose their ZIP (the least important column); the weight gives it back
+    rows = [(30, z, "F") for z in WEIGHTS for _ in range(10)] + \
+        [(50, z, "M") for z in WEIGHTS]
+    df = pd.DataFrame(rows, columns=QI).assign(weight=lambda d: d["zip"].map(WEIGHTS))
+    kw = dict(quasi_identifiers=QI, insensitive=["weight"], importance=["age", "sex", "zip"])
+    with pytest.raises(pdanon.ChannelError, match="column 'weight'.*quasi-identifier 'zip'"):
+        df.anon.local_suppression(3, **kw)
+    out = df.anon.local_suppression(3, allow_channels=["weight"], **kw)
+    assert out["zip"].isna().sum() == 3
+    assert out.anon.info["channels_allowed"] == ["weight"]
+    found = out.anon.info["publisher_only"]["channels"]
+    assert (found[0]["narrowed"], found[0]["hidden"], found[0]["k_with"]) == (3, 3, 1)

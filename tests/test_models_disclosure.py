@@ -30,7 +30,7 @@ def measures(df, qis, sens, rule="unknown"):
     return (beta_likeness(df, qis, sens, missing_sensitive=rule),
             beta_likeness(df, qis, sens, variant="enhanced", missing_sensitive=rule),
             delta_disclosure(df, qis, sens, missing_sensitive=rule),
-            alpha_k_anonymity(df, qis, sens))
+            alpha_k_anonymity(df, qis, sens, missing_sensitive=rule))
 
 
 # ---------------------------------------------------------------------------- brute force
@@ -43,8 +43,8 @@ def _key(v):
 def brute_force(df, qis, sens, p_from=None, rule="value"):
     """Per-class loops over plain Python values: (basic β, enhanced β, δ, α, k). ``p_from``:
     the frame whose distribution is the table's (default ``df``). ``rule="unknown"``: β and
-    δ over the known values of class and table (a class without one scores 0); α always
-    counts a missing cell as a value."""
+    δ over the known values of class and table (a class without one scores 0); α counts
+    every missing cell towards every value's share (the worst filling of the blanks)."""
     p_from = df if p_from is None else p_from
     classes = defaultdict(list)
     for i in range(len(df)):
@@ -56,7 +56,12 @@ def brute_force(df, qis, sens, p_from=None, rule="value"):
         n = sum(table.values())
         for rows in classes.values():
             here = Counter(_key(df[s].iloc[i]) for i in rows)
-            alpha = max(alpha, max(here.values()) / len(rows))
+            if rule == "unknown":
+                blanks = here.get("<NA>", 0)
+                top = max([c for v, c in here.items() if v != "<NA>"], default=0)
+                alpha = max(alpha, (top + blanks) / len(rows))
+            else:
+                alpha = max(alpha, max(here.values()) / len(rows))
             size, seen, n_seen = len(rows), table, n
             if rule == "unknown":
                 here.pop("<NA>", None)
@@ -148,8 +153,9 @@ def test_missing_sensitive_value_is_a_value_of_its_own():
     basic, enhanced, delta, ak = measures(df, ["zip"], ["d"], "value")
     assert (basic, enhanced, delta, ak) == (pytest.approx(1.0), pytest.approx(1.0), math.inf,
                                             AlphaK(0.5, 2))
-    assert alpha_k_anonymity(df, ["zip"], ["d"], value=None) == AlphaK(0.5, 2)
-    assert alpha_k_anonymity(df, ["zip"], ["d"], value=np.nan).alpha == 0.5  # the NA share
+    rule = {"missing_sensitive": "value"}
+    assert alpha_k_anonymity(df, ["zip"], ["d"], value=None, **rule) == AlphaK(0.5, 2)
+    assert alpha_k_anonymity(df, ["zip"], ["d"], value=np.nan, **rule).alpha == 0.5  # NA
     nan = pd.DataFrame({"zip": [1, 1, 2, 2], "d": [1.0, np.nan, 1.0, 2.0]})
     assert measures(nan, ["zip"], ["d"], "value")[:3] == (
         pytest.approx(1.0), pytest.approx(1.0), math.inf)
@@ -214,7 +220,8 @@ def test_requirements_and_repr():
     assert BetaLikeness(0.5).requirements() == Requirements(sensitive=True, merge_monotone=True)
     assert DeltaDisclosure(1).requirements() == Requirements(sensitive=True, merge_monotone=True)
     assert AlphaKAnonymity(0.3, 4).requirements() == Requirements(
-        min_size=4, min_distinct=4, sensitive=True, merge_monotone=True)
+        min_size=4, min_distinct=4, sensitive=True, merge_monotone=True, known_only=True)
+    assert not AlphaKAnonymity(0.3, 4, missing_sensitive="value").requirements().known_only
     assert AlphaKAnonymity(0.5, 2).requirements().min_distinct == 2
     assert AlphaKAnonymity(1, 2).requirements().min_distinct == 1
     assert AlphaKAnonymity(0.5, 2, value="hiv").requirements().min_distinct == 1
@@ -427,3 +434,62 @@ def test_pycanon_comparison():
             if value != pytest.approx(theirs, rel=1e-12):
                 differ.add((case["name"], key))
     assert differ == DISAGREE
+
+
+# ------------------------------------------------- (alpha, k) with missing sensitive values
+
+
+def test_alpha_k_counts_a_blank_towards_every_share_by_default():
+    # class 1: hiv, hiv, blank, blank -> hiv (2 + 2)/4 = 1 (the blanks may be hiv too);
+    # class 2: flu, cold, flu, cold -> 1/2. The old reading: class 1 shares 2/4 each.
+    df = pd.DataFrame({"zip": [1] * 4 + [2] * 4,
+                       "d": ["hiv", "hiv", None, None, "flu", "cold", "flu", "cold"]})
+    assert alpha_k_anonymity(df, ["zip"], ["d"]) == AlphaK(1.0, 4)
+    assert alpha_k_anonymity(df, ["zip"], ["d"], missing_sensitive="value") == AlphaK(0.5, 4)
+    assert not AlphaKAnonymity(0.5, 4).holds(df, ["zip"], ["d"])
+    assert AlphaKAnonymity(0.5, 4, missing_sensitive="value").holds(df, ["zip"], ["d"])
+    # one value: hiv (2 + 2)/4 in class 1; flu (0 + 2)/4 in class 1, 2/4 in class 2
+    assert alpha_k_anonymity(df, ["zip"], ["d"], value="hiv").alpha == 1.0
+    assert alpha_k_anonymity(df, ["zip"], ["d"], value="flu").alpha == 0.5
+    # a blank is no value to measure under "unknown"
+    with pytest.raises(InvalidInputError, match="missing_sensitive='value'"):
+        alpha_k_anonymity(df, ["zip"], ["d"], value=np.nan)
+    # 3 a, 3 b, 4 blanks: (3 + 4)/10 = 0.7, above both the old 0.4 and the known-only 3/6
+    mix = pd.DataFrame({"zip": [1] * 10, "d": ["a"] * 3 + ["b"] * 3 + [None] * 4})
+    assert alpha_k_anonymity(mix, ["zip"], ["d"]).alpha == pytest.approx(0.7)
+    assert alpha_k_anonymity(mix, ["zip"], ["d"], missing_sensitive="value").alpha == \
+        pytest.approx(0.4)
+    # a class of blanks only: every value may fill it
+    only = pd.DataFrame({"zip": [1, 1, 2, 2], "d": [None, None, "a", "b"]})
+    assert alpha_k_anonymity(only, ["zip"], ["d"]).alpha == 1.0
+
+
+def test_alpha_k_rule_is_recorded_and_rebuilt():
+    from pdanon.models.record import rebuild, record, recorded_rule
+
+    m = AlphaKAnonymity(0.5, 3, missing_sensitive="value")
+    assert m.params()["missing_sensitive"] == "value"
+    assert repr(m) == "AlphaKAnonymity(alpha=0.5, k=3, missing_sensitive='value')"
+    assert rebuild(record(m)).missing_sensitive == "value"
+    assert recorded_rule({"models": record(m)}) == "value"
+    assert AlphaKAnonymity(0.5, 3).params()["missing_sensitive"] == "unknown"
+    with pytest.raises(InvalidInputError, match="missing_sensitive"):
+        AlphaKAnonymity(0.5, 3, missing_sensitive="blank")
+
+
+def test_alpha_k_anonymizer_counts_blanks_and_records_the_rule():
+    # 6 hiv patients with a blank diagnosis beside them: a class of 3 hiv + 3 blanks met
+    # alpha = 0.5 under the old reading; now every published class passes the worst case
+    rng = np.random.default_rng(3)
+    n = 60
+    df = pd.DataFrame({"age": rng.integers(20, 80, n),
+                       "d": rng.choice(["flu", "cold", "gout", "hiv"], n).astype(object)})
+    df.loc[rng.choice(n, 6, replace=False), "d"] = None
+    out = df.anon.anonymize(AlphaKAnonymity(0.6, 3), quasi_identifiers=["age"],
+                            sensitive=["d"], algorithm="mondrian")
+    rows = out[out["age"].notna()]
+    assert alpha_k_anonymity(rows, ["age"], ["d"]).alpha <= 0.6 + 1e-9
+    params = out.anon.info["models"][0]["params"]
+    assert params["missing_sensitive"] == "unknown"
+    assert out.anon.alpha_k_anonymity(quasi_identifiers=["age"], sensitive=["d"]).alpha \
+        <= 0.6 + 1e-9

@@ -40,7 +40,7 @@ def test_candidates_equal_a_reference_by_python_sets(spec, seed):
         d[rng.random(rows) < 0.2] = np.nan  # a missing value is one more value
         frames.append(pd.DataFrame({"q": qi, "d": d}))
         keys.append(rng.permutation(15)[:rows])
-    # the old rule (a missing value is one more value), which ReleaseHistory keeps too
+    # the old rule (a missing value is one more value)
     result = pdanon.check_releases(frames, keys=keys, quasi_identifiers=[["q"]] * len(frames),
                                    sensitive="d", missing_sensitive="value")
     expected = _reference(frames, keys, ["q"], "d")
@@ -49,11 +49,16 @@ def test_candidates_equal_a_reference_by_python_sets(spec, seed):
     known = pdanon.check_releases(frames, keys=keys, quasi_identifiers=[["q"]] * len(frames),
                                   sensitive="d")  # the default: a blank is no value
     assert known.intersected.to_dict() == _reference(frames, keys, ["q"], "d", known_only=True)
-    history = pdanon.ReleaseHistory()
+    # a history follows the same rule: a blank is no value by default, one with "value"
+    history = pdanon.ReleaseHistory(missing_sensitive="value")
+    unknown = pdanon.ReleaseHistory()
     for df, key in zip(frames, keys):
         history.add(df, keys=key, quasi_identifiers=["q"], sensitive="d")
+        unknown.add(df, keys=key, quasi_identifiers=["q"], sensitive="d")
     asked = list(range(17))
     assert history.candidates(asked).tolist() == [expected.get(k, -1) for k in asked]
+    by_known = _reference(frames, keys, ["q"], "d", known_only=True)
+    assert unknown.candidates(asked).tolist() == [by_known.get(k, -1) for k in asked]
 
 
 def test_left_after_counts_the_next_release_without_recording_it():
@@ -138,3 +143,59 @@ def _recoding():
         out = pd.DataFrame({"q": [1, 1, 2, 2], "d": list("abab")}).anon.k_anonymize(
             2, quasi_identifiers=["q"], sensitive=["d"], algorithm="optimal")
     return out.anon.recoding
+
+
+def test_history_reads_a_blank_as_no_value_by_default():
+    # one class: hiv, hiv, blank, blank. Its value set is {hiv}: every person is left one
+    # candidate, the signature is {hiv} and the class shows one value (m = 1). The old
+    # reading: {hiv, <NA>}, two candidates, m = 2.
+    b = pd.DataFrame({"age": ["[30, 39]"] * 4, "d": ["hiv", "hiv", None, None]})
+    new = pdanon.ReleaseHistory()
+    new.add(b, keys=[1, 2, 3, 4], quasi_identifiers=["age"], sensitive="d")
+    assert new.missing_sensitive == "unknown"
+    assert new.candidates([1, 2, 3, 4]).tolist() == [1, 1, 1, 1]
+    assert new.invariant == [1] and list(new.values) == ["hiv"]
+    old = pdanon.ReleaseHistory(missing_sensitive="value")
+    old.add(b, keys=[1, 2, 3, 4], quasi_identifiers=["age"], sensitive="d")
+    assert old.candidates([1, 2, 3, 4]).tolist() == [2, 2, 2, 2] and old.invariant == [2]
+    # the same count as check_releases under its default
+    res = pdanon.check_releases([b], keys=[[1, 2, 3, 4]], quasi_identifiers=[["age"]],
+                                sensitive="d")
+    assert res.intersected.tolist() == new.candidates([1, 2, 3, 4]).tolist()
+    # a class of blanks only shows no value: its persons keep no candidate and no signature,
+    # and it lowers no release's m (the other class shows x and y once each: m = 2)
+    c = pd.DataFrame({"age": ["a", "a", "b", "b"], "d": [None, None, "x", "y"]})
+    h = pdanon.ReleaseHistory()
+    h.add(c, keys=[1, 2, 3, 4], quasi_identifiers=["age"], sensitive="d")
+    assert h.candidates([1, 3]).tolist() == [0, 2]
+    assert h.signatures_of(h.rows_of([1, 3])).tolist()[0] == -1 and h.invariant == [2]
+    # the rule survives dumps/loads; a history of before the keyword reads "value"
+    back = pdanon.ReleaseHistory.loads(old.dumps(publisher_only=True))
+    assert back.missing_sensitive == "value"
+    from pdanon.republication.releases import _history_from_state
+
+    state = {k: v for k, v in new._state().items() if k != "missing_sensitive"}
+    assert _history_from_state(state).missing_sensitive == "value"
+    with pytest.raises(pdanon.InvalidInputError, match="missing_sensitive"):
+        pdanon.ReleaseHistory(missing_sensitive="blank")
+
+
+def test_a_release_whose_blanks_made_it_look_2_invariant_is_refused():
+    # January's classes: hiv x2 + blank x2, and flu x2 + cold x2. Read with blanks as a
+    # value it was "2-invariant" and February could lean on it; a blank is no value, so
+    # the hiv class shows one value and invariance=2 is refused
+    from pdanon.hierarchy import intervals
+
+    jan = pd.DataFrame({"age": ["[30, 34]"] * 4 + ["[35, 39]"] * 4,
+                        "d": ["hiv", "hiv", None, None, "flu", "cold", "flu", "cold"]})
+    history = pdanon.ReleaseHistory()
+    history.add(jan, keys=range(8), quasi_identifiers=["age"], sensitive="d")
+    assert history.invariant == [1]
+    feb = pd.DataFrame({"pid": range(8), "age": [31, 32, 33, 34, 36, 37, 38, 39],
+                        "d": ["hiv", "hiv", "flu", "cold", "flu", "cold", "flu", "cold"]})
+    rec = feb.anon.k_anonymize(2, algorithm="optimal", hierarchies={"age": intervals([5])},
+                               identifiers=["pid"], quasi_identifiers=["age"],
+                               sensitive=["d"]).anon.recoding
+    with pytest.raises(pdanon.InvalidInputError, match="not m-invariant"):
+        feb.anon.apply_recoding(rec, history=history, keys="pid", invariance=2,
+                                identifiers=["pid"])

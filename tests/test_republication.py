@@ -443,6 +443,7 @@ def test_invariance_keeps_every_signature_hand_checked():
                                   invariance=2, max_suppressed_rows=2)
     info = out.anon.info
     assert info["invariance"] == {"m": 2, "people_seen_before": 3, "rows_suppressed_for_it": 2,
+                                  "missing_sensitive": "unknown",
                                   "counterfeit_rows": 1,
                                   "counterfeits_by_class": {"[30, 34]": 1}}
     assert info["rows"] == 7 and len(out) == 8 and info["rows_withheld"] == 0

@@ -567,7 +567,8 @@ class AnonymizeMethods:
     @checked
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
                        history=None, keys=None, invariance=None, withhold: bool = False,
-                       row_order: str = "random", **roles) -> pd.DataFrame:
+                       row_order: str = "random", allow_channels=None,
+                       **roles) -> pd.DataFrame:
         """Publish this new batch with an earlier release's recoding: every value is published
         in the cell that holds it (a value no cell holds is *unseen* and published missing),
         then the model is verified on the batch's classes; the rows of failing classes are
@@ -598,6 +599,12 @@ class AnonymizeMethods:
             A row that even suppression cannot make safe (no signature fits it in the blank
             class, or the suppressed rows together fail the model) is left out of this
             batch (not published; ``info["rows_withheld"]``) instead of failing the call.
+        allow_channels : list of str, optional
+            Columns the batch publishes unchanged that you have judged safe although their
+            value gives a recoded quasi-identifier back (a stratum weight that pins the ZIP
+            published as a set): without it such a column is refused with a
+            :class:`pdanon.ChannelError`, as by the anonymizers (docs/security.md, "Columns
+            published unchanged"); recorded in ``info["channels_allowed"]``.
         **roles
             Role keywords; the quasi-identifiers are the recoding's columns, the sensitive
             columns default to the release's, identifiers are dropped.
@@ -649,7 +656,8 @@ class AnonymizeMethods:
         out, out_roles, info = recoding.apply(self._df, r, model=model,
                                               max_suppressed_rows=max_suppressed_rows,
                                               history=history, keys=keys,
-                                              invariance=invariance, withhold=withhold)
+                                              invariance=invariance, withhold=withhold,
+                                              allow_channels=allow_channels)
         fakes = (info.get("invariance") or {}).get("counterfeit_rows", 0)
         if fakes:  # the rows it was made from: the batch's, then the counterfeits
             made_from = pd.concat([self._df, out.iloc[len(out) - fakes:]])

@@ -93,7 +93,8 @@ class PerturbationMethods:
     @checked
     def microaggregate(self, k: int, *, columns=None, method: str = "mdav", gamma=None,
                        block_size="auto", keep_identifiers: bool = False, progress=None,
-                       row_order: str = "random", **roles) -> pd.DataFrame:
+                       row_order: str = "random", allow_channels=None,
+                       **roles) -> pd.DataFrame:
         """Microaggregate columns (default: the quasi-identifiers): MDAV groups of at least
         ``k`` similar rows, each cell replaced by its group's mean (real), median (ordered)
         or mode (unordered). Missing cells stay missing. See docs/perturbation.md and
@@ -118,6 +119,12 @@ class PerturbationMethods:
             A bar over the rows grouped: ``None`` (default) for long runs in a terminal or
             notebook, ``True`` always, ``False`` never
             (:mod:`pdanon.progress`).
+        allow_channels : list of str, optional
+            Columns published unchanged that you have judged safe although their value
+            gives an aggregated cell's original value back (e.g. a stratum weight that pins
+            the ZIP): without it such a column is refused with a
+            :class:`pdanon.ChannelError`, as by the anonymizers (docs/security.md, "Columns
+            published unchanged"); recorded in ``info["channels_allowed"]``.
 
         ``info`` reports the groups, their sizes, the achieved k-anonymity of the
         microaggregated columns, SSE/SST and IL1s.
@@ -135,7 +142,8 @@ class PerturbationMethods:
             self._df, self._roles_for(columns, roles, generalized=True), k, columns=columns,
             method=method,
             gamma=gamma,
-            block_size=block_size, keep_identifiers=keep_identifiers, progress=progress)
+            block_size=block_size, keep_identifiers=keep_identifiers, progress=progress,
+            allow_channels=allow_channels)
         return self._result(out, r, info, row_order=row_order)
 
     @checked
@@ -351,7 +359,8 @@ class PerturbationMethods:
 
     @checked
     def local_suppression(self, k: int, *, importance=None, keep_identifiers: bool = False,
-                          row_order: str = "random", **roles) -> pd.DataFrame:
+                          row_order: str = "random", allow_channels=None,
+                          **roles) -> pd.DataFrame:
         """sdcMicro's local suppression: set few quasi-identifier cells missing, preferring
         unimportant columns, until every row matches at least ``k`` rows with a missing cell
         matching any value (``df.anon.k_anonymity(missing="wildcard") >= k``; verified). See
@@ -367,6 +376,10 @@ class PerturbationMethods:
             ``{column: number}``: 1 = most important, higher numbers suppressed first.
         keep_identifiers : bool
             Identifier columns are dropped unless True.
+        allow_channels : list of str, optional
+            Columns published unchanged that you have judged safe although their value
+            gives a suppressed cell back; without it such a column is refused with a
+            :class:`pdanon.ChannelError` (as by the anonymizers); recorded in ``info``.
 
         Numpy integer and boolean columns with a suppressed cell become nullable
         (``Int64``/``boolean``). ``info`` gives the cells suppressed (total and per column),
@@ -383,7 +396,7 @@ class PerturbationMethods:
 
         out, r, info = perturb.local_suppression_by_roles(
             self._df, self.roles(**roles), k, importance=importance,
-            keep_identifiers=keep_identifiers)
+            keep_identifiers=keep_identifiers, allow_channels=allow_channels)
         return self._result(out, r, info, row_order=row_order)
 
     def utility(self, original: pd.DataFrame, columns=None, *, summary: bool = False):

@@ -223,10 +223,13 @@ class RiskMethods:
                                            missing_sensitive, "DeltaDisclosure"))
 
     @checked
-    def alpha_k_anonymity(self, *, value=None, missing: str = "value", **roles):
+    def alpha_k_anonymity(self, *, value=None, missing: str = "value",
+                          missing_sensitive: str | None = None, **roles):
         """The (α, k) the frame achieves (Wong et al. 2006), as ``AlphaK(alpha, k)``: the
         largest share of a sensitive value (of ``value`` only, when given) in a class and the
-        smallest class. Missing sensitive values are one value; ``missing`` is ``"value"``
+        smallest class. ``missing_sensitive``: ``"unknown"`` (a blank may be any value and
+        counts towards every value's share) or ``"value"`` (a blank is one value of its
+        own); default: the release's rule, else ``"unknown"``. ``missing`` is ``"value"``
         only. See :func:`pdanon.models.alpha_k_anonymity`.
 
         Example
@@ -239,7 +242,9 @@ class RiskMethods:
 
         r = self._sensitive_roles(roles, "(alpha, k)-anonymity")
         return models.alpha_k_anonymity(self._df, r.qi, r.sensitive, value=value,
-                                        missing=missing)
+                                        missing=missing,
+                                        missing_sensitive=self._missing_sensitive(
+                                            missing_sensitive, "AlphaKAnonymity"))
 
     # ---- population and risk models (models/population.py, models/risk.py)
 

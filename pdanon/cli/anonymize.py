@@ -557,9 +557,10 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
                            f"--dp-delta too")
     parts = []
     rule = g("missing_sensitive")
-    if rule is not None and all(g(key) is None for key in ("l", "t", "beta", "delta")):
-        raise CliError("--missing-sensitive says how -l, -t, --beta and --delta read a blank "
-                       "sensitive cell: give one of them too")
+    if rule is not None and all(g(key) is None for key in ("l", "t", "beta", "delta",
+                                                            "alpha")):
+        raise CliError("--missing-sensitive says how -l, -t, --beta, --delta and --alpha "
+                       "read a blank sensitive cell: give one of them too")
     if any(g(key) is not None for key in ("k", "l", "t", "max_risk", "average_risk")) and not (
             g("alpha") is not None and g("l") is None and g("t") is None
             and g("max_risk") is None and g("average_risk") is None):
@@ -572,7 +573,8 @@ def build_model(s: dict, population=None, sensitive_hierarchies=None):
     if g("alpha") is not None:
         if g("k") is None:
             raise CliError("--alpha is (α, k)-anonymity: give -k too (e.g. -k 5 --alpha 0.5)")
-        parts.append(models.AlphaKAnonymity(g("alpha"), g("k"), value=g("alpha_value")))
+        parts.append(models.AlphaKAnonymity(g("alpha"), g("k"), value=g("alpha_value"),
+                                            missing_sensitive=rule or "unknown"))
     elif g("alpha_value") is not None:
         raise CliError("--alpha-value is an option of (α, k)-anonymity: give --alpha too")
     if g("beta") is not None:

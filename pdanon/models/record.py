@@ -25,7 +25,7 @@ from pdanon._errors import InvalidInputError
 __all__ = ["CannotRebuild", "rebuild", "record", "recorded_rule"]
 
 #: the recorded models whose parameters hold a ``missing_sensitive`` rule
-RULED = ("LDiversity", "TCloseness", "BetaLikeness", "DeltaDisclosure")
+RULED = ("LDiversity", "TCloseness", "BetaLikeness", "DeltaDisclosure", "AlphaKAnonymity")
 
 
 _FIX = ("the record is damaged: take it from the release that wrote it (out.anon.info, "
@@ -57,7 +57,8 @@ def _builders() -> dict:
                                                  variant=p.get("beta_variant", "basic"),
                                                  missing_sensitive=_rule(p)),
         "DeltaDisclosure": lambda p: m.DeltaDisclosure(p["delta"], missing_sensitive=_rule(p)),
-        "AlphaKAnonymity": lambda p: m.AlphaKAnonymity(p["alpha"], p["k"], value=p.get("value")),
+        "AlphaKAnonymity": lambda p: m.AlphaKAnonymity(p["alpha"], p["k"], value=p.get("value"),
+                                                     missing_sensitive=_rule(p)),
         "HighestRisk": lambda p: m.HighestRisk(p["max_risk"]),
         "EDDifferentialPrivacy": lambda p: m.EDDifferentialPrivacy(
             p["epsilon"], p["delta"], search_share=p["search_share"]),

@@ -184,13 +184,16 @@ def randomize_by_roles(df: pd.DataFrame, roles, columns=None, *, scale=1.0, low=
 
 def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method="mdav",
                             gamma=None, block_size="auto", keep_identifiers: bool = False,
-                            progress=None):
+                            progress=None, allow_channels=None):
     """The engine of ``df.anon.microaggregate``; returns ``(frame, roles, info)``.
 
     Default columns: the quasi-identifiers, with their kinds. Sensitive and insensitive columns
     can be named in ``columns`` (insensitive ones get their inferred kind); identifiers cannot
     (they are dropped unless ``keep_identifiers``). See
-    :func:`pdanon.perturb.microaggregation.microaggregate_frame`.
+    :func:`pdanon.perturb.microaggregation.microaggregate_frame`. A column published
+    unchanged that gives an aggregated column's original value back is refused as by the
+    anonymizers (:func:`pdanon.screening.channels.guard`; ``allow_channels=[...]`` for one
+    judged safe).
 
     Example
     -------
@@ -208,7 +211,20 @@ def microaggregate_by_roles(df: pd.DataFrame, roles, k, *, columns=None, method=
     _k_of_declared(out, roles, kinds, k, info)
     out = _drop_ids(out, roles, keep_identifiers)
     info["identifiers_dropped"] = [] if keep_identifiers else list(roles.identifiers)
+    _guard_channels(df, out, info["k_columns"], info, k, allow_channels, roles)
     return publish_frame(out), roles.restricted_to(out.columns), info
+
+
+def _guard_channels(df: pd.DataFrame, out: pd.DataFrame, qi, info: dict, k: int,
+                    allow_channels, roles, release_k: int | None = None) -> None:
+    """The channel rule of every anonymizer (:func:`pdanon.screening.channels.guard`): a
+    column ``out`` publishes unchanged (not a sensitive one) whose value pins a
+    quasi-identifier cell it hid (aggregated, suppressed) is refused unless allowed."""
+    from pdanon.screening import channels
+
+    qi = [c for c in qi if c in out.columns]
+    channels.guard(df, out, qi, info, k=int(k), allow_channels=allow_channels,
+                   sensitive=roles.sensitive, release_k=release_k)
 
 
 def _k_of_declared(out: pd.DataFrame, roles, kinds: dict, k: int, info: dict) -> None:
@@ -479,9 +495,11 @@ def add_noise_by_roles(df: pd.DataFrame, roles, columns, *, method="additive",
 
 
 def local_suppression_by_roles(df: pd.DataFrame, roles, k, *, importance=None,
-                               keep_identifiers: bool = False):
+                               keep_identifiers: bool = False, allow_channels=None):
     """The engine of ``df.anon.local_suppression``; returns ``(frame, roles, info)``. Works on
     the quasi-identifiers; see :func:`pdanon.perturb.suppression.local_suppression_frame`.
+    A column published unchanged that gives a suppressed cell back is refused as by the
+    anonymizers (``allow_channels=[...]`` for one judged safe).
 
     Example
     -------
@@ -500,4 +518,8 @@ def local_suppression_by_roles(df: pd.DataFrame, roles, k, *, importance=None,
     out, details = local_suppression_frame(df, roles.qi, k, importance=importance)
     info = {"operation": "local_suppression", "k": int(k), "missing": "wildcard",
             "quasi_identifiers": list(roles.qi), **details}
+    kept = _drop_ids(out, roles, keep_identifiers)
+    # the release's own k is the wildcard k it verified (a blank matches any value)
+    _guard_channels(df, kept, roles.qi, info, k, allow_channels, roles,
+                    release_k=info.get("k_anonymity"))
     return _finish(out, roles, keep_identifiers, info)

@@ -530,7 +530,8 @@ class Recoding:
 
     # ------------------------------------------------------------------ applying
     def apply(self, df: pd.DataFrame, roles, *, model=None, max_suppressed_rows=None,
-              history=None, keys=None, invariance=None, withhold: bool = False):
+              history=None, keys=None, invariance=None, withhold: bool = False,
+              allow_channels=None):
         """Publish ``df`` (a new batch; ``roles``: its :class:`~pdanon.roles.Roles`, whose
         quasi-identifiers are this recoding's columns) with this recoding; returns ``(frame,
         info)``. See the module docstring; ``batch.anon.apply_recoding`` is the usual face.
@@ -539,7 +540,13 @@ class Recoding:
         (one per row, or the name of a column): the batch is published m-invariant
         (:mod:`pdanon.republication.invariance`): rows no signature fits are suppressed (then withheld or
         refused), and counterfeit rows, appended last, balance every class
-        (docs/republication.md, "m-invariance")."""
+        (docs/republication.md, "m-invariance").
+
+        Before it returns, the channel rule of every anonymizer
+        (:func:`pdanon.screening.channels.guard`): a column the batch publishes unchanged
+        whose value pins a quasi-identifier cell the recoding hid (a stratum weight that
+        names the ZIP published as a set) raises :class:`pdanon.ChannelError`, unless
+        ``allow_channels`` names it."""
         from pdanon._groups import class_labels
         from pdanon.partition.common import suppression_budget
 
@@ -601,6 +608,15 @@ class Recoding:
                 out = out[~withheld]
                 kept &= ~withheld
         sizes = np.bincount(class_labels(out, qi)) if n else np.zeros(0, dtype=np.int64)
+        guard_info = {}
+        if n:  # the channel rule, on the rows published (before any counterfeit row)
+            from pdanon.screening import channels
+
+            req = model.requirements() if model is not None else None
+            source = df.iloc[np.flatnonzero(~withheld)] if withheld.any() else df
+            channels.guard(source, out, qi, guard_info,
+                           k=max(req.min_size, req.min_distinct) if req else 2,
+                           allow_channels=allow_channels, sensitive=roles.sensitive)
         fakes = {}
         if inv is not None and len(out):  # m-invariance: every class balanced
             codes = history.value_codes(inv[2], grow=True)[~withheld]
@@ -629,12 +645,14 @@ class Recoding:
             "max_suppressed_rows": budget,
             **({} if inv is None else {"invariance": {
                 "m": inv[0], "people_seen_before": int((history.rows_of(inv[1]) >= 0).sum()),
+                "missing_sensitive": history.missing_sensitive,
                 "rows_suppressed_for_it": narrowed,
                 "counterfeit_rows": int(sum(fakes.values())),
                 "counterfeits_by_class": fakes}}),
             "rows_withheld": int(withheld.sum()),
             "groups": int(len(sizes)),
             "achieved": {"k": int(sizes.min()) if len(sizes) else 0},
+            **guard_info,
         }
         return out, out_roles, info
 

@@ -455,7 +455,14 @@ class ReleaseHistory:
     invariance=m)`` publishes the batch m-invariant with it (:mod:`pdanon.republication.invariance`);
     ``h.add(release, keys=..., sensitive=...)`` records a published release (its
     counterfeit rows count in their classes and are nobody). Values are compared by their
-    text (``str``); a missing value is one more value.
+    text (``str``).
+
+    ``missing_sensitive="unknown"`` (the default, as in :func:`check_releases` and the
+    privacy models): a blank sensitive cell is no value: it adds nothing to its class's value
+    set, so a class of hiv and blanks leaves its persons one candidate (hiv), its signature
+    is {hiv} and it counts as showing one value for m-invariance. ``"value"``: a blank is one
+    more value (the rule before 2026-12). Kept in ``missing_sensitive`` for every release the
+    history records; a history written before the keyword existed reads ``"value"``.
 
     Example
     -------
@@ -465,10 +472,23 @@ class ReleaseHistory:
     >>> h.add(r, keys=[1, 2, 3], quasi_identifiers=["age"], sensitive="d")
     >>> h.candidates([1, 2, 9]).tolist()      # 9: never published, no constraint yet
     [2, 2, -1]
+    >>> b = pd.DataFrame({"age": ["[30, 39]"] * 4, "d": ["hiv", "hiv", None, None]})
+    >>> h = ReleaseHistory()
+    >>> h.add(b, keys=[1, 2, 3, 4], quasi_identifiers=["age"], sensitive="d")
+    >>> h.candidates([1, 3]).tolist(), h.invariant
+    ([1, 1], [1])
+    >>> old = ReleaseHistory(missing_sensitive="value")
+    >>> old.add(b, keys=[1, 2, 3, 4], quasi_identifiers=["age"], sensitive="d")
+    >>> old.candidates([1, 3]).tolist(), old.invariant
+    ([2, 2], [2])
     """
 
-    def __init__(self):
+    def __init__(self, *, missing_sensitive: str = "unknown"):
+        from pdanon.models.base import check_missing_sensitive
         from pdanon.republication.valuesets import ValueSets
+
+        #: how a blank sensitive cell counts in every release recorded (see the class doc)
+        self.missing_sensitive = check_missing_sensitive(missing_sensitive)
 
         self.keys = pd.Index([], dtype=object)
         self.values = pd.Index([], dtype=object)  # the value texts seen, in order
@@ -597,7 +617,10 @@ class ReleaseHistory:
 
         trial = ValueSets()  # the history's sets and this release's (the history unchanged)
         trial.keys, trial.offsets = self.sets.keys, self.sets.offsets
-        first = trial.add_classes(labels, codes)
+        codes = np.asarray(codes, dtype=np.int64)
+        shown = codes >= 0  # a code < 0 (a blank read as no value) adds no value
+        first = trial.add_classes(labels[shown], codes[shown],
+                                  classes=int(np.max(labels, initial=-1)) + 1)
         nodes, new, inverse = self._next_nodes(rows, labels)
         item, cls = self._members(nodes)
         item = np.concatenate([item, np.arange(len(nodes))])
@@ -635,11 +658,16 @@ class ReleaseHistory:
                 f"keys: the key {keys[keys.duplicated()][0]!r} appears more than once; give "
                 "one key per row of the release, each once")
         labels = class_labels(release, cols) if len(release) else np.zeros(0, np.int64)
-        codes = self.value_codes(release[sensitive], grow=True)
-        self.invariant.append(_invariant_for(labels, codes))
-        first = self.sets.add_classes(labels, codes)
-        class_signature = self._signature_ids(labels, codes)
-        labels, codes = labels[~fake], codes[~fake]
+        classes = int(labels.max(initial=-1)) + 1
+        shown = np.ones(len(release), dtype=bool)
+        if self.missing_sensitive == "unknown":  # a blank cell is no value of its class
+            shown = release[sensitive].notna().to_numpy()
+        codes = np.full(len(release), -1, dtype=np.int64)
+        codes[shown] = self.value_codes(release[sensitive][shown], grow=True)
+        self.invariant.append(_invariant_for(labels[shown], codes[shown]))
+        first = self.sets.add_classes(labels[shown], codes[shown], classes=classes)
+        class_signature = self._signature_ids(labels[shown], codes[shown], classes)
+        labels = labels[~fake]
         at = self.rows_of(keys)
         past, cls, inverse = self._next_nodes(at, labels)
         node = len(self.parent) + inverse
@@ -653,9 +681,10 @@ class ReleaseHistory:
             self.node = np.concatenate([self.node, node[~old]])
             self.signature = np.concatenate([self.signature, class_signature[labels[~old]]])
 
-    def _signature_ids(self, labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Per class the number of its value set among the signatures seen (new ones are
-        added)."""
+    def _signature_ids(self, labels: np.ndarray, codes: np.ndarray,
+                       classes: int | None = None) -> np.ndarray:
+        """Per class (``classes`` of them) the number of its value set among the signatures
+        seen (new ones are added; -1 for a class that shows no value)."""
         from pdanon.republication.valuesets import pair_keys
 
         pairs = pair_keys(labels, codes)
@@ -664,7 +693,9 @@ class ReleaseHistory:
         starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(pairs) else \
             np.zeros(0, dtype=np.int64)
         ends = np.r_[starts[1:], len(pairs)]
-        out = np.full(int(labels.max(initial=-1)) + 1, -1, dtype=np.int64)
+        if classes is None:
+            classes = int(labels.max(initial=-1)) + 1
+        out = np.full(classes, -1, dtype=np.int64)
         new_labels, new_codes = [], []
         for a, b in zip(starts, ends):
             key = values[a:b].tobytes()
@@ -722,6 +753,8 @@ def _history_from_state(state: dict) -> ReleaseHistory:
     history = ReleaseHistory.__new__(ReleaseHistory)
     history.__dict__.update(ReleaseHistory().__dict__)  # fields a history of an older
     history.__dict__.update(state)  # version lacks (its releases then count as not invariant)
+    if "missing_sensitive" not in state:  # written when a blank was one more value
+        history.missing_sensitive = "value"
     if len(history.signature) != len(history.keys):
         history.signature = np.full(len(history.keys), -1, dtype=np.int64)
         history.invariant = [0] * max(len(history.invariant), 1)

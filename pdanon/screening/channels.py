@@ -330,19 +330,23 @@ def allowed_columns(allow_channels, release: pd.DataFrame, qi) -> list:
 
 
 def guard(original: pd.DataFrame, release: pd.DataFrame, qi, info: dict, *, k: int,
-          allow_channels=None, sensitive=()) -> None:
+          allow_channels=None, sensitive=(), release_k: int | None = None) -> None:
     """What an anonymizer does before returning ``release``: measure the channels of its
     columns published unchanged but the ``sensitive`` ones against ``original``
     (:func:`measure`), refuse the first that breaks the rule (:func:`refuse`),
     and record in ``info`` the columns allowed (``channels_allowed``, published) and the
     findings (``info["publisher_only"]["channels"]``: figures of the original, never
-    written with the release)."""
+    written with the release). ``release_k``: the release's own k as its face verified it
+    when that is not the k with a blank as a value (local suppression verifies k with a
+    blank matching any value): it replaces ``k_without`` in the rule."""
     from pdanon.publisher_only import PublisherOnly
 
     allowed = allowed_columns(allow_channels, release, qi)
     k = max(int(k), 2)
     columns = [c for c in unchanged_columns(release, qi) if c not in set(sensitive)]
     findings = measure(original, release, qi, columns, k=k, allowed=allowed)
+    if release_k is not None and not findings.empty:
+        findings["k_without"] = int(release_k)
     refuse(findings, k=k)
     if allowed:
         info["channels_allowed"] = allowed

@@ -263,3 +263,29 @@ def test_a_widened_mondrian_recoding_applied_to_a_new_batch_stays_truthful():
     held = np.asarray(new["age"].array.contains(feb["age"]), dtype=bool)
     assert (held | new["age"].isna().to_numpy()).all()
     assert pdanon.metrics.k_anonymity(new, ["age", "zone"]) >= 5
+
+
+def test_dates_of_one_year_widen_to_months_not_to_the_year():
+    # admissions over one year, each date held by a row or two: a rare bound went to the
+    # year's first or last day, so every class merged into one ([2024-01-01, 2024-12-31]);
+    # under three years the grid is the months' first and last days
+    import warnings
+
+    rng = np.random.default_rng(1)
+    days = rng.choice(366, 200, replace=False)  # every date one person's
+    df = pd.DataFrame({"adm": pd.Timestamp("2024-01-01") + pd.to_timedelta(days, unit="D"),
+                       "sex": rng.choice(["F", "M"], 200), "dx": rng.choice(list("abc"), 200)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = df.anon.k_anonymize(5, quasi_identifiers={"adm": "ordered", "sex": "unordered"},
+                                  sensitive=["dx"], algorithm="mondrian")
+    held = df["adm"].value_counts()
+    arr = out["adm"].array
+    cats = pd.DatetimeIndex(arr.categories)
+    present = ~np.asarray(arr.isna())
+    for bound, first in ((cats[np.asarray(arr.lo)[present]], True),
+                         (cats[np.asarray(arr.hi)[present]], False)):
+        on_grid = bound.is_month_start if first else bound.is_month_end
+        common = held.reindex(bound).fillna(0).to_numpy() >= 5
+        assert (on_grid | common).all()
+    assert out.anon.info["groups"] >= 12 and out.anon.check().passed

@@ -10,7 +10,9 @@ recoding publishes (:func:`widen_published`, called by :func:`pdanon.engine.anon
 * a bound held by 1 .. k-1 rows moves outward to the nearer of: the closest value held by at
   least ``k`` rows of the column, and the grid point at or beyond it. The grid of numbers is
   the multiples of :func:`round_step` (the largest power of ten within the column's spread:
-  10 for ages), the grid of dates the years' first and last days. A grid point is published
+  10 for ages), the grid of dates the years' first and last days (the months' when the
+  column spans less than :data:`MONTHS_BELOW_DAYS`: dates of one year would all end on its
+  first and last day and merge into one class). A grid point is published
   for every bound between it and the next point, so it tells no more than that interval, even
   where it is someone's value itself. The extremes of a column, held by few, so end on the grid
   (an oldest participant of 103 gives ``[.., 110]``);
@@ -44,8 +46,12 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["ExactBoundsWarning", "round_step", "grid_outside", "decade_grid",
-           "year_boundary", "widen_published"]
+__all__ = ["ExactBoundsWarning", "MONTHS_BELOW_DAYS", "round_step", "grid_outside",
+           "decade_grid", "month_boundary", "year_boundary", "widen_published"]
+
+
+#: a date column spanning fewer days than this widens rare bounds to month boundaries
+MONTHS_BELOW_DAYS = 3 * 365
 
 
 class ExactBoundsWarning(UserWarning):
@@ -214,7 +220,7 @@ def _tidy_all(x: np.ndarray, step: float) -> np.ndarray:
 
 def _widen_categories(arr, mask, original, values, counts, k):
     """Ordered categories (positions): a rare bound moves to the closest common category
-    outward or, for dates, the nearer year boundary outward; with none outward, to the
+    outward or, for dates, the nearer year (month) boundary outward; with none outward, to the
     declared first/last category of a Categorical column, or the cell is withheld."""
     from pdanon.dtype import GeneralizationArray
 
@@ -232,9 +238,11 @@ def _widen_categories(arr, mask, original, values, counts, k):
     c_lo, ok_lo = _outward(lo, common, up=False)
     c_hi, ok_hi = _outward(hi, common, up=True)
     dates = arr.dtype.dates_by_value and isinstance(cats, pd.DatetimeIndex)
-    if dates:  # compare with the year boundaries, as values; add the chosen ones
-        new_lo = _date_bounds(cats, lo, rare_lo, c_lo, ok_lo, up=False)
-        new_hi = _date_bounds(cats, hi, rare_hi, c_hi, ok_hi, up=True)
+    if dates:  # compare with the year (month) boundaries, as values; add the chosen ones
+        months = len(cats) > 1 and (cats.max() - cats.min()) < pd.Timedelta(
+            days=MONTHS_BELOW_DAYS)
+        new_lo = _date_bounds(cats, lo, rare_lo, c_lo, ok_lo, up=False, months=months)
+        new_hi = _date_bounds(cats, hi, rare_hi, c_hi, ok_hi, up=True, months=months)
         merged = cats.union(pd.DatetimeIndex(list(new_lo.values()) + list(new_hi.values()))
                             .as_unit(cats.unit)).unique().sort_values()
         pos = merged.get_indexer(cats)
@@ -286,13 +294,34 @@ def year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool):
         return None
 
 
-def _date_bounds(cats, pos, rare, c_pos, ok, up: bool) -> dict:
+def month_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool):
+    """The first instant of ``t``'s month, or its last (its last day for dates); None beyond
+    the calendar pandas holds.
+
+    >>> str(month_boundary(pd.Timestamp("2024-02-10"), True, "s", True).date())
+    '2024-02-29'
+    >>> str(month_boundary(pd.Timestamp("2024-02-10"), False, "s", True).date())
+    '2024-02-01'
+    """
+    try:
+        first = pd.Timestamp(year=t.year, month=t.month, day=1, tz=t.tz).as_unit(unit)
+        if not up:
+            return first
+        if midnight:  # the last day, at midnight in its own zone (a DST day is not 24 h)
+            return first + pd.offsets.MonthEnd(0)
+        return first + pd.offsets.MonthBegin(1) - pd.Timedelta(1, unit=unit)
+    except (ValueError, OverflowError):  # beyond the calendar pandas can hold
+        return None
+
+
+def _date_bounds(cats, pos, rare, c_pos, ok, up: bool, months: bool = False) -> dict:
     """{position of a rare bound: its new date} (one entry per distinct rare bound)."""
     midnight = bool((cats == cats.normalize()).all())
+    boundary = month_boundary if months else year_boundary
     out = {}
     for p, c, has in zip(*(np.unique(np.stack([pos[rare], c_pos[rare], ok[rare]]), axis=1))):
         t = cats[int(p)]
-        g = year_boundary(t, up, cats.unit, midnight)
+        g = boundary(t, up, cats.unit, midnight)
         if has:
             c = cats[int(c)]
             g = c if g is None else min(g, c) if up else max(g, c)

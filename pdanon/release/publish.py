@@ -135,15 +135,14 @@ def _as_publisher_sees(again: pd.DataFrame, release: pd.DataFrame) -> pd.DataFra
     file carries), so that checks against the original pair the same rows."""
     import copy
 
-    from pdanon.publisher_only import PublisherOnly
+    from pdanon.publisher_only import PublisherOnly, facts_of
 
     seen = again.set_axis(release.index)
     attrs = copy.deepcopy(again.attrs) if again.attrs.get("pdanon") else \
         copy.deepcopy(release.attrs)
-    held = release.attrs.get("pdanon", {}).get("info", {}).get("publisher_only")
     if attrs.get("pdanon") is not None:
         attrs["pdanon"].setdefault("info", {})["publisher_only"] = PublisherOnly(
-            held.facts() if hasattr(held, "facts") else {})
+            facts_of(release))
     seen.attrs = attrs
     return seen
 
@@ -218,8 +217,8 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
     line's ``pdanon anonymize`` writes through it. ``verdict`` is a check already made with
     ``policy`` (not made again before writing; its attacks are the report's). ``control``:
     held-out rows for the attacks a policy may ask for (``max_singling_out`` and the like;
-    :func:`pdanon.attacks.holdout`), when no verdict is given. ``survey``: the report's ``weights`` and
-    ``household`` columns (default: the policy's weights)."""
+    :func:`pdanon.attacks.holdout`), when no verdict is given. ``survey``: the report's
+    ``weights`` and ``household`` columns (default: the policy's weights)."""
     from pdanon.checks.policy import check
     from pdanon.roles import ATTRS_KEY
 
@@ -354,7 +353,7 @@ def _report(back: dict, frame, release, original, policy, title, files, forced, 
 
     import copy
 
-    from pdanon.publisher_only import PublisherOnly
+    from pdanon.publisher_only import PublisherOnly, facts_of
 
     shown = back.get("parquet", back.get("csv"))
     if shown.attrs.get("pdanon") is None:
@@ -365,9 +364,8 @@ def _report(back: dict, frame, release, original, policy, title, files, forced, 
         # the file's row i is the original's row matched[i]: say so, in this process only,
         # beside the release's other publisher-only facts (the channels it measured)
         info = shown.attrs["pdanon"]["info"]
-        held = release.attrs.get("pdanon", {}).get("info", {}).get("publisher_only")
         info["publisher_only"] = PublisherOnly({
-            **(held.facts() if hasattr(held, "facts") else {}),
+            **facts_of(release),
             "step_rows": pd.Series(np.arange(len(shown)), index=shown.index),
             "step_index": matched.index})
     survey = {"weights": getattr(policy, "weights", None), **(survey or {})}

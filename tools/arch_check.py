@@ -339,17 +339,11 @@ def old_path_imports(modules: dict, root: Path = ROOT) -> list[str]:
     moved = moved_paths(root)
     out = []
     for mod, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            for n in names:
+        for target, name, line in imports_of(mod, path, modules):
+            for n in (target, f"{target}.{name}"):  # `import pdanon.old`, `from pdanon import old`
                 if n in moved:
-                    out.append(f"{mod}:{node.lineno} imports {n} (moved: {moved[n]})")
-    return out
+                    out.append(f"{mod}:{line} imports {n} (moved: {moved[n]})")
+    return sorted(set(out))
 
 
 def figures(root: Path = ROOT) -> dict:

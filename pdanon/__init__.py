@@ -123,8 +123,8 @@ _guard_pandas_writers()  # pandas' writers warn on a frame holding an explanatio
 
 #: subpackages imported on first use (``pdanon.metrics.k_anonymity(...)`` works after
 #: ``import pdanon`` without making ``import pdanon`` pay for them)
-_LAZY = ("algorithms", "compat", "csvsafe", "distributions", "engine", "metrics", "parties",
-         "perturb", "release")
+_LAZY = ("algorithms", "attacks", "compat", "csvsafe", "distributions", "engine", "metrics",
+         "parties", "perturb", "release", "tables")
 
 
 def __getattr__(name: str):

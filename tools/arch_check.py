@@ -260,7 +260,7 @@ LAYERS = {
     "columns": ["encode", "_groups", "recode", "calendar", "screening", "roles",
                 "distributions", "losses", "containment"],
     "engine": ["hierarchy", "models", "dp", "perturb", "partition", "metrics", "attacks",
-               "engine"],
+               "tables", "engine"],
     "checks": ["checks"],
     "outputs": ["report", "io", "republication"],
     "release": ["release"],

@@ -29,6 +29,7 @@ from pdanon.accessor.anonymize import AnonymizeMethods
 from pdanon.accessor.dp import DPMethods
 from pdanon.accessor.perturb import PerturbationMethods
 from pdanon.accessor.risk import RiskMethods
+from pdanon.accessor.tables import TableMethods
 
 _KEY = _roles.ATTRS_KEY
 from pdanon.keywords import ROLE_KEYWORDS, checked  # noqa: F401 (ROLE_KEYWORDS: public)
@@ -92,7 +93,7 @@ _PLAIN_CHANGING = ("microaggregate", "add_noise", "randomize", "rank_swap", "pra
 
 
 @pd.api.extensions.register_dataframe_accessor("anon")
-class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods):
+class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods, TableMethods):
     """De-identification methods on a DataFrame (``df.anon``).
 
     Role keywords accepted by every method: ``identifiers=[...]``,

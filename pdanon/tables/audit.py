@@ -1,0 +1,174 @@
+"""The audit: what an attacker can compute about each withheld cell.
+
+The attacker knows every published cell, that the table adds up (each sub-total is the sum of
+its parts: :func:`pdanon.tables.structure.constraints`) and that no cell is negative. For each
+withheld cell they solve two linear programs — the smallest and the largest value the cell can
+take in any table consistent with all that — and so learn the range ``[low, high]``. A primary
+cell is protected when ``high >= value + upper`` and ``low <= value - lower`` (its protection
+levels, :mod:`pdanon.tables.rules`); for counts the range is rounded inwards to whole numbers,
+as an attacker would.
+
+The programs are solved per connected group of withheld cells (cells that share an equation),
+with SciPy's HiGHS; an equation holding one withheld cell gives it away exactly, without a
+program. The audit reads only the table and the withheld pattern, so it checks a pattern made
+anywhere (another tool's, a hand-made one).
+
+>>> import pandas as pd
+>>> from pdanon.tables.table import build
+>>> t = build(pd.DataFrame({"g": list("aabbb")}), index="g")
+>>> r = audit(t, [0], rules={"min_frequency": 3})  # only "a" withheld: Total - b gives it
+>>> r.cells[["g", "low", "high", "safe"]].values.tolist()
+[['a', 2.0, 2.0, False]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.optimize import linprog
+from scipy.sparse.csgraph import connected_components
+
+from pdanon._errors import InvalidInputError
+
+__all__ = ["AuditResult", "audit", "ranges"]
+
+TOL = 1e-6
+
+
+@dataclass
+class AuditResult:
+    """The audit of one suppression pattern.
+
+    ``cells``: one row per withheld cell (its keys, ``value``, ``status``, the required
+    ``lower``/``upper`` levels, the attacker's ``low``/``high`` and ``safe``); ``unsafe``: the
+    rows of ``cells`` whose range is narrower than required; ``ok``: no cell is unsafe.
+    """
+
+    cells: pd.DataFrame
+
+    @property
+    def unsafe(self) -> pd.DataFrame:
+        return self.cells[~self.cells["safe"]]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.cells["safe"].all())
+
+    def __repr__(self) -> str:
+        n = len(self.cells)
+        bad = int((~self.cells["safe"]).sum())
+        return f"<AuditResult: {n} withheld cells, {bad} unsafe>"
+
+
+def ranges(A: sparse.csr_matrix, x: np.ndarray, withheld: np.ndarray, *,
+           integer: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The attacker's ``(low, high)`` for every cell in ``withheld`` (indices into ``x``),
+    given ``x`` at every other cell, ``A @ x == 0`` and ``x >= 0``. ``high`` is ``inf`` when
+    nothing bounds the cell."""
+    withheld = np.asarray(withheld, dtype=np.int64)
+    n = len(x)
+    low = np.zeros(len(withheld))
+    high = np.full(len(withheld), np.inf)
+    if len(withheld) == 0:
+        return low, high
+    is_w = np.zeros(n, dtype=bool)
+    is_w[withheld] = True
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[withheld] = np.arange(len(withheld))
+    A = A.tocsc()
+    As = A[:, withheld].tocsr()
+    Ap = A[:, ~is_w]
+    rhs = -(Ap @ x[~is_w])
+    touched = np.diff(As.indptr) > 0
+    As, rhs = As[touched], rhs[touched]
+    # cells that share an equation form one program
+    adj = (abs(As).T @ abs(As)).tocsr()
+    n_comp, comp = connected_components(adj, directed=False)
+    row_comp = comp[As.indices[As.indptr[:-1]]] if As.shape[0] else np.zeros(0, dtype=int)
+    for c in range(n_comp):
+        members = np.flatnonzero(comp == c)
+        rows = np.flatnonzero(row_comp == c)
+        if len(rows) == 0:  # in no equation with a published cell: anything >= 0
+            continue
+        sub = As[rows][:, members]
+        b = rhs[rows]
+        for j, cell in enumerate(members):
+            obj = np.zeros(len(members))
+            obj[j] = 1.0
+            lo = linprog(obj, A_eq=sub, b_eq=b, bounds=(0, None), method="highs")
+            hi = linprog(-obj, A_eq=sub, b_eq=b, bounds=(0, None), method="highs")
+            if lo.status == 2 or hi.status == 2:
+                raise InvalidInputError(
+                    "the published cells are inconsistent with the table's sums (the "
+                    "attacker's program has no solution): the table was changed after it was "
+                    "built")
+            low[cell] = lo.fun if lo.status == 0 else 0.0
+            high[cell] = -hi.fun if hi.status == 0 else np.inf
+    low = np.maximum(low, 0.0)  # no -0.0 from the solver
+    if integer:
+        low = np.ceil(low - TOL) + 0.0
+        high = np.where(np.isfinite(high), np.floor(high + TOL), high)
+    return low, high
+
+
+def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = None) -> AuditResult:
+    """Audit a suppression pattern of ``table``.
+
+    ``table`` is a :class:`pdanon.tables.ProtectedTable` (its own pattern and levels are
+    audited) or a :class:`pdanon.tables.Table` with ``suppressed`` — cell positions, a boolean
+    mask over ``table.cells`` or the rows of ``table.cells`` withheld — and the ``rules`` that
+    set the protection levels (or the ``levels`` frame of :func:`pdanon.tables.primary`).
+    """
+    from pdanon.tables.rules import primary
+    from pdanon.tables.protected import ProtectedTable
+    if isinstance(table, ProtectedTable):
+        if suppressed is not None:
+            raise InvalidInputError("a protected table carries its own pattern: call "
+                                    "audit(protected) without suppressed=")
+        levels = table.cells[["status", "lower", "upper"]]
+        mask = (table.cells["status"] != "safe").to_numpy()
+        table = table.table
+    else:
+        if suppressed is None:
+            raise InvalidInputError("audit(table, suppressed): say which cells are withheld "
+                                    "(positions, a boolean mask, or rows of table.cells)")
+        mask = _mask(suppressed, len(table.cells))
+        if levels is None:
+            levels = primary(table, rules)
+        levels = levels.copy()
+        levels.loc[mask & (levels["status"] == "safe").to_numpy(), "status"] = "secondary"
+    x = table.cells["value"].to_numpy(dtype=np.float64)
+    where = np.flatnonzero(mask)
+    low, high = ranges(table.constraints, x, where, integer=table.is_count)
+    lv = levels.iloc[where]
+    need_hi = x[where] + lv["upper"].to_numpy()
+    need_lo = x[where] - lv["lower"].to_numpy()
+    is_primary = (lv["status"] == "primary").to_numpy()
+    safe = ~is_primary | ((high >= need_hi - TOL) & (low <= need_lo + TOL) & (high - low > TOL))
+    out = table.cells.iloc[where][table.dimensions + ["value"]].copy()
+    out["status"] = lv["status"].to_numpy()
+    out["lower"] = lv["lower"].to_numpy()
+    out["upper"] = lv["upper"].to_numpy()
+    out["low"] = low
+    out["high"] = high
+    out["safe"] = safe
+    return AuditResult(out)
+
+
+def _mask(suppressed, n: int) -> np.ndarray:
+    if isinstance(suppressed, pd.DataFrame):
+        suppressed = suppressed.index
+    arr = np.asarray(suppressed)
+    if arr.dtype == bool:
+        if len(arr) != n:
+            raise InvalidInputError(f"suppressed: a mask needs {n} entries, got {len(arr)}")
+        return arr
+    arr = arr.astype(np.int64)
+    if len(arr) and (arr.min() < 0 or arr.max() >= n):
+        raise InvalidInputError(f"suppressed: cell positions must be in 0..{n - 1}")
+    mask = np.zeros(n, dtype=bool)
+    mask[arr] = True
+    return mask

@@ -1,0 +1,47 @@
+"""A table with its suppression pattern: what :func:`pdanon.tables.protect` returns.
+
+>>> import pandas as pd
+>>> from pdanon.tables import build
+>>> p = build(pd.DataFrame({"g": list("aabbb")}), index="g").protect({"min_frequency": 3})
+>>> p.to_frame().values.tolist()
+[['a', <NA>, 'withheld'], ['b', <NA>, 'withheld'], ['Total', 5, 'published']]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ProtectedTable"]
+
+
+class ProtectedTable:
+    """A table with its suppression pattern.
+
+    ``cells``: the table's cells with ``status`` ("safe", "primary", "secondary"), the ``rule``
+    a primary cell broke, its protection levels ``lower``/``upper``; ``table``: the
+    :class:`pdanon.tables.Table`; ``audit``: the audit the pattern passed; ``info``: method,
+    cost, cells withheld and their value, seconds.
+    """
+
+    def __init__(self, table, cells: pd.DataFrame, audit_result, info: dict):
+        self.table = table
+        self.cells = cells
+        self.audit = audit_result
+        self.info = info
+
+    def __repr__(self) -> str:
+        s = self.cells["status"].value_counts()
+        return (f"<ProtectedTable: {len(self.cells)} cells, {int(s.get('primary', 0))} primary, "
+                f"{int(s.get('secondary', 0))} secondary ({self.info['method']})>")
+
+    def to_frame(self, *, marker=None) -> pd.DataFrame:
+        """The publishable cells: withheld values are missing (or ``marker``), with a status
+        column; the rule and protection levels stay with the publisher."""
+        out = self.cells[self.table.dimensions + ["value", "status"]].copy()
+        hidden = out["status"] != "safe"
+        nullable = "Int64" if self.table.is_count else "Float64"
+        out["value"] = out["value"].astype(object if marker is not None else nullable)
+        out.loc[hidden, "value"] = marker if marker is not None else pd.NA
+        out["status"] = np.where(hidden, "withheld", "published")
+        return out

@@ -58,7 +58,8 @@ class AnonymizeMethods:
                   labels: bool = False, objective: str | None = None, seed=None,
                   progress=None, options: dict | None = None, row_order: str = "random",
                   allow_channels=None, household=None,
-                  household_ids: str = "renumber", **roles) -> pd.DataFrame:
+                  household_ids: str = "renumber", evaluate=None,
+                  control: pd.DataFrame | None = None, **roles) -> pd.DataFrame:
         """Anonymize for any privacy model: a :class:`pdanon.models.PrivacyModel`, an
         :class:`~pdanon.models.AllOf` of several, or a model of your own (subclass
         ``PrivacyModel`` and implement ``classes_ok``; see docs/architecture.md).
@@ -87,6 +88,7 @@ class AnonymizeMethods:
                     labels: bool = False, objective: str | None = None, seed=None,
                     progress=None, options: dict | None = None, row_order: str = "random",
                     allow_channels=None, household=None, household_ids: str = "renumber",
+                    evaluate=None, control: pd.DataFrame | None = None,
                     **roles) -> pd.DataFrame:
         """Make the frame k-anonymous: every combination of quasi-identifier values is shared by
         at least ``k`` rows (and, with ``l=`` / ``t=``, l-diverse / t-close too).
@@ -174,6 +176,22 @@ class AnonymizeMethods:
             the next step by itself.
         household_ids : {"renumber", "drop"}
             ``"renumber"`` (default) as above; ``"drop"`` publishes no household id at all.
+        evaluate : True or dict, optional
+            Attack the release as it is made (:mod:`pdanon.accessor.evaluate`,
+            docs/attacks.md): **hold out** ``share`` of the rows (default 0.5, stratified on
+            the sensitive columns of categories; ``{"share": 0.5, "stratify": [...] or None,
+            "n_attacks": 2000, "seed": None}``) **before** anonymizing, make the release from
+            the other rows only — **the held-out rows are not published** — and run
+            singling out, linkability and inference against them as the control set. The
+            figures stay with the publisher (``info["publisher_only"]``, never in a file):
+            ``out.anon.check()``, ``report()`` and ``publish()`` show them, and
+            ``Policy(max_singling_out=, max_linkability=, max_inference=)`` is judged by
+            them. Refused, saying why, when a part or a stratum is too small to split (pass
+            ``control=``) or with ``household=`` (a split would cut households).
+        control : DataFrame, optional
+            Held-out rows you split off yourself (:func:`pdanon.attacks.holdout`): every
+            row of the frame is anonymized and the release is attacked with them
+            (``evaluate={"n_attacks": ..., "seed": ...}`` tunes the attacks).
         **roles
             ``identifiers``, ``quasi_identifiers``, ``sensitive``, ``insensitive``. A column
             given none is examined first: one that looks like it identifies people is refused
@@ -197,6 +215,15 @@ class AnonymizeMethods:
         Every age here is one person's, so no range ends on one: the bounds move out to the
         grid of tens (:mod:`pdanon.bounds`; ``options={"exact_bounds": True}`` keeps
         ``[30, 31]`` and ``[40, 42]``, with an :class:`~pdanon.ExactBoundsWarning`).
+
+        Attacked as it is made: half the rows held out (not published), the three risks kept
+        for the verdict.
+
+        >>> big = pd.DataFrame({"age": range(20, 80), "d": ["a", "b", "c"] * 20})
+        >>> out = big.anon.k_anonymize(3, quasi_identifiers=["age"], sensitive=["d"],
+        ...                            evaluate={"seed": 0})
+        >>> len(out), sorted(out.anon.check().attacks)
+        (30, ['inference', 'singling_out'])
         """
         return self._from_keywords(locals(), always_k=False)
 
@@ -210,6 +237,7 @@ class AnonymizeMethods:
                     labels: bool = False, objective: str | None = None, seed=None,
                     progress=None, options: dict | None = None, row_order: str = "random",
                     allow_channels=None, household=None, household_ids: str = "renumber",
+                    evaluate=None, control: pd.DataFrame | None = None,
                     **roles) -> pd.DataFrame:
         """Make every equivalence class l-diverse in every sensitive column (and k-anonymous).
 
@@ -225,9 +253,10 @@ class AnonymizeMethods:
             Also t-closeness (see :meth:`t_close`).
         max_risk, average_risk, missing_sensitive, method, algorithm, max_suppressed_rows,
         hierarchies, levels, labels, objective, seed, progress, options, household,
-        household_ids
+        household_ids, evaluate, control
             As in :meth:`k_anonymize` (``missing_sensitive="unknown"``, the default: a
-            missing sensitive cell is no value). ``"nearest"`` supports the distinct variant only (each
+            missing sensitive cell is no value; ``evaluate=True``: half the rows held out,
+            not published, and the release attacked with them). ``"nearest"`` supports the distinct variant only (each
             group grows until it has k rows and l distinct values); ``"auto"`` picks Mondrian
             for the other variants.
         **roles
@@ -254,7 +283,7 @@ class AnonymizeMethods:
                 labels: bool = False, objective: str | None = None, seed=None,
                 progress=None, options: dict | None = None, row_order: str = "random",
                 allow_channels=None, household=None, household_ids: str = "renumber",
-                **roles) -> pd.DataFrame:
+                evaluate=None, control: pd.DataFrame | None = None, **roles) -> pd.DataFrame:
         """Make every equivalence class t-close: in every sensitive column the distance between
         the class's distribution and the whole table's is at most ``t`` (and k-anonymous).
 
@@ -276,8 +305,9 @@ class AnonymizeMethods:
             quasi-identifiers drive ``algorithm="optimal"`` (as in :meth:`k_anonymize`).
         The other parameters
             Those of :meth:`k_anonymize` (``missing_sensitive="unknown"``, the default:
-            known values against the table's known values). With ``algorithm="auto"`` Mondrian runs
-            (``"nearest"`` cannot express t-closeness).
+            known values against the table's known values; ``evaluate=`` / ``control=``: the
+            release attacked as it is made, the held-out rows not published). With
+            ``algorithm="auto"`` Mondrian runs (``"nearest"`` cannot express t-closeness).
         **roles
             Role keywords; at least one sensitive column is needed.
 
@@ -341,12 +371,26 @@ class AnonymizeMethods:
         return request(**asked, sensitive_hierarchies=sens_h, always_k=always_k)
 
     def _anonymize(self, model, roles: dict, *, row_order="random", household=None,
-                   household_ids="renumber", **run):
+                   household_ids="renumber", evaluate=None, control=None, **run):
         """:meth:`_release`, then the household step (:func:`pdanon.screening.households.protect`) when
-        a household column is given or recorded by the input, then :meth:`_result`."""
+        a household column is given or recorded by the input, then :meth:`_result`; with
+        ``evaluate=`` / ``control=``, on the rows not held out, then the attacks
+        (:mod:`pdanon.accessor.evaluate`)."""
         from pdanon.screening import households
 
         households.check_options(self._df, household, household_ids)
+        if evaluate is not None or control is not None:
+            from pdanon.accessor import evaluate as _evaluate
+
+            opts = _evaluate.options(evaluate, control)
+            if opts is not None:
+                if "control" not in opts:
+                    _evaluate.refuse_households(self._df, household)
+                part, held = _evaluate.split(self._df, opts, _pick_roles(roles))
+                out = type(self)(part)._anonymize(model, roles, row_order=row_order,
+                                                  household=household,
+                                                  household_ids=household_ids, **run)
+                return _evaluate.attach(out, self._df, part, held, opts)
         if household is None:
             household = households.recorded_column(self._df)
         if household is None:

@@ -11,14 +11,18 @@ from pdanon._errors import InvalidInputError, UnknownColumnError
 SHARE = 0.2
 
 
-def holdout(df: pd.DataFrame, share: float = SHARE, *, stratify=None, seed=None):
+def holdout(df: pd.DataFrame, share: float = SHARE, *, stratify=None, seed=None,
+            every_stratum: bool = False):
     """``(original, control)``: ``df`` split at random, ``share`` of its rows held out as the
     control set (rounded, per stratum with ``stratify=<column or columns>``: every
     combination of their values keeps its share, so the control looks like the original).
     Anonymize ``original``; attack with ``control=control``. Both keep ``df``'s index labels
     (disjoint); ``df`` is not modified. ``seed``: for tests (else a CSPRNG).
 
-    Refused when either part would be empty.
+    Refused when either part would be empty; with ``every_stratum=True`` (the anonymizers'
+    ``evaluate=``) also when a stratum's share rounds to none or all of its rows (a
+    stratum of one row at ``share=0.5``): that stratum would lie wholly on one side, and
+    the control would not look like the original in it.
 
     Example
     -------
@@ -52,6 +56,17 @@ def holdout(df: pd.DataFrame, share: float = SHARE, *, stratify=None, seed=None)
     start = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(sizes) else sizes
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n) - np.repeat(start, sizes)
+    if every_stratum and stratify is not None and len(sizes):
+        lopsided = np.flatnonzero((take == 0) | (take == sizes))
+        if len(lopsided):
+            first = df.iloc[np.flatnonzero(labels == lopsided[0])[:1]][cols]
+            shown = ", ".join(f"{c}={v!r}" for c, v in first.iloc[0].items())
+            raise InvalidInputError(
+                f"holdout: {len(lopsided)} of the {len(sizes)} strata of {cols} are too small "
+                f"to split at share={share} (e.g. {shown}: {int(sizes[lopsided[0]])} row(s), "
+                f"all on one side); a stratified control cannot be held out. Stratify on "
+                f"fewer or coarser columns (stratify=None: at random), or hold the control "
+                f"out yourself and pass control=")
     held = rank < take[labels]
     if not held.any() or held.all():
         raise InvalidInputError(

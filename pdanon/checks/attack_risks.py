@@ -147,3 +147,55 @@ def as_dicts(found: dict) -> list:
             rows.append({**r.as_dict(), "attack": attack,
                          "secret": None if col is None else str(col)})
     return rows
+
+
+# ------------------------------------------------- attacks an anonymizer ran (evaluate=)
+
+#: the publisher-only facts of a release that hold the attacks its anonymizer ran
+#: (``evaluate=`` / ``control=``) and the content they were run on
+STORED, STORED_ON = "attacks", "attacks_of"
+
+
+def fingerprint(frame) -> tuple | None:
+    """The content of ``frame`` whatever its rows' order: columns, rows and two
+    order-free sums of the rows' hashes (None when pandas cannot hash a column)."""
+    import numpy as np
+    import pandas as pd
+
+    try:
+        h = pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
+    except (TypeError, ValueError):
+        return None
+    with np.errstate(over="ignore"):
+        mixed = (h ^ (h >> np.uint64(29))) * np.uint64(0x9E3779B97F4A7C15)
+    return (tuple(map(str, frame.columns)), len(frame), int(h.sum(dtype=np.uint64)),
+            int(mixed.sum(dtype=np.uint64)))
+
+
+def stored(release) -> dict | None:
+    """The attacks the anonymizer that made ``release`` ran (``evaluate=`` or ``control=``
+    of the anonymizers, kept publisher-only), or None: none were run, the frame was read
+    back from a file (the facts never leave), or its content changed since (a column
+    dropped or edited: the figures were measured on another table)."""
+    from pdanon.publisher_only import facts_of
+
+    facts = facts_of(release)
+    found = facts.get(STORED)
+    if not found or facts.get(STORED_ON) is None or facts.get(STORED_ON) != fingerprint(release):
+        return None
+    return dict(found)
+
+
+def refuse_missing(found: dict, wanted: dict) -> None:
+    """A criterion asks for an attack the stored attacks do not hold (the roles of the
+    anonymizer's release could not run it): refuse, saying why and the fix."""
+    why = {"linkability": "it needs two quasi-identifiers",
+           "inference": "it needs a sensitive column outside the quasi-identifiers",
+           "singling_out": "no column was attacked"}
+    lacking = [a for a in wanted if a not in found]
+    if lacking:
+        raise InvalidInputError(
+            f"the policy sets {', '.join('max_' + a for a in lacking)}, but the attacks the "
+            f"anonymizer ran (evaluate=) hold no {lacking[0].replace('_', ' ')} figure: "
+            f"{why[lacking[0]]}. Drop the criterion, or give the roles it needs and attack "
+            f"with check(original=, control=)")

@@ -461,6 +461,9 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     ``control`` is refused, saying why and how to hold one out. ``attacks``: the attacks an
     earlier check of the same release ran (its :attr:`CheckResult.attacks`), read instead of
     attacking again, so that every verdict and report of one release shows the same draws.
+    Without ``attacks`` and ``control``, the attacks the anonymizer itself ran
+    (``evaluate=`` / ``control=`` of ``k_anonymize`` and the like; kept publisher-only, for
+    this frame's content only) are read the same way.
     See :meth:`df.anon.check <pdanon.accessor.frame.AnonAccessor.check>`. A frame holding the
     columns of an explanation (``out.anon.explain(df)``, also joined into the release) is
     refused with :class:`~pdanon.PublisherOnlyError`: it cannot be published."""
@@ -486,6 +489,10 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     from pdanon.checks import attack_risks
 
     wanted = attack_risks.asked(policy)
+    if attacks is None and control is None:  # those the anonymizer ran (evaluate=)
+        attacks = attack_risks.stored(release)
+        if attacks is not None:
+            attack_risks.refuse_missing(attacks, wanted)
     if attacks is None:
         attack_risks.refuse_without_control(wanted, original, control)
     if control is not None and original is None:

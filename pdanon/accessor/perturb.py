@@ -17,7 +17,7 @@ class PerturbationMethods:
     """The perturbation half of ``df.anon`` (see :mod:`pdanon.perturb`)."""
 
     def _households(self, make, household, household_ids, roles, row_order, *, columns=None,
-                    within=None) -> pd.DataFrame:
+                    within=None, k=None) -> pd.DataFrame:
         """The face's release through the household step every face shares
         (:func:`pdanon.accessor.household_step.publish`): ``household=`` (or a household
         column the input records) is published renumbered and verified at household level
@@ -29,7 +29,11 @@ class PerturbationMethods:
             if value is not None and not (isinstance(value, str) and
                                           value == "equivalence_classes"):
                 named[key] = value
-        return household_step.publish(self, make, household=household,
+
+        def made(acc):  # the perturbations' (out, roles, info), with the face's k
+            return (*make(acc), k)
+
+        return household_step.publish(self, made, household=household,
                                       household_ids=household_ids, named=named,
                                       row_order=row_order)
 
@@ -64,10 +68,9 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.shuffle_by_roles(acc._df, acc._roles_for(columns, roles), columns,
-                                                    within=within, seed=seed,
-                                                    keep_identifiers=keep_identifiers)
-            return out, r, info, None
+            return perturb.shuffle_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, within=within, seed=seed,
+                keep_identifiers=keep_identifiers)
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns, within=within)
@@ -108,11 +111,9 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.randomize_by_roles(acc._df, acc._roles_for(columns, roles), columns,
-                                                      scale=scale, low=low, high=high, noise=noise,
-                                                      seed=seed, clip=clip,
-                                                      keep_identifiers=keep_identifiers)
-            return out, r, info, None
+            return perturb.randomize_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, scale=scale, low=low,
+                high=high, noise=noise, seed=seed, clip=clip, keep_identifiers=keep_identifiers)
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns)
@@ -166,16 +167,14 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.microaggregate_by_roles(
+            return perturb.microaggregate_by_roles(
                 acc._df, acc._roles_for(columns, roles, generalized=True), k, columns=columns,
-                method=method,
-                gamma=gamma,
-                block_size=block_size, keep_identifiers=keep_identifiers, progress=progress,
+                method=method, gamma=gamma, block_size=block_size,
+                keep_identifiers=keep_identifiers, progress=progress,
                 allow_channels=allow_channels)
-            return out, r, info, k
 
         return self._households(make, household, household_ids, roles, row_order,
-                                columns=columns)
+                                columns=columns, k=k)
 
     @checked
     def pram(self, columns, *, matrix=None, p: float | None = None, invariant: bool = True,
@@ -229,11 +228,10 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.pram_by_roles(acc._df, acc._roles_for(columns, roles), columns,
-                                                 matrix=matrix, p=p, invariant=invariant,
-                                                 seed=seed, keep_identifiers=keep_identifiers,
-                                                 pd_=pd, alpha=alpha)
-            return out, r, info, None
+            return perturb.pram_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, matrix=matrix, p=p,
+                invariant=invariant, seed=seed, keep_identifiers=keep_identifiers, pd_=pd,
+                alpha=alpha)
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns)
@@ -292,10 +290,9 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.code_by_roles(acc._df, acc._roles_for(columns, roles), columns, side,
-                                                 threshold=threshold, quantile=quantile,
-                                                 value=value, keep_identifiers=keep_identifiers)
-            return out, r, info, None
+            return perturb.code_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, side, threshold=threshold,
+                quantile=quantile, value=value, keep_identifiers=keep_identifiers)
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns)
@@ -350,11 +347,10 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.rank_swap_by_roles(
+            return perturb.rank_swap_by_roles(
                 acc._df, acc._roles_for(columns, roles), columns, p=p, seed=seed,
                 keep_identifiers=keep_identifiers, rule=rule, top_percent=top_percent,
                 bottom_percent=bottom_percent, r0=r0, k0=k0)
-            return out, r, info, None
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns)
@@ -396,10 +392,9 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.add_noise_by_roles(acc._df, acc._roles_for(columns, roles), columns,
-                                                      method=method, noise=noise, seed=seed,
-                                                      keep_identifiers=keep_identifiers)
-            return out, r, info, None
+            return perturb.add_noise_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, method=method, noise=noise,
+                seed=seed, keep_identifiers=keep_identifiers)
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns)
@@ -442,13 +437,11 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.local_suppression_by_roles(
+            return perturb.local_suppression_by_roles(
                 acc._df, acc.roles(**roles), k, importance=importance,
                 keep_identifiers=keep_identifiers, allow_channels=allow_channels)
-            return out, r, info, k
 
-        return self._households(make, household, household_ids, roles, row_order,
-                                columns=None)
+        return self._households(make, household, household_ids, roles, row_order, k=k)
 
     def utility(self, original: pd.DataFrame, columns=None, *, summary: bool = False):
         """How much of ``original``'s statistics this perturbed frame keeps (rows matched by
@@ -511,9 +504,8 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.hash_by_roles(acc._df, acc._roles_for(columns, roles), columns, key=key,
-                                                 context=context)
-            return out, r, info, None
+            return perturb.hash_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, key=key, context=context)
 
         return self._households(make, household, household_ids, roles, row_order,
                                 columns=columns)
@@ -532,8 +524,7 @@ class PerturbationMethods:
         from pdanon import perturb
 
         def make(acc):
-            out, r, info = perturb.drop_identifiers_by_roles(acc._df, acc.roles(**roles))
-            return out, r, info, None
+            return perturb.drop_identifiers_by_roles(
+                acc._df, acc.roles(**roles))
 
-        return self._households(make, household, household_ids, roles, row_order,
-                                columns=None)
+        return self._households(make, household, household_ids, roles, row_order)

@@ -401,3 +401,22 @@ def test_household_where_no_household_can_be_verified_is_refused_naming_the_fix(
                                    invariance=2, household="hh", identifiers=["pid"])
     with pytest.raises(pdanon.InvalidInputError, match="also named in columns"):
         df.anon.microaggregate(3, columns=["age", "hh"], household="hh", **ROLES)
+
+
+def test_cli_household_with_a_kept_recoding(tmp_path):
+    first, batch, rec = (tmp_path / n for n in ("first.csv", "batch.csv", "rec.json"))
+    household_table(300, ages=5).to_csv(first, index=False)
+    household_table(300, seed=4, ages=5).to_csv(batch, index=False)
+    run = [sys.executable, "-m", "pdanon", "anonymize"]
+    made = subprocess.run([*run, str(first), "-o", str(tmp_path / "a.csv"), "--qi",
+                           "age:real,sex,region", "--sensitive", "income", "-k", "3",
+                           "--household", "hh", "--save-recoding", str(rec)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "b.csv"
+    again = subprocess.run([*run, str(batch), "-o", str(out), "--recoding", str(rec),
+                            "--household", "hh", "--max-suppressed", "0.5"],
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    counts = python_signatures(pd.read_csv(out), "hh", QI)
+    assert not counts or min(counts.values()) >= 3

@@ -157,7 +157,7 @@ def difference_figures(release: pd.DataFrame, earlier, keys, *, quasi_identifier
     disclosed and one not counted is not), ``persons``, ``releases`` and the ``sensitive``
     columns measured. ``keys``: one key array per release, the earlier ones first (as
     :func:`check_releases`); ``quasi_identifiers``: ``release``'s (the earlier ones' from
-    their pdanon roles); ``sensitive``: ``release``'s sensitive columns, each measured where
+    their pdanon roles, these where they record none); ``sensitive``: ``release``'s sensitive columns, each measured where
     every earlier release publishes it (one at least).
 
     Example
@@ -184,7 +184,10 @@ def difference_figures(release: pd.DataFrame, earlier, keys, *, quasi_identifier
             f"the difference attack compares a sensitive column every release publishes: "
             f"this release's sensitive columns {list(sensitive)} are not in every earlier "
             f"release (pass sensitive=[...])")
-    qis = [None] * len(earlier) + [list(quasi_identifiers)]
+    from pdanon.roles import ATTRS_KEY
+
+    qis = [None if df.attrs.get(ATTRS_KEY, {}).get("roles", {}).get("quasi_identifiers")
+           else list(quasi_identifiers) for df in earlier] + [list(quasi_identifiers)]
     hit, persons = None, 0
     for column in columns:
         res = check_releases([*earlier, release], keys=list(keys), quasi_identifiers=qis,

@@ -23,8 +23,10 @@ What pdanon does with such a column:
   a role): a grouping column left without a role is refused (:class:`pdanon.RoleError`) with
   the fixes; one declared ``insensitive=`` or ``sensitive=`` is published unchanged with a
   :class:`pdanon.RoleWarning` naming ``household=`` (the publisher decided);
-* **protection** (:func:`protect`, ``df.anon.k_anonymize(..., household="hh")`` and the other
-  faces of :mod:`pdanon.accessor.anonymize`): the anonymizer runs on the other columns, then
+* **protection** (:func:`protect`, ``df.anon.k_anonymize(..., household="hh")`` and every
+  other face that publishes rows, through :mod:`pdanon.accessor.household_step`; a
+  differentially private or m-invariant release only with ``household_ids="drop"``): the
+  face runs on the other columns, then
   the household id is published **renumbered** (fresh ids from the operating system's random
   source, in no relation to the input's values or order), and every household whose signature
   is shared by fewer than k households (k of the model, at least 2) is **unlinked**: its rows
@@ -340,7 +342,8 @@ def refusal_lines(names: list) -> list:
     """The fixes :func:`pdanon.screening.refusal` adds for grouping columns."""
     first = names[0]
     return [f"Rows sharing a value of {names!r} belong together (a household, a family, a "
-            f"case): k_anonymize(..., household={first!r}) publishes it renumbered and makes "
+            f"case): household={first!r} (k_anonymize(..., household={first!r}), and the "
+            f"same keyword of every face) publishes it renumbered and makes "
             f"every household's combined record shared by k households (or "
             f"household_ids='drop' publishes no link); quasi_identifiers={names!r} "
             f"generalizes it; identifiers={names!r} drops it; insensitive={names!r} publishes "

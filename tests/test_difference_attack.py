@@ -384,3 +384,15 @@ def test_cli_policy_reads_max_difference_disclosed():
 
     assert parse_policy("k=5,max_difference_disclosed=0") == pdanon.Policy(
         k=5, max_difference_disclosed=0)
+
+
+def test_the_report_shows_the_difference_criterion():
+    jan, feb = _scenario()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())
+        second = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"])
+        report = second.anon.report(earlier=[first], keys=[jan["pid"], feb["pid"]])
+    verdict = {c["criterion"]: c for c in report.verdict["criteria"]}
+    assert verdict["difference_disclosed"]["measured"] == 12
+    assert not report.verdict["passed"] and "difference_disclosed" in report.to_html()

@@ -555,7 +555,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
                digest_key=None, policy=None, internal: bool = False, progress=None,
-               weights=None, household=None, control=None, attacks=None, **roles):
+               weights=None, household=None, control=None, attacks=None, earlier=None,
+               keys=None, **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) that opens with the verdict (``policy``: a
         :class:`pdanon.Policy`; default the release's own request, see :meth:`check`), then
@@ -570,7 +571,9 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         held-out rows (:func:`pdanon.attacks.holdout`): the release is attacked and the
         section "Singling out, linkability, inference" shows the three risks (figures;
         criteria when the policy sets ``max_singling_out`` and the like); ``attacks``: those a
-        check already ran (``CheckResult.attacks``), shown as drawn. See
+        check already ran (``CheckResult.attacks``), shown as drawn. ``earlier``, ``keys``:
+        the releases of the same people published before this one, as in :meth:`check`: the
+        verdict adds the criterion ``difference_disclosed``. See
         :func:`pdanon.report.build_report` and docs/report.md.
 
         Example
@@ -581,10 +584,13 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         """
         from pdanon.report import build_report
 
+        difference = None
+        if earlier is not None or keys is not None:
+            difference = self._difference(policy, earlier, keys, roles)
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
                            digest_key=digest_key, policy=policy, internal=internal,
                            progress=progress, weights=weights, household=household,
-                           control=control, attacks=attacks, **roles)
+                           control=control, attacks=attacks, difference=difference, **roles)
         if path is not None:
             rep.save(path)
         return rep

@@ -323,3 +323,76 @@ def test_counterfeit_values_keep_the_columns_dtype(kind):
     res = pdanon.check_releases([jan_out, feb_out], keys=[jan["pid"], feb["pid"]],
                                 sensitive="d")
     assert res.combined_l == 2 and res.summary()["persons_disclosed"] == 0
+
+
+# ----------------------------------------------------------------------------- the criterion
+
+
+def test_check_fails_the_12_of_12_scenario_on_the_difference_criterion():
+    jan, feb = _scenario()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())
+        second = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"])
+    keys = [jan["pid"], feb["pid"]]
+    policy = pdanon.Policy(k=5, l=3, max_difference_disclosed=0)
+    # each release alone passes: the leak is between them
+    assert second.anon.check(pdanon.Policy(k=5, l=3)).passed
+    result = second.anon.check(policy, earlier=[first], keys=keys)
+    row = result.criteria.set_index("criterion").loc["difference_disclosed"]
+    assert not result.passed and row["measured"] == 12 and not row["passed"]
+    assert "difference_disclosed" in repr(result)
+    assert second.anon.check(pdanon.Policy(k=5, l=3, max_difference_disclosed=12),
+                             earlier=[first], keys=keys).passed
+    # without a policy's limit, the criterion is measured whenever earlier= is given (0)
+    default = second.anon.check(earlier=[first], keys=keys)
+    assert not default.passed and default.criteria["criterion"].tolist()[-1] == \
+        "difference_disclosed"
+    # a limit without the earlier releases is refused, naming the keywords
+    with pytest.raises(InvalidInputError, match="earlier="):
+        second.anon.check(policy)
+    with pytest.raises(InvalidInputError, match="one key array per release"):
+        second.anon.check(policy, earlier=[first], keys=[jan["pid"]])
+    from pdanon.keywords import UnknownKeywordError
+
+    with pytest.raises(UnknownKeywordError, match="did you mean max_difference_disclosed"):
+        pdanon.Policy(max_diference_disclosed=0)
+    with pytest.raises(InvalidInputError, match="number of persons"):
+        pdanon.Policy(max_difference_disclosed=-1)
+
+
+def test_m_invariant_releases_pass_the_difference_criterion():
+    jan, feb = _scenario()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rec = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES,
+                                   **_roles()).anon.recoding
+        history = pdanon.ReleaseHistory()
+        jan_out = jan.anon.apply_recoding(rec, history=history, keys="pid", invariance=3,
+                                          identifiers=["pid"])
+        history.add(jan_out, keys=jan["pid"], sensitive="d")
+        feb_out = feb.anon.apply_recoding(rec, history=history, keys="pid", invariance=3,
+                                          identifiers=["pid"])
+    result = feb_out.anon.check(pdanon.Policy(max_difference_disclosed=0), earlier=[jan_out],
+                                keys=[jan["pid"], feb["pid"]])
+    assert result.passed
+    assert result.criteria.set_index("criterion").loc["difference_disclosed", "measured"] == 0
+
+
+def test_cli_policy_reads_max_difference_disclosed():
+    from pdanon.cli.config import parse_policy
+
+    assert parse_policy("k=5,max_difference_disclosed=0") == pdanon.Policy(
+        k=5, max_difference_disclosed=0)
+
+
+def test_the_report_shows_the_difference_criterion():
+    jan, feb = _scenario()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = jan.anon.k_anonymize(5, l=3, algorithm="optimal", hierarchies=AGES, **_roles())
+        second = feb.anon.apply_recoding(first.anon.recoding, identifiers=["pid"])
+        report = second.anon.report(earlier=[first], keys=[jan["pid"], feb["pid"]])
+    verdict = {c["criterion"]: c for c in report.verdict["criteria"]}
+    assert verdict["difference_disclosed"]["measured"] == 12
+    assert not report.verdict["passed"] and "difference_disclosed" in report.to_html()

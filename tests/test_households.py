@@ -291,3 +291,132 @@ def test_a_small_table_s_age_is_no_household():
     ages = pd.Series(np.random.default_rng(0).integers(18, 80, 120), name="age")
     assert households.grouping(ages) is None
     assert households.grouping(ages.rename("household")) is not None  # the name decides
+
+
+# ------------------------------------------------------------------ every face that publishes rows
+from pdanon.hierarchy import intervals  # noqa: E402
+
+BANDS = {"age": intervals([10, 30])}
+ROLES = dict(quasi_identifiers=QI, sensitive=["income"])
+
+
+def _recoding(df):
+    first = quiet(df.anon.k_anonymize, 3, algorithm="optimal", hierarchies=BANDS,
+                  household="hh", **ROLES)
+    return first.anon.recoding
+
+
+#: per face a call of it on a frame (the household keywords added by the test)
+FACES = {
+    "generalize": lambda df, **kw: df.anon.generalize({"age": 1}, hierarchies=BANDS, **ROLES,
+                                                      **kw),
+    "apply_recoding": lambda df, **kw: df.anon.apply_recoding(_recoding(df), **kw),
+    "microaggregate": lambda df, **kw: df.anon.microaggregate(3, **ROLES, **kw),
+    "local_suppression": lambda df, **kw: df.anon.local_suppression(2, **ROLES, **kw),
+    "shuffle": lambda df, **kw: df.anon.shuffle(["income"], seed=0, **ROLES, **kw),
+    "randomize": lambda df, **kw: df.anon.randomize(["age"], seed=0, **ROLES, **kw),
+    "pram": lambda df, **kw: df.anon.pram(["sex"], p=0.8, seed=0, **ROLES, **kw),
+    "top_code": lambda df, **kw: df.anon.top_code("age", threshold=60, **ROLES, **kw),
+    "bottom_code": lambda df, **kw: df.anon.bottom_code("age", threshold=10, **ROLES, **kw),
+    "rank_swap": lambda df, **kw: df.anon.rank_swap("age", p=5, seed=0, **ROLES, **kw),
+    "add_noise": lambda df, **kw: df.anon.add_noise("age", noise=0.1, seed=0, **ROLES, **kw),
+    "hash_identifiers": lambda df, **kw: df.anon.hash_identifiers(
+        key=b"0" * 32, quasi_identifiers=QI, identifiers=["income"], **kw),
+    "drop_identifiers": lambda df, **kw: df.anon.drop_identifiers(**ROLES, **kw),
+}
+
+
+@pytest.mark.parametrize("face", [*FACES, "dp_anonymize"])
+def test_every_face_refuses_an_undecided_household_column(face):
+    df = household_table(300, ages=30)
+    if face == "dp_anonymize":  # no roles named: every column not dropped would be published
+        call = lambda: df.anon.dp_anonymize(1.0, 1e-5, hierarchies=BANDS)  # noqa: E731
+    elif face == "apply_recoding":
+        rec = _recoding(df)
+        call = lambda: df.anon.apply_recoding(rec)  # noqa: E731
+    else:
+        call = lambda: FACES[face](df)  # noqa: E731
+    with pytest.raises(pdanon.RoleError, match="household='hh'"):
+        quiet(call)
+
+
+@pytest.mark.parametrize("face", list(FACES))
+def test_every_face_takes_household_and_verifies_it(face):
+    df = household_table(300, ages=30)
+    out = quiet(FACES[face], df, household="hh")
+    info = out.anon.info["household"]
+    k = info["k"]
+    assert k >= 2 and info["ids"] == "renumbered"
+    qi = [c for c in QI if c in out.columns]
+    counts = python_signatures(out, "hh", qi)
+    if info["linked_households"] == 0:  # (microaggregated means: no two households alike)
+        assert info["household_k"] is None and out["hh"].isna().all()
+        return
+    assert info["household_k"] >= k
+    assert counts and min(counts.values()) >= k  # the definition, without pdanon
+    # the ids are fresh: none of the input's, one per linked household
+    assert not set(out["hh"].dropna()) & set(df["hh"])
+    assert out["hh"].dropna().nunique() == info["linked_households"]
+    measured = out.anon.check(pdanon.Policy(k=1)).criteria.set_index("criterion")
+    assert measured.loc["household_k", "measured"] >= k
+    dropped = quiet(FACES[face], df, household="hh", household_ids="drop")
+    assert "hh" not in dropped.columns and dropped.anon.info["household"]["ids"] == "dropped"
+
+
+def test_generalize_and_apply_recoding_round_trip_with_household():
+    df = household_table(400, ages=30)
+    out = quiet(df.anon.generalize, {"age": 2}, hierarchies=BANDS, household="hh",
+                row_order="input", **ROLES)
+    assert out.anon.info["household"]["k"] == 2  # generalize verifies no model: k 2
+    assert households.household_k(out, "hh", QI) >= 2
+    assert (out["hh"].isna() | ~out["hh"].isin(df["hh"])).all()  # never an input id
+    pairs = pd.DataFrame({"old": df["hh"], "new": out["hh"]})
+    assert (pairs.groupby("old")["new"].nunique(dropna=False) == 1).all()  # one id each
+    # the next batch with the release's recoding: the model's k (3) at household level
+    batch = household_table(300, seed=9, ages=30)
+    again = quiet(batch.anon.apply_recoding, _recoding(df), household="hh", row_order="input")
+    assert again.anon.info["household"]["k"] == 3
+    counts = python_signatures(again, "hh", QI)
+    assert counts and min(counts.values()) >= 3
+    assert not set(again["hh"].dropna()) & set(batch["hh"])
+    assert again.anon.check().criteria.set_index("criterion").loc["household_k",
+                                                                  "measured"] >= 3
+    # a chained face verifies the recorded column again, with its own k
+    chained = quiet(out.anon.local_suppression, 4)
+    assert chained.anon.info["household"]["k"] == 4
+    counts = python_signatures(chained, "hh", QI)
+    assert not counts or min(counts.values()) >= 4
+
+
+def test_household_where_no_household_can_be_verified_is_refused_naming_the_fix():
+    df = household_table(300, ages=30)
+    with pytest.raises(pdanon.InvalidInputError, match="household_ids='drop'"):
+        df.anon.dp_anonymize(1.0, 1e-5, hierarchies=BANDS, household="hh")
+    out = quiet(df.anon.dp_anonymize, 1.0, 1e-5, hierarchies=BANDS, household="hh",
+                household_ids="drop", quasi_identifiers=QI)
+    assert "hh" not in out.columns and out.anon.info["household"]["ids"] == "dropped"
+    people = df.assign(pid=np.arange(len(df)))
+    with pytest.raises(pdanon.InvalidInputError, match="household_ids='drop'"):
+        people.anon.apply_recoding(_recoding(df), history=pdanon.ReleaseHistory(), keys="pid",
+                                   invariance=2, household="hh", identifiers=["pid"])
+    with pytest.raises(pdanon.InvalidInputError, match="also named in columns"):
+        df.anon.microaggregate(3, columns=["age", "hh"], household="hh", **ROLES)
+
+
+def test_cli_household_with_a_kept_recoding(tmp_path):
+    first, batch, rec = (tmp_path / n for n in ("first.csv", "batch.csv", "rec.json"))
+    household_table(300, ages=5).to_csv(first, index=False)
+    household_table(300, seed=4, ages=5).to_csv(batch, index=False)
+    run = [sys.executable, "-m", "pdanon", "anonymize"]
+    made = subprocess.run([*run, str(first), "-o", str(tmp_path / "a.csv"), "--qi",
+                           "age:real,sex,region", "--sensitive", "income", "-k", "3",
+                           "--household", "hh", "--save-recoding", str(rec)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "b.csv"
+    again = subprocess.run([*run, str(batch), "-o", str(out), "--recoding", str(rec),
+                            "--household", "hh", "--max-suppressed", "0.5"],
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    counts = python_signatures(pd.read_csv(out), "hh", QI)
+    assert not counts or min(counts.values()) >= 3

@@ -372,10 +372,12 @@ class AnonymizeMethods:
 
     def _anonymize(self, model, roles: dict, *, row_order="random", household=None,
                    household_ids="renumber", evaluate=None, control=None, **run):
-        """:meth:`_release`, then the household step (:func:`pdanon.screening.households.protect`) when
-        a household column is given or recorded by the input, then :meth:`_result`; with
+        """:meth:`_release` with the household step (:func:`pdanon.accessor.household_step.publish`:
+        a household column given or recorded by the input is published renumbered and
+        verified at household level with the model's k), then :meth:`_result`; with
         ``evaluate=`` / ``control=``, on the rows not held out, then the attacks
         (:mod:`pdanon.accessor.evaluate`)."""
+        from pdanon.accessor import household_step
         from pdanon.screening import households
 
         households.check_options(self._df, household, household_ids)
@@ -391,27 +393,18 @@ class AnonymizeMethods:
                                                   household=household,
                                                   household_ids=household_ids, **run)
                 return _evaluate.attach(out, self._df, part, held, opts)
-        if household is None:
-            household = households.recorded_column(self._df)
-        if household is None:
-            out, r, info, _ = self._release(model, roles, **run)
-            return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
-        households.refuse_roles(household, _pick_roles(roles))
-        inner = type(self)(self._df.drop(columns=[household]))
-        out, r, info, verified = inner._release(model, roles, **run)
-        from pdanon.dp.mechanism import RandomSource
 
-        k = households.model_k((type(p).__name__, getattr(p, "k", 1)) for p in verified.parts()
-                               if type(p).__name__ in ("KAnonymity", "AlphaKAnonymity",
-                                                       "HighestRisk"))
-        out = households.protect(self._df, out, r.qi, info, column=household, k=k,
-                                 ids=household_ids, permutation=RandomSource().permutation)
-        r = r.restricted_to(out.columns)
-        if household in out.columns:
-            import dataclasses
+        def make(acc):
+            out, r, info, verified = acc._release(model, roles, **run)
+            k = households.model_k((type(p).__name__, getattr(p, "k", 1))
+                                   for p in verified.parts()
+                                   if type(p).__name__ in ("KAnonymity", "AlphaKAnonymity",
+                                                           "HighestRisk"))
+            return out, r, info, k
 
-            r = dataclasses.replace(r, insensitive=(*r.insensitive, household))
-        return self._result(out, r, info, row_order=row_order)
+        return household_step.publish(self, make, household=household,
+                                      household_ids=household_ids, named=_pick_roles(roles),
+                                      row_order=row_order)
 
     def _release(self, model, roles: dict, *, method, algorithm, max_suppressed_rows,
                  hierarchies, levels, labels, objective, seed, progress, options,
@@ -519,8 +512,8 @@ class AnonymizeMethods:
     # ---- hierarchies
     @checked
     def generalize(self, levels: dict, *, hierarchies: dict, labels: bool = False,
-                   row_order: str = "random", allow_channels=None,
-                   **roles) -> pd.DataFrame:
+                   row_order: str = "random", allow_channels=None, household=None,
+                   household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Generalize columns to chosen levels of their hierarchies (full-domain recoding by
         rules, e.g. age into 10-year bands and zip codes masked to 3 digits).
 
@@ -536,10 +529,15 @@ class AnonymizeMethods:
             False (default): cells in the generalization dtype - ranges ``[20, 29]`` for
             real/ordered columns, the set of original values under the node for unordered
             ones. True: the hierarchy's labels (``20-29``, ``100**``) as text.
+        household, household_ids
+            As in :meth:`k_anonymize`, with k 2 (``generalize`` verifies no model): the
+            household column is published renumbered, and a household whose signature of
+            published cells fewer than 2 households share is unlinked
+            (:mod:`pdanon.accessor.household_step`).
         **roles
             Role keywords; they decide each column's kind (inferred otherwise), and declared
             identifiers are dropped. A column given no role is examined first, as by every
-            anonymizer.
+            anonymizer (a household column left without a role is refused).
 
         Returns a new frame (the input is untouched) with every column kept but the
         identifiers (dropped, as by every transformation), each Categorical or generalized
@@ -562,10 +560,25 @@ class AnonymizeMethods:
         >>> labelled["zip"].tolist()
         ['100**', '100**']
         """
+        from pdanon.accessor import household_step
+
+        _no_extra(roles)
+
+        def make(acc):
+            out, r, info = acc._generalized(levels, hierarchies, labels, allow_channels, roles)
+            return out, r, info, None
+
+        return household_step.publish(self, make, household=household,
+                                      household_ids=household_ids,
+                                      named={**_pick_roles(roles), "levels": list(levels or {}),
+                                             "hierarchies": list(hierarchies or {})},
+                                      row_order=row_order)
+
+    def _generalized(self, levels, hierarchies, labels, allow_channels, roles):
+        """:meth:`generalize`'s release in the input's order: (out, roles, info)."""
         from pdanon import hierarchy as _hierarchy
 
         r = self.roles(**_pick_roles(roles))
-        _no_extra(roles)
         df = self._df
         dropped = [c for c in (levels or {}) if c in set(r.identifiers)]
         if dropped:
@@ -586,7 +599,7 @@ class AnonymizeMethods:
                                  *(c for c in (levels or {}) if c in out.columns)]))
         channels.guard(df, out, qi, info, k=2, allow_channels=allow_channels,
                        sensitive=r.sensitive)
-        return self._result(out, r.restricted_to(out.columns), info, row_order=row_order)
+        return out, r.restricted_to(out.columns), info
 
     @property
     def recoding(self):
@@ -611,8 +624,8 @@ class AnonymizeMethods:
     @checked
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
                        history=None, keys=None, invariance=None, withhold: bool = False,
-                       row_order: str = "random", allow_channels=None,
-                       **roles) -> pd.DataFrame:
+                       row_order: str = "random", allow_channels=None, household=None,
+                       household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Publish this new batch with an earlier release's recoding: every value is published
         in the cell that holds it (a value no cell holds is *unseen* and published missing),
         then the model is verified on the batch's classes; the rows of failing classes are
@@ -649,9 +662,16 @@ class AnonymizeMethods:
             published as a set): without it such a column is refused with a
             :class:`pdanon.ChannelError`, as by the anonymizers (docs/security.md, "Columns
             published unchanged"); recorded in ``info["channels_allowed"]``.
+        household, household_ids
+            As in :meth:`k_anonymize`, with the k of the model the batch is verified with
+            (at least 2): the household column is published renumbered, a household whose
+            signature fewer than k households share is unlinked. With ``invariance=`` only
+            ``household_ids="drop"`` (an m-invariant release publishes the
+            quasi-identifiers and the sensitive column only).
         **roles
             Role keywords; the quasi-identifiers are the recoding's columns, the sensitive
-            columns default to the release's, identifiers are dropped.
+            columns default to the release's, identifiers are dropped. A household column
+            left without a role is refused, as by every face.
 
         ``out.anon.info``: ``rows_kept_cells`` (rows whose every cell is an old cell and
         that are not suppressed), ``unseen_cells`` per column, ``suppressed_rows``,
@@ -686,6 +706,7 @@ class AnonymizeMethods:
         >>> history.invariant
         [2]
         """
+        from pdanon.accessor import household_step
         from pdanon.republication.recoding import Recoding
 
         recoding = Recoding.check(recoding)
@@ -696,18 +717,36 @@ class AnonymizeMethods:
                 "invariance= adds counterfeit rows, which the input's order would put last, "
                 "where anyone tells them apart (and their values with them): publish in a "
                 "random order (row_order='random', the default)")
-        r = self.roles(**recoding.role_keywords(kw, self._df.columns))
-        out, out_roles, info = recoding.apply(self._df, r, model=model,
-                                              max_suppressed_rows=max_suppressed_rows,
-                                              history=history, keys=keys,
-                                              invariance=invariance, withhold=withhold,
-                                              allow_channels=allow_channels)
-        fakes = (info.get("invariance") or {}).get("counterfeit_rows", 0)
-        if fakes:  # the rows it was made from: the batch's, then the counterfeits
-            made_from = pd.concat([self._df, out.iloc[len(out) - fakes:]])
-            made_from.attrs = self._df.attrs
-            return made_from.anon._result(out, out_roles, info, row_order=row_order)
-        return self._result(out, out_roles, info, row_order=row_order)
+        if invariance is not None and household is not None and household_ids != "drop":
+            raise InvalidInputError(
+                f"household={household!r} with invariance=: an m-invariant release publishes "
+                f"only the quasi-identifiers and the sensitive column (and counterfeit rows, "
+                f"which belong to no household), so no household id can be published: pass "
+                f"household_ids='drop', or drop the column (identifiers=[{household!r}])")
+        if isinstance(keys, str) and household is not None and keys == household:
+            raise InvalidInputError(f"keys={keys!r} names the household column: keys name "
+                                    f"the person, one per row")
+
+        def make(acc):
+            r = acc.roles(**recoding.role_keywords(kw, acc._df.columns))
+            out, out_roles, info = recoding.apply(acc._df, r, model=model,
+                                                  max_suppressed_rows=max_suppressed_rows,
+                                                  history=history, keys=keys,
+                                                  invariance=invariance, withhold=withhold,
+                                                  allow_channels=allow_channels)
+            return out, out_roles, info, household_step.k_of_models(info)
+
+        def finish(out, out_roles, info, *, row_order):
+            fakes = (info.get("invariance") or {}).get("counterfeit_rows", 0)
+            if fakes:  # the rows it was made from: the batch's, then the counterfeits
+                made_from = pd.concat([self._df, out.iloc[len(out) - fakes:]])
+                made_from.attrs = self._df.attrs
+                return made_from.anon._result(out, out_roles, info, row_order=row_order)
+            return self._result(out, out_roles, info, row_order=row_order)
+
+        return household_step.publish(self, make, household=household,
+                                      household_ids=household_ids, named=kw,
+                                      row_order=row_order, finish=finish)
 
 
 def _merged(model):

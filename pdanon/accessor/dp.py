@@ -50,7 +50,8 @@ class DPMethods:
                      quality: str = "loss", target=None, steps: int = 100,
                      search_share: float = 0.1,
                      seed=None, progress=None, identifiers=None,
-                     quasi_identifiers=None) -> pd.DataFrame:
+                     quasi_identifiers=None, household=None,
+                     household_ids: str = "renumber") -> pd.DataFrame:
         """An (ε, δ)-differentially private release by SafePub (Bild, Kuhn & Prasser 2018):
         a random sample of the rows, generalized by hierarchy levels the exponential
         mechanism chose, every class under k sampled rows left out.
@@ -82,7 +83,14 @@ class DPMethods:
         identifiers, quasi_identifiers
             Columns to drop, and the columns to publish (default: every other column). There
             are no sensitive or insensitive columns: differential privacy covers every
-            published attribute.
+            published attribute. A household column left without a role is refused, as by
+            every face.
+        household, household_ids
+            A column whose rows belong together (a household id) is taken only with
+            ``household_ids="drop"``: it is left out and ``info["household"]`` records it.
+            ``"renumber"`` is refused: the release is a sample of rows, so no household of
+            the input can be verified in it, and differential privacy protects each row (a
+            household of s members is protected at s times epsilon, group privacy).
 
         The release holds only the published rows, in a random order with a new index.
         ``info["dp"]`` holds the accounting (ε, δ, β, k, the steps and the ε of each
@@ -90,14 +98,24 @@ class DPMethods:
         input's row counts and the sample's size are publisher-only.
         """
         from pdanon import engine
+        from pdanon.accessor import household_step
         from pdanon.models import EDDifferentialPrivacy
 
+        from pdanon.screening.households import recorded_column
+
         refuse_dp_of_dp(self.info)
+        grouped = household if household is not None else recorded_column(self._df)
+        if grouped is not None and household_ids != "drop":
+            raise InvalidInputError(
+                f"household={grouped!r}: a differentially private release is a random "
+                f"sample of rows, so no household of the input can be verified in it (and "
+                f"its guarantee is per row: a household of s members is protected at s times "
+                f"epsilon). Pass household_ids='drop' to leave the household id out, or drop "
+                f"the column (identifiers=[{grouped!r}])")
         model = EDDifferentialPrivacy(epsilon, delta, search_share=search_share)
         keywords = {key: v for key, v in (("identifiers", identifiers),
                                           ("quasi_identifiers", quasi_identifiers))
                     if v is not None}
-        r = dp_release_roles(self._df, keywords)
         options = {"quality": quality, "steps": steps}
         if target is not None:
             options["target"] = target
@@ -105,9 +123,17 @@ class DPMethods:
             options["hierarchies"] = hierarchies
         if seed is not None:
             options["seed"] = seed
-        out, info = engine.anonymize(self._df, r, model=model, method="generalize",
-                                     algorithm="safepub", progress=progress, **options)
-        return self._result(out, r.restricted_to(out.columns), info)
+
+        def make(acc):
+            r = dp_release_roles(acc._df, keywords)
+            out, info = engine.anonymize(acc._df, r, model=model, method="generalize",
+                                         algorithm="safepub", progress=progress, **options)
+            return out, r.restricted_to(out.columns), info, None
+
+        return household_step.publish(
+            self, make, household=household, household_ids=household_ids,
+            named={**keywords, "hierarchies": list(hierarchies or {}),
+                   **({"target": target} if target is not None else {})})
 
 
 def refuse_dp_of_dp(info: dict) -> None:

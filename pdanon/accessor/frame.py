@@ -419,7 +419,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
     @checked
     def check(self, policy=None, *, original: pd.DataFrame | None = None, household=None,
               weights=None, control: pd.DataFrame | None = None, n_attacks=None, seed=None,
-              **roles):
+              earlier=None, keys=None, **roles):
         """Check this release against a :class:`pdanon.Policy` (default: the release's own
         request, from ``info["models"]``): a :class:`pdanon.checks.policy.CheckResult` with
         ``passed``, one row per criterion (measured value, threshold, passed, meaning) and the
@@ -434,7 +434,15 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``original`` the release is attacked (singling out, linkability, inference;
         ``n_attacks``, ``seed``), the criteria ``max_singling_out``, ``max_linkability``,
         ``max_inference`` read the upper bound of each risk's interval, and ``attacks``
-        holds the figures (:mod:`pdanon.checks.attack_risks`). See :mod:`pdanon.checks.policy`.
+        holds the figures (:mod:`pdanon.checks.attack_risks`). ``earlier``: the releases of
+        the same people published before this one (with ``keys``: one key array per
+        release, the earlier ones first, this release's last - the publisher's person ids
+        of the rows each was made from, as :func:`pdanon.check_releases` takes them): the
+        criterion ``difference_disclosed`` counts the persons to whom comparing the classes'
+        published counts across the releases may leave one sensitive value, at most the
+        policy's ``max_difference_disclosed`` (0 when it sets none;
+        :func:`pdanon.republication.releases.difference_figures`). See
+        :mod:`pdanon.checks.policy`.
 
         Example
         -------
@@ -447,9 +455,30 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         """
         from pdanon.checks.policy import check
 
+        difference = None
+        if earlier is not None or keys is not None:
+            difference = self._difference(policy, earlier, keys, roles)
         return check(self._df, policy, original=original, household=household,
                      weights=weights, control=control, n_attacks=n_attacks, seed=seed,
-                     **roles)
+                     difference=difference, **roles)
+
+    def _difference(self, policy, earlier, keys, roles: dict) -> dict:
+        """:func:`pdanon.republication.releases.difference_figures` of this release after
+        ``earlier``, on the roles :meth:`check` measures."""
+        from pdanon.republication.releases import difference_figures
+
+        if earlier is None or keys is None:
+            raise InvalidInputError("the difference attack needs both earlier= (the releases "
+                                    "published before this one) and keys= (one key array "
+                                    "per release, this release's last)")
+        r = self._measured_roles(roles)
+        from pdanon.checks.policy import Policy
+
+        rule = (policy if policy is not None else Policy.of_release(self.info)
+                ).missing_sensitive  # the rule the verdict reads l and t with
+        return difference_figures(self._df, earlier, keys, quasi_identifiers=r.qi,
+                                  sensitive=list(r.sensitive),
+                                  missing_sensitive=rule)
 
     def in_random_order(self, *, seed=None) -> pd.DataFrame:
         """This frame with its rows in a random order (the operating system's CSPRNG) under
@@ -527,7 +556,8 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
     def report(self, original: pd.DataFrame | None = None, path=None, *,
                title: str = "pdanon release report", target=None, tradeoff=None,
                digest_key=None, policy=None, internal: bool = False, progress=None,
-               weights=None, household=None, control=None, attacks=None, **roles):
+               weights=None, household=None, control=None, attacks=None, earlier=None,
+               keys=None, **roles):
         """The release report of this (anonymized) frame: one self-contained HTML page
         (written to ``path`` when given) that opens with the verdict (``policy``: a
         :class:`pdanon.Policy`; default the release's own request, see :meth:`check`), then
@@ -542,7 +572,9 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         held-out rows (:func:`pdanon.attacks.holdout`): the release is attacked and the
         section "Singling out, linkability, inference" shows the three risks (figures;
         criteria when the policy sets ``max_singling_out`` and the like); ``attacks``: those a
-        check already ran (``CheckResult.attacks``), shown as drawn. See
+        check already ran (``CheckResult.attacks``), shown as drawn. ``earlier``, ``keys``:
+        the releases of the same people published before this one, as in :meth:`check`: the
+        verdict adds the criterion ``difference_disclosed``. See
         :func:`pdanon.report.build_report` and docs/report.md.
 
         Example
@@ -553,10 +585,13 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         """
         from pdanon.report import build_report
 
+        difference = None
+        if earlier is not None or keys is not None:
+            difference = self._difference(policy, earlier, keys, roles)
         rep = build_report(self._df, original, title=title, target=target, tradeoff=tradeoff,
                            digest_key=digest_key, policy=policy, internal=internal,
                            progress=progress, weights=weights, household=household,
-                           control=control, attacks=attacks, **roles)
+                           control=control, attacks=attacks, difference=difference, **roles)
         if path is not None:
             rep.save(path)
         return rep

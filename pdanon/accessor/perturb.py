@@ -16,9 +16,31 @@ from pdanon.keywords import checked
 class PerturbationMethods:
     """The perturbation half of ``df.anon`` (see :mod:`pdanon.perturb`)."""
 
+    def _households(self, make, household, household_ids, roles, row_order, *, columns=None,
+                    within=None, k=None) -> pd.DataFrame:
+        """The face's release through the household step every face shares
+        (:func:`pdanon.accessor.household_step.publish`): ``household=`` (or a household
+        column the input records) is published renumbered and verified at household level
+        with the face's k (2 for a perturbation without one)."""
+        from pdanon.accessor import household_step
+
+        named = dict(roles)
+        for key, value in (("columns", columns), ("within", within)):
+            if value is not None and not (isinstance(value, str) and
+                                          value == "equivalence_classes"):
+                named[key] = value
+
+        def made(acc):  # the perturbations' (out, roles, info), with the face's k
+            return (*make(acc), k)
+
+        return household_step.publish(self, made, household=household,
+                                      household_ids=household_ids, named=named,
+                                      row_order=row_order)
+
     @checked
     def shuffle(self, columns=None, *, within=None, seed=None, keep_identifiers: bool = False,
-                row_order: str = "random", **roles) -> pd.DataFrame:
+                row_order: str = "random", household=None, household_ids: str = "renumber",
+                **roles) -> pd.DataFrame:
         """Permute each listed column independently (each column gets its own permutation).
 
         Parameters
@@ -45,15 +67,19 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.shuffle_by_roles(self._df, self._roles_for(columns, roles), columns,
-                                                within=within, seed=seed,
-                                                keep_identifiers=keep_identifiers)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.shuffle_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, within=within, seed=seed,
+                keep_identifiers=keep_identifiers)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns, within=within)
 
     @checked
     def randomize(self, columns=None, *, scale: float = 1.0, low=None, high=None, noise=None,
                   seed=None, clip: bool = True, keep_identifiers: bool = False,
-                  row_order: str = "random", **roles) -> pd.DataFrame:
+                  row_order: str = "random", household=None, household_ids: str = "renumber",
+                  **roles) -> pd.DataFrame:
         """Randomize columns (default: the quasi-identifiers) by the reference's per-kind method,
         uniform noise or your own noise functions. See :func:`pdanon.perturb.randomize_series`.
 
@@ -84,17 +110,19 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.randomize_by_roles(self._df, self._roles_for(columns, roles), columns,
-                                                  scale=scale, low=low, high=high, noise=noise,
-                                                  seed=seed, clip=clip,
-                                                  keep_identifiers=keep_identifiers)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.randomize_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, scale=scale, low=low,
+                high=high, noise=noise, seed=seed, clip=clip, keep_identifiers=keep_identifiers)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns)
 
     @checked
     def microaggregate(self, k: int, *, columns=None, method: str = "mdav", gamma=None,
                        block_size="auto", keep_identifiers: bool = False, progress=None,
                        row_order: str = "random", allow_channels=None,
-                       **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Microaggregate columns (default: the quasi-identifiers): MDAV groups of at least
         ``k`` similar rows, each cell replaced by its group's mean (real), median (ordered)
         or mode (unordered). Missing cells stay missing. See docs/perturbation.md and
@@ -138,19 +166,21 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.microaggregate_by_roles(
-            self._df, self._roles_for(columns, roles, generalized=True), k, columns=columns,
-            method=method,
-            gamma=gamma,
-            block_size=block_size, keep_identifiers=keep_identifiers, progress=progress,
-            allow_channels=allow_channels)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.microaggregate_by_roles(
+                acc._df, acc._roles_for(columns, roles, generalized=True), k, columns=columns,
+                method=method, gamma=gamma, block_size=block_size,
+                keep_identifiers=keep_identifiers, progress=progress,
+                allow_channels=allow_channels)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns, k=k)
 
     @checked
     def pram(self, columns, *, matrix=None, p: float | None = None, invariant: bool = True,
              seed=None, pd: float | None = None, alpha: float | None = None,
              keep_identifiers: bool = False, row_order: str = "random",
-             **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """PRAM (post-randomization) of categorical columns: each cell of category ``i``
         becomes category ``j`` with probability ``M[i, j]``. See docs/perturbation.md and
         :func:`pdanon.perturb.pram.pram_series`.
@@ -197,16 +227,19 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.pram_by_roles(self._df, self._roles_for(columns, roles), columns,
-                                             matrix=matrix, p=p, invariant=invariant,
-                                             seed=seed, keep_identifiers=keep_identifiers,
-                                             pd_=pd, alpha=alpha)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.pram_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, matrix=matrix, p=p,
+                invariant=invariant, seed=seed, keep_identifiers=keep_identifiers, pd_=pd,
+                alpha=alpha)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns)
 
     @checked
     def top_code(self, columns, *, threshold=None, quantile=None, value=None,
                  keep_identifiers: bool = False, row_order: str = "random",
-             **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Top coding: values above ``threshold`` (or above the ``quantile`` of the column's
         values) become ``value`` (default: the threshold). See :meth:`bottom_code` and
         :func:`pdanon.perturb.coding.code_series`.
@@ -232,12 +265,12 @@ class PerturbationMethods:
         [20, 35, 50, 100]
         """
         return self._code(columns, "top", threshold, quantile, value, keep_identifiers, roles,
-                          row_order)
+                          row_order, household, household_ids)
 
     @checked
     def bottom_code(self, columns, *, threshold=None, quantile=None, value=None,
                     keep_identifiers: bool = False, row_order: str = "random",
-             **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Bottom coding: values below ``threshold`` (or below the ``quantile`` of the
         column's values) become ``value`` (default: the threshold). Options as
         :meth:`top_code`.
@@ -250,23 +283,26 @@ class PerturbationMethods:
         ([0, 0, 40, 71], 2)
         """
         return self._code(columns, "bottom", threshold, quantile, value, keep_identifiers, roles,
-                          row_order)
+                          row_order, household, household_ids)
 
     def _code(self, columns, side, threshold, quantile, value, keep_identifiers, roles,
-              row_order="random"):
+              row_order="random", household=None, household_ids="renumber"):
         from pdanon import perturb
 
-        out, r, info = perturb.code_by_roles(self._df, self._roles_for(columns, roles), columns, side,
-                                             threshold=threshold, quantile=quantile,
-                                             value=value, keep_identifiers=keep_identifiers)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.code_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, side, threshold=threshold,
+                quantile=quantile, value=value, keep_identifiers=keep_identifiers)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns)
 
     @checked
     def rank_swap(self, columns, *, p: float | None = None, seed=None, rule: str = "blocks",
                   top_percent: float = 0.0, bottom_percent: float = 0.0,
                   r0: float | None = None, k0: float | None = None,
                   keep_identifiers: bool = False, row_order: str = "random",
-             **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Rank swapping (Moore 1996): each value of a column is exchanged with the value of
         at most one partner whose rank differs by at most ``p`` percent of the column's
         non-missing cells. See docs/perturbation.md and
@@ -310,16 +346,19 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.rank_swap_by_roles(
-            self._df, self._roles_for(columns, roles), columns, p=p, seed=seed,
-            keep_identifiers=keep_identifiers, rule=rule, top_percent=top_percent,
-            bottom_percent=bottom_percent, r0=r0, k0=k0)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.rank_swap_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, p=p, seed=seed,
+                keep_identifiers=keep_identifiers, rule=rule, top_percent=top_percent,
+                bottom_percent=bottom_percent, r0=r0, k0=k0)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns)
 
     @checked
     def add_noise(self, columns, *, method: str = "additive", noise: float = 0.1, seed=None,
                   keep_identifiers: bool = False, row_order: str = "random",
-             **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Add normal noise to numeric columns (sdcMicro's ``addNoise``). See
         docs/perturbation.md and :func:`pdanon.perturb.noise.add_noise_frame`.
 
@@ -352,15 +391,18 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.add_noise_by_roles(self._df, self._roles_for(columns, roles), columns,
-                                                  method=method, noise=noise, seed=seed,
-                                                  keep_identifiers=keep_identifiers)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.add_noise_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, method=method, noise=noise,
+                seed=seed, keep_identifiers=keep_identifiers)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns)
 
     @checked
     def local_suppression(self, k: int, *, importance=None, keep_identifiers: bool = False,
                           row_order: str = "random", allow_channels=None,
-                          **roles) -> pd.DataFrame:
+                 household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """sdcMicro's local suppression: set few quasi-identifier cells missing, preferring
         unimportant columns, until every row matches at least ``k`` rows with a missing cell
         matching any value (``df.anon.k_anonymity(missing="wildcard") >= k``; verified). See
@@ -394,10 +436,12 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.local_suppression_by_roles(
-            self._df, self.roles(**roles), k, importance=importance,
-            keep_identifiers=keep_identifiers, allow_channels=allow_channels)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.local_suppression_by_roles(
+                acc._df, acc.roles(**roles), k, importance=importance,
+                keep_identifiers=keep_identifiers, allow_channels=allow_channels)
+
+        return self._households(make, household, household_ids, roles, row_order, k=k)
 
     def utility(self, original: pd.DataFrame, columns=None, *, summary: bool = False):
         """How much of ``original``'s statistics this perturbed frame keeps (rows matched by
@@ -423,7 +467,8 @@ class PerturbationMethods:
 
     @checked
     def hash_identifiers(self, columns=None, *, key=None, context=None,
-                         row_order: str = "random", **roles) -> pd.DataFrame:
+                         row_order: str = "random",
+                         household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """Replace identifier cells by keyed pseudonyms: HMAC-SHA-256 (hex) of each cell's text
         (:func:`pdanon.perturb.canonical_text`). Missing cells stay missing; the columns keep
         the identifier role.
@@ -458,12 +503,16 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.hash_by_roles(self._df, self._roles_for(columns, roles), columns, key=key,
-                                             context=context)
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.hash_by_roles(
+                acc._df, acc._roles_for(columns, roles), columns, key=key, context=context)
+
+        return self._households(make, household, household_ids, roles, row_order,
+                                columns=columns)
 
     @checked
-    def drop_identifiers(self, *, row_order: str = "random", **roles) -> pd.DataFrame:
+    def drop_identifiers(self, *, row_order: str = "random",
+                         household=None, household_ids: str = "renumber", **roles) -> pd.DataFrame:
         """The frame without its identifier columns.
 
         Example
@@ -474,5 +523,8 @@ class PerturbationMethods:
         """
         from pdanon import perturb
 
-        out, r, info = perturb.drop_identifiers_by_roles(self._df, self.roles(**roles))
-        return self._result(out, r, info, row_order=row_order)
+        def make(acc):
+            return perturb.drop_identifiers_by_roles(
+                acc._df, acc.roles(**roles))
+
+        return self._households(make, household, household_ids, roles, row_order)

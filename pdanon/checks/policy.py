@@ -124,6 +124,14 @@ class Policy:
         naming :func:`pdanon.attacks.holdout`); see :mod:`pdanon.checks.attack_risks` for the
         columns attacked and the number of attacks. Without them, a control set given to
         :func:`check` still shows the three risks as figures (``CheckResult.attacks``).
+    max_difference_disclosed : int >= 0, optional
+        Several releases of the same people (``check(earlier=[...], keys=[...])``): the
+        number of persons to whom the **difference attack** (comparing the classes'
+        published counts across the releases, :mod:`pdanon.republication.difference`) may
+        leave one sensitive value, at most this (criterion ``difference_disclosed``; counted
+        from below the candidates, so a person counted may be disclosed, one not counted is
+        not). Measured whenever ``earlier=`` is given, with threshold 0 when the policy
+        sets none; a policy setting it without ``earlier=`` is refused.
     missing_sensitive : {"unknown", "value"}
         How l, t, β and δ read a blank sensitive cell: ``"unknown"`` (default) - no value,
         so a class of 5 x hiv and 5 blanks has l = 1; ``"value"`` - one more value (the rule
@@ -163,6 +171,7 @@ class Policy:
     max_singling_out: float | None = None
     max_linkability: float | None = None
     max_inference: float | None = None
+    max_difference_disclosed: int | None = None
     missing_sensitive: str = "unknown"
 
     def __post_init__(self):
@@ -179,6 +188,11 @@ class Policy:
                                              or self.household_k < 1):
             raise InvalidInputError(f"household_k must be an integer >= 1, got "
                                     f"{self.household_k!r}")
+        disclosed = self.max_difference_disclosed
+        if disclosed is not None and (isinstance(disclosed, bool) or not isinstance(
+                disclosed, numbers.Integral) or disclosed < 0):
+            raise InvalidInputError(f"max_difference_disclosed is a number of persons >= 0, "
+                                    f"got {disclosed!r}")
         if self.l is not None and (isinstance(self.l, bool) or not isinstance(
                 self.l, numbers.Real) or not self.l >= 1):
             raise InvalidInputError(f"l must be a number >= 1, got {self.l!r}")
@@ -442,7 +456,7 @@ def _fmt(v) -> str:
 def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
           quasi_identifiers=None, sensitive=None, household=None,
           weights=None, control=None, n_attacks=None, seed=None,
-          attacks: dict | None = None) -> CheckResult:
+          attacks: dict | None = None, difference: dict | None = None) -> CheckResult:
     """Check ``release`` against ``policy`` (default: :meth:`Policy.default` of its
     ``info``: the release's own request, and the default risk limit when it bounds no class's
     size). Roles come from the keywords, else those the release remembers. ``household``: a
@@ -464,7 +478,11 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     Without ``attacks`` and ``control``, the attacks the anonymizer itself ran
     (``evaluate=`` / ``control=`` of ``k_anonymize`` and the like; kept publisher-only, for
     this frame's content only) are read the same way.
-    See :meth:`df.anon.check <pdanon.accessor.frame.AnonAccessor.check>`. A frame holding the
+    ``difference``: what the difference attack leaves across this release and earlier ones
+    (:func:`pdanon.republication.releases.difference_figures`, which ``out.anon.check(earlier=,
+    keys=)`` runs): the criterion ``difference_disclosed``, at most the policy's
+    ``max_difference_disclosed`` (0 when it sets none); a policy setting it without one is
+    refused. See :meth:`df.anon.check <pdanon.accessor.frame.AnonAccessor.check>`. A frame holding the
     columns of an explanation (``out.anon.explain(df)``, also joined into the release) is
     refused with :class:`~pdanon.PublisherOnlyError`: it cannot be published."""
     from pdanon import metrics
@@ -488,6 +506,12 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
                 "policy, e.g. pdanon.Policy(k=5, l=2)")
     from pdanon.checks import attack_risks
 
+    if policy.max_difference_disclosed is not None and difference is None:
+        raise InvalidInputError(
+            "the policy sets max_difference_disclosed, which compares this release with the "
+            "earlier releases of the same people: pass them, out.anon.check(policy, earlier="
+            "[first_release, ...], keys=[first_keys, ..., this_release_keys]) (keys: the "
+            "publisher's person ids of each release's rows, never published)")
     wanted = attack_risks.asked(policy)
     if attacks is None and control is None:  # those the anonymizer ran (evaluate=)
         attacks = attack_risks.stored(release)
@@ -584,6 +608,13 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
             "export lets neighbouring rows give hidden cells back; publish the default random "
             "order (out.anon.in_random_order())")
     attack_risks.criteria(found, wanted, add)
+    if difference is not None:
+        limit = policy.max_difference_disclosed or 0
+        add("difference_disclosed", int(difference["disclosed"]), "<=", limit,
+            f"persons to whom comparing the classes' published counts across the "
+            f"{difference['releases']} releases may leave one value of "
+            f"{', '.join(map(repr, difference['sensitive']))} (of {difference['persons']:,} "
+            f"persons; m-invariance, apply_recoding(..., invariance=m), prevents it)")
     grouped = _household_criterion(release, qi, policy, household, add)
     criteria = pd.DataFrame(rows, columns=["criterion", "measured", "rule", "threshold",
                                            "passed", "meaning"])

@@ -708,7 +708,8 @@ def run(args: argparse.Namespace, caught: list) -> int:
         out = df.anon.apply_recoding(
             recoding, model=model, max_suppressed_rows=_budget(s.get("max_suppressed")),
             row_order=s["row_order"], identifiers=ids,
-            sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep)
+            sensitive={c: _kind(k) for c, k in sens.items()}, insensitive=keep,
+            **cli_household.keywords(s))
     elif s.get("epsilon") is not None or s.get("dp_delta") is not None:
         dp = build_model(s)
         unnamed = [c for c in df.columns if c not in qi and c not in ids]

@@ -238,7 +238,8 @@ def _policy_value(key, value, names):
         number = float(value)
     except ValueError:
         raise ConfigError(f"--policy {key}={value}: {value!r} is not a number") from None
-    return int(number) if key in ("k", "l", "household_k") and number.is_integer() else number
+    whole = ("k", "l", "household_k", "max_difference_disclosed")
+    return int(number) if key in whole and number.is_integer() else number
 
 
 def policy_table(policy) -> dict:

@@ -114,6 +114,8 @@ sample_uniques | sample uniques | lower | risk
     share of rows unique on the quasi-identifiers
 household_k | household k | higher | risk
     fewest households sharing a signature (size and members' published quasi-identifiers)
+difference_disclosed | persons disclosed by the difference attack | lower | risk
+    persons to whom the classes' published counts across releases may leave one sensitive value
 channel_share | channel share | lower | risk
     largest share of a quasi-identifier's hidden cells a column published unchanged gives back
 singling_out_risk | singling-out risk | lower | risk

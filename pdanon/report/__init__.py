@@ -218,7 +218,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                  random_state: int = 0, digest_key=None, policy=None,
                  internal: bool = False, progress=None, weights=None, household=None,
                  control: pd.DataFrame | None = None, attacks: dict | None = None,
-                 **roles) -> ReleaseReport:
+                 difference: dict | None = None, **roles) -> ReleaseReport:
     """Gather the facts of the release ``anonymized`` (a frame made by any pdanon
     anonymizer or perturbation, or read back from Parquet) into a :class:`ReleaseReport`.
 
@@ -257,6 +257,10 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         figures add the global risk and the expected re-identifications of sdcMicro's
         ``measure_risk``, and the household figures (:mod:`pdanon.metrics.survey`). Both
         columns are never quasi-identifiers.
+    difference : dict, optional
+        What the difference attack leaves across this release and earlier ones
+        (:func:`pdanon.republication.releases.difference_figures`; ``out.anon.report(earlier=,
+        keys=)`` passes it): the verdict shows the criterion ``difference_disclosed``.
     control : DataFrame, optional
         Held-out rows of the same population the release was not made from
         (:func:`pdanon.attacks.holdout`; needs ``original``): the release is attacked
@@ -315,7 +319,7 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                          tradeoff=tradeoff, threshold=threshold, random_state=random_state,
                          digest_key=digest_key, policy=policy, internal=internal, bar=bar,
                          survey=dict(weights=weights, household=household), control=control,
-                         attacks=attacks)
+                         attacks=attacks, difference=difference)
     return report
 
 
@@ -325,7 +329,7 @@ _STEPS = 6
 
 def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tradeoff,
             threshold, random_state, digest_key, policy, internal, bar,
-            survey, control=None, attacks=None) -> ReleaseReport:
+            survey, control=None, attacks=None, difference=None) -> ReleaseReport:
     from pdanon.metrics.report import metrics_table
 
     info = copy.deepcopy(anonymized.attrs.get("pdanon", {}).get("info", {}))
@@ -341,7 +345,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
                                     f"pass the frame that was anonymized")
     bar.set_description("report: verdict")
     verdict, why, checked = _verdict(anonymized, policy, orig, qis, sens, survey["weights"],
-                                     control, attacks)
+                                     control, attacks, difference)
     if why:
         notes.append(why)
     if threshold is None:
@@ -416,7 +420,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
 
 
 def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None, control=None,
-             attacks=None):
+             attacks=None, difference=None):
     """(the verdict as a dict, or None; a note saying why there is none; the policy
     checked, or None)."""
     from pdanon.checks.policy import check
@@ -424,9 +428,9 @@ def _verdict(anonymized, policy, orig, qis: dict, sens: dict, weights=None, cont
     try:
         result = check(anonymized, policy, original=orig, quasi_identifiers=dict(qis),
                        sensitive=dict(sens), weights=weights, control=control,
-                       attacks=attacks)
+                       attacks=attacks, difference=difference)
     except InvalidInputError as exc:
-        if policy is not None or control is not None:
+        if policy is not None or control is not None or difference is not None:
             raise
         return None, f"no verdict: {exc}", None
     return (_facts.plain({**result.to_dict(), "policy_given": policy is not None}), "",

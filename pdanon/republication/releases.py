@@ -148,6 +148,57 @@ class ReleasesCheck:
         return out
 
 
+def difference_figures(release: pd.DataFrame, earlier, keys, *, quasi_identifiers,
+                       sensitive, missing_sensitive: str = "unknown") -> dict:
+    """What the difference attack leaves across ``earlier`` releases and ``release`` (the
+    last), as :func:`pdanon.checks.policy.check` reads it (``difference=``): ``disclosed``
+    (persons to whom some sensitive column is left one candidate value,
+    :attr:`ReleasesCheck.candidates`: counted from below, so a person counted may be
+    disclosed and one not counted is not), ``persons``, ``releases`` and the ``sensitive``
+    columns measured. ``keys``: one key array per release, the earlier ones first (as
+    :func:`check_releases`); ``quasi_identifiers``: ``release``'s (the earlier ones' from
+    their pdanon roles, these where they record none); ``sensitive``: ``release``'s sensitive columns, each measured where
+    every earlier release publishes it (one at least).
+
+    Example
+    -------
+    >>> jan = pd.DataFrame({"age": ["30-34"] * 12, "d": ["hiv"] * 7 + ["flu", "cold"] * 2
+    ...                     + ["asthma"]})
+    >>> feb = jan.iloc[6:].reset_index(drop=True)
+    >>> difference_figures(feb, [jan], [range(12), range(6, 12)], quasi_identifiers=["age"],
+    ...                    sensitive=["d"])["disclosed"]
+    6
+    """
+    earlier = [earlier] if isinstance(earlier, pd.DataFrame) else list(earlier or [])
+    if not earlier:
+        raise InvalidInputError("earlier= lists the releases published before this one (at "
+                                "least one DataFrame)")
+    if not isinstance(keys, (list, tuple)) or len(keys) != len(earlier) + 1:
+        raise InvalidInputError(
+            f"keys= gives one key array per release, the {len(earlier)} earlier one(s) first "
+            f"and this release's last ({len(earlier) + 1} in all): the publisher's person ids "
+            f"of the rows each release was made from")
+    columns = [c for c in sensitive if all(c in df.columns for df in earlier)]
+    if not columns:
+        raise InvalidInputError(
+            f"the difference attack compares a sensitive column every release publishes: "
+            f"this release's sensitive columns {list(sensitive)} are not in every earlier "
+            f"release (pass sensitive=[...])")
+    from pdanon.roles import ATTRS_KEY
+
+    qis = [None if df.attrs.get(ATTRS_KEY, {}).get("roles", {}).get("quasi_identifiers")
+           else list(quasi_identifiers) for df in earlier] + [list(quasi_identifiers)]
+    hit, persons = None, 0
+    for column in columns:
+        res = check_releases([*earlier, release], keys=list(keys), quasi_identifiers=qis,
+                             sensitive=column, missing_sensitive=missing_sensitive)
+        one = (res.candidates == 1) & ~res.changed
+        hit = one if hit is None else (hit | one)
+        persons = len(res.candidates)
+    return {"disclosed": int(hit.sum()), "persons": int(persons),
+            "releases": len(earlier) + 1, "sensitive": [str(c) for c in columns]}
+
+
 def release_keys(release: pd.DataFrame, keys) -> np.ndarray:
     """The publisher's ``keys`` (one per row of the batch the release was made from, in its
     order; or a Series indexed like the release) as an object array in the release's order,

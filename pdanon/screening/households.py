@@ -23,8 +23,10 @@ What pdanon does with such a column:
   a role): a grouping column left without a role is refused (:class:`pdanon.RoleError`) with
   the fixes; one declared ``insensitive=`` or ``sensitive=`` is published unchanged with a
   :class:`pdanon.RoleWarning` naming ``household=`` (the publisher decided);
-* **protection** (:func:`protect`, ``df.anon.k_anonymize(..., household="hh")`` and the other
-  faces of :mod:`pdanon.accessor.anonymize`): the anonymizer runs on the other columns, then
+* **protection** (:func:`protect`, ``df.anon.k_anonymize(..., household="hh")`` and every
+  other face that publishes rows, through :mod:`pdanon.accessor.household_step`; a
+  differentially private or m-invariant release only with ``household_ids="drop"``): the
+  face runs on the other columns, then
   the household id is published **renumbered** (fresh ids from the operating system's random
   source, in no relation to the input's values or order), and every household whose signature
   is shared by fewer than k households (k of the model, at least 2) is **unlinked**: its rows
@@ -252,8 +254,8 @@ def model_k(parts) -> int:
 
 def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column, k: int,
             ids: str = "renumber", permutation=None) -> pd.DataFrame:
-    """The release ``out`` (rows in ``original``'s order and index, without the household
-    column) with the household column of ``original`` added as the release publishes it:
+    """The release ``out`` (rows in ``original``'s order and index, or some of them when rows
+    were withheld; without the household column) with the household column of ``original`` added as the release publishes it:
     renumbered with fresh random ids (``permutation(n)``: a random order of ``range(n)``,
     the anonymizers pass :class:`pdanon.dp.mechanism.RandomSource`'s; default numpy's
     generator seeded by the operating system), every
@@ -269,17 +271,23 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     ([True, True, True, True, False], 1)
     """
     check_options(original, column, ids)
-    if len(out) != len(original) or not out.index.equals(original.index):
-        raise InvalidInputError(
-            "household= needs the release's rows to be the input's (a differentially private "
-            "release is a sample of new rows): drop the household column "
-            "(identifiers=[...]) for this model")
     if ids == "drop":
         info["household"] = {"column": None, "source_column": str(column), "ids": "dropped",
                              "k": int(k)}
         return out
+    if out.index.equals(original.index):
+        source = original[column].to_numpy()
+    elif out.index.is_unique and original.index.is_unique and \
+            out.index.isin(original.index).all():  # rows withheld: the others, as they are
+        source = original[column].reindex(out.index).to_numpy()
+    else:
+        raise InvalidInputError(
+            f"household={column!r} needs the release's rows to be rows of the input (a "
+            f"differentially private release is a sample of new rows, an m-invariant one "
+            f"adds counterfeit rows): pass household_ids='drop' to publish no household id, "
+            f"or drop the column (identifiers=[{column!r}])")
     probe = out.copy(deep=False)
-    probe[column] = original[column].to_numpy()
+    probe[column] = source
     hh, sig = signatures(probe, column, qi)
     count = np.bincount(sig)[sig] if len(sig) else np.zeros(0, dtype=np.int64)
     keep = count >= k  # per household
@@ -334,7 +342,8 @@ def refusal_lines(names: list) -> list:
     """The fixes :func:`pdanon.screening.refusal` adds for grouping columns."""
     first = names[0]
     return [f"Rows sharing a value of {names!r} belong together (a household, a family, a "
-            f"case): k_anonymize(..., household={first!r}) publishes it renumbered and makes "
+            f"case): household={first!r} (k_anonymize(..., household={first!r}), and the "
+            f"same keyword of every face) publishes it renumbered and makes "
             f"every household's combined record shared by k households (or "
             f"household_ids='drop' publishes no link); quasi_identifiers={names!r} "
             f"generalizes it; identifiers={names!r} drops it; insensitive={names!r} publishes "

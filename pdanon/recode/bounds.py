@@ -4,7 +4,10 @@ A range cell ``[lo, hi]`` read off the rows of a class (Mondrian, nearest, group
 recoding) ends on values of the data, and the extremes of a column are usually held by one
 person each: a class ``[67, 103]`` says that someone in the table is 103, and to whoever knows
 the oldest participant, that he is in this class. The rule, applied to every range a local
-recoding publishes (:func:`widen_published`, called by :func:`pdanon.engine.anonymize`):
+recoding publishes and to the ranges a global recoding reads off the data (Datafly's and
+equal groups' value groups, optimal's ``*`` of a column without a hierarchy:
+``Recoded.data_bounds``) by :func:`pdanon.engine.anonymize`, and per part on Dask with the
+whole column's counts (:func:`widen_published`):
 
 * a bound held by ``k`` or more rows of the whole column stays (it is no one's own value);
 * a bound held by 1 .. k-1 rows moves outward to the nearer of: the closest value held by at
@@ -233,9 +236,10 @@ def _widen_numbers(lo, hi, mask, values, counts, k):
     c_hi, ok_hi = _outward(hi, common, up=True)
     new_lo = np.where(ok_lo, np.maximum(c_lo, grid_lo), grid_lo)
     new_hi = np.where(ok_hi, np.minimum(c_hi, grid_hi), grid_hi)
-    lo = np.where(rare_lo, _tidy_all(new_lo, step), lo)
-    hi = np.where(rare_hi, _tidy_all(new_hi, step), hi)
-    return lo, hi, rare_lo | rare_hi
+    new_lo = np.where(rare_lo, _tidy_all(new_lo, step), lo)
+    new_hi = np.where(rare_hi, _tidy_all(new_hi, step), hi)
+    # a rare bound on a grid point stays (published for every bound up to the next point)
+    return new_lo, new_hi, (rare_lo & (new_lo != lo)) | (rare_hi & (new_hi != hi))
 
 
 def _tidy_all(x: np.ndarray, step: float) -> np.ndarray:

@@ -183,7 +183,7 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
         df = df.copy(deep=False)
         df.attrs = {}
     calendar = options.pop("calendar", None) or {}
-    exact_bounds = _check_exact_bounds(options.pop("exact_bounds", False))
+    exact_bounds = check_exact_bounds(options.pop("exact_bounds", False))
     seen = df
     if calendar:  # the partitioner sees each date as its unit's first day (pdanon.calendar)
         from pdanon import calendar as _calendar
@@ -215,17 +215,21 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     suppressed = None
 
     out = df[keep].copy()
+    req = model.requirements()
+    bound_k = max(req.min_size, req.min_distinct)
     if isinstance(result, recode.Recoded):
+        widened = _widen_recoded(result, seen, enc, bound_k,
+                                 exact_bounds or method != "generalize")
         for c, col in result.columns.items():
             out[c] = col
+        if result.data_bounds and method == "generalize":
+            info["bounds"] = _bounds_info(exact_bounds, bound_k, widened)
         info["changed_cells"] = int(result.changed)
         suppressed = result.suppressed
     else:
         groups: Partition = result
         changed = 0
         widened: dict = {}
-        req = model.requirements()
-        bound_k = max(req.min_size, req.min_distinct)
         for col in enc.columns:
             new, count = recode.recode_column(method, seen[col.name], col, groups.labels,
                                               groups.order)
@@ -300,7 +304,42 @@ def anonymize(df: pd.DataFrame, roles: Roles, *, model: PrivacyModel, method: st
     return out, info
 
 
-def _check_exact_bounds(value) -> bool:
+def _widen_recoded(result, seen: pd.DataFrame, enc, k: int, exact: bool) -> dict:
+    """Widen, in place, the ranges of a global recoding that the partitioner read off the data
+    (``result.data_bounds``: Datafly's and equal groups' value groups, an undeclared hierarchy
+    level of optimal such as the ``*`` of a column without a hierarchy), as a local recoding's
+    (:func:`pdanon.recode.bounds.widen_published`). Widening is a function of the cell, so a
+    value keeps one cell (the recoding stays global) and the population cells, recoded the
+    same way, still match. Returns ``{column: cells widened}``."""
+    widened: dict = {}
+    if exact or not result.data_bounds:
+        return widened
+    given = {col.name for col in enc.columns if col.generalized}
+    for name in result.data_bounds:
+        if name in given or name not in result.columns:
+            continue
+        new, grown = _widen_like(result.columns[name], seen[name], k)
+        if not grown:
+            continue
+        result.columns[name] = new
+        widened[name] = grown
+        if result.population is not None and name in result.population:
+            result.population[name] = _widen_like(result.population[name], seen[name], k)[0]
+    return widened
+
+
+def _widen_like(cells, original: pd.Series, k: int):
+    """``(cells widened with the column's counts, cells widened)``, in the type given (a
+    Series or an array: optimal returns arrays); population cells get the same function of
+    the cell as the published ones."""
+    if isinstance(cells, pd.Series):
+        return bounds.widen_published(cells, original, k)
+    new, grown = bounds.widen_published(pd.Series(cells), original, k)
+    return new.array, grown
+
+
+def check_exact_bounds(value) -> bool:
+    """``options['exact_bounds']`` checked: True or False, else a clear error."""
     if not isinstance(value, (bool, np.bool_)):
         raise InvalidInputError(
             f"exact_bounds must be True or False, got {value!r} (options={{'exact_bounds': "

@@ -143,7 +143,11 @@ def test_the_recoding_holds_no_value_that_no_published_cell_shows():
 def test_discharge_table_dates_zip_codes_and_identifiers():
     df = make_discharges(1200)
     jan, feb = df.iloc[:600].reset_index(drop=True), df.iloc[600:].reset_index(drop=True)
-    out = jan.anon.k_anonymize(5, algorithm="datafly", **DISCHARGE_ROLES, row_order="input")
+    # exact bounds: with the widened birth dates (whole years, pdanon.recode.bounds) 3 of
+    # February's rows land in classes under 5 that suppressing cannot mend; this test is about
+    # identifiers, truthfulness and codes
+    out = jan.anon.k_anonymize(5, algorithm="datafly", **DISCHARGE_ROLES, row_order="input",
+                               options={"exact_bounds": True})
     text = out.anon.recoding.to_json()
     assert not any(pid in text for pid in jan["patient_id"])
     assert not any(n in text for n in jan["name"].head(100))

@@ -153,9 +153,10 @@ class AnonymizeMethods:
         options : dict, optional
             An algorithm's own tuning knobs only, e.g. ``{"unordered_split": "frequency"}``
             for Mondrian or ``{"unordered_order": "appearance"}`` for equal_groups.
-            ``{"exact_bounds": True}`` keeps the ranges' bounds that the local recodings
-            (mondrian, nearest, group_join) otherwise widen when fewer than k rows hold them
-            (with :class:`pdanon.ExactBoundsWarning`; see :mod:`pdanon.recode.bounds`).
+            ``{"exact_bounds": True}`` keeps the ranges' bounds that the recodings
+            (mondrian, nearest, group_join, datafly, equal_groups, optimal's ``*`` without
+            a hierarchy) otherwise widen when fewer than k rows hold them (with
+            :class:`pdanon.ExactBoundsWarning`; see :mod:`pdanon.recode.bounds`).
         allow_channels : list of str, optional
             Columns published unchanged that you have judged safe as channels. Before the
             release is returned, every column published unchanged (sensitive, insensitive,

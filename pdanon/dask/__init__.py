@@ -23,7 +23,7 @@ Example
 >>> out.anon.k_anonymity(), out.anon.info["parts"]
 (3, 1)
 >>> sorted(out.compute()["age"].astype(str))
-['[30, 31]', '[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]', '[40, 42]']
+['[30, 40]', '[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]', '[40, 50]']
 
 See docs/dask.md for running on a cluster and choosing partition sizes.
 """
@@ -391,8 +391,9 @@ class DaskAnonAccessor:
             / ``"entropy"``, the suppression budget (rows or a fraction strictly between 0 and
             1), the levels searched and hierarchy labels.
         options : dict, optional
-            Kept for symmetry with pandas: no Dask algorithm has tuning knobs of its own
-            beyond the keywords above, so it must be empty.
+            ``{"exact_bounds": True}`` (Mondrian) keeps the ranges' exact bounds, as on pandas
+            (with an :class:`~pdanon.ExactBoundsWarning`; :mod:`pdanon.recode.bounds`); no
+            other option: no Dask algorithm has tuning knobs beyond the keywords above.
         max_rows_per_part : int
             (Mondrian) Top cuts are chosen on the whole data until every part has at most this
             many rows (or cannot be split); each part is then anonymized by one task with the
@@ -439,7 +440,7 @@ class DaskAnonAccessor:
         >>> from pdanon.models import KAnonymity
         >>> out = dd.from_pandas(df, npartitions=2).anon.anonymize(KAnonymity(2))
         >>> sorted(out.compute()["age"].astype(str))
-        ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
+        ['[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]']
         """
         from pdanon.models import PrivacyModel
 
@@ -505,7 +506,7 @@ class DaskAnonAccessor:
         >>> df = pd.DataFrame({"age": [30, 31, 40, 42]})
         >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2, quasi_identifiers=["age"])
         >>> sorted(out.compute()["age"].astype(str))
-        ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
+        ['[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]']
         """
         return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
                                 missing_sensitive=missing_sensitive),
@@ -594,19 +595,29 @@ class DaskAnonAccessor:
                 f"(or {{column: kind}})")
         from pdanon.progress import setting
 
+        extra = dict(optimal.get("options") or {})
+        exact_bounds = extra.pop("exact_bounds", False)  # Mondrian's (pdanon.recode.bounds)
+        optimal = {**optimal, "options": extra or None}
         with setting(progress):
             if algorithm == "optimal":
+                from pdanon.engine import check_exact_bounds
+
                 out, _ = anonymize_optimal(self._ddf, r, model=model,
                                            **_optimal_options(optimal, mondrian),
-                                           row_order=row_order, **options)
+                                           row_order=row_order,
+                                           exact_bounds=check_exact_bounds(exact_bounds),
+                                           **options)
                 return out
             given = [k for k, v in optimal.items() if v is not None]
             if given:
                 raise InvalidInputError(
                     f"{given} apply to algorithm='optimal' (hierarchies of quasi-identifiers, "
                     f"suppression); pass algorithm='optimal' or leave them out for Mondrian")
+            from pdanon.engine import check_exact_bounds
+
             out, _ = anonymize(self._ddf, r, model=model, method=method, **mondrian,
-                               row_order=row_order, **options)
+                               row_order=row_order,
+                               exact_bounds=check_exact_bounds(exact_bounds), **options)
         return out
 
 

@@ -50,7 +50,8 @@ STATS_META = pd.DataFrame({"rows": np.zeros(0, np.int64), "classes": np.zeros(0,
                            "k": np.zeros(0, np.int64), "squares": np.zeros(0, np.int64),
                            "seconds": np.zeros(0), "suppressed_cells": np.zeros(0, np.int64),
                            "suppressed_rows": np.zeros(0, np.int64),
-                           "changed_cells": np.zeros(0, np.int64)})
+                           "changed_cells": np.zeros(0, np.int64),
+                           "widened_cells": np.zeros(0, np.int64)})
 
 
 def empty_stats() -> dict:
@@ -183,7 +184,7 @@ def checked_stats(plan: Plan, classes: np.ndarray, context, started: float, cell
     return {"rows": n, "classes": int(len(sizes)), "k": int(sizes.min()) if n else 0,
             "squares": int((sizes.astype(np.int64) ** 2).sum()),
             "seconds": time.perf_counter() - started, "suppressed_cells": cells,
-            "suppressed_rows": suppressed_rows, "changed_cells": changed}
+            "suppressed_rows": suppressed_rows, "changed_cells": changed, "widened_cells": 0}
 
 
 def local_columns(plan: Plan, arrays: dict):
@@ -199,9 +200,12 @@ def local_columns(plan: Plan, arrays: dict):
     out = {}
     all_blank = np.ones(n, dtype=bool)
     some_suppressed = np.zeros(n, dtype=bool)
-    cells = changed = 0
+    cells = changed = widened = 0
     for q, col, vals in zip(plan.qis, enc_cols, values):
         out[q.name], blank, suppressed = _cells(q, col, vals, labels, groups)
+        if plan.bound_k and widens(q):
+            out[q.name], grown = _widen(q, out[q.name], plan.bound_k)
+            widened += grown
         all_blank &= blank
         some_suppressed |= suppressed
         cells += int(suppressed.sum())
@@ -214,7 +218,29 @@ def local_columns(plan: Plan, arrays: dict):
                              [q.name for q in plan.qis]) if n else np.zeros(0, np.int64)
     stats = checked_stats(plan, published, context, started, cells,
                           int((all_blank & some_suppressed).sum()), changed)
+    stats["widened_cells"] = widened
     return out, stats, published
+
+
+def widens(q: QIColumn) -> bool:
+    """Does a part widen this column's rare bounds (:mod:`pdanon.recode.bounds`)? A numeric
+    column held in exact codes does: the plan counted every value's rows over the whole
+    column. A binned one (more distinct values than the codes hold) does not: its values'
+    counts are not known; nor do ordered categories (a widened bound such as a year's first
+    day is not one of the column's global categories). docs/dask.md."""
+    return (q.kind == "real" or q.numeric) and not q.binned and q.values is not None
+
+
+def _widen(q: QIColumn, arr, k: int):
+    """A part's generalized cells of ``q`` with the bounds held by fewer than ``k`` rows of
+    the whole column widened (``q.counts``: the plan's counts), and how many were."""
+    from pdanon.recode.bounds import widen_published
+
+    present = q.present_codes
+    new, grown = widen_published(pd.Series(arr), pd.Series([], dtype=np.float64), k,
+                                 counts=(np.asarray(q.values[:present], dtype=np.float64),
+                                         q.counts[:present]))
+    return new.array, grown
 
 
 def _concat(pieces: list, key: str):

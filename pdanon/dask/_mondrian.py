@@ -45,8 +45,8 @@ Example
 >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 50, 51, 52, 53]})
 >>> ddf = dd.from_pandas(df, npartitions=2)
 >>> out = ddf.anon.k_anonymize(2, quasi_identifiers=["age"], max_rows_per_part=4)
->>> sorted(out.compute()["age"].astype(str))
-['[21, 22]', '[21, 22]', '[23, 24]', '[23, 24]', '[50, 51]', '[50, 51]', '[52, 53]', '[52, 53]']
+>>> sorted(out.compute()["age"].astype(str))  # every age is one person's: widened bounds
+['[20, 30]', '[20, 30]', '[20, 30]', '[20, 30]', '[50, 60]', '[50, 60]', '[50, 60]', '[50, 60]']
 """
 
 from __future__ import annotations
@@ -218,7 +218,8 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
               max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART,
               order: str = "input", unordered_split: str = "balanced", path=None,
               verify: bool = True, write_options: dict | None = None,
-              persist_codes: bool = True, row_order: str = "random", seed=None):
+              persist_codes: bool = True, row_order: str = "random", seed=None,
+              exact_bounds: bool = False):
     """Mondrian on a Dask DataFrame (module docstring). Returns ``(out, info)``.
 
     ``out`` is a Dask DataFrame: identifiers dropped, quasi-identifiers generalized
@@ -260,12 +261,12 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     with progress_bar(2 + bool(verify), desc="mondrian (dask): cuts", unit="phase") as bar:
         return _anonymize(ddf, roles, model, method, max_rows_per_part, order,
                           unordered_split, path, verify, write_options, persist_codes, started,
-                          bar, row_order, seed)
+                          bar, row_order, seed, exact_bounds)
 
 
 def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_split, path,
                verify, write_options, persist_codes, started, bar, row_order="random",
-               seed=None):
+               seed=None, exact_bounds=False):
     """:func:`anonymize`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -278,7 +279,7 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     info["method"] = method
     info["order"] = order
     if method == "generalize":
-        info["bounds"] = exact_bounds_info(model)
+        info["bounds"] = bounds_info(model, plan, exact_bounds)
     shuffled_info(info, row_order)
     attrs = plan.attrs
     out_roles = roles.restricted_to(plan.keep)
@@ -314,6 +315,8 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
         info["suppressed_rows"] = int(stats["suppressed_rows"].sum())
         info["part_seconds"] = float(stats["seconds"].sum())
         info["changed_cells"] = int(stats["changed_cells"].sum())
+        if method == "generalize" and plan.bound_k:
+            info["bounds"]["widened_cells"] = int(stats["widened_cells"].sum())
 
     # -- 5. verification -----------------------------------------------------------------
     if verify:
@@ -334,24 +337,39 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     return result, info
 
 
-def exact_bounds_info(model) -> dict:
-    """``info["bounds"]`` of a Dask Mondrian release, which keeps the parts' exact bounds (the
-    pandas engine widens a bound held by fewer than k rows, :mod:`pdanon.recode.bounds`; Dask does
-    not yet, docs/dask.md): say so with an :class:`~pdanon.recode.bounds.ExactBoundsWarning`."""
+def bounds_info(model, plan, exact_bounds: bool) -> dict:
+    """``info["bounds"]`` of a Dask Mondrian release, and ``plan.bound_k`` set: the parts
+    widen a bound held by fewer than k rows of the whole column, as the pandas engine does
+    (:mod:`pdanon.recode.bounds`; the plan's value counts are the whole column's), in every
+    column :func:`pdanon.dask._local.widens` covers. Bounds left exact (``exact_bounds=True``,
+    or columns it does not cover: binned numbers, ordered categories; docs/dask.md) are said
+    with an :class:`~pdanon.recode.bounds.ExactBoundsWarning` naming the columns."""
     import warnings
 
     from pdanon._errors import user_stacklevel
+    from pdanon.dask._local import widens
     from pdanon.recode.bounds import ExactBoundsWarning
 
     req = model.requirements()
     k = max(req.min_size, req.min_distinct)
-    warnings.warn(
-        f"Mondrian on Dask publishes ranges that end on exact values of the data, some held "
-        f"by fewer than {k} rows (a column's extremes are often one person's value): the "
-        f"pandas engine widens them (pdanon.recode.bounds), Dask does not yet (docs/dask.md); "
-        f"compute() the frame and use df.anon, or algorithm='optimal' with hierarchies",
-        ExactBoundsWarning, stacklevel=user_stacklevel())
-    return {"rule": "exact", "k": k, "note": "Dask keeps exact bounds (docs/dask.md)"}
+    ranged = [q for q in plan.qis if not q.is_set]
+    exact = [q.name for q in ranged] if exact_bounds else [q.name for q in ranged
+                                                           if not widens(q)]
+    plan.bound_k = 0 if exact_bounds else k
+    if exact:
+        why = ("exact_bounds=True" if exact_bounds else
+               "on Dask only numeric columns held in exact codes are widened (docs/dask.md)")
+        warnings.warn(
+            f"Mondrian on Dask publishes ranges of {exact} that end on exact values of the "
+            f"data, some held by fewer than {k} rows (a column's extremes are often one "
+            f"person's value): {why}; compute() the frame and use df.anon, which widens them "
+            f"(pdanon.recode.bounds)", ExactBoundsWarning, stacklevel=user_stacklevel())
+    if exact_bounds:
+        return {"rule": "exact", "k": k}
+    out = {"rule": f"no bound held by fewer than {k} rows", "k": k, "widened_cells": 0}
+    if exact:
+        out["exact_columns"] = exact
+    return out
 
 
 def _wait(collection) -> None:

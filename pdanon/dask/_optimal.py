@@ -203,6 +203,37 @@ def publish_partition(pdf: pd.DataFrame, spec: _Apply) -> pd.DataFrame:
     return out
 
 
+def _widened_entries(cell, col, codes, weights, k: int, values, meta):
+    """The per-entry cells ``cell`` of ``col`` with the bounds held by fewer than ``k`` rows
+    of the whole column widened (:func:`pdanon.recode.bounds.widen_published`; the column's
+    counts are its combinations' weights), and the rows whose cell was widened."""
+    from pdanon.recode.bounds import widen_published
+
+    counts = np.bincount(codes, weights=weights, minlength=len(values) + 1)[:len(values)]
+    new, grown = widen_published(pd.Series(cell), pd.Series([], dtype=meta.dtype), k,
+                                 counts=(values, counts.astype(np.int64)))
+    if not grown:
+        return cell, 0
+    moved = np.asarray(new.astype(str)) != np.asarray(pd.Series(cell).astype(str))
+    return new.array, int(weights[moved[col.rows]].sum())
+
+
+def _bounds_info(exact: bool, k: int, widened: dict, columns: list) -> dict:
+    import warnings
+
+    from pdanon._errors import user_stacklevel
+    from pdanon.recode.bounds import ExactBoundsWarning
+
+    if exact:
+        warnings.warn(
+            f"exact_bounds=True: the ranges of {columns} end on exact values of the data, some "
+            f"held by fewer than {k} rows; leave the option out to widen them "
+            f"(pdanon.recode.bounds)", ExactBoundsWarning, stacklevel=user_stacklevel())
+        return {"rule": "exact", "k": k}
+    return {"rule": f"no bound held by fewer than {k} rows", "k": k,
+            "widened_cells": {c: int(n) for c, n in widened.items()}}
+
+
 def _entry_cells(col, level: int, published: np.ndarray, labels: bool):
     """Per value entry of ``col`` (a ColumnLevels over the combinations) its cell at
     ``level``, with the categories pandas publishes (entries no published row holds are
@@ -264,7 +295,7 @@ def _published_classes(cols, cells_id, cells_na, suppressed):
 def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "loss",
                       max_suppressed_rows=None, levels=None, labels: bool = False, path=None,
                       verify: bool = True, write_options: dict | None = None,
-                      row_order: str = "random", seed=None):
+                      row_order: str = "random", seed=None, exact_bounds: bool = False):
     """Optimal full-domain recoding of a Dask DataFrame (module docstring). Returns
     ``(out, info)``; ``out``'s rows are in a CSPRNG order under a fresh index
     (:mod:`pdanon.dask._order`; ``row_order="input"``: the input's partitions, index and order)
@@ -280,11 +311,12 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
                       unit="phase") as bar:
         return _anonymize_optimal(ddf, roles, model, hierarchies, objective,
                                   max_suppressed_rows, levels, labels, path, verify,
-                                  write_options, bar, row_order, seed)
+                                  write_options, bar, row_order, seed, exact_bounds)
 
 
 def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed_rows, levels,
-                       labels, path, verify, write_options, bar, row_order="random", seed=None):
+                       labels, path, verify, write_options, bar, row_order="random", seed=None,
+                       exact_bounds=False):
     """:func:`anonymize_optimal`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -293,7 +325,7 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     from pdanon._groups import column_codes
     from pdanon.encode import EncodedTable
     from pdanon.partition.common import check_suppression_budget, suppression_budget
-    from pdanon.partition.lattice import check_star_columns
+    from pdanon.partition.lattice import check_star_columns, hierarchy_map
     from pdanon.partition.optimal import (OBJECTIVES, LatticeSearch, lattice_bounds,
                                           prepare_columns, search_result)
 
@@ -355,11 +387,22 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     changed = blanked = 0
     blank = np.ones(len(weights), dtype=bool)
     entries, nodes, cells, cells_id, cells_nas = [], [], [], [], []
+    req = model.requirements()
+    bound_k, widened, read_off = max(req.min_size, req.min_distinct), {}, []
+    given = hierarchy_map(hierarchies)
     for c, col in enumerate(cols):
         level = int(chosen[c])
         n_entries = len(col.bound.codes[0])
         published = np.bincount(col.rows[~suppressed], minlength=n_entries) > 0
         cell = _entry_cells(col, level, published, labels)
+        if not labels and level and (col.name not in given or not col.bound.is_declared(level)):
+            # read off the data (a '*' without a hierarchy): as pandas, no rare bound
+            read_off.append(col.name)
+            if not exact_bounds:
+                cell, rows = _widened_entries(cell, col, codes[c], weights, bound_k,
+                                              dict_cols[c].categories, ddf._meta[col.name])
+                if rows:
+                    widened[col.name] = rows
         entry = np.full(len(dict_cols[c].categories) + 1, -1, dtype=np.int64)
         entry[codes[c]] = col.rows
         entries.append(entry)
@@ -408,6 +451,8 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
         "combinations": len(weights),
     }
     info["search_seconds"] = timings["search"]
+    if read_off:  # as the pandas engine's info["bounds"] (pdanon.recode.bounds)
+        info["bounds"] = _bounds_info(exact_bounds, bound_k, widened, read_off)
     shuffled_info(info, row_order)
 
     # -- 4. apply ------------------------------------------------------------------------

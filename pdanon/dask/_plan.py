@@ -138,6 +138,9 @@ class Plan:
     part_of_node: np.ndarray | None = None
     tree_routing: dict | None = None
     parts: int = 1
+    #: generalized ranges: widen bounds held by fewer than this many rows of the whole
+    #: column (:mod:`pdanon.recode.bounds`); 0 keeps exact bounds
+    bound_k: int = 0
 
     @property
     def code_columns(self) -> list[str]:

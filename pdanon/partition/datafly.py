@@ -379,4 +379,5 @@ def datafly(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, conte
             f"max_suppressed_rows={budget}; raise the budget or relax the model")
     columns, changed = recode_columns(method, frame, enc, groups, suppressed)
     return Recoded(columns, changed, int(suppressed.sum()), suppressed=suppressed,
-                         info={"steps": steps, "max_suppressed_rows": budget})
+                   info={"steps": steps, "max_suppressed_rows": budget},
+                   data_bounds=tuple(columns))  # value groups' ranges: the data's values

@@ -286,4 +286,5 @@ def equal_groups(enc: EncodedTable, model, *, method: str, frame: pd.DataFrame, 
                                     unordered_order=unordered_order)
     columns, changed = recode_columns(method, frame, enc, groups)
     return Recoded(columns, changed,
-                         info={"group_size": size, "unordered_order": unordered_order})
+                   info={"group_size": size, "unordered_order": unordered_order},
+                   data_bounds=tuple(columns))  # value groups' ranges: the data's values

@@ -115,7 +115,8 @@ from pdanon._errors import InfeasibleError, InvalidInputError
 from pdanon.partition import register
 from pdanon.partition.common import no_progress, sensitive_columns, suppression_budget
 from pdanon.partition.lattice import (MAX_LATTICE, MAX_LEVEL_MAPS,  # noqa: F401 (documented here)
-                                      check_lattice, lattice_bounds, prepare_columns)
+                                      check_lattice, hierarchy_map, lattice_bounds,
+                                      prepare_columns)
 from pdanon.partition.population import joint_encoded, population_cells, split_columns
 from pdanon.partition.suppressed import blank_class, plan, published_classes
 from pdanon.progress import progress_bar
@@ -1013,8 +1014,15 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         bands = {c: b for c, b in bands.items() if b}
         if bands:
             info["label_ranges"] = bands
+    # the '*' of a column without a hierarchy (its leaves are the column's values) and a
+    # level no hierarchy declares publish ranges read off the data: the engine widens their
+    # rare bounds (pdanon.recode.bounds)
+    given = hierarchy_map(hierarchies)
+    data_bounds = () if labels else tuple(
+        col.name for c, col in enumerate(cols) if int(chosen[c]) and (
+            col.name not in given or not col.bound.is_declared(int(chosen[c]))))
     out = Recoded(out_cols, changed, int(suppressed_mask.sum()), suppressed=suppressed_mask,
-                  info=info)
+                  info=info, data_bounds=data_bounds)
     if pop_rows is not None:
         out.population = population_cells(cols, pop_rows, chosen, labels=labels)
     return out

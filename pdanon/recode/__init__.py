@@ -244,6 +244,10 @@ class Recoded:
     #: the rows published, in their published order, when only a sample is (differential
     #: privacy: the others are left out, not blanked; ``None``: every row)
     release_rows: np.ndarray | None = None
+    #: the columns whose ranges are read off the data's values (Datafly's value groups, an
+    #: undeclared hierarchy level): the engine widens their bounds held by fewer than k rows
+    #: (:mod:`pdanon.recode.bounds`) unless ``exact_bounds``
+    data_bounds: tuple = ()
 
 
 def _group_min_max(values: np.ndarray, labels: np.ndarray, groups: int):

@@ -4,7 +4,10 @@ A range cell ``[lo, hi]`` read off the rows of a class (Mondrian, nearest, group
 recoding) ends on values of the data, and the extremes of a column are usually held by one
 person each: a class ``[67, 103]`` says that someone in the table is 103, and to whoever knows
 the oldest participant, that he is in this class. The rule, applied to every range a local
-recoding publishes (:func:`widen_published`, called by :func:`pdanon.engine.anonymize`):
+recoding publishes and to the ranges a global recoding reads off the data (Datafly's and
+equal groups' value groups, optimal's ``*`` of a column without a hierarchy:
+``Recoded.data_bounds``) by :func:`pdanon.engine.anonymize`, and per part on Dask with the
+whole column's counts (:func:`widen_published`):
 
 * a bound held by ``k`` or more rows of the whole column stays (it is no one's own value);
 * a bound held by 1 .. k-1 rows moves outward to the nearer of: the closest value held by at
@@ -16,9 +19,15 @@ recoding publishes (:func:`widen_published`, called by :func:`pdanon.engine.anon
   for every bound between it and the next point, so it tells no more than that interval, even
   where it is someone's value itself. The extremes of a column, held by few, so end on the grid
   (an oldest participant of 103 gives ``[.., 110]``);
-* an ordered column of categories has no grid: a rare bound moves to the closest common
-  category outward, else to the first/last category a Categorical column declares (its
-  domain), else the cell is withheld (published missing: its ``*``).
+* an ordered column whose order a Categorical declares (its categories are the domain, as
+  the publisher states it) has the grid of :func:`category_blocks`: its declared categories
+  cut, in order, into consecutive blocks of at least ``k`` rows; a rare bound moves outward
+  to the nearer of the closest common category and its block's first (last) category. With
+  no common category (unique values) every class so still publishes a range in the declared
+  order, never a withheld cell nor one class of everything. An ordered column without
+  declared categories has no grid (each category is a value someone holds): a rare bound
+  moves to the closest common category outward, else the cell is withheld (published
+  missing: its ``*``); declare the order with ``pd.Categorical(..., ordered=True)``.
 
 Widening only makes cells larger: every cell still holds its rows' values, every class keeps
 its rows, and two classes whose cells become equal merge into one (the engine verifies the
@@ -47,7 +56,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["ExactBoundsWarning", "MONTHS_BELOW_DAYS", "round_step", "grid_outside",
-           "decade_grid", "month_boundary", "year_boundary", "widen_published"]
+           "decade_grid", "month_boundary", "year_boundary", "category_blocks",
+           "widen_published"]
 
 
 #: a date column spanning fewer days than this widens rare bounds to month boundaries
@@ -129,6 +139,16 @@ def _counts(original: pd.Series):
     return vc.index, vc.to_numpy(dtype=np.int64)
 
 
+def _sorted_counts(values, counts):
+    """Given ``(values, counts)`` without missing values, sorted by value."""
+    values = pd.Index(values)
+    counts = np.asarray(counts, dtype=np.int64)
+    keep = np.asarray(values.notna(), dtype=bool) & (counts > 0)
+    values, counts = values[keep], counts[keep]
+    order = values.argsort()
+    return values[order], counts[order]
+
+
 def _outward(bound: np.ndarray, common: np.ndarray, up: bool):
     """Per bound: the nearest common value (``common``, sorted) at or beyond it (below for a
     lower bound, above for ``up``), and whether there is one."""
@@ -142,10 +162,15 @@ def _outward(bound: np.ndarray, common: np.ndarray, up: bool):
     return np.where(ok, common[np.maximum(j, 0)] if len(common) else bound, bound), ok
 
 
-def widen_published(new: pd.Series, original: pd.Series, k: int) -> tuple[pd.Series, int]:
+def widen_published(new: pd.Series, original: pd.Series, k: int, *,
+                    counts: tuple | None = None) -> tuple[pd.Series, int]:
     """``new`` (a published column of ranges) with every bound held by 1 .. k-1 rows of
     ``original`` widened as :mod:`pdanon.recode.bounds` says, and the number of cells widened.
-    Columns of sets, plain values and missing cells are left as they are."""
+    Columns of sets, plain values and missing cells are left as they are.
+
+    ``counts``: ``(values, rows holding each)`` of the whole column, when ``new`` is one part
+    of it (a Dask part: the rarity is the whole column's); ``original`` then only gives the
+    column's dtype (a Categorical's declared order) and may be empty."""
     from pdanon.dtype import GeneralizationArray, GeneralizationDtype
     from pdanon.recode import published_categories
 
@@ -156,7 +181,10 @@ def widen_published(new: pd.Series, original: pd.Series, k: int) -> tuple[pd.Ser
     mask = np.asarray(arr.isna(), dtype=bool)
     if mask.all():
         return new, 0
-    values, counts = _counts(original)
+    if counts is None:
+        values, counts = _counts(original)
+    else:
+        values, counts = _sorted_counts(*counts)
     if not len(values):
         return new, 0
     if dtype.categories is None:
@@ -208,9 +236,10 @@ def _widen_numbers(lo, hi, mask, values, counts, k):
     c_hi, ok_hi = _outward(hi, common, up=True)
     new_lo = np.where(ok_lo, np.maximum(c_lo, grid_lo), grid_lo)
     new_hi = np.where(ok_hi, np.minimum(c_hi, grid_hi), grid_hi)
-    lo = np.where(rare_lo, _tidy_all(new_lo, step), lo)
-    hi = np.where(rare_hi, _tidy_all(new_hi, step), hi)
-    return lo, hi, rare_lo | rare_hi
+    new_lo = np.where(rare_lo, _tidy_all(new_lo, step), lo)
+    new_hi = np.where(rare_hi, _tidy_all(new_hi, step), hi)
+    # a rare bound on a grid point stays (published for every bound up to the next point)
+    return new_lo, new_hi, (rare_lo & (new_lo != lo)) | (rare_hi & (new_hi != hi))
 
 
 def _tidy_all(x: np.ndarray, step: float) -> np.ndarray:
@@ -219,9 +248,9 @@ def _tidy_all(x: np.ndarray, step: float) -> np.ndarray:
 
 
 def _widen_categories(arr, mask, original, values, counts, k):
-    """Ordered categories (positions): a rare bound moves to the closest common category
-    outward or, for dates, the nearer year (month) boundary outward; with none outward, to the
-    declared first/last category of a Categorical column, or the cell is withheld."""
+    """Ordered categories (positions): a rare bound moves to the nearer, outward, of the
+    closest common category and, for dates, the year (month) boundary, for other categories
+    its block's first or last category (:func:`category_blocks`)."""
     from pdanon.dtype import GeneralizationArray
 
     cats = arr.dtype.categories
@@ -252,27 +281,64 @@ def _widen_categories(arr, mask, original, values, counts, k):
         return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
                                                kind="ordered", categories=merged,
                                                mask=mask), grow
-    lo = np.where(rare_lo & ok_lo, c_lo, lo)
-    hi = np.where(rare_hi & ok_hi, c_hi, hi)
-    to_lo, to_hi = rare_lo & ~ok_lo, rare_hi & ~ok_hi  # none outward: the declared domain
-    if not (to_lo.any() or to_hi.any()):
+    declared = None
+    if isinstance(original.dtype, pd.CategoricalDtype):
+        declared = pd.Index(np.asarray(original.dtype.categories))
+        if not (declared.get_indexer(cats) >= 0).all():
+            declared = None
+    if declared is None:  # categories read off the data: each is a value someone holds
+        lo = np.where(rare_lo & ok_lo, c_lo, lo)
+        hi = np.where(rare_hi & ok_hi, c_hi, hi)
+        mask = mask | (rare_lo & ~ok_lo) | (rare_hi & ~ok_hi)  # none common outward: withheld
         return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
                                                kind="ordered", categories=cats,
                                                mask=mask), grow
-    if not isinstance(original.dtype, pd.CategoricalDtype):  # no domain: withheld (its '*')
-        mask = mask | to_lo | to_hi
-        return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
-                                               kind="ordered", categories=cats,
-                                               mask=mask), grow
-    declared = original.dtype.categories
-    first, last = declared[0], declared[-1]
-    keep = declared.isin(cats) | declared.isin([first, last])
-    merged = pd.Index(np.asarray(declared[keep]))
-    pos = merged.get_indexer(cats)
-    lo = np.where(to_lo, merged.get_loc(first), pos[lo])
-    hi = np.where(to_hi, merged.get_loc(last), pos[hi])
-    return GeneralizationArray.from_bounds(np.where(mask, -1, lo), np.where(mask, -1, hi),
-                                           kind="ordered", categories=merged, mask=mask), grow
+    # the declared order (the domain): its grid of blocks of >= k rows
+    pos = declared.get_indexer(cats)
+    lo, hi = pos[lo], pos[hi]
+    counts_in_order = pd.Series(counts, index=values).reindex(declared).fillna(0).to_numpy(
+        np.int64)
+    first, last = category_blocks(counts_in_order, k)
+    common = np.flatnonzero(counts_in_order >= k)
+    c_lo, ok_lo = _outward(lo, common, up=False)
+    c_hi, ok_hi = _outward(hi, common, up=True)
+    new_lo = np.where(rare_lo, np.where(ok_lo, np.maximum(c_lo, first[lo]), first[lo]), lo)
+    new_hi = np.where(rare_hi, np.where(ok_hi, np.minimum(c_hi, last[hi]), last[hi]), hi)
+    grow = (new_lo != lo) | (new_hi != hi)  # a bound already on its block's edge stays
+    return GeneralizationArray.from_bounds(np.where(mask, -1, new_lo), np.where(mask, -1, new_hi),
+                                           kind="ordered", categories=declared, mask=mask), grow
+
+
+def category_blocks(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The grid of an ordered column of categories: consecutive blocks of categories, each
+    holding at least ``k`` rows (``counts``: rows per category, in order; built from the
+    first category on, a remainder of fewer than ``k`` rows joins the last block). Returns,
+    per category, the position of its block's first and last category. Like a numeric grid
+    point, a block's first (last) category is published for every lower (upper) bound within
+    the block, so it tells no more than the block, even where one person holds it.
+
+    >>> first, last = category_blocks(np.array([1, 1, 3, 0, 1, 2, 1]), 3)
+    >>> first.tolist(), last.tolist()
+    ([0, 0, 0, 3, 3, 3, 3], [2, 2, 2, 6, 6, 6, 6])
+    """
+    m = len(counts)
+    if not m:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    cum = np.cumsum(counts)
+    total = int(cum[-1])
+    starts = []
+    s = 0
+    while s < m:  # one step per block (at most rows / k), not per category
+        starts.append(s)
+        before = int(cum[s - 1]) if s else 0
+        e = int(np.searchsorted(cum, before + k, side="left"))  # block s..e holds >= k rows
+        if e >= m - 1 or total - int(cum[e]) < k:  # what is left joins this block
+            break
+        s = e + 1
+    starts = np.asarray(starts, dtype=np.int64)
+    block = np.searchsorted(starts, np.arange(m), side="right") - 1
+    ends = np.append(starts[1:] - 1, m - 1)
+    return starts[block], ends[block]
 
 
 def year_boundary(t: pd.Timestamp, up: bool, unit: str, midnight: bool):

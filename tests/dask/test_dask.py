@@ -34,8 +34,8 @@ from pdanon.models import LDiversity, TCloseness  # noqa: E402
 QIS = dict(pdanon.datasets.ADULT_QUASI_IDENTIFIERS)
 
 # dask's Parquet reader still calls set_index(inplace=True), which pandas 3.1 deprecates
-# Mondrian on Dask keeps exact bounds (docs/dask.md) and says so; comparisons with pandas
-# ask pandas for the same (exact_bounds)
+# Mondrian on Dask keeps the exact bounds of ordered categories and binned numbers
+# (docs/dask.md) and says so
 pytestmark = [pytest.mark.filterwarnings("ignore:The inplace keyword"),
               pytest.mark.filterwarnings("ignore::pdanon.ExactBoundsWarning")]
 
@@ -357,8 +357,10 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
     from pdanon import engine
 
     roles = adult.anon.roles()
+    # with the bounds rule too: a part widens with the whole column's counts (the plan's), so
+    # one part publishes what pandas does, widened bounds included (age's [60, 79] -> [60, 80])
     ref, _ = engine.anonymize(adult, roles, model=model_of(), method="generalize",
-                              algorithm="mondrian", exact_bounds=True)
+                              algorithm="mondrian")
     out, info = M.anonymize(ddf_of(adult), roles, model=model_of(), max_rows_per_part=10**9,
                             row_order="input")
     got = out.compute()
@@ -369,23 +371,50 @@ def test_one_part_gives_exactly_the_pandas_result(adult, model_of):
         assert as_text(got[c]) == as_text(ref[c])
 
 
-def test_dask_mondrian_says_it_keeps_exact_bounds():
-    """The pandas engine widens a bound held by fewer than k rows (pdanon.recode.bounds); Mondrian
-    on Dask does not yet, and says so: an ExactBoundsWarning and info["bounds"]."""
+def test_dask_mondrian_widens_rare_bounds_with_the_whole_columns_counts():
+    """As the pandas engine (pdanon.recode.bounds): a bound held by fewer than k rows of the
+    whole column is widened, judged on the whole column (the plan's counts), not the part."""
+    import warnings
+
     df = pd.DataFrame({"age": [20, 20, 20, 30, 30, 30, 97]})  # 97: one person
-    with pytest.warns(pdanon.ExactBoundsWarning, match="Dask does not yet"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pdanon.ExactBoundsWarning)
         out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"age": "real"},
                                              row_order="input")
-    assert out.anon.info["bounds"]["rule"] == "exact" and out.anon.info["bounds"]["k"] == 3
-    assert "[30, 97]" in as_text(out.compute()["age"])  # what pandas widens to [30, 100]
-    widened = df.anon.k_anonymize(3, quasi_identifiers={"age": "real"}, algorithm="mondrian",
-                                  row_order="input")
-    assert "[30, 100]" in as_text(widened["age"])
+    assert out.anon.info["bounds"] == {"rule": "no bound held by fewer than 3 rows", "k": 3,
+                                       "widened_cells": 4}
+    assert as_text(out.compute()["age"]) == ["20"] * 3 + ["[30, 100]"] * 4
+    with pytest.warns(pdanon.ExactBoundsWarning, match="exact_bounds=True"):
+        out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"age": "real"},
+                                             row_order="input", options={"exact_bounds": True})
+    assert out.anon.info["bounds"]["rule"] == "exact"
+    assert "[30, 97]" in as_text(out.compute()["age"])
+    with pytest.raises(pdanon.InvalidInputError, match="exact_bounds"):
+        ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"age": "real"},
+                                       options={"exact_bounds": "yes"})
+    # the rarity is the whole column's (the plan's counts), not the part's: a part holding
+    # three of the column's six 30s and the one 97 keeps 30 (and 50) and widens 97
+    from pdanon.dask._local import _widen
+    from pdanon.dask._plan import qi_column, value_table_capped
+
+    column = pd.Series([30.0] * 6 + [50.0] * 6 + [97.0], name="age")
+    q = qi_column("age", "real", column.dtype, value_table_capped(column, None), limit=4096)
+    part = GeneralizationArray.from_bounds([30.0] * 3 + [50.0], [97.0] * 4, kind="real")
+    cells, grown = _widen(q, part, 5)
+    assert [str(c) for c in cells] == ["[30, 100]"] * 3 + ["[50, 100]"] and grown == 4
+
+
+def test_dask_mondrian_keeps_ordered_categories_exact_and_says_so():
+    df = pd.DataFrame({"grade": pd.Categorical(list("aabbbcdde"), ordered=True)})
+    with pytest.warns(pdanon.ExactBoundsWarning, match="grade"):
+        out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"})
+    assert out.anon.info["bounds"]["exact_columns"] == ["grade"]
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", pdanon.ExactBoundsWarning)
-        ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"age": "real"}, method="suppress")
+        ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"},
+                                       method="suppress")
 
 
 @pytest.mark.parametrize("max_rows", [400, 1100])

@@ -213,3 +213,22 @@ def test_refusals_before_the_search(adult, hierarchies, monkeypatch):
     with pytest.raises(InvalidInputError, match="pass 1 for one row or 0.05 for 5 %"):
         ddf.anon.k_anonymize(5, algorithm="optimal", hierarchies=hierarchies,
                              max_suppressed_rows=1.0, row_order="input")
+
+
+def test_a_column_without_hierarchy_publishes_no_extreme_at_its_top_as_on_pandas():
+    """The '*' of a column without a hierarchy is read off the data ([20, 97] here): Dask
+    widens its rare bound as pandas does (pdanon.recode.bounds), with the column's counts
+    from the combinations' weights; exact_bounds keeps it, with a warning."""
+    df = pd.DataFrame({"age": [20] * 5 + [30] * 4 + [97], "d": list("abababcabc")})
+    out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
+        5, quasi_identifiers=["age"], sensitive=["d"], algorithm="optimal")
+    ref = df.anon.k_anonymize(5, quasi_identifiers=["age"], sensitive=["d"],
+                              algorithm="optimal")
+    got = out.compute()["age"].astype(str).tolist()
+    assert got == ref["age"].astype(str).tolist() == ["[20, 100]"] * 10
+    assert out.anon.info["bounds"]["widened_cells"] == {"age": 10}
+    with pytest.warns(pdanon.ExactBoundsWarning):
+        out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
+            5, quasi_identifiers=["age"], sensitive=["d"], algorithm="optimal",
+            options={"exact_bounds": True})
+    assert out.compute()["age"].astype(str).tolist() == ["[20, 97]"] * 10

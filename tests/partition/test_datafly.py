@@ -29,6 +29,9 @@ def rows_of(out, cols):
     return [list(t) for t in zip(*(cells(out[c]) for c in cols))]
 
 
+#: the reference's bounds as they are (pdanon.recode.bounds widens rare ones by default)
+EXACT = {"exact_bounds": True}
+
 T1 = [[1, 20, 1], [2, 21, 1], [3, 22, 2], [4, 23, 2], [5, 30, 3], [6, 31, 3], [7, 40, 4],
       [8, 41, 4], [8, 41, 5]]
 T1_KINDS = {"a": "real", "b": "ordered", "c": "unordered"}
@@ -67,7 +70,10 @@ def test_default_budget_never_suppresses_fewer_than_k_rows():
 
 def test_mixed_kinds():
     df = pd.DataFrame(T1, columns=list("abc"))
-    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=T1_KINDS, row_order="input")
+    # the reference's groups with their exact bounds (the default widens the rare ones,
+    # tests/test_bounds_global.py)
+    out = df.anon.k_anonymize(2, algorithm="datafly", quasi_identifiers=T1_KINDS,
+                              row_order="input", options=EXACT)
     # cp2025 suppresses the last row alone (its budget is k - 1 = 1); pdanon generalizes on
     # until nothing needs suppressing (checked step by step by reference_datafly below)
     s145, s23 = frozenset({1, 4, 5}), frozenset({2, 3})
@@ -78,7 +84,8 @@ def test_mixed_kinds():
     assert out.anon.info["changed_cells"] == 27 and out.anon.info["suppressed_rows"] == 0
     for budget in (None, 0):
         out3 = df.anon.k_anonymize(3, algorithm="datafly", quasi_identifiers=T1_KINDS,
-                                   max_suppressed_rows=budget, row_order="input")
+                                   max_suppressed_rows=budget, row_order="input",
+                                   options=EXACT)
         assert rows_of(out3, "abc") == [[(1, 8), (20, 41), s145]] * 2 + \
             [[(1, 8), (20, 41), s23]] * 4 + [[(1, 8), (20, 41), s145]] * 3
         assert out3.anon.info["changed_cells"] == 27
@@ -124,9 +131,15 @@ def test_unused_categories_take_no_part():
     # -> the lower one, a
     col = pd.Categorical(["a", "a", "c", "d", "d"], categories=list("abcd"), ordered=True)
     out = pd.DataFrame({"o": col}).anon.k_anonymize(2, algorithm="datafly",
-                                                    max_suppressed_rows=0, row_order="input")
+                                                    max_suppressed_rows=0, row_order="input",
+                                                    options=EXACT)
     assert out["o"].astype(str).tolist() == ["[a, c]"] * 3 + ["d", "d"]
     assert out.anon.info["steps"] == 1
+    # by default c (one row) is no bound: the declared order's blocks of >= 2 rows are a and
+    # b..d, and d (2 rows) is the closest common category above c (pdanon.recode.bounds)
+    out = pd.DataFrame({"o": col}).anon.k_anonymize(2, algorithm="datafly",
+                                                    max_suppressed_rows=0, row_order="input")
+    assert out["o"].astype(str).tolist() == ["[a, d]"] * 3 + ["d", "d"]
 
 
 def test_column_with_most_distinct_values_is_generalized_first():

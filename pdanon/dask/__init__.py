@@ -366,7 +366,7 @@ class DaskAnonAccessor:
                   write_options: dict | None = None, hierarchies=None,
                   objective: str | None = None, max_suppressed_rows=None, levels=None,
                   labels: bool = False, options: dict | None = None, progress=None,
-                  row_order: str = "random", **roles):
+                  row_order: str = "random", allow_channels=None, **roles):
         """Anonymize with Mondrian (or optimal full-domain recoding) on Dask for a privacy
         model (:mod:`pdanon.models`: k-anonymity, l-diversity, t-closeness and their
         :class:`~pdanon.models.AllOf`); :meth:`k_anonymize`, :meth:`l_diversify` and
@@ -426,6 +426,15 @@ class DaskAnonAccessor:
             dictionaries, counts, search, apply, verification) on standard error or in the
             notebook: ``None`` (default) when the run lasts more than 2 s in a terminal or
             notebook, ``True`` always, ``False`` never (see :mod:`pdanon.progress`).
+        allow_channels : column name or list, optional
+            Columns published unchanged that the publisher has judged safe although they give
+            a quasi-identifier back. Before the release is written or returned, every column
+            published unchanged (not sensitive) is tested as a channel, as on pandas
+            (:mod:`pdanon.screening.channels`, by Dask group-bys:
+            :mod:`pdanon.dask._channels`): one whose values pin a generalized
+            quasi-identifier (stratum weights pin the ZIP) raises
+            :class:`~pdanon.ChannelError` naming the column, the quasi-identifier, the effect
+            and the fixes, unless named here; ``info["channels_allowed"]`` records it.
         **roles
             Role keywords.
 
@@ -456,16 +465,16 @@ class DaskAnonAccessor:
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
                                mondrian=mondrian, optimal=optimal, path=path, verify=verify,
                                write_options=write_options, progress=progress,
-                               row_order=row_order)
+                               row_order=row_order, allow_channels=allow_channels)
 
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
-                       row_order: str = "random", **roles):
+                       row_order: str = "random", allow_channels=None, **roles):
         """Publish this Dask frame with an earlier release's recoding, as ``df.anon.
         apply_recoding`` does (same lookup, same rules, the model verified on the whole frame
         by distributed group-bys; :mod:`pdanon.dask._recoding`). Returns a Dask frame (rows in
         a CSPRNG order under a fresh index unless ``row_order="input"``, as in
         :meth:`anonymize`) whose ``.anon.info`` records ``unseen_cells``, ``suppressed_rows``,
-        ``verified``.
+        ``verified``. The channel rule holds as in :meth:`anonymize` (``allow_channels=``).
 
         Example
         -------
@@ -485,7 +494,8 @@ class DaskAnonAccessor:
         recoding = Recoding.check(recoding)
         r = self._publishing_roles(recoding.role_keywords(roles, self._ddf.columns))
         out, _ = apply_recoding(self._ddf, r, recoding, model=recoding.model_for(model),
-                                max_suppressed_rows=max_suppressed_rows, row_order=row_order)
+                                max_suppressed_rows=max_suppressed_rows, row_order=row_order,
+                                allow_channels=allow_channels)
         # the other Categorical columns list only the categories a cell holds, as on pandas
         return publish_categoricals(out, self._ddf, recoding.columns)
 

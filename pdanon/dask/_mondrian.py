@@ -62,6 +62,7 @@ from pdanon.encode import unknown_categories
 from pdanon.dask._cuts import Tree, joint_pass, reduce_sum, route, top_cuts
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import global_sensitive_column
+from pdanon.dask import _channels as channels
 from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.dask._models import (check_feasible, groups_ok_from_counts, model_info,
                                  needs_context, verify_output)
@@ -218,7 +219,8 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
               max_rows_per_part: int = DEFAULT_MAX_ROWS_PER_PART,
               order: str = "input", unordered_split: str = "balanced", path=None,
               verify: bool = True, write_options: dict | None = None,
-              persist_codes: bool = True, row_order: str = "random", seed=None):
+              persist_codes: bool = True, row_order: str = "random", seed=None,
+              allow_channels=None):
     """Mondrian on a Dask DataFrame (module docstring). Returns ``(out, info)``.
 
     ``out`` is a Dask DataFrame: identifiers dropped, quasi-identifiers generalized
@@ -231,6 +233,9 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     published categories are known for the output's dtype).
     With ``path`` it is written to Parquet there and ``out`` reads it back; otherwise, with
     ``verify=True``, it is persisted in worker memory; with ``verify=False`` it stays lazy.
+    Before it is written or returned, every column published unchanged is tested as a channel
+    (:func:`pdanon.dask._channels.guard`): one that gives a quasi-identifier back raises
+    :class:`~pdanon.ChannelError` unless ``allow_channels`` names it.
 
     Example
     -------
@@ -260,12 +265,12 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     with progress_bar(2 + bool(verify), desc="mondrian (dask): cuts", unit="phase") as bar:
         return _anonymize(ddf, roles, model, method, max_rows_per_part, order,
                           unordered_split, path, verify, write_options, persist_codes, started,
-                          bar, row_order, seed)
+                          bar, row_order, seed, allow_channels)
 
 
 def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_split, path,
                verify, write_options, persist_codes, started, bar, row_order="random",
-               seed=None):
+               seed=None, allow_channels=None):
     """:func:`anonymize`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -280,6 +285,9 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     if method == "generalize":
         info["bounds"] = exact_bounds_info(model)
     shuffled_info(info, row_order)
+    allowed = channels.allowed(allow_channels, ddf._meta[plan.keep], roles.qi)
+    if allowed:  # recorded in what is written too
+        info["channels_allowed"] = allowed
     attrs = plan.attrs
     out_roles = roles.restricted_to(plan.keep)
     plan.attrs = dict(attrs)
@@ -291,12 +299,17 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     out, stats = recode_graph(ddf, encoded, plan, order, method)
     out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
     out = publish_order(out, row_order, before=ddf, seed=seed)
+    if path is None and verify:
+        out = out.persist()
+        _wait(out)
+    # nothing is written or returned before the channel rule (pdanon.dask._channels)
+    req = model.requirements()
+    channels.guard(ddf, out, roles.qi, info, k=max(req.min_size, req.min_distinct),
+                   allow_channels=allow_channels, sensitive=roles.sensitive,
+                   aggregate=method == "aggregate")
     if path is not None:
         dask.compute(out.to_parquet(path, compute=False, **(write_options or {})))
         result = dd.read_parquet(path)
-    elif verify:
-        result = out.persist()
-        _wait(result)
     else:
         result = out
     del encoded, out

@@ -129,7 +129,10 @@ class DaskAnonAccessor:
         role was inferred examined on the data (pdanon.screening: distinct counts in one
         distributed pass; text, digit codes and what the values say - names, dates of birth,
         id numbers - on a sample of 2,000 rows) — one that looks like
-        it identifies people is refused, and a RoleWarning lists the roles chosen."""
+        it identifies people is refused, and a RoleWarning lists the roles chosen. A column
+        that groups rows (a household, family or case id: most values held by 2 to 10 rows,
+        :func:`pdanon.screening.households.grouping`) is refused with the pandas error, from
+        the histogram of its value counts computed in the same pass."""
         import dask
 
         from pdanon import screening
@@ -149,18 +152,29 @@ class DaskAnonAccessor:
         found, digits = [], {}
         if inferred:
             ddf = self._ddf[inferred]
-            # a tree reduction (split_out=1): no shuffle, whatever scheduler runs it
-            count, *distinct = dask.compute(ddf.count(), *[
-                ddf[c].nunique(dropna=True, split_out=1) for c in inferred])
-            distinct = dict(zip(inferred, distinct))
+            # per column the histogram of its value counts (values held by 1, 2, ... rows:
+            # the distinct values and the small groups of a household id), by a tree
+            # reduction (split_out=1): no shuffle, whatever scheduler runs it
+            floats = [c for c in inferred if ddf._meta[c].dtype.kind == "f"]
+            count, hist, whole = dask.compute(
+                ddf.count(),
+                [ddf[c].value_counts(dropna=True, split_out=1).value_counts()
+                 for c in inferred],
+                [((ddf[c] % 1 == 0) | ddf[c].isna()).all() for c in floats])
+            hist = dict(zip(inferred, hist))
+            whole = dict(zip(floats, whole))
             sample = ddf.head(2_000, npartitions=-1)
             for c in inferred:
                 ranges = r.quasi_identifiers.get(c) == "real"
                 facts = screening.facts(sample[c], numbers=not ranges)
-                suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts.text,
+                h = hist[c][hist[c].index > 0]
+                grouped = None if facts.boolean else screening.grouped_of_sizes(
+                    c, ddf._meta[c].dtype, h.index.to_numpy(), h.to_numpy(),
+                    whole=bool(whole.get(c, True)), ranges=ranges)
+                suspect = screening.judge(c, int(count[c]), int(h.sum()), facts.text,
                                           facts.boolean, contacts=facts.contacts,
                                           examined=facts.count, ranges=ranges,
-                                          content=facts.content)
+                                          content=facts.content, grouped=grouped)
                 if suspect is not None:
                     found.append(suspect)
             kinds = set(inferred) | set(r.inferred_kinds)
@@ -366,7 +380,8 @@ class DaskAnonAccessor:
                   write_options: dict | None = None, hierarchies=None,
                   objective: str | None = None, max_suppressed_rows=None, levels=None,
                   labels: bool = False, options: dict | None = None, progress=None,
-                  row_order: str = "random", allow_channels=None, **roles):
+                  row_order: str = "random", allow_channels=None, household=None,
+                  household_ids: str = "renumber", **roles):
         """Anonymize with Mondrian (or optimal full-domain recoding) on Dask for a privacy
         model (:mod:`pdanon.models`: k-anonymity, l-diversity, t-closeness and their
         :class:`~pdanon.models.AllOf`); :meth:`k_anonymize`, :meth:`l_diversify` and
@@ -435,6 +450,16 @@ class DaskAnonAccessor:
             quasi-identifier (stratum weights pin the ZIP) raises
             :class:`~pdanon.ChannelError` naming the column, the quasi-identifier, the effect
             and the fixes, unless named here; ``info["channels_allowed"]`` records it.
+        household : column name, optional
+            A column whose rows belong together (a household, family or case id), as on
+            pandas (:mod:`pdanon.screening.households`): the anonymizer runs on the other
+            columns, then the column is published renumbered (fresh random ids) and verified
+            at household level by Dask group-bys (:mod:`pdanon.dask._households`): every
+            household's signature is shared by at least k households, a rarer household is
+            unlinked (its id missing). ``info["household"]`` records the counts. Left
+            without a role, such a column is refused (:class:`pdanon.RoleError`).
+        household_ids : {"renumber", "drop"}
+            ``"renumber"`` (default) as above; ``"drop"`` publishes no household id at all.
         **roles
             Role keywords.
 
@@ -465,10 +490,12 @@ class DaskAnonAccessor:
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
                                mondrian=mondrian, optimal=optimal, path=path, verify=verify,
                                write_options=write_options, progress=progress,
-                               row_order=row_order, allow_channels=allow_channels)
+                               row_order=row_order, allow_channels=allow_channels,
+                               household=household, household_ids=household_ids)
 
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
-                       row_order: str = "random", allow_channels=None, **roles):
+                       row_order: str = "random", allow_channels=None, household=None,
+                  household_ids: str = "renumber", **roles):
         """Publish this Dask frame with an earlier release's recoding, as ``df.anon.
         apply_recoding`` does (same lookup, same rules, the model verified on the whole frame
         by distributed group-bys; :mod:`pdanon.dask._recoding`). Returns a Dask frame (rows in
@@ -586,7 +613,8 @@ class DaskAnonAccessor:
         return r
 
     def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, *, mondrian,
-                   optimal, progress=None, row_order="random", **options):
+                   optimal, progress=None, row_order="random", household=None,
+                   household_ids="renumber", **options):
         if algorithm not in ("mondrian", "auto", "optimal"):
             raise InvalidInputError(f"algorithm={algorithm!r} is not available on Dask; use "
                                     f"algorithm='mondrian' or 'optimal' (with hierarchies=)")
@@ -597,7 +625,9 @@ class DaskAnonAccessor:
             raise InvalidInputError(f"algorithm='optimal' recodes by hierarchies "
                                     f"(method='generalize'); got method={method!r}: use "
                                     f"algorithm='mondrian' to suppress or aggregate")
-        r = self._publishing_roles(roles)
+        step, ddf, roles = _household_step(self._ddf, model, roles, household, household_ids)
+        r = type(self)(ddf)._publishing_roles(roles)
+        options["household"] = step
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(
                 f"{needs_sensitive} needs at least one sensitive column: pass sensitive=[...] "
@@ -606,7 +636,7 @@ class DaskAnonAccessor:
 
         with setting(progress):
             if algorithm == "optimal":
-                out, _ = anonymize_optimal(self._ddf, r, model=model,
+                out, _ = anonymize_optimal(ddf, r, model=model,
                                            **_optimal_options(optimal, mondrian),
                                            row_order=row_order, **options)
                 return out
@@ -615,9 +645,32 @@ class DaskAnonAccessor:
                 raise InvalidInputError(
                     f"{given} apply to algorithm='optimal' (hierarchies of quasi-identifiers, "
                     f"suppression); pass algorithm='optimal' or leave them out for Mondrian")
-            out, _ = anonymize(self._ddf, r, model=model, method=method, **mondrian,
+            out, _ = anonymize(ddf, r, model=model, method=method, **mondrian,
                                row_order=row_order, **options)
         return out
+
+
+def _household_step(ddf, model, roles: dict, household, household_ids: str):
+    """``(step, frame, roles)`` for ``household=`` (or the household column an earlier step
+    recorded): ``step`` the :func:`pdanon.dask._households.step` argument ``(column, ids,
+    k)`` or None; the frame without the column when its ids are dropped; the roles with it
+    declared insensitive (carried unchanged to the household step) otherwise."""
+    from pdanon.screening import households
+
+    households.check_options(ddf._meta, household, household_ids)
+    if household is None:
+        household = households.recorded_column(ddf._meta)
+    if household is None:
+        return None, ddf, roles
+    households.refuse_roles(household, roles)
+    k = households.model_k((type(p).__name__, getattr(p, "k", 1)) for p in model.parts()
+                           if type(p).__name__ in ("KAnonymity", "AlphaKAnonymity",
+                                                   "HighestRisk"))
+    if household_ids == "drop":
+        return (household, "drop", k), ddf.drop(columns=[household]), roles
+    spec = roles.get("insensitive")
+    declared = [] if spec is None else [spec] if isinstance(spec, (str, int)) else list(spec)
+    return (household, "renumber", k), ddf, {**roles, "insensitive": [*declared, household]}
 
 
 def _optimal_options(optimal: dict, mondrian: dict) -> dict:

@@ -13,14 +13,16 @@ collecting the frame:
    canonical form, ``1`` and ``1.0`` alike; a range or set its own text under a prefix; a
    blank one sentinel), so that an original value and a plainly published cell of the same
    value are one key, in every partition alike;
-2. per column C of the input: a group-by on (C, Q) counts the rows of every pair, a second one
-   on C gives per value its rows, its number of Q values and the Q value; the pins are the
-   values with one Q value that pass the chance test (Q's counts from the same pairs);
+2. per column C of the input that repeats a value, and per quasi-identifier Q that hides a
+   cell (a first pass of counts says which): a group-by on (C, Q) counts the rows of every
+   pair, a second one on C gives per value its rows, its number of Q values and the Q value;
+   the pins are the values with one Q value that pass the chance test (Q's counts from the
+   same pairs), persisted (one row per pinning value);
 3. the release (its rows in any order: a pinned value says which Q its rows held, so no
    alignment with the input is needed) is merged with the pins on C: a narrowed row is one
-   whose published Q key is not its pinned key; ``k with it`` is the smallest class once
-   every narrowed cell reads its pinned value (a group-by over the quasi-identifiers' keys),
-   ``k_without`` the release's own;
+   whose published Q key is not its pinned key; for a column that narrows a cell, ``k with
+   it`` is the smallest class once every narrowed cell reads its pinned value (a group-by
+   over the quasi-identifiers' keys), ``k_without`` the release's own;
 4. the hidden cells of Q (the share's denominator): ranges and sets, plus the cells blank in
    the release but not in the input (a blank count of each). A release of group means
    (``method="aggregate"``) publishes another single value where it hides one, which only a
@@ -164,36 +166,59 @@ def measure(original, release, qi, columns, *, k: int = 2, allowed=(),
     if not n:
         return empty
     q_names = list(qk)
-    lazy = {"k_without": rel.groupby(q_names).size().min()}
+    # 1. which quasi-identifiers hide cells, which columns repeat a value (cheap counts)
+    lazy = {}
     for q in q_names:
         lazy[("boxed", q)] = rel[q].str.startswith(CELL_PREFIX).sum()
         lazy[("na_out", q)] = (rel[q] == NA_KEY).sum()
         lazy[("na_in", q)] = (orig[q] == NA_KEY).sum()
     for c in ck:
+        lazy[("repeats", c)] = orig[c].value_counts().max()
+    got = dict(zip(lazy, dask.compute(*lazy.values())))
+    blanked = {q: max(int(got[("na_out", q)]) - int(got[("na_in", q)]), 0) for q in q_names}
+    hiding = [q for q in q_names if aggregate or int(got[("boxed", q)]) + blanked[q]]
+    tested = [c for c in ck if int(got[("repeats", c)]) >= 2]
+    if not hiding or not tested:
+        return empty
+    # 2. the pins of every (column, quasi-identifier), and the cells they narrow
+    pins = dict(zip([(c, q) for c in tested for q in hiding], dask.persist(*[
+        _pins(orig, c, q, n).rename(columns={"pin": f"pin_{q}"})
+        for c in tested for q in hiding])))
+
+    def narrowing(c):
         merged = rel[[*q_names, c]]
-        views = {}
-        for q in q_names:
-            pins = _pins(orig, c, q, n).rename(columns={"pin": f"pin_{q}"})
-            merged = merged.merge(pins, left_on=c, right_index=True, how="left")
-        for q in q_names:
-            pin = merged[f"pin_{q}"]
-            narrowed = ~pin.isna() & (merged[q] != pin)
-            lazy[("narrowed", c, q)] = narrowed.sum()
-            views[q] = merged[q].where(~narrowed, pin)
+        for q in hiding:
+            merged = merged.merge(pins[(c, q)], left_on=c, right_index=True, how="left")
+        pin = {q: merged[f"pin_{q}"] for q in hiding}
+        return merged, {q: ~pin[q].isna() & (merged[q] != pin[q]) for q in hiding}, pin
+
+    lazy = {}
+    for c in tested:
+        _, narrowed, _ = narrowing(c)
+        for q in hiding:
+            lazy[(c, q)] = narrowed[q].sum()
+    count = dict(zip(lazy, (int(v) for v in dask.compute(*lazy.values()))))
+    found = [c for c in tested if any(count[(c, q)] for q in hiding)]
+    if not found:
+        return empty
+    # 3. k with each column that narrows a cell (and the release's own)
+    lazy = {"k_without": rel.groupby(q_names).size().min()}
+    for c in found:
+        merged, narrowed, pin = narrowing(c)
+        views = {q: merged[q].where(~narrowed[q], pin[q]) for q in hiding}
         sizes = merged.assign(**views)[q_names].groupby(q_names).size()
         lazy[("k_with", c)] = sizes.min()
         lazy[("below", c)] = sizes[sizes < k].sum()
-    got = dict(zip(lazy, dask.compute(*lazy.values())))
+    got.update(zip(lazy, dask.compute(*lazy.values())))
     rows = []
-    for c, col in ck.items():
-        for q, name in qk.items():
-            narrowed = int(got[("narrowed", c, q)])
+    for c in found:
+        for q in hiding:
+            narrowed = count[(c, q)]
             if not narrowed:
                 continue
-            blanked = max(int(got[("na_out", q)]) - int(got[("na_in", q)]), 0)
-            hidden = (narrowed + blanked if aggregate else int(got[("boxed", q)]) + blanked)
-            hidden = max(hidden, narrowed)
-            rows.append([col, name, narrowed, hidden, float(narrowed / hidden),
+            hidden = max(narrowed + blanked[q] if aggregate
+                         else int(got[("boxed", q)]) + blanked[q], narrowed)
+            rows.append([ck[c], qk[q], narrowed, hidden, float(narrowed / hidden),
                          int(got[("k_with", c)]), int(got["k_without"]),
                          int(got[("below", c)]), False])
     out = pd.DataFrame(rows, columns=FINDING_COLUMNS)

@@ -543,6 +543,14 @@ class DaskAnonAccessor:
         >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2, quasi_identifiers=["age"])
         >>> sorted(out.compute()["age"].astype(str))
         ['[30, 31]', '[30, 31]', '[40, 42]', '[40, 42]']
+
+        Households (``household=``: fresh ids, every household's signature shared by k):
+
+        >>> homes = pd.DataFrame({"hh": [7, 7, 8, 8, 9, 9], "age": [30, 5, 31, 6, 32, 7]})
+        >>> out = dd.from_pandas(homes, npartitions=2).anon.k_anonymize(
+        ...     3, quasi_identifiers=["age"], household="hh")
+        >>> out.anon.info["household"]["linked_households"], sorted(out.compute()["hh"].tolist())
+        (3, [1, 1, 2, 2, 3, 3])
         """
         return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
                                 missing_sensitive=missing_sensitive),

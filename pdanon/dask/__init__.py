@@ -124,7 +124,7 @@ class DaskAnonAccessor:
         # name; the anonymizers examine the data too (_publishing_roles)
         return resolve_roles(self._ddf._meta, screen="warn", **roles)
 
-    def _publishing_roles(self, roles: dict):
+    def _publishing_roles(self, roles: dict, quiet=()):
         """The roles an anonymizer publishes with: as :meth:`roles`, and every column whose
         role was inferred examined on the data (pdanon.screening: distinct counts in one
         distributed pass; text, digit codes and what the values say - names, dates of birth,
@@ -132,11 +132,14 @@ class DaskAnonAccessor:
         it identifies people is refused, and a RoleWarning lists the roles chosen. A column
         that groups rows (a household, family or case id: most values held by 2 to 10 rows,
         :func:`pdanon.screening.households.grouping`) is refused with the pandas error, from
-        the histogram of its value counts computed in the same pass."""
+        the histogram of its value counts computed in the same pass; one declared
+        ``insensitive=`` whose name says household gets the pandas RoleWarning (``quiet``:
+        the columns ``household=`` names, which the household step verifies)."""
         import dask
 
         from pdanon import screening
         from pdanon.roles import decide, digit_codes, resolve_roles
+        from pdanon.screening import households
 
         _no_extra(roles)
         # the index a Dask frame keeps and writes: judged by its name and dtype (its values
@@ -149,25 +152,30 @@ class DaskAnonAccessor:
                 "df.reset_index", "ddf.reset_index"))
         r = resolve_roles(self._ddf._meta, screen="ignore", **roles)
         inferred = list(r.inferred)
-        found, digits = [], {}
-        if inferred:
-            ddf = self._ddf[inferred]
+        # declared insensitive but named like a household id: published on the publisher's
+        # decision, with the pandas RoleWarning when its values group rows
+        declared = [c for c in r.insensitive if c not in set(inferred) and c not in set(quiet)
+                    and households.named_like(c)]
+        found, digits, hist = [], {}, {}
+        if inferred or declared:
+            ddf = self._ddf[[*inferred, *declared]]
             # per column the histogram of its value counts (values held by 1, 2, ... rows:
             # the distinct values and the small groups of a household id), by a tree
             # reduction (split_out=1): no shuffle, whatever scheduler runs it
-            floats = [c for c in inferred if ddf._meta[c].dtype.kind == "f"]
+            floats = [c for c in ddf.columns if ddf._meta[c].dtype.kind == "f"]
             count, hist, whole = dask.compute(
                 ddf.count(),
                 [ddf[c].value_counts(dropna=True, split_out=1).value_counts()
-                 for c in inferred],
+                 for c in ddf.columns],
                 [((ddf[c] % 1 == 0) | ddf[c].isna()).all() for c in floats])
-            hist = dict(zip(inferred, hist))
+            hist = {c: h[h.index > 0] for c, h in zip(ddf.columns, hist)}
             whole = dict(zip(floats, whole))
-            sample = ddf.head(2_000, npartitions=-1)
+        if inferred:
+            sample = ddf[inferred].head(2_000, npartitions=-1)
             for c in inferred:
                 ranges = r.quasi_identifiers.get(c) == "real"
                 facts = screening.facts(sample[c], numbers=not ranges)
-                h = hist[c][hist[c].index > 0]
+                h = hist[c]
                 grouped = None if facts.boolean else screening.grouped_of_sizes(
                     c, ddf._meta[c].dtype, h.index.to_numpy(), h.to_numpy(),
                     whole=bool(whole.get(c, True)), ranges=ranges)
@@ -181,6 +189,17 @@ class DaskAnonAccessor:
             digits = {c: sample[c].dropna().iloc[0] for c in list(r.quasi_identifiers)
                       + list(r.sensitive) if c in kinds and c in sample.columns
                       and r.kind(c) == "unordered" and digit_codes(sample[c])}
+        grouping = {c: households.grouping_of_sizes(
+            c, hist[c].index.to_numpy(), hist[c].to_numpy(), dtype=ddf._meta[c].dtype,
+            whole=bool(whole.get(c, True))) for c in declared}
+        grouping = {c: e for c, e in grouping.items() if e is not None}
+        if grouping:
+            import warnings
+
+            from pdanon._errors import RoleWarning, user_stacklevel
+
+            warnings.warn(households.warning_text(grouping), RoleWarning,
+                          stacklevel=user_stacklevel())
         decide(r, found, "refuse", digits)
         return r
 
@@ -634,7 +653,7 @@ class DaskAnonAccessor:
                                     f"(method='generalize'); got method={method!r}: use "
                                     f"algorithm='mondrian' to suppress or aggregate")
         step, ddf, roles = _household_step(self._ddf, model, roles, household, household_ids)
-        r = type(self)(ddf)._publishing_roles(roles)
+        r = type(self)(ddf)._publishing_roles(roles, quiet=[step[0]] if step else [])
         options["household"] = step
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(

@@ -49,10 +49,17 @@ def test_undecided_grouping_column_is_refused_as_on_pandas():
     with pytest.raises(pdanon.RoleError, match="'x7'.*repeat in small groups"):
         quiet(dd.from_pandas(unnamed, npartitions=4).anon.k_anonymize, 3,
               quasi_identifiers=["age", "sex"])
-    # declared, it is published (the publisher decided)
-    out = quiet(ddf.anon.k_anonymize, 3, quasi_identifiers=["age", "sex"],
-                insensitive=["hh_id"], verify=False)
-    assert "hh_id" in out.columns
+    # declared, it is published (the publisher decided), with the pandas warning
+    for frame in (df, ddf):
+        with pytest.warns(pdanon.RoleWarning, match="'hh_id'.*household='hh_id'"):
+            out = frame.anon.k_anonymize(3, quasi_identifiers=["age", "sex"],
+                                         insensitive=["hh_id"])
+        assert "hh_id" in out.columns
+    # household= names it: no such warning (the household step verifies it)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ddf.anon.k_anonymize(3, quasi_identifiers=["age", "sex"], household="hh_id")
+    assert not any("are published unchanged as declared" in str(w.message) for w in seen)
 
 
 def test_household_ids_renumbered_and_verified_as_on_pandas():

@@ -124,16 +124,22 @@ class DaskAnonAccessor:
         # name; the anonymizers examine the data too (_publishing_roles)
         return resolve_roles(self._ddf._meta, screen="warn", **roles)
 
-    def _publishing_roles(self, roles: dict):
+    def _publishing_roles(self, roles: dict, quiet=()):
         """The roles an anonymizer publishes with: as :meth:`roles`, and every column whose
         role was inferred examined on the data (pdanon.screening: distinct counts in one
         distributed pass; text, digit codes and what the values say - names, dates of birth,
         id numbers - on a sample of 2,000 rows) — one that looks like
-        it identifies people is refused, and a RoleWarning lists the roles chosen."""
+        it identifies people is refused, and a RoleWarning lists the roles chosen. A column
+        that groups rows (a household, family or case id: most values held by 2 to 10 rows,
+        :func:`pdanon.screening.households.grouping`) is refused with the pandas error, from
+        the histogram of its value counts computed in the same pass; one declared
+        ``insensitive=`` whose name says household gets the pandas RoleWarning (``quiet``:
+        the columns ``household=`` names, which the household step verifies)."""
         import dask
 
         from pdanon import screening
         from pdanon.roles import decide, digit_codes, resolve_roles
+        from pdanon.screening import households
 
         _no_extra(roles)
         # the index a Dask frame keeps and writes: judged by its name and dtype (its values
@@ -146,27 +152,54 @@ class DaskAnonAccessor:
                 "df.reset_index", "ddf.reset_index"))
         r = resolve_roles(self._ddf._meta, screen="ignore", **roles)
         inferred = list(r.inferred)
-        found, digits = [], {}
+        # declared insensitive but named like a household id: published on the publisher's
+        # decision, with the pandas RoleWarning when its values group rows
+        declared = [c for c in r.insensitive if c not in set(inferred) and c not in set(quiet)
+                    and households.named_like(c)]
+        found, digits, hist = [], {}, {}
+        if inferred or declared:
+            ddf = self._ddf[[*inferred, *declared]]
+            # per column the histogram of its value counts (values held by 1, 2, ... rows:
+            # the distinct values and the small groups of a household id), by a tree
+            # reduction (split_out=1): no shuffle, whatever scheduler runs it
+            floats = [c for c in ddf.columns if ddf._meta[c].dtype.kind == "f"]
+            count, hist, whole = dask.compute(
+                ddf.count(),
+                [ddf[c].value_counts(dropna=True, split_out=1).value_counts()
+                 for c in ddf.columns],
+                [((ddf[c] % 1 == 0) | ddf[c].isna()).all() for c in floats])
+            hist = {c: h[h.index > 0] for c, h in zip(ddf.columns, hist)}
+            whole = dict(zip(floats, whole))
         if inferred:
-            ddf = self._ddf[inferred]
-            # a tree reduction (split_out=1): no shuffle, whatever scheduler runs it
-            count, *distinct = dask.compute(ddf.count(), *[
-                ddf[c].nunique(dropna=True, split_out=1) for c in inferred])
-            distinct = dict(zip(inferred, distinct))
-            sample = ddf.head(2_000, npartitions=-1)
+            sample = ddf[inferred].head(2_000, npartitions=-1)
             for c in inferred:
                 ranges = r.quasi_identifiers.get(c) == "real"
                 facts = screening.facts(sample[c], numbers=not ranges)
-                suspect = screening.judge(c, int(count[c]), int(distinct[c]), facts.text,
+                h = hist[c]
+                grouped = None if facts.boolean else screening.grouped_of_sizes(
+                    c, ddf._meta[c].dtype, h.index.to_numpy(), h.to_numpy(),
+                    whole=bool(whole.get(c, True)), ranges=ranges)
+                suspect = screening.judge(c, int(count[c]), int(h.sum()), facts.text,
                                           facts.boolean, contacts=facts.contacts,
                                           examined=facts.count, ranges=ranges,
-                                          content=facts.content)
+                                          content=facts.content, grouped=grouped)
                 if suspect is not None:
                     found.append(suspect)
             kinds = set(inferred) | set(r.inferred_kinds)
             digits = {c: sample[c].dropna().iloc[0] for c in list(r.quasi_identifiers)
                       + list(r.sensitive) if c in kinds and c in sample.columns
                       and r.kind(c) == "unordered" and digit_codes(sample[c])}
+        grouping = {c: households.grouping_of_sizes(
+            c, hist[c].index.to_numpy(), hist[c].to_numpy(), dtype=ddf._meta[c].dtype,
+            whole=bool(whole.get(c, True))) for c in declared}
+        grouping = {c: e for c, e in grouping.items() if e is not None}
+        if grouping:
+            import warnings
+
+            from pdanon._errors import RoleWarning, user_stacklevel
+
+            warnings.warn(households.warning_text(grouping), RoleWarning,
+                          stacklevel=user_stacklevel())
         decide(r, found, "refuse", digits)
         return r
 
@@ -366,7 +399,8 @@ class DaskAnonAccessor:
                   write_options: dict | None = None, hierarchies=None,
                   objective: str | None = None, max_suppressed_rows=None, levels=None,
                   labels: bool = False, options: dict | None = None, progress=None,
-                  row_order: str = "random", **roles):
+                  row_order: str = "random", allow_channels=None, household=None,
+                  household_ids: str = "renumber", **roles):
         """Anonymize with Mondrian (or optimal full-domain recoding) on Dask for a privacy
         model (:mod:`pdanon.models`: k-anonymity, l-diversity, t-closeness and their
         :class:`~pdanon.models.AllOf`); :meth:`k_anonymize`, :meth:`l_diversify` and
@@ -427,6 +461,25 @@ class DaskAnonAccessor:
             dictionaries, counts, search, apply, verification) on standard error or in the
             notebook: ``None`` (default) when the run lasts more than 2 s in a terminal or
             notebook, ``True`` always, ``False`` never (see :mod:`pdanon.progress`).
+        allow_channels : column name or list, optional
+            Columns published unchanged that the publisher has judged safe although they give
+            a quasi-identifier back. Before the release is written or returned, every column
+            published unchanged (not sensitive) is tested as a channel, as on pandas
+            (:mod:`pdanon.screening.channels`, by Dask group-bys:
+            :mod:`pdanon.dask._channels`): one whose values pin a generalized
+            quasi-identifier (stratum weights pin the ZIP) raises
+            :class:`~pdanon.ChannelError` naming the column, the quasi-identifier, the effect
+            and the fixes, unless named here; ``info["channels_allowed"]`` records it.
+        household : column name, optional
+            A column whose rows belong together (a household, family or case id), as on
+            pandas (:mod:`pdanon.screening.households`): the anonymizer runs on the other
+            columns, then the column is published renumbered (fresh random ids) and verified
+            at household level by Dask group-bys (:mod:`pdanon.dask._households`): every
+            household's signature is shared by at least k households, a rarer household is
+            unlinked (its id missing). ``info["household"]`` records the counts. Left
+            without a role, such a column is refused (:class:`pdanon.RoleError`).
+        household_ids : {"renumber", "drop"}
+            ``"renumber"`` (default) as above; ``"drop"`` publishes no household id at all.
         **roles
             Role keywords.
 
@@ -457,16 +510,18 @@ class DaskAnonAccessor:
         return self._anonymize(model, method, algorithm, roles, needs_sensitive=needs,
                                mondrian=mondrian, optimal=optimal, path=path, verify=verify,
                                write_options=write_options, progress=progress,
-                               row_order=row_order)
+                               row_order=row_order, allow_channels=allow_channels,
+                               household=household, household_ids=household_ids)
 
     def apply_recoding(self, recoding, *, model=None, max_suppressed_rows=None,
-                       row_order: str = "random", **roles):
+                       row_order: str = "random", allow_channels=None, household=None,
+                  household_ids: str = "renumber", **roles):
         """Publish this Dask frame with an earlier release's recoding, as ``df.anon.
         apply_recoding`` does (same lookup, same rules, the model verified on the whole frame
         by distributed group-bys; :mod:`pdanon.dask._recoding`). Returns a Dask frame (rows in
         a CSPRNG order under a fresh index unless ``row_order="input"``, as in
         :meth:`anonymize`) whose ``.anon.info`` records ``unseen_cells``, ``suppressed_rows``,
-        ``verified``.
+        ``verified``. The channel rule holds as in :meth:`anonymize` (``allow_channels=``).
 
         Example
         -------
@@ -486,7 +541,8 @@ class DaskAnonAccessor:
         recoding = Recoding.check(recoding)
         r = self._publishing_roles(recoding.role_keywords(roles, self._ddf.columns))
         out, _ = apply_recoding(self._ddf, r, recoding, model=recoding.model_for(model),
-                                max_suppressed_rows=max_suppressed_rows, row_order=row_order)
+                                max_suppressed_rows=max_suppressed_rows, row_order=row_order,
+                                allow_channels=allow_channels)
         # the other Categorical columns list only the categories a cell holds, as on pandas
         return publish_categoricals(out, self._ddf, recoding.columns)
 
@@ -507,6 +563,14 @@ class DaskAnonAccessor:
         >>> out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(2, quasi_identifiers=["age"])
         >>> sorted(out.compute()["age"].astype(str))
         ['[30, 40]', '[30, 40]', '[40, 50]', '[40, 50]']
+
+        Households (``household=``: fresh ids, every household's signature shared by k):
+
+        >>> homes = pd.DataFrame({"hh": [7, 7, 8, 8, 9, 9], "age": [30, 5, 31, 6, 32, 7]})
+        >>> out = dd.from_pandas(homes, npartitions=2).anon.k_anonymize(
+        ...     3, quasi_identifiers=["age"], household="hh")
+        >>> out.anon.info["household"]["linked_households"], sorted(out.compute()["hh"].tolist())
+        (3, [1, 1, 2, 2, 3, 3])
         """
         return self._faced(dict(k=k, l=l, variant=variant, c=c, t=t, distance=distance,
                                 missing_sensitive=missing_sensitive),
@@ -577,7 +641,8 @@ class DaskAnonAccessor:
         return r
 
     def _anonymize(self, model, method, algorithm, roles, needs_sensitive=None, *, mondrian,
-                   optimal, progress=None, row_order="random", **options):
+                   optimal, progress=None, row_order="random", household=None,
+                   household_ids="renumber", **options):
         if algorithm not in ("mondrian", "auto", "optimal"):
             raise InvalidInputError(f"algorithm={algorithm!r} is not available on Dask; use "
                                     f"algorithm='mondrian' or 'optimal' (with hierarchies=)")
@@ -588,7 +653,9 @@ class DaskAnonAccessor:
             raise InvalidInputError(f"algorithm='optimal' recodes by hierarchies "
                                     f"(method='generalize'); got method={method!r}: use "
                                     f"algorithm='mondrian' to suppress or aggregate")
-        r = self._publishing_roles(roles)
+        step, ddf, roles = _household_step(self._ddf, model, roles, household, household_ids)
+        r = type(self)(ddf)._publishing_roles(roles, quiet=[step[0]] if step else [])
+        options["household"] = step
         if needs_sensitive and not r.sensitive:
             raise InvalidInputError(
                 f"{needs_sensitive} needs at least one sensitive column: pass sensitive=[...] "
@@ -602,7 +669,7 @@ class DaskAnonAccessor:
             if algorithm == "optimal":
                 from pdanon.engine import check_exact_bounds
 
-                out, _ = anonymize_optimal(self._ddf, r, model=model,
+                out, _ = anonymize_optimal(ddf, r, model=model,
                                            **_optimal_options(optimal, mondrian),
                                            row_order=row_order,
                                            exact_bounds=check_exact_bounds(exact_bounds),
@@ -615,10 +682,33 @@ class DaskAnonAccessor:
                     f"suppression); pass algorithm='optimal' or leave them out for Mondrian")
             from pdanon.engine import check_exact_bounds
 
-            out, _ = anonymize(self._ddf, r, model=model, method=method, **mondrian,
+            out, _ = anonymize(ddf, r, model=model, method=method, **mondrian,
                                row_order=row_order,
                                exact_bounds=check_exact_bounds(exact_bounds), **options)
         return out
+
+
+def _household_step(ddf, model, roles: dict, household, household_ids: str):
+    """``(step, frame, roles)`` for ``household=`` (or the household column an earlier step
+    recorded): ``step`` the :func:`pdanon.dask._households.step` argument ``(column, ids,
+    k)`` or None; the frame without the column when its ids are dropped; the roles with it
+    declared insensitive (carried unchanged to the household step) otherwise."""
+    from pdanon.screening import households
+
+    households.check_options(ddf._meta, household, household_ids)
+    if household is None:
+        household = households.recorded_column(ddf._meta)
+    if household is None:
+        return None, ddf, roles
+    households.refuse_roles(household, roles)
+    k = households.model_k((type(p).__name__, getattr(p, "k", 1)) for p in model.parts()
+                           if type(p).__name__ in ("KAnonymity", "AlphaKAnonymity",
+                                                   "HighestRisk"))
+    if household_ids == "drop":
+        return (household, "drop", k), ddf.drop(columns=[household]), roles
+    spec = roles.get("insensitive")
+    declared = [] if spec is None else [spec] if isinstance(spec, (str, int)) else list(spec)
+    return (household, "renumber", k), ddf, {**roles, "insensitive": [*declared, household]}
 
 
 def _optimal_options(optimal: dict, mondrian: dict) -> dict:

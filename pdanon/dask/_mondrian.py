@@ -62,6 +62,8 @@ from pdanon.encode import unknown_categories
 from pdanon.dask._cuts import Tree, joint_pass, reduce_sum, route, top_cuts
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import global_sensitive_column
+from pdanon.dask import _channels as channels
+from pdanon.dask import _households as households
 from pdanon.dask._order import publish_order, shuffled_info
 from pdanon.dask._models import (check_feasible, groups_ok_from_counts, model_info,
                                  needs_context, verify_output)
@@ -219,7 +221,7 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
               order: str = "input", unordered_split: str = "balanced", path=None,
               verify: bool = True, write_options: dict | None = None,
               persist_codes: bool = True, row_order: str = "random", seed=None,
-              exact_bounds: bool = False):
+              exact_bounds: bool = False, allow_channels=None, household=None):
     """Mondrian on a Dask DataFrame (module docstring). Returns ``(out, info)``.
 
     ``out`` is a Dask DataFrame: identifiers dropped, quasi-identifiers generalized
@@ -232,6 +234,10 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     published categories are known for the output's dtype).
     With ``path`` it is written to Parquet there and ``out`` reads it back; otherwise, with
     ``verify=True``, it is persisted in worker memory; with ``verify=False`` it stays lazy.
+    Before it is written or returned, every column published unchanged is tested as a channel
+    (:func:`pdanon.dask._channels.guard`): one that gives a quasi-identifier back raises
+    :class:`~pdanon.ChannelError` unless ``allow_channels`` names it. ``household``:
+    ``(column, ids, k)`` for the household step (:mod:`pdanon.dask._households`).
 
     Example
     -------
@@ -261,12 +267,12 @@ def anonymize(ddf, roles, *, model, method: str = "generalize",
     with progress_bar(2 + bool(verify), desc="mondrian (dask): cuts", unit="phase") as bar:
         return _anonymize(ddf, roles, model, method, max_rows_per_part, order,
                           unordered_split, path, verify, write_options, persist_codes, started,
-                          bar, row_order, seed, exact_bounds)
+                          bar, row_order, seed, exact_bounds, allow_channels, household)
 
 
 def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_split, path,
                verify, write_options, persist_codes, started, bar, row_order="random",
-               seed=None, exact_bounds=False):
+               seed=None, exact_bounds=False, allow_channels=None, household=None):
     """:func:`anonymize`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -281,6 +287,10 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     if method == "generalize":
         info["bounds"] = bounds_info(model, plan, exact_bounds)
     shuffled_info(info, row_order)
+    allowed = channels.allowed(allow_channels, ddf._meta[plan.keep], roles.qi)
+    if allowed:  # recorded in what is written too
+        info["channels_allowed"] = allowed
+    households.begin(household, info)
     attrs = plan.attrs
     out_roles = roles.restricted_to(plan.keep)
     plan.attrs = dict(attrs)
@@ -292,12 +302,19 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     out, stats = recode_graph(ddf, encoded, plan, order, method)
     out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
     out = publish_order(out, row_order, before=ddf, seed=seed)
+    if path is None and verify:
+        out = out.persist()
+        _wait(out)
+    # nothing is written or returned before the channel rule (pdanon.dask._channels)
+    req = model.requirements()
+    channels.guard(ddf, out, roles.qi, info, k=max(req.min_size, req.min_distinct),
+                   allow_channels=allow_channels,
+                   sensitive=[*roles.sensitive, *households.skipped(household)],
+                   aggregate=method == "aggregate")
+    out = households.finish(out, household, roles.qi, info, persist=path is None and verify)
     if path is not None:
         dask.compute(out.to_parquet(path, compute=False, **(write_options or {})))
         result = dd.read_parquet(path)
-    elif verify:
-        result = out.persist()
-        _wait(result)
     else:
         result = out
     del encoded, out

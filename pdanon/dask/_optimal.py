@@ -51,6 +51,8 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError, VerificationError
+from pdanon.dask import _channels as channels
+from pdanon.dask import _households as households
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import check_dask_frame, global_sensitive_column
 from pdanon.dask._models import check_feasible, model_info, needs_context, verify_output
@@ -295,14 +297,17 @@ def _published_classes(cols, cells_id, cells_na, suppressed):
 def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "loss",
                       max_suppressed_rows=None, levels=None, labels: bool = False, path=None,
                       verify: bool = True, write_options: dict | None = None,
-                      row_order: str = "random", seed=None, exact_bounds: bool = False):
+                      row_order: str = "random", seed=None, exact_bounds: bool = False,
+                      allow_channels=None, household=None):
     """Optimal full-domain recoding of a Dask DataFrame (module docstring). Returns
     ``(out, info)``; ``out``'s rows are in a CSPRNG order under a fresh index
     (:mod:`pdanon.dask._order`; ``row_order="input"``: the input's partitions, index and order)
     and are those of the pandas ``df.anon.anonymize(model, algorithm="optimal", ...)`` of the
     computed frame. A progress
     bar (:mod:`pdanon.progress`) takes one step per phase: dictionaries, counts, search,
-    apply, verification."""
+    apply, verification. Before the release is written or returned, the channel rule
+    (:func:`pdanon.dask._channels.guard`; ``allow_channels`` as on pandas). ``household``:
+    ``(column, ids, k)`` for the household step (:mod:`pdanon.dask._households`)."""
     from pdanon.progress import progress_bar
 
     check_row_order(row_order)
@@ -311,12 +316,13 @@ def anonymize_optimal(ddf, roles, *, model, hierarchies=None, objective: str = "
                       unit="phase") as bar:
         return _anonymize_optimal(ddf, roles, model, hierarchies, objective,
                                   max_suppressed_rows, levels, labels, path, verify,
-                                  write_options, bar, row_order, seed, exact_bounds)
+                                  write_options, bar, row_order, seed, exact_bounds,
+                                  allow_channels, household)
 
 
 def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed_rows, levels,
                        labels, path, verify, write_options, bar, row_order="random", seed=None,
-                       exact_bounds=False):
+                       exact_bounds=False, allow_channels=None, household=None):
     """:func:`anonymize_optimal`'s phases, reporting each to ``bar``."""
     import dask
     import dask.dataframe as dd
@@ -454,6 +460,10 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     if read_off:  # as the pandas engine's info["bounds"] (pdanon.recode.bounds)
         info["bounds"] = _bounds_info(exact_bounds, bound_k, widened, read_off)
     shuffled_info(info, row_order)
+    allowed = channels.allowed(allow_channels, ddf._meta[keep], roles.qi)
+    if allowed:  # recorded in what is written too
+        info["channels_allowed"] = allowed
+    households.begin(household, info)
 
     # -- 4. apply ------------------------------------------------------------------------
     t0 = time.perf_counter()
@@ -470,11 +480,17 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
     out = ddf.map_partitions(publish_partition, dask.delayed(spec, pure=True), meta=meta)
     out = publish_categoricals(out, ddf, roles.qi)  # before anything is written
     out = publish_order(out, row_order, before=ddf, seed=seed)
+    if path is None and verify:
+        out = out.persist()
+    # nothing is written or returned before the channel rule (pdanon.dask._channels)
+    req = model.requirements()
+    channels.guard(ddf, out, roles.qi, info, k=max(req.min_size, req.min_distinct),
+                   allow_channels=allow_channels,
+                   sensitive=[*roles.sensitive, *households.skipped(household)])
+    out = households.finish(out, household, roles.qi, info, persist=path is None and verify)
     if path is not None:
         out.to_parquet(path, **(write_options or {}))
         result = dd.read_parquet(path)
-    elif verify:
-        result = out.persist()
     else:
         result = out
     timings["apply"] = time.perf_counter() - t0

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InfeasibleError, InvalidInputError
+from pdanon.dask import _channels as channels
 from pdanon.dask._local import with_attrs
 from pdanon.dask._models import groups_ok_from_counts, verify_output
 from pdanon.dask._order import publish_order, shuffled_info
@@ -98,9 +99,11 @@ def _publish(pdf: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
 
 
 def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None,
-                   row_order: str = "random", seed=None):
+                   row_order: str = "random", seed=None, allow_channels=None):
     """Publish ``ddf`` with ``recoding`` (``roles``: resolved, its quasi-identifiers the
-    recoding's columns; ``model``: a PrivacyModel or None); returns ``(frame, info)``."""
+    recoding's columns; ``model``: a PrivacyModel or None); returns ``(frame, info)``. Before
+    it returns, the channel rule (:func:`pdanon.dask._channels.guard`; ``allow_channels`` as
+    on pandas), with the k of ``model`` (at least 2)."""
     import dask
 
     from pdanon.dask._metrics import sensitive_columns
@@ -171,6 +174,9 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None,
         "max_suppressed_rows": budget, "engine": "dask",
     }
     shuffled_info(info, row_order)
+    allowed = channels.allowed(allow_channels, ddf._meta[keep], qnames)
+    if allowed:
+        info["channels_allowed"] = allowed
     attrs = foreign_attrs(ddf._meta.attrs)  # the input's own attrs are not published
     out_roles = roles.restricted_to(keep)
     spec = _Spec(recoding, {}, failing, keep, {**attrs, "pdanon": {
@@ -181,6 +187,12 @@ def apply_recoding(ddf, roles, recoding, *, model, max_suppressed_rows=None,
     if model is not None:
         info["verified"] = verify_output(out, qnames, sensitive, model, n)
         info["achieved"] = {"k": info["verified"]["k"]}
+    if n:  # the channel rule (pdanon.dask._channels), as df.anon.apply_recoding
+        req = model.requirements() if model is not None else None
+        channels.guard(ddf, out, qnames, info,
+                       k=max(req.min_size, req.min_distinct) if req is not None else 2,
+                       allow_channels=allow_channels, sensitive=roles.sensitive,
+                       aggregate=recoding.method == "aggregate")
     info["seconds"] = time.perf_counter() - started
     final = {**attrs, "pdanon": {"roles": out_roles.to_dict(), "info": info}}
     meta = out._meta.copy()

@@ -50,6 +50,7 @@ import pandas as pd
 
 from pdanon.screening.content import finding as content_finding
 from pdanon.screening.households import grouping as grouping_evidence
+from pdanon.screening.households import grouping_of_sizes
 from pdanon.screening.households import named_like as named_like_grouping
 from pdanon.screening.households import refusal_lines as grouping_fixes
 
@@ -314,6 +315,22 @@ def _grouped(series: pd.Series, name, counts, *, ranges: bool) -> str | None:
     if looks_sensitive(name) and not named_like_grouping(name):
         return None
     return grouping_evidence(series, name, counts, ranges=ranges)
+
+
+def grouped_of_sizes(name, dtype, sizes, values=None, *, whole: bool = True,
+                     ranges: bool = False) -> str | None:
+    """:func:`facts`' evidence that a column groups rows, from the histogram of its value
+    counts (``values[i]`` values held by ``sizes[i]`` rows each; ``whole``: its numbers are
+    whole), as a distributed face computes it
+    (:func:`pdanon.screening.households.grouping_of_sizes`): a column named like a sensitive
+    attribute is none unless its name also says it groups rows.
+
+    >>> print(grouped_of_sizes("hh", "int64", [3], [30]))
+    its values repeat in small groups, as a household's do: 30 values held by 2 to 10 rows each (90 of 90 rows)
+    """
+    if looks_sensitive(name) and not named_like_grouping(name):
+        return None
+    return grouping_of_sizes(name, sizes, values, dtype=dtype, whole=whole, ranges=ranges)
 
 
 def examine(series: pd.Series, name=None, *, ranges: bool = False,

@@ -59,7 +59,7 @@ import pandas as pd
 from pdanon._errors import ChannelError
 from pdanon._groups import column_codes, combine_codes
 
-__all__ = ["CHANCE", "INDEX", "MAX_SHARE", "k_if_known", "learned", "measure", "refuse",
+__all__ = ["CHANCE", "INDEX", "MAX_SHARE", "k_if_known", "learned", "measure", "record", "refuse",
            "unchanged_columns"]
 
 #: a pin counts when chance agreement of its rows on one value is less likely than this
@@ -339,8 +339,6 @@ def guard(original: pd.DataFrame, release: pd.DataFrame, qi, info: dict, *, k: i
     written with the release). ``release_k``: the release's own k as its face verified it
     when that is not the k with a blank as a value (local suppression verifies k with a
     blank matching any value): it replaces ``k_without`` in the rule."""
-    from pdanon.publisher_only import PublisherOnly
-
     allowed = allowed_columns(allow_channels, release, qi)
     k = max(int(k), 2)
     columns = [c for c in unchanged_columns(release, qi) if c not in set(sensitive)]
@@ -348,8 +346,17 @@ def guard(original: pd.DataFrame, release: pd.DataFrame, qi, info: dict, *, k: i
     if release_k is not None and not findings.empty:
         findings["k_without"] = int(release_k)
     refuse(findings, k=k)
+    record(info, allowed, findings)
+
+
+def record(info: dict, allowed: list, findings: pd.DataFrame) -> None:
+    """Record in ``info`` the columns allowed (``channels_allowed``, published) and the
+    findings (``info["publisher_only"]["channels"]``: figures of the original, never written
+    with the release)."""
+    from pdanon.publisher_only import PublisherOnly
+
     if allowed:
-        info["channels_allowed"] = allowed
+        info["channels_allowed"] = list(allowed)
     if not findings.empty:
         earlier = info.get("publisher_only")
         facts = earlier.facts() if isinstance(earlier, PublisherOnly) else dict(earlier or {})

@@ -63,7 +63,7 @@ from pdanon._errors import InvalidInputError, RoleWarning, VerificationError, us
 from pdanon._groups import class_labels, column_codes
 
 __all__ = ["MIN_GROUPS_UNNAMED", "CELLS_PER_GROUP", "GROUPED_SHARE", "GROUPED_SHARE_UNNAMED", "GROUP_MAX", "HOUSEHOLD_IDS",
-           "HOUSEHOLD_WORDS", "MIN_GROUPS", "MIN_ROWS", "grouping", "household_k",
+           "HOUSEHOLD_WORDS", "MIN_GROUPS", "MIN_ROWS", "grouping", "grouping_of_sizes", "household_k",
            "protect", "shared_by", "signatures"]
 
 #: words of a column name that say it groups rows (compared with each word of the name,
@@ -135,28 +135,58 @@ def grouping(series: pd.Series, name=None, counts: pd.Series | None = None, *,
     True
     """
     name = series.name if name is None else name
-    dtype = series.dtype
-    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype) or \
-            isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_timedelta64_dtype(dtype):
-        return None
-    named = named_like(name)
-    if ranges and not named:
-        return None
-    if pd.api.types.is_float_dtype(dtype):
+    whole = True
+    if pd.api.types.is_float_dtype(series.dtype):
         values = series.dropna().to_numpy()
-        if len(values) and not np.all(np.mod(values, 1) == 0):
-            return None  # fractional numbers measure something
+        whole = not len(values) or bool(np.all(np.mod(values, 1) == 0))
+    if not _may_group(series.dtype, name, whole=whole, ranges=ranges):
+        return None
     try:  # (a column of unhashable cells groups nothing pdanon can count)
         sizes = (series.dropna().value_counts(sort=False) if counts is None
                  else counts).to_numpy()
     except TypeError:
         return None
-    sizes = sizes[sizes > 0]
-    cells = int(sizes.sum())
+    return grouping_of_sizes(name, sizes)
+
+
+def _may_group(dtype, name, *, whole: bool, ranges: bool) -> bool:
+    """Can a column of ``dtype`` group rows at all? Not booleans, dates, periods, durations,
+    fractional numbers (``whole=False``: they measure something), nor a column published as
+    ranges unless its name says so."""
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype) or \
+            isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        return False
+    if ranges and not named_like(name):
+        return False
+    return whole or not pd.api.types.is_float_dtype(dtype)
+
+
+def grouping_of_sizes(name, sizes, values=None, *, dtype=None, whole: bool = True,
+                      ranges: bool = False) -> str | None:
+    """:func:`grouping`'s rule on a column's value counts: ``values[i]`` distinct values are
+    each held by ``sizes[i]`` rows (``values`` default one per entry: ``sizes`` are then the
+    value counts themselves). Distributed faces pass the histogram of the value counts (a
+    few rows, whatever the column's size). With ``dtype`` (and ``whole``: every number is
+    whole) the column's kind is checked as :func:`grouping` does.
+
+    Example
+    -------
+    >>> print(grouping_of_sizes("hh", [3, 1], [30, 5]))
+    its values repeat in small groups, as a household's do: 30 values held by 2 to 10 rows each (90 of 95 rows)
+    """
+    if dtype is not None and not _may_group(dtype, name, whole=whole, ranges=ranges):
+        return None
+    sizes = np.asarray(sizes, dtype=np.int64)
+    values = np.ones(len(sizes), dtype=np.int64) if values is None else np.asarray(
+        values, dtype=np.int64)
+    keep = sizes > 0
+    sizes, values = sizes[keep], values[keep]
+    named = named_like(name)
+    cells = int((sizes * values).sum())
     if cells < MIN_ROWS:
         return None
     small = (sizes >= 2) & (sizes <= GROUP_MAX)
-    groups, grouped = int(small.sum()), int(sizes[small].sum())
+    groups, grouped = int(values[small].sum()), int((sizes * values)[small].sum())
     share = GROUPED_SHARE if named else GROUPED_SHARE_UNNAMED
     if groups < MIN_GROUPS or grouped < share * cells or (not named and (
             groups < MIN_GROUPS_UNNAMED or groups * CELLS_PER_GROUP < cells)):
@@ -272,8 +302,7 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     """
     check_options(original, column, ids)
     if ids == "drop":
-        info["household"] = {"column": None, "source_column": str(column), "ids": "dropped",
-                             "k": int(k)}
+        info["household"] = dropped(column, k)
         return out
     if out.index.equals(original.index):
         source = original[column].to_numpy()
@@ -306,24 +335,39 @@ def protect(original: pd.DataFrame, out: pd.DataFrame, qi, info: dict, *, column
     if achieved is not None and achieved < k:  # a bug, never a release
         raise VerificationError(f"household k {achieved} < {k} after protection")
     unlinked = ~keep
-    if unlinked.any():
-        rows = int(np.isin(hh, np.flatnonzero(unlinked)).sum())
+    rows = int(np.isin(hh, np.flatnonzero(unlinked)).sum())
+    info["household"] = record(column, k, households=n_hh, linked=int(keep.sum()),
+                               unlinked_rows=rows, without=int((hh < 0).sum()),
+                               achieved=achieved)
+    return result
+
+
+def record(column, k: int, *, households: int, linked: int, unlinked_rows: int, without: int,
+           achieved) -> dict:
+    """``info["household"]`` of a release whose household ids were renumbered (pandas and
+    Dask alike), with the :class:`pdanon.RoleWarning` naming the households unlinked."""
+    unlinked = households - linked
+    if unlinked:
         warnings.warn(
-            f"household column {column!r}: {int(unlinked.sum()):,} of {n_hh:,} households "
-            f"({rows:,} rows) have a signature fewer than {k} households share and are "
+            f"household column {column!r}: {unlinked:,} of {households:,} households "
+            f"({unlinked_rows:,} rows) have a signature fewer than {k} households share and are "
             f"published unlinked (household id missing; info['household']). To keep more "
             f"links, publish the quasi-identifiers coarser (e.g. hierarchies= with "
             f"algorithm='optimal': age in bands) or fewer of them.", RoleWarning,
             stacklevel=user_stacklevel())
-    info["household"] = {
+    return {
         "column": str(column) if not isinstance(column, (int, np.integer)) else column,
-        "ids": "renumbered", "k": int(k), "households": int(n_hh),
-        "linked_households": int(keep.sum()), "unlinked_households": int(unlinked.sum()),
-        "unlinked_rows": int(np.isin(hh, np.flatnonzero(unlinked)).sum()),
-        "rows_without_household": int((hh < 0).sum()),
+        "ids": "renumbered", "k": int(k), "households": int(households),
+        "linked_households": int(linked), "unlinked_households": int(unlinked),
+        "unlinked_rows": int(unlinked_rows), "rows_without_household": int(without),
         "household_k": achieved,
     }
-    return result
+
+
+def dropped(column, k: int) -> dict:
+    """``info["household"]`` of a release that publishes no household id
+    (``household_ids="drop"``)."""
+    return {"column": None, "source_column": str(column), "ids": "dropped", "k": int(k)}
 
 
 def warning_text(found: dict) -> str:

@@ -20,15 +20,26 @@ class ProtectedTable:
 
     ``cells``: the table's cells with ``status`` ("safe", "primary", "secondary"), the ``rule``
     a primary cell broke, its protection levels ``lower``/``upper``; ``table``: the
-    :class:`pdanon.tables.Table`; ``audit``: the audit the pattern passed; ``info``: method,
-    cost, cells withheld and their value, seconds.
+    :class:`pdanon.tables.Table`; ``audit``: the full audit of the pattern (computed on first
+    use); ``info``: method, cost, whether the pattern is proven optimal, cells withheld and
+    their value, seconds.
     """
 
-    def __init__(self, table, cells: pd.DataFrame, audit_result, info: dict):
+    def __init__(self, table, cells: pd.DataFrame, info: dict):
         self.table = table
         self.cells = cells
-        self.audit = audit_result
         self.info = info
+        self._audit = None
+
+    @property
+    def audit(self):
+        """The full audit (:func:`pdanon.tables.audit`): every withheld cell's exact range.
+        Computed on first use; :func:`~pdanon.tables.protect` has already verified each
+        primary cell before returning."""
+        if self._audit is None:
+            from pdanon.tables.audit import audit
+            self._audit = audit(self)
+        return self._audit
 
     def __repr__(self) -> str:
         s = self.cells["status"].value_counts()

@@ -44,7 +44,7 @@ from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from pdanon._errors import InvalidInputError
-from pdanon.tables.audit import audit
+from pdanon.tables.audit import TOL
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import primary
 
@@ -80,61 +80,170 @@ def _blocks(levels: pd.DataFrame) -> list[tuple[int, float]]:
     return out
 
 
-def _optimal(A, x, w, blocks, fixed, big, time_limit):
-    """The Fischetti–Salazar-González model as one MILP: returns (withheld mask, status)."""
-    n, m, K = len(x), A.shape[0], len(blocks)
-    nv = n * (1 + K)
-    c = np.concatenate([w, np.zeros(n * K)])
-    lb = np.zeros(nv)
-    ub = np.ones(nv)
-    lb[:n][fixed] = 1
-    cons = []
-    eye = sparse.identity(n, format="csr")
-    for b, (p, lvl) in enumerate(blocks):
-        off = n * (1 + b)
-        lb[off:off + n] = -x
-        ub[off:off + n] = big
-        lb[off + p] = ub[off + p] = lvl * (1 + 1e-7) + np.sign(lvl) * 1e-7
-        zero_y = sparse.csr_matrix((m, n))
-        pad_l = sparse.csr_matrix((m, n * b))
-        pad_r = sparse.csr_matrix((m, n * (K - b - 1)))
-        cons.append(LinearConstraint(sparse.hstack([zero_y, pad_l, A, pad_r]).tocsr(), 0, 0))
-        padn_l = sparse.csr_matrix((n, n * b))
-        padn_r = sparse.csr_matrix((n, n * (K - b - 1)))
-        # z_c <= big * y_c  and  -z_c <= x_c * y_c
-        cons.append(LinearConstraint(
-            sparse.hstack([-sparse.diags(np.full(n, big)), padn_l, eye, padn_r]).tocsr(),
-            -np.inf, 0))
-        cons.append(LinearConstraint(
-            sparse.hstack([-sparse.diags(x), padn_l, -eye, padn_r]).tocsr(), -np.inf, 0))
-    integrality = np.concatenate([np.ones(n), np.zeros(n * K)])
-    res = milp(c, constraints=cons, bounds=Bounds(lb, ub), integrality=integrality,
-               options={"time_limit": float(time_limit), "disp": False})
-    if res.x is None:
-        return None, res.status
-    return res.x[:n] > 0.5, res.status
+class _Deviations:
+    """Changes ``z`` of the table that keep it additive (``A z = 0``) and non-negative
+    (``x + z >= 0``): each one found proves, for as long as every cell it moves stays withheld,
+    that the attacker cannot tell the cells it moves apart from ``x + z``."""
 
+    def __init__(self, A, x, big):
+        self.A, self.x, self.big = A, x, big
+        self.found: list[np.ndarray] = []
 
-def _fast(A, x, w, blocks, fixed, big):
-    """One linear program per primary cell and direction: the cheapest deviation, its cells
-    withheld."""
-    n = len(x)
-    withheld = fixed.copy()
-    Ad = sparse.hstack([A, -A]).tocsr()  # z = zp - zm
-    for p, lvl in blocks:
-        cost = np.where(withheld, 0.0, w / np.maximum(np.abs(x), 1.0))
-        cost = np.concatenate([cost, cost])
-        ub = np.concatenate([np.full(n, big), x])  # zp <= big, zm <= x (no cell below 0)
-        ub[p], ub[n + p] = (lvl, 0) if lvl > 0 else (0, -lvl)
+    def covers(self, p: int, level: float, withheld: np.ndarray) -> bool:
+        """Does a deviation found so far (or its opposite, when that keeps the table
+        non-negative) move ``p`` by ``level`` and only withheld cells?"""
+        for z in self.found:
+            moved = np.abs(z) > TOL
+            if not withheld[moved].all():
+                continue
+            if np.sign(level) * z[p] >= abs(level) - TOL:
+                return True
+            if -np.sign(level) * z[p] >= abs(level) - TOL and (self.x - z >= -TOL).all() \
+                    and (-z <= self.big + TOL).all():
+                return True
+        return False
+
+    def within(self, p: int, level: float, withheld: np.ndarray) -> np.ndarray | None:
+        """A deviation moving ``p`` by ``level`` and only withheld cells, or None (the attacker's
+        program for ``p``, stopped at the first table reaching the required bound)."""
+        cells = np.flatnonzero(withheld)
+        sub = self.A[:, cells]
+        rows = np.flatnonzero(np.diff(sub.tocsr().indptr) > 0)
+        sub = sub.tocsr()[rows]
+        lb = -self.x[cells]
+        ub = np.full(len(cells), self.big)
+        at = int(np.searchsorted(cells, p))
+        lb[at] = ub[at] = level
+        res = linprog(np.zeros(len(cells)), A_eq=sub, b_eq=np.zeros(len(rows)),
+                      bounds=np.column_stack([lb, ub]), method="highs")
+        if res.status != 0:
+            return None
+        z = np.zeros(len(self.x))
+        z[cells] = res.x
+        self.found.append(z)
+        return z
+
+    def cheapest(self, p: int, level: float, price: np.ndarray) -> np.ndarray | None:
+        """The deviation moving ``p`` by ``level`` of least ``price · |z|`` over every cell."""
+        n = len(self.x)
+        cost = np.concatenate([price, price])
+        ub = np.concatenate([np.full(n, self.big), self.x])  # zp <= big, zm <= x
         lb = np.zeros(2 * n)
-        lb[p], lb[n + p] = (lvl, 0) if lvl > 0 else (0, -lvl)
-        res = linprog(cost, A_eq=Ad, b_eq=np.zeros(A.shape[0]), bounds=np.column_stack([lb, ub]),
+        ub[p], ub[n + p] = (level, 0) if level > 0 else (0, -level)
+        lb[p], lb[n + p] = ub[p], ub[n + p]
+        res = linprog(cost, A_eq=sparse.hstack([self.A, -self.A]).tocsr(),
+                      b_eq=np.zeros(self.A.shape[0]), bounds=np.column_stack([lb, ub]),
                       method="highs")
         if res.status != 0:
             return None
-        moved = (res.x[:n] + res.x[n:]) > 1e-9
-        withheld |= moved
+        z = res.x[:n] - res.x[n:]
+        z[np.abs(z) <= 1e-9] = 0.0
+        self.found.append(z)
+        return z
+
+    def best(self, p: int, level: float, withheld: np.ndarray):
+        """The attacker's best move of ``p`` in the direction of ``level`` when the cells
+        ``withheld`` may change (every other cell fixed), and the supergradient of that best
+        move in each cell's 0/1 withholding: ``(t, g)`` with ``t(y') <= t + g · (y' - y)``
+        (an LP's value is concave in its bounds; the bounds here are ``-x_c y_c`` and
+        ``big · y_c``)."""
+        n = len(self.x)
+        sign = 1.0 if level > 0 else -1.0
+        c = np.zeros(n)
+        c[p] = -sign  # minimize -sign * z_p
+        lb = np.where(withheld, -self.x, 0.0)
+        ub = np.where(withheld, self.big, 0.0)
+        res = linprog(c, A_eq=self.A, b_eq=np.zeros(self.A.shape[0]),
+                      bounds=np.column_stack([lb, ub]), method="highs")
+        if res.status != 0:
+            return None, None
+        t = -res.fun
+        g = -res.upper.marginals * self.big + res.lower.marginals * self.x
+        g[p] = 0.0
+        return t, g
+
+
+def _fast(dev: _Deviations, w, blocks, fixed):
+    """One linear program per primary cell and direction not yet covered: the cheapest
+    deviation (cells already withheld cost nothing), its cells withheld."""
+    withheld = fixed.copy()
+    x = dev.x
+    for p, lvl in blocks:
+        if dev.covers(p, lvl, withheld):
+            continue
+        price = np.where(withheld, 0.0, w)
+        z = dev.cheapest(p, lvl, price)
+        if z is None:
+            return None
+        withheld |= np.abs(z) > 0
     return withheld
+
+
+def _uncovered(dev: _Deviations, blocks, withheld) -> list:
+    """The blocks no deviation within ``withheld`` protects (the audit's programs for each
+    primary cell and direction, stopped at the first table that reaches the bound)."""
+    return [(p, lvl) for p, lvl in blocks
+            if not dev.covers(p, lvl, withheld) and dev.within(p, lvl, withheld) is None]
+
+
+def _optimal(dev: _Deviations, A, w, blocks, fixed, deadline):
+    """Fischetti & Salazar-González's model solved by cuts: a master integer program over
+    which cells to withhold, and for each primary cell and direction the pattern leaves
+    unprotected, a cut from the attacker's program (its supergradient in the pattern) and
+    the no-good cut (some cell not yet withheld must be). Returns (withheld, proven optimal)."""
+    n = len(w)
+    A = A.tocsc()
+    rows, cols, vals, lo = [], [], [], []
+    # every equation through a primary cell holds a second withheld cell
+    r = 0
+    for p in np.flatnonzero(fixed):
+        for eq in A[:, p].indices:
+            members = A.tocsr()[eq].indices
+            members = members[members != p]
+            if len(members) == 0:
+                continue
+            rows += [r] * len(members)
+            cols += list(members)
+            vals += [1.0] * len(members)
+            lo.append(1.0)
+            r += 1
+    lb = fixed.astype(float)
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return None, False
+        cons = []
+        if r:
+            M = sparse.csr_matrix((vals, (rows, cols)), shape=(r, n))
+            cons = [LinearConstraint(M, np.array(lo), np.inf)]
+        res = milp(w, constraints=cons, bounds=Bounds(lb, np.ones(n)),
+                   integrality=np.ones(n), options={"time_limit": left, "disp": False})
+        if res.x is None:
+            return None, res.status == 2
+        y = res.x > 0.5
+        failing = _uncovered(dev, blocks, y)
+        if not failing:
+            return y, res.status == 0
+        for p, lvl in failing:
+            t, g = dev.best(p, lvl, y)
+            if t is not None:
+                gap = abs(lvl) - t
+                keep = np.abs(g) > 1e-9
+                idx = np.flatnonzero(keep)
+                # g . y' >= gap + g . y
+                rows += [r] * len(idx)
+                cols += list(idx)
+                vals += list(g[idx])
+                lo.append(gap + float(g[y].sum()) - 1e-9)
+                r += 1
+            free = np.flatnonzero(~y)  # no-good: the pattern and all its subsets fail
+            if len(free) == 0:
+                return None, True
+            rows += [r] * len(free)
+            cols += list(free)
+            vals += [1.0] * len(free)
+            lo.append(1.0)
+            r += 1
 
 
 def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
@@ -162,50 +271,48 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     levels = primary(table, rules)
     x = table.cells["value"].to_numpy(dtype=np.float64)
     fixed = (levels["status"] == "primary").to_numpy()
-    A = table.constraints.astype(np.float64)
+    A = table.constraints.astype(np.float64).tocsr()
     w = _weights(x, cost)
     blocks = _blocks(levels)
     big = float(x.max() + max((abs(v) for _, v in blocks), default=0.0) + 1.0)
+    dev = _Deviations(A, x, big)
     note = None
+    optimal = None
     if not blocks:
         withheld = fixed.copy()
     elif method == "optimal":
-        withheld, status = _optimal(A, x, w, blocks, fixed, big, time_limit)
-        if withheld is None:
-            withheld = _fast(A, x, w, blocks, fixed, big)
-            note = ("the optimal program found no pattern within time_limit="
-                    f"{time_limit:g} s; the fast method's pattern is returned")
-        elif status == 1:
-            fallback = _fast(A, x, w, blocks, fixed, big)
-            if fallback is not None and w[fallback].sum() < w[withheld].sum():
-                withheld = fallback
-            note = (f"the optimal program stopped at time_limit={time_limit:g} s; the better "
-                    f"of its best pattern and the fast method's is returned (it passed the "
-                    f"audit; it may not be minimal)")
+        withheld, optimal = _optimal(dev, A, w, blocks, fixed, start + time_limit)
+        if withheld is None and not optimal:
+            withheld = _fast(dev, w, blocks, fixed)
+            note = (f"the optimal search did not finish within time_limit={time_limit:g} s; "
+                    f"the fast method's pattern is returned (it passed the audit; it may "
+                    f"withhold more than needed)")
+        elif withheld is not None and not optimal:
+            note = (f"the optimal search stopped at time_limit={time_limit:g} s; its best "
+                    f"pattern is returned (it passed the audit; it may not be minimal)")
     else:
-        withheld = _fast(A, x, w, blocks, fixed, big)
+        withheld = _fast(dev, w, blocks, fixed)
     if withheld is None:
-        unsafe = levels.index[fixed]
+        unsafe = list(levels.index[fixed])
         raise InvalidInputError(
-            f"no suppression pattern can protect cells {list(unsafe[:5])}: the table's "
-            f"structure pins them whatever else is withheld (e.g. a total published elsewhere); "
-            f"coarsen the table or drop the margin")
+            f"no suppression pattern can protect cells {unsafe[:5]}: the table's structure pins "
+            f"them whatever else is withheld; coarsen the table or drop a margin")
+    failing = _uncovered(dev, blocks, withheld)
+    if failing:  # never return a pattern the audit rejects
+        raise RuntimeError(
+            f"internal error: the {method} pattern leaves {len(failing)} primary cells and "
+            f"directions unprotected; please report it with the table")
     cells = table.cells.copy()
     status = np.where(fixed, "primary", np.where(withheld, "secondary", "safe"))
     cells["status"] = status
     cells["rule"] = levels["rule"].to_numpy()
     cells["lower"] = levels["lower"].to_numpy()
     cells["upper"] = levels["upper"].to_numpy()
-    result = audit(table, withheld, levels=levels)
-    if not result.ok:  # never return a pattern the audit rejects
-        raise RuntimeError(
-            f"internal error: the {method} pattern failed its audit for "
-            f"{len(result.unsafe)} cells; please report it with the table")
     if note:
         warnings.warn(note, SuppressionWarning, stacklevel=2)
-    info = {"method": method, "cost": cost, "primary": int(fixed.sum()),
+    info = {"method": method, "cost": cost, "optimal": optimal, "primary": int(fixed.sum()),
             "secondary": int((withheld & ~fixed).sum()),
             "withheld_value": float(x[withheld].sum()),
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
             "seconds": time.perf_counter() - start}
-    return ProtectedTable(table, cells, result, info)
+    return ProtectedTable(table, cells, info)

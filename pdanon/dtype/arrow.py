@@ -14,6 +14,14 @@ conversion functions import pyarrow only when called.
 >>> half = pd.array(["[30, 35)", "40"], dtype="generalization[real]")
 >>> half.__arrow_array__().storage.to_pylist()
 [{'lo': 30, 'hi': 35, 'closed': 'left'}, {'lo': 40, 'hi': 40, 'closed': 'both'}]
+
+A cell that covers missing too (``[20, 29] or missing``, :mod:`pdanon.dtype.ormissing`) adds
+a boolean ``or_missing`` field, only when some cell has it: next to ``lo``/``hi`` for ranges;
+sets become ``{members: [...], or_missing: bool}``.
+
+>>> both = pd.array(["[20, 29] or missing", "40"], dtype="generalization[real]")
+>>> both.__arrow_array__().storage.to_pylist()
+[{'lo': 20, 'hi': 29, 'or_missing': True}, {'lo': 40, 'hi': 40, 'or_missing': False}]
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from pdanon.dtype._common import (CLOSED, categories_from_plain, closed_flags,
+from pdanon.dtype._common import (CLOSED, OR_MISSING, categories_from_plain, closed_flags,
                                   infer_categories, plain_categories)
 from pdanon.dtype.array import GeneralizationArray, register_arrow_writer
 from pdanon.dtype.dtype import GeneralizationDtype, register_arrow_reader
@@ -179,7 +187,7 @@ def array_to_arrow(arr: GeneralizationArray):
             typ = pa.float64()
         fields = [pa.array(lo, typ), pa.array(hi, typ)]
         names = ["lo", "hi"]
-        if arr._open.any():
+        if (arr._open & 3).any():
             # which ends belong to each range, with pandas' names ("both", "left", ...)
             fields.append(pa.array(list(CLOSED)).take(pa.array(_closed_index(arr._open))))
             names.append("closed")
@@ -205,8 +213,40 @@ def array_to_arrow(arr: GeneralizationArray):
         offsets, flat = _members(arr, na)
         values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
+    flags = (arr._open & OR_MISSING) != 0
+    if flags.any():  # cells that cover missing too: a boolean field next to the cell's own
+        storage = _with_or_missing(storage, flags, mask, pa)
     typ = GeneralizationArrowType(storage.type, dtype.column_type, cats_json, ctype)
     return pa.ExtensionArray.from_storage(typ, storage)
+
+
+def _with_or_missing(storage, flags: np.ndarray, mask, pa):
+    """``storage`` with a boolean ``or_missing`` field: added to a struct of bounds; a list of
+    members becomes the ``members`` field of a struct."""
+    flag = pa.array(flags, type=pa.bool_())
+    if pa.types.is_struct(storage.type):
+        fields = [storage.field(i) for i in range(storage.type.num_fields)]
+        names = [storage.type.field(i).name for i in range(storage.type.num_fields)]
+        return pa.StructArray.from_arrays(fields + [flag], names=names + ["or_missing"],
+                                          mask=mask)
+    return pa.StructArray.from_arrays([storage, flag], names=["members", "or_missing"],
+                                      mask=mask)
+
+
+def _split_or_missing(storage, pa):
+    """(the cell's storage, the ``or_missing`` flags or None) of a stored chunk."""
+    if not (pa.types.is_struct(storage.type)
+            and storage.type.get_field_index("or_missing") >= 0):
+        return storage, None
+    flags = storage.field("or_missing").fill_null(False).to_numpy(zero_copy_only=False)
+    if storage.type.get_field_index("members") >= 0:
+        members = storage.field("members")
+        if storage.null_count:  # a struct's null rows: null lists
+            import pyarrow.compute as pc
+
+            members = pc.if_else(storage.is_null(), pa.scalar(None, members.type), members)
+        storage = members
+    return storage, np.asarray(flags, dtype=bool)
 
 
 def _closed_index(open_: np.ndarray) -> np.ndarray:
@@ -255,10 +295,12 @@ def arrow_to_array(dtype: GeneralizationDtype, data) -> GeneralizationArray:
                 if dtype.categories is None or positions:
                     ext_dtype = chunk.type.to_pandas_dtype()
             chunk = chunk.storage
+        chunk, flags = _split_or_missing(chunk, pa)
         if positions:
-            parts.append(_positions_to_array(ext_dtype, chunk, pc))
+            part = _positions_to_array(ext_dtype, chunk, pc)
         else:
-            parts.append(_storage_to_array(ext_dtype, chunk, pa, pc))
+            part = _storage_to_array(ext_dtype, chunk, pa, pc)
+        parts.append(part if flags is None else part.with_or_missing(flags))
     if not parts:
         return GeneralizationArray._empty((0,), dtype if dtype.column_type != "unordered"
                                           or dtype.categories is not None

@@ -708,9 +708,9 @@ class LatticeSearch:
 
     def blank(self, idx: int, cl: _Classes) -> int | None:
         """The class of node ``idx`` published blank in every column (each column's node
-        that holds the missing value publishes missing cells), or None."""
+        of the missing value alone publishes missing cells), or None."""
         levels = self.L[idx]
-        return blank_class(cl.codes, [self.columns[c].bound.missing_node(int(levels[c]))
+        return blank_class(cl.codes, [self.columns[c].bound.blank_node(int(levels[c]))
                                       for c in range(self.q)])
 
     def suppression(self, idx: int, cl: _Classes, ok: np.ndarray) -> np.ndarray:

@@ -209,7 +209,7 @@ def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
         new = GeneralizationArray.from_bounds(
             np.where(valid, new_pos[np.maximum(lo, 0)], -1),
             np.where(valid, new_pos[np.maximum(hi, 0)], -1),
-            kind=dtype.column_type, categories=new_cats)
+            kind=dtype.column_type, categories=new_cats).with_or_missing(arr.or_missing)
     return pd.Series(new, index=series.index, name=series.name)
 
 

@@ -189,7 +189,7 @@ def array_to_arrow(arr: GeneralizationArray):
         names = ["lo", "hi"]
         if (arr._open & 3).any():
             # which ends belong to each range, with pandas' names ("both", "left", ...)
-            fields.append(pa.array(list(CLOSED)).take(pa.array(_closed_index(arr._open))))
+            fields.append(pa.array(list(CLOSED)).take(pa.array(_closed_index(arr._open & 3))))
             names.append("closed")
         storage = pa.StructArray.from_arrays(fields, names=names, mask=mask)
     elif ctype == _MIXED:

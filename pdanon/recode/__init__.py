@@ -297,6 +297,29 @@ def mixed_rows(col: EncodedColumn, labels: np.ndarray, groups: int,
     return (has_na & has_value)[labels] & take
 
 
+def cover_missing(arr, labels: np.ndarray, mixed: np.ndarray, na: np.ndarray | None):
+    """``arr`` (each group's cell in its present rows; missing rows missing) with every row
+    flagged in ``mixed`` (:func:`mixed_rows`) holding its group's cell marked "or missing":
+    the group's missing rows (``na``) take the cell of one of its present rows.
+
+    Example
+    -------
+    >>> from pdanon.dtype import GeneralizationArray
+    >>> arr = GeneralizationArray.from_groups([20.0, 25.0, np.nan], [0, 0, 0], kind="real")
+    >>> mixed = np.array([True, True, True])
+    >>> cover_missing(arr, np.zeros(3, int), mixed, np.array([False, False, True])).tolist()
+    [[20, 25] or missing, [20, 25] or missing, [20, 25] or missing]
+    """
+    n = len(labels)
+    fill = mixed & na if na is not None else np.zeros(n, dtype=bool)
+    if fill.any():
+        donor = ~np.asarray(arr.isna(), dtype=bool)
+        first = np.full(int(labels.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(first, labels[donor], np.flatnonzero(donor))
+        arr = arr.take(np.where(fill, first[labels], np.arange(n)))
+    return arr.with_or_missing(mixed)
+
+
 def _changed_cells(col: EncodedColumn, changed: np.ndarray) -> int:
     """How many cells of ``changed`` (a row mask) changed: missing cells stay missing."""
     return int((changed & ~col.na).sum()) if col.na is not None else int(changed.sum())
@@ -335,12 +358,7 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
         mixed = hit if mixed is None else mixed | hit
     arr = _group_cells(series, col, labels, groups, missing)
     if mixed is not None and mixed.any():
-        # the present rows hold their group's cell: give it to the group's missing rows too
-        first = np.full(groups, len(labels), dtype=np.int64)
-        np.minimum.at(first, labels[~missing], np.flatnonzero(~missing))
-        fill = mixed & col.na if col.na is not None else np.zeros(len(labels), dtype=bool)
-        arr = arr.take(np.where(fill, first[labels], np.arange(len(labels))))
-        arr = arr.with_or_missing(mixed)
+        arr = cover_missing(arr, labels, mixed, col.na)
     out = pd.Series(arr, index=series.index, name=series.name)
     return published_categories(out), changed
 

@@ -406,9 +406,11 @@ def generalize_frame(df: pd.DataFrame, levels: Mapping, hierarchies: Mapping, ki
                 label_ranges[col] = bands
             changed += int((~cl.missing_rows | pd.notna(np.asarray(new, dtype=object))).sum())
             continue
-        out[col] = pd.Series(cl.cells(level), index=df.index, name=col)
+        cells = cl.cells(level)
+        out[col] = pd.Series(cells, index=df.index, name=col)
         plain = cl.plain_nodes(level)[cl.node_codes(level)]
-        changed += int((~plain & ~cl.missing_rows).sum())  # missing cells stay missing
+        # a missing cell that stays missing is unchanged; one now "or missing" changed
+        changed += int((~plain & (~cl.missing_rows | ~np.asarray(cells.isna()))).sum())
     from pdanon.recode import publish_frame
 
     publish_frame(out)  # no dtype lists a category that no cell needs

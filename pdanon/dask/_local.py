@@ -23,7 +23,7 @@ Example
 >>> plan = Plan([q], {}, KAnonymity(2), False, "balanced", ["age"])
 >>> cells, stats, _ = local_columns(plan, {"c0": q.encode(s)})
 >>> cells["age"].tolist(), stats["suppressed_cells"]   # {40, missing}: "40 or missing"
-([30, 30, 40 or missing, 40 or missing], 0)
+([30.0, 30.0, 40 or missing, 40 or missing], 0)
 """
 
 from __future__ import annotations

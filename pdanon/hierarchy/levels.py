@@ -13,7 +13,7 @@ missing below the top, and at the top every row publishes the top cell, "or miss
 >>> from pdanon.hierarchy import intervals
 >>> cl = column_levels(intervals([5]), pd.Series([31.5, None, 35.0], name="x"), "real")
 >>> cl.cells(1).tolist(), cl.cells(2).tolist()
-([[30, 35), nan, [35, 40)], [[30, 40) or missing, [30, 40) or missing, [30, 40) or missing])
+([[30, 35), nan, [35, 40)], [[30, 39) or missing, [30, 39) or missing, [30, 39) or missing])
 """
 
 from __future__ import annotations

@@ -113,3 +113,19 @@ def test_local_recoding_never_adds_blanks_and_every_value_lies_in_its_cell(rows,
             blank_both = out[c].isna().to_numpy() & aligned[c].isna().to_numpy()
             assert (inside | blank_both).all()
     assert out.anon.k_anonymity() >= k
+
+
+def test_the_recoding_file_keeps_cells_or_missing():
+    df = pd.DataFrame({"age": [20.0, 25.0, np.nan, 40, 41, 44],
+                       "sex": ["F", None, "M", "F", "F", "F"], "d": list("abcabc")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = df.anon.k_anonymize(3, algorithm="mondrian", sensitive=["d"],
+                                  quasi_identifiers={"age": "real", "sex": "unordered"})
+    recoding = out.anon.recoding
+    back = type(recoding).from_json(recoding.to_json())
+    published = {c: set(out[c].astype(str)) for c in ("age", "sex")}
+    for column in back.columns.values() if isinstance(back.columns, dict) else back.columns:
+        cells = column.cell_array()
+        assert set(cells.astype(str)) == published[column.name]  # "... or missing" kept
+        assert cells.or_missing.any()

@@ -80,3 +80,24 @@ bands = pd.array(["[30, 35)", "[35, 40)", "(40, 45]", pd.Interval(45, 50, closed
 print("\nhalf-open bands:", bands.to_text().tolist(), "closed:", bands.closed.tolist())
 print("35.0 lies in:", [str(c) for c in bands if 35.0 in c])
 assert bands.contains([35.0] * 4).tolist() == [False, True, False, False]
+
+# --- cells that cover missing too --------------------------------------------------------------
+# A class that mixes blank and present cells publishes the cell of its present values
+# "or missing" (docs/dtype.md): the class stays together and no present cell is blanked.
+survey = pd.DataFrame({"age": [20.0, 25.0, np.nan, 40.0, 41.0, 44.0],
+                       "sex": ["F", None, "M", "F", "F", "F"]})
+out = survey.anon.k_anonymize(3, algorithm="mondrian", row_order="input",
+                              quasi_identifiers={"age": "real", "sex": "unordered"})
+print("\nclasses with blanks:", out["age"].astype(str).tolist(), out["sex"].astype(str).tolist())
+assert out["age"].array.contains(survey["age"]).all()  # the blank lies in its cell too
+assert out["sex"].array.contains(survey["sex"]).all()
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "blanks.parquet")
+    out.to_parquet(path)
+    assert pd.read_parquet(path)["age"].array.or_missing.tolist() == \
+        out["age"].array.or_missing.tolist()
+    path = os.path.join(tmp, "blanks.csv")
+    out.to_csv(path, index=False)
+    again = pdanon.read_csv(path, schema=out.anon.schema)
+    assert again["sex"].astype(str).tolist() == out["sex"].astype(str).tolist()
+print("'or missing' cells read back from Parquet and CSV")

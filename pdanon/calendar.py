@@ -173,4 +173,6 @@ def widen_to_units(cells: pd.Series, original: pd.Series, unit: str) -> pd.Serie
     hi_pos = np.where(mask, -1, categories.get_indexer(last))
     out = GeneralizationArray.from_bounds(lo_pos, hi_pos, kind="ordered",
                                           categories=categories, mask=mask)
+    if isinstance(cells.dtype, GeneralizationDtype):  # a cell covering missing still does
+        out = out.with_or_missing(cells.array.or_missing)
     return pd.Series(out, index=cells.index, name=cells.name)

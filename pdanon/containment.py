@@ -11,7 +11,8 @@ quasi-identifier value lies in the class's published cells:
 * a set (``unordered``) contains its members; a plain published value contains itself;
 * a missing published cell contains only missing values, and a missing population value lies
   only in a missing published cell (``missing="value"``: a missing cell is a value of its
-  own).
+  own) or in a cell that covers missing too (``[20, 29] or missing``, published for a class
+  that mixes blank and present cells: :mod:`pdanon.dtype.ormissing`).
 
 :func:`population_matches` counts, for every class, the population rows it contains; a
 population row may match several classes (overlapping ranges or sets, which local recoding
@@ -63,9 +64,17 @@ class _Column:
     indptr: np.ndarray | None = None
     members: np.ndarray | None = None
     key_order: np.ndarray | None = None  # sets: the combinations sorted by key
+    or_missing: np.ndarray | None = None  # per class: the cell covers missing too
+    missing_key: int = -1  # the key of a missing population value
 
     def contains(self, g0: int, g1: int) -> np.ndarray:
         """(classes g0..g1-1) × combinations: does the class's cell contain the key?"""
+        out = self._contains(g0, g1)
+        if self.or_missing is not None:
+            out |= self.or_missing[g0:g1, None] & (self.keys[None, :] == self.missing_key)
+        return out
+
+    def _contains(self, g0: int, g1: int) -> np.ndarray:
         keys = self.keys
         if self.members is None:
             return ((self.start[g0:g1, None] <= keys[None, :])
@@ -116,7 +125,14 @@ def _numeric_ranges(arr, values: pd.Series) -> _Column:
     lo, hi = np.where(blank, 0.0, lo), np.where(blank, 0.0, hi)
     start = np.where(open_lo, np.searchsorted(vals, lo, "right"), np.searchsorted(vals, lo))
     end = np.where(open_hi, np.searchsorted(vals, hi), np.searchsorted(vals, hi, "right"))
-    return _Column(keys, start=np.where(blank, m, start), end=np.where(blank, m + 1, end))
+    return _Column(keys, start=np.where(blank, m, start), end=np.where(blank, m + 1, end),
+                   or_missing=_flags(arr), missing_key=m)
+
+
+def _flags(arr) -> np.ndarray | None:
+    """Per published cell: does it cover missing too (None when no cell does)?"""
+    flags = np.asarray(arr.or_missing, dtype=bool)
+    return flags if flags.any() else None
 
 
 def _ordered_ranges(arr, values: pd.Series) -> _Column:
@@ -145,7 +161,8 @@ def _ordered_ranges(arr, values: pd.Series) -> _Column:
     closed = np.asarray(arr.closed, dtype=object)
     start = pos[np.maximum(lo, 0)] + np.isin(closed, ["right", "neither"])
     end = pos[np.maximum(hi, 0)] + 1 - np.isin(closed, ["left", "neither"])
-    return _Column(keys, start=np.where(blank, m, start), end=np.where(blank, m + 1, end))
+    return _Column(keys, start=np.where(blank, m, start), end=np.where(blank, m + 1, end),
+                   or_missing=_flags(arr), missing_key=m)
 
 
 def _sets(arr, values: pd.Series) -> _Column:
@@ -165,7 +182,8 @@ def _sets(arr, values: pd.Series) -> _Column:
         indptr = np.concatenate([[0], indptr[1:] + 1])
         members = np.concatenate([[c], members])
     return _Column(keys, cell=cell.reshape(-1), indptr=indptr, members=members,
-                   key_order=np.argsort(keys, kind="stable"))
+                   key_order=np.argsort(keys, kind="stable"), or_missing=_flags(arr),
+                   missing_key=c)
 
 
 def _column(cells: pd.Series, values: pd.Series) -> _Column:

@@ -621,7 +621,10 @@ def _encode_generalized(series: pd.Series, kind: str) -> EncodedColumn:
         # codes in value order: order cells by (lo, hi) so distances on ranks stay meaningful
         codes = np.full(len(lo), -1, dtype=np.int64)
         if (~na).any():
-            present, _ = pd.factorize(pd.MultiIndex.from_arrays([lo[~na], hi[~na]]), sort=True)
+            # a cell covering missing too ("[20, 29] or missing") is a cell of its own
+            flag = np.asarray(arr.or_missing)[~na]
+            present, _ = pd.factorize(pd.MultiIndex.from_arrays([lo[~na], hi[~na], flag]),
+                                      sort=True)
             codes[~na] = present
     codes = np.asarray(codes, np.int64)
     categories = pd.Index(np.arange(int(np.max(codes, initial=-1)) + 1))

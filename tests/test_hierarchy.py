@@ -342,7 +342,7 @@ def test_missing_values_own_node_codes_and_table():
     assert h.codes_table(["x", None]).to_numpy().tolist() == [[0, 0, 0], [1, 1, 0]]
 
 
-def test_generalize_publishes_missing_for_missing_cells():
+def test_generalize_publishes_missing_below_the_top_and_the_top_or_missing():
     df = pd.DataFrame({"age": [23.0, np.nan, 37.0, 25.0],
                        "c": ["France", "India", None, "Spain"]})
     h = {"age": intervals([10]), "c": tree({"Europe": ["France", "Spain"], "Asia": ["India"]})}
@@ -352,9 +352,13 @@ def test_generalize_publishes_missing_for_missing_cells():
     assert out["c"].tolist()[:2] == [{"France", "Spain"}, "India"]
     assert pd.isna(out["c"][2])
     assert out.anon.info["changed_cells"] == 5  # missing cells stay missing: unchanged
-    # at the top, shared with the missing value, every row publishes a missing cell
+    # at the top, shared with the missing value, every row publishes the top "or missing"
+    # (not a blank column, as the same top publishes for a column without blanks)
     top = df.anon.generalize({"age": 2, "c": 2}, hierarchies=h, row_order="input")
-    assert top["age"].isna().all() and top["c"].isna().all()
+    assert top["age"].astype(str).tolist() == ["[20, 39] or missing"] * 4
+    assert top["c"].astype(str).tolist() == ["{France, India, Spain} or missing"] * 4
+    assert top["age"].array.contains(df["age"]).all() and top["c"].array.contains(df["c"]).all()
+    assert top.anon.info["changed_cells"] == 8  # every cell, the missing ones too
     labels = df.anon.generalize({"age": 1}, hierarchies=h, labels=True, row_order="input")
     assert labels["age"].astype(object).where(labels["age"].notna(), None).tolist()[:3] == [
         "20-29", None, "30-39"]
@@ -375,9 +379,10 @@ def test_tables_and_arx_files_may_place_the_missing_value(tmp_path):
     h = from_table(t)
     s = pd.Series(["x", None, "?"], name="q")
     assert h.map(s, 1).tolist() == ["A", "Unknown", "Unknown"]
-    # 'Unknown' holds the missing value: no set may claim to contain it, so it publishes missing
+    # 'Unknown' holds the missing value and '?': it publishes "? or missing"
     cells = hh.column_levels(h, s, "unordered").cells(1).tolist()
-    assert cells[0] == "x" and pd.isna(cells[1]) and pd.isna(cells[2])
+    assert cells[0] == "x" and str(cells[1]) == str(cells[2]) == "? or missing"
+    assert cells[1].or_missing and None in cells[1] and "?" in cells[1]
     path = tmp_path / "h.csv"
     path.write_text("x;A;*\ny;A;*\nNULL;NULL;*\n")
     arx = read_arx_csv(path)

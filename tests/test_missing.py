@@ -3,9 +3,11 @@ in quasi-identifiers, and published cells stay truthful.
 
 * a missing cell is a value of its own: two missing cells are equal;
 * a group whose members are all missing in a column publishes missing there;
-* a group mixing missing and present cells publishes that cell suppressed (missing), and the
-  present cells count as suppressed cells;
-* no range or set ever claims to contain a missing value.
+* a group mixing missing and present cells publishes, with ``method="generalize"``, the cell
+  of its present values marked "or missing" (``a or missing``, ``[30, 31] or missing``) in
+  every row, so no present cell is suppressed; ``suppress`` and ``aggregate`` publish it
+  missing (a suppressed cell);
+* no range or set claims to contain a missing value unless it says "or missing".
 """
 
 from __future__ import annotations
@@ -50,16 +52,21 @@ def test_missing_cells_group_together_and_stay_missing(alg):
 
 
 @pytest.mark.parametrize("missing", [None, np.nan, pd.NA])
-def test_a_group_mixing_missing_and_present_publishes_a_suppressed_cell(missing):
+def test_a_group_mixing_missing_and_present_publishes_a_cell_or_missing(missing):
     df = pd.DataFrame({"zip": pd.Series(["a", missing, "b", "b"], dtype=object),
                        "age": [30, 30, 40, 40]})
     out = _run(df, {"zip": "unordered", "age": "real"}, "mondrian", "generalize")
-    # {a, missing} would claim a set without the missing value: the cell is suppressed
-    assert out["zip"].tolist()[2:] == ["b", "b"]
-    assert pd.isna(out["zip"]).tolist() == [True, True, False, False]
+    # {a, missing}: the value a, or missing - both rows publish it, none is blanked
+    assert cells(out["zip"]) == ["a or missing", "a or missing", "b", "b"]
+    assert out["zip"].array.or_missing.tolist() == [True, True, False, False]
     assert out["age"].tolist() == [30, 30, 40, 40]
     info = out.anon.info
-    assert (info["changed_cells"], info["suppressed_cells"], info["suppressed_rows"]) == (1, 1, 0)
+    # changed: "a" and the missing cell (both now "a or missing"); nothing suppressed
+    assert (info["changed_cells"], info["suppressed_cells"], info["suppressed_rows"]) == (2, 0, 0)
+    # ... unless suppression is asked for: then the cell is suppressed, as before
+    sup = _run(df, {"zip": "unordered", "age": "real"}, "mondrian", "suppress")
+    assert pd.isna(sup["zip"]).tolist() == [True, True, False, False]
+    assert sup.anon.info["suppressed_cells"] == 1
 
 
 def test_every_missing_marker_is_one_value():
@@ -85,6 +92,10 @@ def test_aggregate_and_suppress_publish_missing_for_mixed_groups(method):
     # in value order the missing cell comes last: the cut gives {30, 30} and {40, missing}
     df = pd.DataFrame({"age": [30.0, 30.0, np.nan, 40.0]})
     out = _run(df, {"age": "real"}, "mondrian", method)
+    if method == "generalize":  # the value 40, or missing: nothing suppressed
+        assert cells(out["age"]) == ["30.0", "30.0", "40 or missing", "40 or missing"]
+        assert out.anon.info["suppressed_cells"] == 0
+        return
     assert cells(out["age"]) == ["30.0", "30.0", None, None]
     assert out.anon.info["suppressed_cells"] == 1
 
@@ -112,7 +123,9 @@ def test_l_diversity_with_missing_quasi_identifiers_and_sensitive_values():
     out = df.anon.l_diversify(2, quasi_identifiers={"age": "real"}, sensitive=["s"],
                               algorithm="mondrian", row_order="input")
     assert out.anon.info["achieved"]["l"] >= 2
-    assert out["age"].isna().tolist()[2:4] == [True, True]
+    # the missing ages lie in their published cells: missing, or a cell "or missing"
+    assert (out["age"].isna() | out["age"].array.contains(df["age"])).all()
+    assert out["age"].isna().sum() + out["age"].array.or_missing.sum() >= 2
 
 
 def test_mixed_value_types_in_an_unordered_column_are_compared_by_equality():
@@ -135,25 +148,31 @@ def test_classic_api_takes_missing_values():
 
     q = np.array([[30, "a"], [31, None], [None, "b"], [None, "b"]], dtype=object)
     out, changed = GeneralizationKAnonymityTimeOptimal(2, ["real", "unordered"]).depersonalize(q)
-    assert pd.isna(out[:, 1]).tolist() == [True, True, False, False]
+    # the class {a, missing} publishes "a or missing" (a cell of the classic API too)
+    assert [str(v) for v in out[:, 1]] == ["a or missing", "a or missing", "b", "b"]
+    assert all(out[i, 1].or_missing for i in (0, 1))
     assert pd.isna(out[:, 0]).tolist() == [False, False, True, True]
-    assert changed == 3
+    assert changed == 4  # 30, 31, "a" and the missing cell of row 1
 
 
 # ----------------------------------------------------------------------------- property
 
 
 def _truthful(df, out, qi):
-    """No published cell claims a missing value; missing input stays missing; every
-    published range or set holds its original value."""
+    """No published cell claims a missing value unless it says "or missing"; missing input
+    stays missing or lies in such a cell; every published range or set holds its original
+    value; no present cell is blanked."""
     from pdanon.dtype import GeneralizationDtype
 
     for c in qi:
         was, now = df[c].isna().to_numpy(), out[c].isna().to_numpy()
-        assert (now | ~was).all(), f"column {c}: a missing cell was published as a value"
         if isinstance(out[c].dtype, GeneralizationDtype):
+            covers = np.asarray(out[c].array.or_missing)
+            assert (now | ~was | covers).all(), f"column {c}: a missing cell published as a value"
             ok = out[c].array.contains(df[c].array) | now
             assert ok.all()
+        else:
+            assert (now | ~was).all(), f"column {c}: a missing cell was published as a value"
 
 
 values = st.one_of(st.none(), st.integers(0, 3))

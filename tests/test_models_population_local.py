@@ -20,10 +20,10 @@ from pdanon.models import DeltaPresence, KAnonymity, KMap, AllOf
 def _cell_contains(cell, value) -> bool:
     if pd.isna(cell) if not isinstance(cell, GeneralizationRange) else False:
         return pd.isna(value)
+    if isinstance(cell, GeneralizationRange):
+        return value in cell  # a missing value: only in a cell "or missing"
     if pd.isna(value):
         return False
-    if isinstance(cell, GeneralizationRange):
-        return value in cell
     return cell == value
 
 

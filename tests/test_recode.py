@@ -157,11 +157,13 @@ def test_generalize_generalized_sets_unites_each_group():
     col = encode_column(s, "unordered")
     out, changed = recode.generalize(s, col, np.array([0, 0, 1, 1, 2, 2]),
                                      missing=np.array([False] * 5 + [True]))
-    # group 1 holds a missing cell: published missing; row 5 is suppressed, and takes no part
-    # in its group's cell: row 4 alone publishes its own 'a'
-    assert _python(out) == [frozenset("abc"), frozenset("abc"), None, None, "a", None]
+    # group 1 mixes {b, c} with a missing cell: both rows publish "{b, c} or missing"; row 5
+    # is suppressed, and takes no part in its group's cell: row 4 alone publishes its own 'a'
+    assert _python(out) == [frozenset("abc"), frozenset("abc"), frozenset("bc"),
+                            frozenset("bc"), "a", None]
+    assert out.array.or_missing.tolist() == [False, False, True, True, False, False]
     assert out.dtype.categories.tolist() == ["a", "b", "c"]
-    assert changed == 4  # rows 0, 1 (a set of the group), 2 (blanked) and 5 (withheld)
+    assert changed == 5  # rows 0, 1 (a set of the group), 2, 3 ("or missing"), 5 (withheld)
 
 
 @settings(max_examples=100, deadline=None)

@@ -414,6 +414,10 @@ class BlockColumn:
         return res, changed
 
     def _range_back(self, cell, GeneralizationRange):
+        back = self._range_back_plain(cell, GeneralizationRange)
+        return back.with_missing() if cell.or_missing else back  # "{a} or missing" stays so
+
+    def _range_back_plain(self, cell, GeneralizationRange):
         if self.kind == "unordered":
             return GeneralizationRange(None, None, "unordered",
                                        [self.uniques[int(c)] for c in cell.values_set])

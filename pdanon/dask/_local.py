@@ -8,10 +8,10 @@ the cells reach the output, for every ``method``, is :mod:`pdanon.dask._recode`.
 
 Missing cells are data, with the pandas engine's rules: the part's columns are encoded with
 their missing code (:func:`pdanon.encode.missing_as_value`), so the local Mondrian treats
-them as it does on pandas frames; a group holding a missing cell in a column publishes that
-cell missing (:func:`pdanon.recode.blank_rows`): its members are all missing (missing stays
-missing), or it mixes missing and present cells (a suppressed cell: no range or set may
-claim to contain a missing value). The per-part statistics count those suppressed cells.
+them as it does on pandas frames; a group of missing cells only publishes missing (missing
+stays missing), and a group that mixes missing and present cells publishes the cell of its
+present values marked "or missing" in all its rows (:func:`pdanon.recode.cover_missing`), so
+no present cell is suppressed.
 
 Example
 -------
@@ -22,8 +22,8 @@ Example
 >>> q = qi_column("age", "real", s.dtype, value_table_capped(s, None), limit=4096)
 >>> plan = Plan([q], {}, KAnonymity(2), False, "balanced", ["age"])
 >>> cells, stats, _ = local_columns(plan, {"c0": q.encode(s)})
->>> cells["age"].isna().tolist(), stats["suppressed_cells"]   # {40, missing}: suppressed
-([False, False, True, True], 1)
+>>> cells["age"].tolist(), stats["suppressed_cells"]   # {40, missing}: "40 or missing"
+([30.0, 30.0, 40 or missing, 40 or missing], 0)
 """
 
 from __future__ import annotations
@@ -112,10 +112,11 @@ def _encoded_column(q: QIColumn, codes: np.ndarray, raw):
 
 
 def _cells(q: QIColumn, col, vals, labels: np.ndarray, groups: int):
-    """Generalized cells of one column (groups holding a missing cell publish missing) and
-    how many present cells were suppressed."""
+    """Generalized cells of one column (a group of missing cells publishes missing, one that
+    mixes them with present cells its cell "or missing"), the rows published missing and the
+    present cells suppressed (none)."""
     from pdanon.dtype import GeneralizationArray
-    from pdanon.recode import blank_rows
+    from pdanon.recode import cover_missing, mixed_rows
 
     if vals is not None:
         arr = GeneralizationArray.from_groups(vals, labels, kind=q.kind, integer=q.integer)
@@ -124,11 +125,10 @@ def _cells(q: QIColumn, col, vals, labels: np.ndarray, groups: int):
         arr = GeneralizationArray.from_groups(col.value_codes, labels, kind=q.kind,
                                               categories=q.categories)
         plain = pd.Categorical.from_codes(col.value_codes, categories=q.categories)
-    blank = blank_rows(col, labels, groups)
-    if blank is None:
-        blank = np.zeros(len(labels), dtype=bool)
-    elif blank.any():
-        arr[blank] = None
+    mixed = mixed_rows(col, labels, groups)
+    if mixed is not None and mixed.any():
+        arr = cover_missing(arr, labels, mixed, col.na)
+    blank = np.asarray(arr.isna(), dtype=bool)
     # truthful by construction; checked like the engine does: every published range or set
     # holds its original value, and a missing cell is never published as a value
     if not (arr.contains(plain) | blank).all():

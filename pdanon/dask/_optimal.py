@@ -426,9 +426,9 @@ def _anonymize_optimal(ddf, roles, model, hierarchies, objective, max_suppressed
             changed += (int(weights[~orig_na | (~cell_na[col.rows] & ~suppressed)].sum())
                         if level > 0 else
                         int(weights[suppressed & ~orig_na].sum()))
-        else:  # a cell missing before and after is unchanged
+        else:  # a cell missing before and after is unchanged; one now "or missing" changed
             plain = col.plain_nodes(level)[col.node_codes(level)]
-            changed += int(weights[(~plain | suppressed) & ~orig_na].sum())
+            changed += int(weights[(~plain | suppressed) & (~orig_na | ~out_na)].sum())
     suppressed_rows = int(weights[blank & (blanked > 0)].sum())
     suppressed_cells = int(np.sum(blanked))
 

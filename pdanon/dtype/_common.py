@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-__all__ = ["CLOSED", "KINDS", "as_real", "brackets", "calendar_label", "calendar_unit",
+__all__ = ["CLOSED", "KINDS", "OR_MISSING", "OR_MISSING_TEXT", "split_or_missing", "as_real", "brackets", "calendar_label", "calendar_unit",
            "category_position", "closed_flags", "dates_in_order",
            "closed_name", "format_value", "infer_categories", "is_missing", "is_number",
            "is_set_like", "object_array", "python_scalar"]
@@ -37,6 +37,12 @@ CLOSED = ("both", "left", "right", "neither")
 # OPEN_HI (the upper bound is excluded); index CLOSED by the flags to get the name.
 OPEN_LO = 1
 OPEN_HI = 2
+#: A third flag bit of a cell: the cell also covers a missing value ("a value in this range or
+#: set, or missing"), published for a class that mixes present and missing cells. Its text form
+#: is the cell's text followed by :data:`OR_MISSING_TEXT` (``[20, 29] or missing``).
+OR_MISSING = 4
+#: The suffix that marks a cell covering missing too, in text (CSV) and in ``str(cell)``.
+OR_MISSING_TEXT = " or missing"
 _FLAGS = {"both": 0, "right": OPEN_LO, "left": OPEN_HI, "neither": OPEN_LO | OPEN_HI}
 _NAMES = ("both", "right", "left", "neither")  # indexed by the flags
 
@@ -51,12 +57,25 @@ def closed_flags(closed) -> int:
 
 def closed_name(flags: int) -> str:
     """Open-end flags (0..3) -> ``"both"``/``"right"``/``"left"``/``"neither"``."""
-    return _NAMES[int(flags)]
+    return _NAMES[int(flags) & 3]
 
 
 def brackets(flags: int) -> tuple[str, str]:
     """The opening and closing bracket of a range with these open-end flags."""
     return ("(" if flags & OPEN_LO else "["), (")" if flags & OPEN_HI else "]")
+
+
+def split_or_missing(text: str) -> tuple[str, bool]:
+    """``(cell text, covers missing?)``: a text ending in :data:`OR_MISSING_TEXT` (any case)
+    without it, flagged.
+
+    >>> split_or_missing("[20, 29] or missing"), split_or_missing("{a, b}")
+    (('[20, 29]', True), ('{a, b}', False))
+    """
+    n = len(OR_MISSING_TEXT)
+    if len(text) > n and text[-n:].lower() == OR_MISSING_TEXT:
+        return text[:-n].rstrip(), True
+    return text, False
 
 _INT_MAX_EXACT = 2.0**53
 

@@ -20,8 +20,10 @@ from pandas.api.extensions import take as _pd_take
 from pandas.api.indexers import check_array_indexer
 from pandas.api.types import is_integer, is_list_like, pandas_dtype
 
-from pdanon.dtype._common import OPEN_HI, OPEN_LO, closed_name, is_missing, object_array
+from pdanon.dtype._common import (OPEN_HI, OPEN_LO, OR_MISSING, closed_name, is_missing,
+                                  object_array)
 from pdanon.dtype.construction import ArrayConstructors
+from pdanon.dtype.ormissing import OrMissingCells
 from pdanon.dtype.dtype import GeneralizationDtype, register_array_type
 from pdanon.dtype.scalar import GeneralizationRange
 from pdanon.dtype.storage import SetTable, gather_segments, lex_ranks, segment_sums, sorted_unique
@@ -52,7 +54,7 @@ def _pair_keys(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return lo - 1j * hi
 
 
-class GeneralizationArray(ArrayConstructors, ExtensionArray):
+class GeneralizationArray(OrMissingCells, ArrayConstructors, ExtensionArray):
     """Array of generalized cells (see :mod:`pdanon.dtype` for the storage layout).
 
     Build it with :meth:`from_values` (plain values), :meth:`from_bounds` (real/ordered ranges),
@@ -81,7 +83,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     _lo: np.ndarray
     _hi: np.ndarray
     _mask: np.ndarray
-    _open: np.ndarray  # int8 per cell: OPEN_LO | OPEN_HI bits (0: a closed range or plain value)
+    _open: np.ndarray  # int8 per cell: OPEN_LO | OPEN_HI | OR_MISSING bits (0: closed, no missing)
     _integer: bool
     _codes: np.ndarray
     _table: SetTable
@@ -103,11 +105,12 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         return obj
 
     @classmethod
-    def _new_sets(cls, codes, table: SetTable, dtype):
+    def _new_sets(cls, codes, table: SetTable, dtype, open_=None):
         obj = object.__new__(cls)
         obj._dtype = dtype
         obj._codes = codes
         obj._table = table
+        obj._open = np.zeros(len(codes), dtype=np.int8) if open_ is None else open_
         return obj
 
     @property
@@ -117,7 +120,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def _like(self, *, lo=None, hi=None, mask=None, open_=None, codes=None, integer=None):
         """A new array of the same dtype (and set table) from new storage arrays."""
         if self._is_sets:
-            return self._new_sets(codes, self._table, self._dtype)
+            return self._new_sets(codes, self._table, self._dtype, open_)
         return self._new_bounds(lo, hi, mask, self._dtype,
                                 self._integer if integer is None else integer, open_)
 
@@ -132,7 +135,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     @property
     def nbytes(self) -> int:
         if self._is_sets:
-            return int(self._codes.nbytes + self._table.nbytes)
+            return int(self._codes.nbytes + self._table.nbytes + self._open.nbytes)
         return int(self._lo.nbytes + self._hi.nbytes + self._mask.nbytes + self._open.nbytes)
 
     def isna(self) -> np.ndarray:
@@ -146,11 +149,13 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
 
     def copy(self):
         if self._is_sets:
-            return self._like(codes=self._codes.copy())
+            return self._like(codes=self._codes.copy(), open_=self._open.copy())
         return self._like(lo=self._lo.copy(), hi=self._hi.copy(), mask=self._mask.copy(),
                           open_=self._open.copy())
 
     def _box(self, i: int):
+        if self._open[i] & OR_MISSING:
+            return self._box_or_missing(i)
         dtype = self._dtype
         if self._is_sets:
             code = int(self._codes[i])
@@ -212,7 +217,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
 
     def _take_key(self, key):
         if self._is_sets:
-            return self._like(codes=self._codes[key])
+            return self._like(codes=self._codes[key], open_=self._open[key])
         return self._like(lo=self._lo[key], hi=self._hi[key], mask=self._mask[key],
                           open_=self._open[key])
 
@@ -225,6 +230,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         if self._is_sets:
             new = self._codes_in_own_table(vals)
             self._codes[key] = new[0] if scalar else new
+            self._open[key] = vals._open[0] if scalar else vals._open
             return
         if scalar:
             self._lo[key] = vals._lo[0]
@@ -290,18 +296,19 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         fill = None
         if allow_fill and fill_value is not None and not is_missing(fill_value):
             fill = self._coerce(fill_value, True)
+        open_ = np.asarray(_pd_take(self._open, idx, allow_fill=allow_fill, fill_value=0),
+                           dtype=np.int8)
         if self._is_sets:
             codes = _pd_take(self._codes, idx, allow_fill=allow_fill, fill_value=-1)
-            out = self._like(codes=np.asarray(codes, dtype=np.int64))
+            out = self._like(codes=np.asarray(codes, dtype=np.int64), open_=open_)
             if fill is not None:
                 out._codes[idx == -1] = self._codes_in_own_table(fill)[0]
+                out._open[idx == -1] = fill._open[0]
             return out
         lo = _pd_take(self._lo, idx, allow_fill=allow_fill, fill_value=np.nan)
         hi = _pd_take(self._hi, idx, allow_fill=allow_fill, fill_value=np.nan)
         mask = _pd_take(self._mask, idx, allow_fill=allow_fill, fill_value=True)
-        open_ = _pd_take(self._open, idx, allow_fill=allow_fill, fill_value=0)
-        out = self._like(lo=lo, hi=hi, mask=np.asarray(mask, dtype=bool),
-                         open_=np.asarray(open_, dtype=np.int8))
+        out = self._like(lo=lo, hi=hi, mask=np.asarray(mask, dtype=bool), open_=open_)
         if fill is not None:
             where = idx == -1
             out._lo[where] = fill._lo[0]
@@ -324,14 +331,15 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             dtype = common
         if dtype.column_type == "unordered":
             first = to_concat[0]
+            flags = np.concatenate([a._open for a in to_concat])
             if all(a._table is first._table for a in to_concat):
                 return cls._new_sets(np.concatenate([a._codes for a in to_concat]),
-                                     first._table, dtype)
+                                     first._table, dtype, flags)
             table = first._table.copy()  # the first array's sets, in its order: its codes hold
             proto = cls._new_sets(first._codes[:0], table, dtype)
             codes = [a._codes if a._table is first._table else proto._codes_in_own_table(a)
                      for a in to_concat]
-            return cls._new_sets(np.concatenate(codes), table, dtype)
+            return cls._new_sets(np.concatenate(codes), table, dtype, flags)
         valid = [a for a in to_concat if not a._mask.all()]
         integer = all(a._integer for a in valid) if valid else False
         return cls._new_bounds(np.concatenate([a._lo for a in to_concat]),
@@ -379,7 +387,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         ``"both"`` for plain values and missing cells."""
         if self._is_sets:
             raise AttributeError("unordered cells have no bounds")
-        names = np.array([closed_name(f) for f in range(4)], dtype=object)
+        names = np.array([closed_name(f) for f in range(8)], dtype=object)
         return names[self._open]
 
     @property
@@ -460,10 +468,22 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def is_plain(self) -> np.ndarray:
         """Boolean array: the cell is an ungeneralized value (False for missing cells)."""
         if self._is_sets:
-            return (self._codes >= 0) & (self._codes < self._dtype._n_categories)
-        return ~self._mask & (self._lo == self._hi)
+            return (self._codes >= 0) & (self._codes < self._dtype._n_categories) & (
+                self._open == 0)
+        return ~self._mask & (self._lo == self._hi) & (self._open & OR_MISSING == 0)
 
     def contains(self, values) -> np.ndarray:
+        """Vectorized truthfulness check: ``values[i]`` lies in cell i (a missing value lies
+        only in a cell that covers missing, :attr:`or_missing`); see :meth:`_contains`.
+
+        >>> arr = pd.array(["[20, 29] or missing", "[20, 29]"], dtype="generalization[real]")
+        >>> arr.contains([None, None]).tolist(), arr.contains([25, 25]).tolist()
+        ([True, False], [True, True])
+        """
+        out = self._contains(values)
+        return self._or_missing_holds(out, values)
+
+    def _contains(self, values) -> np.ndarray:
         """Vectorized truthfulness check: ``values[i]`` lies in cell i (False if missing).
 
         ``values`` holds plain values (numbers for numeric columns; category values, or a
@@ -696,7 +716,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
                 if (lo[valid] < 0).any() or (hi[valid] < 0).any():
                     bad = np.flatnonzero(valid & ((lo < 0) | (hi < 0)))[0]
                     raise ValueError(f"cell {self[int(bad)]!r} is not representable in {dtype!r}")
-                return type(self)._checked_bounds(lo, hi, self._mask.copy(), dtype, False)
+                return type(self)._checked_bounds(lo, hi, self._mask.copy(), dtype, False,
+                                                  self._open.copy())
         return type(self)._from_objects(self._to_object(), dtype, parse=False)
 
     def _remap_sets(self, dtype: GeneralizationDtype):
@@ -721,7 +742,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         new = np.full(len(codes), -1, dtype=np.int64)
         new[plain] = pos[codes[plain]]
         new[sets] = c_new + set_rank.reshape(-1)
-        return self._new_sets(new, SetTable(indptr, keys % width), dtype)
+        return self._new_sets(new, SetTable(indptr, keys % width), dtype, self._open.copy())
 
     def _formatter(self, boxed: bool = False):
         if boxed:
@@ -782,13 +803,15 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
     def _factor_keys(self) -> np.ndarray:
         """Per-row hashable numeric key: equal cells <=> equal keys (NaN-like for missing)."""
         if self._is_sets:
+            if self._open.any():  # a cell covering missing differs from the same set without
+                return np.where(self._codes >= 0, self._codes * 2 + (self._open > 0), -1)
             return self._codes
         keys = _pair_keys(self._lo, self._hi)
         if not self._open.any():
             return keys
         # (lo, hi) codes refined by the open ends: missing cells keep a NaN key
         codes, _ = pd.factorize(keys, use_na_sentinel=True)
-        out = codes.astype(np.float64) * 4 + self._open
+        out = codes.astype(np.float64) * 8 + self._open
         out[self._mask] = np.nan
         return out
 
@@ -814,7 +837,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         """``(codes, m)``: codes 0..m-1 of the distinct cells (-1 if missing) in no particular
         order, which is all grouping needs. A set column's codes already name its cells:
         they are renumbered by a table lookup instead of a hash pass."""
-        if self._is_sets and len(self):
+        if self._is_sets and len(self) and not self._open.any():
             codes = self._codes.astype(np.int64, copy=False)
             top = int(codes.max())
             if top < 4 * len(codes) + 1024:
@@ -845,7 +868,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
             codes, first = self._factorize_positions()
             distinct = self.take(first)._to_object()  # each distinct cell boxed once
             for k, v in enumerate(distinct):
-                if isinstance(v, GeneralizationRange):
+                if isinstance(v, GeneralizationRange) and not v.or_missing:
                     distinct[k] = v.values_set
             out = np.empty(len(self), dtype=object)
             out[:] = np.nan
@@ -874,7 +897,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
                                    encoding=encoding, hash_key=hash_key, categorize=False)
                 lo = np.where(self._mask, 0, np.nan_to_num(self._lo)).astype(np.int64)
                 hi = np.where(self._mask, 0, np.nan_to_num(self._hi)).astype(np.int64)
-                h = cat_h[lo] * np.uint64(31) + cat_h[hi]
+                h = cat_h[lo] * np.uint64(31) + cat_h[hi] + self._open.astype(np.uint64)
                 h[self._mask] = np.uint64(0x9E3779B97F4A7C15)
                 return h
             h = hash_array(_pair_keys(self._lo, self._hi), encoding=encoding, hash_key=hash_key,
@@ -900,7 +923,8 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
                 set_h ^= set_h >> np.uint64(31)
                 set_h *= np.uint64(0x94D049BB133111EB)
             out[sets] = set_h[inv.ravel()]
-        return out
+        with np.errstate(over="ignore"):
+            return out ^ (self._open.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9))
 
     def _where(self, mask, value):
         if self._is_scalar_value(value):  # a Python set is one cell, not a list of values
@@ -999,7 +1023,7 @@ class GeneralizationArray(ArrayConstructors, ExtensionArray):
         if me._is_sets:
             a = me._codes
             b = me._codes_in_table(arr, append=False)
-            return (a >= 0) & (a == b)
+            return (a >= 0) & (a == b) & (me._open == arr._open)
         res = ~me._mask & ~arr._mask & (me._lo == arr._lo) & (me._hi == arr._hi) & (
             me._open == arr._open)
         return np.broadcast_to(res, (n,)).copy()

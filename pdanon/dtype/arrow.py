@@ -10,10 +10,23 @@ conversion functions import pyarrow only when called.
 >>> import pandas as pd
 >>> arr = pd.array([39, None], dtype="generalization[real]")
 >>> arr.__arrow_array__().storage.to_pylist()
-[{'lo': 39, 'hi': 39}, None]
+[{'lo': 39, 'hi': 39, 'or_missing': False}, None]
 >>> half = pd.array(["[30, 35)", "40"], dtype="generalization[real]")
->>> half.__arrow_array__().storage.to_pylist()
-[{'lo': 30, 'hi': 35, 'closed': 'left'}, {'lo': 40, 'hi': 40, 'closed': 'both'}]
+>>> half.__arrow_array__().storage.to_pylist()[0]
+{'lo': 30, 'hi': 35, 'closed': 'left', 'or_missing': False}
+
+A cell that covers missing too (``[20, 29] or missing``, :mod:`pdanon.dtype.ormissing`) is
+stored with the same storage type whether or not any cell of the column has the flag (so the
+parts of a Dask frame, written one by one, share one schema): ranges always carry a boolean
+``or_missing`` field next to ``lo``/``hi`` (a file without it, written before, reads as all
+false); a set's list of members ends with a null member.
+
+>>> both = pd.array(["[20, 29] or missing", "40"], dtype="generalization[real]")
+>>> both.__arrow_array__().storage.to_pylist()
+[{'lo': 20, 'hi': 29, 'or_missing': True}, {'lo': 40, 'hi': 40, 'or_missing': False}]
+>>> sets = pd.array(["{a, b} or missing", "a"], dtype="generalization[unordered]")
+>>> sets.__arrow_array__().storage.to_pylist()
+[['a', 'b', None], ['a']]
 """
 
 from __future__ import annotations
@@ -23,7 +36,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from pdanon.dtype._common import (CLOSED, categories_from_plain, closed_flags,
+from pdanon.dtype._common import (CLOSED, OR_MISSING, categories_from_plain, closed_flags,
                                   infer_categories, plain_categories)
 from pdanon.dtype.array import GeneralizationArray, register_arrow_writer
 from pdanon.dtype.dtype import GeneralizationDtype, register_arrow_reader
@@ -179,9 +192,9 @@ def array_to_arrow(arr: GeneralizationArray):
             typ = pa.float64()
         fields = [pa.array(lo, typ), pa.array(hi, typ)]
         names = ["lo", "hi"]
-        if arr._open.any():
+        if (arr._open & 3).any():
             # which ends belong to each range, with pandas' names ("both", "left", ...)
-            fields.append(pa.array(list(CLOSED)).take(pa.array(_closed_index(arr._open))))
+            fields.append(pa.array(list(CLOSED)).take(pa.array(_closed_index(arr._open & 3))))
             names.append("closed")
         storage = pa.StructArray.from_arrays(fields, names=names, mask=mask)
     elif ctype == _MIXED:
@@ -203,10 +216,38 @@ def array_to_arrow(arr: GeneralizationArray):
     else:
         cats = _arrow_categories(cats_json, ctype, pa)
         offsets, flat = _members(arr, na)
-        values = cats.take(pa.array(flat, pa.int64())) if len(flat) else pa.array([], cats.type)
+        values = (cats.take(pa.array(flat, pa.int64(), mask=flat < 0)) if len(flat)
+                  else pa.array([], cats.type))  # -1: the null member of a cell "or missing"
         storage = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, mask=mask)
+    if dtype.column_type != "unordered":  # every range column: one storage type
+        storage = _with_or_missing(storage, (arr._open & OR_MISSING) != 0, mask, pa)
     typ = GeneralizationArrowType(storage.type, dtype.column_type, cats_json, ctype)
     return pa.ExtensionArray.from_storage(typ, storage)
+
+
+def _with_or_missing(storage, flags: np.ndarray, mask, pa):
+    """A struct of bounds with the boolean ``or_missing`` field added."""
+    fields = [storage.field(i) for i in range(storage.type.num_fields)]
+    names = [storage.type.field(i).name for i in range(storage.type.num_fields)]
+    return pa.StructArray.from_arrays(fields + [pa.array(flags, type=pa.bool_())],
+                                      names=names + ["or_missing"], mask=mask)
+
+
+def _range_flags(storage) -> np.ndarray | None:
+    """The ``or_missing`` field of a struct of bounds (None: a file written without it)."""
+    if storage.type.get_field_index("or_missing") < 0:
+        return None
+    return np.asarray(storage.field("or_missing").fill_null(False).to_numpy(
+        zero_copy_only=False), dtype=bool)
+
+
+def _null_member_rows(n: int, parents: np.ndarray, null: np.ndarray) -> np.ndarray | None:
+    """Per row: does its list hold a null member (a set "or missing")? None when none does."""
+    if not null.any():
+        return None
+    flags = np.zeros(n, dtype=bool)
+    flags[parents[null]] = True
+    return flags
 
 
 def _closed_index(open_: np.ndarray) -> np.ndarray:
@@ -224,18 +265,28 @@ def _positions_storage(arr: GeneralizationArray, na, mask, lo, pa):
         return pa.StructArray.from_arrays([pa.array(lo, pa.int64()), pa.array(hi, pa.int64())],
                                           names=["lo", "hi"], mask=mask)
     offsets, flat = _members(arr, na)
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(flat, pa.int64()),
-                                    mask=mask)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()),
+                                    pa.array(flat, pa.int64(), mask=flat < 0), mask=mask)
 
 
 def _members(arr: GeneralizationArray, na: np.ndarray):
-    """(list offsets, flat category positions) of the members of every unordered cell."""
+    """(list offsets, flat category positions) of the members of every unordered cell; a cell
+    that covers missing too ends with the position -1 (written as a null member)."""
     indptr, indices = csr_members(arr.dtype._n_categories, arr._table)
     codes = arr._codes
     lens = np.zeros(len(codes), dtype=np.int64)
     flat = np.zeros(0, dtype=np.int64)
     if (~na).any():
         lens[~na], flat = gather_segments(indptr, indices, codes[~na])
+    flagged = ((arr._open & OR_MISSING) != 0) & ~na
+    if flagged.any():  # one more slot at the end of each flagged cell's members
+        ends = np.cumsum(lens)
+        full = np.full(len(flat) + int(flagged.sum()), -1, dtype=np.int64)
+        shift = np.cumsum(flagged) - flagged  # flagged cells before each row
+        start = ends - lens + shift
+        pos = np.repeat(start, lens) + (np.arange(len(flat)) - np.repeat(ends - lens, lens))
+        full[pos] = flat
+        flat, lens = full, lens + flagged
     return np.concatenate([[0], np.cumsum(lens)]).astype(np.int32), flat
 
 
@@ -279,8 +330,9 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
             closed = "both"
             if storage.type.get_field_index("closed") >= 0:
                 closed = storage.field("closed").fill_null("both").to_numpy(zero_copy_only=False)
-            return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type, mask=na,
-                                                   integer=integer, closed=closed)
+            return _flagged(GeneralizationArray.from_bounds(
+                lo, hi, kind=dtype.column_type, mask=na, integer=integer, closed=closed),
+                _range_flags(storage))
         lo_i, lo_d = _dict_encode(lo_f, pc)
         hi_i, hi_d = _dict_encode(hi_f, pc)
         if dtype.categories is None:
@@ -291,17 +343,24 @@ def _storage_to_array(dtype, storage, pa, pc) -> GeneralizationArray:
         hi = np.where(na, -1, _codes_via_dict(cats, hi_i, hi_d))
         if ((lo < 0) & ~na).any() or ((hi < 0) & ~na).any():
             raise ValueError("Parquet column holds missing bounds in non-missing cells")
-        return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
-                                               categories=cats, mask=na)
+        return _flagged(GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
+                                                        categories=cats, mask=na),
+                        _range_flags(storage))
     values = pc.list_flatten(storage)
     parents = pc.list_parent_indices(storage).to_numpy(zero_copy_only=False)
     vidx, vdict = _dict_encode(values, pc)
     if dtype.categories is None:
         dtype = GeneralizationDtype("unordered", infer_categories(vdict, sort=True))
     codes = _codes_via_dict(dtype.categories, vidx, vdict)
-    keep = ~na[parents] if len(parents) else np.zeros(0, bool)
+    null = vidx < 0  # a null member: the cell covers missing too
+    keep = (~na[parents] & ~null) if len(parents) else np.zeros(0, bool)
     cell_codes, table = sets_from_pairs(n, parents[keep], codes[keep], dtype._n_categories)
-    return GeneralizationArray._new_sets(cell_codes, table, dtype)
+    return _flagged(GeneralizationArray._new_sets(cell_codes, table, dtype),
+                    _null_member_rows(n, parents, null))
+
+
+def _flagged(arr: GeneralizationArray, flags: np.ndarray | None) -> GeneralizationArray:
+    return arr if flags is None or not flags.any() else arr.with_or_missing(flags)
 
 
 def _positions_to_array(dtype, storage, pc) -> GeneralizationArray:
@@ -310,14 +369,18 @@ def _positions_to_array(dtype, storage, pc) -> GeneralizationArray:
     if dtype.column_type != "unordered":
         lo, hi = (storage.field(f).fill_null(-1).to_numpy(zero_copy_only=False)
                   for f in ("lo", "hi"))
-        return GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
-                                               categories=dtype.categories, mask=na)
-    flat = pc.list_flatten(storage).to_numpy(zero_copy_only=False).astype(np.int64)
+        return _flagged(GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type,
+                                                        categories=dtype.categories, mask=na),
+                        _range_flags(storage))
+    flat = pc.list_flatten(storage).fill_null(-1).to_numpy(zero_copy_only=False).astype(
+        np.int64)
     parents = pc.list_parent_indices(storage).to_numpy(zero_copy_only=False)
-    keep = ~na[parents] if len(parents) else np.zeros(0, bool)
+    null = flat < 0  # a null member: the cell covers missing too
+    keep = (~na[parents] & ~null) if len(parents) else np.zeros(0, bool)
     cell_codes, table = sets_from_pairs(len(storage), parents[keep], flat[keep],
                                         dtype._n_categories)
-    return GeneralizationArray._new_sets(cell_codes, table, dtype)
+    return _flagged(GeneralizationArray._new_sets(cell_codes, table, dtype),
+                    _null_member_rows(len(storage), parents, null))
 
 
 def _dict_encode(values, pc):

@@ -20,6 +20,9 @@ from pandas.api.types import pandas_dtype
 from pdanon.dtype._common import (
     CLOSED,
     KINDS,
+    OPEN_HI,
+    OPEN_LO,
+    OR_MISSING,
     as_real,
     brackets,
     closed_flags,
@@ -30,6 +33,7 @@ from pdanon.dtype._common import (
     is_set_like,
     object_array,
     python_scalar,
+    split_or_missing,
 )
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.scalar import GeneralizationRange
@@ -418,7 +422,7 @@ class ArrayConstructors:
         p = parse_text(strings, kind, categories, max_cell_length=max_cell_length,
                        column=column, index=index)
         if isinstance(p, ParsedSets):
-            return cls._new_sets(p.codes, p.table, p.dtype)
+            return cls._new_sets(p.codes, p.table, p.dtype, p.open)
         lo = np.asarray(p.lo, dtype=np.float64) + 0.0
         hi = np.asarray(p.hi, dtype=np.float64) + 0.0
         na = np.asarray(p.mask, dtype=bool) | np.isnan(lo) | np.isnan(hi)
@@ -478,11 +482,14 @@ class ArrayConstructors:
             if is_missing(v):
                 na[i] = True
                 continue
+            if isinstance(v, str) and parse and not (cat and v in pos):
+                v, flagged = split_or_missing(v)
+                open_[i] = OR_MISSING if flagged else 0
             if isinstance(v, GeneralizationRange):
                 if v.column_type == "unordered":
                     raise TypeError(f"a set {v!r} cannot be stored in a {dtype.name} column")
                 a, b = v.min, v.max
-                open_[i] = v._open
+                open_[i] |= v._open
             elif isinstance(v, pd.Interval):
                 a, b = python_scalar(v.left), python_scalar(v.right)
                 open_[i] = closed_flags(v.closed)
@@ -490,7 +497,7 @@ class ArrayConstructors:
                 raise TypeError(f"a set {v!r} cannot be stored in a {dtype.name} column")
             elif isinstance(v, str) and parse and not (cat and v in pos):
                 a, b = parse_range_text(v, dtype)
-                open_[i] = range_open(v)
+                open_[i] |= range_open(v)
             else:
                 a = b = v
             if cat:
@@ -536,13 +543,18 @@ class ArrayConstructors:
         set_members: list = []
         cats_known = dtype.categories is not None
         pos = dtype._cat_pos if cats_known else None
+        flags = np.zeros(n, dtype=np.int8)
         for i, v in enumerate(obj):
             if is_missing(v):
                 continue
+            if isinstance(v, str) and parse and not (cats_known and v in pos):
+                v, flagged = split_or_missing(v)
+                flags[i] = OR_MISSING if flagged else 0
             if isinstance(v, GeneralizationRange):
                 if v.column_type != "unordered":
                     raise TypeError(f"a range {v!r} cannot be stored in an unordered column")
                 members = v.values_set
+                flags[i] |= v._open & OR_MISSING
             elif is_set_like(v):
                 members = v
             elif isinstance(v, str) and parse and looks_like_set(v) and not (
@@ -608,7 +620,7 @@ class ArrayConstructors:
             codes[rows] = scodes[rows]
         else:
             table = SetTable()
-        return cls._new_sets(codes, table, dtype)
+        return cls._new_sets(codes, table, dtype, flags)
 
     @classmethod
     def _empty(cls, shape, dtype):
@@ -639,7 +651,7 @@ def _open_flags(closed, n: int) -> np.ndarray | None:
 
 def _check_open(lo: np.ndarray, hi: np.ndarray, open_: np.ndarray, dtype) -> None:
     """Ranges with an open end: numeric bounds only, and never empty (lo < hi)."""
-    has_open = open_ != 0
+    has_open = (open_ & (OPEN_LO | OPEN_HI)) != 0
     if not has_open.any():
         return
     i = int(np.flatnonzero(has_open)[0])

@@ -18,6 +18,8 @@ from pdanon.dtype._common import (
     KINDS,
     OPEN_HI,
     OPEN_LO,
+    OR_MISSING,
+    OR_MISSING_TEXT,
     brackets,
     calendar_label,
     category_position,
@@ -67,7 +69,13 @@ class GeneralizationRange:
     ``x in cell`` answers as :meth:`GeneralizationArray.contains` does for the cell's column:
     numbers by value (honouring open ends), an ordered cell that knows its categories by the
     position of ``x`` among them (a value that is not a category is in no range), a set by
-    membership; a missing ``x`` (None, NaN, pd.NA, NaT) is in no cell. An ordered cell whose
+    membership; a missing ``x`` (None, NaN, pd.NA, NaT) is only in a cell that covers missing.
+
+    A cell may also cover a missing value (:attr:`or_missing`, built with
+    :meth:`with_missing`): "a value in this range or set, or missing", what local recoding
+    publishes for a class that mixes present and missing cells. Its text is the cell's text
+    followed by ``" or missing"`` (``[20, 29] or missing``, ``{a, b} or missing``,
+    ``5 or missing``); it differs from the same cell without the flag. An ordered cell whose
     bounds are not numbers and that knows no categories (built by hand without
     ``column_values``) cannot answer: it raises :class:`pdanon.KindError`.
 
@@ -82,6 +90,9 @@ class GeneralizationRange:
     ([30, 35), True, False, False)
     >>> GeneralizationRange(column_type="unordered", column_values=["White", "Asian"])
     {Asian, White}
+    >>> m = GeneralizationRange(20, 25, "real").with_missing()
+    >>> m, m.or_missing, None in m, 22 in m, m == GeneralizationRange(20, 25, "real")
+    ([20, 25] or missing, True, True, True, False)
 
     An ordered cell reads ``x`` against the order of its column's values:
 
@@ -213,6 +224,20 @@ class GeneralizationRange:
         cell._open = flags
         return cell
 
+    def with_missing(self) -> GeneralizationRange:
+        """The same cell covering a missing value too (:attr:`or_missing`).
+
+        >>> GeneralizationRange(column_type="unordered", column_values=["a", "b"]).with_missing()
+        {a, b} or missing
+        """
+        return self._raw(self._kind, self.min, self.max, self._open | OR_MISSING,
+                         self.values_set, self._cats, self._plo, self._phi)
+
+    @property
+    def or_missing(self) -> bool:
+        """True when the cell also covers a missing value (``[20, 29] or missing``)."""
+        return bool(self._open & OR_MISSING)
+
     # -- attributes ---------------------------------------------------------------------------
     @property
     def kind(self) -> str:
@@ -242,13 +267,18 @@ class GeneralizationRange:
 
     @property
     def is_plain(self) -> bool:
-        """True when the cell denotes a single value ([x, x] or {x})."""
+        """True when the cell denotes a single value ([x, x] or {x}, not covering missing)."""
+        if self._open & OR_MISSING:
+            return False
         if self._kind == "unordered":
             return len(self.values_set) == 1
         return self.min == self.max
 
     # -- equality / hashing -------------------------------------------------------------------
     def _key(self):
+        if self._open & OR_MISSING:
+            return (_RANGE_KEY, OR_MISSING_TEXT, self._raw(
+                self._kind, self.min, self.max, self._open & ~OR_MISSING, self.values_set)._key())
         if self._kind == "unordered":
             if len(self.values_set) == 1:
                 return next(iter(self.values_set))
@@ -310,7 +340,7 @@ class GeneralizationRange:
     # -- membership ----------------------------------------------------------------------------
     def __contains__(self, x) -> bool:
         if is_missing(x):
-            return False
+            return self.or_missing
         cats = self._cats
         if self._kind == "unordered":
             if cats is not None:
@@ -348,6 +378,13 @@ class GeneralizationRange:
 
     # -- text ----------------------------------------------------------------------------------
     def __repr__(self) -> str:
+        if self._open & OR_MISSING:  # a single value shows as itself: "5 or missing"
+            base = self._raw(self._kind, self.min, self.max, self._open & ~OR_MISSING,
+                             self.values_set, self._cats, self._plo, self._phi)
+            if base.is_plain:
+                one = next(iter(self.values_set)) if self._kind == "unordered" else self.min
+                return format_value(one) + OR_MISSING_TEXT
+            return repr(base) + OR_MISSING_TEXT
         if self._kind == "unordered":
             return "{" + ", ".join(sorted(format_value(v) for v in self.values_set)) + "}"
         lb, rb = brackets(self._open)
@@ -360,6 +397,10 @@ class GeneralizationRange:
     __str__ = __repr__
 
     def __reduce__(self):
+        if self._open & OR_MISSING:
+            base = self._raw(self._kind, self.min, self.max, self._open & ~OR_MISSING,
+                             self.values_set, self._cats, self._plo, self._phi)
+            return (GeneralizationRange.with_missing, (base,))
         if self._kind == "unordered":
             if self._cats is not None:
                 return (_rebuild_set, (list(self.values_set), self._cats))

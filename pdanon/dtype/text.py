@@ -33,11 +33,13 @@ from pdanon.dtype._common import (
     KINDS,
     OPEN_HI,
     OPEN_LO,
+    OR_MISSING,
     calendar_unit,
     format_value,
     infer_categories,
     is_missing,
     object_array,
+    split_or_missing,
 )
 from pdanon.dtype.dtype import GeneralizationDtype
 from pdanon.dtype.storage import SetTable, sets_from_pairs
@@ -61,7 +63,8 @@ _SHOWN = 60  # characters of an offending text quoted in an error message
 class ParsedBounds(NamedTuple):
     """Parsed real/ordered column: bounds per row (category positions when ``dtype`` has
     categories), missing mask, whether the numbers were all integers, and the open ends of
-    every range (int8 flags: 1 the lower bound is excluded, 2 the upper one)."""
+    every range (int8 flags: 1 the lower bound is excluded, 2 the upper one, 4 the cell covers
+    missing too: ``[20, 29] or missing``)."""
 
     dtype: GeneralizationDtype
     lo: np.ndarray
@@ -72,11 +75,13 @@ class ParsedBounds(NamedTuple):
 
 
 class ParsedSets(NamedTuple):
-    """Parsed unordered column: cell codes per row and the (sparse) table of distinct sets."""
+    """Parsed unordered column: cell codes per row, the (sparse) table of distinct sets and
+    per row the int8 flags (4: the cell covers missing too, ``{a, b} or missing``)."""
 
     dtype: GeneralizationDtype
     codes: np.ndarray
     table: SetTable
+    open: np.ndarray | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,13 +284,17 @@ def parse_text(values, kind: str, categories=None, *, max_cell_length: int = MAX
     except TypeError:  # unhashable values: parse row by row (and fail with a clear message)
         codes, uniq = None, obj
     where = _Where(column, index, codes)
+    uniq, flags = _or_missing_texts(uniq, categories)
     na, is_str, txt = _classify(uniq, max_cell_length, where)
     if kind == "unordered":
         parsed = _parse_sets(uniq, na, is_str, txt, categories, where)
+        parsed = parsed._replace(open=np.where(parsed.codes >= 0, flags, 0).astype(np.int8))
         if codes is None:
             return parsed
-        return parsed._replace(codes=_expand(parsed.codes, codes, -1))
+        return parsed._replace(codes=_expand(parsed.codes, codes, -1),
+                               open=_expand(parsed.open, codes, 0))
     parsed = _parse_ranges(uniq, na, is_str, txt, kind, categories, where)
+    parsed = parsed._replace(open=(parsed.open | np.where(parsed.mask, 0, flags)).astype(np.int8))
     if codes is None:
         return parsed
     fill = np.nan if parsed.dtype.categories is None else -1
@@ -293,6 +302,23 @@ def parse_text(values, kind: str, categories=None, *, max_cell_length: int = MAX
     return parsed._replace(lo=_expand(parsed.lo, codes, fill), hi=_expand(parsed.hi, codes, fill),
                            mask=mask, integer=parsed.integer and not mask.all(),
                            open=_expand(parsed.open, codes, 0))
+
+
+def _or_missing_texts(uniq: np.ndarray, categories) -> tuple[np.ndarray, np.ndarray]:
+    """Texts ending in ``" or missing"`` without it (unless the whole text is a category),
+    and per value the flag :data:`~pdanon.dtype._common.OR_MISSING` where it was."""
+    flags = np.zeros(len(uniq), dtype=np.int8)
+    cats = None if categories is None else set(map(str, categories))
+    out = uniq
+    for i, v in enumerate(uniq):
+        if isinstance(v, str) and v.rstrip().lower().endswith("missing") and not (
+                cats is not None and v in cats):
+            text, flagged = split_or_missing(v.rstrip())
+            if flagged:
+                if out is uniq:
+                    out = uniq.copy()
+                out[i], flags[i] = text, OR_MISSING
+    return out, flags
 
 
 def _expand(values: np.ndarray, codes: np.ndarray, fill) -> np.ndarray:

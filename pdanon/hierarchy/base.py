@@ -127,9 +127,17 @@ class Bound:
         """The node of the missing value at ``level`` (-1 when the column has none)."""
         return int(self.codes[level][-1]) if self.na else -1
 
+    def blank_node(self, level: int) -> int:
+        """The node at ``level`` published as a blank cell: the missing value's node when it
+        holds nothing else (-1 otherwise, or when the column has no missing value); a node
+        mixing it with present values publishes their cell "or missing"."""
+        node = self.missing_node(level)
+        return node if node >= 0 and self.only_missing(level)[node] else -1
+
     def holds_missing(self, level: int) -> np.ndarray:
-        """Per node at ``level``: does it hold the missing value? Such a node publishes a
-        missing cell (no range or set may claim to contain a missing value)."""
+        """Per node at ``level``: does it hold the missing value? A node of the missing value
+        alone publishes a missing cell; one that also holds present values publishes their
+        cell marked "or missing" (:meth:`pdanon.hierarchy.levels.ColumnLevels.cells`)."""
         out = np.zeros(self.nodes(level), dtype=bool)
         if self.na:
             out[self.codes[level][-1]] = True

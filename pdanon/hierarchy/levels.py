@@ -3,16 +3,17 @@ level and the cells a level publishes; :func:`generalize_frame` applies chosen l
 engine of ``df.anon.generalize``).
 
 Published cells stay truthful: a node's cell is the range or set of what lies under it (an
-interval band with the ends its label says), and a node that holds the missing value publishes
-a missing cell, because no range or set may claim to contain a missing value. So a missing
-cell stays missing below the top, and at a top node ``*`` shared with the missing value every
-row publishes a missing cell.
+interval band with the ends its label says). A node of the missing value alone publishes a
+missing cell; a node that holds the missing value and present values (the top ``*`` of a
+column with blanks) publishes the cell of its present values marked as covering missing
+(``[30, 40) or missing``, :mod:`pdanon.dtype.ormissing`) in every row. So a missing cell stays
+missing below the top, and at the top every row publishes the top cell, "or missing".
 
 >>> import pandas as pd
 >>> from pdanon.hierarchy import intervals
 >>> cl = column_levels(intervals([5]), pd.Series([31.5, None, 35.0], name="x"), "real")
 >>> cl.cells(1).tolist(), cl.cells(2).tolist()
-([[30, 35), nan, [35, 40)], [nan, nan, nan])
+([[30, 35), nan, [35, 40)], [[30, 39) or missing, [30, 39) or missing, [30, 39) or missing])
 """
 
 from __future__ import annotations
@@ -182,10 +183,14 @@ class ColumnLevels:
         return out
 
     def _ranges(self, level: int, nodes, mask):
+        out = self._node_cells(level, nodes, mask | self.bound.only_missing(level)[nodes])
+        mixed = (self.bound.holds_missing(level) & ~self.bound.only_missing(level))[nodes]
+        return out.with_or_missing(mixed) if mixed.any() else out
+
+    def _node_cells(self, level: int, nodes, mask):
         b = self.bound
         from pdanon.dtype import GeneralizationArray
 
-        mask = mask | b.holds_missing(level)[nodes]
         # a range or set read off the values shows only the values of rows it is published
         # for: never one held only by suppressed rows (docs/security.md)
         shown = None if level == 0 or b.is_declared(level) or self.public_values else \
@@ -401,9 +406,11 @@ def generalize_frame(df: pd.DataFrame, levels: Mapping, hierarchies: Mapping, ki
                 label_ranges[col] = bands
             changed += int((~cl.missing_rows | pd.notna(np.asarray(new, dtype=object))).sum())
             continue
-        out[col] = pd.Series(cl.cells(level), index=df.index, name=col)
+        cells = cl.cells(level)
+        out[col] = pd.Series(cells, index=df.index, name=col)
         plain = cl.plain_nodes(level)[cl.node_codes(level)]
-        changed += int((~plain & ~cl.missing_rows).sum())  # missing cells stay missing
+        # a missing cell that stays missing is unchanged; one now "or missing" changed
+        changed += int((~plain & (~cl.missing_rows | ~np.asarray(cells.isna()))).sum())
     from pdanon.recode import publish_frame
 
     publish_frame(out)  # no dtype lists a category that no cell needs

@@ -73,7 +73,10 @@ def cell_loss(s: pd.Series, original: pd.Series | None, kind: str) -> np.ndarray
     the published domain: a blank cell 1; a real range (hi - lo) / the published span, a range
     of dates its days / the published span in days; another ordered range or a set of m of the M published categories (m - 1) / (M - 1); a plain cell
     0 when it is the original value, else 1 (an aggregate, a coded or noised value: needs
-    ``original``; without it, plain cells cost 0).
+    ``original``; without it, plain cells cost 0). A cell "or missing" (``{a, b} or missing``)
+    counts the missing value as one more member: m / (M - 1) (at most 1), a single value
+    "or missing" 1 / (M - 1); a real or date range "or missing" costs its width (a missing
+    value adds none).
 
     Example
     -------
@@ -95,7 +98,10 @@ def cell_loss(s: pd.Series, original: pd.Series | None, kind: str) -> np.ndarray
         if unit in ("units", "days"):
             cost = extent / domain if domain > 0 else np.zeros(len(s))
         else:
-            cost = (extent - 1) / (domain - 1) if domain > 1 else np.zeros(len(s))
+            # a cell "or missing" holds the missing value as one more member: m / (M - 1)
+            flagged = np.asarray(s.array.or_missing, dtype=bool)
+            cost = (np.minimum((extent - 1 + flagged) / (domain - 1), 1.0) if domain > 1
+                    else flagged.astype(np.float64))
     cost = np.where(na, 1.0, np.nan_to_num(cost, nan=0.0))
     return cost
 

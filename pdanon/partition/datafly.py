@@ -22,8 +22,9 @@ The rule, as the reference (cp2025's ``Datafly``) documents and computes it:
 
    * a missing value is a value of its own that merges last (only when it and one group
      are left), so missing cells stay missing until the column is fully generalized; a
-     group mixing missing and present cells publishes suppressed cells
-     (:func:`pdanon.recode.blank_rows`);
+     group mixing missing and present cells publishes the cell of its present values marked
+     "or missing" (``{a, b} or missing``: :func:`pdanon.recode.mixed_rows`), or, with
+     ``method="suppress"``, suppressed cells;
 
 3. then suppress (every quasi-identifier → missing) the rows still in failing classes.
 
@@ -265,14 +266,16 @@ def datafly_groups(enc: EncodedTable, model, *, method: str = "generalize", cont
         return int(failing_rows(keys).sum())
 
     def blank_rows(groups: list) -> np.ndarray:
-        """Rows published blank in every column (their group holds the missing value, or
+        """Rows published blank in every column (their group is the missing value alone, or
         ``method="suppress"`` blanks their group of several values)."""
         blank = np.ones(n, dtype=bool)
         for j, col in enumerate(cols):
             g = groups[j]
             per_code = np.zeros(len(g), dtype=bool)
             if col.na is not None and len(g) > len(col.categories):
-                per_code |= g == g[len(col.categories)]  # the missing value's code
+                m = len(col.categories)  # the missing value's code; its group alone is blank
+                alone = not ((g[:m] == g[m]) & (counts[j][:m] > 0)).any()
+                per_code |= (g == g[m]) & alone
             if method == "suppress":
                 nvalues = np.bincount(g, weights=counts[j] > 0, minlength=len(g))
                 per_code |= nvalues[g] > 1

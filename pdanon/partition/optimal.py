@@ -709,9 +709,9 @@ class LatticeSearch:
 
     def blank(self, idx: int, cl: _Classes) -> int | None:
         """The class of node ``idx`` published blank in every column (each column's node
-        that holds the missing value publishes missing cells), or None."""
+        of the missing value alone publishes missing cells), or None."""
         levels = self.L[idx]
-        return blank_class(cl.codes, [self.columns[c].bound.missing_node(int(levels[c]))
+        return blank_class(cl.codes, [self.columns[c].bound.blank_node(int(levels[c]))
                                       for c in range(self.q)])
 
     def suppression(self, idx: int, cl: _Classes, ok: np.ndarray) -> np.ndarray:
@@ -998,14 +998,15 @@ def optimal(enc, model, *, method: str = "generalize", hierarchies=None, objecti
         level = int(chosen[c])
         out_cols[col.name] = (col.label_cells(level, mask=suppressed_mask) if labels and level
                               else col.cells(level, mask=suppressed_mask))
-        missing = col.missing_rows  # a missing cell published missing is unchanged
+        missing = col.missing_rows  # unchanged when published missing, not "or missing"
         if labels:  # a label (also '*' for a missing cell) is a change, as generalize counts
             shown = pd.notna(np.asarray(out_cols[col.name], dtype=object))
             changed += (int((~missing | shown).sum()) if level > 0 else
                         int((suppressed_mask & ~missing).sum()))
         else:
             plain = col.plain_nodes(level)[col.node_codes(level)]
-            changed += int(((~plain | suppressed_mask) & ~missing).sum())
+            shown = ~np.asarray(out_cols[col.name].isna(), dtype=bool)  # "or missing" too
+            changed += int(((~plain | suppressed_mask) & (~missing | shown)).sum())
     info["search_seconds"] = time.perf_counter() - started
     if labels:
         info["labels"] = True

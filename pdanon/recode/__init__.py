@@ -6,7 +6,10 @@ column is rebuilt in one vectorized pass:
 * ``suppress`` — cells of a group whose column is not constant become missing;
 * ``generalize`` — a group's cells become one generalized cell: ``[min, max]`` for real and
   ordered columns, the set of the group's values for unordered columns (a constant column stays
-  a plain value); the output column has the generalization dtype;
+  a plain value); the output column has the generalization dtype. A group that mixes missing
+  and present cells publishes the cell of its present values marked as covering missing
+  (``[20, 25] or missing``, :mod:`pdanon.dtype.ormissing`) in every row, missing ones
+  included: no present cell is blanked; a group of missing cells only stays missing;
 * ``aggregate`` — a group's cells become the group's mean (real), the element at position
   ``len // 2`` of its sorted values (ordered), or its mode (unordered; ties go to the value met
   first in group-build order).
@@ -206,7 +209,7 @@ def restrict_categories(series: pd.Series, keep: np.ndarray) -> pd.Series:
         new = GeneralizationArray.from_bounds(
             np.where(valid, new_pos[np.maximum(lo, 0)], -1),
             np.where(valid, new_pos[np.maximum(hi, 0)], -1),
-            kind=dtype.column_type, categories=new_cats)
+            kind=dtype.column_type, categories=new_cats).with_or_missing(arr.or_missing)
     return pd.Series(new, index=series.index, name=series.name)
 
 
@@ -267,12 +270,58 @@ def constant_groups(col: EncodedColumn, labels: np.ndarray, groups: int) -> np.n
 
 def blank_rows(col: EncodedColumn, labels: np.ndarray, groups: int) -> np.ndarray | None:
     """Rows whose group holds a missing cell in this column (``None`` when the column has
-    none). Such a group publishes missing there: its members are all missing (missing stays
-    missing), or it mixes missing and present cells (no range or set may claim to contain a
-    missing value, so the cell is suppressed)."""
+    none). :func:`aggregate` publishes missing there (one value cannot stand for a missing
+    cell); :func:`generalize` publishes such a group's cell marked "or missing" when it
+    also holds present cells (:func:`mixed_rows`)."""
     if col.na is None:
         return None
     return (np.bincount(labels, weights=col.na, minlength=groups) > 0)[labels]
+
+
+def mixed_rows(col: EncodedColumn, labels: np.ndarray, groups: int,
+               withheld: np.ndarray | None = None) -> np.ndarray | None:
+    """Rows whose group mixes missing and present cells of this column (rows flagged in
+    ``withheld`` take no part and are never mixed); ``None`` when the column has no missing
+    cell. Such a group publishes the cell of its present values, marked as covering missing
+    (:meth:`pdanon.dtype.GeneralizationArray.with_or_missing`), in each of its rows.
+
+    Example
+    -------
+    >>> from pdanon.encode import encode_column
+    >>> col = encode_column(pd.Series([20, 25, None, None]), "real")
+    >>> mixed_rows(col, np.array([0, 0, 0, 1]), 2).tolist()
+    [True, True, True, False]
+    """
+    na = col.na
+    if na is None:
+        return None
+    take = np.ones(len(labels), dtype=bool) if withheld is None else ~withheld
+    has_na = np.bincount(labels, weights=na & take, minlength=groups) > 0
+    has_value = np.bincount(labels, weights=~na & take, minlength=groups) > 0
+    return (has_na & has_value)[labels] & take
+
+
+def cover_missing(arr, labels: np.ndarray, mixed: np.ndarray, na: np.ndarray | None):
+    """``arr`` (each group's cell in its present rows; missing rows missing) with every row
+    flagged in ``mixed`` (:func:`mixed_rows`) holding its group's cell marked "or missing":
+    the group's missing rows (``na``) take the cell of one of its present rows.
+
+    Example
+    -------
+    >>> from pdanon.dtype import GeneralizationArray
+    >>> arr = GeneralizationArray.from_groups([20.0, 25.0, np.nan], [0, 0, 0], kind="real")
+    >>> mixed = np.array([True, True, True])
+    >>> cover_missing(arr, np.zeros(3, int), mixed, np.array([False, False, True])).tolist()
+    [[20, 25] or missing, [20, 25] or missing, [20, 25] or missing]
+    """
+    n = len(labels)
+    fill = mixed & na if na is not None else np.zeros(n, dtype=bool)
+    if fill.any():
+        donor = ~np.asarray(arr.isna(), dtype=bool)
+        first = np.full(int(labels.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(first, labels[donor], np.flatnonzero(donor))
+        arr = arr.take(np.where(fill, first[labels], np.arange(n)))
+    return arr.with_or_missing(mixed)
 
 
 def _changed_cells(col: EncodedColumn, changed: np.ndarray) -> int:
@@ -291,23 +340,41 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
                missing: np.ndarray | None = None):
     """Generalize each group to one cell, computed from the rows that publish it: rows
     flagged in ``missing`` (suppressed rows) are published missing and take no part in their
-    group's cell, so no range or set reaches a value that only suppressed rows hold; rows of
-    groups holding a missing cell in this column (:func:`blank_rows`) are published missing
-    too."""
-    from pdanon.dtype import GeneralizationArray
-
+    group's cell, so no range or set reaches a value that only suppressed rows hold. A group
+    mixing missing and present cells of this column (:func:`mixed_rows`) publishes the cell of
+    its present values marked "or missing" in all its rows; a group of missing cells only
+    stays missing."""
     groups = int(labels.max()) + 1
     withheld = np.zeros(len(labels), dtype=bool) if missing is None else missing
     if withheld.any():
         labels = np.where(withheld, groups, labels)  # a group of their own, published blank
         groups += 1
     const = constant_groups(col, labels, groups)
-    blank = blank_rows(col, labels, groups)
-    # a blank group is either all missing (unchanged) or mixed (not constant): no extra term;
-    # a withheld cell changed unless it was missing
+    mixed = mixed_rows(col, labels, groups, withheld)
+    # a withheld cell changed unless it was missing; a missing cell of a mixed group changed
     changed = _changed_cells(col, ~const[labels] | withheld)
-    if blank is not None:
-        missing = blank if missing is None else missing | blank
+    if mixed is not None:
+        changed += int((mixed & col.na).sum())
+        missing = col.na if missing is None else missing | col.na  # no part in any cell
+    if col.generalized and series.array.or_missing.any():  # a cell covering missing already
+        flagged = series.array.or_missing & ~withheld
+        hit = (np.bincount(labels, weights=flagged, minlength=groups) > 0)[labels] & ~withheld
+        mixed = hit if mixed is None else mixed | hit
+    arr = _group_cells(series, col, labels, groups, missing)
+    if mixed is not None and mixed.any():
+        arr = cover_missing(arr, labels, mixed, col.na)
+    out = pd.Series(arr, index=series.index, name=series.name)
+    return published_categories(out), changed
+
+
+def _group_cells(series: pd.Series, col: EncodedColumn, labels: np.ndarray, groups: int,
+                 missing: np.ndarray | None):
+    """Each group's cell from the rows not flagged in ``missing`` (published missing)."""
+    from pdanon.dtype import GeneralizationArray
+
+    if missing is not None and missing.any():
+        labels = np.where(missing, groups, labels)  # one group of their own, published blank
+        groups += 1
     if col.generalized:
         arr = _generalize_generalized(series.array, col, labels, groups, missing)
     elif col.kind == "unordered" or (col.kind == "ordered" and not col.numeric):
@@ -322,8 +389,7 @@ def generalize(series: pd.Series, col: EncodedColumn, labels: np.ndarray, *,
             integer=pd.api.types.is_integer_dtype(series.dtype))
     if missing is not None and missing.any():
         arr[missing] = None  # a new array of our own: set in place, no copy
-    out = pd.Series(arr, index=series.index, name=series.name)
-    return published_categories(out), changed
+    return arr
 
 
 def _published_codes(col: EncodedColumn, labels: np.ndarray, groups: int,

@@ -202,6 +202,7 @@ def widen_published(new: pd.Series, original: pd.Series, k: int, *,
         out, grow = _widen_categories(arr, mask, original, values, counts, k)
         if out is None:
             return new, 0
+    out = out.with_or_missing(arr.or_missing)  # a cell covering missing still does
     series = pd.Series(out, index=new.index, name=new.name)
     return published_categories(series), int(grow.sum())
 

@@ -14,9 +14,11 @@ to the side whose sets hold its value (an unseen value: the second side). At the
 takes that class's cells, each only if it holds the row's value (else the cell is published
 missing, as an unseen value of a global recoding), so every published cell is truthful and
 the model is verified on the batch as for a global recoding. A class whose cell in a column
-was suppressed (its rows mixed missing and present values) is placed where missing values
-go; a new row with a value there lands in a class whose cells hold it, or gets missing
-cells. A recoding whose classes overlap in every column (the nearest-neighbour groupings)
+was suppressed (its rows mixed missing and present values, ``method="suppress"``) is placed
+where missing values go; a new row with a value there lands in a class whose cells hold it,
+or gets missing cells. A cell that covers missing too (``[20, 29] or missing``) holds the
+point ``inf`` as well (a range reaches up to it, a set holds the code -1), so a missing value
+is routed to such a class and takes its cell. A recoding whose classes overlap in every column (the nearest-neighbour groupings)
 is matched row by row instead: a row takes the first class whose cells hold all its
 values, else the one holding most of them (the nearest enclosing class), within
 ``MAX_BAG_CHECKS`` checks.
@@ -201,16 +203,21 @@ def place(df, columns: dict, classes: list) -> dict:
         missing = np.asarray(df[c].isna(), dtype=bool)
         if col.form == "ranges":  # a missing cell, or value: the point inf (build_tree)
             cell_lo, cell_hi, v, probes[c] = col.range_axis(df[c])
+            covers = (at >= 0) & np.asarray(col.cell_array().or_missing, dtype=bool)[
+                np.maximum(at, 0)]  # "... or missing" reaches the missing point inf too
             lo[c] = np.where(at < 0, np.inf, cell_lo[np.maximum(at, 0)].astype(np.float64))
-            hi[c] = np.where(at < 0, np.inf, cell_hi[np.maximum(at, 0)].astype(np.float64))
+            hi[c] = np.where((at < 0) | covers, np.inf,
+                             cell_hi[np.maximum(at, 0)].astype(np.float64))
             v = v.astype(np.float64)
             values[c] = np.where(missing | np.isnan(v), np.inf, v)
             continue
         if col.form == "values":
             members = [{i} for i in range(len(col.cell_array()))]
         else:
-            offsets, flat = col.cell_array().members()
-            members = [set(flat[a:b].tolist()) for a, b in zip(offsets[:-1], offsets[1:])]
+            cells = col.cell_array()
+            offsets, flat = cells.members()
+            members = [set(flat[a:b].tolist()) | ({-1} if m else set())
+                       for a, b, m in zip(offsets[:-1], offsets[1:], cells.or_missing)]
         sets[c] = [{-1} if i < 0 else members[i] for i in at]
         known = col.value_positions(df[c])
         codes[c] = np.where(missing, -1, np.where(known < 0, -2, known))
@@ -226,5 +233,6 @@ def place(df, columns: dict, classes: list) -> dict:
             probe = probes[c] if col.form == "ranges" else df[c].array
             holds = (at >= 0) & np.asarray(cells.take(np.maximum(at, 0)).contains(probe),
                                            dtype=bool)
-        out[c] = np.where(missing, -1, np.where(holds, at, -2))
+        # a missing value takes a cell that covers missing, else stays missing
+        out[c] = np.where(holds, at, np.where(missing, -1, -2))
     return out

@@ -135,18 +135,18 @@ class ColumnRecoding:
         cats = None if dtype.categories is None else _index_json(dtype.categories)
         if dtype.column_type == "unordered":
             offsets, members = cells.members()
-            return cls(name, kind, "sets", {"categories": cats,
-                                             "members": [members[a:b].tolist() for a, b in
-                                                         zip(offsets[:-1], offsets[1:])]})
+            return cls(name, kind, "sets", _with_flags(cells, {
+                "categories": cats,
+                "members": [members[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]}))
         order = np.argsort(cells.lo, kind="stable")
         cells = cells.take(order)
         lo, hi = cells.lo, cells.hi
         as_num = (lambda a: [int(x) for x in a]) if cats is not None or cells.is_integer \
             else (lambda a: [float(x) for x in a])
-        return cls(name, kind, "ranges", {
+        return cls(name, kind, "ranges", _with_flags(cells, {
             "column_type": dtype.column_type, "categories": cats,
             "integer": bool(cells.is_integer), "lo": as_num(lo), "hi": as_num(hi),
-            "closed": [str(c) for c in cells.closed]})
+            "closed": [str(c) for c in cells.closed]}))
 
     # ------------------------------------------------------------------ the cells
     def cell_array(self):
@@ -168,12 +168,15 @@ class ColumnRecoding:
             offsets = np.concatenate([[0], np.cumsum([len(m) for m in members])]).astype(
                 np.int64)
             flat = np.array([x for m in members for x in m], dtype=np.int64)
-            return GeneralizationArray.from_members(offsets, flat, cats)
-        lo = np.array(s["lo"], dtype=np.int64 if s["integer"] or cats is not None else float)
-        hi = np.array(s["hi"], dtype=lo.dtype)
-        return GeneralizationArray.from_bounds(lo, hi, kind=s["column_type"], categories=cats,
-                                               integer=s["integer"],
-                                               closed=np.array(s["closed"], dtype=object))
+            cells = GeneralizationArray.from_members(offsets, flat, cats)
+        else:
+            lo = np.array(s["lo"], dtype=np.int64 if s["integer"] or cats is not None else float)
+            hi = np.array(s["hi"], dtype=lo.dtype)
+            cells = GeneralizationArray.from_bounds(lo, hi, kind=s["column_type"],
+                                                    categories=cats, integer=s["integer"],
+                                                    closed=np.array(s["closed"], dtype=object))
+        flags = s.get("or_missing")  # cells that cover missing too ("[20, 29] or missing")
+        return cells if flags is None else cells.with_or_missing(np.array(flags, dtype=bool))
 
     def publish(self, positions: np.ndarray, index) -> pd.Series:
         """The published column: the cell at each position (a negative one: missing), with
@@ -220,7 +223,8 @@ class ColumnRecoding:
     # ------------------------------------------------------------------ lookup
     def lookup(self, series: pd.Series) -> np.ndarray:
         """Per value of ``series`` the position of the published cell that holds it, -1 for
-        a missing value and -2 for an unseen one (no cell holds it)."""
+        a missing value (the cell that covers missing, ``[20, 29] or missing``, when one
+        does) and -2 for an unseen one (no cell holds it)."""
         missing = np.asarray(series.isna(), dtype=bool)
         cells = self.cell_array()
         if self.form == "values":
@@ -235,7 +239,9 @@ class ColumnRecoding:
         else:
             pos = self._range_lookup(cells, series)
         pos = np.asarray(pos, dtype=np.int64)
-        return np.where(missing, -1, np.where(pos < 0, -2, pos))
+        covering = np.flatnonzero(np.asarray(getattr(cells, "or_missing", []), dtype=bool))
+        blank = covering[0] if len(covering) else -1  # a global recoding has one at most
+        return np.where(missing, blank, np.where(pos < 0, -2, pos))
 
     def value_positions(self, series: pd.Series) -> np.ndarray:
         """For a ``values`` or ``sets`` column: each value's position among the published
@@ -736,3 +742,12 @@ def record_or_empty(model) -> list:
     from pdanon.models.record import record
 
     return [] if model is None else record(model)
+
+
+def _with_flags(cells, spec: dict) -> dict:
+    """``spec`` with ``or_missing`` (one flag per cell: does it cover missing too, as
+    ``[20, 29] or missing`` does) when some cell has it; the file stays as before otherwise."""
+    flags = np.asarray(cells.or_missing, dtype=bool)
+    if flags.any():
+        spec["or_missing"] = [bool(x) for x in flags]
+    return spec

@@ -167,6 +167,17 @@ def check_recoding_dict(d) -> None:
 
 def _check_cells(f: _Fields, spec: dict, path: str, form: str):
     """Check the fields of one column's cells; returns the number of cells."""
+    count = _check_cell_bounds(f, spec, path, form)
+    flags = f.get(spec, "or_missing", path, list, "a list of true / false, one per cell",
+                  optional=True)
+    if flags is not None and (len(flags) != count or not all(isinstance(x, bool)
+                                                             for x in flags)):
+        f.fail(f"{path}.or_missing", f"expected {count} entries of true / false (one per "
+               f"cell: does it cover missing too), got {_short(flags)}")
+    return count
+
+
+def _check_cell_bounds(f: _Fields, spec: dict, path: str, form: str):
     if form == "values":
         f.get(spec, "dtype", path, str, "a pandas dtype name")
         try:

@@ -226,20 +226,30 @@ def test_a_float_ordered_column_with_one_distinct_value_per_partition():
 
 @pytest.mark.parametrize("order", ["input", "part"])
 def test_generalize_publishes_no_hidden_category(tmp_path, order):
-    # "rare" shares its group with a missing cell: the group publishes missing, so "rare" is
-    # published nowhere and must not stay in the dtype (generalization metadata) or the file
+    # "rare" shares its group with a missing cell: with method="suppress" the group
+    # publishes missing, so "rare" is published nowhere and must not stay in the dtype
+    # (generalization metadata) or the file; with "generalize" it publishes "rare or missing"
     df = pd.DataFrame({"age": [30, 30, 30, 30, 50, 50, 50, 50],
                        "job": pd.Categorical(["a", "a", "b", "b", "c", "c", None, "rare"])})
     qi = {"age": "real", "job": "unordered"}
     out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
-        2, quasi_identifiers=qi, order=order, path=str(tmp_path / "g"), row_order="input")
+        2, quasi_identifiers=qi, order=order, path=str(tmp_path / "g"), row_order="input",
+        method="suppress")
     got = out.compute().sort_index()
-    ref = df.anon.k_anonymize(2, quasi_identifiers=qi, algorithm="mondrian", row_order="input")
+    ref = df.anon.k_anonymize(2, quasi_identifiers=qi, algorithm="mondrian", row_order="input",
+                              method="suppress")
     assert cells(got["job"]) == cells(ref["job"]) == ["a", "a", "b", "b", "c", "c", None, None]
-    assert list(got["job"].dtype.categories) == list(ref["job"].dtype.categories) == \
+    assert list(got["job"].cat.categories) == list(ref["job"].cat.categories) == \
         ["a", "b", "c"]
     for f in sorted((tmp_path / "g").glob("*.parquet")):
         assert b"rare" not in f.read_bytes()
+    # generalize: the group publishes "rare or missing", written to and read from Parquet
+    out = dd.from_pandas(df, npartitions=2).anon.k_anonymize(
+        2, quasi_identifiers=qi, order=order, path=str(tmp_path / "h"), row_order="input")
+    got = out.compute().sort_index()
+    ref = df.anon.k_anonymize(2, quasi_identifiers=qi, algorithm="mondrian", row_order="input")
+    assert [str(v) for v in cells(got["job"])] == [str(v) for v in cells(ref["job"])] == [
+        "a", "a", "b", "b", "c", "c", "rare or missing", "rare or missing"]
 
 
 @pytest.mark.parametrize("method", METHODS)

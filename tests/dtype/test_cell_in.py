@@ -238,7 +238,7 @@ QI = {"age": "real", "education": "ordered", "race": "unordered", "sex": "unorde
 GENERALIZED = {
     "mondrian": {"age", "education", "race", "sex"}, "datafly": {"age", "education"},
     "nearest": {"age", "education", "race", "sex"}, "group_join": {"age", "education", "race", "sex"},
-    "equal_groups": {"age", "education"}, "optimal": {"age", "education"},
+    "equal_groups": {"age", "education", "race"}, "optimal": {"age", "education"},
     "generalize": {"age", "education", "race"},
 }
 

@@ -209,7 +209,8 @@ def test_measures_equal_what_the_engine_verified(missing, data):
 def _consistent(out, original, row, qi) -> np.ndarray:
     """Published rows an attacker who knows the person's original quasi-identifiers cannot
     rule out: every cell contains the person's value, or is blank (a blank cell may hide
-    anything: suppressed or missing)."""
+    anything: suppressed or missing); a missing value lies in a blank cell or in a cell that
+    covers missing ("[20, 29] or missing")."""
     from pdanon.dtype import GeneralizationDtype
 
     ok = np.ones(len(out), dtype=bool)
@@ -218,7 +219,9 @@ def _consistent(out, original, row, qi) -> np.ndarray:
         cells = out[c]
         blank = cells.isna().to_numpy()
         if pd.isna(value):
-            ok &= blank
+            covers = (np.asarray(cells.array.or_missing, dtype=bool)
+                      if isinstance(cells.dtype, GeneralizationDtype) else False)
+            ok &= blank | covers
         elif isinstance(cells.dtype, GeneralizationDtype):
             inside = np.asarray(cells.array.contains(pd.Series([value] * len(out)).array),
                                 dtype=bool)

@@ -16,7 +16,8 @@ Wooton 2005; Giessing 2016; the constraints the sdcTools ``ptable`` package docu
 
 For a small count the bounds leave less room: when the variance ``V`` cannot be reached (or
 cannot be avoided) on the allowed noises, the row takes the closest variance it can and says so
-in ``PTable.rows``. Counts from ``js + D + 1`` up all have the same row (the constraints no
+in ``PTable.rows`` (a count just above ``js`` that cannot go below it within ``D`` is not
+perturbed at all: unbiased noise that can only go up is none). Counts from ``js + D + 1`` up all have the same row (the constraints no
 longer depend on the count).
 
 The cell key selects the noise: record keys are integers ``0 .. M - 1`` (``M = modulus``), a
@@ -129,8 +130,10 @@ def _maxent(v: np.ndarray, V: float) -> tuple[np.ndarray, float]:
     """The maximum-entropy distribution on ``v`` with mean 0 and variance ``V`` (or the
     closest variance the support allows); returns (probabilities, achieved variance)."""
     p = np.zeros(len(v))
-    if len(v) == 1:  # only v = 0 (a zero) -- or an impossible row, caught by the caller
-        p[0] = 1.0
+    if not (v < 0).any() or not (v > 0).any():
+        # only one side (a zero, or a count just above js with D too small to go below it):
+        # unbiased noise is no noise
+        p[v == 0] = 1.0
         return p, 0.0
     lo, hi = v.min(), v.max()
     vmax = -lo * hi  # two points at the extremes
@@ -200,10 +203,12 @@ def ptable(D: int, V: float, *, js: int = 0, modulus: int = 2 ** 16) -> PTable:
         raise InvalidInputError(f"ptable: V={V!r} must be a number (the noise variance)") \
             from None
     if not (0 < V < D * D):
+        hint = f", or raise D (D >= {int(np.floor(np.sqrt(V))) + 1} allows V={V})" \
+            if V >= D * D else ""
         raise InvalidInputError(
             f"ptable: V={V} is impossible for D={D}: noise within ±{D} with mean 0 has a "
             f"variance between 0 and {D * D} (D², reached only by ±{D} alone); give "
-            f"0 < V < {D * D}, or raise D (D >= {int(np.floor(np.sqrt(V))) + 1} allows V={V})")
+            f"0 < V < {D * D}{hint}")
     if js < 0 or js > D:
         raise InvalidInputError(
             f"ptable: js={js} must be in 0..D={D}: a count of 1 must be able to move to 0 "

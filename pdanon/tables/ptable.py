@@ -250,7 +250,7 @@ def _row_report(probs: pd.DataFrame) -> pd.DataFrame:
     mean = p @ v
     var = p @ (v * v) - mean ** 2
     used = np.where(p > 0, np.abs(v), 0).max(axis=1).astype(np.int64)
-    return pd.DataFrame({"i": probs.index.to_numpy(), "mean": mean.round(12),
+    return pd.DataFrame({"i": probs.index.to_numpy(), "mean": mean.round(12) + 0.0,
                          "variance": var.round(12), "max_noise": used,
                          "p_stay": p[:, list(v).index(0.0)]})
 

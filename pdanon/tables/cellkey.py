@@ -12,7 +12,10 @@ cellKey and ONS's ``cell-key-perturbation`` apply it).
    published count is the count plus its noise. A margin or sub-total is a cell of its own,
    with its own rows, key and noise: it is *not* re-added from the perturbed cells, so a
    perturbed table is not additive (as the ABS method intends: re-adding would accumulate
-   noise and give the inner cells' noise away).
+   the inner cells' noise on the totals).
+4. A sum (magnitude) table gets noise in proportion to each cell's largest contributions
+   (``m=``, ``top_k=``, ``epsilon=``, as sdcTools' cellKey's simple parameters), drawn with
+   the same cell key from the p-table's row for large counts.
 
 >>> import pandas as pd
 >>> import pdanon
@@ -149,12 +152,22 @@ def _keys(table, keys, modulus: int) -> np.ndarray:
     return arr
 
 
-def cell_key(table, ptable: PTable, keys) -> PerturbedTable:
-    """Perturb a count table by the cell-key method: each cell's count plus the noise the
+def cell_key(table, ptable: PTable, keys, *, m: float | None = None, top_k: int = 1,
+             epsilon=None) -> PerturbedTable:
+    """Perturb a table by the cell-key method. Counts: each cell's count plus the noise the
     p-table gives for (count, cell key), the cell key being the sum of its rows' record keys
     mod the p-table's modulus. Margins are cells of their own (perturbed, not re-added).
     The same cell (the same rows) gets the same noise in every table of the same microdata
-    and keys. Magnitude (sum) tables are not perturbed yet (see docs/tables.md).
+    and keys.
+
+    Sums (magnitudes), as sdcTools' cellKey does with its simple parameters: the cell's
+    ``top_k`` largest contributions ``x_1 >= x_2 >= ...`` (rows, or holders with
+    ``contributor=``) each add ``epsilon_j * m * x_j * v_j``, where ``v_j`` is the p-table's
+    noise for large counts (its last row, ``|v| <= D``) at the cell's ``j``-th key: the cell
+    key for ``j = 1``, then the cell key shifted by ``(j - 1) * floor(M * 0.618...)`` mod M.
+    ``m`` (required for sums) is the noise as a share of the largest contribution; ``epsilon``
+    (default all 1, non-increasing, first 1) weighs the others. ``m * D <= 1`` keeps every sum
+    non-negative.
 
     Example
     -------
@@ -169,30 +182,94 @@ def cell_key(table, ptable: PTable, keys) -> PerturbedTable:
     >>> t1.loc[(t1.a == "x") & (t1.b == "Total"), "value"].item() == \\
     ...     t2.loc[(t2.a == "x") & (t2.c == "Total"), "value"].item()
     True
+    >>> # a sum: noise of at most m * D times each cell's largest contribution
+    >>> s = build(df.assign(x=[5., 1., 2., 8., 3., 4.]), index="a", values="x", aggfunc="sum")
+    >>> out = cell_key(s, pt, keys, m=0.1)
+    >>> bool((out.cells.noise.abs() <= 0.1 * 2 * s.largest(1)[:, 0]).all())
+    True
     """
     start = time.perf_counter()
     if not isinstance(ptable, PTable):
         raise InvalidInputError(
             f"cell_key: ptable must be a pdanon.tables.PTable (from ptable(D=, V=) or "
             f"read_ptable(path)), not {type(ptable).__name__}")
-    if not getattr(table, "is_count", False):
+    is_count = getattr(table, "is_count", None)
+    if is_count is None:
         raise InvalidInputError(
-            "cell_key perturbs count tables; cell-key noise on magnitudes (sums, as sdcTools' "
-            "cellKey does) is not built yet: build the count table (aggfunc='count') or "
-            "protect the sum table by suppression (.protect)")
+            f"cell_key perturbs a table built by df.anon.table, not {type(table).__name__}")
+    weights = None
+    if is_count:
+        if m is not None or epsilon is not None or top_k != 1:
+            raise InvalidInputError(
+                "cell_key: m=, top_k= and epsilon= are for sum tables; a count table takes "
+                "its noise from the p-table alone (drop them)")
+    else:
+        weights = _magnitude_params(m, top_k, epsilon, ptable)
     arr = _keys(table, keys, ptable.modulus)
     ckey = np.rint(np.mod(table.sum_by_cell(arr), ptable.modulus)).astype(np.int64)
-    original = table.cells["value"].to_numpy(dtype=np.int64)
-    noise = ptable.noise(original, ckey)
     cells = table.cells.copy()
+    if is_count:
+        original = table.cells["value"].to_numpy(dtype=np.int64)
+        noise = ptable.noise(original, ckey)
+    else:
+        original = table.cells["value"].to_numpy(dtype=np.float64)
+        noise = _magnitude_noise(table, ptable, ckey, weights)
     cells["original"] = original
     cells["value"] = original + noise
     cells["noise"] = noise
     changed = noise != 0
-    info = {"method": "cell key", "ptable": repr(ptable), "params": dict(ptable.params),
+    extra = {} if is_count else {"m": float(m), "top_k": int(top_k),
+                                 "epsilon": [float(e) for e in weights / float(m)]}
+    info = {"method": "cell key", "ptable": repr(ptable), "params": dict(ptable.params), **extra,
             "cells": len(cells), "changed": int(changed.sum()),
             "mean_abs_noise": float(np.abs(noise).mean()) if len(noise) else 0.0,
-            "max_abs_noise": int(np.abs(noise).max()) if len(noise) else 0,
+            "max_abs_noise": np.abs(noise).max().item() if len(noise) else 0,
             "mean_noise": float(noise.mean()) if len(noise) else 0.0,
             "seconds": time.perf_counter() - start}
     return PerturbedTable(table, cells, info)
+
+
+#: the shift between a cell's successive keys for its top contributions, as a share of M
+_GOLDEN = (np.sqrt(5.0) - 1) / 2
+
+
+def _magnitude_params(m, top_k, epsilon, ptable: PTable) -> np.ndarray:
+    """epsilon_j * m per top contribution, checked."""
+    if m is None:
+        raise InvalidInputError(
+            "cell_key on a sum table needs m= (the noise as a share of a cell's largest "
+            "contribution, e.g. m=0.05), as sdcTools' cellKey does")
+    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+        raise InvalidInputError(f"cell_key: top_k={top_k!r} must be an integer >= 1")
+    eps = np.ones(int(top_k)) if epsilon is None else np.asarray(epsilon, dtype=np.float64)
+    if eps.shape != (int(top_k),) or eps[0] != 1 or (np.diff(eps) > 0).any() or \
+            (eps < 0).any():
+        raise InvalidInputError(
+            f"cell_key: epsilon={epsilon!r} must list top_k={top_k} weights, the first 1, "
+            f"non-increasing, >= 0 (e.g. epsilon=[1, 0.5] with top_k=2)")
+    try:
+        m = float(m)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"cell_key: m={m!r} must be a number") from None
+    D = int(np.abs(ptable.grid[-1]).max())
+    if D == 0:
+        raise InvalidInputError(
+            "cell_key: this p-table adds no noise to large counts (its last row is all 0), "
+            "so it would leave every sum as it is; build one with ptable(D=, V=)")
+    if not (0 < m) or m * D > 1:
+        raise InvalidInputError(
+            f"cell_key: m={m} must be > 0 and at most 1/D = {1 / max(D, 1):g} for this "
+            f"p-table (largest noise {D}): beyond it a sum could be published negative")
+    return m * eps
+
+
+def _magnitude_noise(table, ptable: PTable, ckey: np.ndarray, weights: np.ndarray):
+    """sum_j epsilon_j * m * x_j * v_j, v_j from the p-table's last row at the j-th key."""
+    M = ptable.modulus
+    top = table.largest(len(weights))
+    row = ptable.grid[-1]
+    shift = int(np.floor(M * _GOLDEN))
+    noise = np.zeros(len(ckey))
+    for j, w in enumerate(weights):  # top_k columns, each vectorized over the cells
+        noise += w * top[:, j] * row[(ckey + j * shift) % M]
+    return noise

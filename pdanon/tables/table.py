@@ -103,10 +103,11 @@ class Table:
         return _up(np.bincount(leaf, weights=np.asarray(per_row, dtype=np.float64),
                                minlength=n_leaf_cells), self.dims)
 
-    def cell_key(self, ptable, keys):
-        """Cell-key noise on the counts (:func:`pdanon.tables.cell_key`)."""
+    def cell_key(self, ptable, keys, **magnitude):
+        """Cell-key noise on the cells (:func:`pdanon.tables.cell_key`; sums take ``m=``,
+        ``top_k=``, ``epsilon=``)."""
         from pdanon.tables.cellkey import cell_key
-        return cell_key(self, ptable, keys)
+        return cell_key(self, ptable, keys, **magnitude)
 
     def pivot(self, **kwargs) -> pd.DataFrame:
         """The table as a pivot (``index`` dimensions down, ``columns`` across)."""

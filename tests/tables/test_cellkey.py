@@ -279,6 +279,49 @@ def test_bad_keys_and_tables_name_the_fix():
         cell_key(t, pt, "record_key")
     with pytest.raises(InvalidInputError, match="must be a pdanon.tables.PTable"):
         cell_key(t, ons_like(P=3, M=4), record_keys(df, seed=1))
-    sums = build(df, index="g", values="x", aggfunc="sum")
-    with pytest.raises(InvalidInputError, match="magnitudes .* not built yet"):
-        cell_key(sums, pt, record_keys(df, seed=1))
+    with pytest.raises(InvalidInputError, match="built by df.anon.table"):
+        cell_key(df, pt, record_keys(df, seed=1))
+
+
+# ----------------------------------------------------------------------------- magnitudes
+
+def test_magnitudes_hand_checked():
+    df = pd.DataFrame({"g": ["a", "a", "b"], "x": [10.0, 5.0, 7.0]})
+    keys = pd.Series([1, 2, 3])
+    t = build(df, index="g", values="x", aggfunc="sum")
+    # keys: a 1 + 2 = 3, b 3, Total 6; last row's noise (k mod 3) - 1 -> -1, -1, -1
+    out = cell_key(t, hand_ptable(), keys, m=0.1)
+    assert np.allclose(out.cells.value, [15 - 1.0, 7 - 0.7, 22 - 1.0])
+    # the second contribution uses the key shifted by floor(256 * 0.618...) = 158:
+    # a: 3 + 158 = 161 -> +1, weighted 0.5 * 0.1 * 5; b has no second contribution;
+    # Total: its second largest is 7, key 6 + 158 = 164 -> +1
+    out = cell_key(t, hand_ptable(), keys, m=0.1, top_k=2, epsilon=[1, 0.5])
+    assert np.allclose(out.cells.value, [14 + 0.25, 6.3, 21 + 0.35])
+    assert out.info["top_k"] == 2 and out.info["epsilon"] == [1.0, 0.5]
+
+
+def test_magnitudes_consistent_bounded_and_checked():
+    rng = np.random.default_rng(8)
+    n = 2000
+    df = pd.DataFrame({"r": rng.choice(list("abcd"), n), "s": rng.choice(list("xy"), n),
+                       "t": rng.choice(list("pq"), n), "firm": rng.integers(0, 300, n),
+                       "x": rng.gamma(2.0, 100.0, n)})
+    keys = record_keys(df, seed=6)
+    pt = ptable(D=3, V=2)
+    kw = dict(values="x", aggfunc="sum", contributor="firm")
+    a = df.anon.table(index="r", columns="s", **kw).cell_key(pt, keys, m=0.05, top_k=2)
+    b = df.anon.table(index="r", columns="t", **kw).cell_key(pt, keys, m=0.05, top_k=2)
+    ca, cb = a.cells, b.cells
+    assert np.allclose(ca[ca.s == "Total"].value.to_numpy(), cb[cb.t == "Total"].value.to_numpy())
+    top = a.table.largest(2)
+    assert (np.abs(ca.noise) <= 0.05 * 3 * top.sum(axis=1) + 1e-9).all()
+    assert (ca.noise != 0).mean() > 0.5 and (ca.value >= 0).all()
+    t = df.anon.table(index="r", **kw)
+    with pytest.raises(InvalidInputError, match="needs m="):
+        cell_key(t, pt, keys)
+    with pytest.raises(InvalidInputError, match="at most 1/D"):
+        cell_key(t, pt, keys, m=0.5)
+    with pytest.raises(InvalidInputError, match="epsilon="):
+        cell_key(t, pt, keys, m=0.05, top_k=2, epsilon=[0.5, 1])
+    with pytest.raises(InvalidInputError, match="are for sum tables"):
+        cell_key(df.anon.table(index="r"), pt, keys, m=0.05)

@@ -1,5 +1,6 @@
 """Protected tables: counts and sums by group, published with primary and secondary
-suppression, and audited as an attacker would (docs/tables.md).
+suppression, and audited as an attacker would; or published with cell-key noise
+(docs/tables.md).
 
 Run: python examples/tables.py
 """
@@ -42,3 +43,19 @@ print(p.to_frame().head(8))
 #    its total published gives the cell away.
 where = counts.cells.index[(counts.cells.region == "west") & (counts.cells.industry == "farming")]
 print(pdanon.tables.audit(counts, where, rules={"min_frequency": 3}).cells)
+
+# 4. Cell-key noise instead of suppression: a record key per row, drawn once from the CSPRNG and
+#    kept with the microdata (never published); the same rows get the same noise in every table.
+from pdanon.tables import ptable, record_keys  # noqa: E402
+
+df["record_key"] = record_keys(df)
+pt = ptable(D=3, V=2, js=2)  # noise within ±3, variance 2, no published count of 1 or 2
+print(pt.rows)
+by_industry = df.anon.table(index="region", columns="industry").cell_key(pt, df["record_key"])
+by_firm_size = df.assign(large=np.where(df.firm < 10, "large", "small")).anon.table(
+    index="region", columns="large").cell_key(pt, df["record_key"])
+print(by_industry.pivot())
+a, b = by_industry.cells, by_firm_size.cells
+# each region's total holds the same rows in both tables: the same published count
+assert (a[a.industry == "Total"].value.to_numpy() == b[b.large == "Total"].value.to_numpy()).all()
+print(by_industry, "published columns:", list(by_industry.to_frame().columns))

@@ -10,7 +10,7 @@ would (the *audit*: the range each withheld cell can take given everything publi
 Layers: ``structure`` (dimensions, their trees, the additivity equations), ``table`` (building
 the cells from microdata), ``rules`` (primary rules and protection levels), ``audit`` (the
 attacker's linear programs), ``suppress`` (secondary suppression), ``output`` (tidy frame and
-pivot). It reads :mod:`pdanon.hierarchy` for sub-totals and SciPy's HiGHS for the linear and
+pivot), ``ptable`` and ``cellkey`` (cell-key noise: record keys, p-tables, perturbed counts). It reads :mod:`pdanon.hierarchy` for sub-totals and SciPy's HiGHS for the linear and
 integer programs; it imports nothing above the engine layer.
 
 Example
@@ -27,11 +27,14 @@ True
 """
 
 from pdanon.tables.audit import AuditResult, audit
+from pdanon.tables.cellkey import PerturbedTable, cell_key, record_keys
 from pdanon.tables.rules import primary
 from pdanon.tables.structure import Dimension, constraints, dimension
 from pdanon.tables.protected import ProtectedTable
+from pdanon.tables.ptable import PTable, ptable, read_ptable
 from pdanon.tables.suppress import protect
 from pdanon.tables.table import Table, build
 
-__all__ = ["AuditResult", "Dimension", "ProtectedTable", "Table", "audit", "build",
-           "constraints", "dimension", "primary", "protect"]
+__all__ = ["AuditResult", "Dimension", "PTable", "PerturbedTable", "ProtectedTable", "Table",
+           "audit", "build", "cell_key", "constraints", "dimension", "primary", "protect",
+           "ptable", "read_ptable", "record_keys"]

@@ -95,6 +95,20 @@ class Table:
         from pdanon.tables.suppress import protect
         return protect(self, rules, method=method, cost=cost, time_limit=time_limit)
 
+    def sum_by_cell(self, per_row) -> np.ndarray:
+        """Per cell (in ``cells`` order), the sum of ``per_row`` (one number per microdata
+        row, in the frame's row order) over the cell's rows."""
+        leaf = self._raw[0]
+        n_leaf_cells = int(np.prod([d.n_leaves for d in self.dims]))
+        return _up(np.bincount(leaf, weights=np.asarray(per_row, dtype=np.float64),
+                               minlength=n_leaf_cells), self.dims)
+
+    def cell_key(self, ptable, keys, **magnitude):
+        """Cell-key noise on the cells (:func:`pdanon.tables.cell_key`; sums take ``m=``,
+        ``top_k=``, ``epsilon=``)."""
+        from pdanon.tables.cellkey import cell_key
+        return cell_key(self, ptable, keys, **magnitude)
+
     def pivot(self, **kwargs) -> pd.DataFrame:
         """The table as a pivot (``index`` dimensions down, ``columns`` across)."""
         from pdanon.tables.output import pivot
@@ -214,8 +228,10 @@ def build(df: pd.DataFrame, *, index=None, columns=None, values=None, aggfunc: s
     cells = {d.name: np.asarray(d.labels, dtype=object)[grid[i]] for i, d in enumerate(dims)}
     cells["value"] = value.astype(np.int64) if aggfunc == "count" else value
     cells["frequency"] = np.rint(freq).astype(np.int64)
-    return Table(dims, pd.DataFrame(cells), aggfunc=aggfunc, values=values,
-                 contributor=contributor, raw=(leaf, amount, holders), contributions=ranked)
+    out = Table(dims, pd.DataFrame(cells), aggfunc=aggfunc, values=values,
+                contributor=contributor, raw=(leaf, amount, holders), contributions=ranked)
+    out.row_index = df.index  # the microdata rows, to align record keys (cell_key)
+    return out
 
 
 def _up(leaf_cube: np.ndarray, dims: list[Dimension]) -> np.ndarray:

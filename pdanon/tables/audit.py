@@ -123,8 +123,7 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
     set the protection levels (or the ``levels`` frame of :func:`pdanon.tables.primary`).
     """
     from pdanon.tables.rules import primary
-    from pdanon.tables.protected import ProtectedTable
-    if isinstance(table, ProtectedTable):
+    if _is_protected(table):
         if suppressed is not None:
             raise InvalidInputError("a protected table carries its own pattern: call "
                                     "audit(protected) without suppressed=")
@@ -156,6 +155,13 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
     out["high"] = high
     out["safe"] = safe
     return AuditResult(out)
+
+
+def _is_protected(obj) -> bool:
+    """A :class:`pdanon.tables.ProtectedTable` (read by its parts: the protected table
+    imports this module for its own audit)."""
+    cells = getattr(obj, "cells", None)
+    return hasattr(obj, "table") and isinstance(cells, pd.DataFrame) and "status" in cells
 
 
 def _mask(suppressed, n: int) -> np.ndarray:

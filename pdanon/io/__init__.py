@@ -646,10 +646,30 @@ def _spec(kind=None, categories=None, dtype=None, ordered=None) -> dict:
     return {"kind": kind, "categories": categories, "dtype": dtype, "ordered": ordered}
 
 
+def schema_of(schema):
+    """``schema`` itself, or the schema read from the YAML file a path names."""
+    if isinstance(schema, (str, os.PathLike)):
+        if not os.path.isfile(schema):
+            raise InvalidInputError(
+                f"schema={os.fspath(schema)!r} is not a file: pass the YAML file the release's "
+                f"schema was written to (pdanon anonymize --schema PATH, "
+                f"pdanon.schema_to_yaml), a pandera schema (out.anon.schema) or a dict "
+                f"{{column: kind}}")
+        from pdanon.roles import schema_from_yaml
+        return schema_from_yaml(schema)
+    return schema
+
+
 def _column_specs(schema) -> dict:
-    """``{column: {kind, categories, dtype, ordered}}`` from a pandera schema or a dict."""
+    """``{column: {kind, categories, dtype, ordered}}`` from a pandera schema, a dict, or the
+    path of the YAML file ``--schema`` / :func:`pdanon.schema_to_yaml` wrote."""
     if schema is None:
         return {}
+    schema = schema_of(schema)
+    if not isinstance(schema, Mapping) and getattr(schema, "columns", None) is None:
+        raise InvalidInputError(
+            f"schema must be a pandera schema (out.anon.schema), the path of its YAML file, or "
+            f"a dict {{column: kind}}; got {type(schema).__name__}")
     specs: dict = {}
     if isinstance(schema, Mapping):
         for col, spec in schema.items():
@@ -700,8 +720,10 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
         Anything :func:`pandas.read_csv` accepts. A path must name a regular file (the file
         is read more than once, so a FIFO or a device is refused); pass a pipe's content
         as a file object instead.
-    schema : pandera DataFrameSchema or dict, optional
-        What each column holds: a pandera schema whose ``columns[c].metadata`` holds
+    schema : pandera DataFrameSchema, dict or path, optional
+        What each column holds: the path of the YAML file a release's schema was written to
+        (``pdanon anonymize --schema PATH``, :func:`pdanon.schema_to_yaml`), or a pandera
+        schema whose ``columns[c].metadata`` holds
         ``{"role": ..., "kind": ...}`` and, as ``df.anon.schema`` and
         :func:`pdanon.infer_schema` record them, ``"dtype"``, ``"categories"`` and
         ``"ordered"`` (then the frame comes back equal to the one written:
@@ -766,7 +788,7 @@ def read_csv(path, schema=None, *, max_cell_length: int = MAX_CELL_LENGTH,
             "and iterator=; for a table larger than memory, use pdanon.dask (docs/dask.md)")
     start = path.tell() if hasattr(path, "seekable") and path.seekable() else None
     try:
-        return _read_csv(path, schema, max_cell_length, read_csv_kwargs)
+        return _read_csv(path, schema_of(schema), max_cell_length, read_csv_kwargs)
     except UnicodeDecodeError as exc:
         if start is not None:
             path.seek(start)

@@ -129,3 +129,21 @@ def test_the_recoding_file_keeps_cells_or_missing():
         cells = column.cell_array()
         assert set(cells.astype(str)) == published[column.name]  # "... or missing" kept
         assert cells.or_missing.any()
+
+
+def test_a_rare_value_or_missing_is_widened_like_a_range():
+    """A class of one 90-year-old and one blank age published "90 or missing": the exact age
+    of one person. The bounds rule treats such a cell as the range [90, 90] and widens it."""
+    df = pd.DataFrame({"age": [30, 31, 32, 33, 40, 41, 42, 43, 90, np.nan],
+                       "zip": list("aaaabbbbz") + [None], "d": list("xyxyxyxyxy")})
+    out = df.anon.k_anonymize(2, quasi_identifiers=["age", "zip"], sensitive=["d"],
+                              algorithm="mondrian", row_order="input")
+    cells = out["age"].astype(str).tolist()
+    assert "90 or missing" not in cells
+    assert cells[8] == cells[9] == "[90, 100] or missing"
+    # exact bounds keep it, with the warning
+    with pytest.warns(pdanon.ExactBoundsWarning):
+        exact = df.anon.k_anonymize(2, quasi_identifiers=["age", "zip"], sensitive=["d"],
+                                    algorithm="mondrian", row_order="input",
+                                    options={"exact_bounds": True})
+    assert exact["age"].astype(str).tolist()[8] == "90 or missing"

@@ -166,7 +166,8 @@ def widen_published(new: pd.Series, original: pd.Series, k: int, *,
                     counts: tuple | None = None) -> tuple[pd.Series, int]:
     """``new`` (a published column of ranges) with every bound held by 1 .. k-1 rows of
     ``original`` widened as :mod:`pdanon.recode.bounds` says, and the number of cells widened.
-    Columns of sets, plain values and missing cells are left as they are.
+    Columns of sets, plain values (but a single value "or missing", which its class may hold
+    fewer than k times) and missing cells are left as they are.
 
     ``counts``: ``(values, rows holding each)`` of the whole column, when ``new`` is one part
     of it (a Dask part: the rarity is the whole column's); ``original`` then only gives the
@@ -190,7 +191,8 @@ def widen_published(new: pd.Series, original: pd.Series, k: int, *,
     if dtype.categories is None:
         lo, hi, grow = _widen_numbers(np.asarray(arr.lo, dtype=np.float64),
                                       np.asarray(arr.hi, dtype=np.float64), mask,
-                                      np.asarray(values, dtype=np.float64), counts, k)
+                                      np.asarray(values, dtype=np.float64), counts, k,
+                                      flagged=np.asarray(arr.or_missing, dtype=bool))
         if not grow.any():
             return new, 0
         closed = np.where(grow, "both", arr.closed)
@@ -199,7 +201,8 @@ def widen_published(new: pd.Series, original: pd.Series, k: int, *,
         out = GeneralizationArray.from_bounds(lo, hi, kind=dtype.column_type, mask=mask,
                                               integer=integer, closed=closed)
     else:
-        out, grow = _widen_categories(arr, mask, original, values, counts, k)
+        out, grow = _widen_categories(arr, mask, original, values, counts, k,
+                                      flagged=np.asarray(arr.or_missing, dtype=bool))
         if out is None:
             return new, 0
     out = out.with_or_missing(arr.or_missing)  # a cell covering missing still does
@@ -222,12 +225,13 @@ def _grid_outward(bound: np.ndarray, step: float, up: bool) -> np.ndarray:
     return (np.ceil(bound / step) if up else np.floor(bound / step)) * step
 
 
-def _widen_numbers(lo, hi, mask, values, counts, k):
+def _widen_numbers(lo, hi, mask, values, counts, k, *, flagged):
     """Numeric bounds: a rare one moves to the nearer of the closest common value outward
-    and the grid point at or beyond it (:func:`round_step` of the column's spread)."""
+    and the grid point at or beyond it (:func:`round_step` of the column's spread). A single
+    value "or missing" (``flagged``) is a range too: its class may hold it fewer than k times."""
     common = values[counts >= k]
     rare_values = values[counts < k]
-    ranged = ~mask & (lo < hi)
+    ranged = ~mask & ((lo < hi) | flagged)
     rare_lo = ranged & _rare_at(np.where(mask, np.nan, lo), rare_values)
     rare_hi = ranged & _rare_at(np.where(mask, np.nan, hi), rare_values)
     step = round_step(values[0], values[-1])
@@ -239,6 +243,9 @@ def _widen_numbers(lo, hi, mask, values, counts, k):
     new_hi = np.where(ok_hi, np.minimum(c_hi, grid_hi), grid_hi)
     new_lo = np.where(rare_lo, _tidy_all(new_lo, step), lo)
     new_hi = np.where(rare_hi, _tidy_all(new_hi, step), hi)
+    # a single rare value "or missing" on a grid point would stay one value: up to the next
+    still = rare_hi & (new_lo == new_hi)
+    new_hi = np.where(still, _tidy_all(new_hi + step, step), new_hi)
     # a rare bound on a grid point stays (published for every bound up to the next point)
     return new_lo, new_hi, (rare_lo & (new_lo != lo)) | (rare_hi & (new_hi != hi))
 
@@ -248,7 +255,7 @@ def _tidy_all(x: np.ndarray, step: float) -> np.ndarray:
     return np.round(x, digits) if digits else x
 
 
-def _widen_categories(arr, mask, original, values, counts, k):
+def _widen_categories(arr, mask, original, values, counts, k, *, flagged):
     """Ordered categories (positions): a rare bound moves to the nearer, outward, of the
     closest common category and, for dates, the year (month) boundary, for other categories
     its block's first or last category (:func:`category_blocks`)."""
@@ -258,7 +265,7 @@ def _widen_categories(arr, mask, original, values, counts, k):
     cat_counts = pd.Series(counts, index=values).reindex(cats).fillna(0).to_numpy(np.int64)
     lo = np.where(mask, 0, arr.lo).astype(np.int64)
     hi = np.where(mask, 0, arr.hi).astype(np.int64)
-    ranged = ~mask & (lo < hi)
+    ranged = ~mask & ((lo < hi) | flagged)  # a single category "or missing" too
     rare_lo = ranged & (cat_counts[lo] > 0) & (cat_counts[lo] < k)
     rare_hi = ranged & (cat_counts[hi] > 0) & (cat_counts[hi] < k)
     grow = rare_lo | rare_hi

@@ -167,13 +167,15 @@ def test_a_chained_step_counts_against_the_original(first, second, df):
 
 
 def test_the_suppressed_rows_of_an_earlier_step_fail_a_limit_without_the_original():
-    df = pd.DataFrame({"age": [30, 31, 32, 33, 40, 41, 42, 43, 90, np.nan],
-                       "zip": list("aaaabbbbz") + [None], "d": list("xyxyxyxyxy")})
-    first = df.anon.k_anonymize(2, quasi_identifiers=QI, sensitive=["d"], algorithm="mondrian",
-                                max_suppressed_rows=1)
+    # the only row of zip z fails k = 2: Datafly suppresses it with the smallest class (a
+    # blank row now joins a class as "or missing" cells, so Mondrian suppresses none here)
+    df = pd.DataFrame({"age": [30, 31, 32, 33, 40, 41, 42, 43, 50],
+                       "zip": list("aaaaaaaaz"), "d": list("xyxyxyxyx")})
+    first = df.anon.k_anonymize(2, quasi_identifiers=QI, sensitive=["d"], algorithm="datafly",
+                                max_suppressed_rows=3)
     out = first.anon.l_diversify(2, algorithm="mondrian")
-    assert out.anon.info["suppressed_rows"] == first.anon.info["suppressed_rows"] == 1
-    assert out.anon.info["changed_cells"] == first.anon.info["changed_cells"] == 12
+    assert out.anon.info["suppressed_rows"] == first.anon.info["suppressed_rows"] > 0
+    assert out.anon.info["changed_cells"] == first.anon.info["changed_cells"] > 0
     policy = pdanon.Policy(k=2, l=2, max_suppressed_share=0.05)
     assert out.anon.check(policy).passed is False
     assert out.anon.check(policy).passed == out.anon.check(policy, original=df).passed

@@ -379,7 +379,13 @@ class BlockColumn:
         res[changed] = np.nan  # a missing cell that stays missing keeps the caller's object
         if isinstance(out.dtype, GeneralizationDtype):
             arr = out.array
-            ranged = ~arr.is_plain & ~na
+            # the classic API keeps the reference's exact cells (no bounds rule), so a class
+            # mixing blank and present cells stays blank there, as before cells "or missing":
+            # "46 or missing" would be one person's exact age
+            flagged = np.asarray(arr.or_missing, dtype=bool) & ~na
+            res[flagged] = np.nan
+            changed |= flagged & ~was_na
+            ranged = ~arr.is_plain & ~na & ~flagged
             if ranged.any():
                 codes, uniq = arr[ranged].factorize()
                 boxed = uniq.to_numpy(dtype=object)
@@ -414,10 +420,6 @@ class BlockColumn:
         return res, changed
 
     def _range_back(self, cell, GeneralizationRange):
-        back = self._range_back_plain(cell, GeneralizationRange)
-        return back.with_missing() if cell.or_missing else back  # "{a} or missing" stays so
-
-    def _range_back_plain(self, cell, GeneralizationRange):
         if self.kind == "unordered":
             return GeneralizationRange(None, None, "unordered",
                                        [self.uniques[int(c)] for c in cell.values_set])

@@ -406,7 +406,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         from pdanon.metrics.survey import survey_roles
         from pdanon.metrics.report import metrics_table
 
-        r = self._measured_roles(survey_roles(roles, weights, household))
+        r = self._measured_roles(survey_roles(roles, weights, household, frame=self._df))
         with _progress.setting(progress):
             return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                                  sensitive=r.sensitive, target=target, ml=ml,

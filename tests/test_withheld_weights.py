@@ -235,3 +235,26 @@ def test_cli_withheld_weights_measure_what_the_published_column_measures(tmp_pat
                         *flags, "--policy", f"k=5,l=2,max_global_risk={limit}")
     assert code == 3 and "global_risk" in err
     assert not (tmp_path / "fail.csv").exists()
+
+
+def test_cli_a_dp_release_cannot_read_withheld_weights_and_says_so(tmp_path, capsys):
+    """A DP release is a random sample with no way back to the input's rows: weights
+    withheld from it cannot be read, and the refusal says so in the flags' words. (SafePub
+    may publish no row at all, about one run in ten here: nothing is then measured, and the
+    run is drawn again.)"""
+    df = survey(3000, 2)[["zip", "sex", "wt"]]
+    src = tmp_path / "s.csv"
+    df.to_csv(src, index=False)
+    for _ in range(6):
+        out = tmp_path / "dp.csv"
+        code, _, err = _run(capsys, src, "-o", out, "--qi", "zip,sex",
+                            "--hierarchy", "zip=mask:1,2,3", "--identifiers", "wt",
+                            "--weights", "wt", "--epsilon", 1, "--dp-delta", "1e-5",
+                            "--policy", "max_global_risk=0.5")
+        if code != 0:
+            break
+        assert len(pd.read_csv(out)) == 0  # passed only with nothing published
+        out.unlink()
+    assert code == 2 and "differentially private" in err and "--epsilon" in err
+    assert "original=" not in err and "check(" not in err
+    assert not (tmp_path / "dp.csv").exists()

@@ -201,5 +201,11 @@ def flag_words(text: str) -> str:
                   r"measures the weighted risk from the input, never writing them",
                   lambda m: f"--weights {m.group(1)[1:-1]} still measures the weighted risk "
                             f"(--policy, the report) from the input, never writing them", text)
+    # withheld weights with no way back to the input's rows: only a DP release here
+    text = re.sub(r"are read from the original it was made from: pass original=<that frame> "
+                  r"\(check\(.*\)\)",
+                  "are read from the input row by row, which a differentially private "
+                  "release (--epsilon: a random sample) does not allow: publish the weights "
+                  "or leave the weighted criteria out", text)
     return text.replace("(check(..., weights='w') or Policy(..., weights='w'))",
                         "(--weights COL)")

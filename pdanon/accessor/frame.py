@@ -430,7 +430,9 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``household_k`` (:mod:`pdanon.screening.households`). ``weights``: the column of sampling
         weights read by the policy's weighted criteria (``max_global_risk``,
         ``max_expected_reidentifications``, ``max_individual_risk``; default the policy's
-        ``weights``). ``control``: held-out rows (:func:`pdanon.attacks.holdout`): with
+        ``weights``); a weight column the release withholds (``identifiers=["w"]``: stratum
+        weights are a channel) is read from ``original``, row by row, never written.
+        ``control``: held-out rows (:func:`pdanon.attacks.holdout`): with
         ``original`` the release is attacked (singling out, linkability, inference;
         ``n_attacks``, ``seed``), the criteria ``max_singling_out``, ``max_linkability``,
         ``max_inference`` read the upper bound of each risk's interval, and ``attacks``

@@ -6,7 +6,9 @@ household id groups the rows. The individual risk of sdcMicro's ``measure_risk``
 sampling weights), the global risk, the expected number of re-identifications and the
 household risk are measured on the raw table and on a 5-anonymous release (docs/risk.md,
 "Survey weights"), checked against a policy on the weighted risk, and planned by a dry run
-(``df.anon.plan``) before anonymizing.
+(``df.anon.plan``) before anonymizing. Last, the weights are withheld from the release
+(``identifiers=``: stratum weights are a channel) and the weighted risk is measured from the
+raw table (``check(policy, original=raw)``), with the same figures.
 """
 
 import warnings
@@ -69,3 +71,21 @@ with warnings.catch_warnings():
                          options={"calendar": {"birth_date": "year"}}, **roles)
 print(plan)
 assert plan.ok and plan.expected_classes == release.anon.info["groups"]
+
+# 7. Weights used without being published: stratum weights are a channel (they can give a
+# generalized ZIP back), so withhold them (identifiers=) and measure the weighted risk from
+# the raw table, row by row through the release's publisher-only way back: the same figures
+hidden_roles = {**roles, "identifiers": [*roles["identifiers"], "weight"],
+                "insensitive": [c for c in roles["insensitive"] if c != "weight"]}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    withheld = raw.anon.k_anonymize(5, algorithm="mondrian",
+                                    options={"calendar": {"birth_date": "year"}},
+                                    **hidden_roles)
+assert "weight" not in withheld.columns
+hidden = withheld.anon.check(policy, original=raw).criteria.set_index("criterion")
+published = release.drop(columns="weight").anon.check(policy, original=raw)
+print(f"global risk, weights withheld: {hidden.loc['global_risk', 'measured']:.4g} "
+      f"(published: {after['global_risk']:.4g})")
+assert published.criteria.set_index("criterion").loc["global_risk", "measured"] == \
+    after["global_risk"]

@@ -13,6 +13,10 @@ must not leave carries a unique canary token (``CNRY...``):
 * a value PRAM moved away: a diagnosis category (``CNRYDX...``) whose only cells PRAM's matrix
   sends to another category;
 * a withheld row (``apply_recoding(withhold=True)``): its diagnosis ``CNRYWH...``;
+* sampling weights withheld from the release (``identifiers=[..., "w"]``, ``--identifiers
+  ...,w``) yet read for the weighted risk (``Policy(weights="w")``, ``--weights w``): every
+  row's weight is a unique large number (``913590000.25`` ...), searched as text (its
+  integer part) in every file, the view the weighted risk reads written too;
 * the input's row order: the input is sorted on age; the published order must be independent
   of it: Spearman's rank correlation of the published position against the row's age (the
   lower bound of its published cell, or its input row through the publisher-only way back)
@@ -493,4 +497,66 @@ def test_depersonalize_leaks_no_canary(tmp_path_factory, args, hides_zip, n, see
                          "--report", files["report"], *k, *args])
     assert code == 0
     _assert_random_order(pd.read_csv(files["release"], dtype=str))
+    _assert_no_canary(files, numbers)
+
+
+# ------------------------------------------------------------------ withheld sampling weights
+
+WEIGHT = 913_590_000  # row j's weight is WEIGHT + j + 0.25 (searched by its integer part)
+
+
+def _weighted(n: int, seed: int) -> tuple[pd.DataFrame, list]:
+    df, numbers = _table(n, seed)
+    df["w"] = WEIGHT + np.arange(n) + 0.25
+    return df, numbers + [str(WEIGHT + j) for j in range(n)]
+
+
+@settings(max_examples=1, phases=PHASES)
+@given(n=st.integers(60, 90), seed=st.integers(0, 2**20))
+def test_withheld_weights_leak_no_canary(tmp_path_factory, n, seed):
+    """The weights are withheld, measured (the verdict holds the weighted criteria, read
+    from the original) and written nowhere: not by publish, not by pandas' writers of the
+    release, nor of the view the weighted risk reads (its publisher-only facts hold them)."""
+    from pdanon.metrics.survey import with_input_weights
+
+    df, numbers = _weighted(n, seed)
+    roles = {**ROLES, "identifiers": [*ROLES["identifiers"], "w"]}
+    out = _quiet(df.anon.k_anonymize, K, **roles)
+    assert "w" not in out.columns
+    folder = tmp_path_factory.mktemp("weights")
+    policy = pdanon.Policy(k=K, max_global_risk=1.0, max_expected_reidentifications=10**6,
+                           weights="w")
+    done = _quiet(out.anon.publish, os.path.join(folder, "pub"), formats=("parquet", "csv"),
+                  recoding=True, original=df, policy=policy)
+    measured = dict(zip(done.verdict.criteria["criterion"], done.verdict.criteria["measured"]))
+    assert measured["global_risk"] > 0 and "expected_reidentifications" in measured
+    files = {name: f["path"] for name, f in done.files.items()}
+    view = with_input_weights(out, "w", df)
+    assert pdanon.metrics.survey.check_weights(view, "w").min() >= WEIGHT  # it holds them
+    files["view.parquet"] = os.path.join(folder, "view.parquet")
+    files["view.csv"] = os.path.join(folder, "view.csv")
+    _quiet(view.to_parquet, files["view.parquet"])
+    _quiet(view.to_csv, files["view.csv"])
+    _assert_no_canary(files, numbers)
+
+
+@settings(max_examples=1, phases=PHASES)
+@given(n=st.integers(60, 90), seed=st.integers(0, 2**20))
+def test_pdanon_anonymize_withheld_weights_leak_no_canary(tmp_path_factory, n, seed):
+    from pdanon.__main__ import main
+
+    folder = tmp_path_factory.mktemp("cliw")
+    df, numbers = _weighted(n, seed)
+    src = _cli_input(folder, df)
+    files = {name: os.path.join(folder, f"{name}.{ext}") for name, ext in (
+        ("release", "parquet"), ("report", "html"), ("schema", "yaml"),
+        ("recoding", "json"), ("config", "toml"))}
+    code = _quiet(main, ["anonymize", src, "-o", files["release"], "-k", str(K),
+                         "--qi", "age:real,zip", "--sensitive", "dx",
+                         "--identifiers", "rowid,mrn,note,w", "--weights", "w",
+                         "--policy", f"k={K},max_global_risk=1", "--report", files["report"],
+                         "--schema", files["schema"], "--save-recoding", files["recoding"],
+                         "--write-config", files["config"]])
+    assert code == 0
+    assert "global_risk" in open(files["report"], encoding="utf-8").read()  # measured
     _assert_no_canary(files, numbers)

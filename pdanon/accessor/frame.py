@@ -406,7 +406,7 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         from pdanon.metrics.survey import survey_roles
         from pdanon.metrics.report import metrics_table
 
-        r = self._measured_roles(survey_roles(roles, weights, household))
+        r = self._measured_roles(survey_roles(roles, weights, household, frame=self._df))
         with _progress.setting(progress):
             return metrics_table(self._df, original, quasi_identifiers=r.quasi_identifiers,
                                  sensitive=r.sensitive, target=target, ml=ml,
@@ -430,7 +430,9 @@ class AnonAccessor(AnonymizeMethods, DPMethods, RiskMethods, PerturbationMethods
         ``household_k`` (:mod:`pdanon.screening.households`). ``weights``: the column of sampling
         weights read by the policy's weighted criteria (``max_global_risk``,
         ``max_expected_reidentifications``, ``max_individual_risk``; default the policy's
-        ``weights``). ``control``: held-out rows (:func:`pdanon.attacks.holdout`): with
+        ``weights``); a weight column the release withholds (``identifiers=["w"]``: stratum
+        weights are a channel) is read from ``original``, row by row, never written.
+        ``control``: held-out rows (:func:`pdanon.attacks.holdout`): with
         ``original`` the release is attacked (singling out, linkability, inference;
         ``n_attacks``, ``seed``), the criteria ``max_singling_out``, ``max_linkability``,
         ``max_inference`` read the upper bound of each risk's interval, and ``attacks``

@@ -116,6 +116,10 @@ class Policy:
     weights : str, optional
         The column of sampling weights (people per row) the weighted criteria read; the
         ``weights=`` of :func:`check` wins. A weighted criterion without weights is refused.
+        The column may be withheld from the release (``identifiers=["w"]``: stratum weights
+        are a channel): :func:`check` with ``original=`` then reads it from the original,
+        row by row through the release's publisher-only way back (the same figures as the
+        column published; :func:`pdanon.metrics.survey.with_input_weights`).
     max_singling_out, max_linkability, max_inference : float in [0, 1]
         The attacks of :mod:`pdanon.attacks` (criteria ``singling_out_risk``,
         ``linkability_risk``, ``inference_risk``): the **upper bound** of the risk's 95 %
@@ -462,8 +466,9 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
     size). Roles come from the keywords, else those the release remembers. ``household``: a
     column whose rows belong together (default: the one ``info["household"]`` records), whose
     household k is then a criterion (:mod:`pdanon.screening.households`). ``weights``: the column of
-    sampling weights the policy's weighted criteria read (default: the policy's ``weights``).
-    ``original``
+    sampling weights the policy's weighted criteria read (default: the policy's ``weights``);
+    a column the release withholds is read from ``original``, row by row through the
+    release's publisher-only way back (never written). ``original``
     (the frame before anonymization, same index) tells suppressed rows from rows missing
     every quasi-identifier from the start; without it ``info["suppressed_rows"]`` is used.
     ``control``: held-out rows of the same population the release was not made from
@@ -597,7 +602,7 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
              "share of rows unique on the quasi-identifiers")):
         if limit is not None:
             add(key, float(risk[key]) if risk is not None else 0.0, "<=", limit, meaning)
-    _weighted_criteria(release, qi, policy, weights, missing, add)
+    _weighted_criteria(release, qi, policy, weights, missing, add, original)
     suppressed = _suppressed_rows(release, original, qi, info, loose=control is not None)
     if policy.max_suppressed_share is not None:
         add("suppressed_share", suppressed / n if n else 0.0, "<=", policy.max_suppressed_share,
@@ -635,9 +640,11 @@ def check(release: pd.DataFrame, policy: Policy | None = None, *, original=None,
                        found)
 
 
-def _weighted_criteria(release, qi, policy, weights, missing, add) -> None:
+def _weighted_criteria(release, qi, policy, weights, missing, add, original=None) -> None:
     """The criteria on the risk estimated from sampling weights (:mod:`pdanon.metrics.survey`):
-    ``global_risk``, ``expected_reidentifications`` and ``highest_individual_risk``."""
+    ``global_risk``, ``expected_reidentifications`` and ``highest_individual_risk``. Weights
+    the release withholds are read from ``original`` (:func:`pdanon.metrics.survey.
+    with_input_weights`)."""
     asked = [name for name in WEIGHTED_CRITERIA if getattr(policy, name) is not None]
     if not asked:
         return
@@ -647,8 +654,10 @@ def _weighted_criteria(release, qi, policy, weights, missing, add) -> None:
             f"the policy asks for {asked[0]}, a risk estimated from sampling weights: name the "
             f"weight column (check(..., weights='w') or Policy(..., weights='w'))")
     from pdanon.metrics.reidentification import record_risk
+    from pdanon.metrics.survey import with_input_weights
 
-    risk = (record_risk(release, qi, weights=column, missing=missing)["individual"].to_numpy()
+    measured = with_input_weights(release, column, original)
+    risk = (record_risk(measured, qi, weights=column, missing=missing)["individual"].to_numpy()
             if len(release) else np.zeros(0))
     figures = {"max_global_risk": float(risk.mean()) if len(risk) else 0.0,
                "max_expected_reidentifications": float(risk.sum()),

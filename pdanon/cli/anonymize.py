@@ -679,7 +679,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
     if recoding is not None:  # the recoding names the quasi-identifiers and their kinds
         qi = qi or recoding_kinds(recoding)
         sens = sens or dict(recoding.sensitive)
-    df = read_input(s.get("input"), s, [*ids, *qi, *sens])
+    df = read_input(s.get("input"), s, cli_survey.text_columns([*ids, *qi, *sens], s))
     recorded = s.get("_recorded") or {}
     if recorded.get("input_sha256"):  # a config written by an earlier pdanon
         s["_input_sha256"] = file_digest(s["input"])
@@ -804,8 +804,10 @@ def run(args: argparse.Namespace, caught: list) -> int:
     for line in warning_lines(PROG, caught):  # before the closing lines, each once
         print(cli_words(line), file=sys.stderr)
     caught.clear()
-    for label, value in closing_lines(s, df, out, qi, verdict, policy, written, time.perf_counter(
-            ) - started) + cli_survey.survey_lines(out, qi, s) + cli_attacks.risk_line(verdict):
+    closing = closing_lines(s, df, out, qi, verdict, policy, written,
+                            time.perf_counter() - started)
+    for label, value in closing + cli_survey.survey_lines(out, qi, s, original) + \
+            cli_attacks.risk_line(verdict):
         print(f"{label:<16}{value}", file=sys.stderr)
     if not passed:
         print(f"{PROG}: error: the release fails the policy ({_failed(verdict)}); nothing was "

@@ -9,7 +9,10 @@
 * ``--weights COL``: the column of sampling weights (people per row). It is published as it
   is (``insensitive`` unless named otherwise) and is never matched on; the policy's weighted
   criteria (``max_global_risk``, ``max_expected_reidentifications``, ``max_individual_risk``)
-  read it, and the report shows the global risk and the expected re-identifications;
+  read it, and the report shows the global risk and the expected re-identifications. Named
+  also with ``--identifiers`` it is withheld from every file written, and those figures are
+  measured from the input's weights (stratum weights are a channel that gives a generalized
+  ZIP back: withholding them is the fix);
 * ``--levels COL=N`` or ``COL=MIN:MAX`` (repeat or comma-separate): Python's ``levels=``, the
   hierarchy levels ``optimal`` may choose for a column.
 
@@ -31,7 +34,7 @@ from pdanon._errors import InvalidInputError
 
 __all__ = ["CONFIG", "add_arguments", "dates", "flag_words", "levels", "levels_text",
            "policy_with_weights", "prepare", "report_keywords", "survey_lines",
-           "with_weights"]
+           "text_columns", "with_weights"]
 
 #: the config file's keys of these flags: section -> settings
 CONFIG = {"": ("date_format", "dayfirst"), "columns": ("weights",), "anonymize": ("levels",)}
@@ -48,7 +51,8 @@ def add_arguments(files, cols, how) -> None:
                       help="the column of sampling weights (people per row): published as "
                            "it is, read by the weighted risk (report, --policy "
                            "max_global_risk=, max_expected_reidentifications=, "
-                           "max_individual_risk=)")
+                           "max_individual_risk=); also in --identifiers: withheld, the "
+                           "weighted risk read from the input")
     how.add_argument("--levels", action="append", metavar="COL=N|COL=MIN:MAX",
                      help="the hierarchy levels -a optimal may choose for a column, e.g. "
                           "age=1:3,zip=2 (Python's levels=)")
@@ -94,6 +98,12 @@ def with_weights(s: dict) -> None:
     named += [c for key in ("identifiers", "insensitive") for c in (s.get(key) or [])]
     if w not in named:
         s["insensitive"] = [*(s.get("insensitive") or []), w]
+
+
+def text_columns(columns: list, s: dict) -> list:
+    """The role columns a CSV is read with as text, without the ``--weights`` column (read as
+    numbers also when withheld with ``--identifiers``: the weighted risk reads it)."""
+    return [c for c in columns if c != s.get("weights")]
 
 
 def prepare(df, qi: dict, sens: dict, s: dict):
@@ -159,10 +169,17 @@ def policy_with_weights(policy, s: dict):
     return replace(policy, weights=s["weights"])
 
 
-def survey_lines(out, qi, s: dict) -> list:
-    """The closing line of the weighted risk (with ``--weights``)."""
-    if s.get("weights") is None or s["weights"] not in out.columns or not len(out):
+def survey_lines(out, qi, s: dict, original=None) -> list:
+    """The closing line of the weighted risk (with ``--weights``; a weight column withheld
+    from the release, e.g. ``--identifiers wt``, is read from ``original``, the input)."""
+    from pdanon.metrics.survey import with_input_weights
+
+    w = s.get("weights")
+    if w is None or not len(out):
         return []
+    out = with_input_weights(out, w, original)
+    if w not in out.columns and original is None:
+        return []  # (a DP release, a sample: no row-by-row way back to the input's weights)
     from pdanon.metrics.reidentification import record_risk
 
     missing = out.anon.info.get("missing", "value")
@@ -180,5 +197,15 @@ def flag_words(text: str) -> str:
                              f"--calendar {m.group(1)[1:-1]}=year), or a quasi-identifier with "
                              f"--hierarchy {m.group(1)[1:-1]}=dates:month,year and -a optimal"),
                   text)
+    text = re.sub(r"check\(\.\.\., weights=('[^']*'|\"[^\"]*\"), original=df\) still "
+                  r"measures the weighted risk from the input, never writing them",
+                  lambda m: f"--weights {m.group(1)[1:-1]} still measures the weighted risk "
+                            f"(--policy, the report) from the input, never writing them", text)
+    # withheld weights with no way back to the input's rows: only a DP release here
+    text = re.sub(r"are read from the original it was made from: pass original=<that frame> "
+                  r"\(check\(.*\)\)",
+                  "are read from the input row by row, which a differentially private "
+                  "release (--epsilon: a random sample) does not allow: publish the weights "
+                  "or leave the weighted criteria out", text)
     return text.replace("(check(..., weights='w') or Policy(..., weights='w'))",
                         "(--weights COL)")

@@ -83,7 +83,9 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
     ``risk=False`` leaves them out. ``weights=<column>`` (sampling weights; implies the risk
     rows) estimates the population class sizes from the weights and adds the global risk and
     expected re-identifications of sdcMicro's ``measure_risk``; ``household=<column>`` the
-    household figures (:mod:`pdanon.metrics.survey`).
+    household figures (:mod:`pdanon.metrics.survey`). A weight column the release withholds
+    is read from ``original``, row by row through its way back
+    (:func:`pdanon.metrics.survey.with_input_weights`).
 
     ``missing_sensitive`` says how the l and t rows read a blank sensitive cell:
     ``"unknown"`` (no value: a class's known values against the table's known values) or
@@ -101,6 +103,10 @@ def metrics_table(anonymized: pd.DataFrame, original: pd.DataFrame | None = None
 
     if original is not None:
         check_order(anonymized, original)
+        from pdanon.metrics.survey import with_input_weights
+
+        # sampling weights the release withholds: read from the original (publisher-only)
+        anonymized = with_input_weights(anonymized, weights, original)
     qis = quasi_identifier_kinds(anonymized, quasi_identifiers, other=original)
     if sensitive is None:
         stored = stored_roles(anonymized)

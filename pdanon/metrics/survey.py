@@ -29,6 +29,15 @@ reported too.
 any value, ``f_k`` is the row's frequency and ``F_k`` the sum of the weights of the rows it
 matches.
 
+Sampling weights are a channel (:mod:`pdanon.screening.channels`): stratum weights published
+beside a generalized ZIP code give the ZIP back. A publisher may withhold them
+(``identifiers=["w"]``) and still measure the weighted risk: given the original the release
+was made from, ``check(..., weights="w", original=df)``, ``report(df, weights="w")``,
+``metrics(df, weights="w")`` and ``publish(..., original=df)`` with ``Policy(weights="w")``
+read the weights from the original, row by row through the release's publisher-only way back
+(:func:`with_input_weights`). The figures are those the published column would give; the
+weights stay in this process (a publisher-only fact, never written).
+
 Example
 -------
 >>> import pandas as pd
@@ -46,8 +55,9 @@ import pandas as pd
 from pdanon import _groups
 from pdanon._errors import InvalidInputError, UnknownColumnError
 
-__all__ = ["SURVEY_KEYS", "HOUSEHOLD_KEYS", "check_weights", "household_risk", "survey_roles",
-           "individual_risk", "population_estimates", "survey_risk", "survey_summary"]
+__all__ = ["SURVEY_KEYS", "HOUSEHOLD_KEYS", "WITHHELD_WEIGHTS", "check_weights",
+           "household_risk", "survey_roles", "individual_risk", "population_estimates",
+           "survey_risk", "survey_summary", "with_input_weights"]
 
 #: the figures of a weighted risk summary (keys of :data:`pdanon.metrics.FIGURES`)
 SURVEY_KEYS = ("global_risk", "expected_reidentifications")
@@ -68,14 +78,11 @@ def check_weights(df: pd.DataFrame, weights, quasi_identifiers=(), *,
     if not isinstance(weights, str) and not np.isscalar(weights):
         raise InvalidInputError(f"weights must name a column of sampling weights, e.g. "
                                 f"weights='w', got {type(weights).__name__}")
-    if weights not in df.columns:
-        raise UnknownColumnError(f"weights={weights!r} is not a column; the frame has "
-                                 f"{list(df.columns)}")
     if weights in list(quasi_identifiers):
         raise InvalidInputError(f"the weight column {weights!r} is also a quasi-identifier: "
                                 f"weights are not matched on; leave it out of "
                                 f"quasi_identifiers")
-    col = df[weights]
+    col = df[weights] if weights in df.columns else _withheld(df, weights)
     if not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
         raise InvalidInputError(f"weight column {weights!r} holds {col.dtype} values: sampling "
                                 f"weights are numbers (people per row)")
@@ -91,6 +98,80 @@ def check_weights(df: pd.DataFrame, weights, quasi_identifiers=(), *,
             f"stands for, a finite number >= 1; pass the survey's design weights, not "
             f"normalized ones")
     return w
+
+
+#: the publisher-only fact (``info["publisher_only"]``) holding the sampling weights a release
+#: withholds, read from its original by :func:`with_input_weights`: column name -> Series
+#: indexed like the release
+WITHHELD_WEIGHTS = "withheld_weights"
+
+
+def _withheld(df: pd.DataFrame, weights) -> pd.Series:
+    """The weights ``df`` withholds (:func:`with_input_weights`), row-aligned with ``df``;
+    refused, saying how to measure them, when it holds none under that name."""
+    from pdanon.publisher_only import facts_of
+
+    held = (facts_of(df).get(WITHHELD_WEIGHTS) or {}).get(weights)
+    if held is None:
+        raise UnknownColumnError(
+            f"weights={weights!r} is not a column; the frame has {list(df.columns)}. Sampling "
+            f"weights withheld from a release (identifiers=[{weights!r}]) are read from the "
+            f"original it was made from: pass original=<that frame> (check(..., weights="
+            f"{weights!r}, original=df), report(df, weights={weights!r}), metrics(df, "
+            f"weights={weights!r}))")
+    if not df.index.isin(held.index).all():
+        raise InvalidInputError(
+            f"the withheld weights {weights!r} were read for other rows than this frame's: "
+            f"measure the frame the anonymizer returned (with original=)")
+    return held.reindex(df.index)
+
+
+def with_input_weights(release: pd.DataFrame, weights, original) -> pd.DataFrame:
+    """``release`` as the weighted risk reads it: the frame itself when ``weights`` is None,
+    one of its columns, or no ``original`` is given; otherwise (the weights withheld from the
+    release, e.g. ``identifiers=["w"]``) a shallow view of it whose publisher-only facts hold
+    the original's weights, row by row through the release's way back
+    (:func:`pdanon.metrics._common.aligned`: the rows suppressed stay with their weights, the
+    rows withheld are not read). The view holds no weight column (every other figure of it is
+    the release's) and its facts are never written (:class:`pdanon.publisher_only.PublisherOnly`).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"sex": ["F", "F", "M", "M"], "w": [10.0, 30.0, 5.0, 7.0]})
+    >>> out = df.anon.k_anonymize(2, quasi_identifiers=["sex"], identifiers=["w"])
+    >>> "w" in out.columns
+    False
+    >>> seen = with_input_weights(out, "w", df)
+    >>> list(seen.columns) == list(out.columns)
+    True
+    >>> sorted(survey_risk(seen, ["sex"], weights="w")["population_size"].tolist())
+    [12.0, 12.0, 40.0, 40.0]
+    """
+    if weights is None or original is None or not (isinstance(weights, str) or np.isscalar(
+            weights)) or weights in release.columns:
+        return release  # (a weights= that names no column is refused by check_weights)
+    if weights not in original.columns:
+        raise UnknownColumnError(
+            f"weights={weights!r} is a column of neither the release ({list(release.columns)}) "
+            f"nor the original: name the column of sampling weights")
+    from pdanon.metrics._common import aligned
+    from pdanon.publisher_only import ATTRS_KEY, PublisherOnly, facts_of
+
+    matched = aligned(original, release)
+    if len(matched) != len(release):
+        raise InvalidInputError(f"the original's rows cannot be matched one by one with the "
+                                f"release's to read the weights {weights!r}: pass the frame "
+                                f"the release was made from")
+    values = pd.Series(matched[weights].to_numpy(), index=release.index, name=weights)
+    facts = facts_of(release)
+    facts[WITHHELD_WEIGHTS] = {**(facts.get(WITHHELD_WEIGHTS) or {}), weights: values}
+    view = release.copy(deep=False)
+    attrs = dict(release.attrs)
+    block = dict(attrs.get(ATTRS_KEY) or {})
+    block["info"] = {**(block.get("info") or {}), "publisher_only": PublisherOnly(facts)}
+    attrs[ATTRS_KEY] = block
+    view.attrs = attrs
+    return view
 
 
 def population_estimates(df: pd.DataFrame, quasi_identifiers, w: np.ndarray, *,
@@ -196,12 +277,15 @@ def survey_summary(risk: np.ndarray, household: np.ndarray | None = None) -> dic
     return out
 
 
-def survey_roles(roles: dict, *columns) -> dict:
+def survey_roles(roles: dict, *columns, frame: pd.DataFrame | None = None) -> dict:
     """``roles`` with the weight and household columns published as they are
-    (``insensitive``) unless the caller gave them a role: they are never matched on."""
+    (``insensitive``) unless the caller gave them a role: they are never matched on. With
+    ``frame``, a column it does not hold (weights withheld from the release, read from the
+    original: :func:`with_input_weights`) is given no role."""
     named = {c for v in roles.values() for c in (v if isinstance(v, (list, tuple, dict))
                                                  else [v])}
-    extra = [c for c in columns if c is not None and c not in named]
+    extra = [c for c in columns if c is not None and c not in named
+             and (frame is None or c in frame.columns)]
     if not extra:
         return roles
     keep = roles.get("insensitive") or []

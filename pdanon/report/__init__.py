@@ -256,7 +256,9 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
         Sampling weights (people per row) and household ids of a survey release: the risk
         figures add the global risk and the expected re-identifications of sdcMicro's
         ``measure_risk``, and the household figures (:mod:`pdanon.metrics.survey`). Both
-        columns are never quasi-identifiers.
+        columns are never quasi-identifiers. A weight column the release withholds
+        (``identifiers=["w"]``) is read from ``original``, row by row (the same figures as
+        the column published); the report shows only the aggregate figures, never a weight.
     difference : dict, optional
         What the difference attack leaves across this release and earlier ones
         (:func:`pdanon.republication.releases.difference_figures`; ``out.anon.report(earlier=,
@@ -307,7 +309,8 @@ def build_report(anonymized: pd.DataFrame, original: pd.DataFrame | None = None,
                                 f"identifiers, quasi_identifiers, sensitive, insensitive")
     from pdanon.metrics.survey import survey_roles
 
-    r = resolve_roles(anonymized, screen="warn", **survey_roles(roles, weights, household))
+    r = resolve_roles(anonymized, screen="warn", **survey_roles(roles, weights, household,
+                                                                 frame=anonymized))
     qis, sens = dict(r.quasi_identifiers), dict(r.sensitive)
     if not qis:
         raise InvalidInputError("the report needs at least one quasi-identifier: pass "
@@ -352,7 +355,11 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
         threshold = checked.risk_threshold if checked is not None else 0.2
     bar.update()
     bar.set_description("report: metrics of the release")
-    released = metrics_table(anonymized, quasi_identifiers=qis, sensitive=sens,
+    # sampling weights the release withholds are read from the original (publisher-only)
+    from pdanon.metrics.survey import with_input_weights
+
+    weighed = with_input_weights(anonymized, survey["weights"], original)
+    released = metrics_table(weighed, quasi_identifiers=qis, sensitive=sens,
                              threshold=threshold, missing=info.get("missing", "value"),
                              **survey)
     bar.update()
@@ -387,7 +394,7 @@ def _gather(anonymized, original, r, qis: dict, sens: dict, *, title, target, tr
     params = _facts.parameters(anonymized, original, r, info, title, digest_key)
     bar.update()
     bar.set_description("report: privacy")
-    privacy = _facts.privacy(anonymized, list(qis), sens, table, threshold, info, **survey)
+    privacy = _facts.privacy(weighed, list(qis), sens, table, threshold, info, **survey)
     bar.update()
     distributions, association = [], []
     if internal:

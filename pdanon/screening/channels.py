@@ -277,7 +277,9 @@ def refuse(findings: pd.DataFrame, *, k: int) -> None:
     what = "the index" if col == INDEX else f"column {col!r}"
     others = sorted(set(bad["column"]) - {col})
     drop = ("df.reset_index(drop=True)" if col == INDEX else
-            f"drop it (identifiers=[{col!r}]) or generalize it")
+            f"withhold it (identifiers=[{col!r}]; if it holds sampling weights, check(..., "
+            f"weights={col!r}, original=df) still measures the weighted risk from the input, "
+            f"never writing them) or generalize it")
     raise ChannelError(
         f"{what} is published unchanged and gives quasi-identifier {q!r} back: in "
         f"{row['narrowed']:,} of the {row['hidden']:,} rows whose {q!r} is published as a "

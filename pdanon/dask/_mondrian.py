@@ -22,6 +22,9 @@ Phases (what runs where is summarized in docs/dask.md); each has its module:
    sensitive value), and the model is evaluated on those counts with the same functions
    pandas uses. Parts with more than ``max_rows_per_part`` rows are split until none is left
    (or none can be split).
+   Then, for ``method="generalize"``, what the parts need to widen bounds held by fewer than
+   k rows of the whole column (:mod:`pdanon.dask._bounds`: one ``value_counts`` pass for
+   binned real columns; the year boundaries dates can widen to).
 4. **Local Mondrian** (one task per part, :mod:`pdanon.dask._local`). Each input partition
    routes its rows by the cut bounds and sends every part only the rows' codes and positions;
    a part's task runs the single-machine :func:`~pdanon.partition.mondrian.mondrian_partition`

@@ -416,8 +416,8 @@ def test_dask_mondrian_widens_ordered_categories_and_keeps_them_exact_on_request
         ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"},
                                        method="suppress")
     assert "exact_columns" not in out.anon.info["bounds"]
-    # the same cells as pandas: [d, e] (d and e rare) widens to [c, e], the order's block of
-    # >= 3 rows (c, d, e)
+    # the same cells as pandas: [c, e] ends on c and e (one row each), the first and last
+    # categories of the order's block c..e (>= 3 rows): its grid
     ref = df.anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"}, row_order="input",
                               algorithm="mondrian")
     assert as_text(out.compute()["grade"]) == as_text(ref["grade"])

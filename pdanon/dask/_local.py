@@ -35,6 +35,7 @@ import pandas as pd
 
 from pdanon import distributions as _dist
 from pdanon._errors import VerificationError
+from pdanon.dask._bounds import widen, widens
 from pdanon.dask._cuts import codes_of, route
 from pdanon.dask._plan import Plan, QIColumn
 
@@ -204,7 +205,7 @@ def local_columns(plan: Plan, arrays: dict):
     for q, col, vals in zip(plan.qis, enc_cols, values):
         out[q.name], blank, suppressed = _cells(q, col, vals, labels, groups)
         if plan.bound_k and widens(q):
-            out[q.name], grown = _widen(q, out[q.name], plan.bound_k)
+            out[q.name], grown = widen(q, out[q.name], plan.bound_k)
             widened += grown
         all_blank &= blank
         some_suppressed |= suppressed
@@ -220,27 +221,6 @@ def local_columns(plan: Plan, arrays: dict):
                           int((all_blank & some_suppressed).sum()), changed)
     stats["widened_cells"] = widened
     return out, stats, published
-
-
-def widens(q: QIColumn) -> bool:
-    """Does a part widen this column's rare bounds (:mod:`pdanon.recode.bounds`)? A numeric
-    column held in exact codes does: the plan counted every value's rows over the whole
-    column. A binned one (more distinct values than the codes hold) does not: its values'
-    counts are not known; nor do ordered categories (a widened bound such as a year's first
-    day is not one of the column's global categories). docs/dask.md."""
-    return (q.kind == "real" or q.numeric) and not q.binned and q.values is not None
-
-
-def _widen(q: QIColumn, arr, k: int):
-    """A part's generalized cells of ``q`` with the bounds held by fewer than ``k`` rows of
-    the whole column widened (``q.counts``: the plan's counts), and how many were."""
-    from pdanon.recode.bounds import widen_published
-
-    present = q.present_codes
-    new, grown = widen_published(pd.Series(arr), pd.Series([], dtype=np.float64), k,
-                                 counts=(np.asarray(q.values[:present], dtype=np.float64),
-                                         q.counts[:present]))
-    return new.array, grown
 
 
 def _concat(pieces: list, key: str):

@@ -22,6 +22,9 @@ Phases (what runs where is summarized in docs/dask.md); each has its module:
    sensitive value), and the model is evaluated on those counts with the same functions
    pandas uses. Parts with more than ``max_rows_per_part`` rows are split until none is left
    (or none can be split).
+   Then, for ``method="generalize"``, what the parts need to widen bounds held by fewer than
+   k rows of the whole column (:mod:`pdanon.dask._bounds`: one ``value_counts`` pass for
+   binned real columns; the year boundaries dates can widen to).
 4. **Local Mondrian** (one task per part, :mod:`pdanon.dask._local`). Each input partition
    routes its rows by the cut bounds and sends every part only the rows' codes and positions;
    a part's task runs the single-machine :func:`~pdanon.partition.mondrian.mondrian_partition`
@@ -62,6 +65,7 @@ from pdanon.encode import unknown_categories
 from pdanon.dask._cuts import Tree, joint_pass, reduce_sum, route, top_cuts
 from pdanon.dask._local import with_attrs
 from pdanon.dask._metrics import global_sensitive_column
+from pdanon.dask import _bounds
 from pdanon.dask import _channels as channels
 from pdanon.dask import _households as households
 from pdanon.dask._order import publish_order, shuffled_info
@@ -285,6 +289,11 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
     info["method"] = method
     info["order"] = order
     if method == "generalize":
+        if not exact_bounds:  # what the parts need to widen every ranged column
+            t0 = time.perf_counter()
+            req = model.requirements()
+            _bounds.prepare(encoded, plan, max(req.min_size, req.min_distinct))
+            timings["bounds"] = time.perf_counter() - t0
         info["bounds"] = bounds_info(model, plan, exact_bounds)
     shuffled_info(info, row_order)
     allowed = channels.allowed(allow_channels, ddf._meta[plan.keep], roles.qi)
@@ -357,14 +366,15 @@ def _anonymize(ddf, roles, model, method, max_rows_per_part, order, unordered_sp
 def bounds_info(model, plan, exact_bounds: bool) -> dict:
     """``info["bounds"]`` of a Dask Mondrian release, and ``plan.bound_k`` set: the parts
     widen a bound held by fewer than k rows of the whole column, as the pandas engine does
-    (:mod:`pdanon.recode.bounds`; the plan's value counts are the whole column's), in every
-    column :func:`pdanon.dask._local.widens` covers. Bounds left exact (``exact_bounds=True``,
-    or columns it does not cover: binned numbers, ordered categories; docs/dask.md) are said
-    with an :class:`~pdanon.recode.bounds.ExactBoundsWarning` naming the columns."""
+    (:mod:`pdanon.recode.bounds`, :mod:`pdanon.dask._bounds`: the plan's value counts, or the
+    common values :func:`pdanon.dask._bounds.prepare` counted, are the whole column's).
+    Bounds left exact (``exact_bounds=True``, or a column :func:`pdanon.dask._bounds.widens`
+    does not cover) are said with an :class:`~pdanon.recode.bounds.ExactBoundsWarning`
+    naming the columns."""
     import warnings
 
     from pdanon._errors import user_stacklevel
-    from pdanon.dask._local import widens
+    from pdanon.dask._bounds import widens
     from pdanon.recode.bounds import ExactBoundsWarning
 
     req = model.requirements()
@@ -375,7 +385,7 @@ def bounds_info(model, plan, exact_bounds: bool) -> dict:
     plan.bound_k = 0 if exact_bounds else k
     if exact:
         why = ("exact_bounds=True" if exact_bounds else
-               "on Dask only numeric columns held in exact codes are widened (docs/dask.md)")
+               "their whole-column counts were not collected (docs/dask.md)")
         warnings.warn(
             f"Mondrian on Dask publishes ranges of {exact} that end on exact values of the "
             f"data, some held by fewer than {k} rows (a column's extremes are often one "

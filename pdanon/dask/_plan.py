@@ -64,6 +64,15 @@ class QIColumn:
     #: the partitions' Categorical dtype (known categories), when the column is one: the
     #: published dtype keeps its category order (Dask's meta may not know the categories)
     data_dtype: pd.CategoricalDtype | None = None
+    #: ordered: the categories are a declared order (an ordered Categorical's), the domain
+    declared: bool = False
+    #: binned real, set by :func:`pdanon.dask._bounds.prepare`: the values held by k or more
+    #: rows of the whole column with their counts, and the column's least and greatest values
+    common: tuple | None = None
+    span: tuple | None = None
+    #: generalized output's categories when they are more than ``categories`` (dates widened
+    #: to year boundaries: :func:`pdanon.dask._bounds.prepare`)
+    out_categories: pd.Index | None = None
 
     @property
     def is_set(self) -> bool:
@@ -83,6 +92,8 @@ class QIColumn:
 
         if self.kind == "real" or self.numeric:
             return GeneralizationDtype(self.kind)
+        if self.out_categories is not None:
+            return GeneralizationDtype(self.kind, self.out_categories)
         return GeneralizationDtype(self.kind, self.categories)
 
     def encode(self, series: pd.Series) -> np.ndarray:
@@ -246,8 +257,9 @@ def _ordered_column(name, dtype, data_dtype, uniq, counts, tail) -> QIColumn:
     if isinstance(data_dtype, pd.CategoricalDtype) and not unknown_categories(data_dtype):
         dtype = data_dtype  # the partitions' own dtype (Dask's meta may not know the
         # categories of a Categorical read from Parquet)
-    if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and not \
-            unknown_categories(dtype):
+    declared = isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and not \
+        unknown_categories(dtype)
+    if declared:
         cats = pd.Index(dtype.categories)
     else:
         cats = pd.Index(factorize(_plain_values(uniq), where=f"column {name!r}", sort=True)[1])
@@ -267,7 +279,8 @@ def _ordered_column(name, dtype, data_dtype, uniq, counts, tail) -> QIColumn:
     values = np.asarray(cats) if numeric else np.arange(len(cats))
     return QIColumn(name, "ordered", len(full), full, values=values, categories=cats,
                     numeric=numeric, integer=numeric and pd.api.types.is_integer_dtype(
-                        cats.dtype), weight=rank, scale=scale, has_na=bool(len(tail)))
+                        cats.dtype), weight=rank, scale=scale, has_na=bool(len(tail)),
+                    declared=bool(declared))
 
 
 def binned_column(name, dtype, quantiles: np.ndarray, has_na: bool = False) -> QIColumn:

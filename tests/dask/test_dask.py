@@ -34,8 +34,7 @@ from pdanon.models import LDiversity, TCloseness  # noqa: E402
 QIS = dict(pdanon.datasets.ADULT_QUASI_IDENTIFIERS)
 
 # dask's Parquet reader still calls set_index(inplace=True), which pandas 3.1 deprecates
-# Mondrian on Dask keeps the exact bounds of ordered categories and binned numbers
-# (docs/dask.md) and says so
+# exact_bounds=True keeps exact bounds and says so (ExactBoundsWarning)
 pytestmark = [pytest.mark.filterwarnings("ignore:The inplace keyword"),
               pytest.mark.filterwarnings("ignore::pdanon.ExactBoundsWarning")]
 
@@ -394,7 +393,7 @@ def test_dask_mondrian_widens_rare_bounds_with_the_whole_columns_counts():
                                        options={"exact_bounds": "yes"})
     # the rarity is the whole column's (the plan's counts), not the part's: a part holding
     # three of the column's six 30s and the one 97 keeps 30 (and 50) and widens 97
-    from pdanon.dask._local import _widen
+    from pdanon.dask._bounds import widen as _widen
     from pdanon.dask._plan import qi_column, value_table_capped
 
     column = pd.Series([30.0] * 6 + [50.0] * 6 + [97.0], name="age")
@@ -404,17 +403,28 @@ def test_dask_mondrian_widens_rare_bounds_with_the_whole_columns_counts():
     assert [str(c) for c in cells] == ["[30, 100]"] * 3 + ["[50, 100]"] and grown == 4
 
 
-def test_dask_mondrian_keeps_ordered_categories_exact_and_says_so():
-    df = pd.DataFrame({"grade": pd.Categorical(list("aabbbcdde"), ordered=True)})
-    with pytest.warns(pdanon.ExactBoundsWarning, match="grade"):
-        out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"})
-    assert out.anon.info["bounds"]["exact_columns"] == ["grade"]
+def test_dask_mondrian_widens_ordered_categories_and_keeps_them_exact_on_request():
+    """Ordered categories follow the rule too (declared order: its blocks of >= k rows,
+    tests/dask/test_dask_bounds.py); exact_bounds=True keeps them, with the warning."""
     import warnings
 
+    df = pd.DataFrame({"grade": pd.Categorical(list("aabbbcdde"), ordered=True)})
     with warnings.catch_warnings():
         warnings.simplefilter("error", pdanon.ExactBoundsWarning)
+        out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"},
+                                             row_order="input")
         ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"},
                                        method="suppress")
+    assert "exact_columns" not in out.anon.info["bounds"]
+    # the same cells as pandas: [c, e] ends on c and e (one row each), the first and last
+    # categories of the order's block c..e (>= 3 rows): its grid
+    ref = df.anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"}, row_order="input",
+                              algorithm="mondrian")
+    assert as_text(out.compute()["grade"]) == as_text(ref["grade"])
+    with pytest.warns(pdanon.ExactBoundsWarning, match="exact_bounds=True"):
+        out = ddf_of(df, 2).anon.k_anonymize(3, quasi_identifiers={"grade": "ordered"},
+                                             options={"exact_bounds": True})
+    assert out.anon.info["bounds"]["rule"] == "exact"
 
 
 @pytest.mark.parametrize("max_rows", [400, 1100])

@@ -67,8 +67,10 @@ from pdanon.recode import Recoded
 
 #: Steps of the search by default.
 DEFAULT_STEPS = 100
-#: The share of ε_search spent on drawing the output node among the visited ones.
+#: The share of ε_search the walk spends on drawing the output node among the visited ones.
 FINAL_SHARE = 0.5
+#: The largest lattice ``search="all"`` scores node by node (the default search up to it).
+MAX_NODES_SCORED = 50_000
 
 
 def _check_steps(steps) -> int:
@@ -231,8 +233,11 @@ def _sorted_categories(cells):
 class _Scorer:
     """Scores of lattice nodes on the sample (cached per node)."""
 
-    def __init__(self, search, quality: str, n: int, k: int, listed, single_top, targets=()):
+    def __init__(self, search, quality: str, n: int, k: int, listed, single_top, targets=(),
+                 selection: bool = False):
+        # selection: the one-draw search's scores (pdanon.dp.scores.selection_score)
         self.search, self.quality, self.n, self.k = search, quality, n, k
+        self.selection = selection
         self.q = search.q
         self.targets = list(targets)
         if quality == "loss":
@@ -254,7 +259,7 @@ class _Scorer:
                    for c in range(self.q))
 
     def __call__(self, idx: int) -> float:
-        from pdanon.dp.scores import score
+        from pdanon.dp.scores import score, selection_score
 
         if idx in self.cache:
             return self.cache[idx]
@@ -270,12 +275,16 @@ class _Scorer:
                 levels=[int(v) for v in levels], heights=[col.height for col in s.columns],
                 k=self.k, suppress_all=top)
         else:
-            cost = np.zeros(cl.groups)
+            # a class under k sampled rows is withheld and counts only through n (in every
+            # score below): the others alone are passed on
+            big = np.flatnonzero(cl.counts >= self.k)
+            cost = np.zeros(len(big))
             if self.quality in ("loss", "precision"):
                 for c in range(self.q):
-                    cost += self.costs[c][int(levels[c])][cl.codes[c]]
-            value = score(self.quality, counts=cl.counts, cost=cost, n=self.n, k=self.k,
-                          columns=self.q, suppress_all=top)
+                    cost += self.costs[c][int(levels[c])][cl.codes[c][big]]
+            value = (selection_score if self.selection else score)(
+                self.quality, counts=cl.counts[big], cost=cost, n=self.n, k=self.k,
+                columns=self.q, suppress_all=top)
         self.cache[idx] = value
         return value
 
@@ -310,6 +319,20 @@ def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: flo
     return final, draws, len(visited)
 
 
+def _select_all(search, scorer, *, epsilon: float, spread: float, source) -> int:
+    """The one-draw search (module docstring, step 2): every node of the lattice scored on
+    the sample, one exponential-mechanism draw among all of them with the whole of
+    ε_search. Nodes are scored from the bottom of the lattice up, so that each rolls up from
+    a cached specialization with few classes."""
+    from pdanon.dp.mechanism import exponential_mechanism
+
+    order = np.argsort(search.L.astype(np.int64).sum(axis=1), kind="stable")
+    scores = np.empty(len(order))
+    for i in order.tolist():
+        scores[i] = scorer(i)
+    return exponential_mechanism(scores, epsilon=epsilon, source=source, spread=spread)
+
+
 def _targets(target, quality: str, names: list) -> list:
     """Positions of the ``target`` column(s) among the published ``names``."""
     if quality != "classification":
@@ -336,18 +359,39 @@ def _targets(target, quality: str, names: list) -> list:
     return [names.index(t) for t in wanted]
 
 
-@register("safepub", options=("hierarchies", "quality", "target", "steps", "seed"),
+def _check_search(search, steps, nodes: int) -> str:
+    """The search to run: ``"all"`` (one draw among every node) or ``"walk"`` (SafePub's
+    walk of ``steps`` draws). By default the walk when ``steps`` is given, else ``"all"`` when
+    the lattice has at most :data:`MAX_NODES_SCORED` nodes (its size is public: the
+    hierarchies fix it), else the walk."""
+    if search is None:
+        return "walk" if steps is not None or nodes > MAX_NODES_SCORED else "all"
+    if search not in ("all", "walk"):
+        raise InvalidInputError(f"search must be 'all' (one draw among every lattice node) or "
+                                f"'walk' (SafePub's walk of steps= draws), got {search!r}")
+    if search == "all" and steps is not None:
+        raise InvalidInputError("steps= is read by search='walk' only; search='all' makes one "
+                                "draw among every lattice node")
+    if search == "all" and nodes > MAX_NODES_SCORED:
+        raise InvalidInputError(
+            f"search='all' scores every node of the lattice, and this one has {nodes:,} "
+            f"(more than {MAX_NODES_SCORED:,}): use search='walk', or fewer levels")
+    return search
+
+
+@register("safepub", options=("hierarchies", "quality", "target", "steps", "seed", "search"),
           supports=("mechanism",))
 def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality: str = "loss",
-            target=None, steps: int = DEFAULT_STEPS, seed=None, context=None,
+            target=None, steps: int | None = None, seed=None, search=None, context=None,
             frame=None) -> Recoded:
     """SafePub (module docstring) for ``model``, an
     :class:`~pdanon.models.EDDifferentialPrivacy`.
 
     Options: ``hierarchies`` ({column: hierarchy}, as for ``algorithm="optimal"``; fixed
     before the data is seen), ``quality`` (:data:`pdanon.dp.scores.QUALITIES`), ``target``
-    (the column or columns ``quality="classification"`` predicts), ``steps``
-    (draws of the walk, default 100), ``seed`` (tests only).
+    (the column or columns ``quality="classification"`` predicts), ``search`` (``"all"``
+    or ``"walk"``, :func:`_check_search`), ``steps`` (draws of the walk, default 100),
+    ``seed`` (tests only).
     """
     from pdanon.dp.mechanism import RandomSource
     from pdanon.dp.scores import QUALITIES
@@ -365,7 +409,8 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
                                 f"(method='generalize'); got method={method!r}")
     if quality not in QUALITIES:
         raise InvalidInputError(f"unknown quality {quality!r}; use one of {list(QUALITIES)}")
-    steps = _check_steps(steps)
+    if steps is not None:
+        steps = _check_steps(steps)
     n, k = enc.n, model.k
     source = RandomSource(seed)
     sampled = source.uniform(n) < model.beta
@@ -378,20 +423,33 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     listed = [col.bound.enumerated and col.name in (hierarchies or {}) for col in cols]
     bounds = lattice_bounds(cols, None)
     # the sample's rows weigh 1, the others 0: every count below is a count of the sample
-    search = LatticeSearch(cols, KAnonymity(1), [], budget=n,
-                           objective="precision" if quality == "precision" else "loss",
-                           bounds=bounds, weights=sampled.astype(np.int64))
-    scorer = _Scorer(search, quality, n, k, listed, single_top, targets)
-    # the walk visits a new node at every draw, so it ends after the lattice's size - 1
-    # draws (public: the hierarchies fix it); its share of epsilon goes to the draws made
-    draws = min(steps, math.prod(hi - lo + 1 for lo, hi in bounds) - 1)
-    epsilon_walk = model.epsilon_search * (1.0 - FINAL_SHARE) if draws else 0.0
-    epsilon_step = epsilon_walk / draws if draws else 0.0
-    epsilon_final = model.epsilon_search - epsilon_walk
-    chosen_idx, made, visited = _walk(search, scorer, steps=draws, epsilon_step=epsilon_step,
-                                      epsilon_final=epsilon_final, source=source)
-    if made != draws:  # pragma: no cover - the walk's length is fixed by the lattice
-        raise AssertionError(f"the walk made {made} draws, not {draws}")
+    nodes = math.prod(hi - lo + 1 for lo, hi in bounds)
+    how = _check_search(search, steps, nodes)
+    lattice = LatticeSearch(cols, KAnonymity(1), [], budget=n,
+                            objective="precision" if quality == "precision" else "loss",
+                            bounds=bounds, weights=sampled.astype(np.int64))
+    scorer = _Scorer(lattice, quality, n, k, listed, single_top, targets,
+                     selection=how == "all")
+    if how == "all":
+        from pdanon.dp.scores import SPREAD
+
+        draws, epsilon_step, epsilon_final = 0, 0.0, model.epsilon_search
+        chosen_idx = _select_all(lattice, scorer, epsilon=epsilon_final,
+                                 spread=SPREAD.get(quality, 2.0), source=source)
+        visited = nodes
+    else:
+        # the walk visits a new node at every draw, so it ends after the lattice's size - 1
+        # draws (public: the hierarchies fix it); its share of epsilon goes to the draws made
+        draws = min(DEFAULT_STEPS if steps is None else steps, nodes - 1)
+        epsilon_walk = model.epsilon_search * (1.0 - FINAL_SHARE) if draws else 0.0
+        epsilon_step = epsilon_walk / draws if draws else 0.0
+        epsilon_final = model.epsilon_search - epsilon_walk
+        chosen_idx, made, visited = _walk(lattice, scorer, steps=draws,
+                                          epsilon_step=epsilon_step,
+                                          epsilon_final=epsilon_final, source=source)
+        if made != draws:  # pragma: no cover - the walk's length is fixed by the lattice
+            raise AssertionError(f"the walk made {made} draws, not {draws}")
+    search = lattice
     chosen = search.L[chosen_idx]
     final = search.from_rows(chosen)
     kept_class = final.counts >= k
@@ -407,6 +465,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     info = {
         "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
         "quality": quality,
+        "search": how,
         "heights": {col.name: col.height for col in cols},
         "dp": model.accounting(steps=draws, epsilon_per_step=epsilon_step,
                                epsilon_final_choice=epsilon_final),

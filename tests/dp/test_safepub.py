@@ -193,16 +193,17 @@ def test_random_tables_publish_k_anonymous_samples(n, seed, eps):
         assert out.groupby(["age", "sex"], observed=True).size().min() >= k
 
 
-def _outcomes(df, runs, start_seed):
+def _outcomes(df, runs, start_seed, search="walk"):
     """How often each event occurs in ``runs`` seeded releases of ``df``. The events: each
     whole output (the multiset of published rows), each number of published rows, each
     choice of levels (the output shows it)."""
     counts = {}
+    how = {"steps": 2} if search == "walk" else {"search": "all"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for s in range(start_seed, start_seed + runs):
-            out = df.anon.dp_anonymize(1.0, 0.2, steps=2, seed=s,
-                                       quasi_identifiers=["sex", "smoker"])
+            out = df.anon.dp_anonymize(1.0, 0.2, seed=s, quasi_identifiers=["sex", "smoker"],
+                                       **how)
             rows = tuple(sorted(map(tuple, out.astype(str).to_numpy().tolist())))
             levels = tuple(sorted(out.anon.info["levels"].items()))
             for event in (("rows", rows), ("size", len(rows)), ("levels", levels)):
@@ -235,7 +236,8 @@ _D2 = _D.iloc[1:].reset_index(drop=True)  # the neighbour: one person fewer
 
 
 @pytest.mark.slow
-def test_output_distribution_of_neighbours_within_epsilon_delta():
+@pytest.mark.parametrize("search", ["walk", "all"])
+def test_output_distribution_of_neighbours_within_epsilon_delta(search):
     """(ε, δ)-DP on counted events: for a table D and its neighbour D' (one row removed),
     P[M(D) ∈ S] <= e^ε P[M(D') ∈ S] + δ and the reverse, for every event S of
     :func:`_outcomes` (a whole output, a number of published rows, a choice of levels).
@@ -246,7 +248,7 @@ def test_output_distribution_of_neighbours_within_epsilon_delta():
     (about ±0.04 on a probability) nor events it does not count; the next test shows it
     catches a release without sampling."""
     runs = 1500
-    a, b = _outcomes(_D, runs, 0), _outcomes(_D2, runs, 10_000)
+    a, b = _outcomes(_D, runs, 0, search), _outcomes(_D2, runs, 10_000, search)
     assert _violations(a, b, runs, 1.0, 0.2) == []
     # the test can see something: the release is not always empty
     assert runs - a.get(("size", 0), 0) > runs // 10
@@ -267,7 +269,7 @@ def test_the_statistical_test_catches_a_release_without_sampling(monkeypatch):
     assert _violations(a, b, runs, 1.0, 0.2)
 
 
-def _node_scores(df, sampled, hierarchies, quality, k):
+def _node_scores(df, sampled, hierarchies, quality, k, selection=False):
     """Every lattice node's score for ``df`` with the rows ``sampled`` (internal API)."""
     from pdanon.encode import encode_table
     from pdanon.models import KAnonymity
@@ -284,7 +286,8 @@ def _node_scores(df, sampled, hierarchies, quality, k):
                            bounds=lattice_bounds(cols, None),
                            weights=np.asarray(sampled, dtype=np.int64))
     listed = [c.name == "job" for c in cols]  # the tree lists its leaves
-    scorer = _Scorer(search, quality, len(df), k, listed, single_top, targets=[2])  # sex
+    scorer = _Scorer(search, quality, len(df), k, listed, single_top, targets=[2],  # sex
+                     selection=selection)
     return {tuple(int(v) for v in search.L[i]): scorer(i) for i in range(len(search.L))}
 
 
@@ -319,6 +322,74 @@ def test_scores_change_by_at_most_one_between_neighbours(n, seed, k, quality, ro
     assert a.keys() == b.keys()
     for node in a:
         assert abs(a[node] - b[node]) <= 1 + 1e-9, (node, a[node], b[node])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(5, 60), st.integers(0, 10_000), st.integers(1, 9),
+       st.sampled_from(["loss", "precision"]), st.booleans(), st.booleans())
+def test_selection_scores_move_within_a_range_of_one(n, seed, k, quality, rootless,
+                                                      drop_sampled):
+    """What ``search="all"`` relies on (spread 1): removing one row moves the selection
+    score of every node by an amount in one interval of width 1 — the largest change minus
+    the smallest, over all nodes, is at most 1 — whether the row was sampled or not."""
+    from pdanon.hierarchy import TableHierarchy, tree
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "age": rng.integers(0, 100, n).astype(float),
+        "job": rng.choice(["nurse", "cook", "clerk", "pilot"], n),
+        "sex": rng.choice(["F", "M"], n),
+    })
+    # classes around k: few distinct values
+    df["age"] = (df["age"] // 40) * 40
+    sampled = rng.random(n) < 0.8
+    hierarchies = {"age": intervals([10, 50]),
+                   "job": tree({"care": ["nurse", "cook"], "office": ["clerk", "pilot"]})}
+    if rootless:
+        hierarchies = {"age": intervals([50], top=None), "job": TableHierarchy(
+            ["nurse", "cook", "clerk", "pilot"], [["care", "care", "office", "office"]])}
+    candidates = np.flatnonzero(sampled == drop_sampled)
+    drop = int(candidates[0]) if len(candidates) else int(rng.integers(0, n))
+    keep = np.arange(n) != drop
+    a = _node_scores(df, sampled, hierarchies, quality, k, selection=True)
+    b = _node_scores(df[keep].reset_index(drop=True), sampled[keep], hierarchies, quality, k,
+                     selection=True)
+    moves = [a[node] - b[node] for node in a]
+    assert max(moves) - min(moves) <= 1 + 1e-9, (moves, k)
+
+
+def test_selection_score_is_pessimistic_and_exact_away_from_k():
+    """The selection score never rates a node better than the true one (:func:`score`
+    divided by the same scale) and equals it when no class lies in [k, 3(k - 1))."""
+    from pdanon.dp.scores import SLOPE, score, selection_score
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        k, d = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        counts = rng.integers(0, 40, int(rng.integers(1, 8)))
+        cost = rng.random(len(counts)) * d
+        n = int(counts.sum() + rng.integers(0, 30))
+        sel = selection_score("loss", counts=counts, cost=cost, n=n, k=k, columns=d)
+        true = score("loss", counts=counts, cost=cost, n=n, k=k, columns=d) \
+            * max(k - 1, 1) / (1 + SLOPE)
+        assert sel <= true + 1e-9
+        if not ((counts >= k) & (counts < 3 * (k - 1))).any():
+            assert sel == pytest.approx(true)
+
+
+def test_search_all_accounting_and_options():
+    out = _release(_table(), seed=1)
+    dp = out.anon.info["dp"]
+    assert out.anon.info["search"] == "all"  # the default without steps=
+    assert dp["steps"] == 0 and dp["epsilon_per_step"] == 0
+    assert dp["epsilon_final_choice"] == pytest.approx(dp["epsilon_search"])
+    assert dp["epsilon_spent"] == pytest.approx(dp["epsilon"])
+    assert len(out) == 0 or out.anon.k_anonymity() >= dp["k"]
+    assert _release(_table(), seed=1, steps=5).anon.info["search"] == "walk"
+    with pytest.raises(pdanon.InvalidInputError, match="steps= is read by search='walk'"):
+        _release(_table(500), search="all", steps=5)
+    with pytest.raises(pdanon.InvalidInputError, match="search must be 'all'"):
+        _release(_table(500), search="greedy")
 
 
 def test_row_by_row_comparisons_with_the_input_are_refused():

@@ -234,10 +234,13 @@ class _Scorer:
     """Scores of lattice nodes on the sample (cached per node)."""
 
     def __init__(self, search, quality: str, n: int, k: int, listed, single_top, targets=(),
-                 selection: bool = False):
-        # selection: the one-draw search's scores (pdanon.dp.scores.selection_score)
+                 beta: float | None = None):
+        # beta: the one-draw search's scores on the input (pdanon.dp.scores.selection_score)
         self.search, self.quality, self.n, self.k = search, quality, n, k
-        self.selection = selection
+        self.beta = beta
+        # classes below ``floor`` rows count only through n in the score (withheld, or in
+        # the selection score a class of under k - 1 expected rows)
+        self.floor = k if beta is None else (k - 1) / beta
         self.q = search.q
         self.targets = list(targets)
         if quality == "loss":
@@ -277,14 +280,18 @@ class _Scorer:
         else:
             # a class under k sampled rows is withheld and counts only through n (in every
             # score below): the others alone are passed on
-            big = np.flatnonzero(cl.counts >= self.k)
+            big = np.flatnonzero(cl.counts >= self.floor)
             cost = np.zeros(len(big))
             if self.quality in ("loss", "precision"):
                 for c in range(self.q):
                     cost += self.costs[c][int(levels[c])][cl.codes[c][big]]
-            value = (selection_score if self.selection else score)(
-                self.quality, counts=cl.counts[big], cost=cost, n=self.n, k=self.k,
-                columns=self.q, suppress_all=top)
+            if self.beta is None:
+                value = score(self.quality, counts=cl.counts[big], cost=cost, n=self.n,
+                              k=self.k, columns=self.q, suppress_all=top)
+            else:
+                value = selection_score(self.quality, counts=cl.counts[big], cost=cost,
+                                        n=self.n, k=self.k, columns=self.q, beta=self.beta,
+                                        suppress_all=top)
         self.cache[idx] = value
         return value
 
@@ -319,18 +326,19 @@ def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: flo
     return final, draws, len(visited)
 
 
-def _select_all(search, scorer, *, epsilon: float, spread: float, source) -> int:
+def _select_all(search, scorer, *, epsilon: float, source) -> int:
     """The one-draw search (module docstring, step 2): every node of the lattice scored on
-    the sample, one exponential-mechanism draw among all of them with the whole of
-    ε_search. Nodes are scored from the bottom of the lattice up, so that each rolls up from
-    a cached specialization with few classes."""
+    the input (:func:`pdanon.dp.scores.selection_score`), one exponential-mechanism draw
+    among all of them with the whole of ε_search (spread 1: the scores' changes between
+    neighbouring inputs have a range of 1). Nodes are scored from the bottom of the lattice
+    up, so that each rolls up from a cached specialization with few classes."""
     from pdanon.dp.mechanism import exponential_mechanism
 
     order = np.argsort(search.L.astype(np.int64).sum(axis=1), kind="stable")
     scores = np.empty(len(order))
     for i in order.tolist():
         scores[i] = scorer(i)
-    return exponential_mechanism(scores, epsilon=epsilon, source=source, spread=spread)
+    return exponential_mechanism(scores, epsilon=epsilon, source=source, spread=1.0)
 
 
 def _targets(target, quality: str, names: list) -> list:
@@ -359,19 +367,27 @@ def _targets(target, quality: str, names: list) -> list:
     return [names.index(t) for t in wanted]
 
 
-def _check_search(search, steps, nodes: int) -> str:
+def _check_search(search, steps, nodes: int, quality: str) -> str:
     """The search to run: ``"all"`` (one draw among every node) or ``"walk"`` (SafePub's
-    walk of ``steps`` draws). By default the walk when ``steps`` is given, else ``"all"`` when
-    the lattice has at most :data:`MAX_NODES_SCORED` nodes (its size is public: the
-    hierarchies fix it), else the walk."""
+    walk of ``steps`` draws). By default ``"all"`` for the qualities it ranks by
+    (:data:`pdanon.dp.scores.SELECTION_QUALITIES`) when ``steps`` is not given and the
+    lattice has at most :data:`MAX_NODES_SCORED` nodes (its size is public: the hierarchies
+    fix it), else the walk."""
+    from pdanon.dp.scores import SELECTION_QUALITIES
+
     if search is None:
-        return "walk" if steps is not None or nodes > MAX_NODES_SCORED else "all"
+        return "all" if steps is None and nodes <= MAX_NODES_SCORED and \
+            quality in SELECTION_QUALITIES else "walk"
     if search not in ("all", "walk"):
         raise InvalidInputError(f"search must be 'all' (one draw among every lattice node) or "
                                 f"'walk' (SafePub's walk of steps= draws), got {search!r}")
     if search == "all" and steps is not None:
         raise InvalidInputError("steps= is read by search='walk' only; search='all' makes one "
                                 "draw among every lattice node")
+    if search == "all" and quality not in SELECTION_QUALITIES:
+        raise InvalidInputError(
+            f"search='all' ranks nodes for quality in {list(SELECTION_QUALITIES)}, not "
+            f"{quality!r}: use search='walk' (or leave search= unset) for {quality!r}")
     if search == "all" and nodes > MAX_NODES_SCORED:
         raise InvalidInputError(
             f"search='all' scores every node of the lattice, and this one has {nodes:,} "
@@ -422,20 +438,19 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     # a hierarchy is built from the column's own values, so it lists nothing public
     listed = [col.bound.enumerated and col.name in (hierarchies or {}) for col in cols]
     bounds = lattice_bounds(cols, None)
-    # the sample's rows weigh 1, the others 0: every count below is a count of the sample
     nodes = math.prod(hi - lo + 1 for lo, hi in bounds)
-    how = _check_search(search, steps, nodes)
+    how = _check_search(search, steps, nodes, quality)
+    # the walk scores nodes on the sample (its rows weigh 1, the others 0); search="all"
+    # on the input, independently of the sample (module docstring)
     lattice = LatticeSearch(cols, KAnonymity(1), [], budget=n,
                             objective="precision" if quality == "precision" else "loss",
-                            bounds=bounds, weights=sampled.astype(np.int64))
+                            bounds=bounds,
+                            weights=None if how == "all" else sampled.astype(np.int64))
     scorer = _Scorer(lattice, quality, n, k, listed, single_top, targets,
-                     selection=how == "all")
+                     beta=model.beta if how == "all" else None)
     if how == "all":
-        from pdanon.dp.scores import SPREAD
-
         draws, epsilon_step, epsilon_final = 0, 0.0, model.epsilon_search
-        chosen_idx = _select_all(lattice, scorer, epsilon=epsilon_final,
-                                 spread=SPREAD.get(quality, 2.0), source=source)
+        chosen_idx = _select_all(lattice, scorer, epsilon=epsilon_final, source=source)
         visited = nodes
     else:
         # the walk visits a new node at every draw, so it ends after the lattice's size - 1
@@ -452,7 +467,9 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     search = lattice
     chosen = search.L[chosen_idx]
     final = search.from_rows(chosen)
-    kept_class = final.counts >= k
+    # sampled rows per class (the counts of search="all"'s lattice are the input's)
+    kept_class = np.bincount(final.rows, weights=sampled,
+                             minlength=len(final.counts)) >= k
     if scorer.all_top(chosen):
         kept_class[:] = False
     released = sampled & kept_class[final.rows]

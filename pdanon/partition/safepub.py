@@ -268,32 +268,38 @@ class _Scorer:
             return self.cache[idx]
         s = self.search
         cl = s.classes(idx)
-        levels = s.L[idx]
+        value = self.of_classes(s.L[idx], cl.codes, cl.counts)
+        self.cache[idx] = value
+        return value
+
+    def of_classes(self, levels, codes, counts) -> float:
+        """The score of the node ``levels`` whose classes have node ``codes`` (one array per
+        column) and ``counts`` rows."""
+        from pdanon.dp.scores import score, selection_score
+
+        s = self.search
         top = self.all_top(levels)
         if self.quality == "classification":
             from pdanon.dp.scores import classification_score
 
-            value = classification_score(
-                counts=cl.counts, codes=cl.codes, targets=self.targets,
+            return classification_score(
+                counts=counts, codes=codes, targets=self.targets,
                 levels=[int(v) for v in levels], heights=[col.height for col in s.columns],
                 k=self.k, suppress_all=top)
         else:
             # a class under k sampled rows is withheld and counts only through n (in every
             # score below): the others alone are passed on
-            big = np.flatnonzero(cl.counts >= self.floor)
+            big = np.flatnonzero(counts >= self.floor)
             cost = np.zeros(len(big))
             if self.quality in ("loss", "precision"):
                 for c in range(self.q):
-                    cost += self.costs[c][int(levels[c])][cl.codes[c][big]]
+                    cost += self.costs[c][int(levels[c])][codes[c][big]]
             if self.beta is None:
-                value = score(self.quality, counts=cl.counts[big], cost=cost, n=self.n,
-                              k=self.k, columns=self.q, suppress_all=top)
-            else:
-                value = selection_score(self.quality, counts=cl.counts[big], cost=cost,
-                                        n=self.n, k=self.k, columns=self.q, beta=self.beta,
-                                        suppress_all=top)
-        self.cache[idx] = value
-        return value
+                return score(self.quality, counts=counts[big], cost=cost, n=self.n,
+                             k=self.k, columns=self.q, suppress_all=top)
+            return selection_score(self.quality, counts=counts[big], cost=cost, n=self.n,
+                                   k=self.k, columns=self.q, beta=self.beta,
+                                   suppress_all=top)
 
 
 def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: float, source):
@@ -334,11 +340,65 @@ def _select_all(search, scorer, *, epsilon: float, source) -> int:
     up, so that each rolls up from a cached specialization with few classes."""
     from pdanon.dp.mechanism import exponential_mechanism
 
-    order = np.argsort(search.L.astype(np.int64).sum(axis=1), kind="stable")
-    scores = np.empty(len(order))
-    for i in order.tolist():
-        scores[i] = scorer(i)
+    scores = _scan_scores(search, scorer)
     return exponential_mechanism(scores, epsilon=epsilon, source=source, spread=1.0)
+
+
+def _scan_scores(search, scorer) -> np.ndarray:
+    """Every node's score, the nodes taken in index order (the last column fastest): node
+    ``y`` rolls up from ``y`` minus one level in its last column above its lowest level — the
+    node scored just before it, or one kept since — by mapping that one column's codes up a
+    level and regrouping. Class keys are sums of codes times fixed place values (each column's
+    largest node count), so only the changed column's term moves. At most one table per
+    column and level is kept. Lattices whose keys would overflow 62 bits are scored node by
+    node with the optimal search's roll-up (:meth:`LatticeSearch.classes`)."""
+    import pandas as pd
+
+    q, bounds, cols = search.q, search.bounds, search.columns
+    lows = [lo for lo, _ in bounds]
+    dims = [max(max(int(cols[c].bound.nodes(j)) for j in range(lo, hi + 1)), 1)
+            for c, (lo, hi) in enumerate(bounds)]
+    scores = np.empty(len(search.L))
+    if math.prod(dims) >= 2 ** 62:
+        for i in range(len(search.L)):
+            scores[i] = scorer(i)
+        return scores
+    place = np.cumprod([1] + dims[:-1]).astype(np.int64)
+    heights = np.array([hi - lo for lo, hi in bounds])
+    strides = [int(x) for x in search.strides]
+    bottom = search.from_rows(search.L[0])
+    first = (bottom.codes, np.asarray(bottom.counts, dtype=np.float64),
+             sum(np.asarray(bottom.codes[c], dtype=np.int64) * place[c] for c in range(q)))
+    kept = {0: first}
+    for i in range(len(search.L)):
+        levels = search.L[i]
+        rel = levels.astype(np.int64) - lows
+        if i == 0:
+            codes, counts, key = first
+        else:
+            t = int(np.flatnonzero(rel)[-1])
+            src = i - strides[t]
+            s_codes, s_counts, s_key = kept[src]
+            # the source's last dependent is the one raising its lowest column still below
+            # its top at or after its own last raised column
+            s_rel = rel.copy()
+            s_rel[t] -= 1
+            nz = np.flatnonzero(s_rel)
+            start = int(nz[-1]) if len(nz) else 0
+            last = next(j for j in range(start, q) if s_rel[j] < heights[j])
+            if last == t:
+                del kept[src]
+            up = cols[t].bound.step(int(levels[t]) - 1, int(levels[t]))[s_codes[t]]
+            moved = s_key + (up - s_codes[t]) * place[t]
+            labels, uniq = pd.factorize(moved, sort=False)
+            counts = np.bincount(labels, weights=s_counts, minlength=len(uniq))
+            key = np.asarray(uniq, dtype=np.int64)
+            codes = [(key // place[c]) % dims[c] for c in range(q)]
+        scores[i] = scorer.of_classes(levels, codes, counts)
+        if i == 0 or any(rel[j] < heights[j] for j in range(int(np.flatnonzero(rel)[-1])
+                                                           if rel.any() else 0, q)):
+            kept[i] = (codes, counts, key)
+    return scores
 
 
 def _targets(target, quality: str, names: list) -> list:

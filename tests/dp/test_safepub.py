@@ -405,6 +405,44 @@ def test_selection_scores_move_within_a_range_of_one(n, seed, k, quality, rootle
     assert max(moves) - min(moves) <= 1 + 1e-9, (moves, k)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(5, 300), st.integers(0, 10_000), st.integers(1, 9), st.floats(0.05, 1.0))
+def test_scan_scores_every_node_as_the_optimal_search_does(n, seed, k, beta):
+    """search='all' scores nodes by its own roll-up (_scan_scores); every node's score equals
+    the one computed from the optimal search's class tables."""
+    from pdanon.encode import encode_table
+    from pdanon.hierarchy import tree
+    from pdanon.models import KAnonymity
+    from pdanon.partition.lattice import lattice_bounds, prepare_columns
+    from pdanon.partition.optimal import LatticeSearch
+    from pdanon.partition.safepub import _scan_scores, _Scorer, public_structure
+    from pdanon.roles import Roles
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"age": rng.integers(0, 100, n).astype(float),
+                       "job": rng.choice(["nurse", "cook", "clerk", "pilot"], n),
+                       "sex": rng.choice(["F", "M"], n)})
+    df.loc[rng.random(n) < 0.1, "age"] = np.nan
+    hierarchies = {"age": intervals([10, 50]),
+                   "job": tree({"care": ["nurse", "cook"], "office": ["clerk", "pilot"]})}
+    roles = Roles(quasi_identifiers={"age": "real", "job": "unordered", "sex": "unordered"})
+    enc = encode_table(df, roles)
+    hierarchies, single_top, integers = public_structure(enc, hierarchies, df)
+    cols = prepare_columns(enc, hierarchies, algorithm="safepub", integers=integers)
+
+    def scorer():
+        search = LatticeSearch(cols, KAnonymity(1), [], budget=n, objective="loss",
+                               bounds=lattice_bounds(cols, None))
+        listed = [c.name == "job" for c in cols]
+        return search, _Scorer(search, "loss", n, k, listed, single_top, beta=beta)
+
+    search, sc = scorer()
+    fast = _scan_scores(search, sc)
+    search, sc = scorer()
+    slow = [sc(i) for i in range(len(search.L))]
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-9)
+
+
 def test_selection_score_is_pessimistic_and_exact_away_from_k():
     """At beta = 1 the selection score never rates a node better than the true one
     (:func:`score` divided by the same scale) and equals it when no class lies in

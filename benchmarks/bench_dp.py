@@ -24,8 +24,8 @@ or withheld counts as suppressed):
 * rows kept: published rows / rows of the table.
 
 SafePub's paper (Bild, Kuhn & Prasser, PoPETs 2018) evaluates the same data set and
-hierarchies; its tables are not reproduced here (the paper could not be read from this
-machine), so no comparison with its published figures is claimed.
+hierarchies; its tables could not be read from this machine: ``--issue`` compares with ARX
+3.9.2 instead (issue 53's figures, measured the same way).
 
 ``--scale N`` adds a table of speed: a release per quality of N rows drawn with replacement
 from Adult (rows/s, seconds and CPU seconds of one release; peak memory traced during a second,

@@ -9,16 +9,27 @@ face.
 1. **Sample.** Every row is drawn independently with probability β = 1 - e^(-ε_anon),
    ε_anon = ε - ε_search (:mod:`pdanon.dp.params`).
 2. **Search.** The lattice of hierarchy levels (every column, the sensitive ones too: DP
-   protects every attribute) is walked from its top node: at each of ``steps`` steps the
-   direct specializations of the current node (one column one level lower) join the
-   candidates, and the exponential mechanism draws the next node from all candidates so far
-   (scores of :mod:`pdanon.dp.scores` computed on the sample). The output node is drawn the
-   same way from the nodes visited. Half of ε_search is split evenly over the walk's draws,
-   the other half is the output draw's. (ARX returns the visited node with the best exact
-   score instead; that choice reads the data outside any mechanism, so it is not covered by
-   the proof. With ε_search / (2 · steps) per walk draw — 0.0005 at ε = 1 — the walk is close
-   to a random one on tables of tens of thousands of rows; the output draw, with half the
-   budget, is what picks a good node among those visited.)
+   protects every attribute) is searched for one node, in one of two ways.
+
+   ``search="all"`` (the default for quality "loss" and "precision" on lattices of at most
+   :data:`MAX_NODES_SCORED` nodes, unless ``steps`` is given): every node is scored on the
+   **input** by :func:`pdanon.dp.scores.selection_score` — the granularity cost the release
+   would have if each class of c rows gave β·c sampled rows, pessimistic near k and
+   Lipschitz, so that one row moves every node's score within one interval of width 1 — and
+   one exponential-mechanism draw with the whole of ε_search, P ∝ exp(ε_search · score),
+   picks among all of them (ε_search-DP). The sample is drawn independently of the draw, so
+   the release is the basic composition of that draw and step 3 for the node drawn
+   (docs/differential_privacy.md has the proof). An exact argmax (ARX's choice of the output)
+   is never taken.
+
+   ``search="walk"`` (SafePub's search): the lattice is walked from its top node: at each of
+   ``steps`` steps the direct specializations of the current node (one column one level
+   lower) join the candidates, and the exponential mechanism draws the next node from all
+   candidates so far (scores of :func:`pdanon.dp.scores.score` computed on the sample). The
+   output node is drawn the same way from the nodes visited. Half of ε_search is split
+   evenly over the walk's draws, the other half is the output draw's. (ARX returns the
+   visited node with the best exact score instead; that choice reads the data outside any
+   mechanism, so it is not covered by the proof.)
 3. **Safe k-anonymization.** The sample is generalized by the chosen node; every class with
    fewer than k sampled rows, and the class of a node at the top of every column when each
    top is a single node by construction, is suppressed — left out of the release, as are

@@ -151,21 +151,21 @@ def issue_table(adult, roles, hierarchies, runs: int, searches=("all",)) -> None
         k, mean, sd, gl, dm, wall = ARX[eps]
         rows.append({"epsilon": eps, "tool": "ARX 3.9.2 (issue 53)", "k": k,
                      "rows_published": f"{mean:,} ± {sd:,}", "granularity_loss": gl,
-                     "discernibility": dm, "wall_s": wall})
+                     "discernibility": dm, "wall_s": wall, "cpu_s": None})
         for search in searches:
             figures = []
             for _ in range(runs):
-                k, kept, levels, seconds, _ = _safepub(adult, roles, eps, hierarchies, "loss",
-                                                       search)
+                k, kept, levels, seconds, cpu = _safepub(adult, roles, eps, hierarchies,
+                                                         "loss", search)
                 figures.append({**_figures(adult, kept, levels, hierarchies),
-                                "rows": len(kept), "seconds": seconds})
+                                "rows": len(kept), "seconds": seconds, "cpu": cpu})
             frame = pd.DataFrame(figures)
             rows.append({"epsilon": eps, "tool": f"pdanon search={search!r}", "k": k,
                          "rows_published": f"{frame['rows'].mean():,.0f} ± "
                                            f"{frame['rows'].std(ddof=1):,.0f}",
                          "granularity_loss": frame["granularity_loss"].mean(),
                          "discernibility": frame["discernibility"].mean(),
-                         "wall_s": frame["seconds"].mean()})
+                         "wall_s": frame["seconds"].mean(), "cpu_s": frame["cpu"].mean()})
     print(f"All {len(adult):,} rows of Adult, ARX's hierarchies for all nine columns, "
           f"delta = {DELTA:g}, search_share 0.1, quality 'loss', {runs} runs per row "
           f"(the CSPRNG); {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")

@@ -378,18 +378,19 @@ def _scan_scores(search, scorer) -> np.ndarray:
     heights = np.array([hi - lo for lo, hi in bounds])
     strides = [int(x) for x in search.strides]
     bottom = search.from_rows(search.L[0])
-    first = (bottom.codes, np.asarray(bottom.counts, dtype=np.float64),
+    # a table is (counts, key) per class: a column's codes are read off the key when needed
+    first = (np.asarray(bottom.counts, dtype=np.float64),
              sum(np.asarray(bottom.codes[c], dtype=np.int64) * place[c] for c in range(q)))
     kept = {0: first}
     for i in range(len(search.L)):
         levels = search.L[i]
         rel = levels.astype(np.int64) - lows
         if i == 0:
-            codes, counts, key = first
+            counts, key = first
         else:
             t = int(np.flatnonzero(rel)[-1])
             src = i - strides[t]
-            s_codes, s_counts, s_key = kept[src]
+            s_counts, s_key = kept[src]
             # the source's last dependent is the one raising its lowest column still below
             # its top at or after its own last raised column
             s_rel = rel.copy()
@@ -399,16 +400,19 @@ def _scan_scores(search, scorer) -> np.ndarray:
             last = next(j for j in range(start, q) if s_rel[j] < heights[j])
             if last == t:
                 del kept[src]
-            up = cols[t].bound.step(int(levels[t]) - 1, int(levels[t]))[s_codes[t]]
-            moved = s_key + (up - s_codes[t]) * place[t]
+            was = (s_key // place[t]) % dims[t]
+            up = cols[t].bound.step(int(levels[t]) - 1, int(levels[t]))[was]
+            moved = s_key + (up - was) * place[t]
             labels, uniq = pd.factorize(moved, sort=False)
             counts = np.bincount(labels, weights=s_counts, minlength=len(uniq))
             key = np.asarray(uniq, dtype=np.int64)
-            codes = [(key // place[c]) % dims[c] for c in range(q)]
-        scores[i] = scorer.of_classes(levels, codes, counts)
+        # only the classes at or above the scorer's floor count one by one
+        big = np.flatnonzero(counts >= scorer.floor)
+        codes = [(key[big] // place[c]) % dims[c] for c in range(q)]
+        scores[i] = scorer.of_classes(levels, codes, counts[big])
         if i == 0 or any(rel[j] < heights[j] for j in range(int(np.flatnonzero(rel)[-1])
                                                            if rel.any() else 0, q)):
-            kept[i] = (codes, counts, key)
+            kept[i] = (counts, key)
     return scores
 
 

@@ -151,7 +151,7 @@ def issue_table(adult, roles, hierarchies, runs: int, searches=("all",)) -> None
         k, mean, sd, gl, dm, wall = ARX[eps]
         rows.append({"epsilon": eps, "tool": "ARX 3.9.2 (issue 53)", "k": k,
                      "rows_published": f"{mean:,} ± {sd:,}", "granularity_loss": gl,
-                     "discernibility": dm, "wall_s": wall, "cpu_s": None})
+                     "discernibility": dm, "wall_s": wall, "cpu_s": "-"})
         for search in searches:
             figures = []
             for _ in range(runs):

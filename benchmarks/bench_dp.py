@@ -6,7 +6,8 @@ columns; SafePub publishes every column (differential privacy protects them all)
 salary-class is a quasi-identifier like the others. 70 % of the rows (a fixed split) are the
 table to publish, 30 % are held out to test the classifier. For each ε in {0.5, 1, 2} at
 δ = 1e-5: ``--runs`` SafePub releases for each of quality "loss" and "classification" (target
-salary-class; 100 steps, the CSPRNG, no seed), and
+salary-class; the default searches: search="all" for "loss", the walk of 100 steps for
+"classification"; the CSPRNG, no seed), and
 the optimal full-domain k-anonymization (``algorithm="optimal"``, objective "loss", at most
 5 % of the rows suppressed) at the k that SafePub uses at that ε.
 
@@ -23,14 +24,18 @@ or withheld counts as suppressed):
 * rows kept: published rows / rows of the table.
 
 SafePub's paper (Bild, Kuhn & Prasser, PoPETs 2018) evaluates the same data set and
-hierarchies; its tables are not reproduced here (the paper could not be read from this
-machine), so no comparison with its published figures is claimed.
+hierarchies; its tables could not be read from this machine: ``--issue`` compares with ARX
+3.9.2 instead (issue 53's figures, measured the same way).
 
 ``--scale N`` adds a table of speed: a release per quality of N rows drawn with replacement
 from Adult (rows/s, seconds and CPU seconds of one release; peak memory traced during a second,
 since tracing slows the call down).
 
-Run: ``python benchmarks/bench_dp.py [--runs 5] [--scale 1000000]``
+``--issue`` prints instead the side-by-side with ARX 3.9.2 of issue 53 (all 30,162 rows,
+quality "loss", rows published mean ± sd, granularity loss, discernibility, wall seconds;
+``--walk`` adds SafePub's walk).
+
+Run: ``python benchmarks/bench_dp.py [--runs 5] [--scale 1000000] [--issue [--walk]]``
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ def _recoded(df: pd.DataFrame, hierarchies: dict, levels: dict) -> pd.DataFrame:
                          for c in df.columns})
 
 
-def _figures(table, kept_rows, levels, hierarchies, test):
+def _figures(table, kept_rows, levels, hierarchies, test=None):
     """Granularity, discernibility, accuracy and rows kept of a release that publishes
     ``table.iloc[kept_rows]`` at ``levels``."""
     n, d = len(table), table.shape[1]
@@ -86,7 +91,7 @@ def _figures(table, kept_rows, levels, hierarchies, test):
     sizes = published.groupby(list(published.columns), observed=True).size().to_numpy()
     dm = (float((sizes.astype(float) ** 2).sum()) + n * (n - len(kept_rows))) / n ** 2
     acc = None
-    if levels[TARGET] == 0 and len(published):
+    if test is not None and levels[TARGET] == 0 and len(published):
         acc = _accuracy(published, _recoded(test, hierarchies, levels), test[TARGET])
     return {"granularity_loss": loss, "discernibility": dm, "accuracy": acc,
             "rows_kept": len(kept_rows) / n}
@@ -106,13 +111,14 @@ def _accuracy(train: pd.DataFrame, test: pd.DataFrame, truth: pd.Series) -> floa
                   == truth.astype(str).to_numpy()).mean())
 
 
-def _safepub(table, roles, epsilon, hierarchies, quality):
+def _safepub(table, roles, epsilon, hierarchies, quality, search="all"):
     model = EDDifferentialPrivacy(epsilon, DELTA)
     extra = {"target": TARGET} if quality == "classification" else {}
+    extra.update({"search": "walk", "steps": 100} if search == "walk" else {"search": "all"})
     started, cpu = time.perf_counter(), time.process_time()
     run = engine.partition(table, roles, model=model, method="generalize",
                            algorithm="safepub", hierarchies=hierarchies, quality=quality,
-                           steps=100, **extra)
+                           **extra)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     return model.k, run.result.release_rows, run.result.info["levels"], seconds, cpu
 
@@ -130,16 +136,65 @@ def _optimal(table, k, hierarchies):
     return kept, out.anon.info["levels"], seconds, cpu
 
 
+#: ARX 3.9.2's EDDifferentialPrivacy on all of Adult (issue 53: delta = 1e-5, search budget
+#: 0.1 epsilon, 100 steps, quality "loss", 10 runs): k, rows published mean and sd,
+#: granularity loss, discernibility, wall seconds.
+ARX = {0.5: (52, 8918, 394, 0.819, 0.709, 1.14), 1.0: (59, 14860, 1003, 0.697, 0.519, 0.78),
+       2.0: (92, 20553, 1526, 0.579, 0.340, 0.72)}
+
+
+def issue_table(adult, roles, hierarchies, runs: int, searches=("all",)) -> None:
+    """The side-by-side of docs/differential_privacy.md: every row of Adult, quality "loss",
+    ``runs`` releases per epsilon and search, next to ARX's figures."""
+    rows = []
+    for eps in EPSILONS:
+        k, mean, sd, gl, dm, wall = ARX[eps]
+        rows.append({"epsilon": eps, "tool": "ARX 3.9.2 (issue 53)", "k": k,
+                     "rows_published": f"{mean:,} ± {sd:,}", "granularity_loss": gl,
+                     "discernibility": dm, "wall_s": wall, "cpu_s": "-"})
+        for search in searches:
+            figures = []
+            for _ in range(runs):
+                k, kept, levels, seconds, cpu = _safepub(adult, roles, eps, hierarchies,
+                                                         "loss", search)
+                figures.append({**_figures(adult, kept, levels, hierarchies),
+                                "rows": len(kept), "seconds": seconds, "cpu": cpu})
+            frame = pd.DataFrame(figures)
+            rows.append({"epsilon": eps, "tool": f"pdanon search={search!r}", "k": k,
+                         "rows_published": f"{frame['rows'].mean():,.0f} ± "
+                                           f"{frame['rows'].std(ddof=1):,.0f}",
+                         "granularity_loss": frame["granularity_loss"].mean(),
+                         "discernibility": frame["discernibility"].mean(),
+                         "wall_s": frame["seconds"].mean(), "cpu_s": frame["cpu"].mean()})
+    print(f"All {len(adult):,} rows of Adult, ARX's hierarchies for all nine columns, "
+          f"delta = {DELTA:g}, search_share 0.1, quality 'loss', {runs} runs per row "
+          f"(the CSPRNG); {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+    print_table(rows)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="SafePub releases per epsilon")
     parser.add_argument("--scale", type=int, default=0,
                         help="also time one release per quality of this many rows")
+    parser.add_argument("--issue", action="store_true",
+                        help="only the side-by-side with ARX (all rows, quality 'loss')")
+    parser.add_argument("--walk", action="store_true",
+                        help="with --issue: also SafePub's walk (search='walk', 100 steps)")
     args = parser.parse_args(argv)
 
     adult = pdanon.datasets.load_adult()
     hierarchies = {c: read_arx_csv(pdanon.datasets.adult_hierarchy_path(c))
                    for c in adult.columns}
+    if args.issue:
+        roles = pdanon.roles.Roles(quasi_identifiers={
+            c: ("real" if c == "age" else "ordered" if c == "education" else "unordered")
+            for c in adult.columns})
+        issue_table(adult, roles, hierarchies, args.runs,
+                    ("all", "walk") if args.walk else ("all",))
+        if args.scale:
+            _speed(adult, roles, hierarchies, args.scale)
+        return
     rng = np.random.default_rng(2018)
     test_rows = rng.random(len(adult)) < 0.3
     table = adult[~test_rows].reset_index(drop=True)
@@ -159,14 +214,17 @@ def main(argv=None) -> None:
         for quality in ("loss", "classification"):
             runs = []
             for _ in range(args.runs):
-                k, kept, levels, seconds, cpu = _safepub(table, roles, eps, hierarchies,
-                                                         quality)
+                k, kept, levels, seconds, cpu = _safepub(
+                    table, roles, eps, hierarchies, quality,
+                    "all" if quality == "loss" else "walk")  # the defaults
                 runs.append({**_figures(table, kept, levels, hierarchies, test),
                              "seconds": seconds, "cpu": cpu})
             frame = pd.DataFrame(runs)
             accs = frame["accuracy"].dropna()
             rows.append({
-                "epsilon": eps, "method": f"SafePub {quality} (mean of {args.runs})", "k": k,
+                "epsilon": eps, "k": k,
+                "method": f"SafePub {quality}, search="
+                          f"{'all' if quality == 'loss' else 'walk'} (mean of {args.runs})",
                 "granularity_loss": frame["granularity_loss"].mean(),
                 "discernibility": frame["discernibility"].mean(),
                 "accuracy": (f"{accs.mean():.3f} ({len(accs)}/{len(frame)})" if len(accs)

@@ -23,7 +23,7 @@ df = pdanon.datasets.load_adult()
 hierarchies = {c: read_arx_csv(pdanon.datasets.adult_hierarchy_path(c)) for c in df.columns}
 
 # no seed: every draw comes from the operating system's CSPRNG (a seed is for tests only)
-release = df.anon.dp_anonymize(1.0, 1e-5, hierarchies=hierarchies, quality="loss", steps=100)
+release = df.anon.dp_anonymize(1.0, 1e-5, hierarchies=hierarchies, quality="loss")
 dp = release.anon.info["dp"]
 
 print("the accounting (info['dp']):")

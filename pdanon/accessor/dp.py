@@ -47,8 +47,8 @@ class DPMethods:
 
     @checked
     def dp_anonymize(self, epsilon: float, delta: float, *, hierarchies=None,
-                     quality: str = "loss", target=None, steps: int = 100,
-                     search_share: float = 0.1,
+                     quality: str = "loss", target=None, steps: int | None = None,
+                     search: str | None = None, search_share: float = 0.1,
                      seed=None, progress=None, identifiers=None,
                      quasi_identifiers=None, household=None,
                      household_ids: str = "renumber") -> pd.DataFrame:
@@ -71,10 +71,16 @@ class DPMethods:
         target : column name or list of them
             For ``quality="classification"``: the column(s) a classifier trained on the
             release will predict from the others.
+        search : {"all", "walk"}, optional
+            How the generalization is chosen. ``"all"`` (the default when ``steps`` is not
+            given and the lattice has at most 50,000 nodes): every node is scored on the
+            sample and one exponential-mechanism draw with the whole of ε_search picks
+            among all of them. ``"walk"``: SafePub's walk from the top (the default for
+            larger lattices).
         steps : int
-            Draws of the search's walk; half of ε_search is split evenly over them, the
-            other half is spent on one more draw that chooses the output among the nodes
-            visited.
+            Draws of the walk (default 100; giving it chooses the walk); half of ε_search is
+            split evenly over them, the other half is spent on one more draw that chooses
+            the output among the nodes visited.
         search_share : float in (0, 1)
             The share of ε spent on the search (ε_search); the rest fixes β and k.
         seed : int or numpy Generator, optional
@@ -116,7 +122,11 @@ class DPMethods:
         keywords = {key: v for key, v in (("identifiers", identifiers),
                                           ("quasi_identifiers", quasi_identifiers))
                     if v is not None}
-        options = {"quality": quality, "steps": steps}
+        options = {"quality": quality}
+        if steps is not None:
+            options["steps"] = steps
+        if search is not None:
+            options["search"] = search
         if target is not None:
             options["target"] = target
         if hierarchies is not None:

@@ -192,7 +192,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                          "classification"],
                    help="the score the private search maximizes (default loss)")
     d.add_argument("--target", help="the column --quality classification predicts")
-    d.add_argument("--steps", type=int, help="draws of the private search (default 100)")
+    d.add_argument("--steps", type=int,
+                   help="draws of SafePub's walk (default 100; giving it chooses the walk)")
     r = p.add_argument_group("how")
     r.add_argument("-a", "--algorithm", choices=ALGORITHMS, help="default auto, as in Python")
     r.add_argument("--method", choices=METHODS, help="default generalize")

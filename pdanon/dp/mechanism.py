@@ -55,9 +55,22 @@ class RandomSource:
             "seeded generator (tests only; the seed is not recorded)"
 
 
-def selection_probabilities(scores, epsilon: float) -> np.ndarray:
-    """The exponential mechanism's probabilities: P(i) ∝ exp(ε · score_i / 2) for scores
-    already divided by their sensitivity (McSherry & Talwar 2007)."""
+def selection_probabilities(scores, epsilon: float, *, spread: float = 2.0) -> np.ndarray:
+    """The exponential mechanism's probabilities: P(i) ∝ exp(ε · score_i / spread) (McSherry
+    & Talwar 2007). ``spread`` = 2 (the default) for scores already divided by their
+    sensitivity (each moves by at most 1 between neighbouring tables); ``spread`` = 1 for
+    scores whose changes between any two neighbouring tables lie, for every candidate at
+    once, in one interval [a, a + 1] (a *range* of 1; :func:`pdanon.dp.scores.selection_score`):
+    then exp(ε · score_i) moves by a factor within [e^(εa), e^(ε(a+1))] and so does the
+    normaliser, so every probability moves by at most e^ε — the same ε with half the
+    spread (the "bounded range" of Durfee & Rogers 2019; a monotone score is the case a = 0).
+
+    >>> p = selection_probabilities([0.0, -1.0], 1.0, spread=1.0)
+    >>> round(float(p[0] / p[1]), 6) == round(float(np.e), 6)
+    True
+    """
+    if not (spread > 0 and math.isfinite(spread)):
+        raise InvalidInputError(f"spread must be a positive number, got {spread!r}")
     s = np.asarray(scores, dtype=np.float64)
     if not len(s):
         raise InvalidInputError("the exponential mechanism needs at least one candidate")
@@ -65,14 +78,16 @@ def selection_probabilities(scores, epsilon: float) -> np.ndarray:
         raise InvalidInputError("every candidate's score must be finite")
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise InvalidInputError(f"epsilon must be a positive number, got {epsilon!r}")
-    w = np.exp(0.5 * epsilon * (s - s.max()))  # the best candidate has weight 1
+    w = np.exp(epsilon / spread * (s - s.max()))  # the best candidate has weight 1
     return w / w.sum()
 
 
-def exponential_mechanism(scores, *, epsilon: float, source: RandomSource) -> int:
+def exponential_mechanism(scores, *, epsilon: float, source: RandomSource,
+                          spread: float = 2.0) -> int:
     """The index of one candidate drawn with :func:`selection_probabilities`: an
     ε-differentially private choice when every score changes by at most 1 between
-    neighbouring tables."""
-    p = selection_probabilities(scores, epsilon)
+    neighbouring tables (``spread`` = 2), or when the changes of all the scores lie in one
+    interval of width 1 (``spread`` = 1)."""
+    p = selection_probabilities(scores, epsilon, spread=spread)
     u = float(source.uniform(1)[0])
     return int(min(np.searchsorted(np.cumsum(p), u, side="right"), len(p) - 1))

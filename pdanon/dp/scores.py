@@ -36,7 +36,7 @@ import numpy as np
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["QUALITIES", "classification_score", "score"]
+__all__ = ["QUALITIES", "SELECTION_QUALITIES", "SLOPE", "classification_score", "score", "selection_score"]
 
 QUALITIES = ("loss", "precision", "discernibility", "group_size", "classification")
 
@@ -61,6 +61,55 @@ def score(quality: str, *, counts: np.ndarray, cost: np.ndarray, n: int, k: int,
         scale = float(n) * (k * k / (k - 1) + 1.0) if k > 1 else 5.0 * n
         return -total / scale
     return float(int(kept.sum()) + (1 if suppressed > 0 else 0))
+
+
+#: How fast :func:`selection_score` stops counting a class of k or more expected rows as
+#: withheld (per expected row; at most 1, so that one row moves the score within a range of
+#: 1 + SLOPE times its share β).
+SLOPE = 0.5
+#: The qualities ``search="all"`` ranks nodes by (:func:`selection_score`); the exponential
+#: mechanism draws with exp(ε · score) for them (a range of 1: docs/differential_privacy.md).
+SELECTION_QUALITIES = ("loss", "precision")
+
+
+def selection_score(quality: str, *, counts: np.ndarray, cost: np.ndarray, n: int, k: int,
+                    columns: int, beta: float, suppress_all: bool = False) -> float:
+    """The score ``search="all"`` ranks every lattice node by, computed on the **input**
+    (not the sample, which is drawn independently of the choice): the cost the release
+    would have, pessimistically, if each class of ``c`` input rows gave ``μ = β·c`` sampled
+    rows. A class whose cells cost ``w`` (summed over the ``d`` = ``columns`` columns, each
+    in [0, 1]) costs ``μ·w + (d − w)·g(μ)``, and every row outside the sample ``d``, where
+    ``g(μ)``, the rows counted as withheld, is ``μ`` below k − 1 and then falls by
+    :data:`SLOPE` per expected row, ``max(0, (k − 1) − SLOPE·(μ − k + 1))``. The total is
+    ``d·n − Σ (d − w)·(μ − g(μ))`` (a class with μ < k − 1 adds nothing to the sum, so
+    ``counts`` may hold only the others), divided by ``(1 + SLOPE)·β·d``.
+
+    One more input row adds ``d`` and takes off ``(d − w)`` times the growth of
+    ``μ − g(μ)`` in its class, which lies in [0, (1 + SLOPE)·β]: the total moves by an amount
+    in [d − (1 + SLOPE)·β·d, d], the same interval for every node (the all-top node, every
+    row withheld, moves by d). Divided as above every score moves within one interval of
+    width 1, so the exponential mechanism draws with exp(ε · score) (``spread=1`` in
+    :func:`pdanon.dp.mechanism.selection_probabilities`). At β = 1 the score is never better
+    than :func:`score` and equals it for classes under k or of at least 3·(k − 1) rows.
+
+    >>> counts, cost = np.array([3, 8, 20]), np.array([1.0, 0.5, 0.0])
+    >>> # mu = 1.5, 4, 10; g = 1.5, 4, 1: only the third class counts, 2·42 - 2·9 = 66
+    >>> selection_score("loss", counts=counts, cost=cost, n=42, k=5, columns=2, beta=0.5)
+    -44.0
+    """
+    if quality not in SELECTION_QUALITIES:
+        raise InvalidInputError(
+            f"search='all' ranks nodes for quality in {list(SELECTION_QUALITIES)}, not "
+            f"{quality!r}: use search='walk' (or leave search= unset) for {quality!r}")
+    if not 0.0 < beta <= 1.0:
+        raise InvalidInputError(f"beta must lie in (0, 1], got {beta!r}")
+    d = float(columns)
+    if suppress_all:
+        return -n / ((1.0 + SLOPE) * beta)
+    mu = beta * counts.astype(np.float64)
+    g = np.where(mu < k - 1, mu, np.maximum(0.0, (k - 1) - SLOPE * (mu - (k - 1))))
+    total = d * n - float(np.dot(d - cost, mu - g))
+    return -total / ((1.0 + SLOPE) * beta * d)
 
 
 def _kept(counts: np.ndarray, k: int, suppress_all: bool) -> np.ndarray:

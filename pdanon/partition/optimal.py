@@ -596,12 +596,16 @@ class LatticeSearch:
             self._snap_nodes = [self._snap_nodes[i] for i in keep]
             self._level_rows = [self._level_rows[i] for i in keep]
             self._group_list = [self._group_list[i] for i in keep]
+            self._snap_levels = np.array(self._level_rows, dtype=np.int16).reshape(-1, self.q)
+            self._snap_groups = np.array(self._group_list, dtype=np.int64)
         self._snaps.append(snap)
         self._snap_nodes.append(idx)
         self._level_rows.append(self.L[idx])
         self._group_list.append(snap.groups)
-        self._snap_levels = np.array(self._level_rows, dtype=np.int16)
-        self._snap_groups = np.array(self._group_list, dtype=np.int64)
+        # appended in place of a rebuild from the lists (which grows with every table kept)
+        self._snap_levels = np.concatenate(
+            [self._snap_levels.reshape(-1, self.q), self.L[idx][None, :].astype(np.int16)])
+        self._snap_groups = np.append(self._snap_groups, np.int64(snap.groups))
 
     # ------------------------------------------------------------------ the model on classes
     def _dmax_of(self, i: int, col) -> float:

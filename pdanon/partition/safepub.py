@@ -9,16 +9,27 @@ face.
 1. **Sample.** Every row is drawn independently with probability β = 1 - e^(-ε_anon),
    ε_anon = ε - ε_search (:mod:`pdanon.dp.params`).
 2. **Search.** The lattice of hierarchy levels (every column, the sensitive ones too: DP
-   protects every attribute) is walked from its top node: at each of ``steps`` steps the
-   direct specializations of the current node (one column one level lower) join the
-   candidates, and the exponential mechanism draws the next node from all candidates so far
-   (scores of :mod:`pdanon.dp.scores` computed on the sample). The output node is drawn the
-   same way from the nodes visited. Half of ε_search is split evenly over the walk's draws,
-   the other half is the output draw's. (ARX returns the visited node with the best exact
-   score instead; that choice reads the data outside any mechanism, so it is not covered by
-   the proof. With ε_search / (2 · steps) per walk draw — 0.0005 at ε = 1 — the walk is close
-   to a random one on tables of tens of thousands of rows; the output draw, with half the
-   budget, is what picks a good node among those visited.)
+   protects every attribute) is searched for one node, in one of two ways.
+
+   ``search="all"`` (the default for quality "loss" and "precision" on lattices of at most
+   :data:`MAX_NODES_SCORED` nodes, unless ``steps`` is given): every node is scored on the
+   **input** by :func:`pdanon.dp.scores.selection_score` — the granularity cost the release
+   would have if each class of c rows gave β·c sampled rows, pessimistic near k and
+   Lipschitz, so that one row moves every node's score within one interval of width 1 — and
+   one exponential-mechanism draw with the whole of ε_search, P ∝ exp(ε_search · score),
+   picks among all of them (ε_search-DP). The sample is drawn independently of the draw, so
+   the release is the basic composition of that draw and step 3 for the node drawn
+   (docs/differential_privacy.md has the proof). An exact argmax (ARX's choice of the output)
+   is never taken.
+
+   ``search="walk"`` (SafePub's search): the lattice is walked from its top node: at each of
+   ``steps`` steps the direct specializations of the current node (one column one level
+   lower) join the candidates, and the exponential mechanism draws the next node from all
+   candidates so far (scores of :func:`pdanon.dp.scores.score` computed on the sample). The
+   output node is drawn the same way from the nodes visited. Half of ε_search is split
+   evenly over the walk's draws, the other half is the output draw's. (ARX returns the
+   visited node with the best exact score instead; that choice reads the data outside any
+   mechanism, so it is not covered by the proof.)
 3. **Safe k-anonymization.** The sample is generalized by the chosen node; every class with
    fewer than k sampled rows, and the class of a node at the top of every column when each
    top is a single node by construction, is suppressed — left out of the release, as are
@@ -67,8 +78,10 @@ from pdanon.recode import Recoded
 
 #: Steps of the search by default.
 DEFAULT_STEPS = 100
-#: The share of ε_search spent on drawing the output node among the visited ones.
+#: The share of ε_search the walk spends on drawing the output node among the visited ones.
 FINAL_SHARE = 0.5
+#: The largest lattice ``search="all"`` scores node by node (the default search up to it).
+MAX_NODES_SCORED = 50_000
 
 
 def _check_steps(steps) -> int:
@@ -231,8 +244,14 @@ def _sorted_categories(cells):
 class _Scorer:
     """Scores of lattice nodes on the sample (cached per node)."""
 
-    def __init__(self, search, quality: str, n: int, k: int, listed, single_top, targets=()):
+    def __init__(self, search, quality: str, n: int, k: int, listed, single_top, targets=(),
+                 beta: float | None = None):
+        # beta: the one-draw search's scores on the input (pdanon.dp.scores.selection_score)
         self.search, self.quality, self.n, self.k = search, quality, n, k
+        self.beta = beta
+        # classes below ``floor`` rows count only through n in the score (withheld, or in
+        # the selection score a class of under k - 1 expected rows)
+        self.floor = k if beta is None else (k - 1) / beta
         self.q = search.q
         self.targets = list(targets)
         if quality == "loss":
@@ -254,30 +273,44 @@ class _Scorer:
                    for c in range(self.q))
 
     def __call__(self, idx: int) -> float:
-        from pdanon.dp.scores import score
+        from pdanon.dp.scores import score, selection_score
 
         if idx in self.cache:
             return self.cache[idx]
         s = self.search
         cl = s.classes(idx)
-        levels = s.L[idx]
+        value = self.of_classes(s.L[idx], cl.codes, cl.counts)
+        self.cache[idx] = value
+        return value
+
+    def of_classes(self, levels, codes, counts) -> float:
+        """The score of the node ``levels`` whose classes have node ``codes`` (one array per
+        column) and ``counts`` rows."""
+        from pdanon.dp.scores import score, selection_score
+
+        s = self.search
         top = self.all_top(levels)
         if self.quality == "classification":
             from pdanon.dp.scores import classification_score
 
-            value = classification_score(
-                counts=cl.counts, codes=cl.codes, targets=self.targets,
+            return classification_score(
+                counts=counts, codes=codes, targets=self.targets,
                 levels=[int(v) for v in levels], heights=[col.height for col in s.columns],
                 k=self.k, suppress_all=top)
         else:
-            cost = np.zeros(cl.groups)
+            # a class under k sampled rows is withheld and counts only through n (in every
+            # score below): the others alone are passed on
+            big = np.flatnonzero(counts >= self.floor)
+            cost = np.zeros(len(big))
             if self.quality in ("loss", "precision"):
                 for c in range(self.q):
-                    cost += self.costs[c][int(levels[c])][cl.codes[c]]
-            value = score(self.quality, counts=cl.counts, cost=cost, n=self.n, k=self.k,
-                          columns=self.q, suppress_all=top)
-        self.cache[idx] = value
-        return value
+                    cost += self.costs[c][int(levels[c])][codes[c][big]]
+            if self.beta is None:
+                return score(self.quality, counts=counts[big], cost=cost, n=self.n,
+                             k=self.k, columns=self.q, suppress_all=top)
+            return selection_score(self.quality, counts=counts[big], cost=cost, n=self.n,
+                                   k=self.k, columns=self.q, beta=self.beta,
+                                   suppress_all=top)
 
 
 def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: float, source):
@@ -310,6 +343,79 @@ def _walk(search, scorer, *, steps: int, epsilon_step: float, epsilon_final: flo
     return final, draws, len(visited)
 
 
+def _select_all(search, scorer, *, epsilon: float, source) -> int:
+    """The one-draw search (module docstring, step 2): every node of the lattice scored on
+    the input (:func:`pdanon.dp.scores.selection_score`), one exponential-mechanism draw
+    among all of them with the whole of ε_search (spread 1: the scores' changes between
+    neighbouring inputs have a range of 1). Nodes are scored from the bottom of the lattice
+    up, so that each rolls up from a cached specialization with few classes."""
+    from pdanon.dp.mechanism import exponential_mechanism
+
+    scores = _scan_scores(search, scorer)
+    return exponential_mechanism(scores, epsilon=epsilon, source=source, spread=1.0)
+
+
+def _scan_scores(search, scorer) -> np.ndarray:
+    """Every node's score, the nodes taken in index order (the last column fastest): node
+    ``y`` rolls up from ``y`` minus one level in its last column above its lowest level — the
+    node scored just before it, or one kept since — by mapping that one column's codes up a
+    level and regrouping. Class keys are sums of codes times fixed place values (each column's
+    largest node count), so only the changed column's term moves. At most one table per
+    column and level is kept. Lattices whose keys would overflow 62 bits are scored node by
+    node with the optimal search's roll-up (:meth:`LatticeSearch.classes`)."""
+    import pandas as pd
+
+    q, bounds, cols = search.q, search.bounds, search.columns
+    lows = [lo for lo, _ in bounds]
+    dims = [max(max(int(cols[c].bound.nodes(j)) for j in range(lo, hi + 1)), 1)
+            for c, (lo, hi) in enumerate(bounds)]
+    scores = np.empty(len(search.L))
+    if math.prod(dims) >= 2 ** 62:
+        for i in range(len(search.L)):
+            scores[i] = scorer(i)
+        return scores
+    place = np.cumprod([1] + dims[:-1]).astype(np.int64)
+    heights = np.array([hi - lo for lo, hi in bounds])
+    strides = [int(x) for x in search.strides]
+    bottom = search.from_rows(search.L[0])
+    # a table is (counts, key) per class: a column's codes are read off the key when needed
+    first = (np.asarray(bottom.counts, dtype=np.float64),
+             sum(np.asarray(bottom.codes[c], dtype=np.int64) * place[c] for c in range(q)))
+    kept = {0: first}
+    for i in range(len(search.L)):
+        levels = search.L[i]
+        rel = levels.astype(np.int64) - lows
+        if i == 0:
+            counts, key = first
+        else:
+            t = int(np.flatnonzero(rel)[-1])
+            src = i - strides[t]
+            s_counts, s_key = kept[src]
+            # the source's last dependent is the one raising its lowest column still below
+            # its top at or after its own last raised column
+            s_rel = rel.copy()
+            s_rel[t] -= 1
+            nz = np.flatnonzero(s_rel)
+            start = int(nz[-1]) if len(nz) else 0
+            last = next(j for j in range(start, q) if s_rel[j] < heights[j])
+            if last == t:
+                del kept[src]
+            was = (s_key // place[t]) % dims[t]
+            up = cols[t].bound.step(int(levels[t]) - 1, int(levels[t]))[was]
+            moved = s_key + (up - was) * place[t]
+            labels, uniq = pd.factorize(moved, sort=False)
+            counts = np.bincount(labels, weights=s_counts, minlength=len(uniq))
+            key = np.asarray(uniq, dtype=np.int64)
+        # only the classes at or above the scorer's floor count one by one
+        big = np.flatnonzero(counts >= scorer.floor)
+        codes = [(key[big] // place[c]) % dims[c] for c in range(q)]
+        scores[i] = scorer.of_classes(levels, codes, counts[big])
+        if i == 0 or any(rel[j] < heights[j] for j in range(int(np.flatnonzero(rel)[-1])
+                                                           if rel.any() else 0, q)):
+            kept[i] = (counts, key)
+    return scores
+
+
 def _targets(target, quality: str, names: list) -> list:
     """Positions of the ``target`` column(s) among the published ``names``."""
     if quality != "classification":
@@ -336,18 +442,47 @@ def _targets(target, quality: str, names: list) -> list:
     return [names.index(t) for t in wanted]
 
 
-@register("safepub", options=("hierarchies", "quality", "target", "steps", "seed"),
+def _check_search(search, steps, nodes: int, quality: str) -> str:
+    """The search to run: ``"all"`` (one draw among every node) or ``"walk"`` (SafePub's
+    walk of ``steps`` draws). By default ``"all"`` for the qualities it ranks by
+    (:data:`pdanon.dp.scores.SELECTION_QUALITIES`) when ``steps`` is not given and the
+    lattice has at most :data:`MAX_NODES_SCORED` nodes (its size is public: the hierarchies
+    fix it), else the walk."""
+    from pdanon.dp.scores import SELECTION_QUALITIES
+
+    if search is None:
+        return "all" if steps is None and nodes <= MAX_NODES_SCORED and \
+            quality in SELECTION_QUALITIES else "walk"
+    if search not in ("all", "walk"):
+        raise InvalidInputError(f"search must be 'all' (one draw among every lattice node) or "
+                                f"'walk' (SafePub's walk of steps= draws), got {search!r}")
+    if search == "all" and steps is not None:
+        raise InvalidInputError("steps= is read by search='walk' only; search='all' makes one "
+                                "draw among every lattice node")
+    if search == "all" and quality not in SELECTION_QUALITIES:
+        raise InvalidInputError(
+            f"search='all' ranks nodes for quality in {list(SELECTION_QUALITIES)}, not "
+            f"{quality!r}: use search='walk' (or leave search= unset) for {quality!r}")
+    if search == "all" and nodes > MAX_NODES_SCORED:
+        raise InvalidInputError(
+            f"search='all' scores every node of the lattice, and this one has {nodes:,} "
+            f"(more than {MAX_NODES_SCORED:,}): use search='walk', or fewer levels")
+    return search
+
+
+@register("safepub", options=("hierarchies", "quality", "target", "steps", "seed", "search"),
           supports=("mechanism",))
 def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality: str = "loss",
-            target=None, steps: int = DEFAULT_STEPS, seed=None, context=None,
+            target=None, steps: int | None = None, seed=None, search=None, context=None,
             frame=None) -> Recoded:
     """SafePub (module docstring) for ``model``, an
     :class:`~pdanon.models.EDDifferentialPrivacy`.
 
     Options: ``hierarchies`` ({column: hierarchy}, as for ``algorithm="optimal"``; fixed
     before the data is seen), ``quality`` (:data:`pdanon.dp.scores.QUALITIES`), ``target``
-    (the column or columns ``quality="classification"`` predicts), ``steps``
-    (draws of the walk, default 100), ``seed`` (tests only).
+    (the column or columns ``quality="classification"`` predicts), ``search`` (``"all"``
+    or ``"walk"``, :func:`_check_search`), ``steps`` (draws of the walk, default 100),
+    ``seed`` (tests only).
     """
     from pdanon.dp.mechanism import RandomSource
     from pdanon.dp.scores import QUALITIES
@@ -365,7 +500,8 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
                                 f"(method='generalize'); got method={method!r}")
     if quality not in QUALITIES:
         raise InvalidInputError(f"unknown quality {quality!r}; use one of {list(QUALITIES)}")
-    steps = _check_steps(steps)
+    if steps is not None:
+        steps = _check_steps(steps)
     n, k = enc.n, model.k
     source = RandomSource(seed)
     sampled = source.uniform(n) < model.beta
@@ -377,24 +513,38 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     # a hierarchy is built from the column's own values, so it lists nothing public
     listed = [col.bound.enumerated and col.name in (hierarchies or {}) for col in cols]
     bounds = lattice_bounds(cols, None)
-    # the sample's rows weigh 1, the others 0: every count below is a count of the sample
-    search = LatticeSearch(cols, KAnonymity(1), [], budget=n,
-                           objective="precision" if quality == "precision" else "loss",
-                           bounds=bounds, weights=sampled.astype(np.int64))
-    scorer = _Scorer(search, quality, n, k, listed, single_top, targets)
-    # the walk visits a new node at every draw, so it ends after the lattice's size - 1
-    # draws (public: the hierarchies fix it); its share of epsilon goes to the draws made
-    draws = min(steps, math.prod(hi - lo + 1 for lo, hi in bounds) - 1)
-    epsilon_walk = model.epsilon_search * (1.0 - FINAL_SHARE) if draws else 0.0
-    epsilon_step = epsilon_walk / draws if draws else 0.0
-    epsilon_final = model.epsilon_search - epsilon_walk
-    chosen_idx, made, visited = _walk(search, scorer, steps=draws, epsilon_step=epsilon_step,
-                                      epsilon_final=epsilon_final, source=source)
-    if made != draws:  # pragma: no cover - the walk's length is fixed by the lattice
-        raise AssertionError(f"the walk made {made} draws, not {draws}")
+    nodes = math.prod(hi - lo + 1 for lo, hi in bounds)
+    how = _check_search(search, steps, nodes, quality)
+    # the walk scores nodes on the sample (its rows weigh 1, the others 0); search="all"
+    # on the input, independently of the sample (module docstring)
+    lattice = LatticeSearch(cols, KAnonymity(1), [], budget=n,
+                            objective="precision" if quality == "precision" else "loss",
+                            bounds=bounds,
+                            weights=None if how == "all" else sampled.astype(np.int64))
+    scorer = _Scorer(lattice, quality, n, k, listed, single_top, targets,
+                     beta=model.beta if how == "all" else None)
+    if how == "all":
+        draws, epsilon_step, epsilon_final = 0, 0.0, model.epsilon_search
+        chosen_idx = _select_all(lattice, scorer, epsilon=epsilon_final, source=source)
+        visited = nodes
+    else:
+        # the walk visits a new node at every draw, so it ends after the lattice's size - 1
+        # draws (public: the hierarchies fix it); its share of epsilon goes to the draws made
+        draws = min(DEFAULT_STEPS if steps is None else steps, nodes - 1)
+        epsilon_walk = model.epsilon_search * (1.0 - FINAL_SHARE) if draws else 0.0
+        epsilon_step = epsilon_walk / draws if draws else 0.0
+        epsilon_final = model.epsilon_search - epsilon_walk
+        chosen_idx, made, visited = _walk(lattice, scorer, steps=draws,
+                                          epsilon_step=epsilon_step,
+                                          epsilon_final=epsilon_final, source=source)
+        if made != draws:  # pragma: no cover - the walk's length is fixed by the lattice
+            raise AssertionError(f"the walk made {made} draws, not {draws}")
+    search = lattice
     chosen = search.L[chosen_idx]
     final = search.from_rows(chosen)
-    kept_class = final.counts >= k
+    # sampled rows per class (the counts of search="all"'s lattice are the input's)
+    kept_class = np.bincount(final.rows, weights=sampled,
+                             minlength=len(final.counts)) >= k
     if scorer.all_top(chosen):
         kept_class[:] = False
     released = sampled & kept_class[final.rows]
@@ -407,6 +557,7 @@ def safepub(enc, model, *, method: str = "generalize", hierarchies=None, quality
     info = {
         "levels": {col.name: int(chosen[c]) for c, col in enumerate(cols)},
         "quality": quality,
+        "search": how,
         "heights": {col.name: col.height for col in cols},
         "dp": model.accounting(steps=draws, epsilon_per_step=epsilon_step,
                                epsilon_final_choice=epsilon_final),

@@ -193,16 +193,17 @@ def test_random_tables_publish_k_anonymous_samples(n, seed, eps):
         assert out.groupby(["age", "sex"], observed=True).size().min() >= k
 
 
-def _outcomes(df, runs, start_seed):
+def _outcomes(df, runs, start_seed, search="walk"):
     """How often each event occurs in ``runs`` seeded releases of ``df``. The events: each
     whole output (the multiset of published rows), each number of published rows, each
     choice of levels (the output shows it)."""
     counts = {}
+    how = {"steps": 2} if search == "walk" else {"search": "all"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for s in range(start_seed, start_seed + runs):
-            out = df.anon.dp_anonymize(1.0, 0.2, steps=2, seed=s,
-                                       quasi_identifiers=["sex", "smoker"])
+            out = df.anon.dp_anonymize(1.0, 0.2, seed=s, quasi_identifiers=["sex", "smoker"],
+                                       **how)
             rows = tuple(sorted(map(tuple, out.astype(str).to_numpy().tolist())))
             levels = tuple(sorted(out.anon.info["levels"].items()))
             for event in (("rows", rows), ("size", len(rows)), ("levels", levels)):
@@ -235,7 +236,8 @@ _D2 = _D.iloc[1:].reset_index(drop=True)  # the neighbour: one person fewer
 
 
 @pytest.mark.slow
-def test_output_distribution_of_neighbours_within_epsilon_delta():
+@pytest.mark.parametrize("search", ["walk", "all"])
+def test_output_distribution_of_neighbours_within_epsilon_delta(search):
     """(ε, δ)-DP on counted events: for a table D and its neighbour D' (one row removed),
     P[M(D) ∈ S] <= e^ε P[M(D') ∈ S] + δ and the reverse, for every event S of
     :func:`_outcomes` (a whole output, a number of published rows, a choice of levels).
@@ -246,7 +248,7 @@ def test_output_distribution_of_neighbours_within_epsilon_delta():
     (about ±0.04 on a probability) nor events it does not count; the next test shows it
     catches a release without sampling."""
     runs = 1500
-    a, b = _outcomes(_D, runs, 0), _outcomes(_D2, runs, 10_000)
+    a, b = _outcomes(_D, runs, 0, search), _outcomes(_D2, runs, 10_000, search)
     assert _violations(a, b, runs, 1.0, 0.2) == []
     # the test can see something: the release is not always empty
     assert runs - a.get(("size", 0), 0) > runs // 10
@@ -267,7 +269,56 @@ def test_the_statistical_test_catches_a_release_without_sampling(monkeypatch):
     assert _violations(a, b, runs, 1.0, 0.2)
 
 
-def _node_scores(df, sampled, hierarchies, quality, k):
+# The argmax attack of issue 53 (ARX returns the node with the best exact score): two
+# neighbouring tables on which the best node flips with one row. Columns a and b have no
+# hierarchy (value -> *); at epsilon = 1, delta = 0.2 (k = 4, beta = 0.593) only the classes
+# of 7 or more rows count in the selection score (beta * rows >= k - 1 = 3). Without the
+# extra row the nodes "keep a" (classes u: 7, v: 4) and "keep b" (u: 7, v: 4) score exactly
+# the same, and an argmax takes the first; the extra row (v, u) makes "keep b"'s class u 8
+# rows and "keep b" strictly the best.
+_A2 = pd.DataFrame({"a": list("uuuuu" "uu" "vv" "vv"), "b": list("uuuuu" "vv" "uu" "vv")})
+_A1 = pd.concat([_A2, pd.DataFrame({"a": ["v"], "b": ["u"]})], ignore_index=True)
+
+
+def _chosen_levels(df, runs, start_seed):
+    counts = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for s in range(start_seed, start_seed + runs):
+            out = df.anon.dp_anonymize(1.0, 0.2, seed=s, search="all",
+                                       quasi_identifiers=["a", "b"])
+            event = ("levels", tuple(sorted(out.anon.info["levels"].items())))
+            counts[event] = counts.get(event, 0) + 1
+    return counts
+
+
+@pytest.mark.slow
+def test_argmax_attack_of_issue_53_stays_within_epsilon():
+    """P[chosen node | A1] <= e^epsilon P[chosen node | A2] + delta and the reverse for
+    every node, at 99.9 % confidence (Clopper-Pearson, Bonferroni), 400 runs each: the
+    exponential mechanism over every node keeps the bound that an exact argmax breaks (the
+    next test)."""
+    runs = 400
+    a, b = _chosen_levels(_A1, runs, 0), _chosen_levels(_A2, runs, 50_000)
+    assert _violations(a, b, runs, 1.0, 0.2) == []
+    assert len(a) > 1 and len(b) > 1  # the draw does not always pick the same node
+
+
+def test_the_argmax_attack_catches_an_exact_argmax(monkeypatch):
+    """The same test with the draw replaced by ARX's exact argmax over the same scores:
+    "keep b" is chosen every time with the extra row and never without it."""
+    import pdanon.dp.mechanism as mechanism
+
+    monkeypatch.setattr(mechanism, "exponential_mechanism",
+                        lambda scores, **_: int(np.argmax(np.asarray(scores))))
+    runs = 60
+    a, b = _chosen_levels(_A1, runs, 0), _chosen_levels(_A2, runs, 50_000)
+    keep_b = ("levels", (("a", 1), ("b", 0)))
+    assert a.get(keep_b) == runs and keep_b not in b
+    assert _violations(a, b, runs, 1.0, 0.2)
+
+
+def _node_scores(df, sampled, hierarchies, quality, k, beta=None):
     """Every lattice node's score for ``df`` with the rows ``sampled`` (internal API)."""
     from pdanon.encode import encode_table
     from pdanon.models import KAnonymity
@@ -284,7 +335,8 @@ def _node_scores(df, sampled, hierarchies, quality, k):
                            bounds=lattice_bounds(cols, None),
                            weights=np.asarray(sampled, dtype=np.int64))
     listed = [c.name == "job" for c in cols]  # the tree lists its leaves
-    scorer = _Scorer(search, quality, len(df), k, listed, single_top, targets=[2])  # sex
+    scorer = _Scorer(search, quality, len(df), k, listed, single_top, targets=[2],  # sex
+                     beta=beta)
     return {tuple(int(v) for v in search.L[i]): scorer(i) for i in range(len(search.L))}
 
 
@@ -319,6 +371,115 @@ def test_scores_change_by_at_most_one_between_neighbours(n, seed, k, quality, ro
     assert a.keys() == b.keys()
     for node in a:
         assert abs(a[node] - b[node]) <= 1 + 1e-9, (node, a[node], b[node])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(5, 60), st.integers(0, 10_000), st.integers(1, 9),
+       st.sampled_from(["loss", "precision"]), st.booleans(), st.floats(0.05, 1.0))
+def test_selection_scores_move_within_a_range_of_one(n, seed, k, quality, rootless, beta):
+    """What ``search="all"`` relies on (it draws with exp(ε · score)): removing one row of
+    the input moves the selection score of every node by an amount in one interval of
+    width 1 — the largest change minus the smallest, over all nodes, is at most 1."""
+    from pdanon.hierarchy import TableHierarchy, tree
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "age": rng.integers(0, 100, n).astype(float),
+        "job": rng.choice(["nurse", "cook", "clerk", "pilot"], n),
+        "sex": rng.choice(["F", "M"], n),
+    })
+    df["age"] = (df["age"] // 40) * 40  # few distinct values: classes around k
+    df.loc[rng.random(n) < 0.1, "age"] = np.nan
+    everyone = np.ones(n, dtype=bool)  # the selection reads the input, not the sample
+    hierarchies = {"age": intervals([10, 50]),
+                   "job": tree({"care": ["nurse", "cook"], "office": ["clerk", "pilot"]})}
+    if rootless:
+        hierarchies = {"age": intervals([50], top=None), "job": TableHierarchy(
+            ["nurse", "cook", "clerk", "pilot"], [["care", "care", "office", "office"]])}
+    drop = int(rng.integers(0, n))
+    keep = np.arange(n) != drop
+    a = _node_scores(df, everyone, hierarchies, quality, k, beta=beta)
+    b = _node_scores(df[keep].reset_index(drop=True), everyone[keep], hierarchies, quality,
+                     k, beta=beta)
+    moves = [a[node] - b[node] for node in a]
+    assert max(moves) - min(moves) <= 1 + 1e-9, (moves, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(5, 300), st.integers(0, 10_000), st.integers(1, 9), st.floats(0.05, 1.0))
+def test_scan_scores_every_node_as_the_optimal_search_does(n, seed, k, beta):
+    """search='all' scores nodes by its own roll-up (_scan_scores); every node's score equals
+    the one computed from the optimal search's class tables."""
+    from pdanon.encode import encode_table
+    from pdanon.hierarchy import tree
+    from pdanon.models import KAnonymity
+    from pdanon.partition.lattice import lattice_bounds, prepare_columns
+    from pdanon.partition.optimal import LatticeSearch
+    from pdanon.partition.safepub import _scan_scores, _Scorer, public_structure
+    from pdanon.roles import Roles
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"age": rng.integers(0, 100, n).astype(float),
+                       "job": rng.choice(["nurse", "cook", "clerk", "pilot"], n),
+                       "sex": rng.choice(["F", "M"], n)})
+    df.loc[rng.random(n) < 0.1, "age"] = np.nan
+    hierarchies = {"age": intervals([10, 50]),
+                   "job": tree({"care": ["nurse", "cook"], "office": ["clerk", "pilot"]})}
+    roles = Roles(quasi_identifiers={"age": "real", "job": "unordered", "sex": "unordered"})
+    enc = encode_table(df, roles)
+    hierarchies, single_top, integers = public_structure(enc, hierarchies, df)
+    cols = prepare_columns(enc, hierarchies, algorithm="safepub", integers=integers)
+
+    def scorer():
+        search = LatticeSearch(cols, KAnonymity(1), [], budget=n, objective="loss",
+                               bounds=lattice_bounds(cols, None))
+        listed = [c.name == "job" for c in cols]
+        return search, _Scorer(search, "loss", n, k, listed, single_top, beta=beta)
+
+    search, sc = scorer()
+    fast = _scan_scores(search, sc)
+    search, sc = scorer()
+    slow = [sc(i) for i in range(len(search.L))]
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-9)
+
+
+def test_selection_score_is_pessimistic_and_exact_away_from_k():
+    """At beta = 1 the selection score never rates a node better than the true one
+    (:func:`score` divided by the same scale) and equals it when no class lies in
+    [k, 3(k - 1))."""
+    from pdanon.dp.scores import SLOPE, score, selection_score
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        k, d = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        counts = rng.integers(0, 40, int(rng.integers(1, 8)))
+        cost = rng.random(len(counts)) * d
+        n = int(counts.sum() + rng.integers(0, 30))
+        sel = selection_score("loss", counts=counts, cost=cost, n=n, k=k, columns=d, beta=1.0)
+        true = score("loss", counts=counts, cost=cost, n=n, k=k, columns=d) \
+            * max(k - 1, 1) / (1 + SLOPE)
+        assert sel <= true + 1e-9
+        if not ((counts >= k) & (counts < 3 * (k - 1))).any():
+            assert sel == pytest.approx(true)
+
+
+def test_search_all_accounting_and_options():
+    out = _release(_table(), seed=1)
+    dp = out.anon.info["dp"]
+    assert out.anon.info["search"] == "all"  # the default without steps=
+    assert dp["steps"] == 0 and dp["epsilon_per_step"] == 0
+    assert dp["epsilon_final_choice"] == pytest.approx(dp["epsilon_search"])
+    assert dp["epsilon_spent"] == pytest.approx(dp["epsilon"])
+    assert len(out) == 0 or out.anon.k_anonymity() >= dp["k"]
+    assert _release(_table(), seed=1, steps=5).anon.info["search"] == "walk"
+    with pytest.raises(pdanon.InvalidInputError, match="steps= is read by search='walk'"):
+        _release(_table(500), search="all", steps=5)
+    with pytest.raises(pdanon.InvalidInputError, match="search must be 'all'"):
+        _release(_table(500), search="greedy")
+    # the other qualities are ranked by SafePub's walk
+    assert _release(_table(), seed=1, quality="group_size").anon.info["search"] == "walk"
+    with pytest.raises(pdanon.InvalidInputError, match="search='all' ranks nodes for quality"):
+        _release(_table(500), search="all", quality="discernibility")
 
 
 def test_row_by_row_comparisons_with_the_input_are_refused():

@@ -626,8 +626,11 @@ def test_lazy_output_without_verification(adult):
 # ============================================================================ LocalCluster
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def client():
+    # closed after its test: a client left open makes Dask choose p2p shuffles for the later
+    # tests of this module, which run on the threaded scheduler (the docstring examples
+    # failed so under --full)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                        dashboard_address=":0")
     c = distributed.Client(cluster)

@@ -661,11 +661,10 @@ def schema_of(schema):
 
 
 def _column_specs(schema) -> dict:
-    """``{column: {kind, categories, dtype, ordered}}`` from a pandera schema, a dict, or the
-    path of the YAML file ``--schema`` / :func:`pdanon.schema_to_yaml` wrote."""
+    """``{column: {kind, categories, dtype, ordered}}`` from a pandera schema or a dict (a
+    path is read by :func:`schema_of` first)."""
     if schema is None:
         return {}
-    schema = schema_of(schema)
     if not isinstance(schema, Mapping) and getattr(schema, "columns", None) is None:
         raise InvalidInputError(
             f"schema must be a pandera schema (out.anon.schema), the path of its YAML file, or "

@@ -39,8 +39,8 @@ class Dimension:
     """One dimension of a table.
 
     ``leaf_of_row`` gives each microdata row's leaf (``0 .. n_leaves - 1``); the nodes are
-    numbered leaves first, then the sub-totals bottom-up; ``labels[j]`` names node ``j``,
-    ``depth[j]`` is 0 for a leaf and grows towards the total; ``members`` (leaves × nodes,
+    numbered leaves first, then the sub-totals bottom-up; ``labels[j]`` names node ``j``;
+    ``members`` (leaves × nodes,
     sparse 0/1) says which leaves each node covers; ``children[j]`` lists the nodes whose sum
     is node ``j`` (they partition its leaves).
     """
@@ -51,20 +51,10 @@ class Dimension:
     n_leaves: int
     members: sparse.csr_matrix
     children: dict = field(default_factory=dict)
-    depth: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
         return len(self.labels)
-
-    def ancestors(self) -> list[np.ndarray]:
-        """Per leaf: the nodes covering it (itself first), in increasing depth."""
-        m = self.members.tocsr()
-        out = []
-        for leaf in range(self.n_leaves):
-            nodes = m.indices[m.indptr[leaf]:m.indptr[leaf + 1]]
-            out.append(nodes[np.argsort(self.depth[nodes], kind="stable")])
-        return out
 
 
 def _leaves(series: pd.Series, name) -> tuple[np.ndarray, pd.Index, bool]:
@@ -131,22 +121,23 @@ def dimension(series: pd.Series, *, hierarchy=None, margins: bool = True,
     # nodes: a level's group is a new node only when it joins two or more groups below it
     node_of = levels[0].copy()  # node of each level-j group, for the current level
     node_labels = list(labels)
-    depth = [0] * n_leaves
     children: dict = {}
     for j in range(1, len(levels)):
         below, here = levels[j - 1], levels[j]
         n_here = int(here.max()) + 1 if n_leaves else 0
         node_below = node_of  # indexed by level j-1 group
-        groups_below = [np.unique(below[here == g]) for g in range(n_here)]
+        # the level j-1 groups inside each level-j group (one sort, not a pass per group)
+        pairs = np.unique(here * (int(below.max()) + 1) + below)
+        inside = np.split(pairs % (int(below.max()) + 1),
+                          np.searchsorted(pairs // (int(below.max()) + 1), np.arange(1, n_here)))
         node_of = np.empty(n_here, dtype=np.int64)
-        for g, sub in enumerate(groups_below):
+        for g, sub in enumerate(inside):
             if len(sub) == 1:
                 node_of[g] = node_below[sub[0]]
                 continue
             new = len(node_labels)
             node_of[g] = new
             node_labels.append(level_labels[j][g])
-            depth.append(j)
             children[new] = [int(node_below[s]) for s in sub]
     if margins and n_leaves > 1:  # the node over every leaf is the grand total
         node_labels[-1] = total
@@ -159,8 +150,7 @@ def dimension(series: pd.Series, *, hierarchy=None, margins: bool = True,
         cols += [node] * len(cover[node])
     m = sparse.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
                           shape=(n_leaves, len(node_labels)))
-    return Dimension(name, node_labels, codes, n_leaves, m, children,
-                     np.asarray(depth, dtype=np.int64))
+    return Dimension(name, node_labels, codes, n_leaves, m, children)
 
 
 def constraints(dims: list[Dimension]) -> sparse.csr_matrix:

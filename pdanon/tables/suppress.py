@@ -270,13 +270,14 @@ def _optimal(dev: _Deviations, A, w, blocks, fixed, deadline):
     unprotected, a cut from the attacker's program (its supergradient in the pattern) and
     the no-good cut (some cell not yet withheld must be). Returns (withheld, proven optimal)."""
     n = len(w)
+    by_row = A.tocsr()
     A = A.tocsc()
     rows, cols, vals, lo = [], [], [], []
     # every equation through a primary cell holds a second withheld cell
     r = 0
     for p in np.flatnonzero(fixed):
         for eq in A[:, p].indices:
-            members = A.tocsr()[eq].indices
+            members = by_row[eq].indices
             members = members[members != p]
             if len(members) == 0:
                 continue

@@ -89,7 +89,7 @@ class Table:
         return self._ranked
 
     def protect(self, rules=None, *, method: str = "optimal", cost: str = "value",
-                time_limit: float = 60.0, seed=None):
+                time_limit: float = 60.0):
         """Primary suppression by ``rules``, then secondary suppression by ``method``; the
         result is audited before it is returned (:func:`pdanon.tables.protect`)."""
         from pdanon.tables.suppress import protect

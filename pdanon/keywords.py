@@ -50,6 +50,16 @@ def _keywords(func) -> list:
     return names
 
 
+def did_you_mean(word, choices) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``choices`` to ``word``, else ``""``.
+
+    >>> did_you_mean("min_frequncy", ["min_frequency", "p_percent"])
+    " (did you mean 'min_frequency'?)"
+    """
+    near = difflib.get_close_matches(str(word), list(choices), n=1)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 def refuse_unknown(name: str, given, takes: list) -> None:
     """Raise :class:`UnknownKeywordError` for the keywords of ``given`` that are not in
     ``takes`` (the method ``name`` takes them), with the closest matches."""

@@ -67,10 +67,9 @@ def options(evaluate, control) -> dict | None:
             f"{type(evaluate).__name__}")
     unknown = [key for key in evaluate if key not in KEYS]
     if unknown:
-        import difflib
+        from pdanon.keywords import did_you_mean
 
-        near = difflib.get_close_matches(str(unknown[0]), KEYS, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        hint = did_you_mean(unknown[0], KEYS)
         raise InvalidInputError(f"evaluate= has unknown key(s) {unknown}{hint}; it takes "
                                 f"{list(KEYS)}")
     opts = dict(evaluate)

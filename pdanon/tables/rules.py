@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.keywords import did_you_mean
 
 __all__ = ["RULES", "check_rules", "primary"]
 
@@ -76,10 +77,7 @@ def check_rules(rules, *, is_count: bool) -> dict:
             f"{type(rules).__name__}")
     unknown = [r for r in rules if r not in RULES]
     if unknown:
-        import difflib
-        hints = [difflib.get_close_matches(str(u), RULES, n=1) for u in unknown]
-        said = "; ".join(f"{u!r} (did you mean {h[0]!r}?)" if h else repr(u)
-                         for u, h in zip(unknown, hints))
+        said = "; ".join(f"{u!r}{did_you_mean(u, RULES)}" for u in unknown)
         raise InvalidInputError(f"unknown table rules: {said}; the rules are {RULES}")
     out: dict = {}
     if "min_frequency" in rules:

@@ -28,10 +28,10 @@ True
 
 from pdanon.tables.audit import AuditResult, audit
 from pdanon.tables.cellkey import PerturbedTable, cell_key, record_keys
-from pdanon.tables.rules import primary
-from pdanon.tables.structure import Dimension, constraints, dimension
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.ptable import PTable, ptable, read_ptable
+from pdanon.tables.rules import primary
+from pdanon.tables.structure import Dimension, constraints, dimension
 from pdanon.tables.suppress import protect
 from pdanon.tables.table import Table, build
 

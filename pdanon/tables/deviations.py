@@ -1,0 +1,201 @@
+"""Deviations: the attacker's view of a suppression pattern, shared by every method.
+
+A *deviation* is a change ``z`` of the table that keeps it additive (``A z = 0``) and
+non-negative (``x + z >= 0``). For as long as every cell it moves stays withheld, it proves the
+attacker cannot tell the published table of ``x`` from that of ``x + z``: a primary cell ``p``
+is protected upwards when some deviation moves it by at least its upper protection level, and
+downwards likewise (Fischetti & Salazar-González, Management Science 2001). Every suppression
+method (:mod:`~pdanon.tables.fast`, :mod:`~pdanon.tables.optimal`, ...) finds deviations, and
+:func:`uncovered` checks a finished pattern with them before it is returned.
+
+>>> import numpy as np
+>>> from scipy import sparse
+>>> A = sparse.csr_matrix(np.array([[-1.0, -1.0, 1.0]]))  # Total = a + b
+>>> dev = Deviations(A, np.array([2.0, 3.0, 5.0]), big=10.0)
+>>> uncovered(dev, [(0, 1.0)], np.array([True, False, False]))  # a alone: Total - b gives it
+[(0, 1.0)]
+>>> uncovered(dev, [(0, 1.0)], np.array([True, True, False]))
+[]
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.optimize import linprog
+
+from pdanon.tables.audit import TOL
+
+__all__ = ["Deviations", "blocks", "uncovered", "weights"]
+
+
+def weights(x: np.ndarray, cost: str) -> np.ndarray:
+    if cost == "count":
+        return np.ones(len(x))
+    scale = float(np.mean(x[x > 0])) if (x > 0).any() else 1.0
+    return x + 1e-3 * scale
+
+
+def blocks(levels: pd.DataFrame) -> list[tuple[int, float]]:
+    """(cell, signed protection level) for each primary cell and direction that needs one."""
+    out = []
+    prim = np.flatnonzero((levels["status"] == "primary").to_numpy())
+    up = levels["upper"].to_numpy()
+    lo = levels["lower"].to_numpy()
+    for p in prim:
+        if up[p] > 0:
+            out.append((int(p), float(up[p])))
+        if lo[p] > 0:
+            out.append((int(p), -float(lo[p])))
+    return out
+
+
+class Deviations:
+    """Changes ``z`` of the table that keep it additive (``A z = 0``) and non-negative
+    (``x + z >= 0``): each one found proves, for as long as every cell it moves stays withheld,
+    that the attacker cannot tell the cells it moves apart from ``x + z``. Kept sparse, and
+    indexed by the cells they move."""
+
+    def __init__(self, A, x, big, shape=None, dims=None):
+        self.A, self.x, self.big = A.tocsc(), x, big
+        self.shape, self.dims = shape, dims
+        self.found: list[tuple[np.ndarray, np.ndarray]] = []
+        self.by_cell: dict[int, list[int]] = {}
+
+    def _keep(self, z: np.ndarray, cells: np.ndarray | None = None) -> np.ndarray:
+        idx = np.flatnonzero(np.abs(z) > 1e-9)
+        vals = z[idx]
+        if cells is not None:
+            idx = cells[idx]
+        k = len(self.found)
+        self.found.append((idx, vals))
+        for c in idx:
+            self.by_cell.setdefault(int(c), []).append(k)
+        return idx
+
+    def covers(self, p: int, level: float, withheld: np.ndarray) -> bool:
+        """Does a deviation found so far (or its opposite, when that keeps the table
+        non-negative) move ``p`` by ``level`` and only withheld cells?"""
+        sign, need = np.sign(level), abs(level) - TOL
+        for k in self.by_cell.get(int(p), ()):
+            idx, vals = self.found[k]
+            if not withheld[idx].all():
+                continue
+            zp = vals[idx == p][0]
+            if sign * zp >= need:
+                return True
+            if -sign * zp >= need and (self.x[idx] - vals >= -TOL).all() \
+                    and (-vals <= self.big + TOL).all():
+                return True
+        return False
+
+    def within(self, p: int, level: float, withheld: np.ndarray) -> bool:
+        """Is there a deviation moving ``p`` by ``level`` and only withheld cells? (The
+        attacker's program for ``p``, stopped at the first table reaching the required
+        bound.) A deviation found is kept."""
+        cells = np.flatnonzero(withheld)
+        sub = self.A[:, cells].tocsr()
+        rows = np.flatnonzero(np.diff(sub.indptr) > 0)
+        sub = sub[rows]
+        lb = -self.x[cells]
+        ub = np.full(len(cells), self.big)
+        at = int(np.searchsorted(cells, p))
+        lb[at] = ub[at] = level
+        res = linprog(np.zeros(len(cells)), A_eq=sub, b_eq=np.zeros(len(rows)),
+                      bounds=np.column_stack([lb, ub]), method="highs")
+        if res.status != 0:
+            return False
+        self._keep(res.x, cells)
+        return True
+
+    def neighbourhood(self, p: int, price: np.ndarray, width: int) -> np.ndarray | None:
+        """Cells near ``p``: per dimension, ``p``'s node, its parent, children and up to
+        ``width`` siblings (the cheapest cells of ``p``'s line first), crossed. None when the
+        neighbourhood is the whole table."""
+        if self.dims is None:
+            return None
+        coords = np.unravel_index(p, self.shape)
+        choices, whole = [], True
+        for axis, d in enumerate(self.dims):
+            node = int(coords[axis])
+            near = {node}
+            parents = [q for q, kids in d.children.items() if node in kids]
+            kids = d.children.get(node, [])
+            siblings = [c for q in parents for c in d.children[q] if c != node]
+            near.update(parents)
+            near.update(kids)
+            if siblings:
+                line = np.array(coords)
+                idx = []
+                for sib in siblings:
+                    line[axis] = sib
+                    idx.append(np.ravel_multi_index(tuple(line), self.shape))
+                order = np.argsort(price[np.array(idx)], kind="stable")[:width]
+                near.update(siblings[i] for i in order)
+            whole &= len(near) == d.n_nodes
+            choices.append(np.array(sorted(near)))
+        if whole:
+            return None
+        grid = np.meshgrid(*choices, indexing="ij")
+        return np.sort(np.ravel_multi_index(tuple(g.ravel() for g in grid), self.shape))
+
+    def cheapest(self, p: int, level: float, price: np.ndarray,
+                 cells: np.ndarray | None = None) -> np.ndarray | None:
+        """The deviation moving ``p`` by ``level`` of least ``price · |z|``, over ``cells``
+        (every cell when None; the others stay as they are). Returns the cells it moves."""
+        if cells is None:
+            A, x, pr, at = self.A, self.x, price, p
+        else:
+            A = self.A[:, cells].tocsr()
+            A = A[np.flatnonzero(np.diff(A.indptr) > 0)]
+            x, pr, at = self.x[cells], price[cells], int(np.searchsorted(cells, p))
+        n = len(x)
+        cost = np.concatenate([pr, pr])
+        ub = np.concatenate([np.full(n, self.big), x])  # zp <= big, zm <= x
+        lb = np.zeros(2 * n)
+        ub[at], ub[n + at] = (level, 0) if level > 0 else (0, -level)
+        lb[at], lb[n + at] = ub[at], ub[n + at]
+        res = linprog(cost, A_eq=sparse.hstack([A, -A]).tocsr(), b_eq=np.zeros(A.shape[0]),
+                      bounds=np.column_stack([lb, ub]), method="highs")
+        if res.status != 0:
+            return None
+        return self._keep(res.x[:n] - res.x[n:], cells)
+
+    def best(self, p: int, level: float, withheld: np.ndarray):
+        """The attacker's best move of ``p`` in the direction of ``level`` when the cells
+        ``withheld`` may change (every other cell fixed), and the supergradient of that best
+        move in each cell's 0/1 withholding: ``(t, g)`` with ``t(y') <= t + g · (y' - y)``
+        (an LP's value is concave in its bounds; the bounds here are ``-x_c y_c`` and
+        ``big · y_c``)."""
+        n = len(self.x)
+        sign = 1.0 if level > 0 else -1.0
+        c = np.zeros(n)
+        c[p] = -sign  # minimize -sign * z_p
+        lb = np.where(withheld, -self.x, 0.0)
+        ub = np.where(withheld, self.big, 0.0)
+        res = linprog(c, A_eq=self.A, b_eq=np.zeros(self.A.shape[0]),
+                      bounds=np.column_stack([lb, ub]), method="highs")
+        if res.status != 0:
+            return None, None
+        t = -res.fun
+        g = -res.upper.marginals * self.big + res.lower.marginals * self.x
+        g[p] = 0.0
+        return t, g
+
+
+def uncovered(dev: Deviations, blocks, withheld, deadline=None) -> list | None:
+    """The blocks no deviation within ``withheld`` protects (the audit's programs for each
+    primary cell and direction, stopped at the first table that reaches the bound); None when
+    ``deadline`` passes first."""
+    out = []
+    for p, lvl in blocks:
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        if not dev.covers(p, lvl, withheld) and not dev.within(p, lvl, withheld):
+            out.append((p, lvl))
+    return out
+
+

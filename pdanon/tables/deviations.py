@@ -12,15 +12,16 @@ method (:mod:`~pdanon.tables.fast`, :mod:`~pdanon.tables.optimal`, ...) finds de
 >>> from scipy import sparse
 >>> A = sparse.csr_matrix(np.array([[-1.0, -1.0, 1.0]]))  # Total = a + b
 >>> dev = Deviations(A, np.array([2.0, 3.0, 5.0]), big=10.0)
->>> uncovered(dev, [(0, 1.0)], np.array([True, False, False]))  # a alone: Total - b gives it
-[(0, 1.0)]
->>> uncovered(dev, [(0, 1.0)], np.array([True, True, False]))
+>>> uncovered(dev, [Block(0, 1.0)], np.array([True, False, False]))  # a alone: Total - b gives it
+[Block(cell=0, level=1.0, frozen=())]
+>>> uncovered(dev, [Block(0, 1.0)], np.array([True, True, False]))
 []
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ from scipy.optimize import linprog
 
 from pdanon.tables.audit import TOL
 
-__all__ = ["Deviations", "blocks", "uncovered", "weights"]
+__all__ = ["Block", "Deviations", "blocks", "uncovered", "weights"]
 
 
 def weights(x: np.ndarray, cost: str) -> np.ndarray:
@@ -39,17 +40,60 @@ def weights(x: np.ndarray, cost: str) -> np.ndarray:
     return x + 1e-3 * scale
 
 
-def blocks(levels: pd.DataFrame) -> list[tuple[int, float]]:
-    """(cell, signed protection level) for each primary cell and direction that needs one."""
+class Block(NamedTuple):
+    """One protection to give: move ``cell`` by ``level`` (signed: up when positive) with the
+    cells ``frozen`` held at their values — the cells a coalition knows (a singleton's holder
+    knows its own cells: :func:`singleton_blocks`); empty for the outside attacker."""
+
+    cell: int
+    level: float
+    frozen: tuple = ()
+
+
+def blocks(levels: pd.DataFrame) -> list[Block]:
+    """A :class:`Block` for each primary cell and direction that needs one."""
     out = []
     prim = np.flatnonzero((levels["status"] == "primary").to_numpy())
     up = levels["upper"].to_numpy()
     lo = levels["lower"].to_numpy()
     for p in prim:
         if up[p] > 0:
-            out.append((int(p), float(up[p])))
+            out.append(Block(int(p), float(up[p])))
         if lo[p] > 0:
-            out.append((int(p), -float(lo[p])))
+            out.append(Block(int(p), -float(lo[p])))
+    return out
+
+
+def singleton_blocks(A, levels: pd.DataFrame, holder: np.ndarray, base: list[Block]) -> list[Block]:
+    """The protections a singleton's holder must not break. A primary cell with one contributor
+    (``holder[c] >= 0`` names it) is known exactly to that contributor, and so is every other
+    such cell of the same holder; the holder is an attacker who knows more than the outsider.
+    For each holder and each primary cell ``p`` that shares an equation with one of the
+    holder's cells (and is not one of them), ``p`` must keep its protection with the holder's
+    cells frozen: one :class:`Block` per direction of ``p`` in ``base``.
+
+    Example: in ``Total = a + b + c`` with ``a`` and ``b`` withheld singletons and ``c``
+    published, ``a``'s holder computes ``b = Total - c - a``; frozen ``a``, no deviation
+    moves ``b``.
+    """
+    prim = (levels["status"] == "primary").to_numpy()
+    single = np.flatnonzero(prim & (holder >= 0))
+    if len(single) == 0:
+        return []
+    A = A.tocsr()
+    At = A.T.tocsr()
+    by_cell: dict[int, list[Block]] = {}
+    for b in base:
+        by_cell.setdefault(b.cell, []).append(b)
+    out = []
+    for h in np.unique(holder[single]):
+        own = single[holder[single] == h]
+        eqs = np.unique(np.concatenate([At[c].indices for c in own]))
+        near = np.unique(A[eqs].indices) if len(eqs) else np.zeros(0, dtype=np.int64)
+        near = near[prim[near] & ~np.isin(near, own)]
+        frozen = tuple(int(c) for c in own)
+        for p in near:
+            out.extend(Block(b.cell, b.level, frozen) for b in by_cell.get(int(p), ()))
     return out
 
 
@@ -59,11 +103,30 @@ class Deviations:
     that the attacker cannot tell the cells it moves apart from ``x + z``. Kept sparse, and
     indexed by the cells they move."""
 
-    def __init__(self, A, x, big, shape=None, dims=None):
+    def __init__(self, A, x, big, shape=None, dims=None, closed=None):
         self.A, self.x, self.big = A.tocsc(), x, big
         self.shape, self.dims = shape, dims
+        #: cells never withheld unless primary (empty cells, by default: see ``protect``)
+        self.closed = np.zeros(len(x), dtype=bool) if closed is None else closed
         self.found: list[tuple[np.ndarray, np.ndarray]] = []
         self.by_cell: dict[int, list[int]] = {}
+
+    def free(self, withheld: np.ndarray, block: Block) -> np.ndarray:
+        """The cells a deviation for ``block`` may move, given the withheld cells: those
+        withheld and not frozen by the block's coalition."""
+        if not block.frozen:
+            return withheld
+        out = withheld.copy()
+        out[list(block.frozen)] = False
+        return out
+
+    def open(self, withheld: np.ndarray, block: Block) -> np.ndarray:
+        """The cells a new deviation for ``block`` may move: any cell that is withheld or may
+        be (not closed), except the frozen ones."""
+        out = withheld | ~self.closed
+        if block.frozen:
+            out[list(block.frozen)] = False
+        return out
 
     def _keep(self, z: np.ndarray, cells: np.ndarray | None = None) -> np.ndarray:
         idx = np.flatnonzero(np.abs(z) > 1e-9)
@@ -164,7 +227,7 @@ class Deviations:
             return None
         return self._keep(res.x[:n] - res.x[n:], cells)
 
-    def best(self, p: int, level: float, withheld: np.ndarray):
+    def best(self, p: int, level: float, withheld: np.ndarray, frozen: tuple = ()):
         """The attacker's best move of ``p`` in the direction of ``level`` when the cells
         ``withheld`` may change (every other cell fixed), and the supergradient of that best
         move in each cell's 0/1 withholding: ``(t, g)`` with ``t(y') <= t + g · (y' - y)``
@@ -183,6 +246,7 @@ class Deviations:
         t = -res.fun
         g = -res.upper.marginals * self.big + res.lower.marginals * self.x
         g[p] = 0.0
+        g[list(frozen)] = 0.0  # a frozen cell's bounds are 0 whatever the pattern
         return t, g
 
 
@@ -191,11 +255,12 @@ def uncovered(dev: Deviations, blocks, withheld, deadline=None) -> list | None:
     primary cell and direction, stopped at the first table that reaches the bound); None when
     ``deadline`` passes first."""
     out = []
-    for p, lvl in blocks:
+    for b in blocks:
         if deadline is not None and time.perf_counter() > deadline:
             return None
-        if not dev.covers(p, lvl, withheld) and not dev.within(p, lvl, withheld):
-            out.append((p, lvl))
+        free = dev.free(withheld, b)
+        if not dev.covers(b.cell, b.level, free) and not dev.within(b.cell, b.level, free):
+            out.append(b)
     return out
 
 

@@ -12,7 +12,8 @@ neighbourhood of the cell first.
 >>> from pdanon.tables.deviations import Deviations
 >>> A = sparse.csr_matrix(np.array([[-1.0, -1.0, 1.0]]))  # Total = a + b
 >>> x = np.array([2.0, 3.0, 5.0])
->>> fast(Deviations(A, x, big=10.0), x, [(0, 1.0)], np.array([True, False, False])).tolist()
+>>> from pdanon.tables.deviations import Block
+>>> fast(Deviations(A, x, big=10.0), x, [Block(0, 1.0)], np.array([True, False, False])).tolist()
 [True, True, False]
 """
 
@@ -32,22 +33,25 @@ def fast(dev: Deviations, w, blocks, fixed):
     """One linear program per primary cell and direction not yet covered: the cheapest
     deviation (cells already withheld cost nothing), its cells withheld. On tables of more
     than :data:`LOCAL_ABOVE` cells the program is first solved on a neighbourhood of the cell
-    (8, then 32 siblings per dimension), then on the whole table."""
+    (8, then 32 siblings per dimension), then on the whole table. A block's frozen cells (a
+    coalition's knowledge) and the deviations' closed cells never move."""
     withheld = fixed.copy()
-    for p, lvl in blocks:
-        if dev.covers(p, lvl, withheld):
+    for b in blocks:
+        p, lvl = b.cell, b.level
+        if dev.covers(p, lvl, dev.free(withheld, b)):
             continue
         price = np.where(withheld, 0.0, w)
+        can = dev.open(withheld, b)
         moved = None
         for width in (8, 32) if len(w) > LOCAL_ABOVE else ():
             cells = dev.neighbourhood(p, price, width)
             if cells is None:
                 break
-            moved = dev.cheapest(p, lvl, price, cells)
+            moved = dev.cheapest(p, lvl, price, cells[can[cells]])
             if moved is not None:
                 break
         if moved is None:
-            moved = dev.cheapest(p, lvl, price)
+            moved = dev.cheapest(p, lvl, price, None if can.all() else np.flatnonzero(can))
         if moved is None:
             return None
         withheld[moved] = True

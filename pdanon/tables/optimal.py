@@ -13,7 +13,8 @@ It stops when the master's pattern protects every primary cell; that pattern is 
 >>> from pdanon.tables.deviations import Deviations
 >>> A = sparse.csr_matrix(np.array([[-1.0, -1.0, -1.0, 1.0]]))  # Total = a + b + c
 >>> x = np.array([2.0, 9.0, 3.0, 14.0])
->>> y, proven = optimal(Deviations(A, x, big=20.0), A, x, [(0, 1.0), (0, -1.0)],
+>>> from pdanon.tables.deviations import Block
+>>> y, proven = optimal(Deviations(A, x, big=20.0), A, x, [Block(0, 1.0), Block(0, -1.0)],
 ...                     np.array([True, False, False, False]), deadline=float("inf"))
 >>> y.tolist(), proven  # c is the cheapest second cell
 ([True, False, True, False], True)
@@ -46,7 +47,7 @@ def optimal(dev: Deviations, A, w, blocks, fixed, deadline):
     for p in np.flatnonzero(fixed):
         for eq in A[:, p].indices:
             members = by_row[eq].indices
-            members = members[members != p]
+            members = members[(members != p) & ~dev.closed[members]]
             if len(members) == 0:
                 continue
             rows += [r] * len(members)
@@ -55,6 +56,7 @@ def optimal(dev: Deviations, A, w, blocks, fixed, deadline):
             lo.append(1.0)
             r += 1
     lb = fixed.astype(float)
+    ub = np.where(dev.closed & ~fixed, 0.0, 1.0)
     while True:
         left = deadline - time.perf_counter()
         if left <= 0:
@@ -63,7 +65,7 @@ def optimal(dev: Deviations, A, w, blocks, fixed, deadline):
         if r:
             M = sparse.csr_matrix((vals, (rows, cols)), shape=(r, n))
             cons = [LinearConstraint(M, np.array(lo), np.inf)]
-        res = milp(w, constraints=cons, bounds=Bounds(lb, np.ones(n)),
+        res = milp(w, constraints=cons, bounds=Bounds(lb, ub),
                    integrality=np.ones(n), options={"time_limit": left, "disp": False})
         if res.x is None:
             return None, res.status == 2
@@ -73,10 +75,11 @@ def optimal(dev: Deviations, A, w, blocks, fixed, deadline):
             return None, False
         if not failing:
             return y, res.status == 0
-        for p, lvl in failing:
+        for b in failing:
             if time.perf_counter() > deadline:
                 return None, False
-            t, g = dev.best(p, lvl, y)
+            lvl = b.level
+            t, g = dev.best(b.cell, lvl, dev.free(y, b), b.frozen)
             if t is not None:
                 gap = abs(lvl) - t
                 keep = np.abs(g) > 1e-9
@@ -87,7 +90,8 @@ def optimal(dev: Deviations, A, w, blocks, fixed, deadline):
                 vals += list(g[idx])
                 lo.append(gap + float(g[y].sum()) - 1e-9)
                 r += 1
-            free = np.flatnonzero(~y)  # no-good: the pattern and all its subsets fail
+            # no-good: the pattern and all its subsets fail; only an open cell can help
+            free = np.flatnonzero(dev.open(y, b) & ~y)
             if len(free) == 0:
                 return None, True
             rows += [r] * len(free)

@@ -51,7 +51,7 @@ import warnings
 import numpy as np
 
 from pdanon._errors import InvalidInputError
-from pdanon.tables.deviations import Deviations, blocks, uncovered, weights
+from pdanon.tables.deviations import Deviations, blocks, singleton_blocks, uncovered, weights
 from pdanon.tables.fast import fast
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
@@ -69,9 +69,19 @@ class SuppressionWarning(UserWarning):
 
 
 def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
-            time_limit: float = 60.0) -> ProtectedTable:
+            time_limit: float = 60.0, singletons="auto",
+            secondary_zeros: bool = False) -> ProtectedTable:
     """Primary suppression by ``rules`` (:func:`pdanon.tables.primary`), secondary suppression
     by ``method``, then the audit; returns a :class:`ProtectedTable`.
+
+    ``singletons``: a primary cell of one contributor is known exactly to that contributor,
+    who then attacks the cells around it with more knowledge than an outsider
+    (:func:`~pdanon.tables.deviations.singleton_blocks`). ``"auto"`` protects against such
+    holders in magnitude tables and in count tables with ``contributor=`` (holders that know
+    their own figures, such as enterprises), not in counts of rows; ``True``/``False`` decide.
+    ``secondary_zeros``: an empty cell is never chosen as a secondary unless this is True (an
+    attacker often knows a cell is empty — a structural zero — so withholding it hides nothing,
+    while a cost that counts the value would pick it first).
 
     Example
     -------
@@ -89,6 +99,10 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
         raise InvalidInputError(f"cost={cost!r}: use one of {COSTS}")
     if not (isinstance(time_limit, (int, float)) and time_limit > 0):
         raise InvalidInputError(f"time_limit={time_limit!r} must be a positive number of seconds")
+    if singletons not in ("auto", True, False):
+        raise InvalidInputError(f"singletons={singletons!r}: use 'auto', True or False")
+    if not isinstance(secondary_zeros, bool):
+        raise InvalidInputError(f"secondary_zeros={secondary_zeros!r} must be True or False")
     start = time.perf_counter()
     levels = primary(table, rules)
     x = table.cells["value"].to_numpy(dtype=np.float64)
@@ -96,8 +110,16 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     A = table.constraints.astype(np.float64).tocsr()
     w = weights(x, cost)
     todo = blocks(levels)
-    big = float(x.max() + max((abs(v) for _, v in todo), default=0.0) + 1.0)
-    dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims)
+    n_single = 0
+    if singletons is True or (singletons == "auto" and (not table.is_count
+                                                        or table.contributor is not None)):
+        extra = singleton_blocks(A, levels, table.sole_holder(), todo)
+        n_single = len(extra)
+        todo = todo + extra
+    big = float(x.max() + max((abs(b.level) for b in todo), default=0.0) + 1.0)
+    closed = None if secondary_zeros else \
+        (table.cells["frequency"].to_numpy() == 0) & ~fixed
+    dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims, closed)
     note = None
     proven = None
     if not todo:
@@ -115,10 +137,7 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     else:
         withheld = fast(dev, w, todo, fixed)
     if withheld is None:
-        unsafe = list(levels.index[fixed])
-        raise InvalidInputError(
-            f"no suppression pattern can protect cells {unsafe[:5]}: the table's structure pins "
-            f"them whatever else is withheld; coarsen the table or drop a margin")
+        raise InvalidInputError(_impossible(table, dev, todo, fixed, secondary_zeros))
     failing = uncovered(dev, todo, withheld)
     if failing:  # never return a pattern the audit rejects
         raise RuntimeError(
@@ -137,4 +156,35 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             "withheld_value": float(x[withheld].sum()),
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
             "seconds": time.perf_counter() - start}
+    info["singleton_blocks"] = n_single
     return ProtectedTable(table, cells, info)
+
+
+def _impossible(table, dev: Deviations, todo, fixed, secondary_zeros: bool) -> str:
+    """Why no pattern protects: the cells that, even with every cell that may be withheld
+    withheld, the published structure pins closer than their protection levels."""
+    bad = []
+    for b in todo:
+        if not dev.within(b.cell, b.level, dev.open(fixed, b)):
+            bad.append(b)
+    if not bad:
+        return "no suppression pattern was found (please report it with the table)"
+    dims = table.dimensions
+    keys = table.cells[dims].to_numpy()
+
+    def name(c):
+        return "(" + ", ".join(f"{d}={v!r}" for d, v in zip(dims, keys[c])) + ")"
+
+    first = bad[0]
+    how = "up" if first.level > 0 else "down"
+    why = (f"even with every other cell withheld, the additivity and non-negativity of the "
+           f"table keep it from moving {how} by {abs(first.level):g}")
+    if first.frozen:
+        why += (f" once the sole contributor of {', '.join(name(c) for c in first.frozen)} "
+                f"uses its own figures (singletons=False turns this attacker off)")
+    hint = "" if secondary_zeros or not dev.closed.any() else \
+        "; empty cells are not used as secondaries (secondary_zeros=True allows them)"
+    cells = sorted({b.cell for b in bad})
+    return (f"no suppression pattern can protect {len(cells)} primary cell(s), first "
+            f"{name(first.cell)}: {why}{hint}; coarsen the table (a hierarchy, fewer "
+            f"dimensions) or drop a margin")

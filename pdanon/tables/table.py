@@ -89,11 +89,30 @@ class Table:
         return self._ranked
 
     def protect(self, rules=None, *, method: str = "optimal", cost: str = "value",
-                time_limit: float = 60.0):
+                time_limit: float = 60.0, singletons="auto", secondary_zeros: bool = False):
         """Primary suppression by ``rules``, then secondary suppression by ``method``; the
         result is audited before it is returned (:func:`pdanon.tables.protect`)."""
         from pdanon.tables.suppress import protect
-        return protect(self, rules, method=method, cost=cost, time_limit=time_limit)
+        return protect(self, rules, method=method, cost=cost, time_limit=time_limit,
+                       singletons=singletons, secondary_zeros=secondary_zeros)
+
+    def sole_holder(self) -> np.ndarray:
+        """Per cell, the code of its one contributor when it has exactly one (a row, or a
+        holder with ``contributor=``), else -1: the cells a single holder knows exactly.
+
+        >>> import pandas as pd
+        >>> t = build(pd.DataFrame({"g": ["a", "b", "b"]}), index="g")
+        >>> t.sole_holder().tolist()  # a: row 0 alone; b and Total: two rows
+        [0, -1, -1]
+        """
+        _, _, holders = self._raw
+        unit = np.arange(len(self._raw[0])) if holders is None else holders
+        rows = self.sum_by_cell(np.ones(len(unit)))
+        total = self.sum_by_cell(unit)
+        one = self.cells["frequency"].to_numpy() == 1
+        out = np.full(len(one), -1, dtype=np.int64)
+        out[one] = np.rint(total[one] / rows[one]).astype(np.int64)
+        return out
 
     def sum_by_cell(self, per_row) -> np.ndarray:
         """Per cell (in ``cells`` order), the sum of ``per_row`` (one number per microdata

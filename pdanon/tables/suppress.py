@@ -51,7 +51,13 @@ import warnings
 import numpy as np
 
 from pdanon._errors import InvalidInputError
-from pdanon.tables.deviations import Deviations, blocks, singleton_blocks, uncovered, weights
+from pdanon.tables.deviations import (
+    Deviations,
+    blocks,
+    singleton_blocks,
+    uncovered,
+    weights,
+)
 from pdanon.tables.fast import fast
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable

@@ -75,6 +75,8 @@ class Table:
     def largest(self, n: int) -> np.ndarray:
         """The ``n`` largest contributions of every cell (cells × n, zero where a cell has
         fewer contributors): rows, or each contributor's total with ``contributor=``."""
+        if self._ranked is None and self._raw[2] is None:  # rows: merge top lists upwards
+            return _top(self._raw[0], self._raw[1], self.dims, n)
         indptr, vals = self._contributions()
         lens = np.diff(indptr)
         out = np.zeros((len(lens), n), dtype=np.float64)
@@ -262,6 +264,37 @@ def _up(leaf_cube: np.ndarray, dims: list[Dimension]) -> np.ndarray:
         flat = flat @ d.members.toarray().astype(np.float64)
         cube = np.moveaxis(flat.reshape(moved.shape[:-1] + (d.n_nodes,)), -1, axis)
     return np.ascontiguousarray(cube).reshape(-1)
+
+
+def _top(leaf: np.ndarray, amount: np.ndarray, dims: list[Dimension], n: int) -> np.ndarray:
+    """The ``n`` largest rows of every cell (cells × n, zero-padded) when each row is its own
+    contributor: a row lies under one leaf, so a node's top ``n`` are the top ``n`` of its
+    leaves' top lists. One sort of the rows, then per dimension and node a partition of its
+    leaves' lists (no spreading of rows to every cell above them)."""
+    leaf_shape = tuple(d.n_leaves for d in dims)
+    n_leaf_cells = int(np.prod(leaf_shape))
+    order = np.lexsort((-amount, leaf))
+    sl, sa = leaf[order], amount[order]
+    starts = np.searchsorted(sl, np.arange(n_leaf_cells))
+    ends = np.searchsorted(sl, np.arange(n_leaf_cells), side="right")
+    cube = np.zeros((n_leaf_cells, n))
+    for j in range(n):
+        has = ends - starts > j
+        cube[has, j] = sa[starts[has] + j]
+    cube = cube.reshape(leaf_shape + (n,))
+    for axis, d in enumerate(dims):
+        cover = d.members.tocsc()  # per node, the leaves it covers
+        parts = []
+        for node in range(d.n_nodes):
+            leaves = cover.indices[cover.indptr[node]:cover.indptr[node + 1]]
+            block = np.take(cube, leaves, axis=axis)
+            block = np.moveaxis(block, axis, -2)
+            flat = block.reshape(block.shape[:-2] + (-1,))
+            if flat.shape[-1] > n:
+                flat = -np.partition(-flat, n - 1, axis=-1)[..., :n]
+            parts.append(-np.sort(-flat, axis=-1))
+        cube = np.moveaxis(np.stack(parts, axis=-2), -2, axis)
+    return np.ascontiguousarray(cube).reshape(-1, n)
 
 
 def _pool(a: np.ndarray, b: np.ndarray, weights: np.ndarray):

@@ -271,3 +271,23 @@ def test_optimal_is_the_minimum_over_every_pattern(flat):
             best = len(prim) + size
             break
     assert got == best
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 150), st.integers(1, 3), st.booleans(), st.integers(0, 2**32 - 1))
+def test_largest_rows_merged_upwards_equal_the_full_ranking(n, k, hier, seed):
+    """The top lists merged from the leaves up equal each cell's contributions ranked in full
+    (the pooled path, which ``contributor=`` takes)."""
+    from pdanon.tables.table import _contributions
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.choice(list("pqrst"), n),
+                       "x": rng.gamma(1.0, 10.0, n).round()})
+    h = {"b": tree({"PQ": ["p", "q"], "RST": ["r", "s", "t"]})} if hier else None
+    t = build(df, index="a", columns="b", values="x", aggfunc="sum", hierarchies=h)
+    indptr, vals = _contributions(*t._raw, t.dims)
+    lens = np.diff(indptr)
+    ref = np.zeros((len(lens), k))
+    for j in range(k):
+        has = lens > j
+        ref[has, j] = vals[indptr[:-1][has] + j]
+    assert np.array_equal(t.largest(k), ref)

@@ -78,7 +78,7 @@ def subtables(dims) -> list[tuple[tuple, np.ndarray, object]]:
     >>> import pandas as pd
     >>> d = dimension(pd.Series(list("ab"), name="x"))
     >>> [(lv, c.tolist(), A.toarray().tolist()) for lv, c, A in subtables([d])]
-    [((0,), [2, 0, 1], [[1, -1, -1]])]
+    [((0,), [2, 0, 1], [[1.0, -1.0, -1.0]])]
     """
     shape = tuple(d.n_nodes for d in dims)
     out = []

@@ -96,12 +96,17 @@ def subtables(dims) -> list[tuple[tuple, np.ndarray, object]]:
 
 
 def _solve(A, x, big, w, blocks, fixed, deadline):
-    """The exact method on one sub-table (the fast one past the deadline): (pattern, proven)."""
+    """The exact method on one sub-table (the fast one past the deadline): ``(pattern, proven,
+    impossible)``; ``impossible`` lists the blocks that even withholding every cell of the
+    sub-table does not protect (then no pattern is tried)."""
     dev = Deviations(A, x, big)
+    impossible = uncovered(dev, blocks, np.ones(len(x), dtype=bool))
+    if impossible:
+        return None, False, impossible
     y, proven = optimal(dev, A, w, blocks, fixed, deadline)
-    if y is None and not proven:
+    if y is None:
         y = fast(dev, w, blocks, fixed)
-    return y, bool(proven)
+    return y, bool(proven) and y is not None, []
 
 
 def _carry(A, x, big, blocks, held, need_up, need_down, cells):
@@ -132,7 +137,7 @@ def modular(dev: Deviations, dims, w, levels, deadline):
     need_up = np.where(prim, levels["upper"].to_numpy(dtype=np.float64), 0.0)
     need_down = np.where(prim, levels["lower"].to_numpy(dtype=np.float64), 0.0)
     withheld, decided = prim.copy(), np.zeros(len(x), dtype=bool)
-    log, reopened, n_subtables = [], 0, 0
+    log, reopened, unmet, n_subtables = [], 0, 0, 0
     for lv, cells, A in subtables(dims):
         n_subtables += 1
         up, down = need_up[cells], need_down[cells]
@@ -150,13 +155,21 @@ def modular(dev: Deviations, dims, w, levels, deadline):
         free = np.flatnonzero(~published)
         at = {int(c): k for k, c in enumerate(free)}
         sub = A[:, free].tocsr()
-        y, proven = _solve(sub, x[cells][free], big, ws[free],
-                           [(at[p], lvl) for p, lvl in blocks], must[free], deadline)
+        y, proven, _ = _solve(sub, x[cells][free], big, ws[free],
+                              [(at[p], lvl) for p, lvl in blocks], must[free], deadline)
         if y is not None:
             pattern = np.zeros(len(cells), dtype=bool)
             pattern[free[y]] = True
         else:  # no pattern keeps them published: let them be withheld too
-            pattern, proven = _solve(A, x[cells], big, ws, blocks, must, deadline)
+            pattern, proven, impossible = _solve(A, x[cells], big, ws, blocks, must, deadline)
+            if impossible:
+                if prim[cells[[p for p, _ in impossible]]].any():
+                    return None, {"subtables": n_subtables}  # the whole table cannot either
+                # a level carried from above that no pattern here gives: the whole-table
+                # check will repair what it leaves unprotected
+                unmet += len(impossible)
+                blocks = [b for b in blocks if b not in impossible]
+                pattern, proven, _ = _solve(A, x[cells], big, ws, blocks, must, deadline)
             if pattern is None:
                 return None, {"subtables": n_subtables}
             reopened += int((pattern & published).sum())
@@ -174,7 +187,7 @@ def modular(dev: Deviations, dims, w, levels, deadline):
             return None, {"subtables": n_subtables}
     info = {"subtables": n_subtables, "subtables_solved": len(log),
             "subtables_proven": sum(s["optimal"] for s in log), "subtable_log": log,
-            "reopened": reopened, "repair_blocks": len(failing),
+            "reopened": reopened, "unmet": unmet, "repair_blocks": len(failing),
             "repair_cells": int(withheld.sum()) - before,
             "modular_seconds": time.perf_counter() - start}
     if time.perf_counter() > deadline:

@@ -39,6 +39,14 @@ p = sums.protect({"min_frequency": 3, "p_percent": 10}, method="fast")
 print(p, p.info["withheld_share"].__round__(3))
 print(p.to_frame().head(8))
 
+# 2b. The modular (HiTaS-like) method for large hierarchical tables: one small sub-table per
+#     parent and its children, protected exactly from the top down, then checked (and if need
+#     be repaired) on the whole table.
+m = df.anon.table(index="region", columns="industry", hierarchies={"industry": sectors}
+                  ).protect({"min_frequency": 3}, method="modular")
+print(m, {k: m.info[k] for k in ("subtables_solved", "subtables_proven", "repair_cells")})
+assert pdanon.tables.audit(m).ok
+
 # 3. Any pattern can be audited, e.g. one made by hand: withholding one cell of a row with
 #    its total published gives the cell away.
 where = counts.cells.index[(counts.cells.region == "west") & (counts.cells.industry == "farming")]

@@ -59,13 +59,14 @@ from pdanon.tables.deviations import (
     weights,
 )
 from pdanon.tables.fast import fast
+from pdanon.tables.modular import modular
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import primary
 
 __all__ = ["METHODS", "ProtectedTable", "SuppressionWarning", "protect"]
 
-METHODS = ("optimal", "fast")
+METHODS = ("optimal", "fast", "modular")
 COSTS = ("value", "count")
 
 
@@ -119,15 +120,16 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     n_single = 0
     if singletons is True or (singletons == "auto" and (not table.is_count
                                                         or table.contributor is not None)):
-        extra = singleton_blocks(A, levels, table.sole_holder(), todo)
-        n_single = len(extra)
-        todo = todo + extra
+        coalition = singleton_blocks(A, levels, table.sole_holder(), todo)
+        n_single = len(coalition)
+        todo = todo + coalition
     big = float(x.max() + max((abs(b.level) for b in todo), default=0.0) + 1.0)
     closed = None if secondary_zeros else \
         (table.cells["frequency"].to_numpy() == 0) & ~fixed
     dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims, closed)
     note = None
     proven = None
+    extra = {}
     if not todo:
         withheld = fixed.copy()
     elif method == "optimal":
@@ -140,6 +142,9 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
         elif withheld is not None and not proven:
             note = (f"the optimal search stopped at time_limit={time_limit:g} s; its best "
                     f"pattern is returned (it passed the audit; it may not be minimal)")
+    elif method == "modular":
+        withheld, extra = modular(dev, table.dims, w, levels, todo, start + time_limit)
+        note = extra.pop("note", None)
     else:
         withheld = fast(dev, w, todo, fixed)
     if withheld is None:
@@ -161,7 +166,7 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             "secondary": int((withheld & ~fixed).sum()),
             "withheld_value": float(x[withheld].sum()),
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, **extra}
     info["singleton_blocks"] = n_single
     return ProtectedTable(table, cells, info)
 

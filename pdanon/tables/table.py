@@ -92,8 +92,12 @@ class Table:
                 time_limit: float = 60.0):
         """Primary suppression by ``rules``, then secondary suppression by ``method``; the
         result is audited before it is returned (:func:`pdanon.tables.protect`)."""
+        from pdanon.tables.rules import check_rules
         from pdanon.tables.suppress import protect
-        return protect(self, rules, method=method, cost=cost, time_limit=time_limit)
+        out = protect(self, rules, method=method, cost=cost, time_limit=time_limit)
+        # the rules as checked, for the report (pdanon.report.tables)
+        out.info.setdefault("rules", check_rules(rules, is_count=self.is_count))
+        return out
 
     def sum_by_cell(self, per_row) -> np.ndarray:
         """Per cell (in ``cells`` order), the sum of ``per_row`` (one number per microdata

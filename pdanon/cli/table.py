@@ -31,7 +31,7 @@ flags (``[rules]`` and ``[hierarchies]`` tables); flags given beside it win.
 Example
 -------
 >>> rules_of(["min_frequency=3", "dominance=1,80", "dominance=2,90", "p_percent=10"])
-{'min_frequency': 3, 'dominance': [(1, 80), (2, 90)], 'p_percent': 10}
+{'min_frequency': 3, 'p_percent': 10, 'dominance': [(1, 80), (2, 90)]}
 """
 
 from __future__ import annotations

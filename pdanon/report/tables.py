@@ -9,7 +9,7 @@ may leave. Rather than filter each file, **everything written is rendered from o
 :class:`PublicTable`, which :func:`public` builds by an allow-list**:
 
 * ``frame``: per cell only the dimensions' labels, the value of a *published* cell (a
-  withheld cell's is missing, or ``marker``) and, for a protected table, ``status``
+  withheld cell's is missing, or ``marker``; a sum on its decimal grid, :func:`on_grid`) and, for a protected table, ``status``
   (``"published"`` / ``"withheld"``; not primary/secondary, which would tell ``0 < f < n``);
 * ``facts``: the table's shape (dimensions, count or sum, the values and contributor columns'
   names, cells), the rules and their parameters, the method, counts of cells by status and of
@@ -49,7 +49,7 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.report import facts as _facts
 
-__all__ = ["PublicTable", "TableReport", "public", "table_report"]
+__all__ = ["PublicTable", "TableReport", "on_grid", "public", "table_report"]
 
 #: the rule keys a primary cell's ``rule`` label is counted under (its first word)
 RULE_KEYS = ("min_frequency", "dominance", "p_percent", "pq", "zeros")
@@ -113,6 +113,8 @@ def public(obj, *, marker=None, audit: bool = True) -> PublicTable:
         hidden = np.zeros(len(cells), dtype=bool)
     frame = pd.DataFrame({d: cells[d].to_numpy(dtype=object) for d in dims})
     shown = cells["value"].to_numpy()[~hidden]
+    if not table.is_count:
+        shown = on_grid(shown.astype(np.float64))
     dtype = "Int64" if table.is_count else "Float64"
     if marker is None:
         value = pd.array([pd.NA] * len(cells), dtype=dtype)
@@ -125,11 +127,33 @@ def public(obj, *, marker=None, audit: bool = True) -> PublicTable:
         frame["status"] = np.where(hidden, "withheld", "published")
     frame.attrs = {}
     labels = {d.name: list(d.labels) for d in table.dims}
-    facts = _table_facts(obj, kind, hidden, audit)
+    published = np.zeros(len(cells))
+    published[~hidden] = shown
+    facts = _table_facts(obj, kind, hidden, audit, published)
     return PublicTable(frame=frame, facts=_facts.plain(facts), dimensions=dims, labels=labels)
 
 
-def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool) -> dict:
+def on_grid(values: np.ndarray) -> np.ndarray:
+    """Sums rounded to the coarsest decimal grid (0 to 12 decimals) that moves none of them
+    by more than 1e-9 of its size. A float sum's last bits depend on the order and the
+    values of what was added (``7940.950000000001`` or ``7940.95``), so a withheld cell's
+    value could move a published total's last bits; data with cents give sums on the cent
+    grid, and rounding there makes the published value a function of the exact sum alone.
+
+    >>> on_grid(np.array([7940.950000000001, 12.5])).tolist()
+    [7940.95, 12.5]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    tol = 1e-9 * np.maximum(1.0, np.abs(values))
+    for d in range(13):
+        rounded = np.round(values, d)
+        if (np.abs(rounded - values) <= tol).all():
+            return rounded
+    return values
+
+
+def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
+                 published: np.ndarray) -> dict:
     """The report's facts: counts, flags, parameters and figures of published values."""
     table, info, cells = obj.table, obj.info, obj.cells
     shape = {"dimensions": [str(d) for d in table.dimensions],
@@ -164,7 +188,7 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool) -> dict:
                             "ok": bool(safe.all())}
         else:
             out["audit"] = None
-        low, high = _withheld_share(table, hidden)
+        low, high = _withheld_share(table, hidden, published)
         out["information_loss"] = {
             "withheld_cells": int(hidden.sum()),
             "withheld_cell_share": float(hidden.sum() / n) if n else 0.0,
@@ -183,15 +207,13 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool) -> dict:
     return out
 
 
-def _withheld_share(table, hidden: np.ndarray) -> tuple:
+def _withheld_share(table, hidden: np.ndarray, published: np.ndarray) -> tuple:
     """The range of the withheld cells' share of the table's total value (over all cells)
     that the published cells imply: the attacker's min and max of their sum, given the
     published values, the table's additivity and non-negativity (two linear programs), read
     from published values only, so publishing it tells nothing new."""
     from scipy.optimize import linprog
 
-    x = table.cells["value"].to_numpy(dtype=np.float64)
-    published = np.where(hidden, 0.0, x)  # only published values are read below
     total_published = float(published.sum())
     if not hidden.any():
         return 0.0, 0.0
@@ -211,11 +233,11 @@ def _withheld_share(table, hidden: np.ndarray) -> tuple:
         low, high = 0.0, np.inf
     low = max(low, 0.0)
 
-    def share(s):
+    def share(s):  # 6 significant digits: the solver's last bits say nothing
         if not np.isfinite(s):
             return 1.0
         whole = total_published + s
-        return float(s / whole) if whole > 0 else 0.0
+        return float(f"{s / whole:.6g}") if whole > 0 else 0.0
     return share(low), share(high)
 
 

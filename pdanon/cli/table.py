@@ -203,7 +203,15 @@ def settings(args: argparse.Namespace) -> dict:
     out = dict(DEFAULTS)
     if args.config is not None:
         config = read_config(args.config, max_bytes=side_limit(vars(args)))
-        check_config_values(config, args.config, {"": SECTIONS[""]}, _ACTIONS)
+        lists = {"index", "columns"}  # text or a list of names, checked here
+        check_config_values(config, args.config, {"": SECTIONS[""]},
+                            {k: a for k, a in _ACTIONS.items() if k not in lists})
+        for key in lists & set(config):
+            value = config[key]
+            if not (isinstance(value, str) or (isinstance(value, list) and all(
+                    isinstance(v, str) for v in value))):
+                raise ConfigError(f"config {args.config!r}: {key} = {value!r:.60}: expected "
+                                  f"a column name or a list of them; correct it in the file")
         unknown = sorted(set(config) - set(SECTIONS[""]) - {"rules", "hierarchies",
                                                             "suppressed", "audit_only"})
         if unknown:

@@ -488,8 +488,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
         st = obj.cells["status"].value_counts()
         lines += [("cells", f"{len(obj.cells):,}: {int(st.get('primary', 0)):,} primary, "
                             f"{int(st.get('secondary', 0)):,} secondary"),
-                  ("method", f"{obj.info['method']}" + (" (proven optimal)" if
-                                                        obj.info.get("optimal") else "")),
+                  ("method", f"{obj.info['method']}" + (
+                      " (proven optimal)" if obj.info.get("optimal") else
+                      " (not proven optimal)" if obj.info["method"] == "optimal" else "")),
                   ("audit", "PASSED" if done.audit_ok else "FAILED")]
     lines += [("written", ", ".join(f["path"] for f in done.files.values()))]
     _close(lines, caught, started)
@@ -498,7 +499,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
 
 def _close(lines: list, caught: list, started: float) -> None:
     for line in warning_lines(PROG, caught):
-        print(line, file=sys.stderr)
+        print(flag_words(line), file=sys.stderr)
     caught.clear()
     for label, value in lines + [("seconds", f"{time.perf_counter() - started:.2f}")]:
         print(f"{label:<12}{value}", file=sys.stderr)
@@ -541,7 +542,7 @@ def main(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         code, message = _attempt(args, caught)
         for line in warning_lines(PROG, caught):
-            print(line, file=sys.stderr)
+            print(flag_words(line), file=sys.stderr)
     if message is not None:
         print(f"{PROG}: error: {message}", file=sys.stderr)
     return code

@@ -196,6 +196,22 @@ def test_bad_input_exits_2_with_one_line_naming_the_flag_and_fix(files, capsys, 
     assert not (tmp / "o.csv").exists()
 
 
+def test_a_time_limit_reached_writes_the_audited_pattern_with_a_one_line_warning(tmp_path,
+                                                                                 capsys):
+    rng = np.random.default_rng(4)
+    pd.DataFrame({"r": rng.integers(0, 8, 600), "c": rng.integers(0, 8, 600),
+                  "d": rng.integers(0, 3, 600)}).to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "out.csv", "--index",
+                        "r,d", "--columns", "c", "--rule", "min_frequency=5", "--time-limit",
+                        "0.000001")
+    assert code == 0, err
+    warned = [ln for ln in err.splitlines() if "warning" in ln]
+    assert len(warned) == 1 and "--time-limit 1e-06" in warned[0]
+    assert "(SuppressionWarning)" in warned[0] and "audit       PASSED" in err
+    assert "not proven optimal" in err
+    assert (pd.read_csv(tmp_path / "out.csv")["status"] == "withheld").any()
+
+
 def test_help_has_an_example(capsys):
     with pytest.raises(SystemExit):
         main(["table", "--help"])

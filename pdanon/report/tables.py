@@ -53,6 +53,10 @@ __all__ = ["PublicTable", "TableReport", "on_grid", "public", "table_report"]
 
 #: the rule keys a primary cell's ``rule`` label is counted under (its first word)
 RULE_KEYS = ("min_frequency", "dominance", "p_percent", "pq", "zeros")
+#: the rules' parameters the report shows (:func:`pdanon.tables.rules.check_rules`'s keys)
+RULE_PARAMS = RULE_KEYS + ("protection",)
+#: the p-table's parameters the report shows (not, e.g., the path it was read from)
+PTABLE_PARAMS = ("D", "V", "js", "modulus", "max_pcv", "cycle")
 #: the statuses a protected table's cells may hold that are not withheld
 SAFE = "safe"
 
@@ -177,7 +181,9 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
         other = int((~rule_of.isin(RULE_KEYS)).sum())
         if other:
             by_rule["other"] = other
-        out["rules"] = info.get("rules")
+        rules = info.get("rules")
+        out["rules"] = None if not isinstance(rules, dict) else {
+            k: rules[k] for k in RULE_PARAMS if k in rules}
         out["method"] = {"method": info.get("method"), "cost": info.get("cost"),
                          "proven_optimal": info.get("optimal")}
         out["cells"] = {"total": n, "by_status": counts, "primary_by_rule": by_rule}
@@ -200,7 +206,9 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
         if table.is_count:
             noise["mean_abs_change"] = float(info.get("mean_abs_noise", 0.0))
             noise["max_abs_change"] = float(info.get("max_abs_noise", 0))
-        out["method"] = {"method": "cell key", "ptable": dict(info.get("params") or {}),
+        params = info.get("params") or {}
+        out["method"] = {"method": "cell key",
+                         "ptable": {k: params[k] for k in PTABLE_PARAMS if k in params},
                          **{k: info[k] for k in ("m", "top_k", "epsilon") if k in info}}
         out["cells"] = {"total": n, "by_status": {"published": n}}
         out["noise"] = noise

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pdanon
 from pdanon._errors import InvalidInputError
@@ -405,3 +407,33 @@ def test_a_hierarchy_that_is_not_a_tree_or_misses_values_is_named(tmp_path):
     path.write_text("fr;West;EU\nes;West;EU2\nin;East;AS\nde;Mid;EU\n")
     with pytest.raises(InvalidInputError, match="'West'.*both 'EU' and 'EU2'.*single parent"):
         build(df, index="country", hierarchies={"country": read_arx_csv(path)})
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(0, 6), min_size=9, max_size=9), st.integers(2, 4),
+       st.integers(0, 2 ** 32 - 1))
+def test_property_files_do_not_read_the_withheld_cells(flat, n, seed):
+    """Random 3 x 3 count tables: garbling what a protected table holds of its withheld
+    cells (value, frequency, the rule's detail) changes no byte written."""
+    import tempfile
+
+    counts = np.array(flat).reshape(3, 3)
+    if counts.sum() == 0:
+        return
+    rows = [(f"r{i}", f"c{j}") for i in range(3) for j in range(3) for _ in range(counts[i, j])]
+    p = pd.DataFrame(rows, columns=["r", "c"]).anon.table(index="r", columns="c").protect(
+        {"min_frequency": n}, method="fast")
+    hidden = (p.cells["status"] != "safe").to_numpy()
+    rng = np.random.default_rng(seed)
+    cells = p.cells.copy()
+    cells.loc[hidden, "value"] = rng.integers(0, 10 ** 6, int(hidden.sum()))
+    cells.loc[hidden, "frequency"] = rng.integers(0, 10 ** 6, int(hidden.sum()))
+    cells.loc[hidden, "rule"] = cells.loc[hidden, "rule"] + f" ({seed})"
+    q = ProtectedTable(p.table, cells, dict(p.info))
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        pdanon.publish(p, a, marker="x", **ALL)
+        pdanon.publish(q, b, marker="x", **ALL)
+        for name in ("report.html", "report.json", "table.csv", "table.parquet",
+                     "table_pivot.csv"):
+            with open(f"{a}/{name}", "rb") as fa, open(f"{b}/{name}", "rb") as fb:
+                assert fa.read() == fb.read(), name

@@ -143,14 +143,14 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
             force: bool = False, overwrite: bool = False, csv_escape: bool = True,
             title: str = "pdanon release report",
             control: pd.DataFrame | None = None, pivot: bool = False,
-            marker=None) -> Publication:
+            marker=None, audit: bool = True) -> Publication:
     """Check ``release``, write it with its schema, report and recoding into the folder
     ``where``, read the data back and measure it again (module docstring).
 
     A protected or perturbed table (``table.protect(...)``, ``table.cell_key(...)``) is
     written by :func:`pdanon.release.tables.publish_table` (its cells, ``pivot=True`` its
-    pivot, its report; ``marker`` for withheld values in CSV; ``formats``, ``report``,
-    ``overwrite`` and ``title`` as here).
+    pivot, its report; ``marker`` for withheld values in CSV; ``audit=False`` skips the full
+    audit of a large table; ``formats``, ``report``, ``overwrite`` and ``title`` as here).
 
     Parameters
     ----------
@@ -195,12 +195,12 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
             raise InvalidInputError(f"publish() of a table takes no {', '.join(asked)}= "
                                     f"(they check microdata); a table is audited instead")
         return publish_table(release, where, formats=formats, pivot=pivot, report=report,
-                             marker=marker, overwrite=overwrite,
+                             marker=marker, overwrite=overwrite, audit=audit,
                              title="pdanon table report" if title == "pdanon release report"
                              else title)
-    if pivot or marker is not None:
-        raise InvalidInputError("pivot= and marker= are for a protected table; a microdata "
-                                "release is written row by row")
+    if pivot or marker is not None or not audit:
+        raise InvalidInputError("pivot=, marker= and audit= are for a protected table; a "
+                                "microdata release is written row by row")
     chosen = _formats(formats)
     folder = os.fspath(where)
     if os.path.exists(folder) and not os.path.isdir(folder):

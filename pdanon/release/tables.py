@@ -54,7 +54,8 @@ TABLE_NAMES = {"csv": "table.csv", "parquet": "table.parquet", "pivot": "table_p
 @dataclass(frozen=True)
 class TablePublication:
     """What :func:`publish_table` wrote: ``folder``; ``files`` (name -> ``{"path", "bytes",
-    "sha256"}``); ``audit_ok`` (the full audit passed; None for a perturbed table);
+    "sha256"}``); ``audit_ok`` (the full audit passed; None for a perturbed table or
+    ``audit=False``);
     ``report`` (a :class:`pdanon.report.tables.TableReport`, or None)."""
 
     folder: str
@@ -76,7 +77,8 @@ def is_table(obj) -> bool:
 
 def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: bool = True,
                   marker=None, overwrite: bool = False, title: str = "pdanon table report",
-                  pivot_index=None, pivot_columns=None) -> TablePublication:
+                  pivot_index=None, pivot_columns=None, audit: bool = True
+                  ) -> TablePublication:
     """Write a protected or perturbed table into the folder ``where`` (module docstring).
 
     Parameters
@@ -98,6 +100,11 @@ def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: 
         Replace files already there; default False refuses, naming them.
     title : str
         The report's title.
+    audit : bool
+        Run the full audit first (default) and refuse a table it finds unsafe. ``False``
+        skips it for a large table (its full audit solves two linear programs per withheld
+        cell: minutes on 20,000 cells) and relies on :func:`pdanon.tables.protect`'s check
+        of every primary cell; the report says the audit was not run at publication.
     """
     given = (formats,) if isinstance(formats, str) else tuple(formats or ())
     unknown = [f for f in given if f not in TABLE_FORMATS]
@@ -112,12 +119,13 @@ def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: 
     paths = {k: os.path.join(folder, TABLE_NAMES[k]) for k in keys}
     return publish_table_files(obj, paths, marker=marker, overwrite=overwrite, title=title,
                                folder=folder, pivot_index=pivot_index,
-                               pivot_columns=pivot_columns)
+                               pivot_columns=pivot_columns, audit=audit)
 
 
 def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = False,
                         title: str = "pdanon table report", folder: str | None = None,
-                        pivot_index=None, pivot_columns=None) -> TablePublication:
+                        pivot_index=None, pivot_columns=None,
+                        audit: bool = True) -> TablePublication:
     """:func:`publish_table` with a path per file: ``paths`` maps ``"csv"``, ``"parquet"``,
     ``"pivot"``, ``"report"`` (HTML) and ``"report_json"`` to where each goes (a key left out
     is not written; at least one is needed)."""
@@ -143,9 +151,9 @@ def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = Fals
         raise PublishError(f"{present} already exist: publish into a new folder, or pass "
                            f"overwrite=True to replace them")
     # 1. the allow-list: everything below is rendered from `pub` alone
-    pub = public(obj)
+    pub = public(obj, audit=audit)
     audit = pub.facts.get("audit")
-    if audit is not None and not audit["ok"]:
+    if audit is not None and audit["ok"] is False:
         raise PublishError(
             f"the table's audit finds {audit['unsafe']} withheld cells an attacker can narrow "
             f"below their protection: nothing was written. Protect it with "
@@ -181,7 +189,7 @@ def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = Fals
                 pass
         raise
     return TablePublication(folder=folder, files=files,
-                            audit_ok=None if audit is None else bool(audit["ok"]), report=rep)
+                            audit_ok=None if audit is None else audit["ok"], report=rep)
 
 
 def _write_text(path: str, text: str, written: list) -> None:

@@ -209,6 +209,10 @@ def test_a_time_limit_reached_writes_the_audited_pattern_with_a_one_line_warning
     assert len(warned) == 1 and "--time-limit 1e-06" in warned[0]
     assert "(SuppressionWarning)" in warned[0] and "audit       PASSED" in err
     assert "not proven optimal" in err
+    code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "o2.csv", "--index",
+                        "r,d", "--columns", "c", "--rule", "min_frequency=5",
+                        "--no-full-audit", "--method", "fast")
+    assert code == 0 and "verified by protect (full audit not run)" in err, err
     assert (pd.read_csv(tmp_path / "out.csv")["status"] == "withheld").any()
 
 

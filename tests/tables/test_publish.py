@@ -314,6 +314,17 @@ def test_a_perturbed_sum_reports_no_noise_size(tmp_path):
     assert set(rep["noise"]) == {"cells_changed", "cells"}
 
 
+def test_audit_false_skips_the_full_audit_and_says_so(tmp_path):
+    p = protected_firms()
+    done = pdanon.publish(p, tmp_path, formats="csv", audit=False)
+    assert done.audit_ok is None
+    rep = json.loads((tmp_path / "report.json").read_text())
+    assert rep["audit"] == {"withheld": 4, "unsafe": None, "ok": None, "full_audit": False}
+    assert "Audit: not run at publication" in (tmp_path / "report.html").read_text()
+    with pytest.raises(InvalidInputError, match="audit= are for a protected table"):
+        pdanon.publish(pd.DataFrame({"a": [1]}), tmp_path / "m", audit=False)
+
+
 # ----------------------------------------------------------------------------- refusals
 
 def test_a_pattern_the_audit_rejects_is_not_published(tmp_path):

@@ -203,9 +203,7 @@ def _labels_as_text(frame: pd.DataFrame, dims: list) -> pd.DataFrame:
     Parquet needs), missing labels kept missing."""
     out = frame.copy()
     for d in dims:
-        col = out[d]
-        out[d] = pd.array([None if v is None or (isinstance(v, float) and v != v) else str(v)
-                           for v in col], dtype="string")
+        out[d] = out[d].astype("string")
     out.attrs = {}
     return out
 

@@ -314,6 +314,16 @@ def test_a_perturbed_sum_reports_no_noise_size(tmp_path):
     assert set(rep["noise"]) == {"cells_changed", "cells"}
 
 
+def test_a_missing_category_is_published_missing_and_labelled_in_the_pivot(tmp_path):
+    df = pd.DataFrame({"a": ["p", "q", "q", None, "r", "r", "r"], "b": list("xxyyxyx")})
+    t = df.anon.table(index="a", columns="b")
+    assert t.pivot().index.tolist() == ["p", "q", "r", "(missing)", "Total"]
+    pdanon.publish(t.protect({"min_frequency": 2}), tmp_path, formats="parquet", pivot=True)
+    assert pd.read_parquet(tmp_path / "table.parquet")["a"].isna().sum() == 3
+    piv = pd.read_csv(tmp_path / "table_pivot.csv", dtype=str, keep_default_na=False)
+    assert piv["a"].tolist() == ["p", "q", "r", "(missing)", "Total"]
+
+
 def test_audit_false_skips_the_full_audit_and_says_so(tmp_path):
     p = protected_firms()
     done = pdanon.publish(p, tmp_path, formats="csv", audit=False)

@@ -222,9 +222,13 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
 def _withheld_share(table, hidden: np.ndarray, published: np.ndarray) -> tuple:
     """The range of the withheld cells' share of the table's total value (over all cells)
     that the published cells imply: the attacker's min and max of their sum, given the
-    published values, the table's additivity and non-negativity (two linear programs), read
-    from published values only, so publishing it tells nothing new."""
+    published values, the table's additivity and non-negativity, read from published values
+    only, so publishing it tells nothing new. Per group of withheld cells that share an
+    equation: when the equations fix the group's sum (its all-ones row is a combination
+    ``y`` of them, found by least squares) it is ``y @ rhs``; else two linear programs."""
     from scipy.optimize import linprog
+    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.linalg import lsqr
 
     total_published = float(published.sum())
     if not hidden.any():
@@ -234,15 +238,26 @@ def _withheld_share(table, hidden: np.ndarray, published: np.ndarray) -> tuple:
     rhs = -(A[:, np.flatnonzero(~hidden)] @ published[~hidden])
     rows = np.diff(Aw.indptr) > 0
     Aw, rhs = Aw[rows], rhs[rows]
-    free = np.asarray(abs(Aw).sum(axis=0)).ravel() == 0  # in no equation: unbounded
-    c = np.ones(Aw.shape[1])
-    if Aw.shape[0]:
-        lo = linprog(c, A_eq=Aw, b_eq=rhs, bounds=(0, None), method="highs")
-        hi = linprog(-c, A_eq=Aw, b_eq=rhs, bounds=(0, None), method="highs")
-        low = float(lo.fun) if lo.status == 0 else 0.0
-        high = float(-hi.fun) if hi.status == 0 and not free.any() else np.inf
-    else:
-        low, high = 0.0, np.inf
+    n_comp, comp = connected_components((abs(Aw).T @ abs(Aw)).tocsr(), directed=False)
+    row_comp = comp[Aw.indices[Aw.indptr[:-1]]] if Aw.shape[0] else np.zeros(0, dtype=int)
+    low = high = 0.0
+    for c in range(n_comp):
+        cells, eqs = np.flatnonzero(comp == c), np.flatnonzero(row_comp == c)
+        if not len(eqs):  # in no equation with a published cell: anything >= 0
+            high = np.inf
+            continue
+        sub, b = Aw[eqs][:, cells], rhs[eqs]
+        y = lsqr(sub.T.tocsr(), np.ones(len(cells)), atol=1e-14, btol=1e-14,
+                 iter_lim=20 * len(cells) + 100)[0]
+        if np.abs(sub.T @ y - 1.0).max() < 1e-7:  # the equations fix the sum
+            fixed = float(y @ b)
+            low, high = low + fixed, high + fixed
+            continue
+        ones = np.ones(len(cells))
+        lo = linprog(ones, A_eq=sub, b_eq=b, bounds=(0, None), method="highs")
+        hi = linprog(-ones, A_eq=sub, b_eq=b, bounds=(0, None), method="highs")
+        low += float(lo.fun) if lo.status == 0 else 0.0
+        high += float(-hi.fun) if hi.status == 0 else np.inf
     low = max(low, 0.0)
 
     def share(s):  # 6 significant digits: the solver's last bits say nothing
@@ -250,7 +265,7 @@ def _withheld_share(table, hidden: np.ndarray, published: np.ndarray) -> tuple:
             return 1.0
         whole = total_published + s
         return float(f"{s / whole:.6g}") if whole > 0 else 0.0
-    return share(low), share(high)
+    return share(low), share(max(high, low))
 
 
 # ============================================================================ the report

@@ -458,3 +458,36 @@ def test_property_files_do_not_read_the_withheld_cells(flat, n, seed):
                      "table_pivot.csv"):
             with open(f"{a}/{name}", "rb") as fa, open(f"{b}/{name}", "rb") as fb:
                 assert fa.read() == fb.read(), name
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(0, 9), min_size=12, max_size=12),
+       st.lists(st.booleans(), min_size=20, max_size=20))
+def test_property_the_withheld_share_is_the_attackers_range(flat, withheld):
+    """The share's range (per group of withheld cells, least squares when the equations fix
+    a group's sum) is the attacker's: min and max of the withheld total by two linear
+    programs over the whole table."""
+    from scipy.optimize import linprog
+
+    counts = np.array(flat).reshape(3, 4)
+    if counts.sum() == 0 or not any(withheld):
+        return
+    rows = [(f"r{i}", f"c{j}") for i in range(3) for j in range(4) for _ in range(counts[i, j])]
+    t = pd.DataFrame(rows, columns=["r", "c"]).anon.table(index="r", columns="c")
+    x = t.cells["value"].to_numpy(dtype=float)
+    hidden = np.array(withheld[:len(x)])
+    cells = t.cells.assign(status=np.where(hidden, "secondary", "safe"), rule="",
+                           lower=0.0, upper=0.0)
+    share = public(ProtectedTable(t, cells, {"method": "hand"}), audit=False).facts[
+        "information_loss"]["withheld_value_share"]
+    A = t.constraints.toarray().astype(float)
+    bounds = [(0, None) if h else (v, v) for h, v in zip(hidden, x)]
+    lo = linprog(hidden.astype(float), A_eq=A, b_eq=np.zeros(len(A)), bounds=bounds)
+    hi = linprog(-hidden.astype(float), A_eq=A, b_eq=np.zeros(len(A)), bounds=bounds)
+    published = x[~hidden].sum()
+    want_lo = lo.fun / (published + lo.fun) if published + lo.fun > 0 else 0.0
+    want_hi = 1.0 if hi.status == 3 else (-hi.fun / (published - hi.fun)
+                                          if published - hi.fun > 0 else 0.0)
+    assert share["low"] == pytest.approx(want_lo, rel=1e-5, abs=1e-9)
+    assert share["high"] == pytest.approx(want_hi, rel=1e-5, abs=1e-9)
+    assert share["exact"] == bool(abs(want_hi - want_lo) < 1e-9)

@@ -67,3 +67,21 @@ a, b = by_industry.cells, by_firm_size.cells
 # each region's total holds the same rows in both tables: the same published count
 assert (a[a.industry == "Total"].value.to_numpy() == b[b.large == "Total"].value.to_numpy()).all()
 print(by_industry, "published columns:", list(by_industry.to_frame().columns))
+
+# 5. Publishing: the cells (withheld values empty or a marker, a status column), the pivot and
+#    a report (rules, method, cells by status and rule, the audit, the information loss), all
+#    written from an allow-list: no withheld value, frequency, level or range leaves.
+import json  # noqa: E402
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+with tempfile.TemporaryDirectory() as folder:
+    done = pdanon.publish(p, folder, formats=("csv", "parquet"), pivot=True, marker="x")
+    print(done)
+    print(open(os.path.join(folder, "table_pivot.csv")).read())
+    report = json.load(open(os.path.join(folder, "report.json")))
+    print(report["audit"], report["cells"]["primary_by_rule"],
+          report["information_loss"]["withheld_value_share"])
+    # a perturbed table is published the same way (its report: the noise, never the keys)
+    pdanon.publish(by_industry, os.path.join(folder, "noisy"), formats="csv")
+    print(json.load(open(os.path.join(folder, "noisy", "report.json")))["noise"])

@@ -2,7 +2,8 @@
 
 ``pdanon demo [--k K] [--method generalize|suppress|aggregate] [--rows N]`` anonymizes the
 embedded Adult table and prints a before/after sample, the achieved k, the changed cells and the
-time it took.
+time it took. ``pdanon anonymize`` (:mod:`pdanon.cli.anonymize`) and ``pdanon table``
+(:mod:`pdanon.cli.table`) are the command lines.
 """
 
 from __future__ import annotations
@@ -56,9 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     from pdanon.cli import anonymize as cli_anonymize
 
     cli_anonymize.add_parser(sub)
+    from pdanon.cli import table as cli_table
+
+    cli_table.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "anonymize":
         return cli_anonymize.main(args)
+    if args.command == "table":
+        return cli_table.main(args)
     try:
         if args.command == "demo":
             return _demo(args)

@@ -6,7 +6,9 @@ data (Parquet and/or CSV), its schema, the report (HTML and JSON) and, if asked,
 then reads the data back and measures it again, so that what leaves is what was checked: the
 report's digests are those of the bytes written, its row labels the file's, its figures those
 of the file read back; a failing policy writes nothing (``force=True`` writes anyway and says
-so in the report).
+so in the report). A protected or perturbed table (:mod:`pdanon.tables`) takes the same way
+out: :func:`publish` hands it to :func:`pdanon.release.tables.publish_table`, which writes its
+cells, pivot and report from the allow-list :func:`pdanon.report.tables.public`.
 
 May import: the engine's near parts (``roles``, ``row_order``, ``publisher_only``), ``policy``,
 ``io``, ``csvsafe``, ``report`` and ``metrics``; nothing imports it but the faces (the
@@ -14,5 +16,7 @@ accessor, the CLI) and ``pdanon`` itself.
 """
 
 from pdanon.release.publish import Publication, PublishError, publish, publish_files
+from pdanon.release.tables import TablePublication, publish_table, publish_table_files
 
-__all__ = ["Publication", "PublishError", "publish", "publish_files"]
+__all__ = ["Publication", "PublishError", "TablePublication", "publish", "publish_files",
+           "publish_table", "publish_table_files"]

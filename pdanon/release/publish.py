@@ -38,7 +38,6 @@ Example
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -46,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
+from pdanon.release.files import PublishError, file_digest
 
 __all__ = ["FORMATS", "Publication", "PublishError", "publish", "publish_files"]
 
@@ -54,10 +54,6 @@ FORMATS = ("parquet", "csv")
 #: the name of each file in the folder
 NAMES = {"parquet": "release.parquet", "csv": "release.csv", "schema": "release.schema.yaml",
          "report": "report.html", "report_json": "report.json", "recoding": "recoding.json"}
-
-
-class PublishError(InvalidInputError):
-    """:func:`publish` refused or undid the release: nothing it meant to write is left."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +84,7 @@ def _formats(formats) -> tuple:
     return tuple(dict.fromkeys(given))
 
 
-def _sha256(path: str) -> dict:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return {"path": path, "bytes": os.path.getsize(path), "sha256": digest.hexdigest()}
+_sha256 = file_digest
 
 
 def _failed(verdict) -> str:
@@ -151,9 +142,15 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
             recoding: bool = False, policy=None, original: pd.DataFrame | None = None,
             force: bool = False, overwrite: bool = False, csv_escape: bool = True,
             title: str = "pdanon release report",
-            control: pd.DataFrame | None = None) -> Publication:
+            control: pd.DataFrame | None = None, pivot: bool = False,
+            marker=None, audit: bool = True) -> Publication:
     """Check ``release``, write it with its schema, report and recoding into the folder
     ``where``, read the data back and measure it again (module docstring).
+
+    A protected or perturbed table (``table.protect(...)``, ``table.cell_key(...)``) is
+    written by :func:`pdanon.release.tables.publish_table` (its cells, ``pivot=True`` its
+    pivot, its report; ``marker`` for withheld values in CSV; ``audit=False`` skips the full
+    audit of a large table; ``formats``, ``report``, ``overwrite`` and ``title`` as here).
 
     Parameters
     ----------
@@ -188,6 +185,22 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
         (``max_singling_out``, ``max_linkability``, ``max_inference``); the report shows the
         verdict's attacks as they were drawn.
     """
+    from pdanon.release.tables import is_table, publish_table
+
+    if is_table(release):
+        asked = [name for name, value in (("policy", policy), ("original", original),
+                                          ("control", control)) if value is not None]
+        asked += [name for name, value in (("recoding", recoding), ("force", force)) if value]
+        if asked:
+            raise InvalidInputError(f"publish() of a table takes no {', '.join(asked)}= "
+                                    f"(they check microdata); a table is audited instead")
+        return publish_table(release, where, formats=formats, pivot=pivot, report=report,
+                             marker=marker, overwrite=overwrite, audit=audit,
+                             title="pdanon table report" if title == "pdanon release report"
+                             else title)
+    if pivot or marker is not None or not audit:
+        raise InvalidInputError("pivot=, marker= and audit= are for a protected table; a "
+                                "microdata release is written row by row")
     chosen = _formats(formats)
     folder = os.fspath(where)
     if os.path.exists(folder) and not os.path.isdir(folder):

@@ -19,6 +19,8 @@ anywhere (another tool's, a hand-made one).
 >>> r = audit(t, [0], rules={"min_frequency": 3})  # only "a" withheld: Total - b gives it
 >>> r.cells[["g", "low", "high", "safe"]].values.tolist()
 [['a', 2.0, 2.0, False]]
+>>> audit(t, [], rules={"min_frequency": 3}).unsafe[["g", "withheld"]].values.tolist()
+[['a', False]]
 """
 
 from __future__ import annotations
@@ -42,9 +44,11 @@ TOL = 1e-6
 class AuditResult:
     """The audit of one suppression pattern.
 
-    ``cells``: one row per withheld cell (its keys, ``value``, ``status``, the required
-    ``lower``/``upper`` levels, the attacker's ``low``/``high`` and ``safe``); ``unsafe``: the
-    rows of ``cells`` whose range is narrower than required; ``ok``: no cell is unsafe.
+    ``cells``: one row per withheld cell and per primary cell the pattern publishes (its keys,
+    ``value``, ``status``, ``withheld``, the required ``lower``/``upper`` levels, the
+    attacker's ``low``/``high`` and ``safe``; a published primary cell is known exactly, so it
+    is unsafe); ``unsafe``: the rows of ``cells`` whose range is narrower than required;
+    ``ok``: no cell is unsafe.
     """
 
     cells: pd.DataFrame
@@ -140,15 +144,22 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
         levels = levels.copy()
         levels.loc[mask & (levels["status"] == "safe").to_numpy(), "status"] = "secondary"
     x = table.cells["value"].to_numpy(dtype=np.float64)
-    where = np.flatnonzero(mask)
-    low, high = ranges(table.constraints, x, where, integer=table.is_count)
+    # a primary cell the pattern publishes is known exactly: it is listed, and unsafe
+    shown = (levels["status"] == "primary").to_numpy() & ~mask
+    where = np.flatnonzero(mask | shown)
+    low, high = x[where].copy(), x[where].copy()
+    hidden = mask[where]
+    low[hidden], high[hidden] = ranges(table.constraints, x, where[hidden],
+                                       integer=table.is_count)
     lv = levels.iloc[where]
     need_hi = x[where] + lv["upper"].to_numpy()
     need_lo = x[where] - lv["lower"].to_numpy()
     is_primary = (lv["status"] == "primary").to_numpy()
-    safe = ~is_primary | ((high >= need_hi - TOL) & (low <= need_lo + TOL) & (high - low > TOL))
+    safe = ~is_primary | (hidden & (high >= need_hi - TOL) & (low <= need_lo + TOL)
+                          & (high - low > TOL))
     out = table.cells.iloc[where][table.dimensions + ["value"]].copy()
     out["status"] = lv["status"].to_numpy()
+    out["withheld"] = hidden
     out["lower"] = lv["lower"].to_numpy()
     out["upper"] = lv["upper"].to_numpy()
     out["low"] = low

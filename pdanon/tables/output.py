@@ -17,14 +17,18 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["pivot"]
+__all__ = ["MISSING", "pivot"]
+
+#: the pivot's label of a missing value's leaf (the tidy cells keep it missing)
+MISSING = "(missing)"
 
 
 def pivot(cells: pd.DataFrame, table, *, index=None, columns=None,
           values: str = "value") -> pd.DataFrame:
     """``cells`` as a pivot: ``index`` dimensions down, ``columns`` across (by default the
     dimensions as the table was built: all but the last down, the last across), in the
-    dimensions' own node order (leaves, sub-totals, total)."""
+    dimensions' own node order (leaves, sub-totals, total); a missing value's leaf is
+    labelled :data:`MISSING`."""
     dims = table.dimensions
     if index is None and columns is None:
         index, columns = dims[:-1] or dims, dims[-1:] if len(dims) > 1 else []
@@ -34,8 +38,12 @@ def pivot(cells: pd.DataFrame, table, *, index=None, columns=None,
                                 f"once, got index={index!r}, columns={columns!r}")
     frame = cells[dims + [values]].copy()
     for d in table.dims:  # keep each dimension's node order (not alphabetical)
-        frame[d.name] = pd.Categorical(frame[d.name], categories=pd.unique(pd.Series(
-            d.labels, dtype=object)), ordered=True)
+        labels = pd.Series(d.labels, dtype=object)
+        if labels.isna().any():  # a missing value's leaf: a category needs a label
+            frame[d.name] = frame[d.name].astype(object).where(frame[d.name].notna(), MISSING)
+            labels = labels.where(labels.notna(), MISSING)
+        frame[d.name] = pd.Categorical(frame[d.name], categories=pd.unique(labels),
+                                       ordered=True)
     wide = frame.set_index(dims)[values]
     if columns:
         wide = wide.unstack(columns)

@@ -52,7 +52,8 @@ def _number(value, name: str, lo: float, hi: float, *, closed_lo: bool, closed_h
     ok = (value >= lo if closed_lo else value > lo) and (value <= hi if closed_hi else value < hi)
     if not ok:
         left, right = "[" if closed_lo else "(", "]" if closed_hi else ")"
-        raise InvalidInputError(f"rule {name}={value!r} is outside {left}{lo}, {hi}{right}")
+        raise InvalidInputError(f"rule {name}={value!r} is outside {left}{lo}, {hi}{right}; "
+                                f"give a value in that range (a percentage)")
     return float(value)
 
 
@@ -177,5 +178,26 @@ def primary(table, rules=None) -> pd.DataFrame:
             if unsafe.any() else upper[unsafe]
         lower[unsafe] = np.minimum(np.ceil(lower[unsafe] - 1e-9), x[unsafe])
         lower[unsafe & (upper == 0)] = 0
+    _attainable(table, unsafe, rule, lower, x)
     return pd.DataFrame({"status": np.where(unsafe, "primary", "safe"), "rule": rule,
                          "lower": lower, "upper": upper}, index=cells.index)
+
+
+def _attainable(table, unsafe, rule, lower, x) -> None:
+    """Refuse levels no pattern can give, before any work: the attacker's range never
+    reaches below zero (no cell is negative), so a cell whose lower protection level exceeds
+    its value is unprotectable whatever is withheld. Only an (n, k)-dominance rule with
+    k < 50 asks for that (its level is 100/k * (x1 + ... + xn) - X, up to (100/k - 1) X)."""
+    bad = np.flatnonzero(unsafe & (lower > x + 1e-9 * np.maximum(1.0, np.abs(x))))
+    if not len(bad):
+        return
+    dims = table.dimensions
+    named = "; ".join(
+        "(" + ", ".join(f"{d}={table.cells[d].iloc[i]!r}" for d in dims) + f") by {rule[i]}"
+        for i in bad[:5])
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    raise InvalidInputError(
+        f"no suppression pattern can protect {len(bad)} cells: {named}{more}: their lower "
+        f"protection level exceeds their value, so the attacker's range would have to reach "
+        f"below zero; use k >= 50 in the dominance rule (e.g. dominance=(1, 75)) or the "
+        f"p_percent rule")

@@ -62,7 +62,7 @@ from pdanon.tables.fast import fast
 from pdanon.tables.modular import modular
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
-from pdanon.tables.rules import primary
+from pdanon.tables.rules import check_rules, primary
 
 __all__ = ["METHODS", "ProtectedTable", "SuppressionWarning", "protect"]
 
@@ -168,6 +168,7 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
             "seconds": time.perf_counter() - start, **extra}
     info["singleton_blocks"] = n_single
+    info["rules"] = check_rules(rules, is_count=table.is_count)  # as checked, for the report
     return ProtectedTable(table, cells, info)
 
 

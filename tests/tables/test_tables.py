@@ -291,3 +291,14 @@ def test_largest_rows_merged_upwards_equal_the_full_ranking(n, k, hier, seed):
         has = lens > j
         ref[has, j] = vals[indptr[:-1][has] + j]
     assert np.array_equal(t.largest(k), ref)
+
+
+def test_audit_lists_a_published_primary_cell_as_unsafe():
+    """A pattern that publishes a primary cell fails the audit: the cell is known exactly."""
+    counts = np.array([[1, 4], [4, 4]])
+    t = build(frame_from_counts(counts), index="r", columns="c")
+    r = audit(t, [], rules={"min_frequency": 2})
+    assert not r.ok
+    bad = r.unsafe
+    assert bad[["r", "c"]].values.tolist() == [["r0", "c0"]]
+    assert not bad["withheld"].iloc[0] and bad["low"].iloc[0] == bad["high"].iloc[0] == 1

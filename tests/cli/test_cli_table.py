@@ -1,0 +1,224 @@
+"""``pdanon table`` (pdanon/cli/table.py, issue 52 points 7 and 9): the files it writes are
+the Python call's protected table, a config file gives the same run as the flags, exit code 3
+when an audited pattern is unsafe, and bad input exits 2 with one line naming the flag or
+column and the fix."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdanon  # noqa: F401  (registers df.anon)
+from pdanon.__main__ import main
+from pdanon.hierarchy import read_arx_csv
+
+
+def _run(capsys, *argv):
+    code = main(["table", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 400
+    df = pd.DataFrame({
+        "region": rng.choice(["north", "south", "east", "west"], n, p=[.4, .3, .25, .05]),
+        "sex": rng.choice(["f", "m"], n),
+        "age": rng.choice(["0-19", "20-64", "65+"], n, p=[.2, .7, .1]),
+        "firm": rng.integers(0, 60, n),
+        "income": rng.integers(1000, 90000, n) / 100,
+        "key": 1000 + rng.integers(0, 60000, n)})
+    df.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "regions.csv").write_text("north;N\nsouth;S\neast;S\nwest;N\n")
+    return tmp_path, df
+
+
+def test_the_written_table_is_the_python_protected_table(files, capsys):
+    tmp, df = files
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "out.csv", "--index", "region",
+                        "--columns", "sex,age", "--values", "income", "--rule",
+                        "min_frequency=3", "--rule", "p_percent=10", "--hierarchy",
+                        f"region={tmp / 'regions.csv'}", "--contributor", "firm",
+                        "--method", "fast", "--report", tmp / "rep.html", "--pivot",
+                        tmp / "piv.csv", "--marker", "x")
+    assert code == 0, err
+    assert "audit       PASSED" in err
+    text = df.astype({"region": str, "sex": str, "age": str, "firm": str})
+    p = text.anon.table(index="region", columns=["sex", "age"], values="income",
+                        aggfunc="sum", contributor="firm",
+                        hierarchies={"region": read_arx_csv(str(tmp / "regions.csv"))}
+                        ).protect({"min_frequency": 3, "p_percent": 10}, method="fast")
+    out = pd.read_csv(tmp / "out.csv", dtype=str, keep_default_na=False)
+    hidden = (p.cells["status"] != "safe").to_numpy()
+    assert hidden.sum() > 0 and (~hidden).sum() > 0
+    assert out[["region", "sex", "age"]].values.tolist() == \
+        p.cells[["region", "sex", "age"]].values.tolist()
+    assert (out["status"] == np.where(hidden, "withheld", "published")).all()
+    assert (out.loc[hidden, "value"] == "x").all()
+    np.testing.assert_allclose(out.loc[~hidden, "value"].astype(float),
+                               p.cells.loc[~hidden, "value"], rtol=1e-12)
+    piv = pd.read_csv(tmp / "piv.csv", dtype=str, keep_default_na=False)
+    assert len(piv) == 7 * 3  # region nodes (4 + N + S + Total) x sex nodes
+    html = (tmp / "rep.html").read_text()
+    assert "Audit: PASSED" in html and "p_percent" in html
+
+
+def test_a_config_file_runs_as_the_flags(files, capsys):
+    tmp, _ = files
+    flags = ["--index", "region", "--columns", "sex", "--rule", "min_frequency=5",
+             "--cost", "count"]
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "a.csv", *flags)
+    assert code == 0, err
+    (tmp / "t.toml").write_text('input = "in.csv"\noutput = "b.parquet"\nindex = "region"\n'
+                                'columns = ["sex"]\ncost = "count"\nreport = "b.json"\n'
+                                '[rules]\nmin_frequency = 5\n')
+    code, _, err = _run(capsys, "--config", tmp / "t.toml")
+    assert code == 0, err
+    a = pd.read_csv(tmp / "a.csv")
+    b = pd.read_parquet(tmp / "b.parquet")
+    assert a["status"].tolist() == b["status"].tolist()
+    assert a["value"].astype("Float64").equals(b["value"].astype("Float64"))
+    rep = json.loads((tmp / "b.json").read_text())
+    assert rep["rules"]["min_frequency"] == 5 and rep["audit"]["ok"]
+    # a flag beside the config wins
+    code, _, err = _run(capsys, "--config", tmp / "t.toml", "-o", tmp / "c.csv",
+                        "--rule", "min_frequency=2")
+    assert code == 0, err
+    assert json.loads((tmp / "b.json").read_text())["rules"]["min_frequency"] == 2
+
+
+def test_audit_only_exits_3_on_an_unsafe_pattern_and_0_on_a_safe_one(files, capsys):
+    tmp, df = files
+    flags = ["--index", "region", "--columns", "sex", "--rule", "min_frequency=15"]
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "out.csv", *flags)
+    assert code == 0, err
+    # our own pattern, read back from the written table, passes
+    code, _, err = _run(capsys, tmp / "in.csv", *flags, "--audit-only", "--suppressed",
+                        tmp / "out.csv")
+    assert code == 0 and "PASSED: 0 unsafe" in err, err
+    out = pd.read_csv(tmp / "out.csv", dtype=str, keep_default_na=False)
+    primary = df.astype(str).anon.table(index="region", columns="sex").protect(
+        {"min_frequency": 15}).cells.status.eq("primary").to_numpy()
+    # only the primary cells withheld: each is its row's total minus the rest
+    only = out.loc[primary, ["region", "sex"]]
+    only.to_csv(tmp / "only.csv", index=False)
+    code, _, err = _run(capsys, tmp / "in.csv", *flags, "--audit-only", "--suppressed",
+                        tmp / "only.csv")
+    assert code == 3, err
+    assert "FAILED" in err and "narrower than its protection" in err
+    # a pattern publishing a primary cell is unsafe too (the audit alone reads withheld cells)
+    out.loc[primary, "status"] = "published"
+    out.to_csv(tmp / "shown.csv", index=False)
+    code, _, err = _run(capsys, tmp / "in.csv", *flags, "--audit-only", "--suppressed",
+                        tmp / "shown.csv")
+    assert code == 3 and "primary but published" in err, err
+
+
+def test_cell_key_on_the_command_line_is_the_python_call(files, capsys):
+    tmp, df = files
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "ck.csv", "--index", "region",
+                        "--columns", "sex", "--cell-key", "--ptable", "D=3,V=2,js=2",
+                        "--record-keys", "key", "--report", tmp / "ck.json")
+    assert code == 0, err
+    from pdanon.tables import ptable
+
+    want = df.astype({"region": str, "sex": str}).anon.table(
+        index="region", columns="sex").cell_key(ptable(D=3, V=2, js=2), df["key"])
+    got = pd.read_csv(tmp / "ck.csv")
+    assert got["value"].tolist() == want.cells["value"].tolist()
+    rep = json.loads((tmp / "ck.json").read_text())
+    assert rep["noise"]["cells_changed"] == want.info["changed"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--index", "regon", "--rule", "min_frequency=3"], ["--index", "'regon'",
+                                                         "did you mean 'region'"]),
+    (["--index", "region", "--values", "income", "--rule", "p_percent=120"],
+     ["--rule p_percent=120", "outside (0, 100)", "give a value"]),
+    (["--index", "region", "--values", "income", "--rule", "dominance=1,0"],
+     ["--rule dominance k=0", "outside (0, 100]"]),
+    (["--index", "region", "--rule", "min_freq=3"], ["'min_freq'",
+                                                     "did you mean 'min_frequency'"]),
+    (["--index", "region", "--rule", "p_percent=10"], ["count table", "--values"]),
+    (["--index", "region", "--rule", "min_frequency"], ["--rule", "NAME=VALUE"]),
+    (["--index", "region", "--values", "neg", "--rule", "p_percent=10"],
+     ["'neg'", "negative", "split"]),
+    (["--index", "region", "--values", "gap", "--rule", "p_percent=10"],
+     ["'gap'", "missing", "fillna"]),
+    (["--index", "region", "--values", "income", "--contributor", "owner", "--rule",
+      "p_percent=10"], ["'owner'", "missing ids"]),
+    (["--index", "region", "--hierarchy", "region=partial.csv", "--rule", "min_frequency=3"],
+     ["'region'", "'west'", "add it"]),
+    (["--index", "region", "--hierarchy", "region=twoparents.csv", "--rule",
+      "min_frequency=3"], ["single parent"]),
+    (["--index", "region", "--columns", "sex,age", "--values", "income", "--rule",
+      "dominance=1,10"],
+     ["no suppression pattern", "below zero", "k >= 50"]),
+    (["--index", "region", "--cell-key", "--ptable", "D=3,V=2"], ["--record-keys"]),
+    (["--index", "region", "--rule", "min_frequency=3", "--record-keys", "key"],
+     ["--record-keys is for --cell-key"]),
+    (["--index", "region", "--rule", "min_frequency=3", "--method", "best"],
+     ["--method", "invalid choice"]),
+    (["--index", "region:real", "--rule", "min_frequency=3"], ["--index", "kind"]),
+    (["--rule", "min_frequency=3"], ["--index and/or --columns"]),
+])
+def test_bad_input_exits_2_with_one_line_naming_the_flag_and_fix(files, capsys, extra, words):
+    tmp, df = files
+    bad = df.assign(neg=np.where(np.arange(len(df)) == 5, -1.0, 1.0),
+                    gap=np.where(np.arange(len(df)) == 7, np.nan, 1.0),
+                    owner=np.where(np.arange(len(df)) == 9, None, "o"))
+    bad.to_csv(tmp / "bad.csv", index=False)
+    (tmp / "partial.csv").write_text("north;N\nsouth;S\neast;S\n")
+    (tmp / "twoparents.csv").write_text("north;A;N\nsouth;A;S\neast;B;S\nwest;B;N\n")
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp)
+    try:
+        if "--method" in extra and "best" in extra:
+            with pytest.raises(SystemExit) as exc:
+                main(["table", "bad.csv", "-o", "o.csv", *extra])
+            code, err = exc.value.code, capsys.readouterr().err
+        else:
+            code, _, err = _run(capsys, "bad.csv", "-o", "o.csv", *extra)
+    finally:
+        os.chdir(cwd)
+    assert code == 2, err
+    lines = [ln for ln in err.splitlines() if "error" in ln]
+    assert len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert not (tmp / "o.csv").exists()
+
+
+def test_a_time_limit_reached_writes_the_audited_pattern_with_a_one_line_warning(tmp_path,
+                                                                                 capsys):
+    rng = np.random.default_rng(4)
+    pd.DataFrame({"r": rng.integers(0, 8, 600), "c": rng.integers(0, 8, 600),
+                  "d": rng.integers(0, 3, 600)}).to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "out.csv", "--index",
+                        "r,d", "--columns", "c", "--rule", "min_frequency=5", "--time-limit",
+                        "0.000001")
+    assert code == 0, err
+    warned = [ln for ln in err.splitlines() if "warning" in ln]
+    assert len(warned) == 1 and "--time-limit 1e-06" in warned[0]
+    assert "(SuppressionWarning)" in warned[0] and "audit       PASSED" in err
+    assert "not proven optimal" in err
+    code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "o2.csv", "--index",
+                        "r,d", "--columns", "c", "--rule", "min_frequency=5",
+                        "--no-full-audit", "--method", "fast")
+    assert code == 0 and "verified by protect (full audit not run)" in err, err
+    assert (pd.read_csv(tmp_path / "out.csv")["status"] == "withheld").any()
+
+
+def test_help_has_an_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["table", "--help"])
+    out = capsys.readouterr().out
+    assert "example:" in out and "pdanon table people.csv -o table.csv" in out
+    assert "exit codes: 0 written, 2 bad input, 3" in out

@@ -47,8 +47,11 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from scipy import sparse
 
 from pdanon._errors import InvalidInputError
 from pdanon.tables.deviations import Deviations, blocks, uncovered, weights
@@ -57,7 +60,8 @@ from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import primary
 
-__all__ = ["METHODS", "ProtectedTable", "SuppressionWarning", "protect"]
+__all__ = ["METHODS", "Problem", "ProtectedTable", "SuppressionWarning", "check", "problem",
+           "protect", "solve", "statuses"]
 
 METHODS = ("optimal", "fast")
 COSTS = ("value", "count")
@@ -68,10 +72,44 @@ class SuppressionWarning(UserWarning):
     audit but may withhold more than needed."""
 
 
+@dataclass
+class Problem:
+    """What a method of secondary suppression works on: the equations ``A`` (``A @ x == 0``,
+    one column per cell), the values ``x`` and the primary ``levels`` (``status``, ``rule``,
+    ``lower``, ``upper`` per cell, :func:`pdanon.tables.primary`). ``shape`` and ``dims`` (the
+    nodes per dimension, the dimensions) let the fast method look at a cell's neighbourhood
+    first; linked tables have none (``None``)."""
+
+    A: sparse.csr_matrix
+    x: np.ndarray
+    levels: pd.DataFrame
+    shape: tuple | None = None
+    dims: list | None = None
+
+
+def problem(table, rules=None) -> Problem:
+    """The problem of one table: its equations, values and primary levels by ``rules``."""
+    return Problem(table.constraints.astype(np.float64).tocsr(),
+                   table.cells["value"].to_numpy(dtype=np.float64), primary(table, rules),
+                   tuple(d.n_nodes for d in table.dims), table.dims)
+
+
+def check(method: str, cost: str, time_limit) -> None:
+    """Refuse an unknown method or cost, or a time limit that is not a positive number."""
+    if method not in METHODS:
+        raise InvalidInputError(f"method={method!r} is not a suppression method; use one of "
+                                f"{METHODS}")
+    if cost not in COSTS:
+        raise InvalidInputError(f"cost={cost!r}: use one of {COSTS}")
+    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise InvalidInputError(f"time_limit={time_limit!r} must be a positive number of seconds")
+
+
 def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             time_limit: float = 60.0) -> ProtectedTable:
     """Primary suppression by ``rules`` (:func:`pdanon.tables.primary`), secondary suppression
-    by ``method``, then the audit; returns a :class:`ProtectedTable`.
+    by ``method``, then the audit; returns a :class:`ProtectedTable`. (Several tables of one
+    frame are protected together by :func:`pdanon.tables.protect` given a list.)
 
     Example
     -------
@@ -82,22 +120,26 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     >>> p.audit.ok, int((p.cells.status == "primary").sum())
     (True, 2)
     """
-    if method not in METHODS:
-        raise InvalidInputError(f"method={method!r} is not a suppression method; use one of "
-                                f"{METHODS}")
-    if cost not in COSTS:
-        raise InvalidInputError(f"cost={cost!r}: use one of {COSTS}")
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise InvalidInputError(f"time_limit={time_limit!r} must be a positive number of seconds")
+    check(method, cost, time_limit)
     start = time.perf_counter()
-    levels = primary(table, rules)
-    x = table.cells["value"].to_numpy(dtype=np.float64)
+    prob = problem(table, rules)
+    withheld, info = solve(prob, method=method, cost=cost, time_limit=time_limit, start=start)
+    return ProtectedTable(table, statuses(table.cells, prob.levels, withheld), info)
+
+
+def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
+          time_limit: float = 60.0, start: float | None = None) -> tuple[np.ndarray, dict]:
+    """Secondary suppression of ``prob`` by ``method``, verified: the cells withheld (a mask,
+    primary cells included) and the run's ``info``. ``start`` is when the work began
+    (``time_limit`` counts from it)."""
+    check(method, cost, time_limit)
+    start = time.perf_counter() if start is None else start
+    levels, x, A = prob.levels, prob.x, prob.A
     fixed = (levels["status"] == "primary").to_numpy()
-    A = table.constraints.astype(np.float64).tocsr()
     w = weights(x, cost)
     todo = blocks(levels)
     big = float(x.max() + max((abs(v) for _, v in todo), default=0.0) + 1.0)
-    dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims)
+    dev = Deviations(A, x, big, prob.shape, prob.dims)
     note = None
     proven = None
     if not todo:
@@ -124,17 +166,23 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
         raise RuntimeError(
             f"internal error: the {method} pattern leaves {len(failing)} primary cells and "
             f"directions unprotected; please report it with the table")
-    cells = table.cells.copy()
-    status = np.where(fixed, "primary", np.where(withheld, "secondary", "safe"))
-    cells["status"] = status
-    cells["rule"] = levels["rule"].to_numpy()
-    cells["lower"] = levels["lower"].to_numpy()
-    cells["upper"] = levels["upper"].to_numpy()
     if note:
-        warnings.warn(note, SuppressionWarning, stacklevel=2)
+        warnings.warn(note, SuppressionWarning, stacklevel=3)
     info = {"method": method, "cost": cost, "optimal": proven, "primary": int(fixed.sum()),
             "secondary": int((withheld & ~fixed).sum()),
             "withheld_value": float(x[withheld].sum()),
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
             "seconds": time.perf_counter() - start}
-    return ProtectedTable(table, cells, info)
+    return withheld, info
+
+
+def statuses(cells: pd.DataFrame, levels: pd.DataFrame, withheld: np.ndarray) -> pd.DataFrame:
+    """``cells`` with each one's ``status`` ("primary", "secondary" or "safe"), the ``rule`` a
+    primary cell broke and its levels ``lower`` and ``upper``."""
+    fixed = (levels["status"] == "primary").to_numpy()
+    out = cells.copy()
+    out["status"] = np.where(fixed, "primary", np.where(withheld, "secondary", "safe"))
+    out["rule"] = levels["rule"].to_numpy()
+    out["lower"] = levels["lower"].to_numpy()
+    out["upper"] = levels["upper"].to_numpy()
+    return out

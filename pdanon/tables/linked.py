@@ -81,8 +81,11 @@ class LinkedTables:
         for t, idx in zip(self.tables, u.ids):
             lv = levels.iloc[idx].set_axis(t.cells.index)
             cells = statuses(t.cells, lv, withheld[idx])
+            x, hid = u.x[idx], withheld[idx]
             mine = dict(info, linked=True, primary=int((cells.status == "primary").sum()),
-                        secondary=int((cells.status == "secondary").sum()))
+                        secondary=int((cells.status == "secondary").sum()),
+                        withheld_value=float(x[hid].sum()),
+                        withheld_share=float(x[hid].sum() / x.sum()) if x.sum() > 0 else 0.0)
             members.append(ProtectedTable(t, cells, mine))
         return ProtectedTables(members, statuses(u.cells, levels, withheld), info, u)
 

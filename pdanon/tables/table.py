@@ -103,7 +103,7 @@ class Table:
         return _up(np.bincount(leaf, weights=np.asarray(per_row, dtype=np.float64),
                                minlength=n_leaf_cells), self.dims)
 
-    def differs_from(self, other: "Table") -> str | None:
+    def differs_from(self, other: Table) -> str | None:
         """Why ``other`` was not built from the same frame as this table (``None`` when it
         was): the same rows (index), the same amounts and holders per row, and, for every
         column both tables use, the same value per row. Linked tables need it

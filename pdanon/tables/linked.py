@@ -74,7 +74,7 @@ class LinkedTables:
         start = time.perf_counter()
         u = self.union
         levels = merge_levels(u, [primary(t, rules) for t in self.tables])
-        withheld, info = solve(Problem(u.A, u.x, levels), method=method, cost=cost,
+        withheld, info = solve(Problem(u.A, u.x, levels, near=u.neighbourhood), method=method, cost=cost,
                                time_limit=time_limit, start=start)
         info["tables"] = len(self.tables)
         members = []

@@ -78,13 +78,15 @@ class Problem:
     one column per cell), the values ``x`` and the primary ``levels`` (``status``, ``rule``,
     ``lower``, ``upper`` per cell, :func:`pdanon.tables.primary`). ``shape`` and ``dims`` (the
     nodes per dimension, the dimensions) let the fast method look at a cell's neighbourhood
-    first; linked tables have none (``None``)."""
+    first; linked tables have none (``None``) and give ``near(p, price, width)`` instead
+    (:meth:`pdanon.tables.union.CellUnion.neighbourhood`)."""
 
     A: sparse.csr_matrix
     x: np.ndarray
     levels: pd.DataFrame
     shape: tuple | None = None
     dims: list | None = None
+    near: object = None
 
 
 def problem(table, rules=None) -> Problem:
@@ -139,7 +141,7 @@ def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
     w = weights(x, cost)
     todo = blocks(levels)
     big = float(x.max() + max((abs(v) for _, v in todo), default=0.0) + 1.0)
-    dev = Deviations(A, x, big, prob.shape, prob.dims)
+    dev = Deviations(A, x, big, prob.shape, prob.dims, near=prob.near)
     note = None
     proven = None
     if not todo:

@@ -21,7 +21,7 @@ equations on them: the attacker of linked tables knows all of them at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -49,10 +49,43 @@ class CellUnion:
     cells: pd.DataFrame
     A: sparse.csr_matrix
     x: np.ndarray
+    codes: np.ndarray  # per distinct cell, its node per variable (0: the total)
+    kids: list  # per variable: node -> the nodes below it, in any table's hierarchy
+    _where: dict | None = field(default=None, repr=False)  # codes -> cell, on first use
+    _parents: list | None = field(default=None, repr=False)
 
     @property
     def is_count(self) -> bool:
         return self.tables[0].is_count
+
+    def neighbourhood(self, p: int, price: np.ndarray, width: int) -> np.ndarray | None:
+        """The cells near ``p``, as a table's neighbourhood (the fast method's first try):
+        per variable, ``p``'s node, the nodes above and below it and up to ``width``
+        siblings (the cheapest cells of ``p``'s line first), in any table's hierarchy; the
+        distinct cells within all of them. None when that is every cell."""
+        if self._where is None:
+            self._where = {row.tobytes(): i for i, row in enumerate(self.codes)}
+            self._parents = [{} for _ in self.kids]
+            for up, kids in zip(self._parents, self.kids):
+                for q, ks in kids.items():
+                    for k in ks:
+                        up.setdefault(k, set()).add(q)
+        code = self.codes[p]
+        keep = np.ones(len(self.codes), dtype=bool)
+        for v, kids in enumerate(self.kids):
+            node = int(code[v])
+            parents = self._parents[v].get(node, set())
+            near = {node} | parents | set(kids.get(node, ()))
+            siblings = sorted({s for q in parents for s in kids[q]} - {node})
+            line = code.copy()
+            cost = []
+            for sib in siblings:  # one per sibling node, not per cell
+                line[v] = sib
+                at = self._where.get(line.tobytes())
+                cost.append(np.inf if at is None else price[at])
+            near.update(siblings[i] for i in np.argsort(cost, kind="stable")[:width])
+            keep &= np.isin(self.codes[:, v], list(near))
+        return None if keep.all() else np.flatnonzero(keep)
 
 
 def check_same_frame(tables) -> list:
@@ -127,7 +160,14 @@ def union_of(tables) -> CellUnion:
         holds[idx, i] = True
     cells["tables"] = [tuple(np.flatnonzero(h).tolist()) for h in holds]
     A = sparse.vstack([_remap(t.constraints, idx, n) for t, idx in zip(tables, ids)]).tocsr()
-    return CellUnion(tables, ids, pd.DataFrame(cells), A, x)
+    kids: list[dict] = [{} for _ in names]
+    for t in tables:
+        for d in t.dims:
+            v = pos[d.name]
+            node = _node_ids(d, registry[v], labels[v])
+            for parent, below in d.children.items():
+                kids[v].setdefault(int(node[parent]), set()).update(int(node[c]) for c in below)
+    return CellUnion(tables, ids, pd.DataFrame(cells), A, x, stacked[rows], kids)
 
 
 def _node_ids(d, registry: dict, labels: dict) -> np.ndarray:

@@ -4,6 +4,8 @@ property over random frames and random sets of tables."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,6 +25,7 @@ from pdanon.tables import (
     protect,
 )
 from pdanon.tables.output import pivot
+from pdanon.tables.union import CellUnion
 
 RULES = {"min_frequency": 3}
 
@@ -259,3 +262,48 @@ def test_linked_patterns_pass_every_audit_and_shared_cells_agree(case):
     # the same pattern given by hand to the linked audit
     again = audit(tables, [m.cells.status.ne("safe").to_numpy() for m in p], rules=rules)
     assert again.ok and len(again.cells) == int(p.cells.status.ne("safe").sum())
+
+
+def test_the_neighbourhood_of_a_cell_in_linked_tables():
+    """The fast method's first try on large linked tables: per variable, the cell's node, the
+    nodes above and below it, and the ``width`` cheapest siblings on its line."""
+    df = pd.DataFrame({"r": [f"r{i:02d}" for i in range(12)] * 2, "s": list("fm") * 12,
+                       "a": list("xxyy") * 6})
+    u = link(build(df, index="r", columns="s"), build(df, index="r", columns="a")).union
+    p = int(np.flatnonzero(at(u.cells, r="r00", s="f", a="Total"))[0])
+    price = np.ones(len(u.cells))
+    cheap = u.cells.r.isin(["r05", "r07"]).to_numpy() & at(u.cells, s="f")
+    price[cheap] = 0.0
+    near = u.neighbourhood(p, price, 2)
+    got = u.cells.iloc[near]
+    assert sorted(got.r.unique()) == ["Total", "r00", "r05", "r07"]
+    # every cell of those regions, in both tables (sex and age, their totals)
+    assert len(got) == 4 * (3 + 3 - 1)
+    assert u.neighbourhood(p, price, 20) is None  # all 11 siblings: every cell
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_the_fast_method_through_the_neighbourhood_passes_the_linked_audit(data):
+    """Regions of 14 values (the neighbourhood keeps 8 siblings), two or three linked tables,
+    every table treated as large: the fast method tries each cell's neighbourhood first."""
+    n = data.draw(st.integers(20, 60))
+    df = pd.DataFrame({"r": data.draw(st.lists(st.integers(0, 13), min_size=n, max_size=n)),
+                       "s": data.draw(st.lists(st.sampled_from("fm"), min_size=n, max_size=n)),
+                       "a": data.draw(st.lists(st.sampled_from("xyz"), min_size=n,
+                                               max_size=n))})
+    specs = [("r", "s"), ("r", "a"), ("s", "a")][:data.draw(st.integers(2, 3))]
+    tables = [build(df, index=i, columns=c) for i, c in specs]
+    used = []
+    near = CellUnion.neighbourhood
+
+    def spy(self, p, price, width):
+        out = near(self, p, price, width)
+        used.append(out is not None)
+        return out
+
+    with mock.patch("pdanon.tables.fast.LOCAL_ABOVE", 0), \
+            mock.patch.object(CellUnion, "neighbourhood", spy):
+        p = protect(tables, {"min_frequency": 3}, method="fast")
+    assert p.audit.ok and all(m.audit.ok for m in p)
+    assert any(used) or p.info["primary"] == 0

@@ -124,6 +124,7 @@ def union_of(tables) -> CellUnion:
     pos = {name: v for v, name in enumerate(names)}
     registry: list[dict] = [{} for _ in names]  # per variable: covered leaves -> node id
     labels: list[dict] = [{} for _ in names]  # per variable: node id -> first label seen
+    kids: list[dict] = [{} for _ in names]  # per variable: node id -> the ids below it
     codes = []
     for t in tables:
         shape = tuple(d.n_nodes for d in t.dims)
@@ -131,7 +132,10 @@ def union_of(tables) -> CellUnion:
         code = np.zeros((grid.shape[1], len(names)), dtype=np.int64)  # 0: every leaf
         for axis, d in enumerate(t.dims):
             v = pos[d.name]
-            code[:, v] = _node_ids(d, registry[v], labels[v])[grid[axis]]
+            node = _node_ids(d, registry[v], labels[v])
+            code[:, v] = node[grid[axis]]
+            for parent, below in d.children.items():
+                kids[v].setdefault(int(node[parent]), set()).update(int(node[c]) for c in below)
         codes.append(code)
     stacked = np.vstack(codes)
     _, first, inverse = np.unique(stacked, axis=0, return_index=True, return_inverse=True)
@@ -143,8 +147,12 @@ def union_of(tables) -> CellUnion:
     ids = [union_id[bounds[i]:bounds[i + 1]] for i in range(len(tables))]
     n = len(order)
     rows = first[order]  # each distinct cell's first occurrence in the stacked cells
-    cells = {name: np.array([labels[v].get(c, TOTAL) for c in stacked[rows, v]], dtype=object)
-             for v, name in enumerate(names)}
+    cells = {}
+    for v, name in enumerate(names):
+        label = np.full(len(registry[v]) + 1, TOTAL, dtype=object)
+        for c, text in labels[v].items():  # one per node, not per cell
+            label[c] = text
+        cells[name] = label[stacked[rows, v]]
     value = np.concatenate([t.cells["value"].to_numpy() for t in tables])
     freq = np.concatenate([t.cells["frequency"].to_numpy() for t in tables])
     x = value[rows].astype(np.float64)
@@ -158,15 +166,11 @@ def union_of(tables) -> CellUnion:
     holds = np.zeros((n, len(tables)), dtype=bool)
     for i, idx in enumerate(ids):
         holds[idx, i] = True
-    cells["tables"] = [tuple(np.flatnonzero(h).tolist()) for h in holds]
+    kinds, which = np.unique(holds, axis=0, return_inverse=True)  # a few patterns
+    names_of = np.empty(len(kinds), dtype=object)
+    names_of[:] = [tuple(np.flatnonzero(k).tolist()) for k in kinds]
+    cells["tables"] = names_of[np.asarray(which).reshape(-1)]
     A = sparse.vstack([_remap(t.constraints, idx, n) for t, idx in zip(tables, ids)]).tocsr()
-    kids: list[dict] = [{} for _ in names]
-    for t in tables:
-        for d in t.dims:
-            v = pos[d.name]
-            node = _node_ids(d, registry[v], labels[v])
-            for parent, below in d.children.items():
-                kids[v].setdefault(int(node[parent]), set()).update(int(node[c]) for c in below)
     return CellUnion(tables, ids, pd.DataFrame(cells), A, x, stacked[rows], kids)
 
 

@@ -1,6 +1,6 @@
 """Protected tables: counts and sums by group, published with primary and secondary
-suppression, and audited as an attacker would; or published with cell-key noise
-(docs/tables.md).
+suppression, and audited as an attacker would; linked tables of one frame protected together;
+or published with cell-key noise (docs/tables.md).
 
 Run: python examples/tables.py
 """
@@ -52,7 +52,19 @@ assert pdanon.tables.audit(m).ok
 where = counts.cells.index[(counts.cells.region == "west") & (counts.cells.industry == "farming")]
 print(pdanon.tables.audit(counts, where, rules={"min_frequency": 3}).cells)
 
-# 4. Cell-key noise instead of suppression: a record key per row, drawn once from the CSPRNG and
+# 4. Linked tables: region x industry and region x firm size share each region's total. Each
+#    protected alone may leave a cell that the two tables' equations recompute together;
+#    protected together, a shared cell has one status and the audit sees every table.
+sized = df.assign(size=np.where(df.firm < 10, "large", "small"))
+size_t = sized.anon.table(index="region", columns="size")
+industry_t = sized.anon.table(index="region", columns="industry")
+both = pdanon.tables.protect([industry_t, size_t], {"min_frequency": 3})
+print(both, both.audit)
+print(both.tables[1].to_frame())  # each member publishes as a single table does
+shared = both.cells[both.cells.tables.map(len) == 2]
+print(shared[["region", "industry", "size", "value", "status"]])
+
+# 5. Cell-key noise instead of suppression: a record key per row, drawn once from the CSPRNG and
 #    kept with the microdata (never published); the same rows get the same noise in every table.
 from pdanon.tables import ptable, record_keys  # noqa: E402
 

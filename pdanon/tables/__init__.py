@@ -9,8 +9,8 @@ would (the *audit*: the range each withheld cell can take given everything publi
 
 Layers: ``structure`` (dimensions, their trees, the additivity equations), ``table`` (building
 the cells from microdata), ``rules`` (primary rules and protection levels), ``audit`` (the
-attacker's linear programs), ``suppress`` (secondary suppression), ``output`` (tidy frame and
-pivot), ``ptable`` and ``cellkey`` (cell-key noise: record keys, p-tables, perturbed counts). It reads :mod:`pdanon.hierarchy` for sub-totals and SciPy's HiGHS for the linear and
+attacker's linear programs), ``suppress`` (secondary suppression), ``union`` and ``linked``
+(several tables of one frame protected together), ``output`` (tidy frame and pivot), ``ptable`` and ``cellkey`` (cell-key noise: record keys, p-tables, perturbed counts). It reads :mod:`pdanon.hierarchy` for sub-totals and SciPy's HiGHS for the linear and
 integer programs; it imports nothing above the engine layer.
 
 Example
@@ -28,13 +28,14 @@ True
 
 from pdanon.tables.audit import AuditResult, audit
 from pdanon.tables.cellkey import PerturbedTable, cell_key, record_keys
-from pdanon.tables.protected import ProtectedTable
+from pdanon.tables.linked import LinkedTables, link, protect
+from pdanon.tables.protected import ProtectedTable, ProtectedTables
 from pdanon.tables.ptable import PTable, ptable, read_ptable
 from pdanon.tables.rules import primary
 from pdanon.tables.structure import Dimension, constraints, dimension
-from pdanon.tables.suppress import protect
 from pdanon.tables.table import Table, build
 
-__all__ = ["AuditResult", "Dimension", "PTable", "PerturbedTable", "ProtectedTable", "Table",
-           "audit", "build", "cell_key", "constraints", "dimension", "primary", "protect",
-           "ptable", "read_ptable", "record_keys"]
+__all__ = ["AuditResult", "Dimension", "LinkedTables", "PTable", "PerturbedTable",
+           "ProtectedTable", "ProtectedTables", "Table", "audit", "build", "cell_key",
+           "constraints", "dimension", "link", "primary", "protect", "ptable", "read_ptable",
+           "record_keys"]

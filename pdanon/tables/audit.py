@@ -119,14 +119,40 @@ def ranges(A: sparse.csr_matrix, x: np.ndarray, withheld: np.ndarray, *,
 
 
 def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = None) -> AuditResult:
-    """Audit a suppression pattern of ``table``.
+    """Audit a suppression pattern of ``table``, or of linked tables across all of them.
 
     ``table`` is a :class:`pdanon.tables.ProtectedTable` (its own pattern and levels are
     audited) or a :class:`pdanon.tables.Table` with ``suppressed`` — cell positions, a boolean
     mask over ``table.cells`` or the rows of ``table.cells`` withheld — and the ``rules`` that
     set the protection levels (or the ``levels`` frame of :func:`pdanon.tables.primary`).
+
+    Linked tables (several tables of one frame, :func:`pdanon.tables.link`) are audited
+    together: ``table`` is a :class:`pdanon.tables.ProtectedTables`, or a list of tables (or
+    :class:`pdanon.tables.LinkedTables`) with one pattern per table in ``suppressed`` (and
+    ``levels``, if given, one frame per table). The attacker then knows every table's
+    published cells and equations; a cell withheld in one table but published in another is
+    known exactly. ``cells`` has one row per distinct withheld cell, a column per variable of
+    any table, ``tables`` (the tables that hold it) and ``published_in`` (those that publish
+    it).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from pdanon.tables.table import build
+    >>> df = pd.DataFrame({"r": list("NNNNNNSSSSSSSS"), "s": list("fmmmmmffffmmmm"),
+    ...                    "a": list("xxxyyyxxxxyyyy")})
+    >>> t1, t2 = build(df, index="r", columns="s"), build(df, index="r", columns="a")
+    >>> m1 = t1.cells.r.isin(["N", "S"]) & t1.cells.s.isin(["f", "Total"])
+    >>> m2 = t2.cells.r.isin(["N", "S"]) & (t2.cells.a == "Total")
+    >>> audit(t1, m1, rules={"min_frequency": 3}).ok  # region x sex alone: N/f is protected
+    True
+    >>> r = audit([t1, t2], [m1, m2], rules={"min_frequency": 3})  # N's total = N/x + N/y
+    >>> r.unsafe[["r", "s", "a", "low", "high", "tables"]].values.tolist()
+    [['N', 'f', 'Total', 1.0, 1.0, (0,)]]
     """
     from pdanon.tables.rules import primary
+    if _is_linked(table) or isinstance(table, (list, tuple)):
+        return _audit_linked(table, suppressed, rules, levels)
     if _is_protected(table):
         if suppressed is not None:
             raise InvalidInputError("a protected table carries its own pattern: call "
@@ -141,23 +167,36 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
         mask = _mask(suppressed, len(table.cells))
         if levels is None:
             levels = primary(table, rules)
-        levels = levels.copy()
-        levels.loc[mask & (levels["status"] == "safe").to_numpy(), "status"] = "secondary"
+        levels = _secondary(levels, mask)
     x = table.cells["value"].to_numpy(dtype=np.float64)
     # a primary cell the pattern publishes is known exactly: it is listed, and unsafe
     shown = (levels["status"] == "primary").to_numpy() & ~mask
     where = np.flatnonzero(mask | shown)
-    low, high = x[where].copy(), x[where].copy()
     hidden = mask[where]
+    low, high = x[where].copy(), x[where].copy()
     low[hidden], high[hidden] = ranges(table.constraints, x, where[hidden],
                                        integer=table.is_count)
-    lv = levels.iloc[where]
+    return _result(table.cells, table.dimensions, x, where, levels.iloc[where], low, high,
+                   hidden)
+
+
+def _secondary(levels: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """``levels`` with every withheld cell that no rule made primary marked secondary."""
+    levels = levels.copy()
+    levels.loc[mask & (levels["status"] == "safe").to_numpy(), "status"] = "secondary"
+    return levels
+
+
+def _result(cells, keys, x, where, lv, low, high, hidden) -> AuditResult:
+    """The audit's rows: the cells ``where`` (withheld, or primary and published) with their
+    levels ``lv`` and the attacker's range ``[low, high]``; ``hidden``: withheld from every
+    table. A primary cell is safe when it is hidden and its range is wide enough."""
     need_hi = x[where] + lv["upper"].to_numpy()
     need_lo = x[where] - lv["lower"].to_numpy()
     is_primary = (lv["status"] == "primary").to_numpy()
     safe = ~is_primary | (hidden & (high >= need_hi - TOL) & (low <= need_lo + TOL)
                           & (high - low > TOL))
-    out = table.cells.iloc[where][table.dimensions + ["value"]].copy()
+    out = cells.iloc[where][list(keys) + ["value"]].copy()
     out["status"] = lv["status"].to_numpy()
     out["withheld"] = hidden
     out["lower"] = lv["lower"].to_numpy()
@@ -166,6 +205,57 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
     out["high"] = high
     out["safe"] = safe
     return AuditResult(out)
+
+
+def _audit_linked(obj, suppressed, rules, levels) -> AuditResult:
+    """The audit of linked tables: every table's published cells and equations at once."""
+    from pdanon.tables.rules import primary
+    from pdanon.tables.union import merge_levels, union_of
+    if "status" in getattr(obj, "cells", ()):  # ProtectedTables: one status per cell
+        if suppressed is not None:
+            raise InvalidInputError("protected tables carry their own pattern: call "
+                                    "audit(protected) without suppressed=")
+        u = obj.union
+        lv = obj.cells[["status", "lower", "upper"]]
+        withheld = (lv["status"] != "safe").to_numpy()
+        shown = np.zeros((len(u.cells), len(u.ids)), dtype=bool)
+    else:
+        tables = list(obj.tables if _is_linked(obj) else obj)
+        u = union_of(tables)
+        if suppressed is None or isinstance(suppressed, (str, bytes)) or \
+                len(suppressed) != len(tables):
+            raise InvalidInputError(
+                f"audit of {len(tables)} linked tables: give suppressed=[...] with one pattern "
+                f"per table (positions, a boolean mask, or rows of its cells), in order")
+        withheld = np.zeros(len(u.cells), dtype=bool)
+        shown = np.zeros((len(u.cells), len(tables)), dtype=bool)  # published, per table
+        for i, (t, idx, s) in enumerate(zip(tables, u.ids, suppressed)):
+            m = _mask(s, len(t.cells))
+            withheld[idx[m]] = True
+            shown[idx[~m], i] = True
+        if levels is None:
+            levels = [primary(t, rules) for t in tables]
+        if len(levels) != len(tables):
+            raise InvalidInputError("levels=: give one frame per linked table, in order")
+        lv = _secondary(merge_levels(u, list(levels)), withheld)
+    hidden = withheld & ~shown.any(axis=1)  # withheld in every table that holds it
+    # a primary cell published everywhere is listed too (known exactly, unsafe)
+    where = np.flatnonzero(withheld | (lv["status"] == "primary").to_numpy())
+    low = u.x[where].copy()  # known exactly, unless withheld everywhere
+    high = u.x[where].copy()
+    at = np.flatnonzero(hidden[where])
+    low[at], high[at] = ranges(u.A, u.x, where[at], integer=u.is_count)
+    keys = [c for c in u.cells.columns if c not in ("value", "frequency", "tables")]
+    out = _result(u.cells, keys, u.x, where, lv.iloc[where], low, high, hidden[where])
+    out.cells["tables"] = u.cells["tables"].iloc[where].to_numpy()
+    out.cells["published_in"] = [tuple(np.flatnonzero(row).tolist()) for row in shown[where]]
+    return out
+
+
+def _is_linked(obj) -> bool:
+    """Linked tables (:class:`pdanon.tables.LinkedTables` or ``ProtectedTables``), read by
+    their parts: they import this module for their audit."""
+    return hasattr(obj, "union") and isinstance(getattr(obj, "tables", None), list)
 
 
 def _is_protected(obj) -> bool:

@@ -103,9 +103,9 @@ class Deviations:
     that the attacker cannot tell the cells it moves apart from ``x + z``. Kept sparse, and
     indexed by the cells they move."""
 
-    def __init__(self, A, x, big, shape=None, dims=None, closed=None):
+    def __init__(self, A, x, big, shape=None, dims=None, closed=None, near=None):
         self.A, self.x, self.big = A.tocsc(), x, big
-        self.shape, self.dims = shape, dims
+        self.shape, self.dims, self.near = shape, dims, near
         #: cells never withheld unless primary (empty cells, by default: see ``protect``)
         self.closed = np.zeros(len(x), dtype=bool) if closed is None else closed
         self.found: list[tuple[np.ndarray, np.ndarray]] = []
@@ -176,10 +176,10 @@ class Deviations:
 
     def neighbourhood(self, p: int, price: np.ndarray, width: int) -> np.ndarray | None:
         """Cells near ``p``: per dimension, ``p``'s node, its parent, children and up to
-        ``width`` siblings (the cheapest cells of ``p``'s line first), crossed. None when the
-        neighbourhood is the whole table."""
-        if self.dims is None:
-            return None
+        ``width`` siblings (the cheapest cells of ``p``'s line first), crossed (``near``
+        instead, without dimensions). None when the neighbourhood is the whole table."""
+        if self.dims is None:  # linked tables: their own neighbourhood, if given
+            return None if self.near is None else self.near(p, price, width)
         coords = np.unravel_index(p, self.shape)
         choices, whole = [], True
         for axis, d in enumerate(self.dims):

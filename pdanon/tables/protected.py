@@ -56,3 +56,49 @@ class ProtectedTable:
         out.loc[hidden, "value"] = marker if marker is not None else pd.NA
         out["status"] = np.where(hidden, "withheld", "published")
         return out
+
+
+class ProtectedTables:
+    """Linked tables (several tables of one frame) with one suppression pattern: what
+    :meth:`pdanon.tables.LinkedTables.protect` returns.
+
+    ``tables``: one :class:`ProtectedTable` per input table, in order (each has the usual
+    ``cells``, ``to_frame()``, ``pivot()``); ``cells``: one row per distinct cell of all the
+    tables (a column per variable, ``"Total"`` where a table sums the variable out, the value,
+    frequency, ``tables`` holding it, status, rule, levels) — a cell two tables share has one
+    status; ``audit``: the audit across all tables (:func:`pdanon.tables.audit`, computed on
+    first use); ``info``: as a single table's; ``union``: the distinct cells and every table's
+    equations on them (:func:`pdanon.tables.union.union_of`).
+    """
+
+    def __init__(self, tables: list, cells: pd.DataFrame, info: dict, union):
+        self.tables = tables
+        self.cells = cells
+        self.info = info
+        self.union = union
+        self._audit = None
+
+    @property
+    def audit(self):
+        """The audit across all the tables: every withheld cell's exact range given every
+        table's published cells and equations. Computed on first use; the pattern has
+        already been verified for each primary cell before it was returned."""
+        if self._audit is None:
+            from pdanon.tables.audit import audit
+            self._audit = audit(self)
+        return self._audit
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def __getitem__(self, i: int) -> ProtectedTable:
+        return self.tables[i]
+
+    def __iter__(self):
+        return iter(self.tables)
+
+    def __repr__(self) -> str:
+        s = self.cells["status"].value_counts()
+        return (f"<ProtectedTables: {len(self.tables)} linked tables, {len(self.cells)} "
+                f"distinct cells, {int(s.get('primary', 0))} primary, "
+                f"{int(s.get('secondary', 0))} secondary ({self.info['method']})>")

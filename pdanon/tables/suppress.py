@@ -47,24 +47,22 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from scipy import sparse
 
 from pdanon._errors import InvalidInputError
-from pdanon.tables.deviations import (
-    Deviations,
-    blocks,
-    singleton_blocks,
-    uncovered,
-    weights,
-)
+from pdanon.tables.deviations import Deviations, blocks, singleton_blocks, uncovered, weights
 from pdanon.tables.fast import fast
 from pdanon.tables.modular import modular
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import check_rules, primary
 
-__all__ = ["METHODS", "ProtectedTable", "SuppressionWarning", "protect"]
+__all__ = ["METHODS", "Problem", "ProtectedTable", "SuppressionWarning", "check", "problem",
+           "protect", "solve", "statuses"]
 
 METHODS = ("optimal", "fast", "modular")
 COSTS = ("value", "count")
@@ -75,11 +73,73 @@ class SuppressionWarning(UserWarning):
     audit but may withhold more than needed."""
 
 
+@dataclass
+class Problem:
+    """What a method of secondary suppression works on: the equations ``A`` (``A @ x == 0``,
+    one column per cell), the values ``x`` and the primary ``levels`` (``status``, ``rule``,
+    ``lower``, ``upper`` per cell, :func:`pdanon.tables.primary`). ``shape`` and ``dims`` (the
+    nodes per dimension, the dimensions) let the fast method look at a cell's neighbourhood
+    first; linked tables have none (``None``) and give ``near(p, price, width)`` instead
+    (:meth:`pdanon.tables.union.CellUnion.neighbourhood`). ``holder``: per cell, its sole
+    contributor (-1 when it has several), or None when singletons are not modelled;
+    ``closed``: cells never chosen as secondaries (empty cells by default); ``keys``: the
+    cells' labels, for messages."""
+
+    A: sparse.csr_matrix
+    x: np.ndarray
+    levels: pd.DataFrame
+    shape: tuple | None = None
+    dims: list | None = None
+    near: object = None
+    holder: np.ndarray | None = None
+    closed: np.ndarray | None = None
+    keys: pd.DataFrame | None = None
+
+
+def models_singletons(table, singletons) -> bool:
+    """Whether ``singletons`` ("auto", True, False) models sole contributors on ``table``:
+    "auto" does for sums and for counts with ``contributor=``."""
+    if singletons == "auto":
+        return not table.is_count or table.contributor is not None
+    return bool(singletons)
+
+
+def problem(table, rules=None, *, singletons="auto", secondary_zeros: bool = False) -> Problem:
+    """The problem of one table: its equations, values and primary levels by ``rules``."""
+    levels = primary(table, rules)
+    empty = (table.cells["frequency"].to_numpy() == 0) & \
+        (levels["status"] != "primary").to_numpy()
+    return Problem(table.constraints.astype(np.float64).tocsr(),
+                   table.cells["value"].to_numpy(dtype=np.float64), levels,
+                   tuple(d.n_nodes for d in table.dims), table.dims,
+                   holder=table.sole_holder() if models_singletons(table, singletons) else None,
+                   closed=None if secondary_zeros else empty,
+                   keys=table.cells[table.dimensions])
+
+
+def check(method: str, cost: str, time_limit, singletons="auto",
+          secondary_zeros: bool = False) -> None:
+    """Refuse an unknown method or cost, a time limit that is not a positive number, or
+    singletons/secondary_zeros of the wrong kind."""
+    if method not in METHODS:
+        raise InvalidInputError(f"method={method!r} is not a suppression method; use one of "
+                                f"{METHODS}")
+    if cost not in COSTS:
+        raise InvalidInputError(f"cost={cost!r}: use one of {COSTS}")
+    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise InvalidInputError(f"time_limit={time_limit!r} must be a positive number of seconds")
+    if singletons not in ("auto", True, False):
+        raise InvalidInputError(f"singletons={singletons!r}: use 'auto', True or False")
+    if not isinstance(secondary_zeros, bool):
+        raise InvalidInputError(f"secondary_zeros={secondary_zeros!r} must be True or False")
+
+
 def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             time_limit: float = 60.0, singletons="auto",
             secondary_zeros: bool = False) -> ProtectedTable:
     """Primary suppression by ``rules`` (:func:`pdanon.tables.primary`), secondary suppression
-    by ``method``, then the audit; returns a :class:`ProtectedTable`.
+    by ``method``, then the audit; returns a :class:`ProtectedTable`. (Several tables of one
+    frame are protected together by :func:`pdanon.tables.protect` given a list.)
 
     ``singletons``: a primary cell of one contributor is known exactly to that contributor,
     who then attacks the cells around it with more knowledge than an outsider
@@ -99,34 +159,36 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     >>> p.audit.ok, int((p.cells.status == "primary").sum())
     (True, 2)
     """
-    if method not in METHODS:
-        raise InvalidInputError(f"method={method!r} is not a suppression method; use one of "
-                                f"{METHODS}")
-    if cost not in COSTS:
-        raise InvalidInputError(f"cost={cost!r}: use one of {COSTS}")
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise InvalidInputError(f"time_limit={time_limit!r} must be a positive number of seconds")
-    if singletons not in ("auto", True, False):
-        raise InvalidInputError(f"singletons={singletons!r}: use 'auto', True or False")
-    if not isinstance(secondary_zeros, bool):
-        raise InvalidInputError(f"secondary_zeros={secondary_zeros!r} must be True or False")
+    check(method, cost, time_limit, singletons, secondary_zeros)
     start = time.perf_counter()
-    levels = primary(table, rules)
-    x = table.cells["value"].to_numpy(dtype=np.float64)
+    prob = problem(table, rules, singletons=singletons, secondary_zeros=secondary_zeros)
+    withheld, info = solve(prob, method=method, cost=cost, time_limit=time_limit, start=start)
+    info["rules"] = check_rules(rules, is_count=table.is_count)  # as checked, for the report
+    return ProtectedTable(table, statuses(table.cells, prob.levels, withheld), info)
+
+
+def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
+          time_limit: float = 60.0, start: float | None = None) -> tuple[np.ndarray, dict]:
+    """Secondary suppression of ``prob`` by ``method``, verified: the cells withheld (a mask,
+    primary cells included) and the run's ``info``. ``start`` is when the work began
+    (``time_limit`` counts from it)."""
+    check(method, cost, time_limit)
+    if method == "modular" and prob.dims is None:
+        raise InvalidInputError(
+            "method='modular' cuts one table into its sub-tables; linked tables are protected "
+            "together by method='optimal' or 'fast'")
+    start = time.perf_counter() if start is None else start
+    levels, x, A = prob.levels, prob.x, prob.A
     fixed = (levels["status"] == "primary").to_numpy()
-    A = table.constraints.astype(np.float64).tocsr()
     w = weights(x, cost)
     todo = blocks(levels)
     n_single = 0
-    if singletons is True or (singletons == "auto" and (not table.is_count
-                                                        or table.contributor is not None)):
-        coalition = singleton_blocks(A, levels, table.sole_holder(), todo)
+    if prob.holder is not None:
+        coalition = singleton_blocks(A, levels, prob.holder, todo)
         n_single = len(coalition)
         todo = todo + coalition
     big = float(x.max() + max((abs(b.level) for b in todo), default=0.0) + 1.0)
-    closed = None if secondary_zeros else \
-        (table.cells["frequency"].to_numpy() == 0) & ~fixed
-    dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims, closed)
+    dev = Deviations(A, x, big, prob.shape, prob.dims, closed=prob.closed, near=prob.near)
     note = None
     proven = None
     extra = {}
@@ -143,49 +205,51 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             note = (f"the optimal search stopped at time_limit={time_limit:g} s; its best "
                     f"pattern is returned (it passed the audit; it may not be minimal)")
     elif method == "modular":
-        withheld, extra = modular(dev, table.dims, w, levels, todo, start + time_limit)
+        withheld, extra = modular(dev, prob.dims, w, levels, todo, start + time_limit)
         note = extra.pop("note", None)
     else:
         withheld = fast(dev, w, todo, fixed)
     if withheld is None:
-        raise InvalidInputError(_impossible(table, dev, todo, fixed, secondary_zeros))
+        raise InvalidInputError(_impossible(prob, dev, todo, fixed))
     failing = uncovered(dev, todo, withheld)
     if failing:  # never return a pattern the audit rejects
         raise RuntimeError(
             f"internal error: the {method} pattern leaves {len(failing)} primary cells and "
             f"directions unprotected; please report it with the table")
-    cells = table.cells.copy()
-    status = np.where(fixed, "primary", np.where(withheld, "secondary", "safe"))
-    cells["status"] = status
-    cells["rule"] = levels["rule"].to_numpy()
-    cells["lower"] = levels["lower"].to_numpy()
-    cells["upper"] = levels["upper"].to_numpy()
     if note:
-        warnings.warn(note, SuppressionWarning, stacklevel=2)
+        warnings.warn(note, SuppressionWarning, stacklevel=3)
     info = {"method": method, "cost": cost, "optimal": proven, "primary": int(fixed.sum()),
             "secondary": int((withheld & ~fixed).sum()),
             "withheld_value": float(x[withheld].sum()),
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
-            "seconds": time.perf_counter() - start, **extra}
-    info["singleton_blocks"] = n_single
-    info["rules"] = check_rules(rules, is_count=table.is_count)  # as checked, for the report
-    return ProtectedTable(table, cells, info)
+            "seconds": time.perf_counter() - start, **extra, "singleton_blocks": n_single}
+    return withheld, info
 
 
-def _impossible(table, dev: Deviations, todo, fixed, secondary_zeros: bool) -> str:
+def statuses(cells: pd.DataFrame, levels: pd.DataFrame, withheld: np.ndarray) -> pd.DataFrame:
+    """``cells`` with each one's ``status`` ("primary", "secondary" or "safe"), the ``rule`` a
+    primary cell broke and its levels ``lower`` and ``upper``."""
+    fixed = (levels["status"] == "primary").to_numpy()
+    out = cells.copy()
+    out["status"] = np.where(fixed, "primary", np.where(withheld, "secondary", "safe"))
+    out["rule"] = levels["rule"].to_numpy()
+    out["lower"] = levels["lower"].to_numpy()
+    out["upper"] = levels["upper"].to_numpy()
+    return out
+
+
+def _impossible(prob: Problem, dev: Deviations, todo, fixed) -> str:
     """Why no pattern protects: the cells that, even with every cell that may be withheld
     withheld, the published structure pins closer than their protection levels."""
-    bad = []
-    for b in todo:
-        if not dev.within(b.cell, b.level, dev.open(fixed, b)):
-            bad.append(b)
+    bad = [b for b in todo if not dev.within(b.cell, b.level, dev.open(fixed, b))]
     if not bad:
         return "no suppression pattern was found (please report it with the table)"
-    dims = table.dimensions
-    keys = table.cells[dims].to_numpy()
 
     def name(c):
-        return "(" + ", ".join(f"{d}={v!r}" for d, v in zip(dims, keys[c])) + ")"
+        if prob.keys is None:
+            return f"cell {c}"
+        row = prob.keys.iloc[c]
+        return "(" + ", ".join(f"{d}={v!r}" for d, v in row.items()) + ")"
 
     first = bad[0]
     how = "up" if first.level > 0 else "down"
@@ -194,7 +258,7 @@ def _impossible(table, dev: Deviations, todo, fixed, secondary_zeros: bool) -> s
     if first.frozen:
         why += (f" once the sole contributor of {', '.join(name(c) for c in first.frozen)} "
                 f"uses its own figures (singletons=False turns this attacker off)")
-    hint = "" if secondary_zeros or not dev.closed.any() else \
+    hint = "" if not dev.closed.any() else \
         "; empty cells are not used as secondaries (secondary_zeros=True allows them)"
     cells = sorted({b.cell for b in bad})
     return (f"no suppression pattern can protect {len(cells)} primary cell(s), first "

@@ -124,6 +124,33 @@ class Table:
         return _up(np.bincount(leaf, weights=np.asarray(per_row, dtype=np.float64),
                                minlength=n_leaf_cells), self.dims)
 
+    def differs_from(self, other: Table) -> str | None:
+        """Why ``other`` was not built from the same frame as this table (``None`` when it
+        was): the same rows (index), the same amounts and holders per row, and, for every
+        column both tables use, the same value per row. Linked tables need it
+        (:func:`pdanon.tables.link`)."""
+        leaf, amount, holders = self._raw
+        o_leaf, o_amount, o_holders = other._raw
+        if len(leaf) != len(o_leaf) or not self.row_index.equals(other.row_index):
+            return (f"they hold different rows ({len(leaf)} and {len(o_leaf)} rows"
+                    + (", a different index)" if len(leaf) == len(o_leaf) else ")"))
+        if not np.array_equal(amount, o_amount):
+            return f"their amounts ({self.values!r}) differ row by row"
+        if (holders is None) != (o_holders is None) or (
+                holders is not None and not np.array_equal(holders, o_holders)):
+            return f"their holders ({self.contributor!r}) differ row by row"
+        mine = {d.name: d for d in self.dims}
+        for d in other.dims:
+            if d.name not in mine:
+                continue
+            m = mine[d.name]
+            same_leaves = m.n_leaves == d.n_leaves and pd.Index(
+                m.labels[:m.n_leaves], dtype=object).equals(pd.Index(d.labels[:d.n_leaves],
+                                                                      dtype=object))
+            if not same_leaves or not np.array_equal(m.leaf_of_row, d.leaf_of_row):
+                return f"column {d.name!r} has different values row by row"
+        return None
+
     def cell_key(self, ptable, keys, **magnitude):
         """Cell-key noise on the cells (:func:`pdanon.tables.cell_key`; sums take ``m=``,
         ``top_k=``, ``epsilon=``)."""

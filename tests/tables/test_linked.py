@@ -307,3 +307,13 @@ def test_the_fast_method_through_the_neighbourhood_passes_the_linked_audit(data)
         p = protect(tables, {"min_frequency": 3}, method="fast")
     assert p.audit.ok and all(m.audit.ok for m in p)
     assert any(used) or p.info["primary"] == 0
+
+
+def test_linked_audit_lists_a_primary_cell_published_everywhere():
+    df = pd.DataFrame({"r": list("abbbb"), "s": list("fmfmf"), "g": list("xyxyx")})
+    t1, t2 = df.anon.table(index="r", columns="s"), df.anon.table(index="r", columns="g")
+    r = audit([t1, t2], [[], []], rules={"min_frequency": 2})
+    assert not r.ok
+    bad = r.unsafe
+    assert (~bad["withheld"]).all() and (bad["low"] == bad["high"]).all()
+    assert ("a", "Total") in set(zip(bad["r"], bad["s"]))

@@ -331,7 +331,7 @@ def test_audit_false_skips_the_full_audit_and_says_so(tmp_path):
     rep = json.loads((tmp_path / "report.json").read_text())
     assert rep["audit"] == {"withheld": 4, "unsafe": None, "ok": None, "full_audit": False}
     assert "Audit: not run at publication" in (tmp_path / "report.html").read_text()
-    with pytest.raises(InvalidInputError, match="audit= are for a protected table"):
+    with pytest.raises(InvalidInputError, match="audit= and names= are for protected"):
         pdanon.publish(pd.DataFrame({"a": [1]}), tmp_path / "m", audit=False)
 
 

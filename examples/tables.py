@@ -63,6 +63,21 @@ print(both, both.audit)
 print(both.tables[1].to_frame())  # each member publishes as a single table does
 shared = both.cells[both.cells.tables.map(len) == 2]
 print(shared[["region", "industry", "size", "value", "status"]])
+# each member's audit is the linked one (the attacker who sees both tables), its own rows
+assert both.tables[1].audit.ok and both.tables[1].linked is both
+# published together: each table's files and one report over both, from the allow-list;
+# refused (nothing written) if the linked audit found an unsafe cell
+import json  # noqa: E402
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+with tempfile.TemporaryDirectory() as folder:
+    done = pdanon.publish(both, folder, names=["by_industry", "by_size"], formats="csv",
+                          pivot=True)
+    print(sorted(done.files), done.audit_ok)
+    report = json.load(open(os.path.join(folder, "report.json")))
+    print(report["audit"], report["distinct_cells"]["by_status"],
+          [(t["name"], t["cells"]["by_status"]["withheld"]) for t in report["tables"]])
 
 # 5. Cell-key noise instead of suppression: a record key per row, drawn once from the CSPRNG and
 #    kept with the microdata (never published); the same rows get the same noise in every table.
@@ -83,10 +98,6 @@ print(by_industry, "published columns:", list(by_industry.to_frame().columns))
 # 5. Publishing: the cells (withheld values empty or a marker, a status column), the pivot and
 #    a report (rules, method, cells by status and rule, the audit, the information loss), all
 #    written from an allow-list: no withheld value, frequency, level or range leaves.
-import json  # noqa: E402
-import os  # noqa: E402
-import tempfile  # noqa: E402
-
 with tempfile.TemporaryDirectory() as folder:
     done = pdanon.publish(p, folder, formats=("csv", "parquet"), pivot=True, marker="x")
     print(done)

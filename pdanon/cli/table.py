@@ -11,12 +11,25 @@
                  --record-keys record_key
     pdanon table IN --index region --columns sex --rule min_frequency=3
                  --audit-only --suppressed pattern.csv
+    pdanon table IN -o FOLDER --table "name=by_sex;index=region;columns=sex"
+                 --table "index=region;columns=age" --rule min_frequency=3
+                 [--formats csv,parquet] [--pivots] [--marker x]
 
 The run is ``df.anon.table(...)`` then ``.protect(rules, method=...)`` (or ``.cell_key``), and
 the files are written by :func:`pdanon.release.tables.publish_table_files`, from the
 allow-list of :func:`pdanon.report.tables.public`: ``-o`` the tidy cells (CSV, or Parquet by
 extension), ``--pivot`` the pivot (CSV), ``--report`` the report (HTML, or JSON by extension).
 Withheld values are empty (or ``--marker``); a ``status`` column says published or withheld.
+
+**Linked tables.** ``--table SPEC`` (repeated; ``SPEC`` is ``name=N;index=COLS;columns=COLS``,
+``name`` optional) gives several tables of the input, protected together
+(``pdanon.tables.link(...).protect(...)``) with the shared ``--values``, ``--aggfunc``,
+``--contributor``, ``--hierarchy`` (each applied to the tables that use its column) and
+rules; ``-o`` is then a folder, which gets what ``pdanon.publish(protected, FOLDER,
+names=..., formats=..., pivot=...)`` writes (:func:`pdanon.release.tables.publish_tables`):
+``NAME.csv`` (``--formats csv,parquet`` for Parquet too), ``NAME_pivot.csv`` with
+``--pivots``, and one ``report.html`` / ``report.json`` over all of them. A config file gives
+the same as a ``[[tables]]`` array (``name``, ``index``, ``columns``).
 
 ``--audit-only --suppressed PATTERN`` audits a pattern made elsewhere: ``PATTERN`` (CSV) has
 the dimension columns and either a ``status`` column (``withheld``, ``primary`` or
@@ -52,7 +65,7 @@ PROG = "pdanon table"
 #: config file layout: section -> the settings it holds ([rules] and [hierarchies] apart)
 SECTIONS = {"": ("input", "output", "pivot", "report", "marker", "index", "columns", "values",
                  "aggfunc", "contributor", "margins", "method", "cost", "time_limit",
-                 "full_audit",
+                 "full_audit", "formats", "pivots",
                  "cell_key", "ptable", "record_keys", "noise_share", "sep", "encoding")}
 PATH_KEYS = ("input", "output", "pivot", "report", "ptable", "suppressed")
 DEFAULTS = {"sep": ",", "encoding": "utf-8", "method": "optimal", "cost": "value",
@@ -67,6 +80,8 @@ EXAMPLE = """example:
   pdanon table firms.csv -o table.csv --index region --columns industry \\
       --values turnover --contributor firm --rule min_frequency=3 --rule p_percent=10 \\
       --hierarchy industry=sectors.csv --method fast --pivot pivot.csv --marker x
+  pdanon table people.csv -o tables/ --table "name=by_sex;index=region;columns=sex" \\
+      --table "name=by_age;index=region;columns=age" --rule min_frequency=3 --pivots
 exit codes: 0 written, 2 bad input, 3 the audit finds an unsafe cell (nothing written)"""
 
 
@@ -101,6 +116,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
     files.add_argument("--encoding", help="the CSV encoding (default utf-8)")
     files.add_argument("--max-side-file-mib", type=int, dest="max_side_file_mib",
                        help="the largest config or hierarchy file read, in MiB")
+    linked = p.add_argument_group("linked tables (several tables protected together)")
+    linked.add_argument("--table", action="append", metavar="SPEC",
+                        help="a table of the input, e.g. \"name=by_sex;index=region;"
+                             "columns=sex\" (repeat for each; then -o is a folder and "
+                             "--index/--columns are not given)")
+    linked.add_argument("--formats", metavar="csv[,parquet]", help="with --table: the "
+                        "files of each table (default csv)")
+    linked.add_argument("--pivots", action="store_true", default=None, help="with --table: "
+                        "also write each table's pivot (NAME_pivot.csv)")
     table = p.add_argument_group("table")
     table.add_argument("--index", help="the dimensions down (comma-separated columns)")
     table.add_argument("--columns", help="the dimensions across (comma-separated columns)")
@@ -208,7 +232,7 @@ def settings(args: argparse.Namespace) -> dict:
     out = dict(DEFAULTS)
     if args.config is not None:
         config = read_config(args.config, max_bytes=side_limit(vars(args)))
-        lists = {"index", "columns"}  # text or a list of names, checked here
+        lists = {"index", "columns", "formats"}  # text or a list of names, checked here
         check_config_values(config, args.config, {"": SECTIONS[""]},
                             {k: a for k, a in _ACTIONS.items() if k not in lists})
         for key in lists & set(config):
@@ -218,7 +242,8 @@ def settings(args: argparse.Namespace) -> dict:
                 raise ConfigError(f"config {args.config!r}: {key} = {value!r:.60}: expected "
                                   f"a column name or a list of them; correct it in the file")
         unknown = sorted(set(config) - set(SECTIONS[""]) - {"rules", "hierarchies",
-                                                            "suppressed", "audit_only"})
+                                                            "suppressed", "audit_only",
+                                                            "tables"})
         if unknown:
             raise ConfigError(f"config {args.config!r}: unknown key or table {unknown[0]!r}; "
                               f"it takes {', '.join(SECTIONS[''])}, [rules], [hierarchies]")
@@ -230,6 +255,8 @@ def settings(args: argparse.Namespace) -> dict:
             out[key] = value
         if isinstance(config.get("rules"), dict):
             out["rule"] = config["rules"]
+        if "tables" in config:
+            out["table"] = tables_of_config(config["tables"], args.config)
         if isinstance(config.get("hierarchies"), dict):
             out["hierarchy"] = {c: s if is_builder(s) else os.path.join(base, s)
                                 for c, s in config["hierarchies"].items()}
@@ -244,8 +271,96 @@ def settings(args: argparse.Namespace) -> dict:
             out[key] = list(named)
     if isinstance(out.get("hierarchy"), list):
         out["hierarchy"] = dict(hierarchy_spec(h) for h in out["hierarchy"])
+    if out.get("table"):
+        out["tables"] = [t if isinstance(t, dict) else table_spec(t) for t in out["table"]]
+    if isinstance(out.get("formats"), str):
+        out["formats"] = [f.strip() for f in out["formats"].split(",") if f.strip()]
     out["rules"] = rules_of(out.get("rule")) if out.get("rule") else None
     return out
+
+
+def table_spec(text: str) -> dict:
+    """One ``--table`` spec: ``name=N;index=COLS;columns=COLS`` (``name`` optional, one of
+    ``index`` and ``columns`` at least; columns comma-separated).
+
+    >>> table_spec("name=by_sex; index=region; columns=sex,age")
+    {'name': 'by_sex', 'index': ['region'], 'columns': ['sex', 'age']}
+    """
+    out: dict = {}
+    for part in (p.strip() for p in str(text).split(";") if p.strip()):
+        key, eq, value = (x.strip() for x in part.partition("="))
+        if not eq or key not in ("name", "index", "columns") or not value:
+            raise ConfigError(f"--table {text!r}: {part!r} is not name=..., index=COLS or "
+                              f"columns=COLS; write e.g. \"name=by_sex;index=region;"
+                              f"columns=sex\"")
+        if key in out:
+            raise ConfigError(f"--table {text!r}: {key} is given twice; give it once")
+        out[key] = value
+    return _spec(out, f"--table {text!r}")
+
+
+def tables_of_config(value, path: str) -> list:
+    """A config's ``[[tables]]`` array: one spec per table."""
+    if not (isinstance(value, list) and value and all(isinstance(t, dict) for t in value)):
+        raise ConfigError(f"config {path!r}: tables = {value!r:.60}: expected an array of "
+                          f"tables ([[tables]] with index = ..., columns = ..., name = ...)")
+    out = []
+    for i, t in enumerate(value):
+        odd = sorted(set(t) - {"name", "index", "columns"})
+        if odd:
+            raise ConfigError(f"config {path!r}: tables[{i}] has {odd[0]!r}; a table takes "
+                              f"name, index and columns")
+        out.append(_spec(dict(t), f"config {path!r}: tables[{i}]"))
+    return out
+
+
+def _spec(raw: dict, where: str) -> dict:
+    out: dict = {}
+    if "name" in raw:
+        if not isinstance(raw["name"], str):
+            raise ConfigError(f"{where}: name must be text")
+        out["name"] = raw["name"]
+    for key in ("index", "columns"):
+        if key not in raw:
+            continue
+        value = raw[key]
+        if not (isinstance(value, str) or (isinstance(value, list) and all(
+                isinstance(v, str) for v in value))):
+            raise ConfigError(f"{where}: {key} = {value!r:.60}: expected a column name or a "
+                              f"list of them")
+        named = parse_columns(value, f"{where} {key}")
+        if any(k is not None for k in named.values()):
+            raise ConfigError(f"{where}: {key}: a table's dimensions are read as text (drop "
+                              f"the ':kind')")
+        out[key] = list(named)
+    if not (out.get("index") or out.get("columns")):
+        raise ConfigError(f"{where}: name the table's dimensions, e.g. "
+                          f"\"index=region;columns=sex\"")
+    return out
+
+
+def _check_linked(s: dict) -> None:
+    """``--table`` given: refuse what a set of tables cannot take."""
+    clash = [f for f, k in (("--index", "index"), ("--columns", "columns"),
+                            ("--audit-only", "audit_only"), ("--cell-key", "cell_key"),
+                            ("--pivot", "pivot"), ("--report", "report")) if s.get(k)]
+    if clash:
+        why = {"--index": "each --table names its dimensions",
+               "--columns": "each --table names its dimensions",
+               "--audit-only": "--audit-only audits one table's pattern",
+               "--cell-key": "cell-key noise is consistent across tables by construction: "
+                             "run pdanon table --cell-key once per table",
+               "--pivot": "use --pivots (each table's pivot goes into the folder)",
+               "--report": "the one report goes into the folder (report.html, report.json)"}
+        raise CliError(f"{clash[0]} cannot go with --table: {why[clash[0]]}")
+    if s.get("output") is None:
+        raise CliError("-o FOLDER: say where the tables go (a folder, made when missing)")
+    if os.path.isfile(s["output"]):
+        raise CliError(f"-o {s['output']!r} is a file: with --table, -o is a folder")
+    odd = [f for f in s.get("formats") or () if f not in ("csv", "parquet")]
+    if odd or s.get("formats") == []:
+        raise CliError(f"--formats {','.join(s.get('formats') or [])!r}: give csv, parquet "
+                       f"or csv,parquet")
 
 
 def check_settings(s: dict) -> None:
@@ -253,7 +368,13 @@ def check_settings(s: dict) -> None:
     if s.get("input") is None:
         raise CliError("no input table: pdanon table IN -o OUT --index COL ... (or input = "
                        "... in --config)")
-    if not (s.get("index") or s.get("columns")):
+    if s.get("tables"):
+        _check_linked(s)
+    elif s.get("formats") or s.get("pivots"):
+        raise CliError(f"{'--formats' if s.get('formats') else '--pivots'} is for several "
+                       f"tables (--table); one table's format follows -o's extension, its "
+                       f"pivot is --pivot PATH")
+    elif not (s.get("index") or s.get("columns")):
         raise CliError("--index and/or --columns: name the table's dimensions (columns of "
                        "the input), e.g. --index region --columns sex")
     if s.get("audit_only"):
@@ -266,7 +387,7 @@ def check_settings(s: dict) -> None:
                  if s.get(k)]
         if extra:
             raise CliError(f"--audit-only writes nothing; drop {', '.join(extra)}")
-    else:
+    elif not s.get("tables"):
         if s.get("suppressed") is not None:
             raise CliError("--suppressed is the pattern --audit-only audits; add --audit-only "
                            "(or drop --suppressed to protect the table afresh)")
@@ -310,7 +431,11 @@ def read_frame(s: dict):
     from pdanon.cli.anonymize import CliError as AnonymizeError
     from pdanon.cli.anonymize import read_input
 
-    text = [*(s.get("index") or []), *(s.get("columns") or [])]
+    dims = [("--index", s.get("index")), ("--columns", s.get("columns"))]
+    for t in s.get("tables") or ():
+        dims += [(f"--table {t.get('name', '')} {k}".replace("  ", " "), t.get(k))
+                 for k in ("index", "columns")]
+    text = [c for _, cols in dims for c in cols or ()]
     if s.get("contributor"):
         text.append(s["contributor"])
     try:
@@ -318,8 +443,7 @@ def read_frame(s: dict):
     except AnonymizeError as exc:
         raise CliError(str(exc).replace("pdanon anonymize", "pdanon table")) from None
     names = [str(c) for c in df.columns]
-    for flag, cols in (("--index", s.get("index")), ("--columns", s.get("columns")),
-                       ("--values", [s["values"]] if s.get("values") else []),
+    for flag, cols in (*dims, ("--values", [s["values"]] if s.get("values") else []),
                        ("--contributor", [s["contributor"]] if s.get("contributor") else []),
                        ("--record-keys", [s["record_keys"]] if s.get("record_keys") else []),
                        ("--hierarchy", list(s.get("hierarchy") or {}))):
@@ -356,6 +480,64 @@ def build_table(df, s: dict):
                          values=s.get("values"), aggfunc=aggfunc,
                          hierarchies=hierarchies or None, margins=bool(s.get("margins", True)),
                          contributor=s.get("contributor"))
+
+
+def build_tables(df, s: dict) -> list:
+    """One table per ``--table``, each with the ``--hierarchy`` of its own columns."""
+    hierarchy = s.get("hierarchy") or {}
+    used = {c for t in s["tables"] for k in ("index", "columns") for c in t.get(k) or ()}
+    unused = [c for c in hierarchy if c not in used]
+    if unused:
+        raise CliError(f"--hierarchy {unused[0]}: no --table uses the column {unused[0]!r}; "
+                       f"drop it or add the column to a table")
+    out = []
+    for t in s["tables"]:
+        mine = set(t.get("index") or ()) | set(t.get("columns") or ())
+        out.append(build_table(df, {**s, "index": t.get("index"), "columns": t.get("columns"),
+                                    "hierarchy": {c: h for c, h in hierarchy.items()
+                                                  if c in mine}}))
+    return out
+
+
+def run_linked(s: dict, df, lines: list, caught: list, started: float) -> int:
+    """``--table`` given: the tables protected together, written into the folder ``-o``."""
+    from pdanon.release.publish import PublishError
+    from pdanon.release.tables import publish_tables
+    from pdanon.tables import link
+
+    tables = build_tables(df, s)
+    names = [t.get("name") or f"table_{i + 1}" for i, t in enumerate(s["tables"])]
+    lines += [("table", f"{n}: {t!r}") for n, t in zip(names, tables)]
+    p = link(*tables).protect(s.get("rules"), method=s["method"], cost=s["cost"],
+                              time_limit=float(s["time_limit"]))
+    try:
+        done = publish_tables(p, s["output"], names=names, formats=s.get("formats") or "csv",
+                              pivot=bool(s.get("pivots")), marker=s.get("marker"),
+                              overwrite=True, audit=bool(s["full_audit"]))
+    except PublishError as exc:
+        if "audit" in str(exc):
+            _close(lines, caught, started)
+            print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+            return EXIT_POLICY_FAILED
+        raise
+    for n, m in zip(names, p.tables):
+        st = m.cells["status"].value_counts()
+        lines.append(("cells", f"{n}: {len(m.cells):,}, {int(st.get('primary', 0)):,} "
+                               f"primary, {int(st.get('secondary', 0)):,} secondary"))
+    lines += [("distinct", f"{len(p.cells):,} cells in {len(tables)} linked tables"),
+              ("method", _method_words(p.info)),
+              ("audit", "PASSED (linked: every table at once)" if done.audit_ok else
+               "verified by protect (full audit not run)" if done.audit_ok is None else
+               "FAILED"),
+              ("written", ", ".join(f["path"] for f in done.files.values()))]
+    _close(lines, caught, started)
+    return EXIT_OK
+
+
+def _method_words(info: dict) -> str:
+    return f"{info['method']}" + (
+        " (proven optimal)" if info.get("optimal") else
+        " (not proven optimal)" if info["method"] == "optimal" else "")
 
 
 def read_pattern(path: str, table, s: dict):
@@ -443,6 +625,9 @@ def run(args: argparse.Namespace, caught: list) -> int:
     s["_config"] = args.config
     check_settings(s)
     df = read_frame(s)
+    if s.get("tables"):
+        return run_linked(s, df, [("input", f"{s['input']} ({len(df):,} rows)")], caught,
+                          started)
     t = build_table(df, s)
     lines = [("input", f"{s['input']} ({len(df):,} rows)"), ("table", repr(t))]
     if s.get("audit_only"):
@@ -489,9 +674,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
         st = obj.cells["status"].value_counts()
         lines += [("cells", f"{len(obj.cells):,}: {int(st.get('primary', 0)):,} primary, "
                             f"{int(st.get('secondary', 0)):,} secondary"),
-                  ("method", f"{obj.info['method']}" + (
-                      " (proven optimal)" if obj.info.get("optimal") else
-                      " (not proven optimal)" if obj.info["method"] == "optimal" else "")),
+                  ("method", _method_words(obj.info)),
                   ("audit", "PASSED" if done.audit_ok else "verified by protect (full "
                             "audit not run)" if done.audit_ok is None else "FAILED")]
     lines += [("written", ", ".join(f["path"] for f in done.files.values()))]
@@ -512,7 +695,8 @@ _FLAG_WORDS = (("build it with values=..., aggfunc='sum'", "give --values COL"),
                ("values=", "--values "), ("aggfunc=", "--aggfunc "),
                ("contributor=", "--contributor "), ("time_limit=", "--time-limit "),
                ("hierarchies name", "--hierarchy names"), ("method=", "--method "),
-               ("cell_key: m=", "--noise-share "), ("rule ", "--rule "))
+               ("cell_key: m=", "--noise-share "), ("rule ", "--rule "),
+               ("names=: ", "--table name: "))
 
 
 def flag_words(text: str) -> str:

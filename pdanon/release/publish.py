@@ -143,7 +143,7 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
             force: bool = False, overwrite: bool = False, csv_escape: bool = True,
             title: str = "pdanon release report",
             control: pd.DataFrame | None = None, pivot: bool = False,
-            marker=None, audit: bool = True) -> Publication:
+            marker=None, audit: bool = True, names=None) -> Publication:
     """Check ``release``, write it with its schema, report and recoding into the folder
     ``where``, read the data back and measure it again (module docstring).
 
@@ -151,6 +151,10 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
     written by :func:`pdanon.release.tables.publish_table` (its cells, ``pivot=True`` its
     pivot, its report; ``marker`` for withheld values in CSV; ``audit=False`` skips the full
     audit of a large table; ``formats``, ``report``, ``overwrite`` and ``title`` as here).
+    Linked protected tables (``pdanon.tables.link(t1, t2).protect(...)``) are written by
+    :func:`pdanon.release.tables.publish_tables`: every table (``table_1.csv`` ... or
+    ``names=[...]``) and one report over all of them, refused when the linked audit finds
+    an unsafe cell.
 
     Parameters
     ----------
@@ -185,22 +189,30 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
         (``max_singling_out``, ``max_linkability``, ``max_inference``); the report shows the
         verdict's attacks as they were drawn.
     """
-    from pdanon.release.tables import is_table, publish_table
+    from pdanon.release.tables import is_table, is_tables, publish_table, publish_tables
 
-    if is_table(release):
+    if is_table(release) or is_tables(release):
         asked = [name for name, value in (("policy", policy), ("original", original),
                                           ("control", control)) if value is not None]
         asked += [name for name, value in (("recoding", recoding), ("force", force)) if value]
         if asked:
             raise InvalidInputError(f"publish() of a table takes no {', '.join(asked)}= "
                                     f"(they check microdata); a table is audited instead")
+        if is_tables(release):
+            return publish_tables(release, where, names=names, formats=formats, pivot=pivot,
+                                  report=report, marker=marker, overwrite=overwrite,
+                                  audit=audit, title="pdanon linked tables report"
+                                  if title == "pdanon release report" else title)
+        if names is not None:
+            raise InvalidInputError("names= names the files of linked tables; a single "
+                                    "table is written as table.csv ...")
         return publish_table(release, where, formats=formats, pivot=pivot, report=report,
                              marker=marker, overwrite=overwrite, audit=audit,
                              title="pdanon table report" if title == "pdanon release report"
                              else title)
-    if pivot or marker is not None or not audit:
-        raise InvalidInputError("pivot=, marker= and audit= are for a protected table; a "
-                                "microdata release is written row by row")
+    if pivot or marker is not None or not audit or names is not None:
+        raise InvalidInputError("pivot=, marker=, audit= and names= are for protected "
+                                "tables; a microdata release is written row by row")
     chosen = _formats(formats)
     folder = os.fspath(where)
     if os.path.exists(folder) and not os.path.isdir(folder):

@@ -42,7 +42,8 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.release.files import PublishError, file_digest
 
-__all__ = ["TABLE_FORMATS", "TablePublication", "publish_table", "publish_table_files"]
+__all__ = ["TABLE_FORMATS", "TablePublication", "publish_table", "publish_table_files",
+           "publish_tables", "publish_tables_files"]
 
 #: the data formats :func:`publish_table` writes
 TABLE_FORMATS = ("csv", "parquet")
@@ -106,14 +107,7 @@ def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: 
         cell: minutes on 20,000 cells) and relies on :func:`pdanon.tables.protect`'s check
         of every primary cell; the report says the audit was not run at publication.
     """
-    given = (formats,) if isinstance(formats, str) else tuple(formats or ())
-    unknown = [f for f in given if f not in TABLE_FORMATS]
-    if unknown or not given:
-        raise InvalidInputError(f"formats={formats!r}: give one or more of "
-                                f"{list(TABLE_FORMATS)}, e.g. formats=('csv', 'parquet')")
-    folder = os.fspath(where)
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise InvalidInputError(f"{folder!r} is a file: publish() writes into a folder")
+    given, folder = _formats_folder(formats, where)
     keys = list(dict.fromkeys(given)) + (["pivot"] if pivot else []) + \
         (["report", "report_json"] if report else [])
     paths = {k: os.path.join(folder, TABLE_NAMES[k]) for k in keys}
@@ -140,16 +134,7 @@ def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = Fals
     if unknown or not paths:
         raise InvalidInputError(f"paths must map some of {list(TABLE_NAMES)} to files; got "
                                 f"{sorted(paths)}")
-    if marker is not None and (not isinstance(marker, str) or not marker.strip()):
-        raise InvalidInputError(f"marker={marker!r}: give a short text such as 'x' or '..' "
-                                f"(or None for an empty cell)")
-    odd = [p for p in paths.values() if os.path.lexists(p) and not os.path.isfile(p)]
-    if odd:
-        raise PublishError(f"{odd} exist and are not regular files: give file paths")
-    present = [p for p in paths.values() if os.path.exists(p)]
-    if present and not overwrite:
-        raise PublishError(f"{present} already exist: publish into a new folder, or pass "
-                           f"overwrite=True to replace them")
+    _check_paths(list(paths.values()), marker, overwrite)
     # 1. the allow-list: everything below is rendered from `pub` alone
     pub = public(obj, audit=audit)
     audit = pub.facts.get("audit")
@@ -158,28 +143,179 @@ def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = Fals
             f"the table's audit finds {audit['unsafe']} withheld cells an attacker can narrow "
             f"below their protection: nothing was written. Protect it with "
             f"table.protect(rules) (whose patterns pass the audit)")
+    linked = (pub.facts.get("linked") or {}).get("audit")
+    if linked is not None and linked["ok"] is False:
+        raise PublishError(
+            f"this table is one of {pub.facts['linked']['tables']} linked tables whose audit "
+            f"finds {linked['unsafe']} unsafe cells: nothing was written. Protect the tables "
+            f"together again (pdanon.tables.link(...).protect(rules)) and publish them with "
+            f"pdanon.publish(protected_tables, folder)")
+    data = {k: p for k, p in paths.items() if k not in ("report", "report_json")}
+    reports = {k: p for k, p in paths.items() if k in ("report", "report_json")}
+
+    def render(files):
+        return table_report(pub, title=title, files=files)
+
+    files, rep = _write_all([(pub, data, pivot_index, pivot_columns)], reports, render,
+                            marker)
     folder = folder or os.path.dirname(os.path.abspath(next(iter(paths.values()))))
-    names = {k: os.path.basename(p) for k, p in paths.items()}
+    return TablePublication(folder=folder, files=files,
+                            audit_ok=None if audit is None else audit["ok"], report=rep)
+
+
+def publish_tables(obj, where, *, names=None, formats=("csv",), pivot: bool = False,
+                   report: bool = True, marker=None, overwrite: bool = False,
+                   title: str = "pdanon linked tables report", audit: bool = True
+                   ) -> TablePublication:
+    """Write linked protected tables (:class:`pdanon.tables.ProtectedTables`) into the
+    folder ``where``: per table ``NAME.csv`` and/or ``NAME.parquet`` (and ``NAME_pivot.csv``
+    with ``pivot=True``), ``NAME`` from ``names`` (default ``table_1``, ``table_2``, ...),
+    and one ``report.html`` / ``report.json`` over all of them
+    (:func:`pdanon.report.tables.linked_report`). Everything is rendered from the allow-list
+    :func:`pdanon.report.tables.public_tables`; the linked audit (the attacker who sees
+    every table) runs first and an unsafe cell refuses the whole set, nothing written.
+    ``formats``, ``marker``, ``overwrite``, ``audit`` as :func:`publish_table`.
+
+    Example
+    -------
+    >>> import tempfile, pandas as pd, pdanon
+    >>> df = pd.DataFrame({"r": list("NNNNNNSSSSSSSS"), "s": list("fmmmmmffffmmmm"),
+    ...                    "a": list("xxxyyyxxxxyyyy")})
+    >>> p = pdanon.tables.link(df.anon.table(index="r", columns="s"),
+    ...                        df.anon.table(index="r", columns="a")).protect({"min_frequency": 3})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     done = pdanon.publish(p, folder, names=["by_sex", "by_age"], formats="csv",
+    ...                           pivot=True)
+    ...     sorted(done.files), done.audit_ok
+    (['by_age.csv', 'by_age_pivot.csv', 'by_sex.csv', 'by_sex_pivot.csv', 'report.html', 'report.json'], True)
+    """
+    from pdanon.report.tables import check_names
+
+    given, folder = _formats_folder(formats, where)
+    if not is_tables(obj):
+        raise InvalidInputError(f"publish_tables writes linked protected tables, got "
+                                f"{type(obj).__name__}")
+    names = check_names(names, len(obj.tables))
+    tables = []
+    for name in names:
+        mine = {k: os.path.join(folder, f"{name}.{k}") for k in dict.fromkeys(given)}
+        if pivot:
+            mine["pivot"] = os.path.join(folder, f"{name}_pivot.csv")
+        tables.append(mine)
+    reports = {k: os.path.join(folder, TABLE_NAMES[k]) for k in ("report", "report_json")} \
+        if report else {}
+    return publish_tables_files(obj, tables, reports, names=names, marker=marker,
+                                overwrite=overwrite, title=title, folder=folder, audit=audit)
+
+
+def publish_tables_files(obj, tables: list, reports: dict, *, names=None, marker=None,
+                         overwrite: bool = False, title: str = "pdanon linked tables report",
+                         folder: str | None = None, audit: bool = True) -> TablePublication:
+    """:func:`publish_tables` with a path per file: ``tables`` holds one dict per table
+    mapping ``"csv"``, ``"parquet"`` and ``"pivot"`` to where each goes; ``reports`` maps
+    ``"report"`` (HTML) and ``"report_json"`` (either may be left out). ``pdanon table``
+    with several ``--table`` writes through it."""
+    from pdanon.report.tables import linked_report, public_tables
+
+    if not is_tables(obj):
+        raise InvalidInputError(f"publish_tables writes linked protected tables "
+                                f"(pdanon.tables.link(t1, t2).protect(...)), got "
+                                f"{type(obj).__name__}")
+    if len(tables) != len(obj.tables):
+        raise InvalidInputError(f"give one set of paths per table ({len(obj.tables)}), in "
+                                f"order")
+    tables = [{k: os.fspath(p) for k, p in t.items() if p is not None} for t in tables]
+    reports = {k: os.fspath(p) for k, p in reports.items() if p is not None}
+    bad = [k for t in tables for k in t if k not in ("csv", "parquet", "pivot")]
+    bad += [k for k in reports if k not in ("report", "report_json")]
+    if bad or not all(set(t) - {"pivot"} for t in tables):
+        raise InvalidInputError(f"each table needs 'csv' and/or 'parquet' (and may take "
+                                f"'pivot'), the report 'report' and/or 'report_json'; got "
+                                f"{bad or tables}")
+    everything = [p for t in tables for p in t.values()] + list(reports.values())
+    if len({os.path.abspath(p) for p in everything}) != len(everything):
+        raise InvalidInputError("two files would be written to the same path: give each "
+                                "table its own name")
+    _check_paths(everything, marker, overwrite)
+    # 1. the allow-list: everything below is rendered from `pub` alone
+    pub = public_tables(obj, names=names, marker=None, audit=audit)
+    verdict = pub.facts["audit"]
+    if verdict["ok"] is False:
+        raise PublishError(
+            f"the linked audit (the attacker who sees every table) finds {verdict['unsafe']} "
+            f"cells an attacker can narrow below their protection: nothing was written. "
+            f"Protect the tables together with pdanon.tables.link(...).protect(rules) (whose "
+            f"patterns pass the audit)")
+
+    def render(files):
+        return linked_report(pub, title=title, files=files)
+
+    files, rep = _write_all([(p, t, None, None) for p, t in zip(pub.tables, tables)], reports,
+                            render, marker)
+    folder = folder or os.path.dirname(os.path.abspath(everything[0]))
+    return TablePublication(folder=folder, files=files, audit_ok=verdict["ok"], report=rep)
+
+
+def _formats_folder(formats, where) -> tuple:
+    given = (formats,) if isinstance(formats, str) else tuple(formats or ())
+    unknown = [f for f in given if f not in TABLE_FORMATS]
+    if unknown or not given:
+        raise InvalidInputError(f"formats={formats!r}: give one or more of "
+                                f"{list(TABLE_FORMATS)}, e.g. formats=('csv', 'parquet')")
+    folder = os.fspath(where)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InvalidInputError(f"{folder!r} is a file: publish() writes into a folder")
+    return given, folder
+
+
+def is_tables(obj) -> bool:
+    """Linked protected tables (read by their parts)."""
+    members = getattr(obj, "tables", None)
+    return (hasattr(obj, "union") and isinstance(members, list) and bool(members)
+            and all(is_table(m) for m in members))
+
+
+def _check_paths(paths, marker, overwrite: bool) -> None:
+    if marker is not None and (not isinstance(marker, str) or not marker.strip()):
+        raise InvalidInputError(f"marker={marker!r}: give a short text such as 'x' or '..' "
+                                f"(or None for an empty cell)")
+    odd = [p for p in paths if os.path.lexists(p) and not os.path.isfile(p)]
+    if odd:
+        raise PublishError(f"{odd} exist and are not regular files: give file paths")
+    present = [p for p in paths if os.path.exists(p)]
+    if present and not overwrite:
+        raise PublishError(f"{present} already exist: publish into a new folder, or pass "
+                           f"overwrite=True to replace them")
+
+
+def _write_all(jobs: list, reports: dict, render, marker) -> tuple:
+    """Write each job's data files (``(public table, {kind: path}, pivot index, pivot
+    columns)``) and the report under temporary names, read each data file back, then move
+    all into place; a failure removes what was written. Returns ``(files, report)``."""
     tag = os.urandom(4).hex()
-    temp = {k: f"{p}.pdanon-{tag}.tmp" for k, p in paths.items()}
+    temp = [{k: f"{p}.pdanon-{tag}.tmp" for k, p in paths.items()} for _, paths, _, _ in jobs]
+    rtemp = {k: f"{p}.pdanon-{tag}.tmp" for k, p in reports.items()}
+    final = [(t[k], paths[k]) for t, (_, paths, _, _) in zip(temp, jobs) for k in paths]
+    final += [(rtemp[k], reports[k]) for k in reports]
     written: list = []
+    rep = None
     try:
-        for p in temp.values():
+        for p, _ in final:
             os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
-        _write_data(pub, temp, marker, written, pivot_index, pivot_columns)
-        files = {names[k]: file_digest(temp[k]) for k in temp if k not in ("report", "report_json")}
-        rep = None
-        if "report" in temp or "report_json" in temp:
-            rep = table_report(pub, title=title, files=[
-                {"name": n, "bytes": f["bytes"], "sha256": f["sha256"]}
-                for n, f in files.items()])
-            if "report" in temp:
-                _write_text(temp["report"], rep.to_html(), written)
-            if "report_json" in temp:
-                _write_text(temp["report_json"], rep.to_json() + "\n", written)
-        for k, p in temp.items():
-            os.replace(p, paths[k])
-        files = {names[k]: {**file_digest(paths[k])} for k in paths}
+        for (pub, _, index, columns), t in zip(jobs, temp):
+            _write_data(pub, t, marker, written, index, columns)
+        files = {os.path.basename(dest): file_digest(tmp) for tmp, dest in final
+                 if tmp not in rtemp.values()}
+        if rtemp:
+            rep = render([{"name": n, "bytes": f["bytes"], "sha256": f["sha256"]}
+                          for n, f in files.items()])
+            if "report" in rtemp:
+                _write_text(rtemp["report"], rep.to_html(), written)
+            if "report_json" in rtemp:
+                _write_text(rtemp["report_json"], rep.to_json() + "\n", written)
+        for tmp, dest in final:
+            os.replace(tmp, dest)
+        files = {os.path.basename(dest): file_digest(dest) for _, dest in final}
     except BaseException:
         for p in written:
             try:
@@ -188,8 +324,7 @@ def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = Fals
             except OSError:
                 pass
         raise
-    return TablePublication(folder=folder, files=files,
-                            audit_ok=None if audit is None else audit["ok"], report=rep)
+    return files, rep
 
 
 def _write_text(path: str, text: str, written: list) -> None:

@@ -49,7 +49,8 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.report import facts as _facts
 
-__all__ = ["PublicTable", "TableReport", "on_grid", "public", "table_report"]
+__all__ = ["LinkedReport", "PublicTable", "PublicTables", "TableReport", "check_names",
+           "linked_report", "on_grid", "public", "public_tables", "table_report"]
 
 #: the rule keys a primary cell's ``rule`` label is counted under (its first word)
 RULE_KEYS = ("min_frequency", "dominance", "p_percent", "pq", "zeros")
@@ -191,14 +192,14 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
                          "proven_optimal": info.get("optimal")}
         out["cells"] = {"total": n, "by_status": counts, "primary_by_rule": by_rule}
         if audit:
-            result = obj.audit
-            safe = result.cells["safe"].to_numpy(dtype=bool)
-            out["audit"] = {"withheld": int(len(safe)), "unsafe": int((~safe).sum()),
-                            "ok": bool(safe.all())}
+            out["audit"] = _audit_counts(obj.audit)
         else:
             out["audit"] = {"withheld": int(hidden.sum()), "unsafe": None, "ok": None,
                             "full_audit": False}
-        low, high = _withheld_share(table, hidden, published)
+        if getattr(obj, "linked", None) is not None:  # a member: the linked verdict too
+            out["linked"] = {"tables": len(obj.linked.tables), "table": obj.position + 1,
+                             "audit": _audit_counts(obj.linked.audit) if audit else None}
+        low, high = _withheld_share(table.constraints, hidden, published)
         out["information_loss"] = {
             "withheld_cells": int(hidden.sum()),
             "withheld_cell_share": float(hidden.sum() / n) if n else 0.0,
@@ -219,9 +220,17 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
     return out
 
 
-def _withheld_share(table, hidden: np.ndarray, published: np.ndarray) -> tuple:
+def _audit_counts(result) -> dict:
+    """An audit's counts: its rows (withheld cells and primary cells published), the unsafe
+    ones, and whether it passed."""
+    safe = result.cells["safe"].to_numpy(dtype=bool)
+    return {"withheld": int(len(safe)), "unsafe": int((~safe).sum()), "ok": bool(safe.all())}
+
+
+def _withheld_share(A, hidden: np.ndarray, published: np.ndarray) -> tuple:
     """The range of the withheld cells' share of the table's total value (over all cells)
-    that the published cells imply: the attacker's min and max of their sum, given the
+    that the published cells imply (``A``: the table's equations, or linked tables' on their
+    distinct cells): the attacker's min and max of their sum, given the
     published values, the table's additivity and non-negativity, read from published values
     only, so publishing it tells nothing new. Per group of withheld cells that share an
     equation: when the equations fix the group's sum (its all-ones row is a combination
@@ -233,7 +242,7 @@ def _withheld_share(table, hidden: np.ndarray, published: np.ndarray) -> tuple:
     total_published = float(published.sum())
     if not hidden.any():
         return 0.0, 0.0
-    A = table.constraints.astype(np.float64).tocsc()
+    A = A.astype(np.float64).tocsc()
     Aw = A[:, np.flatnonzero(hidden)].tocsr()
     rhs = -(A[:, np.flatnonzero(~hidden)] @ published[~hidden])
     rows = np.diff(Aw.indptr) > 0
@@ -305,78 +314,122 @@ class TableReport:
         return f"<style>{html.CSS}</style>\n{self._body()}"
 
     def _body(self) -> str:
-        from pdanon.report import html
-
         f = self.facts
         parts = ['<div class="pdanon-report">', f"<h1>{escape(self.title)}</h1>"]
-        audit = f.get("audit")
-        if audit is not None and audit["ok"] is None:
-            parts.append('<div class="verdict">')
-            parts.append("<h2>Audit: not run at publication</h2>")
-            parts.append(f"<p>{audit['withheld']:,} withheld cells. The pattern was verified "
-                         f"when it was protected: for every primary cell, a table consistent "
-                         f"with the published cells reaches its protection both ways.</p>")
-            parts.append("</div>")
-        elif audit is not None:
-            ok = audit["ok"]
-            parts.append(f'<div class="verdict {"pass" if ok else "fail"}">')
-            parts.append(f"<h2>Audit: {'PASSED' if ok else 'FAILED'}</h2>")
-            parts.append(html.table(
-                [["withheld cells", audit["withheld"]], ["unsafe cells", audit["unsafe"]]],
-                ["", "cells"], caption="The attacker's linear programs on every withheld cell",
-                numeric=(1,)))
-            parts.append("</div>")
+        parts += _verdict_html(f.get("audit"))
         parts.append(f"<p>{escape(_PREAMBLE[f['kind']])}</p>")
-        shape = f["table"]
-        what = "counts" if shape["aggfunc"] == "count" else f"sums of {shape['values']}"
-        rows = [["table", f"{what} by {' × '.join(shape['dimensions'])}"],
-                ["cells", shape["cells"]],
-                ["nodes per dimension", shape["nodes"]]]
-        if shape.get("contributor"):
-            rows.append(["contributor", shape["contributor"]])
-        method = f.get("method") or {}
-        rows += [[k.replace("_", " "), v] for k, v in method.items() if v is not None]
-        if f.get("rules"):
-            rows.append(["rules", f["rules"]])
-        rows.append(["pdanon", f["pdanon_version"]])
+        if f.get("linked"):
+            n = f["linked"]
+            parts.append(f"<p>{escape(_member_note(n))}</p>")
         parts += ["<h2>Table, rules and method</h2>",
-                  html.table(rows, ["", ""], caption="What was published and how")]
-        cells = f["cells"]
-        parts += ["<h2>Cells</h2>", html.table(
-            [[k, v] for k, v in cells["by_status"].items()], ["status", "cells"],
-            caption=f"{cells['total']:,} cells by status", numeric=(1,))]
-        if cells.get("primary_by_rule"):
-            parts.append(html.table(
-                [[k, v] for k, v in cells["primary_by_rule"].items()], ["rule", "cells"],
-                caption="Primary cells by the rule that made them unsafe", numeric=(1,)))
-        loss = f.get("information_loss")
-        if loss is not None:
-            share = loss["withheld_value_share"]
-            value = (html.fmt(share["low"], share=True) if share["exact"] else
-                     f"between {html.fmt(share['low'], share=True)} and "
-                     f"{html.fmt(share['high'], share=True)}")
-            parts += ["<h2>Information loss</h2>", html.table(
-                [["withheld cells", loss["withheld_cells"]],
-                 ["share of cells withheld", html.fmt(loss["withheld_cell_share"], share=True)],
-                 ["share of the total value withheld", value]], ["", ""],
-                caption="What the suppression costs", numeric=(1,)),
-                "<p>The withheld value's share is the range the published cells imply (an "
-                "attacker computes it too): a single figure when they fix it.</p>"]
+                  html_table(_shape_rows(f["table"]) + _method_rows(f), ["", ""],
+                             caption="What was published and how")]
+        parts += ["<h2>Cells</h2>"] + _cells_html(f["cells"])
+        parts += _loss_html(f.get("information_loss"))
         noise = f.get("noise")
         if noise is not None:
-            parts += ["<h2>Noise</h2>", html.table(
+            parts += ["<h2>Noise</h2>", html_table(
                 [[k.replace("_", " "), v] for k, v in noise.items()], ["", ""],
                 caption="Cell-key noise", numeric=(1,))]
-        if self.files:
-            parts += ["<h2>Files</h2>", html.table(
-                [[x["name"], x["bytes"], x["sha256"]] for x in self.files],
-                ["file", "bytes", "SHA-256"], caption="What was written", numeric=(1,))]
-        if self.notes:
-            parts.append("<h2>Notes</h2>")
-            parts.append("<ul>" + "".join(f"<li>{escape(n)}</li>" for n in self.notes) +
-                         "</ul>")
+        parts += _tail_html(self.files, self.notes)
         parts.append("</div>")
         return "\n".join(parts)
+
+
+def html_table(*args, **kw) -> str:
+    from pdanon.report import html
+
+    return html.table(*args, **kw)
+
+
+def _verdict_html(audit, what: str = "The attacker's linear programs on every withheld "
+                                     "cell") -> list:
+    from pdanon.report import html
+
+    if audit is None:
+        return []
+    if audit["ok"] is None:
+        return ['<div class="verdict">', "<h2>Audit: not run at publication</h2>",
+                f"<p>{audit['withheld']:,} withheld cells. The pattern was verified when it "
+                f"was protected: for every primary cell, a table consistent with the "
+                f"published cells reaches its protection both ways.</p>", "</div>"]
+    ok = audit["ok"]
+    return [f'<div class="verdict {"pass" if ok else "fail"}">',
+            f"<h2>Audit: {'PASSED' if ok else 'FAILED'}</h2>",
+            html.table([["withheld cells", audit["withheld"]],
+                        ["unsafe cells", audit["unsafe"]]],
+                       ["", "cells"], caption=what, numeric=(1,)), "</div>"]
+
+
+def _shape_rows(shape: dict) -> list:
+    what = "counts" if shape["aggfunc"] == "count" else f"sums of {shape['values']}"
+    rows = [["table", f"{what} by {' × '.join(shape['dimensions'])}"],
+            ["cells", shape["cells"]],
+            ["nodes per dimension", shape["nodes"]]]
+    if shape.get("contributor"):
+        rows.append(["contributor", shape["contributor"]])
+    return rows
+
+
+def _method_rows(f: dict) -> list:
+    method = f.get("method") or {}
+    rows = [[k.replace("_", " "), v] for k, v in method.items() if v is not None]
+    if f.get("rules"):
+        rows.append(["rules", f["rules"]])
+    return rows + [["pdanon", f["pdanon_version"]]]
+
+
+def _cells_html(cells: dict, what: str = "cells") -> list:
+    out = [html_table([[k, v] for k, v in cells["by_status"].items()], ["status", "cells"],
+                      caption=f"{cells['total']:,} {what} by status", numeric=(1,))]
+    if cells.get("primary_by_rule"):
+        out.append(html_table(
+            [[k, v] for k, v in cells["primary_by_rule"].items()], ["rule", "cells"],
+            caption="Primary cells by the rule that made them unsafe", numeric=(1,)))
+    return out
+
+
+def _loss_html(loss, heading: str = "Information loss") -> list:
+    from pdanon.report import html
+
+    if loss is None:
+        return []
+    share = loss["withheld_value_share"]
+    value = (html.fmt(share["low"], share=True) if share["exact"] else
+             f"between {html.fmt(share['low'], share=True)} and "
+             f"{html.fmt(share['high'], share=True)}")
+    return [f"<h2>{escape(heading)}</h2>", html.table(
+        [["withheld cells", loss["withheld_cells"]],
+         ["share of cells withheld", html.fmt(loss["withheld_cell_share"], share=True)],
+         ["share of the total value withheld", value]], ["", ""],
+        caption="What the suppression costs", numeric=(1,)),
+        "<p>The withheld value's share is the range the published cells imply (an "
+        "attacker computes it too): a single figure when they fix it.</p>"]
+
+
+def _tail_html(files: list, notes: list) -> list:
+    out = []
+    if files:
+        out += ["<h2>Files</h2>", html_table(
+            [[x["name"], x["bytes"], x["sha256"]] for x in files],
+            ["file", "bytes", "SHA-256"], caption="What was written", numeric=(1,))]
+    if notes:
+        out += ["<h2>Notes</h2>",
+                "<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"]
+    return out
+
+
+def _member_note(linked: dict) -> str:
+    audit = linked.get("audit")
+    verdict = "" if audit is None else (
+        f" The linked audit over all {linked['tables']} tables "
+        f"{'PASSED' if audit['ok'] else 'FAILED'}: {audit['withheld']:,} cells, "
+        f"{audit['unsafe']:,} unsafe.")
+    return (f"This is table {linked['table']} of {linked['tables']} linked tables protected "
+            f"together: its audit is the attacker who sees all {linked['tables']} (every "
+            f"cell's range given every table's published cells).{verdict} Publish the other "
+            f"tables from the same protection only (pdanon.publish of the protected tables "
+            f"writes them all with one report), never protected again on their own.")
 
 
 _PREAMBLE = {
@@ -410,3 +463,185 @@ def table_report(obj_or_public, *, title: str = "pdanon table report", marker=No
         raise InvalidInputError("title must be a non-empty string, e.g. title='Table 2024'")
     return TableReport(title=title, facts=pub.facts, files=list(files or []),
                        notes=list(notes or []))
+
+
+# ============================================================================ linked tables
+
+
+@dataclass(frozen=True)
+class PublicTables:
+    """What may leave with linked tables: one :class:`PublicTable` per table (``tables``),
+    their ``names`` and the report's ``facts`` over all of them (JSON-safe)."""
+
+    tables: list = field(repr=False)
+    names: list
+    facts: dict
+
+
+#: the facts of one member that the linked report shows per table (the rules, method and
+#: verdict are the set's)
+MEMBER_FACTS = ("table", "cells", "audit", "information_loss")
+
+
+def public_tables(obj, *, names=None, marker=None, audit: bool = True) -> PublicTables:
+    """The allow-list of linked tables (:class:`pdanon.tables.ProtectedTables`): each
+    table's cells and facts by :func:`public` (its audit the linked one, restricted to its
+    cells), and over all of them the linked audit's counts and verdict, the distinct cells
+    by status and rule and their information loss — counts, flags, parameters and figures
+    of published values only. ``names``: one per table (default ``table_1``, ...).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> import pdanon
+    >>> df = pd.DataFrame({"r": list("NNNNNNSSSSSSSS"), "s": list("fmmmmmffffmmmm"),
+    ...                    "a": list("xxxyyyxxxxyyyy")})
+    >>> p = pdanon.tables.link(df.anon.table(index="r", columns="s"),
+    ...                        df.anon.table(index="r", columns="a")).protect({"min_frequency": 3})
+    >>> pub = public_tables(p, names=["by_sex", "by_age"])
+    >>> pub.facts["audit"], [t["cells"]["by_status"]["withheld"] for t in pub.facts["tables"]]
+    ({'withheld': 4, 'unsafe': 0, 'ok': True}, [4, 0])
+    >>> pub.facts["distinct_cells"]["total"], pub.facts["distinct_cells"]["shared"]
+    (15, 3)
+    """
+    members = getattr(obj, "tables", None)
+    if not (hasattr(obj, "union") and isinstance(members, list) and members):
+        raise InvalidInputError(f"public_tables takes linked protected tables "
+                                f"(pdanon.tables.link(t1, t2).protect(...)), got "
+                                f"{type(obj).__name__}")
+    names = check_names(names, len(members))
+    pubs = [public(m, marker=marker, audit=audit) for m in members]
+    u = obj.union
+    n = len(u.cells)
+    published = np.zeros(n, dtype=bool)  # published by some table: known
+    is_primary = np.zeros(n, dtype=bool)
+    rule = np.full(n, "", dtype=object)
+    for m, idx in zip(members, u.ids):
+        status = m.cells["status"].astype(str).to_numpy()
+        published[idx] |= status == SAFE
+        is_primary[idx] |= status == "primary"
+        r = m.cells["rule"].astype(str).to_numpy()
+        fresh = (rule[idx] == "") & (status == "primary")
+        rule[idx[fresh]] = r[fresh]
+    hidden = ~published
+    counts = {"published": int(published.sum()), "withheld": int(hidden.sum()),
+              "primary": int(is_primary.sum()),
+              "secondary": int((hidden & ~is_primary).sum())}
+    first = pd.Series(rule[is_primary], dtype=object).str.split(" ").str[0]
+    by_rule = {r: int((first == r).sum()) for r in RULE_KEYS if (first == r).any()}
+    if (~first.isin(RULE_KEYS)).any():
+        by_rule["other"] = int((~first.isin(RULE_KEYS)).sum())
+    x = np.zeros(n)
+    shown = u.x[published].astype(np.float64)
+    x[published] = shown if u.is_count else on_grid(shown)
+    low, high = _withheld_share(u.A, hidden, x)
+    one = pubs[0].facts
+    facts = {"kind": "linked tables", "pdanon_version": one["pdanon_version"],
+             "rules": one.get("rules"), "method": one.get("method"),
+             "audit": _audit_counts(obj.audit) if audit else
+             {"withheld": int(hidden.sum()), "unsafe": None, "ok": None, "full_audit": False},
+             "tables": [{"name": name, **{k: p.facts[k] for k in MEMBER_FACTS if k in p.facts}}
+                        for name, p in zip(names, pubs)],
+             "distinct_cells": {"total": n, "shared": int((u.cells["tables"].map(len) > 1).sum()),
+                                "by_status": counts, "primary_by_rule": by_rule},
+             "information_loss": {
+                 "withheld_cells": int(hidden.sum()),
+                 "withheld_cell_share": float(hidden.sum() / n) if n else 0.0,
+                 "withheld_value_share": {"low": low, "high": high,
+                                          "exact": bool(high - low <= 1e-9)}}}
+    return PublicTables(tables=pubs, names=names, facts=_facts.plain(facts))
+
+
+def check_names(names, n: int) -> list:
+    """The tables' names (file stems): ``table_1`` ... by default; given ones must be
+    distinct, plain file names (letters, digits, ``_``, ``-``, ``.``), and not ``report``.
+
+    >>> check_names(None, 2), check_names(["by_sex", "by_age"], 2)
+    (['table_1', 'table_2'], ['by_sex', 'by_age'])
+    """
+    import re
+
+    if names is None:
+        return [f"table_{i + 1}" for i in range(n)]
+    if isinstance(names, str) or len(names) != n:
+        raise InvalidInputError(f"names=: give one name per table ({n}), e.g. "
+                                f"names={[f'table_{i + 1}' for i in range(n)]}")
+    names = [str(x) for x in names]
+    for x in names:
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}", x) or x.endswith(".") or \
+                x.lower() == "report":
+            raise InvalidInputError(f"names=: {x!r} is not a plain file name (letters, digits, "
+                                    f"_, - and ., not 'report'): the files are NAME.csv ...")
+    taken = {x.lower() for x in names}
+    twice = [x for x in taken if sum(y.lower() == x for y in names) > 1]
+    clash = [x for x in names if x.lower().endswith("_pivot") and x.lower()[:-6] in taken]
+    if twice or clash:
+        raise InvalidInputError(f"names=: {(twice or clash)[0]!r} names two files; give each "
+                                f"table its own name")
+    return names
+
+
+@dataclass
+class LinkedReport(TableReport):
+    """The one report of published linked tables: the linked audit's verdict, the rules and
+    method, per table its cells by status and rule, its audit (the linked one, its cells)
+    and information loss, and over the distinct cells the same; the files written."""
+
+    def _body(self) -> str:
+        f = self.facts
+        parts = ['<div class="pdanon-report">', f"<h1>{escape(self.title)}</h1>"]
+        parts += _verdict_html(f.get("audit"), "The attacker who sees every table: linear "
+                                               "programs on every withheld cell")
+        parts.append(f"<p>{escape(_PREAMBLE['linked tables'])}</p>")
+        parts += ["<h2>Rules and method</h2>",
+                  html_table(_method_rows(f), ["", ""], caption="How the tables were protected")]
+        for t in f["tables"]:
+            parts.append(f"<h2>Table {escape(t['name'])}</h2>")
+            parts.append(html_table(_shape_rows(t["table"]), ["", ""],
+                                    caption="What was published"))
+            parts += _cells_html(t["cells"])
+            a = t.get("audit")
+            if a is not None and a["ok"] is not None:
+                parts.append(html_table(
+                    [["withheld cells", a["withheld"]], ["unsafe cells", a["unsafe"]],
+                     ["passed", "yes" if a["ok"] else "no"]], ["", "cells"],
+                    caption="Its cells in the linked audit", numeric=(1,)))
+            parts += _loss_html(t.get("information_loss"), f"Information loss: {t['name']}")
+        d = f["distinct_cells"]
+        parts += ["<h2>All the tables: distinct cells</h2>",
+                  f"<p>{d['shared']:,} cells are shared by several tables; each has one "
+                  f"status in all of them.</p>"] + _cells_html(d, "distinct cells")
+        parts += _loss_html(f.get("information_loss"), "Information loss: all the tables")
+        parts += _tail_html(self.files, self.notes)
+        parts.append("</div>")
+        return "\n".join(parts)
+
+
+_PREAMBLE["linked tables"] = (
+    "This report describes linked tables (tables of one frame that share cells), protected "
+    "together and published together, and may travel with them. It holds counts of cells and "
+    "figures of the published cells only: no withheld value, frequency, contribution, "
+    "protection level or attacker's range.")
+
+
+def linked_report(obj_or_public, *, title: str = "pdanon linked tables report", names=None,
+                  marker=None, files=None, notes=None) -> LinkedReport:
+    """The report of linked protected tables (or of their :class:`PublicTables`).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> import pdanon
+    >>> df = pd.DataFrame({"r": list("aabbbbb"), "s": list("fmfmfmf"), "g": list("xxyyxyx")})
+    >>> p = pdanon.tables.protect([df.anon.table(index="r", columns="s"),
+    ...                            df.anon.table(index="r", columns="g")], {"min_frequency": 2})
+    >>> rep = linked_report(p)
+    >>> [t["name"] for t in rep.to_dict()["tables"]], "Audit: PASSED" in rep.to_html()
+    (['table_1', 'table_2'], True)
+    """
+    pub = obj_or_public if isinstance(obj_or_public, PublicTables) else \
+        public_tables(obj_or_public, names=names, marker=marker)
+    if not isinstance(title, str) or not title.strip():
+        raise InvalidInputError("title must be a non-empty string, e.g. title='Tables 2024'")
+    return LinkedReport(title=title, facts=pub.facts, files=list(files or []),
+                        notes=list(notes or []))

@@ -133,7 +133,8 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
     published cells and equations; a cell withheld in one table but published in another is
     known exactly. ``cells`` has one row per distinct withheld cell, a column per variable of
     any table, ``tables`` (the tables that hold it) and ``published_in`` (those that publish
-    it).
+    it). A member of protected linked tables (``p.tables[i]``) is audited as linked too: the
+    rows of the linked audit that are its cells, with its own labels.
 
     Example
     -------
@@ -153,6 +154,11 @@ def audit(table, suppressed=None, *, rules=None, levels: pd.DataFrame | None = N
     from pdanon.tables.rules import primary
     if _is_linked(table) or isinstance(table, (list, tuple)):
         return _audit_linked(table, suppressed, rules, levels)
+    if _is_protected(table) and getattr(table, "linked", None) is not None:
+        if suppressed is not None:
+            raise InvalidInputError("a protected table carries its own pattern: call "
+                                    "audit(protected) without suppressed=")
+        return _member(table)
     if _is_protected(table):
         if suppressed is not None:
             raise InvalidInputError("a protected table carries its own pattern: call "
@@ -211,33 +217,33 @@ def _audit_linked(obj, suppressed, rules, levels) -> AuditResult:
     """The audit of linked tables: every table's published cells and equations at once."""
     from pdanon.tables.rules import primary
     from pdanon.tables.union import merge_levels, union_of
-    if "status" in getattr(obj, "cells", ()):  # ProtectedTables: one status per cell
+    if "status" in getattr(obj, "cells", ()):  # ProtectedTables: what each member publishes
         if suppressed is not None:
             raise InvalidInputError("protected tables carry their own pattern: call "
                                     "audit(protected) without suppressed=")
         u = obj.union
-        lv = obj.cells[["status", "lower", "upper"]]
-        withheld = (lv["status"] != "safe").to_numpy()
-        shown = np.zeros((len(u.cells), len(u.ids)), dtype=bool)
+        tables = [m.table for m in obj.tables]
+        suppressed = [(m.cells["status"] != "safe").to_numpy() for m in obj.tables]
+        levels = [m.cells[["status", "rule", "lower", "upper"]] for m in obj.tables]
     else:
         tables = list(obj.tables if _is_linked(obj) else obj)
         u = union_of(tables)
-        if suppressed is None or isinstance(suppressed, (str, bytes)) or \
-                len(suppressed) != len(tables):
-            raise InvalidInputError(
-                f"audit of {len(tables)} linked tables: give suppressed=[...] with one pattern "
-                f"per table (positions, a boolean mask, or rows of its cells), in order")
-        withheld = np.zeros(len(u.cells), dtype=bool)
-        shown = np.zeros((len(u.cells), len(tables)), dtype=bool)  # published, per table
-        for i, (t, idx, s) in enumerate(zip(tables, u.ids, suppressed)):
-            m = _mask(s, len(t.cells))
-            withheld[idx[m]] = True
-            shown[idx[~m], i] = True
-        if levels is None:
-            levels = [primary(t, rules) for t in tables]
-        if len(levels) != len(tables):
-            raise InvalidInputError("levels=: give one frame per linked table, in order")
-        lv = _secondary(merge_levels(u, list(levels)), withheld)
+    if suppressed is None or isinstance(suppressed, (str, bytes)) or \
+            len(suppressed) != len(tables):
+        raise InvalidInputError(
+            f"audit of {len(tables)} linked tables: give suppressed=[...] with one pattern "
+            f"per table (positions, a boolean mask, or rows of its cells), in order")
+    withheld = np.zeros(len(u.cells), dtype=bool)
+    shown = np.zeros((len(u.cells), len(tables)), dtype=bool)  # published, per table
+    for i, (t, idx, s) in enumerate(zip(tables, u.ids, suppressed)):
+        m = _mask(s, len(t.cells))
+        withheld[idx[m]] = True
+        shown[idx[~m], i] = True
+    if levels is None:
+        levels = [primary(t, rules) for t in tables]
+    if len(levels) != len(tables):
+        raise InvalidInputError("levels=: give one frame per linked table, in order")
+    lv = _secondary(merge_levels(u, list(levels)), withheld)
     hidden = withheld & ~shown.any(axis=1)  # withheld in every table that holds it
     # a primary cell published everywhere is listed too (known exactly, unsafe)
     where = np.flatnonzero(withheld | (lv["status"] == "primary").to_numpy())
@@ -250,6 +256,24 @@ def _audit_linked(obj, suppressed, rules, levels) -> AuditResult:
     out.cells["tables"] = u.cells["tables"].iloc[where].to_numpy()
     out.cells["published_in"] = [tuple(np.flatnonzero(row).tolist()) for row in shown[where]]
     return out
+
+
+def _member(p) -> AuditResult:
+    """The audit of one member of linked tables: the linked audit's rows of the member's
+    own cells (the attacker who sees every table), with the member's labels and index."""
+    linked = p.linked.audit.cells
+    ids = np.asarray(p.linked.union.ids[p.position])
+    local = np.full(len(p.linked.union.cells), -1, dtype=np.int64)
+    local[ids] = np.arange(len(ids))
+    at = local[p.linked.union.cells.index.get_indexer(linked.index)]
+    keep = np.flatnonzero(at >= 0)
+    keep = keep[np.argsort(at[keep], kind="stable")]
+    rows = at[keep]
+    out = p.cells.iloc[rows][list(p.table.dimensions) + ["value"]].copy()
+    keys = set(p.linked.union.cells.columns) - {"tables"}  # the variables, value, frequency
+    for c in (c for c in linked.columns if c not in keys):
+        out[c] = linked[c].to_numpy()[keep]
+    return AuditResult(out)
 
 
 def _is_linked(obj) -> bool:

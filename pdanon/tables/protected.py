@@ -23,19 +23,28 @@ class ProtectedTable:
     :class:`pdanon.tables.Table`; ``audit``: the full audit of the pattern (computed on first
     use); ``info``: method, cost, whether the pattern is proven optimal, cells withheld and
     their value, seconds.
+
+    A member of linked tables (one of :attr:`ProtectedTables.tables`) knows it: ``linked`` is
+    its :class:`ProtectedTables` (None for a table protected alone) and ``position`` its
+    place among them. Its ``audit`` is then the linked audit (the attacker who sees every
+    table) restricted to its own cells, never the weaker single-table one, and
+    ``pdanon.publish`` of it alone carries the linked audit's verdict.
     """
 
     def __init__(self, table, cells: pd.DataFrame, info: dict):
         self.table = table
         self.cells = cells
         self.info = info
+        self.linked = None
+        self.position = None
         self._audit = None
 
     @property
     def audit(self):
-        """The full audit (:func:`pdanon.tables.audit`): every withheld cell's exact range.
-        Computed on first use; :func:`~pdanon.tables.protect` has already verified each
-        primary cell before returning."""
+        """The full audit (:func:`pdanon.tables.audit`): every withheld cell's exact range;
+        for a member of linked tables, the linked audit's rows of its own cells. Computed on
+        first use; :func:`~pdanon.tables.protect` has already verified each primary cell
+        before returning."""
         if self._audit is None:
             from pdanon.tables.audit import audit
             self._audit = audit(self)
@@ -77,12 +86,15 @@ class ProtectedTables:
         self.info = info
         self.union = union
         self._audit = None
+        for i, member in enumerate(tables):  # each member audits and publishes as linked
+            member.linked, member.position = self, i
 
     @property
     def audit(self):
         """The audit across all the tables: every withheld cell's exact range given every
-        table's published cells and equations. Computed on first use; the pattern has
-        already been verified for each primary cell before it was returned."""
+        table's published cells and equations, read from the members' own patterns (what
+        each publishes). Computed on first use; the pattern has already been verified for
+        each primary cell before it was returned."""
         if self._audit is None:
             from pdanon.tables.audit import audit
             self._audit = audit(self)

@@ -150,6 +150,61 @@ def test_a_cell_withheld_in_one_table_and_published_in_the_other_is_known():
     assert r.unsafe[["r", "s"]].values.tolist() == [["N", "f"]]
 
 
+def naive_protected():
+    """Linked tables protected, then their pattern changed to the naive one (safe in each
+    table alone, unsafe linked), as a pattern edited after protect would be."""
+    df = sex_age()
+    t1, t2 = build(df, index="r", columns="s"), build(df, index="r", columns="a")
+    p = protect([t1, t2], RULES)
+    for m, mask in zip(p.tables, naive_patterns(t1, t2)):
+        primary_ = m.cells.status.eq("primary").to_numpy()
+        m.cells["status"] = np.where(primary_, "primary", np.where(mask, "secondary", "safe"))
+        m._audit = None
+    p._audit = None
+    return p
+
+
+def test_a_member_audits_as_linked_and_knows_its_set():
+    """p.tables[0].audit is the attacker who sees both tables (it was the single table's,
+    which passes the naive pattern), and pdanon.tables.audit(member) is the same."""
+    p = naive_protected()
+    m0, m1 = p.tables
+    assert m0.linked is p and m1.linked is p and (m0.position, m1.position) == (0, 1)
+    assert not p.audit.ok  # read from what each member publishes
+    assert not m0.audit.ok
+    bad = m0.audit.unsafe
+    assert bad[["r", "s", "low", "high", "tables"]].values.tolist() == [
+        ["N", "f", 1.0, 1.0, (0,)]]
+    assert not audit(m0).ok
+    # table 2 holds no primary cell: its cells are safe, and its audit lists its withheld
+    # cells (the two region totals) with the linked ranges
+    assert m1.audit.ok and m1.audit.cells[["r", "a"]].values.tolist() == [
+        ["N", "Total"], ["S", "Total"]]
+    # the single-table attacker alone would pass table 1
+    one = m0.cells[["status", "rule", "lower", "upper"]]
+    assert audit(m0.table, m0.cells.status.ne("safe").to_numpy(), levels=one).ok
+
+
+def test_a_member_published_alone_carries_the_linked_verdict(tmp_path):
+    import json
+
+    from pdanon.release import PublishError, publish
+    p = naive_protected()
+    with pytest.raises(PublishError, match="audit finds 1 withheld"):
+        publish(p.tables[0], tmp_path / "a", formats="csv")
+    # table 2 is safe on its own cells, but it is one of a set whose audit fails: refused
+    with pytest.raises(PublishError, match="one of 2 linked tables whose audit finds 1"):
+        publish(p.tables[1], tmp_path / "b", formats="csv")
+    assert not any((tmp_path / d).exists() and any((tmp_path / d).iterdir())
+                   for d in ("a", "b"))
+    good = protect(list(p.tables[i].table for i in range(2)), RULES)
+    done = publish(good.tables[1], tmp_path / "c", formats="csv")
+    rep = json.loads((tmp_path / "c" / "report.json").read_text())
+    assert done.audit_ok and rep["linked"]["tables"] == 2 and rep["linked"]["table"] == 2
+    assert rep["linked"]["audit"]["ok"] is True
+    assert "table 2 of 2 linked tables" in (tmp_path / "c" / "report.html").read_text()
+
+
 def test_linked_protect_fixes_it_and_each_table_keeps_its_face():
     df = sex_age()
     t1, t2 = build(df, index="r", columns="s"), build(df, index="r", columns="a")
@@ -248,7 +303,13 @@ def test_linked_patterns_pass_every_audit_and_shared_cells_agree(case):
     p = protect(tables, rules, method=method, time_limit=30)
     assert p.audit.ok
     for t, m in zip(tables, p):
-        assert audit(m).ok  # each table alone with the linked pattern
+        # each table alone with the linked pattern (the single-table attacker)...
+        hid = m.cells.status.ne("safe").to_numpy()
+        assert audit(t, hid, levels=m.cells[["status", "rule", "lower", "upper"]]).ok
+        # ... and the member's own audit: the linked audit's rows of its cells
+        mine = audit(m)
+        assert mine.ok and len(mine.cells) == int(hid.sum())
+        assert set(mine.cells.value) <= set(p.audit.cells.value)
         # the member's primary cells are the table's own
         assert (m.cells.status.eq("primary") == primary(t, rules).status.eq("primary")).all()
     # a cell (the values it covers, per variable) has one status and one value everywhere

@@ -7,6 +7,7 @@ for two tables that differ only in their withheld cells)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import struct
 import warnings
@@ -331,7 +332,7 @@ def test_audit_false_skips_the_full_audit_and_says_so(tmp_path):
     rep = json.loads((tmp_path / "report.json").read_text())
     assert rep["audit"] == {"withheld": 4, "unsafe": None, "ok": None, "full_audit": False}
     assert "Audit: not run at publication" in (tmp_path / "report.html").read_text()
-    with pytest.raises(InvalidInputError, match="audit= are for a protected table"):
+    with pytest.raises(InvalidInputError, match="audit= and names= are for protected"):
         pdanon.publish(pd.DataFrame({"a": [1]}), tmp_path / "m", audit=False)
 
 
@@ -491,3 +492,162 @@ def test_property_the_withheld_share_is_the_attackers_range(flat, withheld):
     assert share["low"] == pytest.approx(want_lo, rel=1e-5, abs=1e-9)
     assert share["high"] == pytest.approx(want_hi, rel=1e-5, abs=1e-9)
     assert share["exact"] == bool(abs(want_hi - want_lo) < 1e-9)
+
+
+# ----------------------------------------------------------------------------- linked tables
+
+def linked_firms(**kw):
+    """Region x sex and region x band of the firms, protected together: (east, f) holds the
+    canary's two firms (7777.25), (east, young) the firm of 2653.5 and one other."""
+    df = firms(**kw)
+    young = df.firm.isin(["z2", "eastm0"]) | (df.firm.str[-1].isin(["0", "1"])
+                                              & ~df.region.eq("east"))
+    df["band"] = np.where(young, "young", "old")
+    spec = dict(values="income", aggfunc="sum", contributor="firm")
+    return pdanon.tables.link(df.anon.table(index="region", columns="sex", **spec),
+                              df.anon.table(index="region", columns="band", **spec)
+                              ).protect(RULES)
+
+
+def linked_secrets(p) -> dict:
+    """Every member's secrets (secrets_of, its audit the linked one), less an audit bound
+    that equals a value some table publishes."""
+    shown = np.concatenate([m.cells.loc[m.cells.status == "safe", "value"].to_numpy(float)
+                            for m in p.tables])
+    out = {}
+    for i, m in enumerate(p.tables):
+        for k, v in secrets_of(m).items():
+            if not (k.startswith("audit") and np.isclose(shown, v).any()):
+                out[f"table {i} {k}"] = v
+    return out
+
+
+def test_linked_tables_publish_every_table_and_one_report(tmp_path):
+    p = linked_firms()
+    done = pdanon.publish(p, tmp_path, names=["by_sex", "by_band"], marker="x", **ALL)
+    assert sorted(done.files) == sorted(
+        ["report.html", "report.json"] + [f"{n}{s}" for n in ("by_sex", "by_band")
+                                          for s in (".csv", ".parquet", "_pivot.csv")])
+    assert done.audit_ok is True
+    for name, m in zip(("by_sex", "by_band"), p.tables):
+        hidden = (m.cells["status"] != "safe").to_numpy()
+        assert 0 < hidden.sum() < len(hidden)
+        dims = m.table.dimensions
+        csv = pd.read_csv(tmp_path / f"{name}.csv", dtype=str, keep_default_na=False)
+        assert csv.columns.tolist() == [*dims, "value", "status"]
+        assert csv[dims].values.tolist() == m.cells[dims].values.tolist()
+        assert (csv.loc[hidden, "value"] == "x").all()
+        np.testing.assert_allclose(csv.loc[~hidden, "value"].astype(float),
+                                   m.cells.loc[~hidden, "value"])
+        par = pd.read_parquet(tmp_path / f"{name}.parquet")
+        assert par["value"].isna().to_numpy().tolist() == hidden.tolist()
+        piv = pd.read_csv(tmp_path / f"{name}_pivot.csv", dtype=str, keep_default_na=False)
+        assert piv.shape == (4, 4)  # 3 regions and the total; the label column, 2 + total
+    rep = json.loads((tmp_path / "report.json").read_text())
+    linked = p.audit.cells
+    assert rep["kind"] == "linked tables"
+    assert rep["audit"] == {"withheld": len(linked), "unsafe": 0, "ok": True}
+    assert [t["name"] for t in rep["tables"]] == ["by_sex", "by_band"]
+    for t, m in zip(rep["tables"], p.tables):
+        hid = int((m.cells.status != "safe").sum())
+        assert t["cells"]["by_status"]["withheld"] == hid == t["audit"]["withheld"]
+        assert t["cells"]["primary_by_rule"] == {"min_frequency": 1}
+        assert t["information_loss"]["withheld_cells"] == hid
+    d = rep["distinct_cells"]
+    assert d["total"] == len(p.cells) == 20 and d["shared"] == 4
+    assert d["by_status"] == {"published": int((p.cells.status == "safe").sum()),
+                              "withheld": len(linked), "primary": 2,
+                              "secondary": len(linked) - 2}
+    assert rep["information_loss"]["withheld_cells"] == len(linked)
+    share = rep["information_loss"]["withheld_value_share"]
+    true = p.cells.loc[p.cells.status != "safe", "value"].sum() / p.cells["value"].sum()
+    assert share["low"] - 1e-6 <= true <= share["high"] + 1e-6
+    assert rep["rules"]["min_frequency"] == 3 and rep["method"]["method"] == "optimal"
+    digests = {f["name"]: f["sha256"] for f in rep["files"]}
+    assert digests["by_band.csv"] == done.files["by_band.csv"]["sha256"]
+    html = (tmp_path / "report.html").read_text()
+    assert "Audit: PASSED" in html and "Table by_band" in html and "distinct cells" in html
+    # default names, one format
+    again = pdanon.publish(p, tmp_path / "d", formats="csv")
+    assert sorted(again.files) == ["report.html", "report.json", "table_1.csv", "table_2.csv"]
+
+
+def test_linked_canary_no_withheld_fact_leaves_in_any_artifact(tmp_path):
+    p = linked_firms()
+    secrets = linked_secrets(p)
+    values = set(secrets.values())
+    assert {7777.25, 5123.75, 2653.5, 3519.05} <= values  # both tables' canaries
+    assert any(abs(v - 0.13 * 3519.05) < 1e-9 for v in values)  # a level of table 2
+    assert any(" audit " in k for k in secrets)
+    for marker in (None, "x"):
+        folder = tmp_path / f"m{marker}"
+        pdanon.publish(p, folder, marker=marker, **ALL)
+        files = read_all(folder)
+        assert len(files) == 8
+        assert leaks(files, secrets) == []
+        assert "10218.86" in files["table_1.csv"][1]  # the scan reads what was written
+    # and the scan would see the linked audit or the distinct cells if a file carried them
+    for extra in (p.audit.cells.to_html(), p.cells.to_csv()):
+        (folder / "report.html").write_text(extra)
+        assert leaks(read_all(folder), secrets)
+
+
+def test_linked_tables_whose_audit_fails_are_not_published(tmp_path):
+    """A pattern changed after protect: table 1 publishes its secondary cells, so its
+    primary cell is recomputable. Nothing is written, for the set or for either member."""
+    p = linked_firms()
+    m = p.tables[0]
+    m.cells["status"] = np.where(m.cells.status == "secondary", "safe", m.cells.status)
+    m._audit = p._audit = None
+    with pytest.raises(PublishError, match="linked audit .* finds 1 cells"):
+        pdanon.publish(p, tmp_path / "set", **ALL)
+    with pytest.raises(PublishError):
+        pdanon.publish(p.tables[1], tmp_path / "one", formats="csv")
+    assert not any((tmp_path / d).exists() and any((tmp_path / d).iterdir())
+                   for d in ("set", "one"))
+
+
+def test_linked_names_are_checked(tmp_path):
+    p = linked_firms()
+    for names, words in ((["a"], "one name per table"), (["a", "A"], "names two files"),
+                         (["a", "a_pivot"], "names two files"), (["../a", "b"], "plain"),
+                         (["report", "b"], "plain")):
+        with pytest.raises(InvalidInputError, match=words):
+            pdanon.publish(p, tmp_path / "x", names=names, pivot=True)
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(InvalidInputError, match="names= names the files of linked"):
+        pdanon.publish(p.tables[0], tmp_path / "y", names=["a"])
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(0, 5), min_size=12, max_size=12), st.integers(2, 4),
+       st.integers(0, 2 ** 32 - 1))
+def test_property_linked_files_do_not_read_the_withheld_cells(flat, n, seed):
+    """Random linked count tables (r x c and r x d of one frame): garbling what each member
+    holds of its withheld cells (value, frequency, the rule's detail) changes no byte of the
+    set's files, report included."""
+    import tempfile
+
+    counts = np.array(flat).reshape(3, 2, 2)
+    if counts.sum() == 0:
+        return
+    rows = [(f"r{i}", f"c{j}", f"d{k}") for i in range(3) for j in range(2) for k in range(2)
+            for _ in range(counts[i, j, k])]
+    df = pd.DataFrame(rows, columns=["r", "c", "d"])
+    p = pdanon.tables.link(df.anon.table(index="r", columns="c"),
+                           df.anon.table(index="r", columns="d")).protect(
+        {"min_frequency": n}, method="fast")
+    rng = np.random.default_rng(seed)
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        pdanon.publish(p, a, marker="x", **ALL)
+        for m in p.tables:
+            hidden = (m.cells["status"] != "safe").to_numpy()
+            m.cells.loc[hidden, "value"] = rng.integers(0, 10 ** 6, int(hidden.sum()))
+            m.cells.loc[hidden, "frequency"] = rng.integers(0, 10 ** 6, int(hidden.sum()))
+            m.cells.loc[hidden, "rule"] = m.cells.loc[hidden, "rule"] + f" ({seed})"
+        pdanon.publish(p, b, marker="x", **ALL)
+        names = sorted(os.listdir(a))
+        assert names == sorted(os.listdir(b)) and len(names) == 8
+        for name in names:
+            with open(f"{a}/{name}", "rb") as fa, open(f"{b}/{name}", "rb") as fb:
+                assert fa.read() == fb.read(), name

@@ -143,14 +143,14 @@ def publish(release: pd.DataFrame, where, *, formats=("parquet",), report: bool 
             force: bool = False, overwrite: bool = False, csv_escape: bool = True,
             title: str = "pdanon release report",
             control: pd.DataFrame | None = None, pivot: bool = False,
-            marker=None, audit: bool = True, names=None) -> Publication:
+            marker=None, audit="auto", names=None) -> Publication:
     """Check ``release``, write it with its schema, report and recoding into the folder
     ``where``, read the data back and measure it again (module docstring).
 
     A protected or perturbed table (``table.protect(...)``, ``table.cell_key(...)``) is
     written by :func:`pdanon.release.tables.publish_table` (its cells, ``pivot=True`` its
-    pivot, its report; ``marker`` for withheld values in CSV; ``audit=False`` skips the full
-    audit of a large table; ``formats``, ``report``, ``overwrite`` and ``title`` as here).
+    pivot, its report; ``marker`` for withheld values in CSV; ``audit=`` chooses the full audit
+    or the certificates (default "auto"); ``formats``, ``report``, ``overwrite`` and ``title`` as here).
     Linked protected tables (``pdanon.tables.link(t1, t2).protect(...)``) are written by
     :func:`pdanon.release.tables.publish_tables`: every table (``table_1.csv`` ... or
     ``names=[...]``) and one report over all of them, refused when the linked audit finds

@@ -55,13 +55,15 @@ TABLE_NAMES = {"csv": "table.csv", "parquet": "table.parquet", "pivot": "table_p
 @dataclass(frozen=True)
 class TablePublication:
     """What :func:`publish_table` wrote: ``folder``; ``files`` (name -> ``{"path", "bytes",
-    "sha256"}``); ``audit_ok`` (the full audit passed; None for a perturbed table or
-    ``audit=False``);
+    "sha256"}``); ``audit_ok`` (the check of the pattern as it leaves passed — the full
+    audit or the certificates, ``audit=``; None for a perturbed table);
     ``report`` (a :class:`pdanon.report.tables.TableReport`, or None)."""
 
     folder: str
     files: dict = field(repr=False)
     audit_ok: bool | None
+    #: which check ran: "full" (the full audit) or "certificates" (None for a perturbed table)
+    audit_check: str | None = None
     report: object = field(default=None, repr=False)
 
     def __repr__(self) -> str:
@@ -78,7 +80,7 @@ def is_table(obj) -> bool:
 
 def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: bool = True,
                   marker=None, overwrite: bool = False, title: str = "pdanon table report",
-                  pivot_index=None, pivot_columns=None, audit: bool = True
+                  pivot_index=None, pivot_columns=None, audit="auto"
                   ) -> TablePublication:
     """Write a protected or perturbed table into the folder ``where`` (module docstring).
 
@@ -101,11 +103,13 @@ def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: 
         Replace files already there; default False refuses, naming them.
     title : str
         The report's title.
-    audit : bool
-        Run the full audit first (default) and refuse a table it finds unsafe. ``False``
-        skips it for a large table (its full audit solves two linear programs per withheld
-        cell: minutes on 20,000 cells) and relies on :func:`pdanon.tables.protect`'s check
-        of every primary cell; the report says the audit was not run at publication.
+    audit : True, False or "auto"
+        How the pattern is checked as it leaves, before anything is written; a table it finds
+        unsafe is refused. True: the full audit (two linear programs per withheld cell:
+        minutes on 20,000 cells); False: the certificates (:func:`pdanon.tables.verify`, each
+        primary cell's stored proof re-checked against the cells, under a second on 20,000
+        cells); "auto" (default): the full audit up to 2,000 withheld cells. The report says
+        which ran.
     """
     given, folder = _formats_folder(formats, where)
     keys = list(dict.fromkeys(given)) + (["pivot"] if pivot else []) + \
@@ -119,7 +123,7 @@ def publish_table(obj, where, *, formats=("csv",), pivot: bool = False, report: 
 def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = False,
                         title: str = "pdanon table report", folder: str | None = None,
                         pivot_index=None, pivot_columns=None,
-                        audit: bool = True) -> TablePublication:
+                        audit="auto") -> TablePublication:
     """:func:`publish_table` with a path per file: ``paths`` maps ``"csv"``, ``"parquet"``,
     ``"pivot"``, ``"report"`` (HTML) and ``"report_json"`` to where each goes (a key left out
     is not written; at least one is needed)."""
@@ -160,12 +164,13 @@ def publish_table_files(obj, paths: dict, *, marker=None, overwrite: bool = Fals
                             marker)
     folder = folder or os.path.dirname(os.path.abspath(next(iter(paths.values()))))
     return TablePublication(folder=folder, files=files,
-                            audit_ok=None if audit is None else audit["ok"], report=rep)
+                            audit_ok=None if audit is None else audit["ok"],
+                            audit_check=None if audit is None else audit.get("check"), report=rep)
 
 
 def publish_tables(obj, where, *, names=None, formats=("csv",), pivot: bool = False,
                    report: bool = True, marker=None, overwrite: bool = False,
-                   title: str = "pdanon linked tables report", audit: bool = True
+                   title: str = "pdanon linked tables report", audit="auto"
                    ) -> TablePublication:
     """Write linked protected tables (:class:`pdanon.tables.ProtectedTables`) into the
     folder ``where``: per table ``NAME.csv`` and/or ``NAME.parquet`` (and ``NAME_pivot.csv``
@@ -210,7 +215,7 @@ def publish_tables(obj, where, *, names=None, formats=("csv",), pivot: bool = Fa
 
 def publish_tables_files(obj, tables: list, reports: dict, *, names=None, marker=None,
                          overwrite: bool = False, title: str = "pdanon linked tables report",
-                         folder: str | None = None, audit: bool = True) -> TablePublication:
+                         folder: str | None = None, audit="auto") -> TablePublication:
     """:func:`publish_tables` with a path per file: ``tables`` holds one dict per table
     mapping ``"csv"``, ``"parquet"`` and ``"pivot"`` to where each goes; ``reports`` maps
     ``"report"`` (HTML) and ``"report_json"`` (either may be left out). ``pdanon table``
@@ -253,7 +258,8 @@ def publish_tables_files(obj, tables: list, reports: dict, *, names=None, marker
     files, rep = _write_all([(p, t, None, None) for p, t in zip(pub.tables, tables)], reports,
                             render, marker)
     folder = folder or os.path.dirname(os.path.abspath(everything[0]))
-    return TablePublication(folder=folder, files=files, audit_ok=verdict["ok"], report=rep)
+    return TablePublication(folder=folder, files=files, audit_ok=verdict["ok"],
+                            audit_check=verdict.get("check"), report=rep)
 
 
 def _formats_folder(formats, where) -> tuple:

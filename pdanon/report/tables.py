@@ -102,15 +102,12 @@ def _kind(obj) -> str:
                             ".protect(rules) or .cell_key(ptable, keys) first")
 
 
-def public(obj, *, marker=None, audit: bool = True) -> PublicTable:
+def public(obj, *, marker=None, audit="auto") -> PublicTable:
     """The allow-list (module docstring): what of a protected or perturbed table may leave.
 
-    ``marker`` (e.g. ``"x"``) stands for a withheld value (default: missing). ``audit``:
-    run the full audit (:attr:`pdanon.tables.ProtectedTable.audit`: two linear programs per
-    withheld cell) and count its unsafe cells; a protected table whose audit finds one is
-    refused by the writers. ``audit=False`` (large tables, whose full audit takes minutes)
-    relies on :func:`pdanon.tables.protect`'s own check of every primary cell, and the
-    report says so."""
+    ``marker`` (e.g. ``"x"``) stands for a withheld value (default: missing). ``audit``: how
+    the pattern as it leaves is checked (:func:`check_counts`); a protected table whose check
+    finds an unsafe cell is refused by the writers."""
     kind = _kind(obj)
     table = obj.table
     dims = list(table.dimensions)
@@ -191,14 +188,10 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
         out["method"] = {"method": info.get("method"), "cost": info.get("cost"),
                          "proven_optimal": info.get("optimal")}
         out["cells"] = {"total": n, "by_status": counts, "primary_by_rule": by_rule}
-        if audit:
-            out["audit"] = _audit_counts(obj.audit)
-        else:
-            out["audit"] = {"withheld": int(hidden.sum()), "unsafe": None, "ok": None,
-                            "full_audit": False}
+        out["audit"] = check_counts(obj, audit)
         if getattr(obj, "linked", None) is not None:  # a member: the linked verdict too
             out["linked"] = {"tables": len(obj.linked.tables), "table": obj.position + 1,
-                             "audit": _audit_counts(obj.linked.audit) if audit else None}
+                             "audit": check_counts(obj.linked, audit)}
         low, high = _withheld_share(table.constraints, hidden, published)
         out["information_loss"] = {
             "withheld_cells": int(hidden.sum()),
@@ -220,11 +213,34 @@ def _table_facts(obj, kind: str, hidden: np.ndarray, audit: bool,
     return out
 
 
-def _audit_counts(result) -> dict:
-    """An audit's counts: its rows (withheld cells and primary cells published), the unsafe
-    ones, and whether it passed."""
-    safe = result.cells["safe"].to_numpy(dtype=bool)
-    return {"withheld": int(len(safe)), "unsafe": int((~safe).sum()), "ok": bool(safe.all())}
+#: ``audit="auto"`` runs the full audit up to this many withheld cells, the certificates above
+FULL_AUDIT_UP_TO = 2000
+
+
+def check_counts(obj, audit="auto") -> dict:
+    """How the pattern of ``obj`` (a protected table, linked tables or a member) is checked
+    as it leaves, and the result: ``"full"`` — the full audit, every withheld cell's exact
+    range (two linear programs per cell); ``"certificates"`` — :func:`pdanon.tables.verify`,
+    each primary cell's stored proof re-checked against the cells as they are now, without a
+    program (a table made by hand, with no certificates, gets the full audit). ``audit``:
+    True (full), False (certificates) or ``"auto"`` (full up to :data:`FULL_AUDIT_UP_TO`
+    withheld cells). Either way the counts are the cells checked, the unsafe ones and
+    whether it passed; nothing else of the check leaves."""
+    from pdanon.tables import verify
+
+    if audit not in (True, False, "auto"):
+        raise InvalidInputError(f"audit={audit!r}: use True (the full audit), False (the "
+                                f"certificates) or 'auto'")
+    target = obj.linked if getattr(obj, "linked", None) is not None else obj
+    withheld = sum(int((m.cells["status"] != SAFE).sum()) for m in target.tables) \
+        if hasattr(target, "union") else int((obj.cells["status"] != SAFE).sum())
+    full = audit is True or (audit == "auto" and withheld <= FULL_AUDIT_UP_TO)
+    if not full and getattr(target, "certificates", None) is not None:
+        v = verify(obj)
+        return {"withheld": v.withheld, "unsafe": v.unsafe, "ok": v.ok, "check": "certificates"}
+    safe = obj.audit.cells["safe"].to_numpy(dtype=bool)
+    return {"withheld": int(len(safe)), "unsafe": int((~safe).sum()), "ok": bool(safe.all()),
+            "check": "full"}
 
 
 def _withheld_share(A, hidden: np.ndarray, published: np.ndarray) -> tuple:
@@ -354,6 +370,10 @@ def _verdict_html(audit, what: str = "The attacker's linear programs on every wi
                 f"was protected: for every primary cell, a table consistent with the "
                 f"published cells reaches its protection both ways.</p>", "</div>"]
     ok = audit["ok"]
+    if audit.get("check") == "certificates":
+        what = ("Each primary cell's proof (a change of the table that keeps it additive and "
+                "non-negative, moves the cell by its protection level and touches only withheld "
+                "cells) re-checked against the cells as published")
     return [f'<div class="verdict {"pass" if ok else "fail"}">',
             f"<h2>Audit: {'PASSED' if ok else 'FAILED'}</h2>",
             html.table([["withheld cells", audit["withheld"]],
@@ -483,7 +503,7 @@ class PublicTables:
 MEMBER_FACTS = ("table", "cells", "audit", "information_loss")
 
 
-def public_tables(obj, *, names=None, marker=None, audit: bool = True) -> PublicTables:
+def public_tables(obj, *, names=None, marker=None, audit="auto") -> PublicTables:
     """The allow-list of linked tables (:class:`pdanon.tables.ProtectedTables`): each
     table's cells and facts by :func:`public` (its audit the linked one, restricted to its
     cells), and over all of them the linked audit's counts and verdict, the distinct cells
@@ -500,7 +520,7 @@ def public_tables(obj, *, names=None, marker=None, audit: bool = True) -> Public
     ...                        df.anon.table(index="r", columns="a")).protect({"min_frequency": 3})
     >>> pub = public_tables(p, names=["by_sex", "by_age"])
     >>> pub.facts["audit"], [t["cells"]["by_status"]["withheld"] for t in pub.facts["tables"]]
-    ({'withheld': 4, 'unsafe': 0, 'ok': True}, [4, 0])
+    ({'withheld': 4, 'unsafe': 0, 'ok': True, 'check': 'full'}, [4, 0])
     >>> pub.facts["distinct_cells"]["total"], pub.facts["distinct_cells"]["shared"]
     (15, 3)
     """
@@ -538,8 +558,7 @@ def public_tables(obj, *, names=None, marker=None, audit: bool = True) -> Public
     one = pubs[0].facts
     facts = {"kind": "linked tables", "pdanon_version": one["pdanon_version"],
              "rules": one.get("rules"), "method": one.get("method"),
-             "audit": _audit_counts(obj.audit) if audit else
-             {"withheld": int(hidden.sum()), "unsafe": None, "ok": None, "full_audit": False},
+             "audit": check_counts(obj, audit),
              "tables": [{"name": name, **{k: p.facts[k] for k in MEMBER_FACTS if k in p.facts}}
                         for name, p in zip(names, pubs)],
              "distinct_cells": {"total": n, "shared": int((u.cells["tables"].map(len) > 1).sum()),

@@ -34,8 +34,9 @@ from pdanon.tables.ptable import PTable, ptable, read_ptable
 from pdanon.tables.rules import primary
 from pdanon.tables.structure import Dimension, constraints, dimension
 from pdanon.tables.table import Table, build
+from pdanon.tables.verify import Verdict, verify
 
 __all__ = ["AuditResult", "Dimension", "LinkedTables", "PTable", "PerturbedTable",
            "ProtectedTable", "ProtectedTables", "Table", "audit", "build", "cell_key",
            "constraints", "dimension", "link", "primary", "protect", "ptable", "read_ptable",
-           "record_keys"]
+           "record_keys", "Verdict", "verify"]

@@ -101,7 +101,9 @@ class LinkedTables:
                         withheld_value=float(x[hid].sum()),
                         withheld_share=float(x[hid].sum() / x.sum()) if x.sum() > 0 else 0.0)
             members.append(ProtectedTable(t, cells, mine))
-        return ProtectedTables(members, statuses(u.cells, levels, withheld), info, u)
+        out = ProtectedTables(members, statuses(u.cells, levels, withheld), info, u)
+        out.certificates = prob.certificates
+        return out
 
 
 def link(*tables) -> LinkedTables:

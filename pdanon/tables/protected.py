@@ -38,6 +38,8 @@ class ProtectedTable:
         self.linked = None
         self.position = None
         self._audit = None
+        #: per protection, the deviation that proves it (publisher-only; :func:`~pdanon.tables.verify`)
+        self.certificates = None
 
     @property
     def audit(self):
@@ -86,6 +88,7 @@ class ProtectedTables:
         self.info = info
         self.union = union
         self._audit = None
+        self.certificates = None  # per protection, its deviation (publisher-only)
         for i, member in enumerate(tables):  # each member audits and publishes as linked
             member.linked, member.position = self, i
 

@@ -54,7 +54,8 @@ import pandas as pd
 from scipy import sparse
 
 from pdanon._errors import InvalidInputError
-from pdanon.tables.deviations import Deviations, blocks, singleton_blocks, uncovered, weights
+from pdanon.tables.deviations import (Deviations, blocks, certify, singleton_blocks, uncovered,
+                                      weights)
 from pdanon.tables.fast import fast
 from pdanon.tables.modular import modular
 from pdanon.tables.optimal import optimal
@@ -94,6 +95,8 @@ class Problem:
     holder: np.ndarray | None = None
     closed: np.ndarray | None = None
     keys: pd.DataFrame | None = None
+    #: set by :func:`solve`: per protection, the deviation that proves it (publisher-only)
+    certificates: list | None = None
 
 
 def models_singletons(table, singletons) -> bool:
@@ -164,7 +167,9 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     prob = problem(table, rules, singletons=singletons, secondary_zeros=secondary_zeros)
     withheld, info = solve(prob, method=method, cost=cost, time_limit=time_limit, start=start)
     info["rules"] = check_rules(rules, is_count=table.is_count)  # as checked, for the report
-    return ProtectedTable(table, statuses(table.cells, prob.levels, withheld), info)
+    out = ProtectedTable(table, statuses(table.cells, prob.levels, withheld), info)
+    out.certificates = prob.certificates
+    return out
 
 
 def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
@@ -216,6 +221,7 @@ def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
         raise RuntimeError(
             f"internal error: the {method} pattern leaves {len(failing)} primary cells and "
             f"directions unprotected; please report it with the table")
+    prob.certificates = certify(dev, todo, withheld)
     if note:
         warnings.warn(note, SuppressionWarning, stacklevel=3)
     info = {"method": method, "cost": cost, "optimal": proven, "primary": int(fixed.sum()),

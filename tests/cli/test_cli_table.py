@@ -47,7 +47,7 @@ def test_the_written_table_is_the_python_protected_table(files, capsys):
                         "--method", "fast", "--report", tmp / "rep.html", "--pivot",
                         tmp / "piv.csv", "--marker", "x")
     assert code == 0, err
-    assert "audit       PASSED" in err
+    assert "audit       PASSED (full audit)" in err
     text = df.astype({"region": str, "sex": str, "age": str, "firm": str})
     p = text.anon.table(index="region", columns=["sex", "age"], values="income",
                         aggfunc="sum", contributor="firm",
@@ -207,12 +207,12 @@ def test_a_time_limit_reached_writes_the_audited_pattern_with_a_one_line_warning
     assert code == 0, err
     warned = [ln for ln in err.splitlines() if "warning" in ln]
     assert len(warned) == 1 and "--time-limit 1e-06" in warned[0]
-    assert "(SuppressionWarning)" in warned[0] and "audit       PASSED" in err
+    assert "(SuppressionWarning)" in warned[0] and "audit       PASSED (full audit)" in err
     assert "not proven optimal" in err
     code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "o2.csv", "--index",
                         "r,d", "--columns", "c", "--rule", "min_frequency=5",
                         "--no-full-audit", "--method", "fast")
-    assert code == 0 and "verified by protect (full audit not run)" in err, err
+    assert code == 0 and "audit       PASSED (certificates)" in err, err
     assert (pd.read_csv(tmp_path / "out.csv")["status"] == "withheld").any()
 
 
@@ -251,7 +251,7 @@ def test_several_tables_are_the_python_linked_call_byte_for_byte(files, capsys):
                         f"region={tmp / 'regions.csv'}", "--pivots", "--formats",
                         "csv,parquet", "--marker", "x")
     assert code == 0, err
-    assert "audit       PASSED (linked" in err and "distinct    " in err
+    assert "audit       PASSED (full audit) (linked" in err and "distinct    " in err
     p, done = _linked_python(tmp, df, tmp / "py", formats=("csv", "parquet"), pivot=True,
                              marker="x")
     assert sum((m.cells.status != "safe").sum() for m in p.tables) > 0

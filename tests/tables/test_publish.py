@@ -169,7 +169,7 @@ def test_files_read_back_as_the_protected_table(tmp_path):
             else:
                 assert float(piv.loc[r, s]) == pytest.approx(v, rel=1e-12)
     rep = json.loads((tmp_path / "report.json").read_text())
-    assert rep["audit"] == {"withheld": int(hidden.sum()), "unsafe": 0, "ok": True}
+    assert rep["audit"] == {"withheld": int(hidden.sum()), "unsafe": 0, "ok": True, "check": "full"}
     assert rep["cells"]["by_status"]["withheld"] == int(hidden.sum())
     assert rep["cells"]["primary_by_rule"] == {"min_frequency": 1}
     assert rep["rules"]["min_frequency"] == 3 and rep["method"]["method"] == "optimal"
@@ -325,13 +325,20 @@ def test_a_missing_category_is_published_missing_and_labelled_in_the_pivot(tmp_p
     assert piv["a"].tolist() == ["p", "q", "r", "(missing)", "Total"]
 
 
-def test_audit_false_skips_the_full_audit_and_says_so(tmp_path):
+def test_audit_false_checks_the_certificates_and_says_so(tmp_path):
     p = protected_firms()
     done = pdanon.publish(p, tmp_path, formats="csv", audit=False)
-    assert done.audit_ok is None
+    assert done.audit_ok is True
     rep = json.loads((tmp_path / "report.json").read_text())
-    assert rep["audit"] == {"withheld": 4, "unsafe": None, "ok": None, "full_audit": False}
-    assert "Audit: not run at publication" in (tmp_path / "report.html").read_text()
+    assert rep["audit"] == {"withheld": 4, "unsafe": 0, "ok": True, "check": "certificates"}
+    assert "proof" in (tmp_path / "report.html").read_text()
+    # a secondary cell published after protect: the certificates no longer hold, nothing
+    # is written
+    q = protected_firms()
+    q.cells.loc[q.cells.status == "secondary", "status"] = "safe"
+    with pytest.raises(PublishError):
+        pdanon.publish(q, tmp_path / "tampered", formats="csv", audit=False)
+    assert not (tmp_path / "tampered").exists() or not any((tmp_path / "tampered").iterdir())
     with pytest.raises(InvalidInputError, match="audit= and names= are for protected"):
         pdanon.publish(pd.DataFrame({"a": [1]}), tmp_path / "m", audit=False)
 
@@ -546,7 +553,7 @@ def test_linked_tables_publish_every_table_and_one_report(tmp_path):
     rep = json.loads((tmp_path / "report.json").read_text())
     linked = p.audit.cells
     assert rep["kind"] == "linked tables"
-    assert rep["audit"] == {"withheld": len(linked), "unsafe": 0, "ok": True}
+    assert rep["audit"] == {"withheld": len(linked), "unsafe": 0, "ok": True, "check": "full"}
     assert [t["name"] for t in rep["tables"]] == ["by_sex", "by_band"]
     for t, m in zip(rep["tables"], p.tables):
         hid = int((m.cells.status != "safe").sum())

@@ -319,3 +319,32 @@ def test_one_interior_singleton_in_3d_needs_a_cube_and_is_proven_fast():
     hidden = p.cells[p.cells.status != "safe"]
     assert all(hidden[d].nunique() == 2 for d in ("a", "b", "c"))
     assert p.audit.ok
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(0, 4), min_size=9, max_size=9), st.integers(0, 10**6),
+       st.sampled_from(["optimal", "fast", "modular"]))
+def test_certificates_pass_and_are_sound_when_the_pattern_changes(flat, seed, method):
+    """Every returned pattern passes ``verify``; after publishing one random withheld cell,
+    ``verify`` passing implies the full audit passing (it never passes an unsafe pattern), and
+    publishing a primary cell always fails it."""
+    from pdanon.tables import verify
+    counts = np.array(flat).reshape(3, 3)
+    if counts.sum() == 0:
+        return
+    t = build(frame_from_counts(counts), index="r", columns="c")
+    p = t.protect({"min_frequency": 3}, method=method)
+    assert verify(p).ok
+    hidden = np.flatnonzero((p.cells.status != "safe").to_numpy())
+    if len(hidden) == 0:
+        return
+    cell = hidden[seed % len(hidden)]
+    was = p.cells.status.iloc[cell]
+    p.cells.iloc[cell, p.cells.columns.get_loc("status")] = "safe"
+    p._audit = None
+    v = verify(p)
+    if was == "primary":
+        assert not v.ok
+    if v.ok:
+        assert audit(t, (p.cells.status != "safe").to_numpy(),
+                     levels=p.cells[["status", "rule", "lower", "upper"]]).ok

@@ -13,6 +13,7 @@
 #   levels     (for alignment) CSV: dims, primary (0/1), lower, upper -- pdanon's primary
 #              cells and protection levels
 #   align      TRUE: give the peer pdanon's primary cells (and levels where its API takes them)
+#   levels_sum TRUE: sdcTable gets pdanon's levels on a magnitude table too (rounded up)
 #   time_limit seconds (sdcTable: rounded up to whole minutes, its unit)
 #   out        output CSV: dims, value, primary_own, primary, suppressed
 #   info       output JSON: seconds (the protection call only), versions, notes
@@ -115,10 +116,10 @@ run_sdctable <- function() {
     flip_off <- which(!p & own)
     if (length(flip_on)) prob <- setInfo(prob, "sdcStatus", flip_on, rep("u", length(flip_on)))
     if (length(flip_off)) prob <- setInfo(prob, "sdcStatus", flip_off, rep("s", length(flip_off)))
-    if (spec$kind == "count") {  # sdcTable's attacker works on the frequencies
-      ip <- which(p)
-      prob <- setInfo(prob, "UPL", ip, lv$upper[k[ip]])
-      prob <- setInfo(prob, "LPL", ip, lv$lower[k[ip]])
+    if (spec$kind == "count" || isTRUE(spec$levels_sum)) {
+      ip <- which(p)  # sdcTable keeps the levels as integers: rounded up
+      prob <- setInfo(prob, "UPL", ip, ceiling(lv$upper[k[ip]]))
+      prob <- setInfo(prob, "LPL", ip, ceiling(lv$lower[k[ip]]))
     } else {
       note("magnitude: pdanon's primary cells, sdcTable's own protection levels")
     }

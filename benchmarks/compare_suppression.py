@@ -14,8 +14,7 @@ zeros not primary):
   yet: each is protected alone here, and the "together" row is left for the lead;
 * ``20k``: a 30 × 25 × 25 flat table with margins (20,956 cells), counts;
 * ``mag-p`` / ``mag-nk``: region (hierarchy) × industry, the sum of a heavy-tailed turnover,
-  with the p %-rule (p = 10) and (2, 85)-dominance (plus the frequency rule n = 3 in pdanon:
-  see the notes printed at the end).
+  with the p %-rule (p = 10) and (2, 85)-dominance (each row its own contributor).
 
 pdanon runs every method in :data:`METHODS` (extend it when ``"gauss"`` and ``"modular"``
 land). The peers run through ``Rscript benchmarks/compare_suppression.R`` in a subprocess, on
@@ -56,7 +55,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-import pdanon  # noqa: E402
+import pdanon  # noqa: E402,F401  (registers df.anon)
 from _util import print_table  # noqa: E402
 from pdanon.hierarchy import tree  # noqa: E402
 from pdanon.tables import audit, primary  # noqa: E402
@@ -207,7 +206,7 @@ def run_peer(shared: dict, tool: str, method: str, folder: str, rlib: str, time_
     started = time.perf_counter()
     try:
         proc = subprocess.run(["Rscript", R_SCRIPT, path], env=env, capture_output=True,
-                              text=True, timeout=timeout)
+                              check=False, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, {"error": f"no result within {timeout:g} s (killed)"}
     info = {}
@@ -257,6 +256,9 @@ def main(argv=None) -> None:
     ap.add_argument("--peer-timeout", type=float, default=300.0,
                     help="a peer run still going after this many seconds is killed")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--sdctable-levels", action="store_true",
+                    help="magnitude tables: give sdcTable pdanon's protection levels too "
+                         "(by default it keeps its own, 1 unit; counts always get pdanon's)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the exchanged CSV files (their folder is printed)")
     ap.add_argument("--peers", default=",".join(f"{t}:{m}" if m else t for t, m in PEERS),
@@ -300,6 +302,7 @@ def main(argv=None) -> None:
                 continue
             sub = tempfile.mkdtemp(prefix=f"{name}_", dir=folder)
             shared = export(spec, table, levels, sub)
+            shared["levels_sum"] = args.sdctable_levels
             for tool, method in peers:
                 out, info = run_peer(shared, tool, method, sub, rlib, args.time_limit,
                                      args.peer_timeout)

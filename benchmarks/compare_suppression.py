@@ -244,8 +244,12 @@ def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note=""):
             "withheld": round(float(x[mask].sum()), 1),
             "seconds": "" if seconds is None else round(seconds, 2),
             "audit": "ok" if unsafe == 0 else f"{unsafe} unsafe",
-            "prim diff": f"+{int((ours & ~tool_primary).sum())}/-{int((~ours & tool_primary).sum())}",
-            "note": note}, a
+            "prim diff": _diff(ours, tool_primary), "note": note}, a
+
+
+def _diff(ours: np.ndarray, theirs: np.ndarray) -> str:
+    """"+a/-b": a cells primary in pdanon only, b in the other rule only."""
+    return f"+{int((ours & ~theirs).sum())}/-{int((~ours & theirs).sum())}"
 
 
 def main(argv=None) -> None:
@@ -323,8 +327,7 @@ def main(argv=None) -> None:
                                  f"UPL {info['default_UPL']}, LPL {info['default_LPL']}")
                 r, a = row(name, label, table, levels, rules, mask, used, info.get("seconds"),
                            note)
-                r["prim diff"] = (f"+{int(((levels['status'] == 'primary').to_numpy() & ~own).sum())}"
-                                  f"/-{int((~(levels['status'] == 'primary').to_numpy() & own).sum())}")
+                r["prim diff"] = _diff((levels["status"] == "primary").to_numpy(), own)
                 rows.append(r)
                 print_progress(r)
                 for _, c in a.unsafe.iterrows():

@@ -59,6 +59,7 @@ import pdanon  # noqa: E402,F401  (registers df.anon)
 from _util import print_table  # noqa: E402
 from pdanon.hierarchy import tree  # noqa: E402
 from pdanon.tables import audit, primary  # noqa: E402
+from pdanon.tables.deviations import Deviations, blocks, uncovered  # noqa: E402
 
 #: pdanon's methods; add "gauss" and "modular" here when they are on main
 METHODS = ("optimal", "fast")
@@ -69,6 +70,8 @@ PEERS = (("gauss", ""), ("gauss-int", ""), ("sdctable", "HITAS"), ("sdctable", "
          ("sdctable", "SIMPLEHEURISTIC"))
 R_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_suppression.R")
 SEED = 20260601
+#: above this many cells the audit is pdanon's pre-return check (see unsafe_cells)
+FULL_AUDIT_CELLS = 5_000
 
 REGION = {"North": [f"r{i:02d}" for i in range(1, 5)],
           "Mid": [f"r{i:02d}" for i in range(5, 9)],
@@ -233,18 +236,62 @@ def mask_of(table, out: pd.DataFrame, column: str) -> tuple[np.ndarray, int]:
     return mask, int((~hit).sum())
 
 
+def _cell(table, i) -> str:
+    return "/".join(str(table.cells[d].iat[i]) for d in table.dimensions)
+
+
+def unsafe_cells(table, levels, rules, mask) -> list[dict]:
+    """pdanon's judgement of a pattern: every primary cell of pdanon's whose attacker range is
+    narrower than its levels require, or that the pattern publishes.
+
+    Up to :data:`FULL_AUDIT_CELLS` cells this is :func:`pdanon.tables.audit` (every withheld
+    cell's exact range: two linear programs per cell). Above, those programs over a table of
+    tens of thousands of cells take hours, so the check is the one ``protect`` itself applies
+    before returning a pattern (:func:`pdanon.tables.deviations.uncovered`: per primary cell
+    and direction, one program stopped at the first table that reaches the required bound,
+    reusing the tables found); the attacker's exact bound is then solved for the failing
+    cells only."""
+    x = table.cells["value"].to_numpy(dtype=float)
+    lo = levels["lower"].to_numpy()
+    up = levels["upper"].to_numpy()
+    out = []
+
+    def add(i, attacker):
+        out.append({"cell": _cell(table, i), "value": x[i],
+                    "required": f"[{x[i] - lo[i]:g}, {x[i] + up[i]:g}]", "attacker": attacker})
+
+    if len(x) <= FULL_AUDIT_CELLS:
+        a = audit(table, suppressed=mask, rules=rules)
+        for i, (_, c) in zip(np.flatnonzero(mask), a.cells.iterrows()):
+            if not c["safe"]:
+                add(i, f"[{c['low']:g}, {c['high']:g}]")
+    else:
+        A = table.constraints.astype(np.float64).tocsr()
+        todo = [(p, v) for p, v in blocks(levels) if mask[p]]
+        big = float(x.max() + max((abs(v) for _, v in todo), default=0.0) + 1.0)
+        dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims)
+        for p, v in uncovered(dev, todo, mask):
+            t, _ = dev.best(p, v, mask)
+            t = 0.0 if t is None else (np.floor(t + 1e-6) if table.is_count else t)
+            add(p, f"{'up to' if v > 0 else 'down to'} {x[p] + np.sign(v) * t:g}")
+    for i in np.flatnonzero((levels["status"] == "primary").to_numpy() & ~mask):
+        add(i, "published")
+    return out
+
+
 def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note=""):
     x = table.cells["value"].to_numpy(dtype=float)
     ours = (levels["status"] == "primary").to_numpy()
-    a = audit(table, suppressed=mask, rules=rules)
-    published_primary = int((ours & ~mask).sum())
-    unsafe = len(a.unsafe) + published_primary
+    bad = unsafe_cells(table, levels, rules, mask)
+    n_bad = len({b["cell"] for b in bad})
+    for b in bad:
+        b.update({"table": name, "tool/method": tool})
     return {"table": name, "tool/method": tool, "cells": len(x),
             "primary": int(tool_primary.sum()), "secondary": int((mask & ~tool_primary).sum()),
             "withheld": round(float(x[mask].sum()), 1),
             "seconds": "" if seconds is None else round(seconds, 2),
-            "audit": "ok" if unsafe == 0 else f"{unsafe} unsafe",
-            "prim diff": _diff(ours, tool_primary), "note": note}, a
+            "audit": "ok" if n_bad == 0 else f"{n_bad} unsafe",
+            "prim diff": _diff(ours, tool_primary), "note": note}, bad
 
 
 def _diff(ours: np.ndarray, theirs: np.ndarray) -> str:
@@ -277,7 +324,7 @@ def main(argv=None) -> None:
     ok, rlib = (False, "--no-peers") if args.no_peers else peers_available()
     if not ok:
         print(f"peers skipped: {rlib}; running pdanon alone")
-    rows, unsafe_cells, notes = [], [], []
+    rows, unsafe_list, notes = [], [], []
     folder = tempfile.mkdtemp(prefix="pdanon_peers_")
     try:
         for name in names:
@@ -295,9 +342,10 @@ def main(argv=None) -> None:
                 prim = (p.cells["status"] == "primary").to_numpy()
                 note = "time limit: fast pattern" if caught else (
                     "proven optimal" if p.info.get("optimal") else "")
-                r, _ = row(name, f"pdanon {method}", table, levels, rules, mask, prim, seconds,
-                           note)
+                r, bad = row(name, f"pdanon {method}", table, levels, rules, mask, prim,
+                             seconds, note)
                 rows.append(r)
+                unsafe_list += bad
                 print_progress(r)
             if name.startswith("link"):
                 rows.append({"table": name, "tool/method": "pdanon linked (A+B together)",
@@ -325,27 +373,12 @@ def main(argv=None) -> None:
                 if "default_UPL" in info:
                     notes.append(f"{name} {label}: sdcTable's own levels of its primary cells: "
                                  f"UPL {info['default_UPL']}, LPL {info['default_LPL']}")
-                r, a = row(name, label, table, levels, rules, mask, used, info.get("seconds"),
+                r, bad = row(name, label, table, levels, rules, mask, used, info.get("seconds"),
                            note)
                 r["prim diff"] = _diff((levels["status"] == "primary").to_numpy(), own)
                 rows.append(r)
                 print_progress(r)
-                for _, c in a.unsafe.iterrows():
-                    unsafe_cells.append({"table": name, "tool/method": label,
-                                         "cell": "/".join(str(c[d]) for d in table.dimensions),
-                                         "value": c["value"],
-                                         "required": f"[{c['value'] - c['lower']:g}, "
-                                                     f"{c['value'] + c['upper']:g}]",
-                                         "attacker": f"[{c['low']:g}, {c['high']:g}]"})
-                ours = (levels["status"] == "primary").to_numpy()
-                for i in np.flatnonzero(ours & ~mask):
-                    c = table.cells.iloc[i]
-                    unsafe_cells.append({"table": name, "tool/method": label,
-                                         "cell": "/".join(str(c[d]) for d in table.dimensions),
-                                         "value": c["value"],
-                                         "required": f"[{c['value'] - levels['lower'].iat[i]:g}, "
-                                                     f"{c['value'] + levels['upper'].iat[i]:g}]",
-                                         "attacker": "published"})
+                unsafe_list += bad
     finally:
         if args.keep:
             print(f"exchanged files kept in {folder}")
@@ -355,9 +388,10 @@ def main(argv=None) -> None:
     print_table([{k: r.get(k, "") for k in ("table", "tool/method", "cells", "primary",
                                               "secondary", "withheld", "seconds", "audit",
                                               "prim diff", "note")} for r in rows])
-    if unsafe_cells:
-        print("\nPeer cells pdanon's audit finds unsafe (required range vs the attacker's):")
-        print_table(unsafe_cells)
+    if unsafe_list:
+        print("\nCells pdanon's audit finds unsafe (required range vs the attacker's):")
+        print_table([{k: u[k] for k in ("table", "tool/method", "cell", "value", "required",
+                                         "attacker")} for u in unsafe_list])
     if notes:
         print("\nNotes:")
         for n in dict.fromkeys(notes):

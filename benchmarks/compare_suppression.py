@@ -279,10 +279,10 @@ def unsafe_cells(table, levels, rules, mask) -> list[dict]:
     return out
 
 
-def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note=""):
+def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note="", audit_it=True):
     x = table.cells["value"].to_numpy(dtype=float)
     ours = (levels["status"] == "primary").to_numpy()
-    bad = unsafe_cells(table, levels, rules, mask)
+    bad = unsafe_cells(table, levels, rules, mask) if audit_it else []
     n_bad = len({b["cell"] for b in bad})
     for b in bad:
         b.update({"table": name, "tool/method": tool})
@@ -290,7 +290,7 @@ def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note=""):
             "primary": int(tool_primary.sum()), "secondary": int((mask & ~tool_primary).sum()),
             "withheld": round(float(x[mask].sum()), 1),
             "seconds": "" if seconds is None else round(seconds, 2),
-            "audit": "ok" if n_bad == 0 else f"{n_bad} unsafe",
+            "audit": "not run" if not audit_it else "ok" if n_bad == 0 else f"{n_bad} unsafe",
             "prim diff": _diff(ours, tool_primary), "note": note}, bad
 
 
@@ -307,6 +307,11 @@ def main(argv=None) -> None:
     ap.add_argument("--peer-timeout", type=float, default=300.0,
                     help="a peer run still going after this many seconds is killed")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--methods", default=",".join(METHODS),
+                    help="pdanon's methods, comma-separated ('' for none)")
+    ap.add_argument("--no-audit", action="store_true",
+                    help="count and time the patterns without auditing them (the audit of a "
+                         "20,000-cell pattern takes minutes)")
     ap.add_argument("--sdctable-levels", action="store_true",
                     help="magnitude tables: give sdcTable pdanon's protection levels too "
                          "(by default it keeps its own, 1 unit; counts always get pdanon's)")
@@ -332,7 +337,7 @@ def main(argv=None) -> None:
             rules = spec[5]
             table = build(spec)
             levels = primary(table, rules)
-            for method in METHODS:
+            for method in [m for m in args.methods.split(",") if m]:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     started = time.perf_counter()
@@ -343,7 +348,7 @@ def main(argv=None) -> None:
                 note = "time limit: fast pattern" if caught else (
                     "proven optimal" if p.info.get("optimal") else "")
                 r, bad = row(name, f"pdanon {method}", table, levels, rules, mask, prim,
-                             seconds, note)
+                             seconds, note, not args.no_audit)
                 rows.append(r)
                 unsafe_list += bad
                 print_progress(r)
@@ -374,7 +379,7 @@ def main(argv=None) -> None:
                     notes.append(f"{name} {label}: sdcTable's own levels of its primary cells: "
                                  f"UPL {info['default_UPL']}, LPL {info['default_LPL']}")
                 r, bad = row(name, label, table, levels, rules, mask, used, info.get("seconds"),
-                           note)
+                             note, not args.no_audit)
                 r["prim diff"] = _diff((levels["status"] == "primary").to_numpy(), own)
                 rows.append(r)
                 print_progress(r)
@@ -399,7 +404,8 @@ def main(argv=None) -> None:
 
 
 def print_progress(r: dict) -> None:
-    print(f"  {r['table']:7} {r['tool/method']:28} {r.get('seconds', '')!s:>8} "
+    print(f"  {r['table']:7} {r['tool/method']:28} {r.get('secondary', '')!s:>6} "
+          f"{r.get('withheld', '')!s:>10} {r.get('seconds', '')!s:>8} "
           f"{r.get('audit', '')} {r.get('note', '')}", flush=True)
 
 

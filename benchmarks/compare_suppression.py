@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -196,8 +197,18 @@ def peers_available() -> tuple[bool, str]:
     return True, rlib
 
 
+def _memory_cap(gib: float):
+    """A preexec_fn capping the peer's address space (sdcTable's HITAS and OPT grew to 16 and
+    23 GB on the 20k table, and the kernel's OOM killer stopped them on a 24 GB machine shared
+    with other jobs): past the cap R fails with an allocation error instead."""
+    def cap():
+        limit = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return cap
+
+
 def run_peer(shared: dict, tool: str, method: str, folder: str, rlib: str, time_limit: float,
-             timeout: float) -> tuple[pd.DataFrame | None, dict]:
+             timeout: float, memory: float = 8.0) -> tuple[pd.DataFrame | None, dict]:
     tag = f"{tool}_{method or 'default'}"
     spec = dict(shared, tool=tool, method=method, time_limit=time_limit,
                 out=os.path.join(folder, f"out_{tag}.csv"),
@@ -209,7 +220,8 @@ def run_peer(shared: dict, tool: str, method: str, folder: str, rlib: str, time_
     started = time.perf_counter()
     try:
         proc = subprocess.run(["Rscript", R_SCRIPT, path], env=env, capture_output=True,
-                              check=False, text=True, timeout=timeout)
+                              check=False, text=True, timeout=timeout,
+                              preexec_fn=_memory_cap(memory))
     except subprocess.TimeoutExpired:
         return None, {"error": f"no result within {timeout:g} s (killed)"}
     info = {}
@@ -218,7 +230,8 @@ def run_peer(shared: dict, tool: str, method: str, folder: str, rlib: str, time_
             info = json.load(fh)
     info["r_total"] = time.perf_counter() - started
     if proc.returncode != 0 or not os.path.exists(spec["out"]):
-        info.setdefault("error", (proc.stderr or proc.stdout).strip()[-300:])
+        said = (proc.stderr or proc.stdout).strip()[-300:]
+        info.setdefault("error", said or f"R ended with status {proc.returncode}")
         return None, info
     out = pd.read_csv(spec["out"], dtype={d: str for d in shared["dims"]}, keep_default_na=False)
     return out, info
@@ -307,6 +320,8 @@ def main(argv=None) -> None:
     ap.add_argument("--peer-timeout", type=float, default=300.0,
                     help="a peer run still going after this many seconds is killed")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--peer-memory", type=float, default=8.0,
+                    help="GiB of address space a peer run may use (default 8)")
     ap.add_argument("--methods", default=",".join(METHODS),
                     help="pdanon's methods, comma-separated ('' for none)")
     ap.add_argument("--no-audit", action="store_true",
@@ -362,7 +377,7 @@ def main(argv=None) -> None:
             shared["levels_sum"] = args.sdctable_levels
             for tool, method in peers:
                 out, info = run_peer(shared, tool, method, sub, rlib, args.time_limit,
-                                     args.peer_timeout)
+                                     args.peer_timeout, args.peer_memory)
                 label = f"{tool} {method}".strip()
                 if out is None:
                     rows.append({"table": name, "tool/method": label, "cells": len(table.cells),

@@ -53,13 +53,14 @@ import numpy as np
 from pdanon._errors import InvalidInputError
 from pdanon.tables.deviations import Deviations, blocks, uncovered, weights
 from pdanon.tables.fast import fast
+from pdanon.tables.gauss import gauss
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import primary
 
 __all__ = ["METHODS", "ProtectedTable", "SuppressionWarning", "protect"]
 
-METHODS = ("optimal", "fast")
+METHODS = ("optimal", "fast", "gauss")
 COSTS = ("value", "count")
 
 
@@ -100,6 +101,7 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
     dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims)
     note = None
     proven = None
+    extra = {}
     if not todo:
         withheld = fixed.copy()
     elif method == "optimal":
@@ -112,6 +114,8 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
         elif withheld is not None and not proven:
             note = (f"the optimal search stopped at time_limit={time_limit:g} s; its best "
                     f"pattern is returned (it passed the audit; it may not be minimal)")
+    elif method == "gauss":
+        withheld, extra = gauss(table, dev, w, todo, fixed)
     else:
         withheld = fast(dev, w, todo, fixed)
     if withheld is None:
@@ -136,5 +140,5 @@ def protect(table, rules=None, *, method: str = "optimal", cost: str = "value",
             "secondary": int((withheld & ~fixed).sum()),
             "withheld_value": float(x[withheld].sum()),
             "withheld_share": float(x[withheld].sum() / x.sum()) if x.sum() > 0 else 0.0,
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, **extra}
     return ProtectedTable(table, cells, info)

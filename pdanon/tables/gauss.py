@@ -68,7 +68,7 @@ from math import gcd
 import numpy as np
 
 from pdanon.tables.deviations import uncovered
-from pdanon.tables.fast import fast
+from pdanon.tables.fast import LOCAL_ABOVE, fast
 
 __all__ = ["coordinates", "eliminate", "gauss", "order"]
 
@@ -237,12 +237,16 @@ def gauss(table, dev, w, blocks, fixed):
     withheld = fixed.copy()
     withheld[cand[out]] = True
     eliminated = int(out.sum())
-    # the repair: the fast method's programs with the elimination's pattern fixed. A block
-    # some deviation within the pattern already protects costs nothing (its cells are free),
-    # so the program adds cells only where the pattern falls short; each deviation found is
-    # kept, and the final check (uncovered) then reads them.
-    repaired = fast(dev, w, blocks, withheld)
+    # the repair: the check (uncovered), then the fast method's programs for the blocks it
+    # finds short, with the elimination's pattern fixed. On tables of more than LOCAL_ABOVE
+    # cells the check's whole-table programs are left out: the fast method's programs (on a
+    # neighbourhood first) already cost nothing for a block some deviation within the
+    # pattern protects, as the pattern's cells are free. Every deviation found is kept, and
+    # the final check in protect() reads them instead of solving again.
+    short = uncovered(dev, blocks, withheld) if len(w) <= LOCAL_ABOVE else blocks
+    repaired = fast(dev, w, short, withheld) if short else withheld
     if repaired is None:
         return None, {}
     added = int((repaired & ~withheld).sum())
     return repaired, {"elimination_secondary": eliminated, "repair_added": added}
+

@@ -85,7 +85,10 @@ def run(table, method: str, cost: str, time_limit: float) -> dict:
     info = p.info
     note = ""
     if method == "optimal":
-        note = "proven" if info["optimal"] else "time limit: fast pattern" if caught else ""
+        said = " ".join(str(c.message) for c in caught)
+        note = ("proven" if info["optimal"] else
+                "time limit: fast pattern" if "fast method's pattern" in said else
+                "time limit: best found" if said else "")
     if method == "gauss":
         note = f"repair +{info['repair_added']}"
     return {"method": method, "cells": len(p.cells), "primary": info["primary"],

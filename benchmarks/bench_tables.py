@@ -126,7 +126,10 @@ def main(argv=None) -> None:
         dims = list(spec)
         t = build(df, index=dims[:-1], columns=dims[-1], hierarchies=hier)
         methods = ["gauss", "fast"] + ([] if args.skip_optimal else ["optimal"])
-        rows = [run(t, m, args.cost, args.time_limit) for m in methods]
+        rows = []
+        for m in methods:  # each as it finishes (the big table's fast and optimal take long)
+            rows.append(run(t, m, args.cost, args.time_limit))
+            print("  done:", {k: v for k, v in rows[-1].items()}, flush=True)
         print(f"\n{name}: {n_rows:,} rows")
         print_table(rows)
     print()

@@ -57,6 +57,7 @@ from pdanon._errors import InvalidInputError
 from pdanon.tables.deviations import (Deviations, blocks, certify, singleton_blocks, uncovered,
                                       weights)
 from pdanon.tables.fast import fast
+from pdanon.tables.gauss import gauss
 from pdanon.tables.modular import modular
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
@@ -65,7 +66,7 @@ from pdanon.tables.rules import check_rules, primary
 __all__ = ["METHODS", "Problem", "ProtectedTable", "SuppressionWarning", "check", "problem",
            "protect", "solve", "statuses"]
 
-METHODS = ("optimal", "fast", "modular")
+METHODS = ("optimal", "fast", "gauss", "modular")
 COSTS = ("value", "count")
 
 
@@ -178,10 +179,10 @@ def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
     primary cells included) and the run's ``info``. ``start`` is when the work began
     (``time_limit`` counts from it)."""
     check(method, cost, time_limit)
-    if method == "modular" and prob.dims is None:
+    if method in ("modular", "gauss") and prob.dims is None:
         raise InvalidInputError(
-            "method='modular' cuts one table into its sub-tables; linked tables are protected "
-            "together by method='optimal' or 'fast'")
+            f"method={method!r} reads one table's dimensions; linked tables are protected "
+            f"together by method='optimal' or 'fast'")
     start = time.perf_counter() if start is None else start
     levels, x, A = prob.levels, prob.x, prob.A
     fixed = (levels["status"] == "primary").to_numpy()
@@ -212,6 +213,8 @@ def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
     elif method == "modular":
         withheld, extra = modular(dev, prob.dims, w, levels, todo, start + time_limit)
         note = extra.pop("note", None)
+    elif method == "gauss":
+        withheld, extra = gauss(prob.dims, dev, w, todo, fixed)
     else:
         withheld = fast(dev, w, todo, fixed)
     if withheld is None:

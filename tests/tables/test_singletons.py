@@ -131,6 +131,23 @@ def test_empty_cells_are_not_secondaries_by_default():
     assert allowed.info["withheld_value"] == 11 and default.info["withheld_value"] == 13
 
 
+@pytest.mark.parametrize("method", ["optimal", "fast", "gauss", "modular"])
+def test_no_method_withholds_an_empty_cell_by_default(method):
+    counts = np.array([[1, 0, 3], [3, 4, 0], [4, 0, 0]])
+    t = build(frame_from_counts(counts), index="r", columns="c")
+    p = t.protect({"min_frequency": 2}, method=method)
+    assert (p.cells.loc[p.cells.frequency == 0, "status"] == "safe").all()
+    assert p.audit.ok
+
+
+@pytest.mark.parametrize("method", ["optimal", "fast", "gauss", "modular"])
+def test_every_method_protects_against_a_singletons_holder(method):
+    t = build(two_singletons(), index="g", values="x", aggfunc="sum")
+    p = t.protect({"p_percent": 10}, method=method)
+    st_ = dict(zip(p.cells.g, p.cells.status))
+    assert "secondary" in (st_["c"], st_["Total"])
+
+
 def test_bad_keywords_are_refused():
     t = build(two_singletons(), index="g", values="x", aggfunc="sum")
     with pytest.raises(InvalidInputError, match="singletons="):

@@ -323,7 +323,7 @@ def test_one_interior_singleton_in_3d_needs_a_cube_and_is_proven_fast():
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.integers(0, 4), min_size=9, max_size=9), st.integers(0, 10**6),
-       st.sampled_from(["optimal", "fast", "modular"]))
+       st.sampled_from(["optimal", "fast", "gauss", "modular"]))
 def test_certificates_pass_and_are_sound_when_the_pattern_changes(flat, seed, method):
     """Every returned pattern passes ``verify``; after publishing one random withheld cell,
     ``verify`` passing implies the full audit passing (it never passes an unsafe pattern), and

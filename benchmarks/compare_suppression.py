@@ -10,14 +10,15 @@ zeros not primary):
 * ``2d``: region (13 leaves under 3 groups) × industry (6), counts;
 * ``3d``: region (hierarchy) × industry (12 leaves under 4 sections) × age band (5), counts;
 * ``linkA`` / ``linkB``: region × industry and region × age band from one microdata frame
-  (two linked tables sharing the region margin). pdanon's linked-tables API is not on main
-  yet: each is protected alone here, and the "together" row is left for the lead;
+  (two linked tables sharing the region margin), each protected alone by every tool; when
+  both are run, the rows ``linkA+B`` protect them together with ``pdanon.tables.link`` and
+  audit every tool's pair of patterns (each made alone) with the linked audit, the attacker
+  who sees both tables;
 * ``20k``: a 30 × 25 × 25 flat table with margins (20,956 cells), counts;
 * ``mag-p`` / ``mag-nk``: region (hierarchy) × industry, the sum of a heavy-tailed turnover,
   with the p %-rule (p = 10) and (2, 85)-dominance (each row its own contributor).
 
-pdanon runs every method in :data:`METHODS` (extend it when ``"gauss"`` and ``"modular"``
-land). The peers run through ``Rscript benchmarks/compare_suppression.R`` in a subprocess, on
+pdanon runs every method in :data:`METHODS`. The peers run through ``Rscript benchmarks/compare_suppression.R`` in a subprocess, on
 CSV files this script writes into a temporary directory it creates (and removes): the leaf
 cells with their frequencies (counts) or the microdata (sums), each dimension's hierarchy in
 the ``levels``/``codes`` ("@", "@@", ...) format both packages read, and pdanon's primary cells
@@ -63,7 +64,7 @@ from pdanon.tables import audit, primary  # noqa: E402
 from pdanon.tables.deviations import Deviations, blocks, uncovered  # noqa: E402
 
 #: pdanon's methods; add "gauss" and "modular" here when they are on main
-METHODS = ("optimal", "fast")
+METHODS = ("optimal", "fast", "gauss", "modular")
 #: the peers: (tool, method) — "gauss-int" is GaussSuppression with its interval protection
 #: (lpPackage "Rglpk") given pdanon's protection levels (counts) or its own rule-based
 #: levels (magnitudes, the same formulas as pdanon's)
@@ -307,6 +308,49 @@ def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note="", 
             "prim diff": _diff(ours, tool_primary), "note": note}, bad
 
 
+LINKED_METHODS = ("optimal", "fast")
+
+
+def linked_rows(built: dict, pairs: dict, rules: dict, methods, time_limit) -> list[dict]:
+    """``linkA`` and ``linkB`` together: pdanon's linked protection, then every tool's two
+    patterns (each made for its table alone) judged by the linked audit."""
+    from pdanon.tables import audit, link
+    tables = [built["linkA"], built["linkB"]]
+    joined = link(*tables)
+    x = joined.union.x
+    out = []
+    for method in methods:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            started = time.perf_counter()
+            p = joined.protect(rules, method=method, time_limit=time_limit)
+            seconds = time.perf_counter() - started
+        hid = (p.cells["status"] != "safe").to_numpy()
+        prim = (p.cells["status"] == "primary").to_numpy()
+        bad = int((~p.audit.cells["safe"]).sum())
+        out.append({"table": "linkA+B", "tool/method": f"pdanon linked {method}",
+                    "cells": len(x), "primary": int(prim.sum()),
+                    "secondary": int((hid & ~prim).sum()), "withheld": round(float(x[hid].sum()), 1),
+                    "seconds": round(seconds, 2), "audit": "ok" if bad == 0 else f"{bad} unsafe",
+                    "note": "time limit: fast pattern" if caught else (
+                        "proven optimal" if p.info.get("optimal") else "")})
+        print_progress(out[-1])
+    for label, masks in pairs.items():
+        if "linkA" not in masks or "linkB" not in masks:
+            continue
+        r = audit(tables, [masks["linkA"], masks["linkB"]], rules=rules)
+        bad = int((~r.cells["safe"]).sum())
+        hid = np.zeros(len(x), dtype=bool)
+        for idx, m in zip(joined.union.ids, (masks["linkA"], masks["linkB"])):
+            hid[idx[m]] = True
+        out.append({"table": "linkA+B", "tool/method": f"{label} (each alone)",
+                    "cells": len(x), "withheld": round(float(x[hid].sum()), 1),
+                    "audit": "ok" if bad == 0 else f"{bad} unsafe",
+                    "note": "the two patterns made alone, judged by the linked audit"})
+        print_progress(out[-1])
+    return out
+
+
 def _diff(ours: np.ndarray, theirs: np.ndarray) -> str:
     """"+a/-b": a cells primary in pdanon only, b in the other rule only."""
     return f"+{int((ours & ~theirs).sum())}/-{int((~ours & theirs).sum())}"
@@ -345,6 +389,7 @@ def main(argv=None) -> None:
     if not ok:
         print(f"peers skipped: {rlib}; running pdanon alone")
     rows, unsafe_list, notes = [], [], []
+    pairs, built = {}, {}  # tool -> {table name: its pattern}; table name -> table
     folder = tempfile.mkdtemp(prefix="pdanon_peers_")
     try:
         for name in names:
@@ -367,9 +412,8 @@ def main(argv=None) -> None:
                 rows.append(r)
                 unsafe_list += bad
                 print_progress(r)
-            if name.startswith("link"):
-                rows.append({"table": name, "tool/method": "pdanon linked (A+B together)",
-                             "note": "left for the lead: linked API not on main"})
+                pairs.setdefault(f"pdanon {method}", {})[name] = mask
+            built[name] = table
             if not ok:
                 continue
             sub = tempfile.mkdtemp(prefix=f"{name}_", dir=folder)
@@ -396,9 +440,14 @@ def main(argv=None) -> None:
                 r, bad = row(name, label, table, levels, rules, mask, used, info.get("seconds"),
                              note, not args.no_audit)
                 r["prim diff"] = _diff((levels["status"] == "primary").to_numpy(), own)
+                pairs.setdefault(label, {})[name] = mask
                 rows.append(r)
                 print_progress(r)
                 unsafe_list += bad
+        if "linkA" in built and "linkB" in built:
+            rows += linked_rows(built, pairs, specs["linkA"][5],
+                                [m for m in args.methods.split(",") if m in LINKED_METHODS],
+                                args.time_limit)
     finally:
         if args.keep:
             print(f"exchanged files kept in {folder}")

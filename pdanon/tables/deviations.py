@@ -179,30 +179,36 @@ class Deviations:
         self._keep(res.x, cells)
         return True
 
-    def neighbourhood(self, p: int, price: np.ndarray, width: int) -> np.ndarray | None:
+    def neighbourhood(self, p: int, price: np.ndarray, width: int,
+                      deep: bool = False) -> np.ndarray | None:
         """Cells near ``p``: per dimension, ``p``'s node, its parent, children and up to
-        ``width`` siblings (the cheapest cells of ``p``'s line first), crossed (``near``
+        ``width`` siblings (the cheapest cells of ``p``'s line first) — with ``deep``, every
+        ancestor and up to ``width`` of each ancestor's siblings too — crossed (``near``
         instead, without dimensions). None when the neighbourhood is the whole table."""
         if self.dims is None:  # linked tables: their own neighbourhood, if given
-            return None if self.near is None else self.near(p, price, width)
+            return None if self.near is None or deep else self.near(p, price, width)
         coords = np.unravel_index(p, self.shape)
         choices, whole = [], True
         for axis, d in enumerate(self.dims):
             node = int(coords[axis])
             near = {node}
-            parents = [q for q, kids in d.children.items() if node in kids]
-            kids = d.children.get(node, [])
-            siblings = [c for q in parents for c in d.children[q] if c != node]
-            near.update(parents)
-            near.update(kids)
-            if siblings:
-                line = np.array(coords)
-                idx = []
-                for sib in siblings:
-                    line[axis] = sib
-                    idx.append(np.ravel_multi_index(tuple(line), self.shape))
-                order = np.argsort(price[np.array(idx)], kind="stable")[:width]
-                near.update(siblings[i] for i in order)
+            near.update(d.children.get(node, []))
+            cur = node
+            while True:
+                parents = [q for q, kids in d.children.items() if cur in kids]
+                siblings = [c for q in parents for c in d.children[q] if c != cur]
+                near.update(parents)
+                if siblings:
+                    line = np.array(coords)
+                    idx = []
+                    for sib in siblings:
+                        line[axis] = sib
+                        idx.append(np.ravel_multi_index(tuple(line), self.shape))
+                    order = np.argsort(price[np.array(idx)], kind="stable")[:width]
+                    near.update(siblings[i] for i in order)
+                if not deep or not parents:
+                    break
+                cur = parents[0]
             whole &= len(near) == d.n_nodes
             choices.append(np.array(sorted(near)))
         if whole:

@@ -27,13 +27,17 @@ __all__ = ["LOCAL_ABOVE", "fast"]
 
 #: tables of more cells than this solve the fast method's programs on a neighbourhood first
 LOCAL_ABOVE = 5000
+#: the neighbourhoods tried first, in order: (siblings per dimension, with every ancestor and
+#: its siblings); then the whole table
+STAGES = ((8, False), (32, False), (32, True))
 
 
 def fast(dev: Deviations, w, blocks, fixed):
     """One linear program per primary cell and direction not yet covered: the cheapest
     deviation (cells already withheld cost nothing), its cells withheld. On tables of more
     than :data:`LOCAL_ABOVE` cells the program is first solved on a neighbourhood of the cell
-    (8, then 32 siblings per dimension), then on the whole table. A block's frozen cells (a
+    (8, then 32 siblings per dimension, then 32 with every ancestor and its siblings:
+    :data:`STAGES`), then on the whole table. A block's frozen cells (a
     coalition's knowledge) and the deviations' closed cells never move."""
     withheld = fixed.copy()
     for b in blocks:
@@ -43,10 +47,12 @@ def fast(dev: Deviations, w, blocks, fixed):
         price = np.where(withheld, 0.0, w)
         can = dev.open(withheld, b)
         moved = None
-        for width in (8, 32) if len(w) > LOCAL_ABOVE else ():
-            cells = dev.neighbourhood(p, price, width)
+        for width, deep in STAGES if len(w) > LOCAL_ABOVE else ():
+            cells = dev.neighbourhood(p, price, width, deep)
             if cells is None:
                 break
+            if deep:  # the cells already withheld cost nothing: let the deviation use them
+                cells = np.union1d(cells, np.flatnonzero(withheld))
             moved = dev.cheapest(p, lvl, price, cells[can[cells]])
             if moved is not None:
                 break

@@ -48,7 +48,7 @@ import warnings
 
 from pdanon.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_POLICY_FAILED,
                                LEADING_ZERO, is_parquet, numbers_column, one_line, read_error,
-                               same_file, unreadable, warning_lines)
+                               overwrite_clash, unreadable, warning_lines)
 from pdanon.cli.config import (CLI_KINDS, ConfigError, build_hierarchy, check_config_values,
                                hierarchy_spec, is_builder,
                                parse_columns, parse_policy, policy_table, read_config, side_limit,
@@ -353,15 +353,9 @@ def check_files(s: dict) -> None:
                                          ("--explain", "explain"), ("--schema", "schema"),
                                          ("--save-recoding", "save_recoding"),
                                          ("--write-config", "write_config"))]
-    seen = [(f, p) for f, p in inputs if p is not None]
-    for flag, path in outputs:
-        if path is None:
-            continue
-        for other, existing in seen:
-            if same_file(path, existing):
-                raise CliError(f"{flag} {path!r} would overwrite {other} {existing!r}; write "
-                               f"it to another file")
-        seen.append((flag, path))
+    clash = overwrite_clash(inputs, outputs)
+    if clash:
+        raise CliError(clash)
 
 
 def read_input(path: str, s: dict, text_columns) -> "pd.DataFrame":

@@ -103,6 +103,21 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
+def overwrite_clash(inputs, outputs) -> str | None:
+    """The first output path (``(flag, path)`` pairs, None skipped) that is an input or an
+    earlier output, as the one-line error to raise; None when every path is its own."""
+    seen = [(f, p) for f, p in inputs if p is not None]
+    for flag, path in outputs:
+        if path is None:
+            continue
+        for other, existing in seen:
+            if same_file(path, existing):
+                return (f"{flag} {path!r} would overwrite {other} {existing!r}; write it to "
+                        f"another file")
+        seen.append((flag, path))
+    return None
+
+
 def warning_lines(prog: str, caught) -> list:
     """One line per distinct warning in ``caught`` (``warnings.catch_warnings(record=True)``),
     in the order raised: ``PROG: warning: text (Category)``."""

@@ -56,7 +56,7 @@ import time
 import warnings
 
 from pdanon.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_POLICY_FAILED,
-                               is_parquet, one_line, same_file, warning_lines)
+                               is_parquet, one_line, overwrite_clash, warning_lines)
 from pdanon.cli.config import (ConfigError, build_hierarchy, check_config_values,
                                hierarchy_spec, is_builder, parse_columns, read_config,
                                side_limit)
@@ -412,16 +412,10 @@ def check_settings(s: dict) -> None:
             if not is_builder(v)]
     if s.get("ptable") and "=" not in str(s["ptable"]):
         ins.append(("--ptable", s["ptable"]))
-    seen = [(f, p) for f, p in ins if p is not None]
-    for flag, key in (("-o", "output"), ("--pivot", "pivot"), ("--report", "report")):
-        path = s.get(key)
-        if path is None:
-            continue
-        for other, existing in seen:
-            if same_file(path, existing):
-                raise CliError(f"{flag} {path!r} would overwrite {other} {existing!r}; write "
-                               f"it to another file")
-        seen.append((flag, path))
+    clash = overwrite_clash(ins, [(flag, s.get(key)) for flag, key in (
+        ("-o", "output"), ("--pivot", "pivot"), ("--report", "report"))])
+    if clash:
+        raise CliError(clash)
 
 
 # ============================================================================ running

@@ -31,3 +31,14 @@ def file_digest(path: str) -> dict:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return {"path": path, "bytes": os.path.getsize(path), "sha256": digest.hexdigest()}
+
+
+def remove_written(written) -> None:
+    """Remove the files a failed write had made (``written``: only paths this write created,
+    never one that was there before); a file already gone is no error."""
+    for path in written:
+        try:
+            if os.path.isfile(path):
+                os.remove(path)
+        except OSError:
+            pass

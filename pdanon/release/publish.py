@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.release.files import PublishError, file_digest
+from pdanon.release.files import PublishError, file_digest, remove_written
 
 __all__ = ["FORMATS", "Publication", "PublishError", "publish", "publish_files"]
 
@@ -320,12 +320,7 @@ def publish_files(release: pd.DataFrame, paths: dict, *, policy=None,
             if names[key] in files:  # hashed above, under its temporary name
                 files[names[key]]["path"] = final_paths[key]
     except BaseException:
-        for path in written:
-            try:
-                if os.path.isfile(path):
-                    os.remove(path)
-            except OSError:
-                pass
+        remove_written(written)
         raise
     files.update({names[key]: _sha256(final_paths[key]) for key in ("report", "report_json")
                   if key in final_paths})

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from pdanon._errors import InvalidInputError
-from pdanon.release.files import PublishError, file_digest
+from pdanon.release.files import PublishError, file_digest, remove_written
 
 __all__ = ["TABLE_FORMATS", "TablePublication", "publish_table", "publish_table_files",
            "publish_tables", "publish_tables_files"]
@@ -323,12 +323,7 @@ def _write_all(jobs: list, reports: dict, render, marker) -> tuple:
             os.replace(tmp, dest)
         files = {os.path.basename(dest): file_digest(dest) for _, dest in final}
     except BaseException:
-        for p in written:
-            try:
-                if os.path.isfile(p):
-                    os.remove(p)
-            except OSError:
-                pass
+        remove_written(written)
         raise
     return files, rep
 

@@ -6,7 +6,8 @@ attacker cannot tell the published table of ``x`` from that of ``x + z``: a prim
 is protected upwards when some deviation moves it by at least its upper protection level, and
 downwards likewise (Fischetti & Salazar-González, Management Science 2001). Every suppression
 method (:mod:`~pdanon.tables.fast`, :mod:`~pdanon.tables.optimal`, ...) finds deviations, and
-:func:`uncovered` checks a finished pattern with them before it is returned.
+:func:`uncovered` lists the protections a pattern misses; :func:`certify`, the final check
+before a pattern is returned, also keeps the deviation that proves each one.
 
 >>> import numpy as np
 >>> from scipy import sparse
@@ -275,18 +276,21 @@ def uncovered(dev: Deviations, blocks, withheld, deadline=None) -> list | None:
     return out
 
 
-def certify(dev: Deviations, blocks, withheld) -> list:
-    """One certificate per block of a pattern that :func:`uncovered` passed: the deviation
-    ``(cells, changes)`` that moves the block's cell by its level within the withheld cells
-    (its frozen cells left out). :func:`pdanon.tables.verify` re-checks them against the
-    cells as they leave, with no linear program."""
-    out = []
+def certify(dev: Deviations, blocks, withheld) -> tuple[list, list]:
+    """The final check of a pattern, keeping its proofs: per block, the deviation ``(cells,
+    changes)`` that moves the block's cell by its level within the withheld cells (its frozen
+    cells left out) — one found earlier, or else the attacker's program's. Returns
+    ``(certificates, failing)``: ``failing`` lists the blocks with no such deviation (a
+    pattern with any is never returned). :func:`pdanon.tables.verify` re-checks the
+    certificates against the cells as they leave, with no linear program."""
+    out, failing = [], []
     for b in blocks:
-        w = dev.witness(b.cell, b.level, dev.free(withheld, b))
-        if w is None:  # uncovered() found it by a program: its deviation was kept
-            if not dev.within(b.cell, b.level, dev.free(withheld, b)):
-                raise RuntimeError("internal error: a pattern that passed the check has a "
-                                   "block with no deviation; please report it")
-            w = dev.witness(b.cell, b.level, dev.free(withheld, b))
-        out.append((b, w[0].copy(), w[1].copy()))
-    return out
+        free = dev.free(withheld, b)
+        w = dev.witness(b.cell, b.level, free)
+        if w is None and dev.within(b.cell, b.level, free):  # the program's deviation is kept
+            w = dev.witness(b.cell, b.level, free)
+        if w is None:
+            failing.append(b)
+        else:
+            out.append((b, w[0].copy(), w[1].copy()))
+    return out, failing

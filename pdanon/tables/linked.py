@@ -33,7 +33,8 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.tables.protected import ProtectedTable, ProtectedTables
 from pdanon.tables.rules import check_rules, primary
-from pdanon.tables.suppress import Problem, check, models_singletons, solve, statuses
+from pdanon.tables.suppress import (Problem, check, closed_cells, models_singletons, solve,
+                                    statuses)
 from pdanon.tables.suppress import protect as protect_one
 from pdanon.tables.union import CellUnion, merge_levels, union_of
 
@@ -82,11 +83,9 @@ class LinkedTables:
             holder = np.full(len(u.x), -1, dtype=np.int64)
             for t, idx in zip(self.tables, u.ids):
                 holder[idx] = t.sole_holder()
-        empty = (u.cells["frequency"].to_numpy() == 0) & \
-            (levels["status"] != "primary").to_numpy()
         keys = u.cells[[c for c in u.cells.columns if c not in ("value", "frequency", "tables")]]
         prob = Problem(u.A, u.x, levels, near=u.neighbourhood, holder=holder,
-                       closed=None if secondary_zeros else empty, keys=keys)
+                       closed=closed_cells(u.cells, levels, secondary_zeros), keys=keys)
         withheld, info = solve(prob, method=method, cost=cost, time_limit=time_limit,
                                start=start)
         info["rules"] = check_rules(rules, is_count=u.is_count)

@@ -54,8 +54,7 @@ import pandas as pd
 from scipy import sparse
 
 from pdanon._errors import InvalidInputError
-from pdanon.tables.deviations import (Deviations, blocks, certify, singleton_blocks, uncovered,
-                                      weights)
+from pdanon.tables.deviations import Deviations, blocks, certify, singleton_blocks, weights
 from pdanon.tables.fast import fast
 from pdanon.tables.gauss import gauss
 from pdanon.tables.modular import modular
@@ -63,8 +62,8 @@ from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import check_rules, primary
 
-__all__ = ["METHODS", "Problem", "ProtectedTable", "SuppressionWarning", "check", "problem",
-           "protect", "solve", "statuses"]
+__all__ = ["METHODS", "Problem", "ProtectedTable", "SuppressionWarning", "check",
+           "closed_cells", "problem", "protect", "solve", "statuses"]
 
 METHODS = ("optimal", "fast", "gauss", "modular")
 COSTS = ("value", "count")
@@ -111,14 +110,21 @@ def models_singletons(table, singletons) -> bool:
 def problem(table, rules=None, *, singletons="auto", secondary_zeros: bool = False) -> Problem:
     """The problem of one table: its equations, values and primary levels by ``rules``."""
     levels = primary(table, rules)
-    empty = (table.cells["frequency"].to_numpy() == 0) & \
-        (levels["status"] != "primary").to_numpy()
     return Problem(table.constraints.astype(np.float64).tocsr(),
                    table.cells["value"].to_numpy(dtype=np.float64), levels,
                    tuple(d.n_nodes for d in table.dims), table.dims,
                    holder=table.sole_holder() if models_singletons(table, singletons) else None,
-                   closed=None if secondary_zeros else empty,
+                   closed=closed_cells(table.cells, levels, secondary_zeros),
                    keys=table.cells[table.dimensions])
+
+
+def closed_cells(cells: pd.DataFrame, levels: pd.DataFrame,
+                 secondary_zeros: bool) -> np.ndarray | None:
+    """The cells no method may choose as secondaries: the empty ones (frequency 0) that no
+    rule made primary, unless ``secondary_zeros``; None when every cell may be chosen."""
+    if secondary_zeros:
+        return None
+    return (cells["frequency"].to_numpy() == 0) & (levels["status"] != "primary").to_numpy()
 
 
 def check(method: str, cost: str, time_limit, singletons="auto",
@@ -219,12 +225,12 @@ def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
         withheld = fast(dev, w, todo, fixed)
     if withheld is None:
         raise InvalidInputError(_impossible(prob, dev, todo, fixed))
-    failing = uncovered(dev, todo, withheld)
+    certificates, failing = certify(dev, todo, withheld)
     if failing:  # never return a pattern the audit rejects
         raise RuntimeError(
             f"internal error: the {method} pattern leaves {len(failing)} primary cells and "
             f"directions unprotected; please report it with the table")
-    prob.certificates = certify(dev, todo, withheld)
+    prob.certificates = certificates
     if note:
         warnings.warn(note, SuppressionWarning, stacklevel=3)
     info = {"method": method, "cost": cost, "optimal": proven, "primary": int(fixed.sum()),

@@ -142,8 +142,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     protect = p.add_argument_group("protection")
     protect.add_argument("--rule", action="append", metavar="NAME=VALUE",
                          help="a primary rule: min_frequency=3, p_percent=10, "
-                              "dominance=1,80 (n,k), pq=20,50, zeros=primary, protection=10 "
-                              "(repeat the flag for several)")
+                              "dominance=1,80 (n,k), pq=20,50, zeros=primary, group=true, "
+                              "protection=10 (repeat the flag for several)")
     protect.add_argument("--method", choices=METHODS, help="secondary suppression "
                          f"(default optimal; one of {', '.join(METHODS)})")
     protect.add_argument("--cost", choices=COSTS, help="minimize the withheld value "
@@ -208,6 +208,11 @@ def rules_of(items) -> dict:
                 dominance.append(pair)
                 continue
             value = pair
+        elif name == "group":
+            flag = value.lower()
+            if flag not in ("true", "false", "yes", "no", "1", "0"):
+                raise ConfigError(f"--rule {item!r}: group takes true or false")
+            value = flag in ("true", "yes", "1")
         elif name != "zeros":
             value = _num(value, item)
         if name in out:

@@ -53,7 +53,7 @@ __all__ = ["LinkedReport", "PublicTable", "PublicTables", "TableReport", "check_
            "linked_report", "on_grid", "public", "public_tables", "table_report"]
 
 #: the rule keys a primary cell's ``rule`` label is counted under (its first word)
-RULE_KEYS = ("min_frequency", "dominance", "p_percent", "pq", "zeros")
+RULE_KEYS = ("min_frequency", "dominance", "p_percent", "pq", "zeros", "group")
 #: the rules' parameters the report shows (:func:`pdanon.tables.rules.check_rules`'s keys)
 RULE_PARAMS = RULE_KEYS + ("protection",)
 #: the p-table's parameters the report shows (not, e.g., the path it was read from)

@@ -85,7 +85,8 @@ class LinkedTables:
                 holder[idx] = t.sole_holder()
         keys = u.cells[[c for c in u.cells.columns if c not in ("value", "frequency", "tables")]]
         prob = Problem(u.A, u.x, levels, near=u.neighbourhood, holder=holder,
-                       closed=closed_cells(u.cells, levels, secondary_zeros), keys=keys)
+                       closed=closed_cells(u.cells, levels, secondary_zeros, u.A),
+                       keys=keys)
         withheld, info = solve(prob, method=method, cost=cost, time_limit=time_limit,
                                start=start)
         info["rules"] = check_rules(rules, is_count=u.is_count)

@@ -11,15 +11,22 @@ holder):
   holders). For a count, the attacker must not be able to tell the cell from a safe one or
   from an empty one: ``upper = n - f``, ``lower = min(f, n - f)``. For a sum, the levels are
   ``protection`` % of the value (default 10, τ-ARGUS's usual manual level). A cell of one
-  contributor is named as such ("one contributor").
+  contributor is named "one contributor": its holder alone knows it (the ``singletons``
+  option of :meth:`~pdanon.tables.Table.protect` guards against that holder).
 * ``dominance: (n, k)`` — unsafe when the n largest contributions exceed k % of X; levels
   ``100/k · (x1 + ... + xn) - X`` (the total the n largest would have to hide in).
 * ``p_percent: p`` — unsafe when ``X - x1 - x2 < p/100 · x1`` (the second largest contributor
   could estimate the largest within p %); levels ``p/100 · x1 - (X - x1 - x2)``.
 * ``pq: (p, q)`` — the prior-posterior rule: unsafe when ``X - x1 - x2 < p/q · x1``; levels
   ``p/q · x1 - (X - x1 - x2)``.
-* ``zeros``: ``"safe"`` (default: an empty cell discloses nobody) or ``"primary"`` (an empty
-  cell is withheld too, e.g. when "nobody in this group" is itself sensitive).
+* ``zeros``: ``"safe"`` (default: an empty cell discloses nobody) or ``"primary"`` (every
+  empty cell is withheld too, e.g. when "nobody in this group" is itself sensitive).
+* ``group: True`` (counts) — *group attribute disclosure* (Hundepool et al. 2012, §5.2): in
+  a group of sibling cells (a row's categories, the children of one sub-total) where everyone
+  falls in one cell ("all in one": the table says every person of the row has that
+  category), or everyone but one person ("all but one": that person learns that all the
+  others share the other category), the group's empty cells and its cells of 1 are primary
+  with upper level 1 — a reader must not be able to rule out one more person there.
 
 Levels are symmetric (upper = lower) for the magnitude rules, as τ-ARGUS and sdcTable use them;
 every primary cell needs at least a range of width 1 for counts (not exactly recomputable).
@@ -40,10 +47,11 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 from pdanon.keywords import did_you_mean
+from pdanon.tables.structure import below, sibling_groups
 
 __all__ = ["RULES", "check_rules", "primary"]
 
-RULES = ("min_frequency", "dominance", "p_percent", "pq", "zeros", "protection")
+RULES = ("min_frequency", "dominance", "p_percent", "pq", "zeros", "group", "protection")
 
 
 def _number(value, name: str, lo: float, hi: float, *, closed_lo: bool, closed_hi: bool):
@@ -113,12 +121,20 @@ def check_rules(rules, *, is_count: bool) -> dict:
     if zeros not in ("safe", "primary"):
         raise InvalidInputError(f"rule zeros={zeros!r} must be 'safe' or 'primary'")
     out["zeros"] = zeros
+    group = rules.get("group", False)
+    if not isinstance(group, (bool, np.bool_)):
+        raise InvalidInputError(f"rule group={group!r} must be True or False")
+    if group and not is_count:
+        raise InvalidInputError(
+            "rule group reads how people split over a count's categories; this is a sum "
+            "(build the count with aggfunc='count' to protect groups, or use min_frequency)")
+    out["group"] = bool(group)
     out["protection"] = _number(rules.get("protection", 10.0), "protection", 0, 100,
                                 closed_lo=False, closed_hi=True)
     if not any(r in out for r in ("min_frequency", "dominance", "p_percent", "pq")) \
-            and zeros == "safe":
+            and zeros == "safe" and not out["group"]:
         raise InvalidInputError("rules name no primary rule: give min_frequency, dominance, "
-                                "p_percent or pq")
+                                "p_percent, pq or group")
     return out
 
 
@@ -172,15 +188,42 @@ def primary(table, rules=None) -> pd.DataFrame:
             mark((x > 0) & (lvl > 0), f"pq ({p:g}, {q:g})", lvl, lvl)
     if rules["zeros"] == "primary":
         mark(f == 0, "zeros", 0.0, 1.0 if table.is_count else 0.0)
+    if rules["group"]:
+        all_in, but_one = _group_disclosure(table, f)
+        mark(all_in, "group (all in one)", 0.0, 1.0)
+        mark(but_one, "group (all but one)", 0.0, 1.0)
     unsafe = rule != ""
     if table.is_count:  # a count is an integer: at least a range of width 1
         upper[unsafe] = np.maximum(np.ceil(upper[unsafe] - 1e-9), 1.0) \
             if unsafe.any() else upper[unsafe]
-        lower[unsafe] = np.minimum(np.ceil(lower[unsafe] - 1e-9), x[unsafe])
+        lower[unsafe] = np.minimum(np.ceil(lower[unsafe] - 1e-9), x[unsafe]) + 0.0
         lower[unsafe & (upper == 0)] = 0
     _attainable(table, unsafe, rule, lower, x)
     return pd.DataFrame({"status": np.where(unsafe, "primary", "safe"), "rule": rule,
                          "lower": lower, "upper": upper}, index=cells.index)
+
+
+def _group_disclosure(table, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells the ``group`` rule makes primary: the empty cells of every sibling group
+    whose people all fall in one cell, and the empty cells and cells of 1 of every group whose
+    people all but one fall in one cell (its other non-empty cell holds that one person).
+
+    An empty cell inside an empty sub-total that is not flagged itself (a category nobody
+    has, in any row) says nothing about its row's people that the published sub-total does
+    not say of everyone; it is not flagged (and could not be protected: the sub-total pins
+    it). The empty cells *below* a flagged one may be chosen as secondaries
+    (:func:`pdanon.tables.suppress.closed_cells`): a flagged sub-total can only move if one
+    of its parts does."""
+    g = sibling_groups(table.dims).astype(np.int64)
+    occupied = g @ (f > 0).astype(np.int64)
+    ones = g @ (f == 1).astype(np.int64)
+    all_in = occupied == 1
+    but_one = (occupied == 2) & (ones >= 1)
+    in_all_in = (g.T @ all_in.astype(np.int64)) > 0
+    in_but_one = (g.T @ but_one.astype(np.int64)) > 0
+    flagged = (in_all_in | in_but_one) & (f == 0)
+    pinned = below(table.constraints, (f == 0) & ~flagged)
+    return in_all_in & (f == 0) & ~pinned, in_but_one & (f <= 1) & ~pinned
 
 
 def _attainable(table, unsafe, rule, lower, x) -> None:

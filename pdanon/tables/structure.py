@@ -28,7 +28,7 @@ from scipy import sparse
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["Dimension", "constraints", "dimension"]
+__all__ = ["Dimension", "below", "constraints", "dimension", "sibling_groups"]
 
 #: the label of a dimension's grand total (pandas' ``pivot_table`` writes ``"All"``)
 TOTAL = "Total"
@@ -186,3 +186,67 @@ def constraints(dims: list[Dimension]) -> sparse.csr_matrix:
     if not blocks:
         return sparse.csr_matrix((0, int(np.prod(shape))), dtype=np.int8)
     return sparse.vstack(blocks).tocsr()
+
+
+def sibling_groups(dims: list[Dimension]) -> sparse.csr_matrix:
+    """The table's groups of sibling cells, as a sparse 0/1 matrix (one row per group, one
+    column per cell): along one dimension, with the other dimensions' nodes fixed, the
+    children of one node — or, without margins, the nodes nobody sums (the categories a
+    reader sees side by side). A group is what a reader reads as "how the people of one
+    row split": :func:`pdanon.tables.rules.primary`'s ``group`` rule looks for the rows
+    where all of them, or all but one, fall in one cell.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> d = dimension(pd.Series(["a", "b"], name="x"))
+    >>> sibling_groups([d]).toarray().tolist()  # a and b, the children of Total
+    [[1, 1, 0]]
+    """
+    shape = tuple(d.n_nodes for d in dims)
+    size = int(np.prod(shape))
+    blocks = []
+    for axis, d in enumerate(dims):
+        kids = {c for cs in d.children.values() for c in cs}
+        sets = list(d.children.values())
+        roots = [j for j in range(d.n_nodes) if j not in kids]
+        if len(roots) > 1:  # without margins: the top nodes, read side by side
+            sets.append(roots)
+        other = [range(s) for i, s in enumerate(shape) if i != axis]
+        others = np.array(np.meshgrid(*other, indexing="ij")).reshape(len(other), -1) \
+            if other else np.zeros((0, 1), dtype=np.int64)
+        n_other = others.shape[1]
+        for members in sets:
+            cols = [np.ravel_multi_index(tuple(np.insert(others, axis, node, axis=0)), shape)
+                    for node in members]
+            blocks.append(sparse.csr_matrix(
+                (np.ones(n_other * len(members), dtype=np.int8),
+                 (np.tile(np.arange(n_other), len(members)), np.concatenate(cols))),
+                shape=(n_other, size)))
+    if not blocks:
+        return sparse.csr_matrix((0, size), dtype=np.int8)
+    return sparse.vstack(blocks).tocsr()
+
+
+def below(a: sparse.spmatrix, cells: np.ndarray) -> np.ndarray:
+    """The cells summed, directly or through sub-totals, into one of ``cells`` (a mask), by
+    the equations ``a`` (each row: +1 on a sub-total, -1 on its parts); ``cells``
+    themselves are not included unless one sums into another.
+
+    >>> import pandas as pd
+    >>> d = dimension(pd.Series(["a", "b"], name="x"))
+    >>> below(constraints([d]), np.array([False, False, True])).tolist()  # under Total
+    [True, True, False]
+    """
+    a = sparse.csr_matrix(a)
+    if not a.shape[0]:
+        return np.zeros(a.shape[1], dtype=bool)
+    parent = np.asarray((a > 0).argmax(axis=1)).ravel()
+    parts = (a < 0).astype(np.int64).T.tocsr()
+    out = np.zeros(a.shape[1], dtype=bool)
+    frontier = np.asarray(cells, dtype=bool)
+    while frontier.any():
+        reached = (parts @ frontier[parent].astype(np.int64)) > 0
+        frontier = reached & ~out
+        out |= reached
+    return out

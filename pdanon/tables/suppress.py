@@ -61,6 +61,7 @@ from pdanon.tables.modular import modular
 from pdanon.tables.optimal import optimal
 from pdanon.tables.protected import ProtectedTable
 from pdanon.tables.rules import check_rules, primary
+from pdanon.tables.structure import below
 
 __all__ = ["METHODS", "Problem", "ProtectedTable", "SuppressionWarning", "check",
            "closed_cells", "problem", "protect", "solve", "statuses"]
@@ -114,17 +115,23 @@ def problem(table, rules=None, *, singletons="auto", secondary_zeros: bool = Fal
                    table.cells["value"].to_numpy(dtype=np.float64), levels,
                    tuple(d.n_nodes for d in table.dims), table.dims,
                    holder=table.sole_holder() if models_singletons(table, singletons) else None,
-                   closed=closed_cells(table.cells, levels, secondary_zeros),
+                   closed=closed_cells(table.cells, levels, secondary_zeros,
+                                       table.constraints),
                    keys=table.cells[table.dimensions])
 
 
-def closed_cells(cells: pd.DataFrame, levels: pd.DataFrame,
-                 secondary_zeros: bool) -> np.ndarray | None:
+def closed_cells(cells: pd.DataFrame, levels: pd.DataFrame, secondary_zeros: bool,
+                 constraints) -> np.ndarray | None:
     """The cells no method may choose as secondaries: the empty ones (frequency 0) that no
-    rule made primary, unless ``secondary_zeros``; None when every cell may be chosen."""
+    rule made primary, unless ``secondary_zeros``; None when every cell may be chosen. The
+    empty parts of an empty primary sub-total stay open: it can only move if they do."""
     if secondary_zeros:
         return None
-    return (cells["frequency"].to_numpy() == 0) & (levels["status"] != "primary").to_numpy()
+    empty = cells["frequency"].to_numpy() == 0
+    primary_cell = (levels["status"] == "primary").to_numpy()
+    opened = below(constraints, empty & primary_cell) if (empty & primary_cell).any() \
+        else np.zeros(len(empty), dtype=bool)
+    return empty & ~primary_cell & ~opened
 
 
 def check(method: str, cost: str, time_limit, singletons="auto",

@@ -12,8 +12,12 @@
     pdanon table IN --index region --columns sex --rule min_frequency=3
                  --audit-only --suppressed pattern.csv
     pdanon table IN -o FOLDER --table "name=by_sex;index=region;columns=sex"
-                 --table "index=region;columns=age" --rule min_frequency=3
-                 [--formats csv,parquet] [--pivots] [--marker x]
+                 --table "index=region;columns=age;hierarchy=region:regions.csv"
+                 --rule min_frequency=3 [--formats csv,parquet] [--pivots] [--marker x]
+    pdanon table IN --table SPEC --table SPEC --rule min_frequency=3
+                 --audit-only --suppressed by_sex.csv --suppressed table_2.csv
+    pdanon table IN -o FOLDER --table SPEC --table SPEC --cell-key --ptable D=3,V=2
+                 --record-keys record_key
 
 The run is ``df.anon.table(...)`` then ``.protect(rules, method=...)`` (or ``.cell_key``), and
 the files are written by :func:`pdanon.release.tables.publish_table_files`, from the
@@ -22,14 +26,20 @@ extension), ``--pivot`` the pivot (CSV), ``--report`` the report (HTML, or JSON 
 Withheld values are empty (or ``--marker``); a ``status`` column says published or withheld.
 
 **Linked tables.** ``--table SPEC`` (repeated; ``SPEC`` is ``name=N;index=COLS;columns=COLS``,
-``name`` optional) gives several tables of the input, protected together
-(``pdanon.tables.link(...).protect(...)``) with the shared ``--values``, ``--aggfunc``,
-``--contributor``, ``--hierarchy`` (each applied to the tables that use its column) and
-rules; ``-o`` is then a folder, which gets what ``pdanon.publish(protected, FOLDER,
-names=..., formats=..., pivot=...)`` writes (:func:`pdanon.release.tables.publish_tables`):
-``NAME.csv`` (``--formats csv,parquet`` for Parquet too), ``NAME_pivot.csv`` with
-``--pivots``, and one ``report.html`` / ``report.json`` over all of them. A config file gives
-the same as a ``[[tables]]`` array (``name``, ``index``, ``columns``).
+``name`` optional, and any number of ``hierarchy=COL:SPEC``, the table's own hierarchy of one
+of its columns, :mod:`pdanon.cli.table_linked`) gives several tables of the input, protected
+together (``pdanon.tables.link(...).protect(...)``) with the shared ``--values``,
+``--aggfunc``, ``--contributor``, ``--hierarchy`` (applied to the tables that use its column
+and give it no hierarchy of their own) and rules; ``-o`` is then a folder, which gets what
+``pdanon.publish(protected, FOLDER, names=..., formats=..., pivot=...)`` writes
+(:func:`pdanon.release.tables.publish_tables`): ``NAME.csv`` (``--formats csv,parquet`` for
+Parquet too), ``NAME_pivot.csv`` with ``--pivots``, and one ``report.html`` /
+``report.json`` over all of them. A config file gives the same as a ``[[tables]]`` array
+(``name``, ``index``, ``columns``, ``hierarchies``). ``--audit-only`` takes one
+``--suppressed`` per table, in order, and runs the linked audit (every table at once);
+``--cell-key`` perturbs every table with the same keys and p-table (a shared cell gets one
+value) and writes ``NAME.csv`` / ``NAME.parquet`` / ``NAME_pivot.csv`` into the folder, no
+report (:func:`pdanon.release.tables.publish_perturbed_tables_files`).
 
 ``--audit-only --suppressed PATTERN`` audits a pattern made elsewhere: ``PATTERN`` (CSV) has
 the dimension columns and either a ``status`` column (``withheld``, ``primary`` or
@@ -60,6 +70,8 @@ from pdanon.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_P
 from pdanon.cli.config import (ConfigError, build_hierarchy, check_config_values,
                                hierarchy_spec, is_builder, parse_columns, read_config,
                                side_limit)
+from pdanon.cli.table_linked import (check_linked, linked_hierarchies, table_names, table_spec,
+                                     tables_of_config)
 
 PROG = "pdanon table"
 #: config file layout: section -> the settings it holds ([rules] and [hierarchies] apart)
@@ -81,7 +93,8 @@ EXAMPLE = """example:
       --values turnover --contributor firm --rule min_frequency=3 --rule p_percent=10 \\
       --hierarchy industry=sectors.csv --method fast --pivot pivot.csv --marker x
   pdanon table people.csv -o tables/ --table "name=by_sex;index=region;columns=sex" \\
-      --table "name=by_age;index=region;columns=age" --rule min_frequency=3 --pivots
+      --table "name=by_age;index=region;columns=age;hierarchy=region:regions.csv" \\
+      --rule min_frequency=3 --pivots
 exit codes: 0 written, 2 bad input, 3 the audit finds an unsafe cell (nothing written)"""
 
 
@@ -119,8 +132,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     linked = p.add_argument_group("linked tables (several tables protected together)")
     linked.add_argument("--table", action="append", metavar="SPEC",
                         help="a table of the input, e.g. \"name=by_sex;index=region;"
-                             "columns=sex\" (repeat for each; then -o is a folder and "
-                             "--index/--columns are not given)")
+                             "columns=sex;hierarchy=region:regions.csv\" (hierarchy=COL:SPEC "
+                             "its own, repeatable; repeat --table for each table; then -o is "
+                             "a folder and --index/--columns are not given)")
     linked.add_argument("--formats", metavar="csv[,parquet]", help="with --table: the "
                         "files of each table (default csv)")
     linked.add_argument("--pivots", action="store_true", default=None, help="with --table: "
@@ -172,8 +186,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     audit.add_argument("--audit-only", dest="audit_only", action="store_true", default=None,
                        help="audit --suppressed instead of protecting; exit code 3 when a "
                             "cell is unsafe")
-    audit.add_argument("--suppressed", metavar="PATTERN", help="the pattern (CSV): the "
-                       "dimension columns and a status column, or one row per withheld cell")
+    audit.add_argument("--suppressed", action="append", metavar="PATTERN",
+                       help="the pattern (CSV): the dimension columns and a status column, "
+                            "or one row per withheld cell (with --table: once per table, in "
+                            "the order of the --table flags)")
     _ACTIONS.update({a.dest: a for a in p._actions})
     return p
 
@@ -259,6 +275,14 @@ def settings(args: argparse.Namespace) -> dict:
                     and not (key == "ptable" and "=" in value):
                 value = os.path.join(base, value)
             out[key] = value
+        if "suppressed" in config:  # a path, or one per table: a list
+            value = config["suppressed"]
+            if not (isinstance(value, str) or (isinstance(value, list) and value and all(
+                    isinstance(v, str) for v in value))):
+                raise ConfigError(f"config {args.config!r}: suppressed = {value!r:.60}: "
+                                  f"expected a pattern file or a list of them (one per table)")
+            out["suppressed"] = [v if os.path.isabs(v) else os.path.join(base, v)
+                                 for v in ([value] if isinstance(value, str) else value)]
         if isinstance(config.get("rules"), dict):
             out["rule"] = config["rules"]
         if "tables" in config:
@@ -285,97 +309,13 @@ def settings(args: argparse.Namespace) -> dict:
     return out
 
 
-def table_spec(text: str) -> dict:
-    """One ``--table`` spec: ``name=N;index=COLS;columns=COLS`` (``name`` optional, one of
-    ``index`` and ``columns`` at least; columns comma-separated).
-
-    >>> table_spec("name=by_sex; index=region; columns=sex,age")
-    {'name': 'by_sex', 'index': ['region'], 'columns': ['sex', 'age']}
-    """
-    out: dict = {}
-    for part in (p.strip() for p in str(text).split(";") if p.strip()):
-        key, eq, value = (x.strip() for x in part.partition("="))
-        if not eq or key not in ("name", "index", "columns") or not value:
-            raise ConfigError(f"--table {text!r}: {part!r} is not name=..., index=COLS or "
-                              f"columns=COLS; write e.g. \"name=by_sex;index=region;"
-                              f"columns=sex\"")
-        if key in out:
-            raise ConfigError(f"--table {text!r}: {key} is given twice; give it once")
-        out[key] = value
-    return _spec(out, f"--table {text!r}")
-
-
-def tables_of_config(value, path: str) -> list:
-    """A config's ``[[tables]]`` array: one spec per table."""
-    if not (isinstance(value, list) and value and all(isinstance(t, dict) for t in value)):
-        raise ConfigError(f"config {path!r}: tables = {value!r:.60}: expected an array of "
-                          f"tables ([[tables]] with index = ..., columns = ..., name = ...)")
-    out = []
-    for i, t in enumerate(value):
-        odd = sorted(set(t) - {"name", "index", "columns"})
-        if odd:
-            raise ConfigError(f"config {path!r}: tables[{i}] has {odd[0]!r}; a table takes "
-                              f"name, index and columns")
-        out.append(_spec(dict(t), f"config {path!r}: tables[{i}]"))
-    return out
-
-
-def _spec(raw: dict, where: str) -> dict:
-    out: dict = {}
-    if "name" in raw:
-        if not isinstance(raw["name"], str):
-            raise ConfigError(f"{where}: name must be text")
-        out["name"] = raw["name"]
-    for key in ("index", "columns"):
-        if key not in raw:
-            continue
-        value = raw[key]
-        if not (isinstance(value, str) or (isinstance(value, list) and all(
-                isinstance(v, str) for v in value))):
-            raise ConfigError(f"{where}: {key} = {value!r:.60}: expected a column name or a "
-                              f"list of them")
-        named = parse_columns(value, f"{where} {key}")
-        if any(k is not None for k in named.values()):
-            raise ConfigError(f"{where}: {key}: a table's dimensions are read as text (drop "
-                              f"the ':kind')")
-        out[key] = list(named)
-    if not (out.get("index") or out.get("columns")):
-        raise ConfigError(f"{where}: name the table's dimensions, e.g. "
-                          f"\"index=region;columns=sex\"")
-    return out
-
-
-def _check_linked(s: dict) -> None:
-    """``--table`` given: refuse what a set of tables cannot take."""
-    clash = [f for f, k in (("--index", "index"), ("--columns", "columns"),
-                            ("--audit-only", "audit_only"), ("--cell-key", "cell_key"),
-                            ("--pivot", "pivot"), ("--report", "report")) if s.get(k)]
-    if clash:
-        why = {"--index": "each --table names its dimensions",
-               "--columns": "each --table names its dimensions",
-               "--audit-only": "--audit-only audits one table's pattern",
-               "--cell-key": "cell-key noise is consistent across tables by construction: "
-                             "run pdanon table --cell-key once per table",
-               "--pivot": "use --pivots (each table's pivot goes into the folder)",
-               "--report": "the one report goes into the folder (report.html, report.json)"}
-        raise CliError(f"{clash[0]} cannot go with --table: {why[clash[0]]}")
-    if s.get("output") is None:
-        raise CliError("-o FOLDER: say where the tables go (a folder, made when missing)")
-    if os.path.isfile(s["output"]):
-        raise CliError(f"-o {s['output']!r} is a file: with --table, -o is a folder")
-    odd = [f for f in s.get("formats") or () if f not in ("csv", "parquet")]
-    if odd or s.get("formats") == []:
-        raise CliError(f"--formats {','.join(s.get('formats') or [])!r}: give csv, parquet "
-                       f"or csv,parquet")
-
-
 def check_settings(s: dict) -> None:
     """Refuse contradictory or missing flags before reading anything."""
     if s.get("input") is None:
         raise CliError("no input table: pdanon table IN -o OUT --index COL ... (or input = "
                        "... in --config)")
     if s.get("tables"):
-        _check_linked(s)
+        check_linked(s)
     elif s.get("formats") or s.get("pivots"):
         raise CliError(f"{'--formats' if s.get('formats') else '--pivots'} is for several "
                        f"tables (--table); one table's format follows -o's extension, its "
@@ -384,9 +324,12 @@ def check_settings(s: dict) -> None:
         raise CliError("--index and/or --columns: name the table's dimensions (columns of "
                        "the input), e.g. --index region --columns sex")
     if s.get("audit_only"):
-        if s.get("suppressed") is None:
+        if not s.get("suppressed"):
             raise CliError("--audit-only needs --suppressed PATTERN (a CSV of the withheld "
                            "cells)")
+        if not s.get("tables") and len(s["suppressed"]) > 1:
+            raise CliError(f"--suppressed is given {len(s['suppressed'])} times for one "
+                           f"table; give one pattern (several are for --table, one each)")
         if s.get("cell_key"):
             raise CliError("--audit-only audits a suppression pattern; drop --cell-key")
         extra = [f for f, k in (("-o", "output"), ("--pivot", "pivot"), ("--report", "report"))
@@ -394,7 +337,7 @@ def check_settings(s: dict) -> None:
         if extra:
             raise CliError(f"--audit-only writes nothing; drop {', '.join(extra)}")
     elif not s.get("tables"):
-        if s.get("suppressed") is not None:
+        if s.get("suppressed"):
             raise CliError("--suppressed is the pattern --audit-only audits; add --audit-only "
                            "(or drop --suppressed to protect the table afresh)")
         if s.get("output") is None:
@@ -411,10 +354,13 @@ def check_settings(s: dict) -> None:
                           ("--noise-share", "noise_share")):
             if s.get(key) is not None:
                 raise CliError(f"{flag} is for --cell-key; add --cell-key or drop {flag}")
-    ins = [("the input", s.get("input")), ("--config", s.get("_config")),
-           ("--suppressed", s.get("suppressed"))]
+    ins = [("the input", s.get("input")), ("--config", s.get("_config"))]
+    ins += [("--suppressed", p) for p in s.get("suppressed") or ()]
     ins += [(f"--hierarchy {c}", v) for c, v in (s.get("hierarchy") or {}).items()
             if not is_builder(v)]
+    ins += [(f"--table {n} hierarchy={c}", v) for n, t in zip(table_names(
+        s.get("tables") or []), s.get("tables") or []) for c, v in (
+        t.get("hierarchies") or {}).items() if not is_builder(v)]
     if s.get("ptable") and "=" not in str(s["ptable"]):
         ins.append(("--ptable", s["ptable"]))
     clash = overwrite_clash(ins, [(flag, s.get(key)) for flag, key in (
@@ -483,33 +429,46 @@ def build_table(df, s: dict):
 
 
 def build_tables(df, s: dict) -> list:
-    """One table per ``--table``, each with the ``--hierarchy`` of its own columns."""
-    hierarchy = s.get("hierarchy") or {}
-    used = {c for t in s["tables"] for k in ("index", "columns") for c in t.get(k) or ()}
-    unused = [c for c in hierarchy if c not in used]
-    if unused:
-        raise CliError(f"--hierarchy {unused[0]}: no --table uses the column {unused[0]!r}; "
-                       f"drop it or add the column to a table")
+    """One table per ``--table``, each with its own hierarchies and the ``--hierarchy`` of
+    its other columns; an error names the table."""
     out = []
-    for t in s["tables"]:
-        mine = set(t.get("index") or ()) | set(t.get("columns") or ())
-        out.append(build_table(df, {**s, "index": t.get("index"), "columns": t.get("columns"),
-                                    "hierarchy": {c: h for c, h in hierarchy.items()
-                                                  if c in mine}}))
+    for name, t, mine in zip(table_names(s["tables"]), s["tables"], linked_hierarchies(s)):
+        own = t.get("hierarchies") or {}
+        try:
+            out.append(build_table(df, {**s, "index": t.get("index"),
+                                        "columns": t.get("columns"), "hierarchy": mine}))
+        except ConfigError as exc:
+            bad = [c for c in own if str(exc).startswith(f"--hierarchy {c}=")]
+            if not bad:
+                raise
+            rest = str(exc).split(": ", 1)[-1]
+            raise CliError(f"--table {name}: hierarchy={bad[0]}:{own[bad[0]]}: {rest}; give "
+                           f"an ARX hierarchy file or a builder (mask:..., intervals:..., "
+                           f"dates:...)") from None
+        except (CliError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the library's words, with the table's name
+            raise CliError(f"--table {name}: {flag_words(one_line(exc))}") from None
     return out
 
 
 def run_linked(s: dict, df, lines: list, caught: list, started: float) -> int:
-    """``--table`` given: the tables protected together, written into the folder ``-o``."""
+    """``--table`` given: the tables protected (or perturbed, or their patterns audited)
+    together, written into the folder ``-o``."""
     from pdanon.release.publish import PublishError
     from pdanon.release.tables import publish_tables
     from pdanon.tables import link
 
     tables = build_tables(df, s)
-    names = [t.get("name") or f"table_{i + 1}" for i, t in enumerate(s["tables"])]
+    names = table_names(s["tables"])
     lines += [("table", f"{n}: {t!r}") for n, t in zip(names, tables)]
-    p = link(*tables).protect(s.get("rules"), method=s["method"], cost=s["cost"],
-                              time_limit=float(s["time_limit"]))
+    linked = link(*tables)
+    if s.get("audit_only"):
+        return audit_linked(linked, names, s, lines, caught, started)
+    if s.get("cell_key"):
+        return cell_key_linked(linked, names, df, s, lines, caught, started)
+    p = linked.protect(s.get("rules"), method=s["method"], cost=s["cost"],
+                       time_limit=float(s["time_limit"]))
     try:
         done = publish_tables(p, s["output"], names=names, formats=s.get("formats") or "csv",
                               pivot=bool(s.get("pivots")), marker=s.get("marker"),
@@ -528,6 +487,80 @@ def run_linked(s: dict, df, lines: list, caught: list, started: float) -> int:
               ("method", _method_words(p.info)),
               ("audit", _audit_words(done) + " (linked: every table at once)"),
               ("written", ", ".join(f["path"] for f in done.files.values()))]
+    _close(lines, caught, started)
+    return EXIT_OK
+
+
+def audit_linked(linked, names: list, s: dict, lines: list, caught: list,
+                 started: float) -> int:
+    """``--audit-only`` with ``--table``: each table's pattern (``--suppressed``, in order)
+    audited against the attacker who sees every table; exit 3 when a cell is unsafe."""
+    import numpy as np
+
+    from pdanon.tables import audit, primary
+
+    masks = []
+    for i, (name, path, t) in enumerate(zip(names, s["suppressed"], linked.tables)):
+        try:
+            masks.append(read_pattern(path, t, s))
+        except CliError as exc:
+            raise CliError(f"table {name} (--table {i + 1}): {exc}; the --suppressed patterns "
+                           f"go in the order of the --table flags") from None
+    levels = [primary(t, s.get("rules")) for t in linked.tables]
+    result = audit(linked, masks, levels=levels)
+    local = np.full((len(linked.tables), len(linked.union.cells)), -1, dtype=np.int64)
+    for i, ids in enumerate(linked.union.ids):  # distinct cell -> its row in each table
+        local[i, np.asarray(ids)] = np.arange(len(ids))
+    bad = []
+    for pos, row in result.unsafe.iterrows():  # the distinct cell's labels in each table
+        at = linked.union.cells.index.get_loc(pos)
+        held = [(i, int(local[i, at])) for i in row["tables"]]
+        i, local = held[0]
+        t = linked.tables[i]
+        labels = ", ".join(f"{d}={t.cells[d].iloc[local]}" for d in t.dimensions)
+        why = "narrower than its protection" if row["withheld"] else (
+            "primary but published in " + ", ".join(names[j] for j in row["published_in"]))
+        also = [names[j] for j, _ in held[1:]]
+        bad.append(f"{names[i]}: {labels} ({why}" + (f"; also in {', '.join(also)})"
+                                                      if also else ")"))
+    lines += [("withheld", ", ".join(f"{n}: {int(m.sum()):,}" for n, m in zip(names, masks)))]
+    verdict = "PASSED" if not bad else "FAILED"
+    lines += [("audit", f"{verdict}: {len(bad):,} unsafe (linked: every table at once)")]
+    lines += [("unsafe", b) for b in bad[:20]]
+    _close(lines, caught, started)
+    return EXIT_POLICY_FAILED if bad else EXIT_OK
+
+
+def cell_key_linked(linked, names: list, df, s: dict, lines: list, caught: list,
+                    started: float) -> int:
+    """``--cell-key`` with ``--table``: every table perturbed with the same record keys and
+    p-table (a cell two tables share covers the same rows: the same cell key, the same
+    noise), checked to agree on every shared cell, and written into the folder ``-o``."""
+    import numpy as np
+
+    from pdanon.release.tables import publish_perturbed_tables_files
+
+    pt = ptable_of(s)
+    done = [cell_key_table(t, df, s, pt) for t in linked.tables]
+    value = np.full(len(linked.union.cells), np.nan)
+    for ids, obj in zip(linked.union.ids, done):
+        mine = obj.cells["value"].to_numpy(dtype=np.float64)
+        seen = ~np.isnan(value[ids])
+        if not np.allclose(value[ids][seen], mine[seen], rtol=1e-12, atol=0):
+            raise CliError("the perturbed tables disagree on a cell they share: nothing was "
+                           "written. This is a bug: please report it")
+        value[ids] = mine
+    folder = s["output"]
+    kinds = list(dict.fromkeys(s.get("formats") or ["csv"]))
+    paths = [{**{k: os.path.join(folder, f"{n}.{k}") for k in kinds},
+              **({"pivot": os.path.join(folder, f"{n}_pivot.csv")} if s.get("pivots") else {})}
+             for n in names]
+    out = publish_perturbed_tables_files(done, paths, marker=s.get("marker"), overwrite=True)
+    shared = int((linked.union.cells["tables"].map(len) > 1).sum())
+    lines += [("noise", f"{n}: {o.info['changed']:,} of {len(o.cells):,} cells changed")
+              for n, o in zip(names, done)]
+    lines += [("shared", f"{shared:,} cells in several tables, one perturbed value each"),
+              ("written", ", ".join(f["path"] for f in out.files.values()))]
     _close(lines, caught, started)
     return EXIT_OK
 
@@ -583,7 +616,8 @@ def read_pattern(path: str, table, s: dict):
     return mask
 
 
-def cell_key_table(t, df, s: dict):
+def ptable_of(s: dict):
+    """The p-table ``--ptable`` gives: a file in ONS's format or ``D=3,V=2[,js=2]``."""
     from pdanon.tables import ptable, read_ptable
 
     spec = str(s["ptable"])
@@ -593,18 +627,20 @@ def cell_key_table(t, df, s: dict):
             for item in (p.strip() for p in spec.split(",") if p.strip()):
                 name, _, value = item.partition("=")
                 params[name.strip()] = float(value) if name.strip() == "V" else int(value)
-            pt = ptable(**params)
-        else:
-            from pdanon.cli.common import unreadable
+            return ptable(**params)
+        from pdanon.cli.common import unreadable
 
-            reason = unreadable(spec)
-            if reason:
-                raise CliError(reason.replace("cannot read", "--ptable: cannot read"))
-            pt = read_ptable(spec)
+        reason = unreadable(spec)
+        if reason:
+            raise CliError(reason.replace("cannot read", "--ptable: cannot read"))
+        return read_ptable(spec)
     except (TypeError, ValueError) as exc:
         raise CliError(f"--ptable {spec!r}: {one_line(exc)}; write D=3,V=2[,js=2]"
                        f"[,modulus=65536] or give a file in ONS's format (pcv,ckey,pvalue)") \
             from None
+
+
+def cell_key_table(t, df, s: dict, pt=None):
     extra = {} if t.is_count else {"m": s.get("noise_share")}
     if not t.is_count and s.get("noise_share") is None:
         raise CliError("--cell-key on a sum needs --noise-share M (the noise as a share of a "
@@ -612,7 +648,7 @@ def cell_key_table(t, df, s: dict):
     if t.is_count and s.get("noise_share") is not None:
         raise CliError("--noise-share is for sums (--values); a count takes its noise from "
                        "the p-table alone")
-    return t.cell_key(pt, df[s["record_keys"]], **extra)
+    return t.cell_key(ptable_of(s) if pt is None else pt, df[s["record_keys"]], **extra)
 
 
 def run(args: argparse.Namespace, caught: list) -> int:
@@ -631,7 +667,7 @@ def run(args: argparse.Namespace, caught: list) -> int:
     if s.get("audit_only"):
         from pdanon.tables import audit, primary
 
-        mask = read_pattern(s["suppressed"], t, s)
+        mask = read_pattern(s["suppressed"][0], t, s)
         levels = primary(t, s.get("rules"))
         result = audit(t, mask, levels=levels)
         bad = [(row, "narrower than its protection" if row["withheld"] else

@@ -42,8 +42,8 @@ import pandas as pd
 from pdanon._errors import InvalidInputError
 from pdanon.release.files import PublishError, file_digest, remove_written
 
-__all__ = ["TABLE_FORMATS", "TablePublication", "publish_table", "publish_table_files",
-           "publish_tables", "publish_tables_files"]
+__all__ = ["TABLE_FORMATS", "TablePublication", "publish_perturbed_tables_files",
+           "publish_table", "publish_table_files", "publish_tables", "publish_tables_files"]
 
 #: the data formats :func:`publish_table` writes
 TABLE_FORMATS = ("csv", "parquet")
@@ -260,6 +260,54 @@ def publish_tables_files(obj, tables: list, reports: dict, *, names=None, marker
     folder = folder or os.path.dirname(os.path.abspath(everything[0]))
     return TablePublication(folder=folder, files=files, audit_ok=verdict["ok"],
                             audit_check=verdict.get("check"), report=rep)
+
+
+def publish_perturbed_tables_files(objs: list, tables: list, *, marker=None,
+                                   overwrite: bool = False) -> TablePublication:
+    """Write several perturbed tables (``table.cell_key(...)`` of one frame, keys and
+    p-table) together: ``tables`` holds one dict per table mapping ``"csv"``, ``"parquet"``
+    and ``"pivot"`` to paths, as :func:`publish_tables_files`. Each table's files are
+    rendered from its allow-list (:func:`pdanon.report.tables.public`), written under
+    temporary names, read back and moved into place together; a failure removes what was
+    written. No report: the linked report describes a suppression pattern and its audit
+    (``pdanon table --cell-key`` with several ``--table`` writes through it).
+
+    Example
+    -------
+    >>> import os, tempfile, pandas as pd, pdanon
+    >>> from pdanon.tables import ptable, record_keys
+    >>> df = pd.DataFrame({"r": list("aabbb"), "s": list("xyxyx"), "g": list("ppqqq")})
+    >>> keys, pt = record_keys(df, seed=1), ptable(D=2, V=1)
+    >>> objs = [df.anon.table(index="r", columns=c).cell_key(pt, keys) for c in ("s", "g")]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     done = publish_perturbed_tables_files(
+    ...         objs, [{"csv": os.path.join(folder, f"{n}.csv")} for n in ("a", "b")])
+    ...     sorted(done.files), done.audit_ok
+    (['a.csv', 'b.csv'], None)
+    """
+    from pdanon.report.tables import public
+
+    if not objs or not all(is_table(o) and "noise" in o.cells.columns
+                           and "status" not in o.cells.columns for o in objs):
+        raise InvalidInputError("publish_perturbed_tables_files writes perturbed tables "
+                                "(table.cell_key(...)); protected tables go together through "
+                                "publish_tables")
+    if len(tables) != len(objs):
+        raise InvalidInputError(f"give one set of paths per table ({len(objs)}), in order")
+    tables = [{k: os.fspath(p) for k, p in t.items() if p is not None} for t in tables]
+    bad = [k for t in tables for k in t if k not in ("csv", "parquet", "pivot")]
+    if bad or not all(set(t) - {"pivot"} for t in tables):
+        raise InvalidInputError(f"each table needs 'csv' and/or 'parquet' (and may take "
+                                f"'pivot'); got {bad or tables}")
+    everything = [p for t in tables for p in t.values()]
+    if len({os.path.abspath(p) for p in everything}) != len(everything):
+        raise InvalidInputError("two files would be written to the same path: give each "
+                                "table its own name")
+    _check_paths(everything, marker, overwrite)
+    jobs = [(public(o), t, None, None) for o, t in zip(objs, tables)]
+    files, _ = _write_all(jobs, {}, None, marker)
+    return TablePublication(folder=os.path.dirname(os.path.abspath(everything[0])),
+                            files=files, audit_ok=None)
 
 
 def _formats_folder(formats, where) -> tuple:

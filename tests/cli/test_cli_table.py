@@ -308,7 +308,17 @@ def test_several_tables_exit_3_when_the_linked_audit_fails(files, capsys):
     (["--table", "index=region", "--index", "sex"], ["--index cannot go with --table"]),
     (["--table", "index=region", "--pivot", "p.csv"], ["--pivots"]),
     (["--table", "index=region", "--report", "r.html"], ["the one report goes"]),
-    (["--table", "index=region", "--cell-key"], ["--cell-key cannot go with --table"]),
+    (["--table", "index=region", "--audit-only", "--suppressed", "p.csv"],
+     ["--audit-only writes nothing; drop -o"]),
+    (["--table", "index=region;hierarchy=sex:mask:1"], ["--table", "hierarchy=sex:mask:1",
+                                                        "COL one of the table's columns"]),
+    (["--table", "name=coarse;index=region;hierarchy=region:nofile.csv"],
+     ["--table coarse: hierarchy=region:nofile.csv", "no hierarchy file",
+      "give an ARX hierarchy file or a builder"]),
+    (["--table", "index=region", "--table", "name=coarse;index=region;columns=sex;"
+      "hierarchy=region:partial.csv"], ["--table coarse:", "'region'", "'west'", "add it"]),
+    (["--table", "index=region;hierarchy=region:mask:1", "--hierarchy",
+      "region=intervals:5"], ["--hierarchy region", "gives its own hierarchy", "drop"]),
     (["--table", "index=region;rows=sex"], ["--table", "'rows=sex'", "index=COLS"]),
     (["--table", "name=a"], ["--table", "name the table's dimensions"]),
     (["--table", "index=regon"], ["--table index", "'regon'", "did you mean 'region'"]),
@@ -319,8 +329,10 @@ def test_several_tables_exit_3_when_the_linked_audit_fails(files, capsys):
     (["--table", "index=region", "--formats", "xlsx"], ["--formats", "csv,parquet"]),
     (["--index", "region", "--pivots"], ["--pivots is for several tables"]),
 ])
-def test_bad_linked_input_exits_2_with_one_line(files, capsys, extra, words):
+def test_bad_linked_input_exits_2_with_one_line(files, capsys, monkeypatch, extra, words):
     tmp, _ = files
+    monkeypatch.chdir(tmp)  # relative hierarchy files
+    (tmp / "partial.csv").write_text("north;N\nsouth;S\neast;S\n")  # no west
     code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "o", "--rule", "min_frequency=3",
                         *extra)
     assert code == 2, err
@@ -329,3 +341,149 @@ def test_bad_linked_input_exits_2_with_one_line(files, capsys, extra, words):
     for w in words:
         assert w in lines[0], (w, lines[0])
     assert not (tmp / "o").exists()
+
+
+# ------------------------------------- linked tables: own hierarchies, audit-only, cell key
+
+#: a second hierarchy of region, crossing the first (north+south, east+west)
+PAIRS = "north;NS\nsouth;NS\neast;EW\nwest;EW\n"
+
+
+def test_linked_tables_with_their_own_hierarchies_are_the_python_call(files, capsys):
+    """Two tables with different hierarchies of region (one from --hierarchy, one its own,
+    which wins for that table): the files are the Python call's byte for byte, the pattern
+    passes the linked audit, and a config's [[tables]] hierarchies give the same files."""
+    tmp, df = files
+    (tmp / "pairs.csv").write_text(PAIRS)
+    spec = ["--table", "name=by_sex;index=region;columns=sex",
+            "--table", (f"name=by_age;index=region;columns=age;hierarchy=region:"
+                        f"{tmp / 'pairs.csv'}"),
+            "--hierarchy", f"region={tmp / 'regions.csv'}", "--rule", "min_frequency=12",
+            "--method", "fast"]
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "cli", *spec)
+    assert code == 0, err
+    assert "PASSED (full audit) (linked" in err
+    text = df.astype({"region": str, "sex": str, "age": str})
+    t1 = text.anon.table(index="region", columns="sex",
+                         hierarchies={"region": read_arx_csv(str(tmp / "regions.csv"))})
+    t2 = text.anon.table(index="region", columns="age",
+                         hierarchies={"region": read_arx_csv(str(tmp / "pairs.csv"))})
+    p = pdanon.tables.link(t1, t2).protect({"min_frequency": 12}, method="fast")
+    assert p.audit.ok and sum((m.cells.status != "safe").sum() for m in p.tables) > 0
+    pdanon.publish(p, tmp / "py", names=["by_sex", "by_age"], formats="csv")
+    for name in ("by_sex.csv", "by_age.csv", "report.json"):
+        assert (tmp / "cli" / name).read_bytes() == (tmp / "py" / name).read_bytes(), name
+    ages = pd.read_csv(tmp / "cli" / "by_age.csv", dtype=str)
+    sexes = pd.read_csv(tmp / "cli" / "by_sex.csv", dtype=str)
+    assert {"NS", "EW"} <= set(ages["region"]) and not {"N", "S"} & set(ages["region"])
+    assert {"N", "S"} <= set(sexes["region"]) and not {"NS", "EW"} & set(sexes["region"])
+    # the written patterns pass the linked audit of the command line too
+    code, _, err = _run(capsys, tmp / "in.csv", *spec[:-2], "--audit-only", "--suppressed",
+                        tmp / "cli" / "by_sex.csv", "--suppressed", tmp / "cli" / "by_age.csv")
+    assert code == 0 and "PASSED: 0 unsafe (linked" in err, err
+    (tmp / "t.toml").write_text(
+        'input = "in.csv"\noutput = "conf"\nmethod = "fast"\n[rules]\nmin_frequency = 12\n'
+        '[hierarchies]\nregion = "regions.csv"\n'
+        '[[tables]]\nname = "by_sex"\nindex = "region"\ncolumns = "sex"\n'
+        '[[tables]]\nname = "by_age"\nindex = "region"\ncolumns = "age"\n'
+        'hierarchies = {region = "pairs.csv"}\n')
+    code, _, err = _run(capsys, "--config", tmp / "t.toml")
+    assert code == 0, err
+    for name in ("by_sex.csv", "by_age.csv", "report.json"):
+        assert (tmp / "conf" / name).read_bytes() == (tmp / "py" / name).read_bytes(), name
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """The hand-checked pair of tests/tables/test_linked.py: region x sex and region x age
+    band of 14 rows; N/f (1 person) is the one primary cell under min_frequency=3."""
+    df = pd.DataFrame({"r": list("NNNNNNSSSSSSSS"), "s": list("fmmmmmffffmmmm"),
+                       "a": list("xxxyyyxxxxyyyy")})
+    df["key"] = pdanon.tables.record_keys(df, seed=5)
+    df.to_csv(tmp_path / "in.csv", index=False)
+    return tmp_path, df
+
+
+PAIR = ["--table", "name=by_sex;index=r;columns=s", "--table", "name=by_age;index=r;columns=a",
+        "--rule", "min_frequency=3"]
+
+
+def test_audit_only_of_linked_tables_exits_3_on_a_pattern_only_the_pair_gives_away(pair,
+                                                                                    capsys):
+    tmp, df = pair
+    # by region x sex: N/f, S/f and both region totals withheld; by age: both region totals.
+    # Each table alone keeps N/f within [0, 5]; with the age table's N/x + N/y = N's total
+    # known, N/f = N's total - N/m is exact.
+    (tmp / "sex.csv").write_text("r,s\nN,f\nN,Total\nS,f\nS,Total\n")
+    (tmp / "age.csv").write_text("r,a\nN,Total\nS,Total\n")
+    for one, path in (("--index r --columns s", "sex.csv"), ("--index r --columns a",
+                                                              "age.csv")):
+        code, _, err = _run(capsys, tmp / "in.csv", *one.split(), "--rule", "min_frequency=3",
+                            "--audit-only", "--suppressed", tmp / path)
+        assert code == 0 and "PASSED: 0 unsafe" in err, err
+    code, _, err = _run(capsys, tmp / "in.csv", *PAIR, "--audit-only", "--suppressed",
+                        tmp / "sex.csv", "--suppressed", tmp / "age.csv")
+    assert code == 3, err
+    assert "FAILED: 1 unsafe (linked" in err
+    assert "unsafe      by_sex: r=N, s=f (narrower than its protection)" in err
+    # the same verdict as the Python call's
+    text = df.astype(str)
+    t1, t2 = text.anon.table(index="r", columns="s"), text.anon.table(index="r", columns="a")
+    m1 = t1.cells.r.isin(["N", "S"]) & t1.cells.s.isin(["f", "Total"])
+    m2 = t2.cells.r.isin(["N", "S"]) & (t2.cells.a == "Total")
+    assert len(pdanon.tables.audit([t1, t2], [m1, m2], rules={"min_frequency": 3}).unsafe) == 1
+    # a safe linked pattern (the linked protect's, read back from its files) exits 0
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "out", *PAIR)
+    assert code == 0, err
+    code, _, err = _run(capsys, tmp / "in.csv", *PAIR, "--audit-only", "--suppressed",
+                        tmp / "out" / "by_sex.csv", "--suppressed", tmp / "out" / "by_age.csv")
+    assert code == 0 and "PASSED: 0 unsafe (linked" in err, err
+    # the patterns in the wrong order: refused, naming the table and the order
+    code, _, err = _run(capsys, tmp / "in.csv", *PAIR, "--audit-only", "--suppressed",
+                        tmp / "age.csv", "--suppressed", tmp / "sex.csv")
+    assert code == 2 and "table by_sex (--table 1)" in err and "in the order" in err, err
+    code, _, err = _run(capsys, tmp / "in.csv", *PAIR, "--audit-only", "--suppressed",
+                        tmp / "sex.csv")
+    assert code == 2 and "one --suppressed PATTERN per table" in err and "1 given" in err, err
+    # a config gives the patterns as a list, in the order of [[tables]]
+    (tmp / "a.toml").write_text(
+        'input = "in.csv"\naudit_only = true\nsuppressed = ["sex.csv", "age.csv"]\n'
+        '[rules]\nmin_frequency = 3\n[[tables]]\nname = "by_sex"\nindex = "r"\n'
+        'columns = "s"\n[[tables]]\nname = "by_age"\nindex = "r"\ncolumns = "a"\n')
+    code, _, err = _run(capsys, "--config", tmp / "a.toml")
+    assert code == 3 and "by_sex: r=N, s=f" in err, err
+
+
+@pytest.mark.parametrize("sums", [False, True])
+def test_cell_key_of_linked_tables_gives_a_shared_cell_one_value_in_every_file(files, capsys,
+                                                                              sums):
+    tmp, df = files
+    extra = ["--values", "income", "--noise-share", "0.05"] if sums else []
+    code, _, err = _run(capsys, tmp / "in.csv", "-o", tmp / "ck",
+                        "--table", "name=by_sex;index=region;columns=sex",
+                        "--table", f"name=by_age;index=region;columns=age;"
+                                   f"hierarchy=region:{tmp / 'regions.csv'}",
+                        "--cell-key", "--ptable", "D=3,V=2,js=2", "--record-keys", "key",
+                        "--formats", "csv,parquet", *extra)
+    assert code == 0, err
+    assert sorted(f.name for f in (tmp / "ck").iterdir()) == [
+        "by_age.csv", "by_age.parquet", "by_sex.csv", "by_sex.parquet"]
+    sexes = pd.read_csv(tmp / "ck" / "by_sex.csv", dtype={"region": str, "sex": str})
+    ages = pd.read_csv(tmp / "ck" / "by_age.csv", dtype={"region": str, "age": str})
+    # the shared cells: each region's total and the grand total
+    a = sexes[sexes.sex == "Total"].set_index("region")["value"]
+    b = ages[ages.age == "Total"].set_index("region")["value"]
+    shared = ["north", "south", "east", "west", "Total"]
+    assert a[shared].tolist() == b[shared].tolist()
+    # each file is the Python call's, with the same keys and p-table
+    from pdanon.tables import ptable
+
+    text = df.astype({"region": str, "sex": str, "age": str})
+    kw = {"values": "income", "aggfunc": "sum"} if sums else {}
+    pt = ptable(D=3, V=2, js=2)
+    want = text.anon.table(index="region", columns="sex", **kw).cell_key(
+        pt, df["key"], **({"m": 0.05} if sums else {}))
+    assert (want.cells["noise"] != 0).any()
+    np.testing.assert_allclose(sexes["value"], want.cells["value"], rtol=1e-9)
+    assert pd.read_parquet(tmp / "ck" / "by_age.parquet")["value"].astype(float).tolist() == \
+        pytest.approx(ages["value"].tolist(), rel=1e-12)

@@ -33,7 +33,10 @@ docs/tables.md ("Running the peers") says how that library was built.
 Columns: ``cells`` (pdanon's cells), ``primary`` (cells the tool made primary), ``secondary``
 (other withheld cells), ``withheld`` (total value of all withheld cells), ``seconds`` (wall time
 of the protection call alone: pdanon's ``protect``, the peer's suppression call inside R;
-reading the CSVs and starting R not included), ``audit`` (``ok``, or the number of pdanon's
+reading the CSVs and starting R not included), ``peak MiB`` (the peak resident memory of the
+process that built and protected the table, from ``wait4``: pdanon runs each method in a fresh
+Python process for this, as each peer runs in its own R process; interpreter, libraries and
+data included), ``audit`` (``ok``, or the number of pdanon's
 primary cells the pattern leaves with a narrower range than required; a pdanon primary cell
 the peer publishes counts as unsafe too), ``prim diff`` (cells primary in pdanon but not
 under the peer's own rule / the reverse).
@@ -208,6 +211,62 @@ def _memory_cap(gib: float):
     return cap
 
 
+def run_measured(cmd: list, *, env=None, timeout: float, preexec_fn=None,
+                 folder: str) -> tuple[int | None, str, float]:
+    """Run ``cmd`` in a child process; (exit status or None when killed at ``timeout``, its
+    output, the child's peak resident memory in MiB from ``wait4``'s ``ru_maxrss``: every
+    page the process touched, the interpreter and its libraries included)."""
+    out_path = os.path.join(folder, f"child_{time.monotonic_ns()}.txt")
+    with open(out_path, "w") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=preexec_fn)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return None, open(out_path).read(), usage.ru_maxrss / 1024
+            time.sleep(0.05)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    with open(out_path) as fh:
+        text = fh.read()
+    return proc.returncode, text, usage.ru_maxrss / 1024
+
+
+def run_ours(name: str, method: str, time_limit: float, folder: str, timeout: float):
+    """pdanon's ``protect`` in a fresh Python process (the same seeded microdata and table),
+    so its peak memory is measured as the peers' is; returns the pattern, the primary
+    cells, the seconds of the ``protect`` call alone, whether a warning was raised, whether
+    the pattern is proven optimal, and the peak MiB."""
+    result = os.path.join(folder, f"ours_{name}_{method}.npz")
+    code, text, peak = run_measured(
+        [sys.executable, os.path.abspath(__file__), "--child", name, method, str(time_limit),
+         result], timeout=timeout, folder=folder)
+    if code != 0:
+        raise RuntimeError(f"pdanon {method} on {name} failed: {text.strip()[-400:]}")
+    got = np.load(result)
+    return (got["mask"], got["prim"], float(got["seconds"]), bool(got["warned"]),
+            bool(got["optimal"]), peak)
+
+
+def child(name: str, method: str, time_limit: float, result: str) -> None:
+    """The child's side of :func:`run_ours`."""
+    spec = tables(microdata())[name]
+    table = build(spec)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        started = time.perf_counter()
+        p = table.protect(spec[5], method=method, time_limit=time_limit)
+        seconds = time.perf_counter() - started
+    np.savez(result, mask=(p.cells["status"] != "safe").to_numpy(),
+             prim=(p.cells["status"] == "primary").to_numpy(), seconds=seconds,
+             warned=bool(caught), optimal=bool(p.info.get("optimal")))
+
+
 def run_peer(shared: dict, tool: str, method: str, folder: str, rlib: str, time_limit: float,
              timeout: float, memory: float = 8.0) -> tuple[pd.DataFrame | None, dict]:
     tag = f"{tool}_{method or 'default'}"
@@ -219,20 +278,20 @@ def run_peer(shared: dict, tool: str, method: str, folder: str, rlib: str, time_
         json.dump(spec, fh)
     env = dict(os.environ, R_LIBS=rlib)
     started = time.perf_counter()
-    try:
-        proc = subprocess.run(["Rscript", R_SCRIPT, path], env=env, capture_output=True,
-                              check=False, text=True, timeout=timeout,
-                              preexec_fn=_memory_cap(memory))
-    except subprocess.TimeoutExpired:
-        return None, {"error": f"no result within {timeout:g} s (killed)"}
+    code, text, peak = run_measured(["Rscript", R_SCRIPT, path], env=env, timeout=timeout,
+                                    preexec_fn=_memory_cap(memory), folder=folder)
+    if code is None:
+        return None, {"error": f"no result within {timeout:g} s (killed)",
+                      "peak_mib": peak}
     info = {}
     if os.path.exists(spec["info"]):
         with open(spec["info"]) as fh:
             info = json.load(fh)
     info["r_total"] = time.perf_counter() - started
-    if proc.returncode != 0 or not os.path.exists(spec["out"]):
-        said = (proc.stderr or proc.stdout).strip()[-300:]
-        info.setdefault("error", said or f"R ended with status {proc.returncode}")
+    info["peak_mib"] = peak
+    if code != 0 or not os.path.exists(spec["out"]):
+        said = text.strip()[-300:]
+        info.setdefault("error", said or f"R ended with status {code}")
         return None, info
     out = pd.read_csv(spec["out"], dtype={d: str for d in shared["dims"]}, keep_default_na=False)
     return out, info
@@ -378,7 +437,12 @@ def main(argv=None) -> None:
                     help="keep the exchanged CSV files (their folder is printed)")
     ap.add_argument("--peers", default=",".join(f"{t}:{m}" if m else t for t, m in PEERS),
                     help="comma-separated tool[:method] (default: all)")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child:
+        name, method, limit, result = args.child
+        child(name, method, float(limit), result)
+        return
     specs = tables(microdata())
     names = [n for n in args.tables.split(",") if n]
     unknown = [n for n in names if n not in specs]
@@ -398,17 +462,13 @@ def main(argv=None) -> None:
             table = build(spec)
             levels = primary(table, rules)
             for method in [m for m in args.methods.split(",") if m]:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    started = time.perf_counter()
-                    p = table.protect(rules, method=method, time_limit=args.time_limit)
-                    seconds = time.perf_counter() - started
-                mask = (p.cells["status"] != "safe").to_numpy()
-                prim = (p.cells["status"] == "primary").to_numpy()
-                note = "time limit: fast pattern" if caught else (
-                    "proven optimal" if p.info.get("optimal") else "")
+                mask, prim, seconds, warned, optimal, peak = run_ours(
+                    name, method, args.time_limit, folder, args.peer_timeout)
+                note = "time limit: fast pattern" if warned else (
+                    "proven optimal" if optimal else "")
                 r, bad = row(name, f"pdanon {method}", table, levels, rules, mask, prim,
                              seconds, note, not args.no_audit)
+                r["peak MiB"] = round(peak)
                 rows.append(r)
                 unsafe_list += bad
                 print_progress(r)
@@ -425,6 +485,7 @@ def main(argv=None) -> None:
                 label = f"{tool} {method}".strip()
                 if out is None:
                     rows.append({"table": name, "tool/method": label, "cells": len(table.cells),
+                                 "peak MiB": round(info.get("peak_mib", 0)) or "",
                                  "note": f"failed: {info.get('error', '?')}"[:120]})
                     print_progress(rows[-1])
                     continue
@@ -440,6 +501,7 @@ def main(argv=None) -> None:
                 r, bad = row(name, label, table, levels, rules, mask, used, info.get("seconds"),
                              note, not args.no_audit)
                 r["prim diff"] = _diff((levels["status"] == "primary").to_numpy(), own)
+                r["peak MiB"] = round(info["peak_mib"])
                 pairs.setdefault(label, {})[name] = mask
                 rows.append(r)
                 print_progress(r)
@@ -455,8 +517,8 @@ def main(argv=None) -> None:
             shutil.rmtree(folder, ignore_errors=True)
     print()
     print_table([{k: r.get(k, "") for k in ("table", "tool/method", "cells", "primary",
-                                              "secondary", "withheld", "seconds", "audit",
-                                              "prim diff", "note")} for r in rows])
+                                              "secondary", "withheld", "seconds", "peak MiB",
+                                              "audit", "prim diff", "note")} for r in rows])
     if unsafe_list:
         print("\nCells pdanon's audit finds unsafe (required range vs the attacker's):")
         print_table([{k: u[k] for k in ("table", "tool/method", "cell", "value", "required",

@@ -76,7 +76,8 @@ from pdanon.cli.table_linked import (check_linked, linked_hierarchies, table_nam
 PROG = "pdanon table"
 #: config file layout: section -> the settings it holds ([rules] and [hierarchies] apart)
 SECTIONS = {"": ("input", "output", "pivot", "report", "marker", "index", "columns", "values",
-                 "aggfunc", "contributor", "margins", "method", "cost", "time_limit",
+                 "aggfunc", "contributor", "margins", "margins_name", "method", "cost",
+                 "time_limit",
                  "full_audit", "formats", "pivots",
                  "cell_key", "ptable", "record_keys", "noise_share", "sep", "encoding")}
 PATH_KEYS = ("input", "output", "pivot", "report", "ptable", "suppressed")
@@ -153,6 +154,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                             "(region=regions.csv) or a builder (age=intervals:5,10)")
     table.add_argument("--no-margins", dest="margins", action="store_false", default=None,
                        help="no grand totals")
+    table.add_argument("--margins-name", dest="margins_name", metavar="TEXT",
+                       help="the grand totals' label (default Total; give another when a "
+                            "category is named Total)")
     protect = p.add_argument_group("protection")
     protect.add_argument("--rule", action="append", metavar="NAME=VALUE",
                          help="a primary rule: min_frequency=3, p_percent=10, "
@@ -425,7 +429,8 @@ def build_table(df, s: dict):
     return df.anon.table(index=s.get("index"), columns=s.get("columns"),
                          values=s.get("values"), aggfunc=aggfunc,
                          hierarchies=hierarchies or None, margins=bool(s.get("margins", True)),
-                         contributor=s.get("contributor"))
+                         contributor=s.get("contributor"),
+                         margins_name=s.get("margins_name") or "Total")
 
 
 def build_tables(df, s: dict) -> list:

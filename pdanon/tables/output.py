@@ -17,10 +17,26 @@ import pandas as pd
 
 from pdanon._errors import InvalidInputError
 
-__all__ = ["MISSING", "pivot"]
+__all__ = ["MISSING", "missing_label", "pivot"]
 
 #: the pivot's label of a missing value's leaf (the tidy cells keep it missing)
 MISSING = "(missing)"
+
+
+def missing_label(labels) -> str:
+    """The pivot's label for a missing value's leaf: :data:`MISSING`, or ``"(missing 2)"``,
+    ``"(missing 3)"``... when a category already carries that text (two leaves with one label
+    could not be told apart, and the pivot could not be built).
+
+    >>> missing_label(["a", None]), missing_label(["(missing)", None])
+    ('(missing)', '(missing 2)')
+    """
+    taken = {str(v) for v in labels if not pd.isna(v)}
+    label, k = MISSING, 1
+    while label in taken:
+        k += 1
+        label = f"(missing {k})"
+    return label
 
 
 def pivot(cells: pd.DataFrame, table, *, index=None, columns=None,
@@ -28,7 +44,7 @@ def pivot(cells: pd.DataFrame, table, *, index=None, columns=None,
     """``cells`` as a pivot: ``index`` dimensions down, ``columns`` across (by default the
     dimensions as the table was built: all but the last down, the last across), in the
     dimensions' own node order (leaves, sub-totals, total); a missing value's leaf is
-    labelled :data:`MISSING`."""
+    labelled :data:`MISSING` (:func:`missing_label`)."""
     dims = table.dimensions
     if index is None and columns is None:
         index, columns = dims[:-1] or dims, dims[-1:] if len(dims) > 1 else []
@@ -40,8 +56,9 @@ def pivot(cells: pd.DataFrame, table, *, index=None, columns=None,
     for d in table.dims:  # keep each dimension's node order (not alphabetical)
         labels = pd.Series(d.labels, dtype=object)
         if labels.isna().any():  # a missing value's leaf: a category needs a label
-            frame[d.name] = frame[d.name].astype(object).where(frame[d.name].notna(), MISSING)
-            labels = labels.where(labels.notna(), MISSING)
+            text = missing_label(labels)
+            frame[d.name] = frame[d.name].astype(object).where(frame[d.name].notna(), text)
+            labels = labels.where(labels.notna(), text)
         frame[d.name] = pd.Categorical(frame[d.name], categories=pd.unique(labels),
                                        ordered=True)
     wide = frame.set_index(dims)[values]

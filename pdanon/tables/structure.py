@@ -78,6 +78,28 @@ def _leaves(series: pd.Series, name) -> tuple[np.ndarray, pd.Index, bool]:
     return codes, values, bool((codes < 0).any())
 
 
+def _distinct(labels: list, n_leaves: int, name, has_total: bool) -> None:
+    """Refuse two nodes of one dimension with one label (as text, as the files write it): a
+    category named like the grand total or a sub-total would publish two cells a reader
+    cannot tell apart."""
+    seen: dict = {}
+    for j, label in enumerate(labels):
+        if label is None:
+            continue
+        key = str(label)
+        if key in seen:
+            kinds = ["a category" if k < n_leaves else
+                     "the grand total" if has_total and k == len(labels) - 1 else
+                     "a hierarchy node" for k in (seen[key], j)]
+            fix = ("give the total another label (margins_name=..., --margins-name on the "
+                   "command line)" if "the grand total"
+                   in kinds else "rename one of them (in the data or the hierarchy)")
+            raise InvalidInputError(
+                f"column {name!r}: the label {key!r} names both {kinds[0]} and {kinds[1]}; "
+                f"the published cells could not be told apart: {fix}")
+        seen[key] = j
+
+
 def dimension(series: pd.Series, *, hierarchy=None, margins: bool = True,
               total: str = TOTAL) -> Dimension:
     """The dimension of one column: its leaves (the column's values, categories in their order,
@@ -141,6 +163,7 @@ def dimension(series: pd.Series, *, hierarchy=None, margins: bool = True,
             children[new] = [int(node_below[s]) for s in sub]
     if margins and n_leaves > 1:  # the node over every leaf is the grand total
         node_labels[-1] = total
+    _distinct(node_labels, n_leaves, name, margins and n_leaves > 1)
     # members: which leaves each node covers
     rows, cols = list(range(n_leaves)), list(range(n_leaves))
     cover = {leaf: [leaf] for leaf in range(n_leaves)}

@@ -487,3 +487,16 @@ def test_cell_key_of_linked_tables_gives_a_shared_cell_one_value_in_every_file(f
     np.testing.assert_allclose(sexes["value"], want.cells["value"], rtol=1e-9)
     assert pd.read_parquet(tmp / "ck" / "by_age.parquet")["value"].astype(float).tolist() == \
         pytest.approx(ages["value"].tolist(), rel=1e-12)
+
+
+def test_a_category_named_total_needs_another_margins_name(tmp_path, capsys):
+    pd.DataFrame({"g": ["Total"] * 4 + ["a"] * 5, "c": list("xyxyxyxyx")}).to_csv(
+        tmp_path / "in.csv", index=False)
+    code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "out.csv", "--index", "g",
+                        "--columns", "c")
+    assert code == 2 and "--margins-name" in err and "'Total' names both" in err
+    code, _, err = _run(capsys, tmp_path / "in.csv", "-o", tmp_path / "out.csv", "--index", "g",
+                        "--columns", "c", "--margins-name", "All")
+    assert code == 0, err
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert (out["g"] == "Total").sum() == 3 and (out["g"] == "All").sum() == 3

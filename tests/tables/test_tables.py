@@ -74,6 +74,25 @@ def test_missing_key_is_a_category_of_its_own():
         {"a": 2, "Total": 3}
 
 
+def test_labels_a_reader_could_confuse_are_refused_or_told_apart():
+    # a category named like the grand total: two cells "Total" in the published file
+    df = pd.DataFrame({"g": ["Total", "a", "a"], "c": list("xyx")})
+    with pytest.raises(InvalidInputError, match="'Total' names both a category and the grand "
+                                                 "total.*margins_name"):
+        build(df, index="g", columns="c")
+    assert build(df, index="g", columns="c", margins_name="All").pivot().loc["All", "All"] == 3
+    # a hierarchy node named like a category
+    with pytest.raises(InvalidInputError, match="'a' names both a category and a hierarchy"):
+        build(pd.DataFrame({"g": list("abc")}), index="g",
+              hierarchies={"g": tree({"a": ["b", "c"], "A": ["a"]})})
+    # a missing value's leaf beside a category written "(missing)": the pivot (which needs a
+    # label) keeps them apart; it failed with a bare "duplicate entries" error before
+    df = pd.DataFrame({"g": ["(missing)", None, "a", "a", None], "c": list("xyxyx")})
+    piv = build(df, index="g", columns="c").pivot()
+    assert piv.index.tolist() == ["(missing)", "a", "(missing 2)", "Total"]
+    assert piv.loc["(missing 2)", "Total"] == 2 and piv.loc["(missing)", "Total"] == 1
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(index="nope"), "does not have"),
     (dict(index="g", values="v", aggfunc="mean"), "aggfunc"),

@@ -33,6 +33,14 @@ print(pdanon.tables.audit(protected))  # every withheld cell keeps the range its
 # protection level still short (info says how many cells each step withheld)
 g = counts.protect({"min_frequency": 3}, method="gauss")
 print(g, g.info["elimination_secondary"], g.info["repair_added"], g.audit.ok)
+# group disclosure: a row whose people all (or all but one) fall in one industry tells every
+# reader that industry of each of them; group=True makes that row's empty cells (and its
+# cells of 1) primary, so a reader cannot rule out one more person there
+# (the handbook's table: every married person works full time; the divorced split 5 and 1)
+people = pd.DataFrame({"marital": ["married"] * 6 + ["divorced"] * 6 + ["single"] * 4,
+                       "hours": ["full"] * 6 + ["full"] * 5 + ["part"] + ["full", "part"] * 2})
+grp = people.anon.table(index="marital", columns="hours").protect({"group": True})
+print(grp.cells[["marital", "hours", "value", "status", "rule"]], "\n")
 
 # 2. A magnitude table with a hierarchy (two sub-totals) and holding-level rules: the
 #    p % rule reads each firm's pooled turnover in every cell.

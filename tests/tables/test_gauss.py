@@ -3,10 +3,8 @@ exactness of the elimination, and properties on random tables (the pattern passe
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
-import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,17 +14,8 @@ from pdanon.tables import audit, build
 from pdanon.tables.deviations import Deviations, blocks, uncovered
 from pdanon.tables.gauss import coordinates, eliminate
 from pdanon.tables.rules import primary
+from tables_data import frame_from_counts
 
-
-def frame_from_counts(counts: np.ndarray, names=("r", "c")) -> pd.DataFrame:
-    """Microdata whose table has these interior counts (any number of dimensions)."""
-    rows = []
-    for idx in itertools.product(*(range(s) for s in counts.shape)):
-        rows += [tuple(f"{n}{i}" for n, i in zip(names, idx))] * int(counts[idx])
-    out = pd.DataFrame(rows, columns=list(names))
-    for n, s in zip(names, counts.shape):
-        out[n] = pd.Categorical(out[n], categories=[f"{n}{i}" for i in range(s)])
-    return out
 
 
 def model_matrix(table) -> np.ndarray:

@@ -17,17 +17,8 @@ import pdanon  # noqa: F401  (registers df.anon)
 from pdanon._errors import InvalidInputError
 from pdanon.tables import primary
 from pdanon.tables.structure import dimension, sibling_groups
+from tables_data import frame_from_counts
 
-
-def frame(counts: np.ndarray) -> pd.DataFrame:
-    """Microdata whose r × c table has these interior counts (every category kept)."""
-    rows = []
-    for i, j in itertools.product(range(counts.shape[0]), range(counts.shape[1])):
-        rows += [(f"r{i}", f"c{j}")] * int(counts[i, j])
-    out = pd.DataFrame(rows, columns=["r", "c"])
-    out["r"] = pd.Categorical(out["r"], categories=[f"r{i}" for i in range(counts.shape[0])])
-    out["c"] = pd.Categorical(out["c"], categories=[f"c{j}" for j in range(counts.shape[1])])
-    return out
 
 
 def handbook() -> pd.DataFrame:
@@ -62,14 +53,14 @@ def test_without_the_rule_the_zero_cell_is_published_and_discloses():
 
 def test_margin_rows_and_tables_without_margins_have_groups():
     # every person is in c0: the column margin row (Total, c0..c2) is "all in one" too
-    t = frame(np.array([[3, 0, 0], [4, 0, 0]])).anon.table(index="r", columns="c")
+    t = frame_from_counts(np.array([[3, 0, 0], [4, 0, 0]])).anon.table(index="r", columns="c")
     got = pd.concat([t.cells, primary(t, {"group": True})], axis=1).set_index(["r", "c"])
     assert got.loc[("Total", "c1"), "rule"] == "group (all in one)"
     # no margins: the categories side by side are the group
     d = dimension(pd.Series(["a", "b", "b"], name="x"), margins=False)
     assert sibling_groups([d]).toarray().tolist() == [[1, 1]]
-    t = frame(np.array([[3, 0, 0], [2, 1, 1]])).anon.table(index="r", columns="c",
-                                                           margins=False)
+    t = frame_from_counts(np.array([[3, 0, 0], [2, 1, 1]])).anon.table(
+        index="r", columns="c", margins=False)
     got = pd.concat([t.cells, primary(t, {"group": True})], axis=1).set_index(["r", "c"])
     assert got.loc[("r0", "c1"), "rule"] == "group (all in one)"
     assert got.loc[("r1", "c1"), "status"] == "safe"  # r1 splits 2, 1, 1: no group case
@@ -133,7 +124,7 @@ def test_no_reader_can_rule_out_one_more_person(flat, method):
     counts = np.array(flat).reshape(2, 3)
     if counts.sum() == 0:
         return
-    t = frame(counts).anon.table(index="r", columns="c")
+    t = frame_from_counts(counts).anon.table(index="r", columns="c")
     p = t.protect({"group": True}, method=method)
     for _, row in p.cells[p.cells["rule"].str.startswith("group")].iterrows():
         if "Total" in (row["r"], row["c"]):
@@ -158,14 +149,14 @@ def test_no_reader_can_rule_out_one_more_person(flat, method):
 def test_empty_categories_are_not_flagged_and_flagged_sub_totals_can_move(method):
     # nobody is in c0: the published (Total, c0) = 0 says so of everyone, so r0's 0 in c0
     # is no group disclosure (and the sub-total would pin it)
-    t = frame(np.array([[0, 0, 1], [0, 2, 1]])).anon.table(index="r", columns="c")
+    t = frame_from_counts(np.array([[0, 0, 1], [0, 2, 1]])).anon.table(index="r", columns="c")
     got = pd.concat([t.cells, primary(t, {"group": True})], axis=1).set_index(["r", "c"])
     assert got.loc[("r0", "c0"), "status"] == "safe"
     assert got.loc[("r0", "c1"), "rule"] == "group (all in one)"
     t.protect({"group": True}, method=method)  # a pattern exists and passes the audit
     # one person: the empty row r0 is flagged (everyone is in r1); its empty parts must be
     # open as secondaries, or (r0, Total) could never move
-    t = frame(np.array([[0, 0, 0], [0, 0, 1]])).anon.table(index="r", columns="c")
+    t = frame_from_counts(np.array([[0, 0, 0], [0, 0, 1]])).anon.table(index="r", columns="c")
     p = t.protect({"group": True}, method=method)
     cells = p.cells.set_index(["r", "c"])
     assert cells.loc[("r0", "Total"), "status"] == "primary"

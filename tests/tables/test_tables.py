@@ -15,17 +15,8 @@ import pdanon  # noqa: F401  (registers df.anon)
 from pdanon._errors import InvalidInputError
 from pdanon.hierarchy import tree
 from pdanon.tables import audit, build, primary
+from tables_data import frame_from_counts
 
-
-def frame_from_counts(counts: np.ndarray) -> pd.DataFrame:
-    """Microdata whose r × c table has these interior counts."""
-    rows = []
-    for i, j in itertools.product(range(counts.shape[0]), range(counts.shape[1])):
-        rows += [(f"r{i}", f"c{j}")] * int(counts[i, j])
-    out = pd.DataFrame(rows, columns=["r", "c"])
-    out["r"] = pd.Categorical(out["r"], categories=[f"r{i}" for i in range(counts.shape[0])])
-    out["c"] = pd.Categorical(out["c"], categories=[f"c{j}" for j in range(counts.shape[1])])
-    return out
 
 
 # ----------------------------------------------------------------------------- building

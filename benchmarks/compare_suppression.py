@@ -340,10 +340,11 @@ def unsafe_cells(table, levels, rules, mask) -> list[dict]:
                 add(i, f"[{c['low']:g}, {c['high']:g}]")
     else:
         A = table.constraints.astype(np.float64).tocsr()
-        todo = [(p, v) for p, v in blocks(levels) if mask[p]]
-        big = float(x.max() + max((abs(v) for _, v in todo), default=0.0) + 1.0)
+        todo = [b for b in blocks(levels) if mask[b.cell]]
+        big = float(x.max() + max((abs(b.level) for b in todo), default=0.0) + 1.0)
         dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims)
-        for p, v in uncovered(dev, todo, mask):
+        for b in uncovered(dev, todo, mask):
+            p, v = b.cell, b.level
             t, _ = dev.best(p, v, mask)
             t = 0.0 if t is None else (np.floor(t + 1e-6) if table.is_count else t)
             add(p, f"{'up to' if v > 0 else 'down to'} {x[p] + np.sign(v) * t:g}")
@@ -532,6 +533,7 @@ def main(argv=None) -> None:
 def print_progress(r: dict) -> None:
     print(f"  {r['table']:7} {r['tool/method']:28} {r.get('secondary', '')!s:>6} "
           f"{r.get('withheld', '')!s:>10} {r.get('seconds', '')!s:>8} "
+          f"{r.get('peak MiB', '')!s:>6} "
           f"{r.get('audit', '')} {r.get('note', '')}", flush=True)
 
 

@@ -100,6 +100,12 @@ class Problem:
     certificates: list | None = None
 
 
+def _one_subtable(dims) -> bool:
+    """No dimension has a sub-total below its grand total: the modular method's sub-tables
+    are the table itself."""
+    return dims is not None and all(len(d.children) <= 1 for d in dims)
+
+
 def models_singletons(table, singletons) -> bool:
     """Whether ``singletons`` ("auto", True, False) models sole contributors on ``table``:
     "auto" does for sums and for counts with ``contributor=``."""
@@ -213,8 +219,13 @@ def solve(prob: Problem, *, method: str = "optimal", cost: str = "value",
     extra = {}
     if not todo:
         withheld = fixed.copy()
-    elif method == "optimal":
+    elif method == "optimal" or (method == "modular" and _one_subtable(prob.dims)):
+        # without a hierarchy the modular method's one sub-table is the whole table: the
+        # optimal method, with the whole table's neighbourhoods for its fallback
         withheld, proven = optimal(dev, A, w, todo, fixed, start + time_limit)
+        if method == "modular":
+            extra = {"subtables": 1, "subtables_solved": 1, "subtables_proven": int(bool(
+                proven)), "repair_cells": 0}
         if withheld is None and not proven:
             withheld = fast(dev, w, todo, fixed)
             note = (f"the optimal search did not finish within time_limit={time_limit:g} s; "

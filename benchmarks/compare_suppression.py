@@ -38,7 +38,9 @@ process that built and protected the table, from ``wait4``: pdanon runs each met
 Python process for this, as each peer runs in its own R process; interpreter, libraries and
 data included), ``audit`` (``ok``, or the number of pdanon's
 primary cells the pattern leaves with a narrower range than required; a pdanon primary cell
-the peer publishes counts as unsafe too), ``prim diff`` (cells primary in pdanon but not
+the peer publishes counts as unsafe too), ``holders`` (sums: the primary cells a sole
+contributor, knowing its own cells, could narrow below their levels — what pdanon's
+``singletons="auto"`` protects against and the peers do not model), ``prim diff`` (cells primary in pdanon but not
 under the peer's own rule / the reverse).
 """
 
@@ -64,7 +66,8 @@ import pdanon  # noqa: E402,F401  (registers df.anon)
 from _util import print_table  # noqa: E402
 from pdanon.hierarchy import tree  # noqa: E402
 from pdanon.tables import audit, primary  # noqa: E402
-from pdanon.tables.deviations import Deviations, blocks, uncovered  # noqa: E402
+from pdanon.tables.deviations import (Deviations, blocks, singleton_blocks,  # noqa: E402
+                                      uncovered)
 
 #: pdanon's methods; add "gauss" and "modular" here when they are on main
 METHODS = ("optimal", "fast", "gauss", "modular")
@@ -353,6 +356,24 @@ def unsafe_cells(table, levels, rules, mask) -> list[dict]:
     return out
 
 
+def holders_unsafe(table, levels, mask) -> str:
+    """Sums: the primary cells a sole contributor could narrow below their levels, knowing
+    its own cells (pdanon's ``singletons="auto"``; the peers do not model it): "ok", or how
+    many cells. Counts of rows: "" (no holder knows a figure)."""
+    if table.is_count:
+        return ""
+    x = table.cells["value"].to_numpy(dtype=float)
+    A = table.constraints.astype(np.float64).tocsr()
+    base = blocks(levels)
+    todo = singleton_blocks(A, levels, table.sole_holder(), base)
+    if not todo:
+        return "ok"
+    big = float(x.max() + max(abs(b.level) for b in todo) + 1.0)
+    dev = Deviations(A, x, big, tuple(d.n_nodes for d in table.dims), table.dims)
+    bad = {b.cell for b in uncovered(dev, todo, mask)}
+    return "ok" if not bad else f"{len(bad)} unsafe"
+
+
 def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note="", audit_it=True):
     x = table.cells["value"].to_numpy(dtype=float)
     ours = (levels["status"] == "primary").to_numpy()
@@ -365,6 +386,7 @@ def row(name, tool, table, levels, rules, mask, tool_primary, seconds, note="", 
             "withheld": round(float(x[mask].sum()), 1),
             "seconds": "" if seconds is None else round(seconds, 2),
             "audit": "not run" if not audit_it else "ok" if n_bad == 0 else f"{n_bad} unsafe",
+            "holders": holders_unsafe(table, levels, mask) if audit_it else "",
             "prim diff": _diff(ours, tool_primary), "note": note}, bad
 
 
@@ -519,7 +541,8 @@ def main(argv=None) -> None:
     print()
     print_table([{k: r.get(k, "") for k in ("table", "tool/method", "cells", "primary",
                                               "secondary", "withheld", "seconds", "peak MiB",
-                                              "audit", "prim diff", "note")} for r in rows])
+                                              "audit", "holders", "prim diff", "note")}
+                 for r in rows])
     if unsafe_list:
         print("\nCells pdanon's audit finds unsafe (required range vs the attacker's):")
         print_table([{k: u[k] for k in ("table", "tool/method", "cell", "value", "required",

@@ -430,7 +430,8 @@ def build_table(df, s: dict):
                          values=s.get("values"), aggfunc=aggfunc,
                          hierarchies=hierarchies or None, margins=bool(s.get("margins", True)),
                          contributor=s.get("contributor"),
-                         margins_name=s.get("margins_name") or "Total")
+                         **({"margins_name": s["margins_name"]} if s.get("margins_name")
+                            else {}))
 
 
 def build_tables(df, s: dict) -> list:
@@ -513,16 +514,16 @@ def audit_linked(linked, names: list, s: dict, lines: list, caught: list,
                            f"go in the order of the --table flags") from None
     levels = [primary(t, s.get("rules")) for t in linked.tables]
     result = audit(linked, masks, levels=levels)
-    local = np.full((len(linked.tables), len(linked.union.cells)), -1, dtype=np.int64)
+    row_in = np.full((len(linked.tables), len(linked.union.cells)), -1, dtype=np.int64)
     for i, ids in enumerate(linked.union.ids):  # distinct cell -> its row in each table
-        local[i, np.asarray(ids)] = np.arange(len(ids))
+        row_in[i, np.asarray(ids)] = np.arange(len(ids))
     bad = []
     for pos, row in result.unsafe.iterrows():  # the distinct cell's labels in each table
         at = linked.union.cells.index.get_loc(pos)
-        held = [(i, int(local[i, at])) for i in row["tables"]]
-        i, local = held[0]
+        held = [(i, int(row_in[i, at])) for i in row["tables"]]
+        i, k = held[0]
         t = linked.tables[i]
-        labels = ", ".join(f"{d}={t.cells[d].iloc[local]}" for d in t.dimensions)
+        labels = ", ".join(f"{d}={t.cells[d].iloc[k]}" for d in t.dimensions)
         why = "narrower than its protection" if row["withheld"] else (
             "primary but published in " + ", ".join(names[j] for j in row["published_in"]))
         also = [names[j] for j, _ in held[1:]]

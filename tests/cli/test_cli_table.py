@@ -452,6 +452,16 @@ def test_audit_only_of_linked_tables_exits_3_on_a_pattern_only_the_pair_gives_aw
         'columns = "s"\n[[tables]]\nname = "by_age"\nindex = "r"\ncolumns = "a"\n')
     code, _, err = _run(capsys, "--config", tmp / "a.toml")
     assert code == 3 and "by_sex: r=N, s=f" in err, err
+    # nothing withheld under n = 6: many cells unsafe, each listed once with its table (a
+    # second unsafe cell crashed the listing with "'int' object is not subscriptable")
+    (tmp / "none_s.csv").write_text("r,s\n")
+    (tmp / "none_a.csv").write_text("r,a\n")
+    code, _, err = _run(capsys, tmp / "in.csv", *PAIR[:-1], "min_frequency=6", "--audit-only",
+                        "--suppressed", tmp / "none_s.csv", "--suppressed", tmp / "none_a.csv")
+    assert code == 3, err
+    listed = [line for line in err.splitlines() if line.startswith("unsafe")]
+    assert len(listed) >= 2 and "by_sex: r=N, s=f (primary but published in by_sex)" in err
+    assert any(line.startswith("unsafe      by_age: r=N, a=x") for line in listed), err
 
 
 @pytest.mark.parametrize("sums", [False, True])

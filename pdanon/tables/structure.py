@@ -188,27 +188,26 @@ def constraints(dims: list[Dimension]) -> sparse.csr_matrix:
     [[-1, -1, 1]]
     """
     shape = tuple(d.n_nodes for d in dims)
-    blocks = []
-    for axis, d in enumerate(dims):
-        other = [range(s) for i, s in enumerate(shape) if i != axis]
-        others = np.array(np.meshgrid(*other, indexing="ij")).reshape(len(other), -1) \
-            if other else np.zeros((0, 1), dtype=np.int64)
-        n_other = others.shape[1]
-        for parent, kids in d.children.items():
-            nodes = [parent] + list(kids)
-            coef = [1] + [-1] * len(kids)
-            rows, cols, vals = [], [], []
-            for node, c in zip(nodes, coef):
-                idx = np.insert(others, axis, node, axis=0)
-                cols.append(np.ravel_multi_index(tuple(idx), shape))
-                rows.append(np.arange(n_other))
-                vals.append(np.full(n_other, c, dtype=np.int8))
-            blocks.append(sparse.csr_matrix(
-                (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                shape=(n_other, int(np.prod(shape)))))
+    blocks = [_lines(shape, axis, [parent] + list(kids), [1] + [-1] * len(kids))
+              for axis, d in enumerate(dims) for parent, kids in d.children.items()]
     if not blocks:
         return sparse.csr_matrix((0, int(np.prod(shape))), dtype=np.int8)
     return sparse.vstack(blocks).tocsr()
+
+
+def _lines(shape: tuple, axis: int, nodes: list, coefs: list) -> sparse.csr_matrix:
+    """One row per combination of the other dimensions' nodes: coefficient ``coefs[k]`` on
+    the cell of ``nodes[k]`` along ``axis`` (cells in C order over ``shape``)."""
+    other = [range(s) for i, s in enumerate(shape) if i != axis]
+    others = np.array(np.meshgrid(*other, indexing="ij")).reshape(len(other), -1) \
+        if other else np.zeros((0, 1), dtype=np.int64)
+    n_other = others.shape[1]
+    cols = [np.ravel_multi_index(tuple(np.insert(others, axis, node, axis=0)), shape)
+            for node in nodes]
+    vals = np.repeat(np.asarray(coefs, dtype=np.int8), n_other)
+    return sparse.csr_matrix((vals, (np.tile(np.arange(n_other), len(nodes)),
+                                     np.concatenate(cols))),
+                             shape=(n_other, int(np.prod(shape))))
 
 
 def sibling_groups(dims: list[Dimension]) -> sparse.csr_matrix:
@@ -227,7 +226,6 @@ def sibling_groups(dims: list[Dimension]) -> sparse.csr_matrix:
     [[1, 1, 0]]
     """
     shape = tuple(d.n_nodes for d in dims)
-    size = int(np.prod(shape))
     blocks = []
     for axis, d in enumerate(dims):
         kids = {c for cs in d.children.values() for c in cs}
@@ -235,19 +233,9 @@ def sibling_groups(dims: list[Dimension]) -> sparse.csr_matrix:
         roots = [j for j in range(d.n_nodes) if j not in kids]
         if len(roots) > 1:  # without margins: the top nodes, read side by side
             sets.append(roots)
-        other = [range(s) for i, s in enumerate(shape) if i != axis]
-        others = np.array(np.meshgrid(*other, indexing="ij")).reshape(len(other), -1) \
-            if other else np.zeros((0, 1), dtype=np.int64)
-        n_other = others.shape[1]
-        for members in sets:
-            cols = [np.ravel_multi_index(tuple(np.insert(others, axis, node, axis=0)), shape)
-                    for node in members]
-            blocks.append(sparse.csr_matrix(
-                (np.ones(n_other * len(members), dtype=np.int8),
-                 (np.tile(np.arange(n_other), len(members)), np.concatenate(cols))),
-                shape=(n_other, size)))
+        blocks += [_lines(shape, axis, members, [1] * len(members)) for members in sets]
     if not blocks:
-        return sparse.csr_matrix((0, size), dtype=np.int8)
+        return sparse.csr_matrix((0, int(np.prod(shape))), dtype=np.int8)
     return sparse.vstack(blocks).tocsr()
 
 

@@ -135,9 +135,7 @@ def closed_cells(cells: pd.DataFrame, levels: pd.DataFrame, secondary_zeros: boo
         return None
     empty = cells["frequency"].to_numpy() == 0
     primary_cell = (levels["status"] == "primary").to_numpy()
-    opened = below(constraints, empty & primary_cell) if (empty & primary_cell).any() \
-        else np.zeros(len(empty), dtype=bool)
-    return empty & ~primary_cell & ~opened
+    return empty & ~primary_cell & ~below(constraints, empty & primary_cell)
 
 
 def check(method: str, cost: str, time_limit, singletons="auto",

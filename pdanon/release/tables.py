@@ -226,22 +226,8 @@ def publish_tables_files(obj, tables: list, reports: dict, *, names=None, marker
         raise InvalidInputError(f"publish_tables writes linked protected tables "
                                 f"(pdanon.tables.link(t1, t2).protect(...)), got "
                                 f"{type(obj).__name__}")
-    if len(tables) != len(obj.tables):
-        raise InvalidInputError(f"give one set of paths per table ({len(obj.tables)}), in "
-                                f"order")
-    tables = [{k: os.fspath(p) for k, p in t.items() if p is not None} for t in tables]
-    reports = {k: os.fspath(p) for k, p in reports.items() if p is not None}
-    bad = [k for t in tables for k in t if k not in ("csv", "parquet", "pivot")]
-    bad += [k for k in reports if k not in ("report", "report_json")]
-    if bad or not all(set(t) - {"pivot"} for t in tables):
-        raise InvalidInputError(f"each table needs 'csv' and/or 'parquet' (and may take "
-                                f"'pivot'), the report 'report' and/or 'report_json'; got "
-                                f"{bad or tables}")
-    everything = [p for t in tables for p in t.values()] + list(reports.values())
-    if len({os.path.abspath(p) for p in everything}) != len(everything):
-        raise InvalidInputError("two files would be written to the same path: give each "
-                                "table its own name")
-    _check_paths(everything, marker, overwrite)
+    tables, reports, everything = _tables_paths(tables, reports, len(obj.tables), marker,
+                                                overwrite)
     # 1. the allow-list: everything below is rendered from `pub` alone
     pub = public_tables(obj, names=names, marker=None, audit=audit)
     verdict = pub.facts["audit"]
@@ -292,22 +278,36 @@ def publish_perturbed_tables_files(objs: list, tables: list, *, marker=None,
         raise InvalidInputError("publish_perturbed_tables_files writes perturbed tables "
                                 "(table.cell_key(...)); protected tables go together through "
                                 "publish_tables")
-    if len(tables) != len(objs):
-        raise InvalidInputError(f"give one set of paths per table ({len(objs)}), in order")
-    tables = [{k: os.fspath(p) for k, p in t.items() if p is not None} for t in tables]
-    bad = [k for t in tables for k in t if k not in ("csv", "parquet", "pivot")]
-    if bad or not all(set(t) - {"pivot"} for t in tables):
-        raise InvalidInputError(f"each table needs 'csv' and/or 'parquet' (and may take "
-                                f"'pivot'); got {bad or tables}")
-    everything = [p for t in tables for p in t.values()]
-    if len({os.path.abspath(p) for p in everything}) != len(everything):
-        raise InvalidInputError("two files would be written to the same path: give each "
-                                "table its own name")
-    _check_paths(everything, marker, overwrite)
+    tables, _, everything = _tables_paths(tables, None, len(objs), marker, overwrite)
     jobs = [(public(o), t, None, None) for o, t in zip(objs, tables)]
     files, _ = _write_all(jobs, {}, None, marker)
     return TablePublication(folder=os.path.dirname(os.path.abspath(everything[0])),
                             files=files, audit_ok=None)
+
+
+def _tables_paths(tables: list, reports: dict | None, n: int, marker, overwrite: bool):
+    """Check the paths of several tables' files (one dict per table: ``"csv"``,
+    ``"parquet"``, ``"pivot"``) and, unless ``reports`` is None (no report is written), the
+    report's (``"report"``, ``"report_json"``), before anything is written: one set per
+    table, known keys, a data file per table, no path twice, nothing overwritten unless
+    ``overwrite``. Returns them normalized, with every path in one list."""
+    if len(tables) != n:
+        raise InvalidInputError(f"give one set of paths per table ({n}), in order")
+    tables = [{k: os.fspath(p) for k, p in t.items() if p is not None} for t in tables]
+    bad = [k for t in tables for k in t if k not in ("csv", "parquet", "pivot")]
+    if reports is not None:
+        reports = {k: os.fspath(p) for k, p in reports.items() if p is not None}
+        bad += [k for k in reports if k not in ("report", "report_json")]
+    if bad or not all(set(t) - {"pivot"} for t in tables):
+        said = "" if reports is None else ", the report 'report' and/or 'report_json'"
+        raise InvalidInputError(f"each table needs 'csv' and/or 'parquet' (and may take "
+                                f"'pivot'){said}; got {bad or tables}")
+    everything = [p for t in tables for p in t.values()] + list((reports or {}).values())
+    if len({os.path.abspath(p) for p in everything}) != len(everything):
+        raise InvalidInputError("two files would be written to the same path: give each "
+                                "table its own name")
+    _check_paths(everything, marker, overwrite)
+    return tables, reports, everything
 
 
 def _formats_folder(formats, where) -> tuple:

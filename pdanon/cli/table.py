@@ -544,7 +544,7 @@ def cell_key_linked(linked, names: list, df, s: dict, lines: list, caught: list,
     noise), checked to agree on every shared cell, and written into the folder ``-o``."""
     import numpy as np
 
-    from pdanon.release.tables import publish_perturbed_tables_files
+    from pdanon.release.tables import publish_perturbed_tables_files, tables_files
 
     pt = ptable_of(s)
     done = [cell_key_table(t, df, s, pt) for t in linked.tables]
@@ -556,11 +556,7 @@ def cell_key_linked(linked, names: list, df, s: dict, lines: list, caught: list,
             raise CliError("the perturbed tables disagree on a cell they share: nothing was "
                            "written. This is a bug: please report it")
         value[ids] = mine
-    folder = s["output"]
-    kinds = list(dict.fromkeys(s.get("formats") or ["csv"]))
-    paths = [{**{k: os.path.join(folder, f"{n}.{k}") for k in kinds},
-              **({"pivot": os.path.join(folder, f"{n}_pivot.csv")} if s.get("pivots") else {})}
-             for n in names]
+    paths = tables_files(s["output"], names, s.get("formats") or ["csv"], bool(s.get("pivots")))
     out = publish_perturbed_tables_files(done, paths, marker=s.get("marker"), overwrite=True)
     shared = int((linked.union.cells["tables"].map(len) > 1).sum())
     lines += [("noise", f"{n}: {o.info['changed']:,} of {len(o.cells):,} cells changed")

@@ -140,18 +140,16 @@ def linked_hierarchies(s: dict) -> list:
     """Per table, ``{column: spec}``: the table's own hierarchies, then the ``--hierarchy``
     of each other column it uses. A ``--hierarchy`` that no table would take is refused."""
     shared = s.get("hierarchy") or {}
+    dims = [[*(t.get("index") or ()), *(t.get("columns") or ())] for t in s["tables"]]
     out = []
     taken = set()
-    for t in s["tables"]:
-        dims = [*(t.get("index") or ()), *(t.get("columns") or ())]
+    for t, mine_dims in zip(s["tables"], dims):
         own = t.get("hierarchies") or {}
-        mine = dict(own)
-        mine.update({c: h for c, h in shared.items() if c in dims and c not in own})
-        taken |= {c for c in shared if c in dims and c not in own}
-        out.append(mine)
+        given = {c: h for c, h in shared.items() if c in mine_dims and c not in own}
+        taken |= set(given)
+        out.append({**own, **given})
     for col in (c for c in shared if c not in taken):
-        used = any(col in (*(t.get("index") or ()), *(t.get("columns") or ()))
-                   for t in s["tables"])
+        used = any(col in d for d in dims)
         raise ConfigError(
             f"--hierarchy {col}: " + (
                 f"every --table using {col!r} gives its own hierarchy; drop --hierarchy {col} "

@@ -43,7 +43,8 @@ from pdanon._errors import InvalidInputError
 from pdanon.release.files import PublishError, file_digest, remove_written
 
 __all__ = ["TABLE_FORMATS", "TablePublication", "publish_perturbed_tables_files",
-           "publish_table", "publish_table_files", "publish_tables", "publish_tables_files"]
+           "publish_table", "publish_table_files", "publish_tables", "publish_tables_files",
+           "tables_files"]
 
 #: the data formats :func:`publish_table` writes
 TABLE_FORMATS = ("csv", "parquet")
@@ -201,16 +202,29 @@ def publish_tables(obj, where, *, names=None, formats=("csv",), pivot: bool = Fa
         raise InvalidInputError(f"publish_tables writes linked protected tables, got "
                                 f"{type(obj).__name__}")
     names = check_names(names, len(obj.tables))
-    tables = []
-    for name in names:
-        mine = {k: os.path.join(folder, f"{name}.{k}") for k in dict.fromkeys(given)}
-        if pivot:
-            mine["pivot"] = os.path.join(folder, f"{name}_pivot.csv")
-        tables.append(mine)
+    tables = tables_files(folder, names, given, pivot)
     reports = {k: os.path.join(folder, TABLE_NAMES[k]) for k in ("report", "report_json")} \
         if report else {}
     return publish_tables_files(obj, tables, reports, names=names, marker=marker,
                                 overwrite=overwrite, title=title, folder=folder, audit=audit)
+
+
+def tables_files(folder: str, names: list, formats, pivot: bool) -> list:
+    """Where each of several tables goes in ``folder``: per name, ``NAME.csv`` and/or
+    ``NAME.parquet`` (``formats``) and, with ``pivot``, ``NAME_pivot.csv`` — the ``tables``
+    argument of :func:`publish_tables_files`.
+
+    >>> tables_files("out", ["a"], ["csv"], True) == [
+    ...     {"csv": os.path.join("out", "a.csv"), "pivot": os.path.join("out", "a_pivot.csv")}]
+    True
+    """
+    out = []
+    for name in names:
+        mine = {k: os.path.join(folder, f"{name}.{k}") for k in dict.fromkeys(formats)}
+        if pivot:
+            mine["pivot"] = os.path.join(folder, f"{name}_pivot.csv")
+        out.append(mine)
+    return out
 
 
 def publish_tables_files(obj, tables: list, reports: dict, *, names=None, marker=None,
